@@ -1,0 +1,1 @@
+"""The Click layer: parse options, call ``kadmin``, render. Installed as ``kadmin.commands``."""

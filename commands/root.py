@@ -1,0 +1,110 @@
+"""The root ``kadmin`` group: global flags, lazy sub-groups, and the one place where errors
+become a line on stderr and an exit code."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+
+import click
+
+from kadmin import __version__
+
+EXIT_CODES_HELP = """\b
+Exit codes:
+  0  done
+  1  error
+  2  bad usage or bad input (nothing was changed)
+  3  still in progress (verify, progress)
+  4  finished, but the cluster differs from the plan"""
+
+# name -> (module, attribute, one-line help). Modules load only when their command runs, so
+# `kadmin --help` imports no client library.
+SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
+    "log-dirs": ("kadmin.commands.log_dirs", "log_dirs", "Describe and balance JBOD log directories (KIP-113)."),
+    "reassign": ("kadmin.commands.reassign", "reassign", "Plan, execute, verify and follow partition reassignments."),
+    "throttle": ("kadmin.commands.throttle", "throttle", "Set, show and clear replication throttles."),
+    "sandbox": ("kadmin.commands.sandbox", "sandbox", "Run an emulated Kafka cluster on loopback."),
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose sub-commands are imported on first use (pip's command registry pattern)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(name for name, spec in SUBCOMMANDS.items() if _available(spec))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        spec = SUBCOMMANDS.get(name)
+        if spec is None or not _available(spec):
+            return None
+        module, attr, _ = spec
+        return getattr(importlib.import_module(module), attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Help text without importing the modules.
+        rows = [(name, SUBCOMMANDS[name][2]) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def _available(spec: tuple[str, str, str]) -> bool:
+    return importlib.util.find_spec(spec[0]) is not None
+
+
+@click.group(
+    cls=LazyGroup,
+    epilog=EXIT_CODES_HELP,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.version_option(__version__, "--version", "-V", prog_name="kadmin")
+@click.option("--debug", is_flag=True, envvar="KADMIN_DEBUG", help="Show tracebacks and client library logs.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """kadmin moves Kafka replicas between brokers and between the disks of one broker, shows
+    where the bytes are, paces the moves with throttles, and cleans up after itself.
+
+    Point it at a cluster with --bootstrap-server (or a --cluster profile, or
+    KADMIN_BOOTSTRAP_SERVER). Try it on an emulated cluster: `kadmin sandbox start --detach`.
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+def run(argv: list[str] | None = None) -> None:
+    """Run the CLI; map every error to one line on stderr and its exit code."""
+    from kadmin.errors import EXIT_ERROR, EXIT_USAGE, KadminError
+
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args or os.environ.get("KADMIN_DEBUG") not in (None, "", "0")
+    try:
+        code = cli.main(args=args, prog_name="kadmin", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("kadmin: aborted", err=True)
+        sys.exit(130)
+    except click.exceptions.Exit as e:
+        sys.exit(e.exit_code)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(EXIT_USAGE if isinstance(e, click.UsageError) else e.exit_code)
+    except KadminError as e:
+        if debug:
+            raise
+        from kadmin.commands.render import print_error
+
+        print_error(e)
+        sys.exit(e.exit_code)
+    except KeyboardInterrupt:
+        click.echo("kadmin: interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(EXIT_ERROR)
+    except Exception as e:  # a bug or an unexpected client failure: one line unless --debug
+        if debug:
+            raise
+        click.echo(f"kadmin: error: {type(e).__name__}: {e} (run with --debug for the traceback)", err=True)
+        sys.exit(EXIT_ERROR)
+    sys.exit(code or 0)

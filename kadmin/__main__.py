@@ -1,0 +1,3 @@
+from kadmin.cli import main
+
+main()

@@ -1,0 +1,127 @@
+"""The one backend interface (KIP-179), implemented over the AdminClient protocol
+(``admin.py``) and over ZooKeeper (``zookeeper.py``).
+
+Method names follow KIP-179's AdminClient proposal. Everything crosses this boundary as the
+plain values of ``kadmin.model``. A backend opened read-only refuses every mutating method
+(``ReadOnlyBackend`` below), so describe, show, verify, progress, list and ``--dry-run`` are
+read-only by construction.
+
+Capabilities, not type checks: a command asks ``backend.capabilities`` whether it can do a
+thing and explains what to use instead when it cannot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
+
+from kadmin.model import (
+    Assignment,
+    Broker,
+    ClusterState,
+    ConfigChange,
+    ConfigEntry,
+    ConfigResource,
+    LogDir,
+    PartitionReassignment,
+    ReplicaLogDir,
+    TopicPartition,
+    TopicPartitionReplica,
+)
+
+
+class Capability(str, Enum):
+    LOG_DIRS = "log_dirs"  # DescribeLogDirs / AlterReplicaLogDirs
+    REASSIGN = "reassign"
+    LIST_REASSIGNMENTS = "list_reassignments"
+    CANCEL_REASSIGNMENTS = "cancel_reassignments"
+    INCREMENTAL_ALTER_CONFIGS = "incremental_alter_configs"
+    END_OFFSETS = "end_offsets"
+    ELECT_LEADERS = "elect_leaders"
+
+
+@dataclass(frozen=True)
+class BrokerLogDirs:
+    """DescribeLogDirs from one broker: its directories, or why it could not answer."""
+
+    broker: int
+    log_dirs: tuple[LogDir, ...] = ()
+    error: str | None = None  # e.g. "broker 3 unreachable: ..." when the broker did not answer
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """How kadmin reaches a cluster. See module docstring."""
+
+    name: str  # "admin" or "zookeeper"
+    read_only: bool
+    capabilities: frozenset[Capability]
+
+    # --- reads ---------------------------------------------------------------------------
+    def describe_cluster(self) -> ClusterState:
+        """Brokers, controller and every partition (leader, replicas, ISR, offline replicas)."""
+
+    def describe_brokers(self) -> Mapping[int, Broker]:
+        """Live brokers only (cheaper than describe_cluster)."""
+
+    def describe_log_dirs(
+        self, brokers: Iterable[int] | None = None, topics: Iterable[str] | None = None
+    ) -> Mapping[int, BrokerLogDirs]:
+        """DescribeLogDirs, fanned out to every broker concurrently. None = all."""
+
+    def describe_replica_log_dirs(
+        self, replicas: Iterable[TopicPartitionReplica]
+    ) -> Mapping[TopicPartitionReplica, ReplicaLogDir]:
+        """Where each replica lives on its broker, and any future replica in flight."""
+
+    def list_partition_reassignments(
+        self, partitions: Iterable[TopicPartition] | None = None
+    ) -> Mapping[TopicPartition, PartitionReassignment]:
+        """Ongoing reassignments only. None = all."""
+
+    def describe_configs(
+        self, resources: Iterable[ConfigResource]
+    ) -> Mapping[ConfigResource, Mapping[str, ConfigEntry]]:
+        """Configs of topics and brokers."""
+
+    def list_end_offsets(self, partitions: Iterable[TopicPartition]) -> Mapping[TopicPartition, int]:
+        """Latest offsets (log end offset of each leader)."""
+
+    # --- changes -------------------------------------------------------------------------
+    def reassign_partitions(
+        self, assignments: Sequence[Assignment], validate_only: bool = False
+    ) -> Mapping[TopicPartition, str | None]:
+        """Start moving replicas between brokers. Result: per partition None or an error text.
+
+        Throttles are set separately (alter_interbroker_throttled_*), before this call, so the
+        caller controls merging and records what it set.
+        """
+
+    def cancel_partition_reassignments(
+        self, partitions: Iterable[TopicPartition]
+    ) -> Mapping[TopicPartition, str | None]:
+        """Cancel ongoing reassignments (replicas go back to the original set)."""
+
+    def alter_replica_log_dirs(
+        self, moves: Mapping[TopicPartitionReplica, str]
+    ) -> Mapping[TopicPartitionReplica, str | None]:
+        """AlterReplicaLogDirs: per replica None or Kafka's error name
+        (e.g. "REPLICA_NOT_AVAILABLE", "LOG_DIR_NOT_FOUND")."""
+
+    def incremental_alter_configs(self, changes: Sequence[ConfigChange]) -> None:
+        """Set or delete single config keys, leaving the others alone."""
+
+    def close(self) -> None: ...
+
+
+class ReadOnlyViolation(RuntimeError):
+    """A mutating method was called on a backend opened read-only: a bug in kadmin."""
+
+
+MUTATING_METHODS = (
+    "reassign_partitions",
+    "cancel_partition_reassignments",
+    "alter_replica_log_dirs",
+    "incremental_alter_configs",
+)

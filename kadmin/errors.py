@@ -1,0 +1,100 @@
+"""Typed errors, each carrying the exit code the CLI returns for it.
+
+Exit codes (documented in ``kadmin --help`` and the README):
+  0 done; 1 error; 2 bad usage or bad input (nothing was changed);
+  3 still in progress; 4 finished but the cluster differs from the plan.
+
+Nothing below ``commands/`` exits the process: library code raises these, and
+``kadmin.cli`` turns them into one line on stderr and the exit code.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_IN_PROGRESS = 3
+EXIT_DIFFERS = 4
+
+
+class KadminError(Exception):
+    """Base class. ``str(err)`` is the one line shown to the user."""
+
+    exit_code = EXIT_ERROR
+
+    def __init__(self, message: str, *, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageError(KadminError):
+    """Bad flags or flag combinations. Nothing was changed."""
+
+    exit_code = EXIT_USAGE
+
+
+class InputError(KadminError):
+    """A bad input file or value. Nothing was changed.
+
+    ``problems`` lists every problem found, each already saying where it is.
+    """
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, message: str, problems: list[str] | None = None, *, hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.problems = list(problems or [])
+
+
+class ConfigError(InputError):
+    """Connection settings that cannot be used (profile, properties file, environment)."""
+
+
+class NotFoundError(InputError):
+    """Something named on the command line does not exist in the cluster (broker, topic...)."""
+
+
+class ClusterError(KadminError):
+    """The cluster answered with an error, or could not be reached."""
+
+    def __init__(self, message: str, *, error_code: int | None = None, hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.error_code = error_code
+
+
+class ConnectionFailed(ClusterError):
+    """No broker (or ZooKeeper server) answered within the timeout."""
+
+
+class AuthorizationError(ClusterError):
+    """The principal lacks a permission (e.g. CLUSTER_AUTHORIZATION_FAILED)."""
+
+
+class AuthenticationError(ClusterError):
+    """Wrong credentials or security settings."""
+
+
+class UnsupportedOperation(KadminError):
+    """The chosen backend cannot do this (e.g. an operation needing --bootstrap-server)."""
+
+
+class ReassignmentInProgress(KadminError):
+    """Another reassignment runs and --additional was not given. Nothing was changed."""
+
+    exit_code = EXIT_USAGE
+
+
+class StillInProgress(KadminError):
+    """Verify found work still running."""
+
+    exit_code = EXIT_IN_PROGRESS
+
+
+class DiffersFromPlan(KadminError):
+    """Verify found no work running but the cluster differs from the plan."""
+
+    exit_code = EXIT_DIFFERS

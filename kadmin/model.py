@@ -1,0 +1,285 @@
+"""Plain dataclasses: the vocabulary every part of kadmin shares.
+
+Names follow Kafka's (TopicPartition, replicas, ISR, log dir, future replica...). These are
+values: no I/O, no client library types. Backends translate to and from them; planners and
+commands only ever see these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Mapping, Sequence
+
+
+@dataclass(frozen=True, order=True)
+class TopicPartition:
+    topic: str
+    partition: int
+
+    def __str__(self) -> str:  # Kafka's own spelling, as in kafka-log-dirs.sh: "foo-0"
+        return f"{self.topic}-{self.partition}"
+
+
+@dataclass(frozen=True, order=True)
+class TopicPartitionReplica:
+    """One replica: a partition on one broker (Kafka's TopicPartitionReplica)."""
+
+    topic: str
+    partition: int
+    broker: int
+
+    @property
+    def tp(self) -> TopicPartition:
+        return TopicPartition(self.topic, self.partition)
+
+
+@dataclass(frozen=True)
+class Broker:
+    id: int
+    host: str
+    port: int
+    rack: str | None = None
+
+
+@dataclass(frozen=True)
+class PartitionState:
+    """A partition as Metadata (and ListPartitionReassignments) show it."""
+
+    topic: str
+    partition: int
+    leader: int  # -1 when there is none
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    offline_replicas: tuple[int, ...] = ()
+    # Set only while a reassignment runs (from ListPartitionReassignments or the topic znode).
+    adding: tuple[int, ...] = ()
+    removing: tuple[int, ...] = ()
+
+    @property
+    def tp(self) -> TopicPartition:
+        return TopicPartition(self.topic, self.partition)
+
+
+@dataclass(frozen=True)
+class ClusterState:
+    """Brokers and topics: what Metadata/DescribeCluster (or ZooKeeper) say."""
+
+    cluster_id: str | None
+    controller_id: int | None
+    brokers: Mapping[int, Broker]
+    partitions: Mapping[TopicPartition, PartitionState]
+
+    @property
+    def topics(self) -> list[str]:
+        return sorted({tp.topic for tp in self.partitions})
+
+    def partitions_of(self, topic: str) -> list[PartitionState]:
+        return sorted(
+            (p for tp, p in self.partitions.items() if tp.topic == topic), key=lambda p: p.partition
+        )
+
+
+class LogDirStatus(str, Enum):
+    ONLINE = "online"
+    OFFLINE = "offline"
+    CORDONED = "cordoned"
+
+
+@dataclass(frozen=True)
+class ReplicaInfo:
+    """One replica in one log directory (DescribeLogDirs' partition entry)."""
+
+    topic: str
+    partition: int
+    size: int
+    offset_lag: int
+    is_future: bool
+
+    @property
+    def tp(self) -> TopicPartition:
+        return TopicPartition(self.topic, self.partition)
+
+
+@dataclass(frozen=True)
+class LogDir:
+    """One log directory of one broker (DescribeLogDirs' result entry)."""
+
+    broker: int
+    path: str
+    error: str | None = None  # Kafka's error class name, e.g. "KafkaStorageException"; None if ok
+    total_bytes: int | None = None  # None when the broker does not say (DescribeLogDirs < v4)
+    usable_bytes: int | None = None
+    cordoned: bool = False
+    replicas: tuple[ReplicaInfo, ...] = ()
+
+    @property
+    def status(self) -> LogDirStatus:
+        if self.error is not None:
+            return LogDirStatus.OFFLINE
+        if self.cordoned:
+            return LogDirStatus.CORDONED
+        return LogDirStatus.ONLINE
+
+    @property
+    def used_bytes(self) -> int:
+        """Bytes of the replicas in this directory (current and future)."""
+        return sum(r.size for r in self.replicas)
+
+
+@dataclass(frozen=True)
+class ReplicaLogDir:
+    """Where one replica lives on its broker (DescribeReplicaLogDirs in Kafka's AdminClient)."""
+
+    replica: TopicPartitionReplica
+    current_dir: str | None
+    future_dir: str | None = None
+    current_offset_lag: int | None = None
+    future_offset_lag: int | None = None
+    current_size: int | None = None
+    future_size: int | None = None
+
+
+@dataclass(frozen=True)
+class PartitionReassignment:
+    """An ongoing reassignment (ListPartitionReassignments' entry)."""
+
+    topic: str
+    partition: int
+    replicas: tuple[int, ...]
+    adding: tuple[int, ...]
+    removing: tuple[int, ...]
+
+    @property
+    def tp(self) -> TopicPartition:
+        return TopicPartition(self.topic, self.partition)
+
+    @property
+    def target(self) -> tuple[int, ...]:
+        """The target replica set: full set minus the replicas being removed, in order."""
+        return tuple(b for b in self.replicas if b not in self.removing)
+
+
+ANY_LOG_DIR = "any"
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """One entry of a reassignment plan: Kafka's ``{"topic","partition","replicas","log_dirs"}``.
+
+    ``log_dirs`` is None when the plan gives none; otherwise one entry per replica, each "any"
+    or an absolute path.
+    """
+
+    topic: str
+    partition: int
+    replicas: tuple[int, ...]
+    log_dirs: tuple[str, ...] | None = None
+
+    @property
+    def tp(self) -> TopicPartition:
+        return TopicPartition(self.topic, self.partition)
+
+    def log_dir_targets(self) -> dict[int, str]:
+        """Broker -> requested absolute path, leaving out "any"."""
+        if self.log_dirs is None:
+            return {}
+        return {b: d for b, d in zip(self.replicas, self.log_dirs) if d != ANY_LOG_DIR}
+
+
+@dataclass(frozen=True)
+class ReassignmentPlan:
+    """A reassignment JSON file (version 1) as values."""
+
+    partitions: tuple[Assignment, ...]
+    version: int = 1
+
+    def by_partition(self) -> dict[TopicPartition, Assignment]:
+        return {a.tp: a for a in self.partitions}
+
+    @property
+    def topics(self) -> list[str]:
+        return sorted({a.topic for a in self.partitions})
+
+
+class ConfigResourceType(str, Enum):
+    TOPIC = "topic"
+    BROKER = "broker"
+
+
+@dataclass(frozen=True, order=True)
+class ConfigResource:
+    type: ConfigResourceType
+    name: str  # topic name, broker id as text, or "" for the cluster-wide broker default
+
+
+class ConfigSource(str, Enum):
+    TOPIC = "topic"  # DYNAMIC_TOPIC_CONFIG
+    DYNAMIC_BROKER = "dynamic_broker"
+    DYNAMIC_DEFAULT_BROKER = "dynamic_default_broker"
+    STATIC_BROKER = "static_broker"
+    DEFAULT = "default"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class ConfigEntry:
+    name: str
+    value: str | None
+    source: ConfigSource = ConfigSource.UNKNOWN
+    sensitive: bool = False
+
+
+class AlterOp(str, Enum):
+    SET = "set"
+    DELETE = "delete"
+
+
+@dataclass(frozen=True)
+class ConfigChange:
+    """One IncrementalAlterConfigs operation."""
+
+    resource: ConfigResource
+    name: str
+    op: AlterOp
+    value: str | None = None
+
+
+# Throttle config names (Kafka's server ConfigHandler / ReplicationQuotaManager).
+LEADER_RATE = "leader.replication.throttled.rate"
+FOLLOWER_RATE = "follower.replication.throttled.rate"
+LOG_DIR_RATE = "replica.alter.log.dirs.io.max.bytes.per.second"
+LEADER_REPLICAS = "leader.replication.throttled.replicas"
+FOLLOWER_REPLICAS = "follower.replication.throttled.replicas"
+BROKER_THROTTLE_CONFIGS = (LEADER_RATE, FOLLOWER_RATE, LOG_DIR_RATE)
+TOPIC_THROTTLE_CONFIGS = (LEADER_REPLICAS, FOLLOWER_REPLICAS)
+
+
+@dataclass(frozen=True)
+class Throttle:
+    """Throttle settings of a cluster: broker rates and topic throttled-replica lists."""
+
+    broker_rates: Mapping[int, Mapping[str, int]] = field(default_factory=dict)
+    topic_replicas: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+
+
+def parse_replica_list(value: str | None) -> tuple[str, ...]:
+    """Parse a throttled-replicas value ("0:1,1:2" or "*") into sorted, distinct entries."""
+    if not value:
+        return ()
+    items = {item.strip() for item in value.split(",") if item.strip()}
+    return tuple(sorted(items, key=_replica_sort_key))
+
+
+def format_replica_list(entries: Sequence[str]) -> str:
+    return ",".join(sorted(set(entries), key=_replica_sort_key))
+
+
+def _replica_sort_key(entry: str) -> tuple:
+    if entry == "*":
+        return (-1, -1)
+    p, _, b = entry.partition(":")
+    try:
+        return (int(p), int(b))
+    except ValueError:
+        return (1 << 62, 0, entry)
