@@ -31,13 +31,23 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
 
 
 class LazyGroup(click.Group):
-    """A group whose sub-commands are imported on first use (pip's command registry pattern)."""
+    """A group whose sub-commands are imported on first use (pip's command registry pattern).
+
+    ``lazy`` maps a sub-command name to (module, attribute, one-line help).
+    """
+
+    def __init__(self, *args, lazy: dict[str, tuple[str, str, str]] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lazy = lazy or {}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(name for name, spec in SUBCOMMANDS.items() if _available(spec))
+        names = {n for n, spec in self.lazy.items() if _available(spec)} | set(self.commands)
+        return sorted(names)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        spec = SUBCOMMANDS.get(name)
+        if name in self.commands:
+            return self.commands[name]
+        spec = self.lazy.get(name)
         if spec is None or not _available(spec):
             return None
         module, attr, _ = spec
@@ -45,7 +55,12 @@ class LazyGroup(click.Group):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Help text without importing the modules.
-        rows = [(name, SUBCOMMANDS[name][2]) for name in self.list_commands(ctx)]
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in self.lazy:
+                rows.append((name, self.lazy[name][2]))
+            else:
+                rows.append((name, self.commands[name].get_short_help_str(80)))
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
@@ -57,6 +72,7 @@ def _available(spec: tuple[str, str, str]) -> bool:
 
 @click.group(
     cls=LazyGroup,
+    lazy=SUBCOMMANDS,
     epilog=EXIT_CODES_HELP,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
