@@ -1,0 +1,95 @@
+import pytest
+from hypothesis import given, strategies as st
+
+from kadmin.errors import InputError
+from kadmin.units import (
+    format_duration,
+    format_rate,
+    format_size,
+    parse_duration,
+    parse_rate,
+    parse_size,
+)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("1000000", 1_000_000),
+        ("50MB/s", 50_000_000),
+        ("50 MB/s", 50_000_000),
+        ("50MBps", 50_000_000),
+        ("50M", 50_000_000),
+        ("10MiB/s", 10 * 1024 * 1024),
+        ("10mib/s", 10 * 1024 * 1024),
+        ("1.5GB/s", 1_500_000_000),
+        ("512k", 512_000),
+        ("512KiB/s", 512 * 1024),
+        ("400Mbit/s", 50_000_000),
+        ("1000000B/s", 1_000_000),
+        ("2 bytes/sec", 2),
+    ],
+)
+def test_parse_rate(text, expected):
+    assert parse_rate(text) == expected
+
+
+@pytest.mark.parametrize("text", ["50Mb/s", "50mb", "10kb/s"])
+def test_lowercase_b_after_a_prefix_is_refused_as_ambiguous(text):
+    with pytest.raises(InputError) as e:
+        parse_rate(text)
+    assert "ambiguous" in e.value.message
+    assert "bit" in e.value.hint
+
+
+@pytest.mark.parametrize("text", ["", "fast", "-5MB/s", "0", "0.1", "5 XB/s", "MB/s"])
+def test_parse_rate_rejects_nonsense_and_zero(text):
+    with pytest.raises(InputError):
+        parse_rate(text)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [("20GB", 20 * 10**9), ("1.5GiB", int(1.5 * 2**30)), ("100", 100), ("1TiB", 2**40), ("0", 0)],
+)
+def test_parse_size(text, expected):
+    assert parse_size(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [("30s", 30.0), ("2m", 120.0), ("1h30m", 5400.0), ("500ms", 0.5), ("2.5", 2.5), ("1m 30s", 90.0)],
+)
+def test_parse_duration(text, expected):
+    assert parse_duration(text) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("text", ["", "soon", "2x", "s", "-1s"])
+def test_parse_duration_rejects(text):
+    with pytest.raises(InputError):
+        parse_duration(text)
+
+
+def test_formatting():
+    assert format_size(999) == "999 B"
+    assert format_size(1_500_000_000) == "1.5 GB"
+    assert format_size(1_500_000_000, binary=True) == "1.4 GiB"
+    assert format_rate(50_000_000) == "50.0 MB/s"
+    assert format_rate(None) == "-"
+    assert format_duration(45) == "45s"
+    assert format_duration(125) == "2m 05s"
+    assert format_duration(3 * 3600 + 20 * 60) == "3h 20m"
+    assert format_duration(None) == "-"
+    assert format_duration(float("inf")) == "-"
+
+
+@given(st.integers(min_value=1, max_value=10**15))
+def test_bare_numbers_round_trip(n):
+    assert parse_rate(str(n)) == n
+    assert parse_size(str(n)) == n
+
+
+@given(st.integers(min_value=1, max_value=10**14))
+def test_formatted_sizes_read_back_within_rounding(n):
+    text = format_size(n).replace(" ", "")
+    assert abs(parse_size(text) - n) <= max(0.051 * n, 1)
