@@ -1,0 +1,204 @@
+"""The reassignment file: Kafka's ``{"version":1,"partitions":[{"topic","partition","replicas",
+["log_dirs"]}]}``, read with the location of every problem, and written back in the same format
+(kadmin's rollback file is one of these).
+
+Parsing checks the shape of each entry (schemas/reassignment.json states the same contract) and
+keeps the entry's index, so every later problem can say where it is: ``partitions[3] (foo-1)
+replicas: ...``. The shape is checked by hand rather than by jsonschema because a 100,000-entry
+plan must validate in well under two seconds; tests hold the two to the same verdicts.
+Rules that need no cluster but are about meaning (duplicates, lengths, paths) live in
+``kadmin.plan.validate`` with the cluster rules, so every problem is reported in one pass.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from kadmin.errors import InputError
+from kadmin.model import Assignment, ReassignmentPlan, TopicPartition
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a plan, and where: entry index, partition and field when known."""
+
+    message: str
+    index: int | None = None  # position in "partitions"
+    tp: TopicPartition | None = None
+    field: str | None = None  # "replicas", "log_dirs[1]", "version"...
+
+    @property
+    def where(self) -> str:
+        parts = []
+        if self.index is not None:
+            parts.append(f"partitions[{self.index}]")
+            if self.tp is not None:
+                parts.append(f"({self.tp})")
+        if self.field:
+            parts.append(self.field)
+        return " ".join(parts)
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}" if self.where else self.message
+
+    def to_json(self) -> dict:
+        return {
+            "index": self.index,
+            "topic": self.tp.topic if self.tp else None,
+            "partition": self.tp.partition if self.tp else None,
+            "field": self.field,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class ParsedPlan:
+    """A plan as read: its version, the well-formed entries with their index in the file, and
+    the shape problems of the others. ``plan`` holds the well-formed entries in file order."""
+
+    version: Any
+    entries: tuple[tuple[int, Assignment], ...]
+    problems: tuple[Problem, ...]
+    entry_count: int  # entries in the file, well-formed or not
+
+    @property
+    def plan(self) -> ReassignmentPlan:
+        return ReassignmentPlan(tuple(a for _, a in self.entries), self.version if self.version == 1 else 1)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _parse_entry(index: int, raw: Any) -> tuple[Assignment | None, list[Problem]]:
+    if not isinstance(raw, dict):
+        return None, [Problem(f"must be an object, not {_kind(raw)}", index)]
+    problems: list[Problem] = []
+    topic, partition = raw.get("topic"), raw.get("partition")
+    if "topic" not in raw:
+        problems.append(Problem("is missing", index, field="topic"))
+    elif not isinstance(topic, str) or not topic:
+        problems.append(Problem(f"must be a non-empty string, not {_kind(topic)}", index, field="topic"))
+    if "partition" not in raw:
+        problems.append(Problem("is missing", index, field="partition"))
+    elif not _is_int(partition) or partition < 0:
+        problems.append(Problem(f"must be an integer >= 0, not {_kind(partition)}", index, field="partition"))
+    tp = TopicPartition(topic, partition) if not problems else None
+
+    replicas = raw.get("replicas")
+    if "replicas" not in raw:
+        problems.append(Problem("is missing", index, tp, "replicas"))
+    elif not isinstance(replicas, list):
+        problems.append(Problem(f"must be a list of broker ids, not {_kind(replicas)}", index, tp, "replicas"))
+    else:
+        for i, b in enumerate(replicas):
+            if not _is_int(b) or b < 0:
+                problems.append(Problem(f"must be a broker id (integer >= 0), not {_kind(b)}", index, tp, f"replicas[{i}]"))
+
+    log_dirs = raw.get("log_dirs")
+    if "log_dirs" in raw:
+        if not isinstance(log_dirs, list):
+            problems.append(Problem(f"must be a list of paths, not {_kind(log_dirs)}", index, tp, "log_dirs"))
+        else:
+            for i, d in enumerate(log_dirs):
+                if not isinstance(d, str):
+                    problems.append(Problem(f'must be "any" or an absolute path, not {_kind(d)}', index, tp, f"log_dirs[{i}]"))
+    if problems:
+        return None, problems
+    return Assignment(topic, partition, tuple(replicas), tuple(log_dirs) if log_dirs is not None else None), []
+
+
+def _kind(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return f"a boolean ({json.dumps(v)})"
+    if isinstance(v, (int, float)):
+        return f"{v!r}"
+    if isinstance(v, str):
+        return f"a string ({json.dumps(v)})" if len(v) < 60 else "a string"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "an object"
+    return type(v).__name__
+
+
+def parse_reassignment(text: str) -> ParsedPlan:
+    """Parse a reassignment JSON document. Raises InputError only when there is nothing to go on
+    (not JSON, not an object, no partitions list); every other shape problem is kept in the
+    result so it is reported with the cluster's problems."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    if not isinstance(doc, dict):
+        raise InputError(f'must be a JSON object with "version" and "partitions", not {_kind(doc)}')
+    problems: list[Problem] = []
+    version = doc.get("version")
+    if "version" not in doc:
+        problems.append(Problem("is missing (Kafka's format is version 1)", field="version"))
+    elif version != 1 or not _is_int(version):
+        problems.append(Problem(f"must be 1, not {_kind(version)}", field="version"))
+    raw_partitions = doc.get("partitions")
+    if "partitions" not in doc:
+        problems.append(Problem("is missing", field="partitions"))
+        raw_partitions = []
+    elif not isinstance(raw_partitions, list):
+        problems.append(Problem(f"must be a list, not {_kind(raw_partitions)}", field="partitions"))
+        raw_partitions = []
+    entries = []
+    for index, raw in enumerate(raw_partitions):
+        assignment, entry_problems = _parse_entry(index, raw)
+        if assignment is not None:
+            entries.append((index, assignment))
+        else:
+            problems.extend(entry_problems)
+    return ParsedPlan(version, tuple(entries), tuple(problems), len(raw_partitions))
+
+
+def read_reassignment(path: str | Path) -> ParsedPlan:
+    """Read and parse a reassignment file; a file that cannot be read is an InputError."""
+    try:
+        text = Path(path).read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"cannot read reassignment file {path}: {e}") from None
+    try:
+        return parse_reassignment(text)
+    except InputError as e:
+        raise InputError(f"reassignment file {path}: {e.message}", e.problems) from None
+
+
+def plan_to_json(assignments: Iterable[Assignment]) -> dict:
+    """Kafka's document for these entries (``log_dirs`` only where an entry has them)."""
+    partitions = []
+    for a in assignments:
+        entry: dict[str, Any] = {"topic": a.topic, "partition": a.partition, "replicas": list(a.replicas)}
+        if a.log_dirs is not None:
+            entry["log_dirs"] = list(a.log_dirs)
+        partitions.append(entry)
+    return {"version": 1, "partitions": partitions}
+
+
+def format_reassignment(plan: ReassignmentPlan | Iterable[Assignment]) -> str:
+    """Kafka's one-line JSON, as kafka-reassign-partitions.sh prints and reads it."""
+    assignments = plan.partitions if isinstance(plan, ReassignmentPlan) else plan
+    return json.dumps(plan_to_json(assignments), separators=(",", ":"))
+
+
+def write_reassignment(path: str | Path, plan: ReassignmentPlan) -> Path:
+    """Write a plan file, refusing to overwrite an existing one (a rollback file is precious).
+    Written to a temporary name and renamed, so a crash never leaves half a file."""
+    path = Path(path)
+    if path.exists():
+        raise InputError(f"{path} already exists; choose another path (nothing was changed)")
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(format_reassignment(plan) + "\n", "utf-8")
+        tmp.replace(path)
+    except OSError as e:
+        raise InputError(f"cannot write {path}: {e} (nothing was changed)") from None
+    return path

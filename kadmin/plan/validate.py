@@ -1,0 +1,158 @@
+"""Every rule a reassignment plan must pass before kadmin changes anything.
+
+Pure: the parsed plan, the cluster as described, and the brokers' log directories in; every
+problem out, each saying where it is in the file. Nothing is checked lazily later: a plan with
+a mistake in its last entry must fail before its first entry touches the cluster.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from kadmin.backends.base import BrokerLogDirs
+from kadmin.errors import InputError
+from kadmin.model import ANY_LOG_DIR, ClusterState, LogDirStatus, TopicPartition
+from kadmin.plan.reassignment_file import ParsedPlan, Problem
+
+
+class PlanProblems(InputError):
+    """The plan failed validation; ``details`` keeps the structured problems for JSON output."""
+
+    def __init__(self, message: str, details: list[Problem]):
+        super().__init__(message, [str(p) for p in details], hint="fix the plan and run again; nothing was changed")
+        self.details = details
+
+
+def is_log_dir_spec(value: str) -> bool:
+    """"any" or an absolute path, as Kafka's tool accepts."""
+    return value == ANY_LOG_DIR or value.startswith("/")
+
+
+class _LogDirIndex:
+    """Per broker: its directories by path, built once from DescribeLogDirs."""
+
+    def __init__(self, log_dirs: Mapping[int, BrokerLogDirs] | None):
+        self.by_broker = {}
+        self.errors = {}
+        for broker, bld in (log_dirs or {}).items():
+            if bld.error is not None:
+                self.errors[broker] = bld.error
+            self.by_broker[broker] = {d.path: d for d in bld.log_dirs}
+        self.known = log_dirs is not None
+
+    def problem(self, broker: int, path: str) -> str | None:
+        if not self.known:
+            return "cannot be checked: this connection cannot describe log directories (use --bootstrap-server)"
+        if broker in self.errors:
+            return f"cannot be checked: broker {broker} did not describe its log directories ({self.errors[broker]})"
+        dirs = self.by_broker.get(broker)
+        if dirs is None:
+            return f"cannot be checked: no log directories were described for broker {broker}"
+        d = dirs.get(path)
+        if d is None:
+            listing = ", ".join(sorted(dirs)) or "none"
+            return f"{path} is not a log directory of broker {broker} (its directories: {listing})"
+        if d.status is LogDirStatus.OFFLINE:
+            return f"{path} on broker {broker} is offline ({d.error})"
+        if d.status is LogDirStatus.CORDONED:
+            return f"{path} on broker {broker} is cordoned: no new replicas may be placed there"
+        return None
+
+
+def validate_reassignment(
+    parsed: ParsedPlan,
+    cluster: ClusterState,
+    log_dirs: Mapping[int, BrokerLogDirs] | None,
+    *,
+    allow_replication_factor_change: bool = False,
+) -> list[Problem]:
+    """All problems of the plan against this cluster, in file order (file-level ones first)."""
+    problems: list[Problem] = list(parsed.problems)
+    if parsed.entry_count == 0 and not any(p.field == "partitions" for p in problems):
+        problems.append(Problem("is empty: there is nothing to reassign", field="partitions"))
+
+    live = cluster.brokers
+    partitions = cluster.partitions
+    topics = {tp.topic for tp in partitions}
+    dir_index = _LogDirIndex(log_dirs)
+    seen: dict[TopicPartition, int] = {}
+    hosting: set[int] | None = None  # brokers named in any replica list, built only if needed
+    counts: dict[str, int] | None = None  # partitions per topic, built only if needed
+
+    for index, a in parsed.entries:
+        tp = a.tp
+
+        def add(message: str, field: str | None = None) -> None:
+            problems.append(Problem(message, index, tp, field))
+
+        first = seen.setdefault(tp, index)
+        if first != index:
+            add(f"duplicate partition: {tp} already appears at partitions[{first}]")
+        replicas = a.replicas
+        if not replicas:
+            add("is empty: a partition needs at least one replica", "replicas")
+        elif len(set(replicas)) != len(replicas):
+            twice = sorted({b for b in replicas if replicas.count(b) > 1})
+            add(f"broker {', '.join(map(str, twice))} appears more than once", "replicas")
+
+        current = partitions.get(tp)
+        if current is None:
+            if a.topic not in topics:
+                add(f"unknown topic {a.topic!r}", "topic")
+            else:
+                if counts is None:
+                    counts = {}
+                    for t in partitions:
+                        counts[t.topic] = counts.get(t.topic, 0) + 1
+                add(f"unknown partition: topic {a.topic!r} has partitions 0..{counts[a.topic] - 1}", "partition")
+        for i, b in enumerate(replicas):
+            if b in live:
+                continue
+            if current is not None and b in current.replicas:
+                continue  # a replica already there on a broker that is down: Kafka accepts that
+            if hosting is None:
+                hosting = {r for p in partitions.values() for r in p.replicas}
+            if b in hosting:
+                add(f"broker {b} is not running (not in the cluster's broker list); a new replica cannot be placed there", f"replicas[{i}]")
+            else:
+                add(f"unknown broker {b} (brokers: {', '.join(map(str, sorted(live))) or 'none'})", f"replicas[{i}]")
+
+        distinct = bool(replicas) and len(set(replicas)) == len(replicas)
+        if current is not None and distinct and not allow_replication_factor_change:
+            target = current.replicas
+            if current.removing:
+                target = tuple(r for r in target if r not in current.removing)
+            if len(replicas) != len(target):
+                add(
+                    f"changes the replication factor from {len(target)} to {len(replicas)} "
+                    "(pass --allow-replication-factor-change if this is meant)",
+                    "replicas",
+                )
+
+        if a.log_dirs is not None:
+            if len(a.log_dirs) != len(replicas):
+                add(f"has {len(a.log_dirs)} entries but replicas has {len(replicas)}: give one per replica", "log_dirs")
+            for i, d in enumerate(a.log_dirs):
+                if not is_log_dir_spec(d):
+                    add(f'{d!r} is neither "any" nor an absolute path', f"log_dirs[{i}]")
+                elif d != ANY_LOG_DIR and i < len(replicas) and replicas[i] in live:
+                    why = dir_index.problem(replicas[i], d)
+                    if why:
+                        add(why, f"log_dirs[{i}]")
+    return problems
+
+
+def check_reassignment(
+    parsed: ParsedPlan,
+    cluster: ClusterState,
+    log_dirs: Mapping[int, BrokerLogDirs] | None,
+    *,
+    allow_replication_factor_change: bool = False,
+) -> None:
+    """Raise PlanProblems (exit 2) listing every problem, or return when the plan is sound."""
+    problems = validate_reassignment(
+        parsed, cluster, log_dirs, allow_replication_factor_change=allow_replication_factor_change
+    )
+    if problems:
+        n = len(problems)
+        raise PlanProblems(f"the reassignment plan has {n} problem{'s' if n != 1 else ''}; nothing was changed", problems)
