@@ -1,0 +1,382 @@
+"""Connection settings: precedence, profiles, Java properties, and the mapping to both clients."""
+
+from __future__ import annotations
+
+import shutil
+import ssl
+import subprocess
+import tempfile
+
+import pytest
+
+from kadmin.config import (
+    ConnectionSettings,
+    Secret,
+    parse_jaas_config,
+    parse_properties,
+    parse_timeout,
+    redact,
+    resolve_connection,
+    to_confluent,
+    to_kafka_python,
+)
+from kadmin.errors import EXIT_USAGE, ConfigError, UsageError
+
+PASSWORD = "s3cr3t-Pa55"
+PLAIN_JAAS = f'org.apache.kafka.common.security.plain.PlainLoginModule required username="alice" password="{PASSWORD}";'
+SCRAM_JAAS = f'org.apache.kafka.common.security.scram.ScramLoginModule required username="bob" password="{PASSWORD}";'
+
+
+# --- Java properties -----------------------------------------------------------------------
+
+
+def test_properties_separators_comments_and_escapes():
+    text = (
+        "# a comment\n"
+        "! another comment\n"
+        "   \n"
+        "security.protocol=SASL_SSL\n"
+        "sasl.mechanism : PLAIN\n"
+        "client.id   kadmin-tool\n"
+        "key\\=with\\:seps = v\\u00e9\\tx\n"
+        "empty.value=\n"
+        "lonely.key\n"
+        "client.id=last-wins\n"
+    )
+    assert parse_properties(text) == {
+        "security.protocol": "SASL_SSL",
+        "sasl.mechanism": "PLAIN",
+        "client.id": "last-wins",
+        "key=with:seps": "v\u00e9\tx",
+        "empty.value": "",
+        "lonely.key": "",
+    }
+
+
+def test_properties_line_continuations_as_java():
+    text = (
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \\\n"
+        '    username="alice" \\\n'
+        '    password="p";\n'
+        "path=C:\\\\dir\\\\\n"  # an even number of backslashes does not continue
+        "next=1\n"
+        "# a comment ending in a backslash does not continue \\\n"
+        "after.comment=2\r\n"
+        "crlf=3\r"
+        "cr=4"
+    )
+    props = parse_properties(text)
+    assert props["sasl.jaas.config"] == (
+        'org.apache.kafka.common.security.plain.PlainLoginModule required username="alice" password="p";'
+    )
+    assert props["path"] == "C:\\dir\\"
+    assert props["next"] == "1"
+    assert props["after.comment"] == "2"
+    assert props["crlf"] == "3" and props["cr"] == "4"
+
+
+def test_properties_bad_unicode_escape_is_a_config_error(tmp_path):
+    f = tmp_path / "client.properties"
+    f.write_text("a=\\u12\n")
+    with pytest.raises(ConfigError, match="client.properties"):
+        resolve_connection(bootstrap_server="b:9092", command_config=str(f), env={}, config_path=tmp_path / "none.toml")
+
+
+# --- precedence ------------------------------------------------------------------------------
+
+
+def write_profiles(tmp_path, text):
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    return path
+
+
+PROFILES = """
+default_cluster = "dev"
+
+[clusters.dev]
+bootstrap_server = "dev:9092"
+timeout = "5s"
+
+[clusters.prod]
+bootstrap_server = "prod-1:9093,prod-2:9093"
+command_config = "prod.properties"
+properties = { "client.id" = "from-profile", "security.protocol" = "SASL_SSL" }
+timeout = "2m"
+
+[clusters.legacy]
+zookeeper = "zk-1:2181,zk-2:2181/kafka"
+"""
+
+
+def test_flags_beat_environment_beat_profile(tmp_path):
+    path = write_profiles(tmp_path, PROFILES)
+    env = {"KADMIN_BOOTSTRAP_SERVER": "env:9092", "KADMIN_CLUSTER": "legacy", "KADMIN_TIMEOUT": "7s"}
+
+    s = resolve_connection(bootstrap_server="flag:9092", timeout="1s", env=env, config_path=path)
+    assert (s.bootstrap_servers, s.zookeeper, s.timeout, s.source) == ("flag:9092", None, 1.0, "flags")
+
+    s = resolve_connection(env=env, config_path=path)
+    assert (s.bootstrap_servers, s.zookeeper, s.timeout, s.source) == ("env:9092", None, 7.0, "environment")
+
+    s = resolve_connection(env={"KADMIN_CLUSTER": "legacy"}, config_path=path)
+    assert (s.bootstrap_servers, s.zookeeper, s.profile) == (None, "zk-1:2181,zk-2:2181/kafka", "legacy")
+    assert s.source == "profile legacy"
+
+
+def test_the_target_is_chosen_as_a_pair(tmp_path):
+    # A ZooKeeper flag overrides a bootstrap server from the environment: no usage error.
+    s = resolve_connection(zookeeper="zk:2181/kafka", env={"KADMIN_BOOTSTRAP_SERVER": "env:9092"},
+                           config_path=tmp_path / "none.toml")
+    assert (s.bootstrap_servers, s.zookeeper) == (None, "zk:2181/kafka")
+
+
+@pytest.mark.parametrize(
+    "kwargs, env, needle",
+    [
+        ({"bootstrap_server": "b:9092", "zookeeper": "z:2181"}, {}, "--bootstrap-server and --zookeeper"),
+        ({}, {"KADMIN_BOOTSTRAP_SERVER": "b:9092", "KADMIN_ZOOKEEPER": "z:2181"}, "KADMIN_BOOTSTRAP_SERVER and KADMIN_ZOOKEEPER"),
+    ],
+)
+def test_both_targets_at_one_level_is_a_usage_error(tmp_path, kwargs, env, needle):
+    with pytest.raises(UsageError, match=needle) as info:
+        resolve_connection(**kwargs, env=env, config_path=tmp_path / "none.toml")
+    assert info.value.exit_code == EXIT_USAGE
+
+
+def test_both_targets_in_one_profile_is_a_usage_error(tmp_path):
+    path = write_profiles(tmp_path, '[clusters.x]\nbootstrap_server = "b:1"\nzookeeper = "z:2"\n')
+    with pytest.raises(UsageError, match="profile 'x'"):
+        resolve_connection(cluster="x", env={}, config_path=path)
+
+
+def test_no_target_explains_the_three_ways(tmp_path):
+    with pytest.raises(UsageError) as info:
+        resolve_connection(env={}, config_path=tmp_path / "none.toml")
+    msg = str(info.value)
+    assert "--bootstrap-server" in msg and "KADMIN_BOOTSTRAP_SERVER" in msg and "--cluster" in msg
+    assert str(tmp_path / "none.toml") in msg
+    assert info.value.exit_code == EXIT_USAGE
+
+
+def test_default_cluster_applies_only_without_a_target(tmp_path):
+    path = write_profiles(tmp_path, PROFILES)
+    s = resolve_connection(env={}, config_path=path)
+    assert (s.bootstrap_servers, s.profile, s.timeout) == ("dev:9092", "dev", 5.0)
+    # An explicit bootstrap server never picks up the default profile's settings.
+    s = resolve_connection(bootstrap_server="other:9092", env={}, config_path=path)
+    assert (s.profile, s.timeout, dict(s.properties)) == (None, 30.0, {})
+
+
+def test_named_profile_with_command_config_relative_to_the_file(tmp_path):
+    path = write_profiles(tmp_path, PROFILES)
+    (tmp_path / "prod.properties").write_text(f"sasl.mechanism=PLAIN\nsasl.jaas.config={PLAIN_JAAS}\nclient.id=from-file\n")
+    s = resolve_connection(cluster="prod", env={}, config_path=path)
+    assert s.bootstrap_servers == "prod-1:9093,prod-2:9093"
+    assert s.timeout == 120.0
+    assert s.properties["security.protocol"] == "SASL_SSL"  # inline property
+    assert s.properties["client.id"] == "from-file"  # the file wins over inline properties
+    # A flag keeps the profile's security settings but points elsewhere.
+    s = resolve_connection(cluster="prod", bootstrap_server="tunnel:19093", env={}, config_path=path)
+    assert s.bootstrap_servers == "tunnel:19093" and s.properties["sasl.mechanism"] == "PLAIN"
+
+
+def test_command_config_flag_beats_env_beats_profile(tmp_path):
+    path = write_profiles(tmp_path, PROFILES)
+    (tmp_path / "prod.properties").write_text("client.id=profile-file\n")
+    (tmp_path / "env.properties").write_text("client.id=env-file\n")
+    (tmp_path / "flag.properties").write_text("client.id=flag-file\n")
+    env = {"KADMIN_COMMAND_CONFIG": str(tmp_path / "env.properties")}
+    assert resolve_connection(cluster="prod", env=env, config_path=path,
+                              command_config=str(tmp_path / "flag.properties")).properties["client.id"] == "flag-file"
+    assert resolve_connection(cluster="prod", env=env, config_path=path).properties["client.id"] == "env-file"
+    assert resolve_connection(cluster="prod", env={}, config_path=path).properties["client.id"] == "profile-file"
+
+
+def test_config_file_location_from_env_and_xdg(tmp_path):
+    xdg = tmp_path / "xdg"
+    (xdg / "kadmin").mkdir(parents=True)
+    (xdg / "kadmin" / "config.toml").write_text('[clusters.a]\nbootstrap_server = "xdg:9092"\n')
+    other = write_profiles(tmp_path, '[clusters.a]\nbootstrap_server = "explicit:9092"\n')
+    assert resolve_connection(cluster="a", env={"XDG_CONFIG_HOME": str(xdg)}).bootstrap_servers == "xdg:9092"
+    env = {"XDG_CONFIG_HOME": str(xdg), "KADMIN_CONFIG": str(other)}
+    assert resolve_connection(cluster="a", env=env).bootstrap_servers == "explicit:9092"
+    home = tmp_path / "home"
+    (home / ".config" / "kadmin").mkdir(parents=True)
+    (home / ".config" / "kadmin" / "config.toml").write_text('[clusters.a]\nbootstrap_server = "home:9092"\n')
+    assert resolve_connection(cluster="a", env={"HOME": str(home)}).bootstrap_servers == "home:9092"
+
+
+def test_unknown_profile_names_the_known_ones(tmp_path):
+    path = write_profiles(tmp_path, PROFILES)
+    with pytest.raises(ConfigError) as info:
+        resolve_connection(cluster="staging", env={}, config_path=path)
+    assert "'staging'" in str(info.value) and "dev, legacy, prod" in info.value.hint
+    assert info.value.exit_code == EXIT_USAGE
+
+
+def test_invalid_profile_file_lists_every_problem_without_values(tmp_path):
+    path = write_profiles(tmp_path, (
+        'default_cluster = "a"\nsurprise = 1\n'
+        f'[clusters.a]\nbootstrap_server = 9092\npassword = "{PASSWORD}"\ntimeout = "soon"\n'
+    ))
+    with pytest.raises(ConfigError) as info:
+        resolve_connection(cluster="a", env={}, config_path=path)
+    problems = info.value.problems
+    assert any(p.startswith("(top level): unknown key(s): surprise") for p in problems)
+    assert any(p.startswith("clusters.a: unknown key(s): password") for p in problems)
+    assert any(p.startswith("clusters.a.bootstrap_server: must be of type string") for p in problems)
+    assert any(p.startswith("clusters.a.timeout") for p in problems)
+    assert PASSWORD not in " ".join(problems) + str(info.value)
+
+
+def test_broken_toml_is_a_config_error(tmp_path):
+    path = write_profiles(tmp_path, "[clusters.a\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        resolve_connection(cluster="a", env={}, config_path=path)
+
+
+@pytest.mark.parametrize("text, seconds", [("30s", 30.0), ("500ms", 0.5), ("2m", 120.0), ("1h", 3600.0), ("10", 10.0), (2.5, 2.5)])
+def test_timeout_units(text, seconds):
+    assert parse_timeout(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["soon", "0s", "-1", "", "5 minutes"])
+def test_bad_timeout_is_a_usage_error(text):
+    with pytest.raises(UsageError, match="--timeout"):
+        parse_timeout(text)
+
+
+# --- mapping to the client libraries -------------------------------------------------------
+
+
+def settings(**props) -> ConnectionSettings:
+    return ConnectionSettings(bootstrap_servers="b1:9092,b2:9092", properties=props, timeout=12.0)
+
+
+def test_plaintext_maps_to_both_libraries():
+    s = settings(**{"client.id": "ops"})
+    assert to_confluent(s) == {"bootstrap.servers": "b1:9092,b2:9092", "security.protocol": "plaintext", "client.id": "ops"}
+    assert to_kafka_python(s) == {
+        "bootstrap_servers": ["b1:9092", "b2:9092"], "security_protocol": "PLAINTEXT",
+        "request_timeout_ms": 12000, "client_id": "ops",
+    }
+
+
+@pytest.mark.parametrize("jaas, mechanism, user", [(PLAIN_JAAS, "PLAIN", "alice"), (SCRAM_JAAS, "SCRAM-SHA-512", "bob")])
+def test_sasl_ssl_with_pem_files(jaas, mechanism, user):
+    s = settings(**{
+        "security.protocol": "SASL_SSL", "sasl.mechanism": mechanism, "sasl.jaas.config": jaas,
+        "ssl.truststore.type": "PEM", "ssl.truststore.location": "/etc/kafka/ca.pem",
+        "ssl.keystore.type": "PEM", "ssl.keystore.location": "/etc/kafka/client.pem",
+        "ssl.key.password": "kp", "ssl.endpoint.identification.algorithm": "",
+    })
+    assert to_confluent(s) == {
+        "bootstrap.servers": "b1:9092,b2:9092", "security.protocol": "sasl_ssl",
+        "ssl.ca.location": "/etc/kafka/ca.pem", "ssl.certificate.location": "/etc/kafka/client.pem",
+        "ssl.key.location": "/etc/kafka/client.pem", "ssl.key.password": "kp",
+        "ssl.endpoint.identification.algorithm": "none",
+        "sasl.mechanism": mechanism, "sasl.username": user, "sasl.password": PASSWORD,
+    }
+    kw = to_kafka_python(s)
+    assert kw == {
+        "bootstrap_servers": ["b1:9092", "b2:9092"], "security_protocol": "SASL_SSL", "request_timeout_ms": 12000,
+        "ssl_check_hostname": False, "ssl_cafile": "/etc/kafka/ca.pem", "ssl_certfile": "/etc/kafka/client.pem",
+        "ssl_keyfile": "/etc/kafka/client.pem", "ssl_password": "kp",
+        "sasl_mechanism": mechanism, "sasl_plain_username": user, "sasl_plain_password": PASSWORD,
+    }
+
+
+def test_sasl_plaintext_scram_256():
+    s = settings(**{"security.protocol": "sasl_plaintext", "sasl.mechanism": "SCRAM-SHA-256", "sasl.jaas.config": SCRAM_JAAS})
+    conf = to_confluent(s)
+    assert (conf["security.protocol"], conf["sasl.mechanism"], conf["sasl.username"]) == ("sasl_plaintext", "SCRAM-SHA-256", "bob")
+    assert "ssl.ca.location" not in conf
+
+
+@pytest.mark.parametrize(
+    "props, names",
+    [
+        ({"security.protocol": "SSL", "ssl.truststore.location": "/x.jks"}, "ssl.truststore.type=JKS"),
+        ({"security.protocol": "SSL", "ssl.truststore.type": "PKCS12", "ssl.truststore.location": "/x.p12"}, "ssl.truststore.type=PKCS12"),
+        ({"security.protocol": "SSL", "ssl.keystore.location": "/k.jks"}, "ssl.keystore.type=JKS"),
+        ({"security.protocol": "SASL_SSL", "sasl.mechanism": "GSSAPI", "sasl.jaas.config": PLAIN_JAAS}, "sasl.mechanism=GSSAPI"),
+        ({"security.protocol": "SASL_SSL", "sasl.mechanism": "OAUTHBEARER", "sasl.jaas.config": PLAIN_JAAS}, "sasl.mechanism=OAUTHBEARER"),
+        ({"security.protocol": "SASL_SSL", "sasl.jaas.config": PLAIN_JAAS}, "sasl.mechanism is not set"),
+        ({"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN"}, "sasl.jaas.config is required"),
+        ({"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "SCRAM-SHA-256", "sasl.jaas.config": PLAIN_JAAS}, "ScramLoginModule"),
+        ({"security.protocol": "TLS"}, "security.protocol=TLS"),
+        ({"sasl.login.callback.handler.class": "com.example.Handler"}, "sasl.login.callback.handler.class"),
+    ],
+)
+def test_what_cannot_be_mapped_names_the_property(props, names):
+    for convert in (to_confluent, to_kafka_python):
+        with pytest.raises(ConfigError) as info:
+            convert(settings(**props))
+        assert names in str(info.value)
+        assert PASSWORD not in str(info.value) + str(info.value.hint)
+
+
+def test_jaas_parsing_quotes_escapes_and_errors():
+    login = parse_jaas_config(
+        'org.apache.kafka.common.security.plain.PlainLoginModule required\n username="a b" password="q\\"x;y" other=word ;'
+    )
+    assert login.module.endswith("PlainLoginModule") and login.flag == "required"
+    assert login.option("username") == "a b" and login.option("password") == 'q"x;y'
+    assert isinstance(login.options["password"], Secret) and "q\\\"x" not in repr(login)
+    for bad in ["PlainLoginModule", 'M required username="u" password="p"', f"M maybe password=\"{PASSWORD}\";",
+                f'M required password "{PASSWORD}";', 'M required a="1"; N required b="2";']:
+        with pytest.raises(ConfigError) as info:
+            parse_jaas_config(bad)
+        assert PASSWORD not in str(info.value)
+
+
+def test_secrets_never_in_reprs():
+    s = settings(**{"sasl.jaas.config": PLAIN_JAAS, "ssl.key.password": PASSWORD, "ssl.keystore.key": PASSWORD, "client.id": "ok"})
+    assert PASSWORD not in repr(s) and "ok" in repr(s)
+    assert PASSWORD not in repr(Secret(PASSWORD)) and Secret(PASSWORD).reveal() == PASSWORD
+    red = redact({"sasl.password": PASSWORD, "nested": {"ssl.key.pem": PASSWORD}, "bootstrap.servers": "b:1"})
+    assert red == {"sasl.password": "******", "nested": {"ssl.key.pem": "******"}, "bootstrap.servers": "b:1"}
+    assert PASSWORD not in str(redact(to_confluent(settings(**{
+        "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN", "sasl.jaas.config": PLAIN_JAAS}))))
+
+
+# --- inline PEM certificates ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pem_pair(tmp_path_factory):
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl not installed")
+    d = tmp_path_factory.mktemp("pem")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=kadmin-test",
+         "-keyout", str(d / "key.pem"), "-out", str(d / "cert.pem")],
+        check=True, capture_output=True,
+    )
+    return (d / "cert.pem").read_text(), (d / "key.pem").read_text()
+
+
+def test_inline_pem_builds_an_ssl_context_and_leaves_no_file(pem_pair, tmp_path, monkeypatch):
+    cert, key = pem_pair
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    s = settings(**{
+        "security.protocol": "SSL", "ssl.truststore.type": "PEM", "ssl.truststore.certificates": cert,
+        "ssl.keystore.type": "PEM", "ssl.keystore.certificate.chain": cert, "ssl.keystore.key": key,
+    })
+    conf = to_confluent(s)
+    assert (conf["ssl.ca.pem"], conf["ssl.certificate.pem"], conf["ssl.key.pem"]) == (cert.strip(), cert.strip(), key.strip())
+    kw = to_kafka_python(s)
+    ctx = kw["ssl_context"]
+    assert isinstance(ctx, ssl.SSLContext) and ctx.check_hostname
+    assert any(c.get("subject") == ((("commonName", "kadmin-test"),),) for c in ctx.get_ca_certs())
+    assert not any(k in ("ssl_cafile", "ssl_certfile", "ssl_keyfile") for k in kw)
+    assert list(tmp_path.iterdir()) == []  # the key file lived only while the context read it
+
+
+def test_inline_key_that_does_not_match_is_a_config_error(pem_pair):
+    cert, _ = pem_pair
+    s = settings(**{"security.protocol": "SSL", "ssl.keystore.type": "PEM",
+                    "ssl.keystore.certificate.chain": cert, "ssl.keystore.key": "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"})
+    with pytest.raises(ConfigError, match="cannot load the PEM"):
+        to_kafka_python(s)
