@@ -26,3 +26,55 @@ def warn(message: str) -> None:
 
 def stdout_is_tty() -> bool:
     return sys.stdout.isatty()
+
+
+def stdout():
+    """The console for data (stdout). Colour and width only on a terminal."""
+    from rich.console import Console
+
+    global _STDOUT
+    if _STDOUT is None:
+        _STDOUT = Console(soft_wrap=False, highlight=False)
+    return _STDOUT
+
+
+def stderr():
+    """The console for diagnostics and progress (stderr)."""
+    from rich.console import Console
+
+    global _STDERR
+    if _STDERR is None:
+        _STDERR = Console(stderr=True, highlight=False)
+    return _STDERR
+
+
+_STDOUT = None
+_STDERR = None
+
+
+def print_json(data, *, compact: bool = False) -> None:
+    """Machine output: JSON alone on stdout."""
+    import json
+
+    if compact:
+        text = json.dumps(data, separators=(",", ":"))
+    else:
+        text = json.dumps(data, indent=2)
+    click.echo(text)
+
+
+def print_json_line(data) -> None:
+    """One JSON document per line (for --watch style streams)."""
+    import json
+
+    click.echo(json.dumps(data, separators=(",", ":")))
+    sys.stdout.flush()
+
+
+def print_csv(header, rows) -> None:
+    import csv
+
+    w = csv.writer(sys.stdout, lineterminator="\n")
+    w.writerow(header)
+    for row in rows:
+        w.writerow(row)

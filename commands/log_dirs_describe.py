@@ -1,0 +1,63 @@
+"""``kadmin log-dirs describe``: per broker and directory, where the bytes are."""
+
+from __future__ import annotations
+
+import click
+
+from kadmin.commands.options import cluster_options, int_list, open_cluster, output_option, str_list
+
+
+@click.command()
+@click.option("--broker-list", metavar="1,2,3", help="Brokers to query (default: all).")
+@click.option("--topic-list", metavar="T1,T2", help="Only count replicas of these topics (default: all).")
+@click.option("--log-dirs", "log_dir_list", metavar="/D1,/D2", help="Only show these directories.")
+@click.option("--top", default=3, show_default=True, metavar="N", help="Largest partitions to show per directory.")
+@cluster_options
+@output_option(("table", "json", "csv", "kafka-json"))
+def describe(cluster, output, broker_list, topic_list, log_dir_list, top):
+    """Show each broker's log directories: status (online, offline, cordoned), used, total and
+    usable bytes, replica count, future replicas in flight with their lag, and the largest
+    partitions.
+
+    \b
+    --output kafka-json prints exactly kafka-log-dirs.sh's JSON, alone on stdout.
+    --output json prints kadmin's shape (schemas/log-dirs-describe.json).
+    """
+    from kadmin import logdirs
+
+    requested = int_list(broker_list, "--broker-list")
+    topics = str_list(topic_list)
+    paths = str_list(log_dir_list)
+    with open_cluster(cluster, read_only=True) as backend:
+        brokers = backend.describe_brokers()
+        ids = logdirs.check_brokers(requested, brokers)
+        result = backend.describe_log_dirs(brokers=ids, topics=topics)
+        cluster_id = getattr(backend, "cluster_id", None)
+    result = logdirs.filter_log_dirs(result, paths)
+
+    from kadmin.commands import render
+
+    if output == "kafka-json":
+        render.print_json(logdirs.to_kafka_json(result), compact=True)
+    elif output == "json":
+        render.print_json(logdirs.to_kadmin_json(cluster_id, brokers, result))
+    elif output == "csv":
+        render.print_csv(_CSV_HEADER, (_csv_row(r) for r in logdirs.rows(brokers, result, top)))
+    else:
+        from kadmin.commands.render_logdirs import log_dirs_table
+
+        render.stdout().print(log_dirs_table(logdirs.rows(brokers, result, top)))
+    for b, bl in sorted(result.items()):
+        if bl.error:
+            render.warn(f"broker {b} did not answer: {bl.error}")
+
+
+_CSV_HEADER = ["broker", "rack", "log_dir", "status", "used_fraction", "kafka_bytes", "total_bytes",
+               "usable_bytes", "replicas", "future_replicas", "error"]
+
+
+def _csv_row(r) -> list:
+    return [r.broker, r.rack or "", r.path, r.status,
+            "" if r.used_fraction is None else f"{r.used_fraction:.4f}", r.kafka_bytes,
+            "" if r.total_bytes is None else r.total_bytes, "" if r.usable_bytes is None else r.usable_bytes,
+            r.replicas, len(r.futures), r.error or ""]

@@ -1,0 +1,128 @@
+"""Option bundles shared by the commands, and the one way a command reaches a cluster.
+
+``@cluster_options`` adds the connection flags and hands the command one ``cluster`` value;
+``open_cluster(cluster, read_only=...)`` resolves it (flags > KADMIN_* > profile) and yields
+a backend. ``@output_option`` adds ``--output``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from dataclasses import dataclass
+from typing import Callable, Iterator, Sequence
+
+import click
+
+
+@dataclass(frozen=True)
+class ClusterOptions:
+    """The connection flags as given; resolved by ``open_cluster``."""
+
+    bootstrap_server: str | None
+    zookeeper: str | None
+    command_config: str | None
+    cluster: str | None
+    timeout: str | None
+
+
+def cluster_options(f: Callable) -> Callable:
+    """--bootstrap-server | --zookeeper, --command-config, --cluster, --timeout."""
+
+    @click.option(
+        "--bootstrap-server", "-b", metavar="HOST:PORT[,...]",
+        help="Brokers to bootstrap from (the AdminClient protocol). Env: KADMIN_BOOTSTRAP_SERVER.",
+    )
+    @click.option(
+        "--zookeeper", metavar="HOST:PORT[/chroot]",
+        help="Deprecated: talk to ZooKeeper as Kafka's ZooKeeper-mode tools did. Env: KADMIN_ZOOKEEPER.",
+    )
+    @click.option(
+        "--command-config", metavar="FILE", type=click.Path(dir_okay=False),
+        help="Kafka client properties (security.protocol, sasl.*, ssl.* with PEM files). Env: KADMIN_COMMAND_CONFIG.",
+    )
+    @click.option(
+        "--cluster", "cluster_name", metavar="NAME",
+        help="A named cluster profile from the config file (~/.config/kadmin/config.toml). Env: KADMIN_CLUSTER.",
+    )
+    @click.option(
+        "--timeout", metavar="DURATION",
+        help="How long to wait for the cluster, e.g. 30s, 2m (default 30s). Env: KADMIN_TIMEOUT.",
+    )
+    @functools.wraps(f)
+    def wrapper(*args, bootstrap_server, zookeeper, command_config, cluster_name, timeout, **kwargs):
+        kwargs["cluster"] = ClusterOptions(bootstrap_server, zookeeper, command_config, cluster_name, timeout)
+        return f(*args, **kwargs)
+
+    return wrapper
+
+
+def output_option(formats: Sequence[str] = ("table", "json"), default: str = "table") -> Callable:
+    """--output/-o FORMAT. ``table`` is for people; the others are pure machine output on stdout."""
+
+    def decorator(f: Callable) -> Callable:
+        return click.option(
+            "--output", "-o", type=click.Choice(list(formats)), default=default, show_default=True,
+            help="Output format. Machine formats print only data on stdout; diagnostics go to stderr.",
+        )(f)
+
+    return decorator
+
+
+def resolve(cluster: ClusterOptions):
+    """Connection settings from flags, KADMIN_* environment and profiles (kadmin.config)."""
+    from kadmin.config import resolve_connection
+
+    return resolve_connection(
+        bootstrap_server=cluster.bootstrap_server,
+        zookeeper=cluster.zookeeper,
+        command_config=cluster.command_config,
+        cluster=cluster.cluster,
+        timeout=cluster.timeout,
+    )
+
+
+@contextlib.contextmanager
+def open_cluster(cluster: ClusterOptions, read_only: bool = True) -> Iterator:
+    """Yield a backend for the resolved settings; close it afterwards.
+
+    Read-only by default: describe, show, verify, progress, list and --dry-run never get a
+    backend that can change the cluster.
+    """
+    from kadmin.backends import open_backend
+    from kadmin.commands.render import warn
+
+    settings = resolve(cluster)
+    if getattr(settings, "zookeeper", None):
+        warn(
+            "--zookeeper is deprecated (Kafka removed ZooKeeper mode in 4.0); "
+            "use --bootstrap-server where the cluster allows it"
+        )
+    backend = open_backend(settings, read_only=read_only)
+    try:
+        yield backend
+    finally:
+        backend.close()
+
+
+def int_list(value: str | None, what: str) -> list[int] | None:
+    """"1,2,3" -> [1, 2, 3]; None stays None; a bad item is a usage error naming it."""
+    if value is None or value.strip() == "":
+        return None
+    out = []
+    for item in value.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        try:
+            out.append(int(item))
+        except ValueError:
+            raise click.BadParameter(f"{item!r} is not a broker id (expected a comma-separated list of integers)",
+                                     param_hint=what) from None
+    return out
+
+
+def str_list(value: str | None) -> list[str] | None:
+    if value is None or value.strip() == "":
+        return None
+    return [x.strip() for x in value.split(",") if x.strip()]

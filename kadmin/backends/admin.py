@@ -1,0 +1,514 @@
+"""The AdminClient-protocol backend (``--bootstrap-server``).
+
+confluent-kafka (librdkafka) does what it has: cluster and topic metadata, configs,
+end offsets. kafka-python does the four RPCs librdkafka lacks: DescribeLogDirs,
+AlterReplicaLogDirs, AlterPartitionReassignments and ListPartitionReassignments.
+Each client is created on first use, so a command pays only for the library it needs.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import defaultdict
+from typing import Iterable, Mapping, Sequence
+
+from kadmin.backends.base import BrokerLogDirs, Capability, ReadOnlyViolation
+from kadmin.backends.kafka_errors import error_name, java_class_name
+from kadmin.errors import (
+    AuthenticationError,
+    AuthorizationError,
+    ClusterError,
+    ConnectionFailed,
+    UnsupportedOperation,
+)
+from kadmin.model import (
+    AlterOp,
+    Assignment,
+    Broker,
+    ClusterState,
+    ConfigChange,
+    ConfigEntry,
+    ConfigResource,
+    ConfigResourceType,
+    ConfigSource,
+    LogDir,
+    PartitionReassignment,
+    PartitionState,
+    ReplicaInfo,
+    ReplicaLogDir,
+    TopicPartition,
+    TopicPartitionReplica,
+)
+
+log = logging.getLogger(__name__)
+
+_CONFIG_SOURCES = {
+    "DYNAMIC_TOPIC_CONFIG": ConfigSource.TOPIC,
+    "DYNAMIC_BROKER_CONFIG": ConfigSource.DYNAMIC_BROKER,
+    "DYNAMIC_DEFAULT_BROKER_CONFIG": ConfigSource.DYNAMIC_DEFAULT_BROKER,
+    "STATIC_BROKER_CONFIG": ConfigSource.STATIC_BROKER,
+    "DEFAULT_CONFIG": ConfigSource.DEFAULT,
+}
+
+
+class AdminBackend:
+    """KIP-179's interface over the Kafka AdminClient protocol."""
+
+    name = "admin"
+    capabilities = frozenset(Capability)
+
+    def __init__(self, settings, read_only: bool = True):
+        """``settings``: a ``kadmin.config.ConnectionSettings`` with ``bootstrap_servers``."""
+        self.settings = settings
+        self.read_only = read_only
+        self.timeout = float(getattr(settings, "timeout", None) or 30.0)
+        self._kp = None  # kafka-python KafkaAdminClient
+        self._ck = None  # confluent-kafka AdminClient
+        self._lock = threading.Lock()
+
+    @property
+    def bootstrap(self) -> str:
+        return self.settings.bootstrap_servers
+
+    # --- clients ---------------------------------------------------------------------------
+    def _kafka_python(self):
+        with self._lock:
+            if self._kp is None:
+                from kafka.admin import KafkaAdminClient
+                from kafka.errors import KafkaError, NoBrokersAvailable
+
+                from kadmin.config import to_kafka_python
+
+                kwargs = to_kafka_python(self.settings)
+                kwargs.setdefault("request_timeout_ms", int(self.timeout * 1000))
+                kwargs.setdefault("bootstrap_timeout_ms", int(self.timeout * 1000))
+                kwargs.setdefault("client_id", "kadmin")
+                try:
+                    self._kp = KafkaAdminClient(**kwargs)
+                except NoBrokersAvailable:
+                    raise ConnectionFailed(
+                        f"no broker answered at {self.bootstrap} within {self.timeout:g}s",
+                        hint="check --bootstrap-server, the network and the security settings",
+                    ) from None
+                except KafkaError as e:
+                    raise _cluster_error(e, "connecting to " + self.bootstrap) from None
+            return self._kp
+
+    def _confluent(self):
+        with self._lock:
+            if self._ck is None:
+                from confluent_kafka.admin import AdminClient
+
+                from kadmin.config import to_confluent
+
+                conf = to_confluent(self.settings)
+                conf.setdefault("client.id", "kadmin")
+                conf.setdefault("socket.timeout.ms", int(self.timeout * 1000))
+                conf.setdefault("logger", _librdkafka_logger())
+                self._ck = AdminClient(conf)
+            return self._ck
+
+    def _ck_result(self, future, what: str):
+        from confluent_kafka import KafkaException
+
+        try:
+            return future.result(timeout=self.timeout)
+        except KafkaException as e:
+            err = e.args[0] if e.args else None
+            raise _confluent_error(err, what) from None
+        except TimeoutError:
+            raise ConnectionFailed(f"{what}: no answer from {self.bootstrap} within {self.timeout:g}s") from None
+        except Exception as e:  # concurrent.futures.TimeoutError on 3.10
+            if type(e).__name__ == "TimeoutError":
+                raise ConnectionFailed(f"{what}: no answer from {self.bootstrap} within {self.timeout:g}s") from None
+            raise
+
+    # --- reads ---------------------------------------------------------------------------
+    @property
+    def cluster_id(self) -> str | None:
+        return self._kafka_python()._manager.cluster.cluster_id
+
+    def describe_brokers(self) -> Mapping[int, Broker]:
+        kp = self._kafka_python()
+        cluster = kp._manager.cluster
+        return {
+            b.node_id: Broker(id=b.node_id, host=b.host, port=b.port, rack=b.rack)
+            for b in sorted(cluster.brokers(), key=lambda b: b.node_id)
+        }
+
+    def describe_cluster(self) -> ClusterState:
+        from confluent_kafka import KafkaException
+
+        ck = self._confluent()
+        try:
+            md = ck.list_topics(timeout=self.timeout)
+        except KafkaException as e:
+            raise _confluent_error(e.args[0] if e.args else None, "reading metadata") from None
+        desc = self._ck_result(ck.describe_cluster(request_timeout=self.timeout), "describing the cluster")
+        brokers = {
+            n.id: Broker(id=n.id, host=n.host, port=n.port, rack=n.rack or None)
+            for n in sorted(desc.nodes, key=lambda n: n.id)
+        }
+        live = set(brokers)
+        partitions: dict[TopicPartition, PartitionState] = {}
+        for tname, t in md.topics.items():
+            if t.error is not None and not t.partitions:
+                continue
+            for pid, p in t.partitions.items():
+                replicas = tuple(p.replicas)
+                partitions[TopicPartition(tname, pid)] = PartitionState(
+                    topic=tname,
+                    partition=pid,
+                    leader=p.leader,
+                    replicas=replicas,
+                    isr=tuple(p.isrs),
+                    # librdkafka does not expose Metadata's OfflineReplicas; replicas on brokers
+                    # that are not live are offline. Offline directories show in describe_log_dirs.
+                    offline_replicas=tuple(b for b in replicas if b not in live),
+                )
+        controller = desc.controller.id if desc.controller is not None else None
+        return ClusterState(
+            cluster_id=desc.cluster_id, controller_id=controller, brokers=brokers, partitions=partitions
+        )
+
+    def describe_log_dirs(
+        self, brokers: Iterable[int] | None = None, topics: Iterable[str] | None = None
+    ) -> Mapping[int, BrokerLogDirs]:
+        """DescribeLogDirs sent to every broker at once; a broker that fails is reported, not fatal.
+
+        Like Kafka's tool, all topics are requested and ``topics`` filters on the client, so
+        directory totals stay whole.
+        """
+        from kafka.protocol.admin.cluster import DescribeLogDirsRequest
+
+        kp = self._kafka_python()
+        ids = sorted(self.describe_brokers()) if brokers is None else sorted(set(brokers))
+        wanted = set(topics) if topics else None
+
+        async def fan_out():
+            futures = {b: kp._manager.send(DescribeLogDirsRequest(topics=None), node_id=b) for b in ids}
+            out = {}
+            for b, fut in futures.items():
+                try:
+                    out[b] = await fut
+                except Exception as e:  # noqa: BLE001 - reported per broker
+                    out[b] = e
+            return out
+
+        answers = kp._manager.run(fan_out)
+        result: dict[int, BrokerLogDirs] = {}
+        for b in ids:
+            resp = answers[b]
+            if isinstance(resp, Exception):
+                result[b] = BrokerLogDirs(broker=b, error=_describe_exception(resp))
+                continue
+            top = getattr(resp, "error_code", 0) or 0
+            if top:
+                result[b] = BrokerLogDirs(broker=b, error=f"{error_name(top)} from broker {b}")
+                continue
+            dirs = []
+            for r in resp.results:
+                replicas = []
+                for t in r.topics or ():
+                    if wanted is not None and t.name not in wanted:
+                        continue
+                    for p in t.partitions:
+                        replicas.append(
+                            ReplicaInfo(
+                                topic=t.name,
+                                partition=p.partition_index,
+                                size=p.partition_size,
+                                offset_lag=p.offset_lag,
+                                is_future=bool(p.is_future_key),
+                            )
+                        )
+                replicas.sort(key=lambda x: (x.topic, x.partition, x.is_future))
+                total = getattr(r, "total_bytes", None)
+                usable = getattr(r, "usable_bytes", None)
+                dirs.append(
+                    LogDir(
+                        broker=b,
+                        path=r.log_dir,
+                        error=java_class_name(r.error_code) if r.error_code else None,
+                        total_bytes=None if total is None or total < 0 else total,
+                        usable_bytes=None if usable is None or usable < 0 else usable,
+                        cordoned=bool(getattr(r, "is_cordoned", False)),
+                        replicas=tuple(replicas),
+                    )
+                )
+            dirs.sort(key=lambda d: d.path)
+            result[b] = BrokerLogDirs(broker=b, log_dirs=tuple(dirs))
+        return result
+
+    def describe_replica_log_dirs(
+        self, replicas: Iterable[TopicPartitionReplica]
+    ) -> Mapping[TopicPartitionReplica, ReplicaLogDir]:
+        wanted = sorted(set(replicas))
+        by_broker = self.describe_log_dirs(brokers={r.broker for r in wanted})
+        out: dict[TopicPartitionReplica, ReplicaLogDir] = {}
+        index: dict[TopicPartitionReplica, dict] = defaultdict(dict)
+        for b, bl in by_broker.items():
+            for d in bl.log_dirs:
+                for rep in d.replicas:
+                    key = TopicPartitionReplica(rep.topic, rep.partition, b)
+                    slot = "future" if rep.is_future else "current"
+                    index[key][slot] = (d.path, rep)
+        for r in wanted:
+            found = index.get(r, {})
+            cur = found.get("current")
+            fut = found.get("future")
+            out[r] = ReplicaLogDir(
+                replica=r,
+                current_dir=cur[0] if cur else None,
+                future_dir=fut[0] if fut else None,
+                current_offset_lag=cur[1].offset_lag if cur else None,
+                future_offset_lag=fut[1].offset_lag if fut else None,
+                current_size=cur[1].size if cur else None,
+                future_size=fut[1].size if fut else None,
+            )
+        return out
+
+    def list_partition_reassignments(
+        self, partitions: Iterable[TopicPartition] | None = None
+    ) -> Mapping[TopicPartition, PartitionReassignment]:
+        from kafka import TopicPartition as KTP
+        from kafka.errors import KafkaError
+
+        kp = self._kafka_python()
+        tps = None if partitions is None else [KTP(tp.topic, tp.partition) for tp in partitions]
+        if tps is not None and not tps:
+            return {}
+        try:
+            raw = kp.list_partition_reassignments(tps, timeout_ms=int(self.timeout * 1000))
+        except KafkaError as e:
+            raise _cluster_error(e, "listing reassignments") from None
+        out = {}
+        for ktp, r in raw.items():
+            tp = TopicPartition(ktp.topic, ktp.partition)
+            out[tp] = PartitionReassignment(
+                topic=tp.topic,
+                partition=tp.partition,
+                replicas=tuple(r["replicas"]),
+                adding=tuple(r["adding_replicas"]),
+                removing=tuple(r["removing_replicas"]),
+            )
+        return dict(sorted(out.items()))
+
+    def describe_configs(
+        self, resources: Iterable[ConfigResource]
+    ) -> Mapping[ConfigResource, Mapping[str, ConfigEntry]]:
+        from confluent_kafka.admin import ConfigResource as CKResource
+
+        ck = self._confluent()
+        resources = list(resources)
+        if not resources:
+            return {}
+        ck_res = [CKResource(_ck_restype(r.type), r.name) for r in resources]
+        futures = ck.describe_configs(ck_res, request_timeout=self.timeout)
+        out: dict[ConfigResource, dict[str, ConfigEntry]] = {}
+        for r, ckr in zip(resources, ck_res):
+            fut = futures[ckr] if ckr in futures else next(f for k, f in futures.items() if k.name == r.name)
+            entries = self._ck_result(fut, f"describing configs of {r.type.value} {r.name or '<default>'}")
+            out[r] = {
+                name: ConfigEntry(
+                    name=name,
+                    value=e.value,
+                    source=_CONFIG_SOURCES.get(_source_name(e.source), ConfigSource.UNKNOWN),
+                    sensitive=bool(e.is_sensitive),
+                )
+                for name, e in sorted(entries.items())
+            }
+        return out
+
+    def list_end_offsets(self, partitions: Iterable[TopicPartition]) -> Mapping[TopicPartition, int]:
+        from confluent_kafka import TopicPartition as CKTP
+        from confluent_kafka.admin import OffsetSpec
+
+        tps = sorted(set(partitions))
+        if not tps:
+            return {}
+        ck = self._confluent()
+        futures = ck.list_offsets({CKTP(tp.topic, tp.partition): OffsetSpec.latest() for tp in tps},
+                                  request_timeout=self.timeout)
+        out = {}
+        for ktp, fut in futures.items():
+            res = self._ck_result(fut, f"reading the end offset of {ktp.topic}-{ktp.partition}")
+            out[TopicPartition(ktp.topic, ktp.partition)] = res.offset
+        return dict(sorted(out.items()))
+
+    # --- changes ---------------------------------------------------------------------------
+    def _check_writable(self, what: str) -> None:
+        if self.read_only:
+            raise ReadOnlyViolation(f"{what} called on a read-only backend")
+
+    def reassign_partitions(
+        self, assignments: Sequence[Assignment], validate_only: bool = False
+    ) -> Mapping[TopicPartition, str | None]:
+        if validate_only:
+            # AlterPartitionReassignments has no validate-only flag: kadmin validates on the
+            # client (kadmin.plan.validate) and sends nothing.
+            return {a.tp: None for a in assignments}
+        self._check_writable("reassign_partitions")
+        return self._alter_reassignments({a.tp: list(a.replicas) for a in assignments}, "starting reassignments")
+
+    def cancel_partition_reassignments(
+        self, partitions: Iterable[TopicPartition]
+    ) -> Mapping[TopicPartition, str | None]:
+        self._check_writable("cancel_partition_reassignments")
+        return self._alter_reassignments({tp: None for tp in partitions}, "cancelling reassignments")
+
+    def _alter_reassignments(self, targets, what: str) -> dict[TopicPartition, str | None]:
+        from kafka import TopicPartition as KTP
+        from kafka.errors import KafkaError
+
+        if not targets:
+            return {}
+        kp = self._kafka_python()
+        try:
+            raw = kp.alter_partition_reassignments(
+                {KTP(tp.topic, tp.partition): r for tp, r in targets.items()}, timeout_ms=int(self.timeout * 1000)
+            )
+        except KafkaError as e:
+            raise _cluster_error(e, what) from None
+        out = {}
+        for ktp, err in raw.items():
+            out[TopicPartition(ktp.topic, ktp.partition)] = None if err is None else _kp_error_name(err)
+        return dict(sorted(out.items()))
+
+    def alter_replica_log_dirs(
+        self, moves: Mapping[TopicPartitionReplica, str]
+    ) -> Mapping[TopicPartitionReplica, str | None]:
+        from kafka import TopicPartitionReplica as KTPR
+        from kafka.errors import KafkaError, NoError
+
+        self._check_writable("alter_replica_log_dirs")
+        if not moves:
+            return {}
+        kp = self._kafka_python()
+        try:
+            raw = kp.alter_replica_log_dirs(
+                {KTPR(r.topic, r.partition, r.broker): path for r, path in moves.items()}
+            )
+        except KafkaError as e:
+            raise _cluster_error(e, "moving replicas between log directories") from None
+        out = {}
+        for ktpr, err in raw.items():
+            key = TopicPartitionReplica(ktpr.topic, ktpr.partition, ktpr.broker_id)
+            out[key] = None if err is NoError or err is None else _kp_error_name(err)
+        return dict(sorted(out.items()))
+
+    def incremental_alter_configs(self, changes: Sequence[ConfigChange]) -> None:
+        from confluent_kafka.admin import AlterConfigOpType, ConfigEntry as CKEntry, ConfigResource as CKResource
+
+        self._check_writable("incremental_alter_configs")
+        if not changes:
+            return
+        grouped: dict[ConfigResource, list[ConfigChange]] = defaultdict(list)
+        for c in changes:
+            grouped[c.resource].append(c)
+        ck_resources = []
+        for res, items in sorted(grouped.items()):
+            entries = [
+                CKEntry(
+                    c.name,
+                    c.value if c.op is AlterOp.SET else None,
+                    incremental_operation=AlterConfigOpType.SET if c.op is AlterOp.SET else AlterConfigOpType.DELETE,
+                )
+                for c in items
+            ]
+            ck_resources.append(CKResource(_ck_restype(res.type), res.name, incremental_configs=entries))
+        ck = self._confluent()
+        futures = ck.incremental_alter_configs(ck_resources, request_timeout=self.timeout)
+        for ckr, fut in futures.items():
+            self._ck_result(fut, f"changing configs of {ckr.restype_name.lower()} {ckr.name or '<default>'}")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._kp is not None:
+                try:
+                    self._kp.close()
+                except Exception:  # noqa: BLE001 - closing is best effort
+                    pass
+                self._kp = None
+            self._ck = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _ck_restype(t: ConfigResourceType):
+    from confluent_kafka.admin import ResourceType
+
+    return ResourceType.TOPIC if t is ConfigResourceType.TOPIC else ResourceType.BROKER
+
+
+def _source_name(source) -> str:
+    name = getattr(source, "name", None)
+    if name:
+        return name
+    from confluent_kafka.admin import ConfigSource as CKSource
+
+    try:
+        return CKSource(source).name
+    except ValueError:
+        return "UNKNOWN"
+
+
+def _kp_error_name(err) -> str:
+    """A kafka-python error class or instance -> Kafka's protocol name."""
+    code = getattr(err, "errno", None)
+    if code is not None:
+        return error_name(code)
+    return getattr(err, "__name__", type(err).__name__)
+
+
+def _describe_exception(e: Exception) -> str:
+    code = getattr(e, "errno", None)
+    if code is not None:
+        return error_name(code)
+    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+
+
+def _cluster_error(e, what: str) -> ClusterError:
+    code = getattr(e, "errno", None)
+    name = error_name(code) if code is not None else type(e).__name__
+    text = f"{what}: {name}"
+    detail = str(e)
+    if detail and detail != name and name not in detail:
+        text += f" ({detail})"
+    if code == 31 or name.endswith("AUTHORIZATION_FAILED"):
+        return AuthorizationError(text, error_code=code, hint="the principal needs ALTER/DESCRIBE on CLUSTER")
+    if code == 58 or "Authentication" in type(e).__name__:
+        return AuthenticationError(text, error_code=code)
+    if code == 35:
+        return UnsupportedOperation(text)
+    return ClusterError(text, error_code=code)
+
+
+def _confluent_error(err, what: str) -> ClusterError:
+    if err is None:
+        return ClusterError(what + ": unknown error")
+    name = err.name() if hasattr(err, "name") else str(err)
+    text = f"{what}: {name}"
+    msg = err.str() if hasattr(err, "str") else ""
+    if msg and msg != name:
+        text += f" ({msg})"
+    if "AUTHORIZATION" in name:
+        return AuthorizationError(text, error_code=err.code())
+    if "AUTHENTICATION" in name or "_SSL" in name:
+        return AuthenticationError(text, error_code=err.code())
+    if name in ("_TRANSPORT", "_TIMED_OUT", "_ALL_BROKERS_DOWN", "_RESOLVE"):
+        return ConnectionFailed(text, error_code=err.code())
+    return ClusterError(text, error_code=err.code())
+
+
+def _librdkafka_logger() -> logging.Logger:
+    """librdkafka's logs go to Python logging (shown with --debug), never straight to stderr."""
+    logger = logging.getLogger("kadmin.librdkafka")
+    if not logger.handlers:
+        logger.addHandler(logging.NullHandler())
+    return logger

@@ -1,0 +1,174 @@
+"""Log directories as reports: pure functions over DescribeLogDirs results.
+
+Shapes: kadmin's own JSON (schemas/log-dirs-describe.json) and exactly the JSON of Kafka's
+``kafka-log-dirs.sh`` (LogDirsCommand), so scripts written for Kafka's tool keep working.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from kadmin.backends.base import BrokerLogDirs
+from kadmin.errors import NotFoundError
+from kadmin.model import Broker, LogDir, ReplicaInfo
+
+
+def check_brokers(requested: Iterable[int] | None, existing: Iterable[int]) -> list[int]:
+    """The brokers to query: all when none requested; unknown ones are an error naming both
+    the missing and the existing brokers (as Kafka's tool does, but before any query)."""
+    existing = sorted(set(existing))
+    if requested is None:
+        return existing
+    requested = sorted(set(requested))
+    missing = [b for b in requested if b not in existing]
+    if missing:
+        raise NotFoundError(
+            f"the given brokers do not exist: {','.join(map(str, missing))}; "
+            f"existing brokers: {','.join(map(str, existing)) or 'none'}"
+        )
+    return requested
+
+
+def filter_log_dirs(
+    result: Mapping[int, BrokerLogDirs], paths: Sequence[str] | None
+) -> dict[int, BrokerLogDirs]:
+    """Keep only the directories whose path is in ``paths`` (all when None)."""
+    if not paths:
+        return dict(result)
+    wanted = set(paths)
+    return {
+        b: BrokerLogDirs(broker=b, log_dirs=tuple(d for d in bl.log_dirs if d.path in wanted), error=bl.error)
+        for b, bl in result.items()
+    }
+
+
+def used_fraction(d: LogDir) -> float | None:
+    """How full the volume is: (total - usable) / total; None when the broker does not say."""
+    if d.total_bytes is None or d.usable_bytes is None or d.total_bytes <= 0:
+        return None
+    return (d.total_bytes - d.usable_bytes) / d.total_bytes
+
+
+def largest(replicas: Iterable[ReplicaInfo], n: int) -> list[ReplicaInfo]:
+    """The n largest replicas, biggest first, ties by name (deterministic)."""
+    return sorted(replicas, key=lambda r: (-r.size, r.topic, r.partition, r.is_future))[:n]
+
+
+def future_replicas(d: LogDir) -> list[ReplicaInfo]:
+    return [r for r in d.replicas if r.is_future]
+
+
+def to_kadmin_json(
+    cluster_id: str | None, brokers: Mapping[int, Broker], result: Mapping[int, BrokerLogDirs]
+) -> dict:
+    """kadmin's JSON shape (schemas/log-dirs-describe.json)."""
+    out = []
+    for b in sorted(result):
+        bl = result[b]
+        info = brokers.get(b)
+        out.append(
+            {
+                "broker": b,
+                "host": info.host if info else None,
+                "port": info.port if info else None,
+                "rack": info.rack if info else None,
+                "error": bl.error,
+                "log_dirs": [_dir_json(d) for d in bl.log_dirs],
+            }
+        )
+    return {"version": 1, "cluster_id": cluster_id, "brokers": out}
+
+
+def _dir_json(d: LogDir) -> dict:
+    frac = used_fraction(d)
+    return {
+        "path": d.path,
+        "status": d.status.value,
+        "error": d.error,
+        "used_bytes": d.used_bytes,
+        "total_bytes": d.total_bytes,
+        "usable_bytes": d.usable_bytes,
+        "used_fraction": None if frac is None else round(frac, 6),
+        "replica_count": sum(1 for r in d.replicas if not r.is_future),
+        "future_replica_count": sum(1 for r in d.replicas if r.is_future),
+        "replicas": [
+            {"topic": r.topic, "partition": r.partition, "size": r.size, "offset_lag": r.offset_lag,
+             "is_future": r.is_future}
+            for r in d.replicas
+        ],
+    }
+
+
+def to_kafka_json(result: Mapping[int, BrokerLogDirs]) -> dict:
+    """Exactly kafka-log-dirs.sh's JSON: version, brokers[broker, logDirs[logDir, error,
+    partitions[partition "topic-N", size, offsetLag, isFuture]]]. A broker that did not
+    answer is left out, as Kafka's tool cannot print it either."""
+    return {
+        "version": 1,
+        "brokers": [
+            {
+                "broker": b,
+                "logDirs": [
+                    {
+                        "logDir": d.path,
+                        "error": d.error,
+                        "partitions": [
+                            {"partition": f"{r.topic}-{r.partition}", "size": r.size, "offsetLag": r.offset_lag,
+                             "isFuture": r.is_future}
+                            for r in d.replicas
+                        ],
+                    }
+                    for d in result[b].log_dirs
+                ],
+            }
+            for b in sorted(result)
+            if result[b].error is None
+        ],
+    }
+
+
+@dataclass(frozen=True)
+class DirRow:
+    """One row of the human table (and the CSV)."""
+
+    broker: int
+    rack: str | None
+    path: str
+    status: str
+    used_fraction: float | None
+    kafka_bytes: int
+    total_bytes: int | None
+    usable_bytes: int | None
+    replicas: int
+    futures: tuple[ReplicaInfo, ...]
+    largest: tuple[ReplicaInfo, ...]
+    error: str | None
+
+
+def rows(brokers: Mapping[int, Broker], result: Mapping[int, BrokerLogDirs], top: int = 3) -> list[DirRow]:
+    out = []
+    for b in sorted(result):
+        bl = result[b]
+        rack = brokers[b].rack if b in brokers else None
+        if bl.error is not None:
+            out.append(DirRow(b, rack, "-", "unreachable", None, 0, None, None, 0, (), (), bl.error))
+            continue
+        for d in bl.log_dirs:
+            out.append(
+                DirRow(
+                    broker=b,
+                    rack=rack,
+                    path=d.path,
+                    status=d.status.value,
+                    used_fraction=used_fraction(d),
+                    kafka_bytes=d.used_bytes,
+                    total_bytes=d.total_bytes,
+                    usable_bytes=d.usable_bytes,
+                    replicas=sum(1 for r in d.replicas if not r.is_future),
+                    futures=tuple(future_replicas(d)),
+                    largest=tuple(largest((r for r in d.replicas if not r.is_future), top)),
+                    error=d.error,
+                )
+            )
+    return out
