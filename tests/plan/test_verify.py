@@ -1,0 +1,85 @@
+from dataclasses import replace
+
+from kadmin.model import (
+    Assignment,
+    PartitionReassignment,
+    ReassignmentPlan,
+    ReplicaLogDir,
+    TopicPartition,
+    TopicPartitionReplica,
+)
+from kadmin.plan.verify import MoveState, State, verify_plan
+from tests.execute.fakes import cluster_state
+
+CLUSTER = cluster_state({"foo": {0: [1, 2], 1: [2, 3], 2: [3, 1]}}, brokers=(1, 2, 3, 4))
+FOO0, FOO1, FOO2 = (TopicPartition("foo", p) for p in range(3))
+
+
+def rep(p, b):
+    return TopicPartitionReplica("foo", p, b)
+
+
+def test_partitions_in_kafkas_words():
+    plan = ReassignmentPlan((Assignment("foo", 0, (1, 2)), Assignment("foo", 1, (4, 3)), Assignment("foo", 2, (1, 3))))
+    ongoing = {FOO1: PartitionReassignment("foo", 1, (4, 3, 2), (4,), (2,))}
+    result = verify_plan(plan, CLUSTER, ongoing, {})
+    assert [v.message for v in result.partitions] == [
+        "Reassignment of partition foo-0 is complete.",
+        "Reassignment of partition foo-1 is still in progress.",
+        "There is no active reassignment of partition foo-2, but replica set is 3,1 rather than 1,3.",
+    ]
+    assert result.state is State.IN_PROGRESS
+    assert result.reassigning == (FOO1,)
+
+
+def test_finished_but_different_when_nothing_runs():
+    plan = ReassignmentPlan((Assignment("foo", 0, (1, 2)), Assignment("foo", 2, (1, 3))))
+    assert verify_plan(plan, CLUSTER, {}, {}).state is State.DIFFERS
+    assert verify_plan(ReassignmentPlan((Assignment("foo", 0, (1, 2)),)), CLUSTER, {}, {}).state is State.COMPLETE
+
+
+def test_log_dir_replicas_in_kafkas_words():
+    plan = ReassignmentPlan((
+        Assignment("foo", 0, (1, 2), ("/a", "/b")),
+        Assignment("foo", 1, (2, 3), ("/b", "/b")),
+        Assignment("foo", 2, (3, 1), ("/a", "any")),
+    ))
+    dirs = {
+        rep(0, 1): ReplicaLogDir(rep(0, 1), "/a"),
+        rep(0, 2): ReplicaLogDir(rep(0, 2), "/a", "/b"),
+        rep(1, 2): ReplicaLogDir(rep(1, 2), "/a", "/c"),
+        rep(1, 3): ReplicaLogDir(rep(1, 3), "/a"),
+        rep(2, 3): ReplicaLogDir(rep(2, 3), None),
+    }
+    result = verify_plan(plan, CLUSTER, {}, dirs)
+    assert [v.message for v in result.replicas] == [
+        "Reassignment of replica foo-0-1 completed successfully.",
+        "Reassignment of replica foo-0-2 is still in progress.",
+        "Partition foo-1 on broker 2 is being moved to log dir /c instead of /b.",
+        "Partition foo-1 on broker 3 is not being moved from log dir /a to /b.",
+        "Partition foo-2 cannot be found in any live log directory on broker 3.",
+    ]
+    assert [v.move for v in result.replicas][-1] is MoveState.MISSING_REPLICA
+    assert result.moving_log_dirs == (rep(0, 2), rep(1, 2))
+    assert result.state is State.IN_PROGRESS  # foo-0-2 still moves
+
+
+def test_replica_no_broker_answered_for():
+    plan = ReassignmentPlan((Assignment("foo", 0, (1, 2), ("/a", "any")),))
+    result = verify_plan(plan, CLUSTER, {}, {})
+    assert result.replicas[0].message == (
+        "Partition foo-0 is not found in any live log dir on broker 1. There is likely an offline log directory on the broker."
+    )
+    assert result.state is State.DIFFERS
+
+
+def test_a_new_replica_not_yet_created_is_in_progress_while_its_partition_moves():
+    plan = ReassignmentPlan((Assignment("foo", 0, (4, 2), ("/a", "any")),))
+    missing = {rep(0, 4): ReplicaLogDir(rep(0, 4), None)}
+    ongoing = {FOO0: PartitionReassignment("foo", 0, (4, 2, 1), (4,), (1,))}
+    assert verify_plan(plan, CLUSTER, ongoing, missing).replicas[0].state is State.IN_PROGRESS
+    done = replace(CLUSTER, partitions={**CLUSTER.partitions, FOO0: replace(CLUSTER.partitions[FOO0], replicas=(4, 2))})
+    result = verify_plan(plan, done, {}, missing)
+    assert result.partitions[0].state is State.COMPLETE
+    assert result.replicas[0].state is State.DIFFERS
+    assert result.state is State.DIFFERS
