@@ -1,0 +1,315 @@
+"""The record of which throttles kadmin set, and for which plan (KIP-179's removal records).
+
+Kafka's own tool forgets what it set: on ``--verify`` it deletes the rates on every broker and
+the lists on every topic of the plan, whoever set them and whatever still moves. kadmin writes
+down exactly what it changed (rate values, with the value it replaced, and the throttled-replica
+entries it added) so that any kadmin run, on any machine, can later remove exactly that, and
+only once no ongoing move needs it.
+
+Where the record lives (docs/throttle-records.md explains the choice):
+
+- ZooKeeper mode: KIP-179's znodes ``/admin/throttled_rates_removal`` (brokers) and
+  ``/admin/throttled_replicas_removal`` (topics), each holding the union over every record, and
+  one child per plan with the full record (``ZooKeeperRecordStore``).
+- AdminClient mode: a compacted topic ``__kadmin_throttle_records``, one message per plan keyed
+  by plan id, a tombstone when the record is emptied (``TopicRecordStore``).
+
+This module's top half is pure values and JSON; the stores import their client libraries lazily.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import os
+import socket
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Iterable, Mapping, Protocol
+
+from kadmin.errors import ClusterError, InputError
+from kadmin.model import format_replica_list, parse_replica_list
+
+RECORD_VERSION = 1
+
+
+def plan_id(content: bytes | str) -> str:
+    """A plan's identity: the first 16 hex digits of the SHA-256 of the plan file's bytes."""
+    if isinstance(content, str):
+        content = content.encode("utf-8")
+    return hashlib.sha256(content).hexdigest()[:16]
+
+
+@dataclass(frozen=True, order=True)
+class RateClaim:
+    """A broker rate kadmin set: config ``name`` on ``broker`` to ``value``; ``previous`` is the
+    per-broker value it replaced (restored on removal), None when there was none."""
+
+    broker: int
+    name: str
+    value: int
+    previous: int | None = None
+
+
+@dataclass(frozen=True)
+class ThrottleRecord:
+    """What one plan (or one ``throttle set``) made kadmin set, when and by whom.
+
+    ``replicas``: topic -> config name (leader/follower list) -> entries kadmin added
+    ("partition:broker"), sorted.
+    """
+
+    plan_id: str
+    rates: tuple[RateClaim, ...] = ()
+    replicas: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    created_at: str = ""  # ISO 8601, UTC
+    host: str = ""
+    user: str = ""
+    plan_file: str | None = None
+    command: str = ""
+
+    @property
+    def empty(self) -> bool:
+        return not self.rates and not any(any(v for v in kinds.values()) for kinds in self.replicas.values())
+
+    @property
+    def brokers(self) -> list[int]:
+        return sorted({c.broker for c in self.rates})
+
+    @property
+    def topics(self) -> list[str]:
+        return sorted(t for t, kinds in self.replicas.items() if any(kinds.values()))
+
+    def merged(self, other: "ThrottleRecord") -> "ThrottleRecord":
+        """This record plus what ``other`` (same plan, a later run) set. A later claim on the
+        same broker rate keeps the earliest ``previous``: that is what was there before kadmin."""
+        claims = {(c.broker, c.name): c for c in self.rates}
+        for c in other.rates:
+            old = claims.get((c.broker, c.name))
+            claims[(c.broker, c.name)] = replace(c, previous=old.previous) if old else c
+        replicas = {t: {k: set(v) for k, v in kinds.items()} for t, kinds in self.replicas.items()}
+        for t, kinds in other.replicas.items():
+            for k, entries in kinds.items():
+                replicas.setdefault(t, {}).setdefault(k, set()).update(entries)
+        return replace(
+            self,
+            rates=tuple(sorted(claims.values())),
+            replicas=freeze_replicas(replicas),
+            created_at=self.created_at or other.created_at,
+        )
+
+    # --- JSON -------------------------------------------------------------------------------
+    def to_json(self) -> dict:
+        return {
+            "version": RECORD_VERSION,
+            "plan_id": self.plan_id,
+            "plan_file": self.plan_file,
+            "command": self.command,
+            "created_at": self.created_at,
+            "host": self.host,
+            "user": self.user,
+            "rates": [
+                {"broker": c.broker, "config": c.name, "value": c.value, "previous": c.previous}
+                for c in sorted(self.rates)
+            ],
+            "replicas": {
+                t: {k: list(v) for k, v in sorted(kinds.items()) if v}
+                for t, kinds in sorted(self.replicas.items())
+                if any(kinds.values())
+            },
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "ThrottleRecord":
+        try:
+            if data.get("version") != RECORD_VERSION:
+                raise ValueError(f"unsupported record version {data.get('version')!r}")
+            rates = tuple(
+                sorted(
+                    RateClaim(int(r["broker"]), str(r["config"]), int(r["value"]),
+                              None if r.get("previous") is None else int(r["previous"]))
+                    for r in data.get("rates", [])
+                )
+            )
+            replicas = freeze_replicas({t: {k: set(v) for k, v in kinds.items()} for t, kinds in data.get("replicas", {}).items()})
+            return cls(
+                plan_id=str(data["plan_id"]),
+                rates=rates,
+                replicas=replicas,
+                created_at=str(data.get("created_at", "")),
+                host=str(data.get("host", "")),
+                user=str(data.get("user", "")),
+                plan_file=data.get("plan_file"),
+                command=str(data.get("command", "")),
+            )
+        except (KeyError, TypeError, ValueError) as e:
+            raise InputError(f"unreadable kadmin throttle record: {e}") from e
+
+    def dumps(self) -> bytes:
+        return json.dumps(self.to_json(), separators=(",", ":"), sort_keys=True).encode("utf-8")
+
+    @classmethod
+    def loads(cls, raw: bytes | str) -> "ThrottleRecord":
+        try:
+            return cls.from_json(json.loads(raw))
+        except json.JSONDecodeError as e:
+            raise InputError(f"unreadable kadmin throttle record: {e}") from e
+
+
+def freeze_replicas(replicas: Mapping[str, Mapping[str, Iterable[str]]]) -> dict[str, dict[str, tuple[str, ...]]]:
+    """Sorted, distinct entries; empty lists and topics left out."""
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for t in sorted(replicas):
+        kinds = {k: parse_replica_list(format_replica_list(list(v))) for k, v in sorted(replicas[t].items()) if v}
+        if kinds:
+            out[t] = kinds
+    return out
+
+
+def who() -> tuple[str, str]:
+    """(host, user) for a record: who ran kadmin, for `throttle show`."""
+    try:
+        user = getpass.getuser()
+    except Exception:  # no passwd entry in some containers
+        user = os.environ.get("USER", "unknown")
+    return socket.gethostname(), user
+
+
+def now_iso(epoch_seconds: float) -> str:
+    return datetime.fromtimestamp(epoch_seconds, tz=timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+# --- where records live ---------------------------------------------------------------------
+class RecordStore(Protocol):
+    """Reads and writes throttle records where every kadmin run can see them."""
+
+    def load_all(self) -> dict[str, ThrottleRecord]: ...
+
+    def put(self, record: ThrottleRecord) -> None:
+        """Write (replace) the record of ``record.plan_id``; an empty record deletes it."""
+
+    def delete(self, plan_id: str) -> None: ...
+
+
+class MemoryRecordStore:
+    """Records in a dict: for tests and ``--dry-run``."""
+
+    def __init__(self, records: Mapping[str, ThrottleRecord] | None = None):
+        self.records: dict[str, ThrottleRecord] = dict(records or {})
+
+    def load_all(self) -> dict[str, ThrottleRecord]:
+        return dict(self.records)
+
+    def put(self, record: ThrottleRecord) -> None:
+        if record.empty:
+            self.records.pop(record.plan_id, None)
+        else:
+            self.records[record.plan_id] = record
+
+    def delete(self, plan_id: str) -> None:
+        self.records.pop(plan_id, None)
+
+
+RATES_REMOVAL = "/admin/throttled_rates_removal"
+REPLICAS_REMOVAL = "/admin/throttled_replicas_removal"
+
+
+class ZooKeeperRecordStore:
+    """KIP-179's removal znodes, kept by a kazoo client.
+
+    ``/admin/throttled_rates_removal`` holds ``{"version":1,"brokers":[...]}`` and
+    ``/admin/throttled_replicas_removal`` holds ``{"version":1,"topics":[...]}``: the brokers and
+    topics whose throttles are to be removed when the reassignment completes, as KIP-179 lays
+    them out (the union over every kadmin record). Each plan's full record (values, entries,
+    who, when) is a child ``/admin/throttled_replicas_removal/<plan id>``, so two plans sharing a
+    topic never remove each other's entries. Writes are compare-and-set on the znode version.
+    """
+
+    def __init__(self, client):
+        self.zk = client  # a started kazoo.client.KazooClient
+
+    def load_all(self) -> dict[str, ThrottleRecord]:
+        from kazoo.exceptions import NoNodeError
+
+        try:
+            children = self.zk.get_children(REPLICAS_REMOVAL)
+        except NoNodeError:
+            return {}
+        out = {}
+        for child in sorted(children):
+            try:
+                data, _ = self.zk.get(f"{REPLICAS_REMOVAL}/{child}")
+            except NoNodeError:
+                continue
+            record = ThrottleRecord.loads(data)
+            out[record.plan_id] = record
+        return out
+
+    def put(self, record: ThrottleRecord) -> None:
+        if record.empty:
+            self.delete(record.plan_id)
+            return
+        path = f"{REPLICAS_REMOVAL}/{record.plan_id}"
+        self.zk.ensure_path(REPLICAS_REMOVAL)
+        if self.zk.exists(path):
+            self.zk.set(path, record.dumps())
+        else:
+            self.zk.create(path, record.dumps())
+        self._write_unions()
+
+    def delete(self, plan_id: str) -> None:
+        from kazoo.exceptions import NoNodeError
+
+        try:
+            self.zk.delete(f"{REPLICAS_REMOVAL}/{plan_id}")
+        except NoNodeError:
+            pass
+        self._write_unions()
+
+    def _write_unions(self) -> None:
+        """Rewrite KIP-179's two union znodes from the children; delete them when empty."""
+        from kazoo.exceptions import BadVersionError, NoNodeError, NotEmptyError
+
+        for _ in range(10):
+            records = self.load_all()
+            brokers = sorted({b for r in records.values() for b in r.brokers})
+            topics = sorted({t for r in records.values() for t in r.topics})
+            try:
+                _set_json(self.zk, RATES_REMOVAL, {"version": 1, "brokers": brokers} if records else None)
+                if records:
+                    _set_json(self.zk, REPLICAS_REMOVAL, {"version": 1, "topics": topics})
+                else:
+                    try:
+                        self.zk.delete(REPLICAS_REMOVAL)
+                    except NoNodeError:
+                        pass
+                    except NotEmptyError:  # another run just added a record: go again
+                        continue
+                return
+            except BadVersionError:
+                continue
+        raise ClusterError("could not update the throttle removal znodes: concurrent writers kept winning")
+
+
+def _set_json(zk, path: str, value: dict | None) -> None:
+    from kazoo.exceptions import NoNodeError, NodeExistsError
+
+    if value is None:
+        try:
+            zk.delete(path)
+        except NoNodeError:
+            pass
+        return
+    raw = json.dumps(value, separators=(",", ":")).encode("utf-8")
+    stat = zk.exists(path)
+    if stat is None:
+        try:
+            zk.create(path, raw, makepath=True)
+            return
+        except NodeExistsError:
+            stat = zk.exists(path)
+    zk.set(path, raw, version=stat.version)
+
+
+RECORD_TOPIC = "__kadmin_throttle_records"

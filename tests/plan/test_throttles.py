@@ -1,0 +1,229 @@
+"""Throttle maths: Kafka's lists, merging with what is set, removing only kadmin's, staleness."""
+
+from kadmin.model import (
+    FOLLOWER_RATE,
+    FOLLOWER_REPLICAS,
+    LEADER_RATE,
+    LEADER_REPLICAS,
+    LOG_DIR_RATE,
+    AlterOp,
+    Assignment,
+    Broker,
+    ClusterState,
+    ConfigChange,
+    ConfigEntry,
+    ConfigResource,
+    ConfigResourceType,
+    ConfigSource,
+    PartitionReassignment,
+    PartitionState,
+    ReassignmentPlan,
+    Throttle,
+    TopicPartition,
+)
+from kadmin.plan.throttles import (
+    ThrottleNeeds,
+    ThrottleRates,
+    brokers_needing_rates,
+    clear_changes,
+    current_throttles,
+    kafka_throttle_lists,
+    log_dir_rate_brokers,
+    merge_replica_lists,
+    remove_from_replica_list,
+    removal_changes,
+    stale_throttles,
+    throttle_changes,
+    throttle_items,
+)
+from kadmin.throttle_records import RateClaim, ThrottleRecord
+
+TP = TopicPartition
+
+
+def cluster(assignment, adding=None):
+    adding = adding or {}
+    parts = {}
+    for (t, p), reps in assignment.items():
+        add = tuple(adding.get((t, p), ()))
+        parts[TP(t, p)] = PartitionState(t, p, reps[0], tuple(reps), tuple(b for b in reps if b not in add), adding=add)
+    return ClusterState("c", 1, {b: Broker(b, "127.0.0.1", 9000 + b) for b in range(1, 10)}, parts)
+
+
+def plan(*entries):
+    """Entries (topic, partition, replicas[, log_dirs])."""
+    return ReassignmentPlan(tuple(
+        Assignment(e[0], e[1], tuple(e[2]), tuple(e[3]) if len(e) > 3 else None) for e in entries))
+
+
+def broker(b):
+    return ConfigResource(ConfigResourceType.BROKER, str(b))
+
+
+def topic(t):
+    return ConfigResource(ConfigResourceType.TOPIC, t)
+
+
+# --- Kafka's lists ---------------------------------------------------------------------------
+def test_lists_follow_kafkas_tool():
+    current = cluster({("foo", 0): [1, 2, 3], ("foo", 1): [4, 5, 6], ("bar", 0): [2, 3, 4], ("baz", 0): [1, 2, 3]})
+    p = plan(("foo", 0, [1, 2, 5]), ("foo", 1, [7, 8, 4]), ("bar", 0, [1, 2, 3]), ("baz", 0, [3, 2, 1]))
+    lists = kafka_throttle_lists(p, current)
+    # leader: every current replica of a moving partition; follower: each new destination
+    assert lists["foo"] == {"leader": {"0:1", "0:2", "0:3", "1:4", "1:5", "1:6"}, "follower": {"0:5", "1:7", "1:8"}}
+    assert lists["bar"] == {"leader": {"0:2", "0:3", "0:4"}, "follower": {"0:1"}}
+    # a reordering moves no data: no throttle
+    assert "baz" not in lists
+    assert brokers_needing_rates(p, current) == {1, 2, 3, 4, 5, 6, 7, 8}
+
+
+def test_partition_already_reassigning_keeps_its_sources():
+    # foo-0 is moving 1,2 -> 3,4: replicas 3,4,1,2 with 3,4 adding. Resubmitting towards 5,6
+    # must not treat the half-copied 3,4 as sources.
+    current = cluster({("foo", 0): [3, 4, 1, 2]}, adding={("foo", 0): [3, 4]})
+    lists = kafka_throttle_lists(plan(("foo", 0, [5, 6])), current)
+    assert lists["foo"] == {"leader": {"0:1", "0:2"}, "follower": {"0:5", "0:6"}}
+
+
+def test_log_dir_rate_only_on_brokers_with_explicit_targets():
+    p = plan(("foo", 0, [1, 2], ["/d1", "any"]), ("foo", 1, [3, 2], ["any", "any"]), ("foo", 2, [4]))
+    assert log_dir_rate_brokers(p) == {1}
+
+
+def test_merge_and_remove_list_values():
+    assert merge_replica_lists("0:1,1:2", {"0:3", "0:1"}) == "0:1,0:3,1:2"
+    assert merge_replica_lists(None, {"10:1", "2:1"}) == "2:1,10:1"
+    assert merge_replica_lists("*", {"0:1"}) == "*"
+    assert remove_from_replica_list("0:1,0:3,1:2", {"0:3"}) == "0:1,1:2"
+    assert remove_from_replica_list("0:1", {"0:1"}) is None
+    assert remove_from_replica_list("*", {"0:1"}) == "*"
+    assert remove_from_replica_list("*", {"*"}) is None
+
+
+# --- setting -------------------------------------------------------------------------------
+def test_changes_merge_with_what_is_set_and_claim_only_what_they_add():
+    current = Throttle(
+        broker_rates={1: {LEADER_RATE: 5_000_000}, 2: {LEADER_RATE: 10_000_000, FOLLOWER_RATE: 10_000_000}},
+        topic_replicas={"foo": {LEADER_REPLICAS: ("0:1", "7:9")}, "bar": {FOLLOWER_REPLICAS: ("*",)}},
+    )
+    lists = {"foo": {"leader": {"0:1", "0:2"}, "follower": {"0:5"}}, "bar": {"leader": {"0:2"}, "follower": {"0:1"}}}
+    result = throttle_changes(current, lists=lists, rate_brokers={1, 2, 5}, rates=ThrottleRates.both(10_000_000))
+    changes = set(result.changes)
+    assert ConfigChange(topic("foo"), LEADER_REPLICAS, AlterOp.SET, "0:1,0:2,7:9") in changes
+    assert ConfigChange(topic("foo"), FOLLOWER_REPLICAS, AlterOp.SET, "0:5") in changes
+    assert ConfigChange(topic("bar"), LEADER_REPLICAS, AlterOp.SET, "0:2") in changes
+    assert not any(c.resource == topic("bar") and c.name == FOLLOWER_REPLICAS for c in changes)  # "*" covers it
+    # broker 2 already has exactly these rates: nothing to do, nothing claimed
+    assert not any(c.resource == broker(2) for c in changes)
+    assert set(result.rates) == {
+        RateClaim(1, LEADER_RATE, 10_000_000, previous=5_000_000),
+        RateClaim(1, FOLLOWER_RATE, 10_000_000),
+        RateClaim(5, LEADER_RATE, 10_000_000),
+        RateClaim(5, FOLLOWER_RATE, 10_000_000),
+    }
+    assert result.replicas == {"bar": {LEADER_REPLICAS: ("0:2",)},
+                               "foo": {FOLLOWER_REPLICAS: ("0:5",), LEADER_REPLICAS: ("0:2",)}}
+
+
+def test_replacing_another_plans_rate_inherits_its_previous():
+    other = ThrottleRecord("planA", rates=(RateClaim(1, LEADER_RATE, 10, previous=3),))
+    current = Throttle(broker_rates={1: {LEADER_RATE: 10}})
+    result = throttle_changes(current, rate_brokers={1}, rates=ThrottleRates(leader=20), records=[other])
+    assert result.rates == (RateClaim(1, LEADER_RATE, 20, previous=3),)
+
+
+# --- removing ------------------------------------------------------------------------------
+def record():
+    return ThrottleRecord(
+        "plan1",
+        rates=(RateClaim(1, LEADER_RATE, 100), RateClaim(1, FOLLOWER_RATE, 100),
+               RateClaim(4, LEADER_RATE, 100, previous=50), RateClaim(4, FOLLOWER_RATE, 100),
+               RateClaim(4, LOG_DIR_RATE, 70)),
+        replicas={"foo": {LEADER_REPLICAS: ("0:1", "1:1"), FOLLOWER_REPLICAS: ("0:4", "1:4")}},
+    )
+
+
+def set_throttles(**extra):
+    rates = {1: {LEADER_RATE: 100, FOLLOWER_RATE: 100}, 4: {LEADER_RATE: 100, FOLLOWER_RATE: 100, LOG_DIR_RATE: 70}}
+    rates.update(extra.get("rates", {}))
+    return Throttle(
+        broker_rates=rates,
+        topic_replicas={"foo": {LEADER_REPLICAS: ("0:1", "1:1", "5:2"), FOLLOWER_REPLICAS: ("0:4", "1:4")}},
+    )
+
+
+def test_removal_takes_only_what_the_record_set_and_restores_previous_rates():
+    r = removal_changes(record(), set_throttles(), ThrottleNeeds())
+    changes = set(r.changes)
+    assert ConfigChange(broker(1), LEADER_RATE, AlterOp.DELETE) in changes
+    assert ConfigChange(broker(4), LEADER_RATE, AlterOp.SET, "50") in changes  # a person's value comes back
+    assert ConfigChange(broker(4), LOG_DIR_RATE, AlterOp.DELETE) in changes
+    assert ConfigChange(topic("foo"), LEADER_REPLICAS, AlterOp.SET, "5:2") in changes  # someone else's entry stays
+    assert ConfigChange(topic("foo"), FOLLOWER_REPLICAS, AlterOp.DELETE) in changes
+    assert r.kept.empty
+
+
+def test_removal_keeps_what_a_running_move_needs():
+    # foo-1 still moves from 1 to 4; broker 4 still has a future replica.
+    needs = ThrottleNeeds.of({TP("foo", 1): PartitionReassignment("foo", 1, (4, 1), (4,), (1,))},
+                             log_dir_moving_brokers={4})
+    r = removal_changes(record(), set_throttles(), needs)
+    changes = set(r.changes)
+    assert not any(c.resource.type == ConfigResourceType.BROKER for c in changes)
+    assert ConfigChange(topic("foo"), LEADER_REPLICAS, AlterOp.SET, "1:1,5:2") in changes
+    assert ConfigChange(topic("foo"), FOLLOWER_REPLICAS, AlterOp.SET, "1:4") in changes
+    assert r.kept.replicas == {"foo": {FOLLOWER_REPLICAS: ("1:4",), LEADER_REPLICAS: ("1:1",)}}
+    assert {(c.broker, c.name) for c in r.kept.rates} == {
+        (1, LEADER_RATE), (1, FOLLOWER_RATE), (4, LEADER_RATE), (4, FOLLOWER_RATE), (4, LOG_DIR_RATE)}
+    forced = removal_changes(record(), set_throttles(), needs, force=True)
+    assert forced.kept.empty
+    assert ConfigChange(broker(1), LEADER_RATE, AlterOp.DELETE) in forced.changes
+
+
+def test_a_rate_changed_by_someone_else_is_left_alone():
+    current = set_throttles(rates={1: {LEADER_RATE: 999, FOLLOWER_RATE: 100}})
+    r = removal_changes(record(), current, ThrottleNeeds())
+    assert not any(c.resource == broker(1) and c.name == LEADER_RATE for c in r.changes)
+    assert ConfigChange(broker(1), FOLLOWER_RATE, AlterOp.DELETE) in r.changes
+    assert r.kept.empty
+
+
+# --- show / stale / clear ------------------------------------------------------------------
+def test_stale_flags_and_clear_stale_leaves_needed_throttles():
+    current = Throttle(
+        broker_rates={1: {LEADER_RATE: 100}, 2: {FOLLOWER_RATE: 100}, 3: {LEADER_RATE: 7}},
+        topic_replicas={"foo": {LEADER_REPLICAS: ("0:1", "3:3")}, "bar": {FOLLOWER_REPLICAS: ("*",)}},
+    )
+    needs = ThrottleNeeds.of({TP("foo", 0): PartitionReassignment("foo", 0, (2, 1), (2,), (1,))})
+    items = {(i.resource, i.config): i for i in throttle_items(current, needs, [ThrottleRecord(
+        "planX", rates=(RateClaim(1, LEADER_RATE, 100),), replicas={"foo": {LEADER_REPLICAS: ("0:1",)}})])}
+    assert items[("1", LEADER_RATE)].plan_ids == ("planX",) and not items[("1", LEADER_RATE)].stale
+    assert items[("3", LEADER_RATE)].stale and items[("3", LEADER_RATE)].plan_ids == ()
+    assert items[("foo", LEADER_REPLICAS)].unneeded_entries == ("3:3",)
+    assert items[("bar", FOLLOWER_REPLICAS)].stale
+
+    r = stale_throttles(current, needs)
+    assert set(r.changes) == {
+        ConfigChange(broker(3), LEADER_RATE, AlterOp.DELETE),
+        ConfigChange(topic("foo"), LEADER_REPLICAS, AlterOp.SET, "0:1"),
+        ConfigChange(topic("bar"), FOLLOWER_REPLICAS, AlterOp.DELETE),
+    }
+
+
+def test_clear_all_respects_needs_unless_forced():
+    current = Throttle(broker_rates={2: {FOLLOWER_RATE: 100}}, topic_replicas={"foo": {FOLLOWER_REPLICAS: ("0:2",)}})
+    needs = ThrottleNeeds.of({TP("foo", 0): PartitionReassignment("foo", 0, (2, 1), (2,), (1,))})
+    assert clear_changes(current, needs).changes == ()
+    assert len(clear_changes(current, needs, force=True).changes) == 2
+
+
+def test_current_throttles_reads_only_dynamic_values():
+    configs = {
+        broker(1): {LEADER_RATE: ConfigEntry(LEADER_RATE, "100", ConfigSource.DYNAMIC_BROKER),
+                    FOLLOWER_RATE: ConfigEntry(FOLLOWER_RATE, "100", ConfigSource.DEFAULT)},
+        topic("foo"): {LEADER_REPLICAS: ConfigEntry(LEADER_REPLICAS, "1:1,0:1", ConfigSource.TOPIC),
+                       FOLLOWER_REPLICAS: ConfigEntry(FOLLOWER_REPLICAS, "", ConfigSource.DEFAULT)},
+    }
+    t = current_throttles(configs)
+    assert t.broker_rates == {1: {LEADER_RATE: 100}}
+    assert t.topic_replicas == {"foo": {LEADER_REPLICAS: ("0:1", "1:1")}}
