@@ -1,0 +1,124 @@
+"""The changes kadmin makes to a cluster, as values: what ``--dry-run`` shows and what execute
+and cancel report, one line (or one JSON object) each. The same values drive the apply step, so
+the preview and the run cannot drift apart."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from kadmin.model import AlterOp, ConfigChange, ConfigResourceType, TopicPartition, TopicPartitionReplica
+
+
+@dataclass(frozen=True)
+class WriteRollback:
+    """The rollback file, written before the first change to the cluster."""
+
+    path: str
+    partitions: int
+
+
+@dataclass(frozen=True)
+class LogDirMove:
+    """AlterReplicaLogDirs for one replica.
+
+    ``current_dir`` None: the replica does not exist yet on that broker (it comes with the
+    reassignment); the broker remembers the destination and answers REPLICA_NOT_AVAILABLE until
+    the replica is created, so the request is retried (KIP-113).
+    """
+
+    replica: TopicPartitionReplica
+    current_dir: str | None
+    target_dir: str
+
+    @property
+    def new_replica(self) -> bool:
+        return self.current_dir is None
+
+
+@dataclass(frozen=True)
+class Reassign:
+    """AlterPartitionReassignments for one partition (target None: cancel)."""
+
+    tp: TopicPartition
+    current: tuple[int, ...]
+    target: tuple[int, ...] | None
+
+    @property
+    def adding(self) -> tuple[int, ...]:
+        return tuple(b for b in self.target or () if b not in self.current)
+
+    @property
+    def removing(self) -> tuple[int, ...]:
+        return tuple(b for b in self.current if b not in (self.target or ()))
+
+
+Change = Union[WriteRollback, ConfigChange, LogDirMove, Reassign]
+
+
+def _ids(brokers) -> str:
+    return ",".join(map(str, brokers))
+
+
+def describe(change: Change) -> str:
+    """One line for people."""
+    if isinstance(change, WriteRollback):
+        return f"write rollback file {change.path} ({change.partitions} partitions)"
+    if isinstance(change, ConfigChange):
+        r = change.resource
+        what = f"topic {r.name}" if r.type is ConfigResourceType.TOPIC else f"broker {r.name or '<default>'}"
+        if change.op is AlterOp.DELETE:
+            return f"delete {what} {change.name}"
+        return f"set {what} {change.name}={change.value}"
+    if isinstance(change, LogDirMove):
+        r = change.replica
+        if change.current_dir is None:
+            return f"place new replica {r.topic}-{r.partition} on broker {r.broker} in {change.target_dir}"
+        return f"move replica {r.topic}-{r.partition} on broker {r.broker} from {change.current_dir} to {change.target_dir}"
+    if isinstance(change, Reassign):
+        if change.target is None:
+            return f"cancel reassignment of {change.tp} (replicas {_ids(change.current)})"
+        extra = []
+        if change.adding:
+            extra.append(f"adding {_ids(change.adding)}")
+        if change.removing:
+            extra.append(f"removing {_ids(change.removing)}")
+        tail = f" ({'; '.join(extra)})" if extra else " (order only)"
+        return f"reassign {change.tp}: {_ids(change.current)} -> {_ids(change.target)}{tail}"
+    raise TypeError(change)
+
+
+def to_json(change: Change) -> dict:
+    """One JSON object for scripts (schemas/reassign-change.json)."""
+    if isinstance(change, WriteRollback):
+        return {"kind": "rollback_file", "path": change.path, "partitions": change.partitions}
+    if isinstance(change, ConfigChange):
+        return {
+            "kind": "config",
+            "resource_type": change.resource.type.value,
+            "resource": change.resource.name,
+            "name": change.name,
+            "op": change.op.value,
+            "value": change.value,
+        }
+    if isinstance(change, LogDirMove):
+        r = change.replica
+        return {
+            "kind": "log_dir_move",
+            "topic": r.topic,
+            "partition": r.partition,
+            "broker": r.broker,
+            "from": change.current_dir,
+            "to": change.target_dir,
+        }
+    if isinstance(change, Reassign):
+        return {
+            "kind": "cancel_reassignment" if change.target is None else "reassignment",
+            "topic": change.tp.topic,
+            "partition": change.tp.partition,
+            "replicas": list(change.current),
+            "target": None if change.target is None else list(change.target),
+            "adding": list(change.adding),
+            "removing": list(change.removing),
+        }
+    raise TypeError(change)

@@ -1,0 +1,294 @@
+"""``reassign execute``: read the cluster, validate the whole plan, compute every change as a
+value (``plan_execution``, pure), then apply the changes in order (``apply_execution``).
+
+Order of changes (KIP-113 and KIP-455, with kadmin's safety rules):
+1. the rollback file (current replicas and directories), before anything else;
+2. the throttle record, then the throttles, merged with what is already set;
+3. AlterReplicaLogDirs for every replica with a named directory: existing replicas start
+   moving, brokers remember the destination of replicas still to come (REPLICA_NOT_AVAILABLE);
+4. AlterPartitionReassignments;
+5. AlterReplicaLogDirs again for the replicas that answered REPLICA_NOT_AVAILABLE, every
+   ``retry_interval`` until ``timeout``, as KIP-113's script does.
+``--dry-run`` renders the same ``ExecutionPlan`` and applies nothing. The executor knows only
+the Backend protocol; clock and sleep are injected for the retry loop.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Protocol, Sequence
+
+from kadmin.backends.base import Backend, BrokerLogDirs
+from kadmin.errors import ReassignmentInProgress
+from kadmin.execute.changes import Change, LogDirMove, Reassign, WriteRollback
+from kadmin.execute.rollback import ReplicaDirs, rollback_plan
+from kadmin.model import (
+    ClusterState,
+    ConfigEntry,
+    ConfigResource,
+    ConfigResourceType,
+    PartitionReassignment,
+    ReassignmentPlan,
+    TopicPartition,
+    TopicPartitionReplica,
+)
+from kadmin.plan.reassignment_file import ParsedPlan
+from kadmin.plan.throttles import (
+    ThrottleRates,
+    ThrottleSet,
+    brokers_needing_rates,
+    current_throttles,
+    kafka_throttle_lists,
+    log_dir_rate_brokers,
+    throttle_changes,
+)
+from kadmin.plan.validate import check_reassignment
+from kadmin.throttle_records import RecordStore, ThrottleRecord, now_iso, who
+
+REPLICA_NOT_AVAILABLE = "REPLICA_NOT_AVAILABLE"
+
+
+@dataclass(frozen=True)
+class ExecuteRequest:
+    """What the user asked for (flags already parsed; rates in bytes/s, durations in seconds)."""
+
+    parsed: ParsedPlan
+    plan_id: str
+    rollback_path: str
+    plan_file: str | None = None
+    additional: bool = False
+    throttle: int | None = None
+    log_dir_throttle: int | None = None
+    timeout: float = 10.0
+    retry_interval: float = 0.1
+    allow_replication_factor_change: bool = False
+
+
+@dataclass(frozen=True)
+class ClusterView:
+    """Everything execute reads before deciding anything."""
+
+    cluster: ClusterState
+    log_dirs: Mapping[int, BrokerLogDirs] | None
+    ongoing: Mapping[TopicPartition, PartitionReassignment]
+    configs: Mapping[ConfigResource, Mapping[str, ConfigEntry]]
+    records: Mapping[str, ThrottleRecord]
+
+    def replica_dirs(self) -> ReplicaDirs:
+        """(topic, partition, broker) -> (current dir, future dir), from DescribeLogDirs."""
+        out: dict[tuple[str, int, int], tuple[str | None, str | None]] = {}
+        for broker, bld in (self.log_dirs or {}).items():
+            for d in bld.log_dirs:
+                for r in d.replicas:
+                    key = (r.topic, r.partition, broker)
+                    cur, fut = out.get(key, (None, None))
+                    out[key] = (cur, d.path) if r.is_future else (d.path, fut)
+        return out
+
+
+@dataclass(frozen=True)
+class ExecutionPlan:
+    """Every change execute will make, in order. Rendered by --dry-run, applied otherwise."""
+
+    rollback: ReassignmentPlan
+    write_rollback: WriteRollback
+    throttles: ThrottleSet
+    record: ThrottleRecord | None  # the throttle record to write (merged with this plan's earlier one)
+    log_dir_moves: tuple[LogDirMove, ...]
+    reassignments: tuple[Reassign, ...]
+    unchanged: tuple[TopicPartition, ...]
+
+    def changes(self) -> list[Change]:
+        return [self.write_rollback, *self.throttles.changes, *self.log_dir_moves, *self.reassignments]
+
+
+def read_cluster(backend: Backend, parsed: ParsedPlan, records: RecordStore | None) -> ClusterView:
+    """The reads execute needs: partitions, log dirs of the brokers involved, ongoing
+    reassignments, throttle configs of the plan's topics and brokers, kadmin's records."""
+    cluster = backend.describe_cluster()
+    plan = parsed.plan
+    topics = sorted({a.topic for a in plan.partitions})
+    brokers = {b for a in plan.partitions for b in a.replicas}
+    for a in plan.partitions:
+        state = cluster.partitions.get(a.tp)
+        if state is not None:
+            brokers.update(state.replicas)
+    live = sorted(b for b in brokers if b in cluster.brokers)
+    log_dirs = backend.describe_log_dirs(brokers=live, topics=topics) if live and topics else {}
+    ongoing = backend.list_partition_reassignments()
+    resources = [ConfigResource(ConfigResourceType.TOPIC, t) for t in topics if any(tp.topic == t for tp in cluster.partitions)]
+    resources += [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in live]
+    configs = backend.describe_configs(resources) if resources else {}
+    return ClusterView(cluster, log_dirs, ongoing, configs, records.load_all() if records is not None else {})
+
+
+def check_no_other_reassignment(ongoing: Mapping[TopicPartition, PartitionReassignment], additional: bool) -> None:
+    if ongoing and not additional:
+        shown = ", ".join(str(tp) for tp in sorted(ongoing)[:5]) + (", ..." if len(ongoing) > 5 else "")
+        raise ReassignmentInProgress(
+            f"another reassignment is running ({len(ongoing)} partition{'s' if len(ongoing) != 1 else ''}: {shown}); nothing was changed",
+            hint="wait for it (kadmin reassign list), or pass --additional to add this plan to it or change its throttle",
+        )
+
+
+def plan_execution(request: ExecuteRequest, view: ClusterView, *, now: float = 0.0) -> ExecutionPlan:
+    """Validate and compute every change. Pure: raises PlanProblems or ReassignmentInProgress
+    (both exit 2, nothing changed) or returns the plan of changes."""
+    check_reassignment(
+        request.parsed, view.cluster, view.log_dirs,
+        allow_replication_factor_change=request.allow_replication_factor_change,
+    )
+    check_no_other_reassignment(view.ongoing, request.additional)
+    plan = request.parsed.plan
+    cluster, ongoing = view.cluster, view.ongoing
+    dirs = view.replica_dirs()
+
+    rollback = rollback_plan(plan, cluster, ongoing, dirs)
+
+    rates = ThrottleRates(request.throttle, request.throttle, request.log_dir_throttle)
+    throttles = throttle_changes(
+        current_throttles(view.configs),
+        lists=kafka_throttle_lists(plan, cluster, ongoing) if request.throttle is not None else None,
+        rate_brokers=brokers_needing_rates(plan, cluster, ongoing) if request.throttle is not None else (),
+        log_dir_brokers=log_dir_rate_brokers(plan) if request.log_dir_throttle is not None else (),
+        rates=rates,
+        records=view.records.values(),
+    )
+    record = None
+    if throttles.changes:
+        host, user = who()
+        record = throttles.record(
+            request.plan_id, created_at=now_iso(now), host=host, user=user,
+            plan_file=request.plan_file, command="reassign execute",
+        )
+        earlier = view.records.get(request.plan_id)
+        if earlier is not None:
+            record = earlier.merged(record)
+
+    moves = []
+    reassignments = []
+    unchanged = []
+    for a in plan.partitions:
+        state = cluster.partitions[a.tp]
+        running = ongoing.get(a.tp)
+        heading_to = running.target if running is not None else tuple(state.replicas)
+        if tuple(a.replicas) == heading_to:
+            unchanged.append(a.tp)
+        else:
+            reassignments.append(Reassign(a.tp, tuple(state.replicas), tuple(a.replicas)))
+        for broker, path in a.log_dir_targets().items():
+            cur, fut = dirs.get((a.topic, a.partition, broker), (None, None))
+            if cur == path and fut is None:
+                continue  # already there
+            if cur is None and fut == path:
+                continue
+            moves.append(LogDirMove(TopicPartitionReplica(a.topic, a.partition, broker), cur, path))
+    return ExecutionPlan(
+        rollback=rollback,
+        write_rollback=WriteRollback(request.rollback_path, len(rollback.partitions)),
+        throttles=throttles,
+        record=record,
+        log_dir_moves=tuple(moves),
+        reassignments=tuple(reassignments),
+        unchanged=tuple(unchanged),
+    )
+
+
+class Reporter(Protocol):
+    """How the executor tells its caller what happened; commands render it."""
+
+    def change(self, change: Change, error: str | None) -> None:
+        """A change was made (error None) or refused by the cluster (error says why)."""
+
+    def waiting(self, replicas: int, seconds_left: float) -> None:
+        """Still retrying AlterReplicaLogDirs for ``replicas`` new replicas."""
+
+
+class NullReporter:
+    def change(self, change: Change, error: str | None) -> None:
+        pass
+
+    def waiting(self, replicas: int, seconds_left: float) -> None:
+        pass
+
+
+@dataclass
+class ExecutionResult:
+    """What was applied, in order, with the cluster's error for each change that failed."""
+
+    applied: list[tuple[Change, str | None]] = field(default_factory=list)
+    aborted: str | None = None  # why the run stopped early, if it did
+
+    @property
+    def failures(self) -> list[tuple[Change, str]]:
+        return [(c, e) for c, e in self.applied if e is not None]
+
+
+def apply_execution(
+    backend: Backend,
+    xplan: ExecutionPlan,
+    request: ExecuteRequest,
+    *,
+    write_rollback: Callable[[str, ReassignmentPlan], object],
+    records: RecordStore | None,
+    reporter: Reporter = NullReporter(),
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> ExecutionResult:
+    """Make the changes of ``xplan`` in order, reporting each one."""
+    result = ExecutionResult()
+
+    def done(change: Change, error: str | None) -> None:
+        result.applied.append((change, error))
+        reporter.change(change, error)
+
+    write_rollback(xplan.write_rollback.path, xplan.rollback)
+    done(xplan.write_rollback, None)
+
+    if xplan.throttles.changes:
+        if xplan.record is not None and records is not None:
+            records.put(xplan.record)  # before the configs: a crash leaves a record, not orphans
+        backend.incremental_alter_configs(xplan.throttles.changes)
+        for c in xplan.throttles.changes:
+            done(c, None)
+
+    retry: dict[TopicPartitionReplica, LogDirMove] = {}
+    if xplan.log_dir_moves:
+        answers = backend.alter_replica_log_dirs({m.replica: m.target_dir for m in xplan.log_dir_moves})
+        for m in xplan.log_dir_moves:
+            err = answers.get(m.replica, "no answer from the broker")
+            if err == REPLICA_NOT_AVAILABLE:
+                retry[m.replica] = m  # the broker remembers the destination; resent below
+            else:
+                done(m, err)
+        hard = [e for c, e in result.failures if isinstance(c, LogDirMove)]
+        if hard:
+            result.aborted = "AlterReplicaLogDirs failed; the reassignment was not started"
+            return result
+
+    if xplan.reassignments:
+        by_tp = {r.tp: r for r in xplan.reassignments}
+        plan = request.parsed.plan.by_partition()
+        answers = backend.reassign_partitions([plan[tp] for tp in by_tp])
+        for tp, r in by_tp.items():
+            done(r, answers.get(tp, "no answer from the controller"))
+
+    deadline = clock() + request.timeout
+    while retry:
+        answers = backend.alter_replica_log_dirs({r: m.target_dir for r, m in retry.items()})
+        for r, m in list(retry.items()):
+            err = answers.get(r, "no answer from the broker")
+            if err != REPLICA_NOT_AVAILABLE:
+                del retry[r]
+                done(m, err)
+        if not retry:
+            break
+        left = deadline - clock()
+        if left <= 0:
+            for m in retry.values():
+                done(m, f"{REPLICA_NOT_AVAILABLE} until the {request.timeout:g}s timeout: the replica was not created in time")
+            break
+        reporter.waiting(len(retry), left)
+        sleep(min(request.retry_interval, left))
+    return result

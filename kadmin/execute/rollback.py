@@ -1,0 +1,67 @@
+"""The rollback file: the current assignment of every partition a plan touches, with each
+replica's current log directory, in Kafka's reassignment format. Executing it puts the replicas
+back where they were. It is written before the first change, so it exists even if the run dies.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Mapping
+
+from kadmin.model import ANY_LOG_DIR, Assignment, ClusterState, PartitionReassignment, ReassignmentPlan, TopicPartition
+
+# (topic, partition, broker) -> (current dir, future dir)
+ReplicaDirs = Mapping[tuple[str, int, int], tuple[str | None, str | None]]
+
+
+def original_replicas(
+    tp: TopicPartition, cluster: ClusterState, ongoing: Mapping[TopicPartition, PartitionReassignment]
+) -> tuple[int, ...]:
+    """The replicas a partition had before any running reassignment (its full set minus the
+    replicas being added): what rolling back should return to."""
+    state = cluster.partitions[tp]
+    running = ongoing.get(tp)
+    adding = set(running.adding if running is not None else state.adding)
+    return tuple(b for b in state.replicas if b not in adding)
+
+
+def rollback_plan(
+    plan: ReassignmentPlan,
+    cluster: ClusterState,
+    ongoing: Mapping[TopicPartition, PartitionReassignment],
+    replica_dirs: ReplicaDirs,
+) -> ReassignmentPlan:
+    """The current assignment of the plan's partitions, with current log dirs ("any" where a
+    replica's directory is unknown, e.g. its broker is down). Partitions unknown to the cluster
+    are left out (validation refuses such plans anyway)."""
+    entries = []
+    for a in plan.partitions:
+        if a.tp not in cluster.partitions:
+            continue
+        replicas = original_replicas(a.tp, cluster, ongoing)
+        dirs = tuple(
+            (replica_dirs.get((a.topic, a.partition, b)) or (None, None))[0] or ANY_LOG_DIR for b in replicas
+        )
+        entries.append(Assignment(a.topic, a.partition, replicas, dirs))
+    return ReassignmentPlan(tuple(entries))
+
+
+def default_rollback_path(plan_file: str | None, now: datetime, cwd: str | None = None) -> Path:
+    """``<plan>.rollback-<UTC time>.json`` next to the plan when its directory is writable,
+    else in the current directory."""
+    stamp = now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    base = Path(cwd or os.getcwd())
+    if plan_file and plan_file != "-":
+        p = Path(plan_file)
+        name = f"{p.stem}.rollback-{stamp}.json"
+        folder = p.parent if str(p.parent) else Path(".")
+        if os.access(folder, os.W_OK):
+            return folder / name
+        return base / name
+    return base / f"reassignment.rollback-{stamp}.json"
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
