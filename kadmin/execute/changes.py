@@ -30,10 +30,16 @@ class LogDirMove:
     replica: TopicPartitionReplica
     current_dir: str | None
     target_dir: str
+    future_dir: str | None = None  # a move in flight that this request replaces (or cancels)
 
     @property
     def new_replica(self) -> bool:
         return self.current_dir is None
+
+    @property
+    def cancels(self) -> bool:
+        """Sending a replica's own directory cancels its move (the future replica is dropped)."""
+        return self.future_dir is not None and self.target_dir == self.current_dir
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,8 @@ def describe(change: Change) -> str:
         return f"set {what} {change.name}={change.value}"
     if isinstance(change, LogDirMove):
         r = change.replica
+        if change.cancels:
+            return f"cancel move of replica {r.topic}-{r.partition} on broker {r.broker} to {change.future_dir}; it stays in {change.current_dir}"
         if change.current_dir is None:
             return f"place new replica {r.topic}-{r.partition} on broker {r.broker} in {change.target_dir}"
         return f"move replica {r.topic}-{r.partition} on broker {r.broker} from {change.current_dir} to {change.target_dir}"
@@ -104,12 +112,13 @@ def to_json(change: Change) -> dict:
     if isinstance(change, LogDirMove):
         r = change.replica
         return {
-            "kind": "log_dir_move",
+            "kind": "cancel_log_dir_move" if change.cancels else "log_dir_move",
             "topic": r.topic,
             "partition": r.partition,
             "broker": r.broker,
             "from": change.current_dir,
             "to": change.target_dir,
+            "future": change.future_dir,
         }
     if isinstance(change, Reassign):
         return {

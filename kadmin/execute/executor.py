@@ -22,7 +22,7 @@ from typing import Callable, Mapping, Protocol, Sequence
 from kadmin.backends.base import Backend, BrokerLogDirs
 from kadmin.errors import ReassignmentInProgress
 from kadmin.execute.changes import Change, LogDirMove, Reassign, WriteRollback
-from kadmin.execute.rollback import ReplicaDirs, rollback_plan
+from kadmin.execute.rollback import ReplicaDirs, replica_dirs, rollback_plan
 from kadmin.model import (
     ClusterState,
     ConfigEntry,
@@ -76,15 +76,7 @@ class ClusterView:
     records: Mapping[str, ThrottleRecord]
 
     def replica_dirs(self) -> ReplicaDirs:
-        """(topic, partition, broker) -> (current dir, future dir), from DescribeLogDirs."""
-        out: dict[tuple[str, int, int], tuple[str | None, str | None]] = {}
-        for broker, bld in (self.log_dirs or {}).items():
-            for d in bld.log_dirs:
-                for r in d.replicas:
-                    key = (r.topic, r.partition, broker)
-                    cur, fut = out.get(key, (None, None))
-                    out[key] = (cur, d.path) if r.is_future else (d.path, fut)
-        return out
+        return replica_dirs(self.log_dirs)
 
 
 @dataclass(frozen=True)
@@ -183,7 +175,7 @@ def plan_execution(request: ExecuteRequest, view: ClusterView, *, now: float = 0
                 continue  # already there
             if cur is None and fut == path:
                 continue
-            moves.append(LogDirMove(TopicPartitionReplica(a.topic, a.partition, broker), cur, path))
+            moves.append(LogDirMove(TopicPartitionReplica(a.topic, a.partition, broker), cur, path, fut))
     return ExecutionPlan(
         rollback=rollback,
         write_rollback=WriteRollback(request.rollback_path, len(rollback.partitions)),

@@ -10,10 +10,23 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Mapping
 
+from kadmin.backends.base import BrokerLogDirs
 from kadmin.model import ANY_LOG_DIR, Assignment, ClusterState, PartitionReassignment, ReassignmentPlan, TopicPartition
 
 # (topic, partition, broker) -> (current dir, future dir)
 ReplicaDirs = Mapping[tuple[str, int, int], tuple[str | None, str | None]]
+
+
+def replica_dirs(log_dirs: Mapping[int, BrokerLogDirs] | None) -> ReplicaDirs:
+    """(topic, partition, broker) -> (current dir, future dir), from DescribeLogDirs."""
+    out: dict[tuple[str, int, int], tuple[str | None, str | None]] = {}
+    for broker, bld in (log_dirs or {}).items():
+        for d in bld.log_dirs:
+            for r in d.replicas:
+                key = (r.topic, r.partition, broker)
+                cur, fut = out.get(key, (None, None))
+                out[key] = (cur, d.path) if r.is_future else (d.path, fut)
+    return out
 
 
 def original_replicas(

@@ -16,6 +16,7 @@ from kadmin.model import (
     ConfigChange,
     ConfigEntry,
     ConfigResource,
+    ConfigResourceType,
     ConfigSource,
     LogDir,
     PartitionReassignment,
@@ -82,7 +83,15 @@ class FakeBackend:
         return self.cluster.brokers
 
     def describe_log_dirs(self, brokers=None, topics=None):
-        return broker_log_dirs(self.dirs, self.placement)
+        out = broker_log_dirs(self.dirs, self.placement)
+        for (tp, b), path in sorted(self.future.items()):
+            bld = out[b]
+            dirs = tuple(
+                replace(d, replicas=d.replicas + (ReplicaInfo(tp.topic, tp.partition, 50, 10, True),)) if d.path == path else d
+                for d in bld.log_dirs
+            )
+            out[b] = replace(bld, log_dirs=dirs)
+        return out
 
     def describe_replica_log_dirs(self, replicas):
         out = {}
@@ -96,8 +105,11 @@ class FakeBackend:
         return {tp: r for tp, r in self.reassigning.items() if wanted is None or tp in wanted}
 
     def describe_configs(self, resources):
+        def source(r):
+            return ConfigSource.TOPIC if r.type is ConfigResourceType.TOPIC else ConfigSource.DYNAMIC_BROKER
+
         return {
-            r: {k: ConfigEntry(k, v, ConfigSource.TOPIC) for k, v in self.configs.get(r, {}).items()}
+            r: {k: ConfigEntry(k, v, source(r)) for k, v in self.configs.get(r, {}).items()}
             for r in resources
         }
 

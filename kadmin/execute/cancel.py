@@ -1,0 +1,71 @@
+"""``reassign cancel``: stop a plan's reassignments (or all of them) and its log-dir moves.
+
+Cancelling a reassignment (AlterPartitionReassignments with no target) returns the partition to
+its original replicas. Cancelling a log-dir move sends AlterReplicaLogDirs with the replica's
+current directory: the broker drops the future replica and the replica stays where it is
+(ReplicaManager: a new destination replaces the running move).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from kadmin.backends.base import Backend
+from kadmin.execute.changes import LogDirMove, Reassign
+from kadmin.execute.executor import ExecutionResult, NullReporter, Reporter
+from kadmin.execute.rollback import ReplicaDirs
+from kadmin.model import PartitionReassignment, ReassignmentPlan, TopicPartition, TopicPartitionReplica
+
+
+@dataclass(frozen=True)
+class CancelPlan:
+    reassignments: tuple[Reassign, ...]
+    log_dir_moves: tuple[LogDirMove, ...]
+
+    def changes(self) -> list:
+        return [*self.reassignments, *self.log_dir_moves]
+
+
+def plan_cancel(
+    plan: ReassignmentPlan | None,
+    ongoing: Mapping[TopicPartition, PartitionReassignment],
+    replica_dirs: ReplicaDirs,
+) -> CancelPlan:
+    """What to cancel: with a plan, its partitions that are reassigning and its replicas with a
+    named directory that have a move in flight; without one (``--all``), every reassignment and
+    every future replica in the cluster."""
+    if plan is None:
+        tps = sorted(ongoing)
+        wanted = None
+    else:
+        tps = [a.tp for a in plan.partitions if a.tp in ongoing]
+        wanted = {
+            (a.topic, a.partition, b) for a in plan.partitions for b in a.log_dir_targets()
+        }
+    reassignments = tuple(Reassign(tp, tuple(ongoing[tp].replicas), None) for tp in tps)
+    moves = []
+    for key, (cur, fut) in sorted(replica_dirs.items()):
+        if fut is None or cur is None or (wanted is not None and key not in wanted):
+            continue
+        topic, partition, broker = key
+        moves.append(LogDirMove(TopicPartitionReplica(topic, partition, broker), cur, cur, fut))
+    return CancelPlan(reassignments, tuple(moves))
+
+
+def apply_cancel(backend: Backend, cplan: CancelPlan, reporter: Reporter = NullReporter()) -> ExecutionResult:
+    result = ExecutionResult()
+
+    def done(change, error):
+        result.applied.append((change, error))
+        reporter.change(change, error)
+
+    if cplan.reassignments:
+        answers = backend.cancel_partition_reassignments([r.tp for r in cplan.reassignments])
+        for r in cplan.reassignments:
+            done(r, answers.get(r.tp, "no answer from the controller"))
+    if cplan.log_dir_moves:
+        answers = backend.alter_replica_log_dirs({m.replica: m.target_dir for m in cplan.log_dir_moves})
+        for m in cplan.log_dir_moves:
+            done(m, answers.get(m.replica, "no answer from the broker"))
+    return result

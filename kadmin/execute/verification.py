@@ -1,0 +1,62 @@
+"""``reassign verify`` against a cluster: read, judge (``kadmin.plan.verify``), then remove the
+throttles this plan set that no running move still needs.
+
+Kafka's tool deletes every throttle of the plan's topics and brokers on ``--verify``, whoever
+set them and whatever still moves. kadmin removes only what its record for this plan holds, and
+keeps each entry or rate a running move (this plan's or anyone's) still uses; the next verify
+removes the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kadmin.backends.base import Backend
+from kadmin.model import ConfigResource, ConfigResourceType, ReassignmentPlan
+from kadmin.plan.throttles import Removal, ThrottleNeeds, current_throttles, removal_changes
+from kadmin.plan.verify import VerifyResult, log_dir_targets, verify_plan
+from kadmin.throttle_records import RecordStore
+
+
+@dataclass(frozen=True)
+class VerifyOutcome:
+    result: VerifyResult
+    removal: Removal | None  # None: no record for this plan, or --preserve-throttles
+    kept_reason: str | None = None
+
+
+def run_verify(
+    backend: Backend,
+    plan: ReassignmentPlan,
+    *,
+    plan_id: str,
+    records: RecordStore | None,
+    preserve_throttles: bool = False,
+) -> VerifyOutcome:
+    cluster = backend.describe_cluster()
+    ongoing = backend.list_partition_reassignments()
+    targets = log_dir_targets(plan)
+    live_targets = [r for r in targets if r.broker in cluster.brokers]
+    replica_dirs = backend.describe_replica_log_dirs(live_targets) if live_targets else {}
+    result = verify_plan(plan, cluster, ongoing, replica_dirs)
+
+    if preserve_throttles or records is None:
+        return VerifyOutcome(result, None, "--preserve-throttles" if preserve_throttles else None)
+    record = records.load_all().get(plan_id)
+    if record is None or record.empty:
+        return VerifyOutcome(result, None)
+
+    # What every running move in the cluster needs, not only this plan's.
+    log_dirs = backend.describe_log_dirs(brokers=sorted(cluster.brokers))
+    moving_brokers = {
+        b for b, bld in log_dirs.items() for d in bld.log_dirs for r in d.replicas if r.is_future
+    }
+    needs = ThrottleNeeds.of(ongoing, moving_brokers)
+    resources = [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in record.brokers if b in cluster.brokers]
+    resources += [ConfigResource(ConfigResourceType.TOPIC, t) for t in record.topics]
+    current = current_throttles(backend.describe_configs(resources)) if resources else current_throttles({})
+    removal = removal_changes(record, current, needs)
+    if removal.changes:
+        backend.incremental_alter_configs(removal.changes)
+    records.put(removal.kept)  # an empty record is deleted
+    return VerifyOutcome(result, removal)

@@ -1,0 +1,71 @@
+"""Cancel and verify (with throttle removal) against the in-memory backend."""
+
+from kadmin.execute.cancel import apply_cancel, plan_cancel
+from kadmin.execute.changes import describe
+from kadmin.execute.rollback import replica_dirs
+from kadmin.execute.verification import run_verify
+from kadmin.model import Assignment, ConfigResource, ConfigResourceType, ReassignmentPlan, TopicPartition, TopicPartitionReplica
+from kadmin.plan.verify import State
+from kadmin.throttle_records import MemoryRecordStore
+from tests.execute.test_executor import backend, execute, request
+
+FOO0, FOO1 = TopicPartition("foo", 0), TopicPartition("foo", 1)
+PLAN_DOC = [
+    {"topic": "foo", "partition": 0, "replicas": [3, 2]},
+    {"topic": "foo", "partition": 1, "replicas": [2, 3], "log_dirs": ["/d/b", "any"]},
+]
+
+
+def started(throttle=None):
+    be = backend()
+    store = MemoryRecordStore()
+    req = request(PLAN_DOC, throttle=throttle)
+    execute(be, req, store)
+    return be, store, req.parsed.plan
+
+
+def test_cancel_a_plan_midway_returns_replicas_and_directories():
+    be, _, plan = started()
+    cplan = plan_cancel(plan, be.list_partition_reassignments(), replica_dirs(be.describe_log_dirs()))
+    assert [describe(c) for c in cplan.changes()] == [
+        "cancel reassignment of foo-0 (replicas 3,2,1)",
+        "cancel move of replica foo-1 on broker 2 to /d/b; it stays in /d/a",
+    ]
+    result = apply_cancel(be, cplan)
+    assert result.failures == []
+    assert be.cluster.partitions[FOO0].replicas == (2, 1)  # original set (Kafka's order: target first)
+    assert be.reassigning == {} and be.future == {}
+
+
+def test_cancel_all_takes_moves_of_other_plans_too():
+    be, _, _ = started()
+    be.alter_replica_log_dirs({TopicPartitionReplica("foo", 1, 3): "/d/b"})  # someone else's move
+    cplan = plan_cancel(None, be.list_partition_reassignments(), replica_dirs(be.describe_log_dirs()))
+    assert [c.tp for c in cplan.reassignments] == [FOO0]
+    assert [m.replica for m in cplan.log_dir_moves] == [TopicPartitionReplica("foo", 1, 2), TopicPartitionReplica("foo", 1, 3)]
+
+
+def test_verify_in_progress_keeps_needed_throttles_then_removes_only_its_own():
+    be, store, plan = started(throttle=1000)
+    topic = ConfigResource(ConfigResourceType.TOPIC, "foo")
+    # Someone else throttles another partition of the same topic meanwhile.
+    be.configs[topic]["leader.replication.throttled.replicas"] += ",9:9"
+    out = run_verify(be, plan, plan_id="plan-1", records=store)
+    assert out.result.state is State.IN_PROGRESS
+    assert be.configs[topic]["follower.replication.throttled.replicas"] == "0:3"  # still needed
+    be.complete()
+    out = run_verify(be, plan, plan_id="plan-1", records=store)
+    assert out.result.state is State.COMPLETE
+    assert be.configs[topic] == {"leader.replication.throttled.replicas": "9:9"}
+    assert "leader.replication.throttled.rate" not in be.configs[ConfigResource(ConfigResourceType.BROKER, "1")]
+    assert store.records == {}
+
+
+def test_verify_preserve_throttles_and_differs():
+    be, store, plan = started(throttle=1000)
+    be.complete()
+    be.calls.clear()
+    out = run_verify(be, plan, plan_id="plan-1", records=store, preserve_throttles=True)
+    assert out.removal is None and be.calls == [] and "plan-1" in store.records
+    other = ReassignmentPlan((Assignment("foo", 0, (1, 2)),))
+    assert run_verify(be, other, plan_id="x", records=store).result.state is State.DIFFERS
