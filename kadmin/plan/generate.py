@@ -1,0 +1,203 @@
+"""``reassign generate`` as a pure function: cluster state and request in, two plans out.
+
+``generate`` returns the current assignment (the rollback) and the proposed one for every
+partition of the requested topics, both sorted. Two strategies:
+
+- ``minimal`` (default): balanced replica and preferred-leader counts over the listed brokers,
+  rack aware, moving as few replicas as possible (``minimal_assign``);
+- ``kafka``: Kafka's own round-robin (``kafka_assign``), for parity with
+  ``kafka-reassign-partitions.sh --generate``. Kafka draws a random start index and shift per
+  topic; here they come from ``random.Random(seed)`` (``seed`` defaults to 0), drawn topic by
+  topic in name order, so the same input always gives the same plan.
+
+Brokers left out of ``broker_ids`` end up holding nothing of these topics: decommissioning a
+broker is just a broker list without it. A partition being reassigned is planned from its
+target replica set (its replicas minus those being removed).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Iterable, Mapping, Sequence
+
+from kadmin.errors import InputError, NotFoundError
+from kadmin.model import Assignment, ClusterState, ReassignmentPlan, TopicPartition
+from kadmin.plan.kafka_assign import assign_replicas_to_brokers
+from kadmin.plan.minimal_assign import minimal_assignment
+
+STRATEGIES = ("minimal", "kafka")
+DEFAULT_SEED = 0
+
+Replicas = Mapping[TopicPartition, Sequence[int]]
+
+
+def generate(
+    cluster: ClusterState,
+    topics: Iterable[str],
+    broker_ids: Iterable[int],
+    strategy: str = "minimal",
+    rack_aware: bool = True,
+    seed: int = DEFAULT_SEED,
+) -> tuple[ReassignmentPlan, ReassignmentPlan]:
+    """(current, proposed) plans for every partition of ``topics`` placed on ``broker_ids``.
+
+    Raises InputError (NotFoundError for unknown topics or brokers) before planning anything.
+    """
+    if strategy not in STRATEGIES:
+        raise InputError(f"unknown strategy {strategy!r}: choose one of {', '.join(STRATEGIES)}")
+    topic_list = _check_topics(cluster, list(topics))
+    brokers = _check_brokers(cluster, list(broker_ids))
+    racks = broker_racks(cluster, brokers, rack_aware)
+    current = current_assignment(cluster, topic_list)
+    _check_replication_factors(current, brokers)
+    if strategy == "minimal":
+        proposed = minimal_assignment(current, brokers, racks)
+    else:
+        proposed = kafka_assignment(current, brokers, racks, seed)
+    return to_plan(current), to_plan(proposed)
+
+
+def current_assignment(cluster: ClusterState, topics: Iterable[str]) -> dict[TopicPartition, tuple[int, ...]]:
+    """Partition -> replicas for the topics; a reassigning partition counts by its target set."""
+    wanted = set(topics)
+    return {
+        tp: tuple(b for b in p.replicas if b not in p.removing)
+        for tp, p in sorted(cluster.partitions.items())
+        if tp.topic in wanted
+    }
+
+
+def broker_racks(cluster: ClusterState, brokers: Sequence[int], rack_aware: bool) -> dict[int, str] | None:
+    """Broker -> rack when placement is rack aware, None when it is not (disabled, or no rack
+    known). A mix of racked and rackless brokers is refused, as Kafka's tool does."""
+    if not rack_aware:
+        return None
+    racks = {b: cluster.brokers[b].rack for b in brokers}
+    if all(r is None for r in racks.values()):
+        return None
+    missing = sorted(b for b, r in racks.items() if r is None)
+    if missing:
+        raise InputError(
+            "Not all brokers have rack information: no rack on broker(s) "
+            + ", ".join(map(str, missing)),
+            hint="add --disable-rack-aware to place replicas without rack information",
+        )
+    return {b: r for b, r in racks.items() if r is not None}
+
+
+def kafka_assignment(
+    current: Replicas, brokers: Sequence[int], racks: Mapping[int, str] | None, seed: int = DEFAULT_SEED
+) -> dict[TopicPartition, tuple[int, ...]]:
+    """Kafka's ``calculateAssignment``: each topic rebuilt round-robin with the replication factor
+    of its partitions (all partitions of a topic must share it: Kafka would silently use the
+    first one's), partition ids taken in order."""
+    rng = random.Random(seed)
+    by_topic: dict[str, list[TopicPartition]] = {}
+    for tp in sorted(current):
+        by_topic.setdefault(tp.topic, []).append(tp)
+    meta = {b: (racks or {}).get(b) for b in brokers}
+    proposed: dict[TopicPartition, tuple[int, ...]] = {}
+    for topic, tps in by_topic.items():
+        factors = sorted({len(current[tp]) for tp in tps})
+        if len(factors) > 1:
+            raise InputError(
+                f"topic {topic!r} has partitions with different replication factors "
+                f"({', '.join(map(str, factors))}); the kafka strategy needs one",
+                hint="use --strategy minimal, which keeps each partition's replication factor",
+            )
+        start, shift = rng.randrange(len(brokers)), rng.randrange(len(brokers))
+        placed = assign_replicas_to_brokers(meta, len(tps), factors[0], start, shift)
+        for i, tp in enumerate(tps):
+            proposed[tp] = tuple(placed[i])
+    return proposed
+
+
+def to_plan(assignment: Replicas) -> ReassignmentPlan:
+    return ReassignmentPlan(
+        tuple(Assignment(tp.topic, tp.partition, tuple(r)) for tp, r in sorted(assignment.items()))
+    )
+
+
+def replicas_moved(current: ReassignmentPlan, proposed: ReassignmentPlan) -> int:
+    """How many replicas a plan creates on brokers that do not hold them yet (data copied)."""
+    before = current.by_partition()
+    return sum(
+        len(set(a.replicas) - set(before[a.tp].replicas if a.tp in before else ()))
+        for a in proposed.partitions
+    )
+
+
+def leaders_moved(current: ReassignmentPlan, proposed: ReassignmentPlan) -> int:
+    """How many partitions get a different preferred leader (first replica)."""
+    before = current.by_partition()
+    return sum(1 for a in proposed.partitions if a.tp in before and before[a.tp].replicas[:1] != a.replicas[:1])
+
+
+def moves_lower_bound(current: Replicas, brokers: Sequence[int], racks: Mapping[int, str] | None = None) -> int:
+    """A lower bound on the replica moves any balanced, rack-spread placement needs.
+
+    The largest of: replicas that must leave (on unlisted brokers, plus each listed broker's
+    surplus over ``ceil(replicas/brokers)``); replicas that must arrive (each broker's shortfall
+    under ``floor``); per partition, its replicas on unlisted brokers or its missing racks.
+    """
+    listed = set(brokers)
+    count = Counter({b: 0 for b in brokers})
+    outside = 0
+    rack_needed = 0
+    n_racks = len(set(racks.values())) if racks else 1
+    for replicas in current.values():
+        off = sum(1 for b in replicas if b not in listed)
+        outside += off
+        count.update(b for b in replicas if b in listed)
+        missing = 0
+        if racks:
+            seen = {racks[b] for b in replicas if b in listed}
+            missing = max(0, min(len(replicas), n_racks) - len(seen))
+        rack_needed += max(off, missing)
+    total = sum(len(r) for r in current.values())
+    low, rem = divmod(total, len(brokers))
+    high = low + (1 if rem else 0)
+    leave = outside + sum(max(0, c - high) for c in count.values())
+    arrive = sum(max(0, low - c) for c in count.values())
+    return max(leave, arrive, rack_needed)
+
+
+def _check_topics(cluster: ClusterState, topics: list[str]) -> list[str]:
+    if not topics:
+        raise InputError("no topics to move: the topics file lists none")
+    dupes = sorted(t for t, n in Counter(topics).items() if n > 1)
+    if dupes:
+        raise InputError(f"List of topics to reassign contains duplicate entries: {', '.join(dupes)}")
+    known = set(cluster.topics)
+    unknown = sorted(t for t in topics if t not in known)
+    if unknown:
+        raise NotFoundError(f"unknown topic(s): {', '.join(unknown)}")
+    return sorted(topics)
+
+
+def _check_brokers(cluster: ClusterState, broker_ids: list[int]) -> list[int]:
+    if not broker_ids:
+        raise InputError("the broker list is empty")
+    dupes = sorted(b for b, n in Counter(broker_ids).items() if n > 1)
+    if dupes:
+        raise InputError(f"Broker list contains duplicate entries: {', '.join(map(str, dupes))}")
+    unknown = sorted(b for b in broker_ids if b not in cluster.brokers)
+    if unknown:
+        raise NotFoundError(
+            f"unknown broker(s) in the broker list: {', '.join(map(str, unknown))} "
+            f"(live brokers: {', '.join(map(str, sorted(cluster.brokers))) or 'none'})"
+        )
+    return sorted(broker_ids)
+
+
+def _check_replication_factors(current: Replicas, brokers: Sequence[int]) -> None:
+    too_big: dict[str, int] = {}
+    for tp, replicas in current.items():
+        if len(replicas) > len(brokers):
+            too_big[tp.topic] = max(too_big.get(tp.topic, 0), len(replicas))
+    if too_big:
+        raise InputError(
+            f"replication factor larger than the {len(brokers)} broker(s) listed",
+            [f"topic {t!r}: replication factor {rf}" for t, rf in sorted(too_big.items())],
+        )

@@ -1,0 +1,304 @@
+"""The ``minimal`` placement of ``reassign generate``: balance with as few replica moves as possible.
+
+Kafka's ``--generate`` rebuilds each topic from scratch, so most replicas move. This starts from
+the current assignment and moves only what balance needs, in five deterministic steps:
+
+1. evacuate: every replica on a broker outside the list moves to the least loaded listed
+   broker (best rack first);
+2. racks: a partition whose replicas crowd a rack while another rack has room gets spread
+   (as evenly as the racks allow);
+3. counts: brokers keep ``floor`` or ``ceil`` of replicas/brokers (the fullest keep the ``ceil``),
+   the surplus of each overfull broker goes to underfull ones; per-topic spread breaks ties;
+4. repair: whatever step 3 could not place (a destination already holding the partition, a rack
+   rule) is settled one move at a time while the spread is over one;
+5. leaders: the preferred leader (first replica) is rebalanced by reordering replicas, which
+   moves no data: direct swaps first, then chains (A leads p, B leads q: hand p to B, q to C).
+
+Racks are a hard rule: no move makes a partition's rack spread worse. Replica order is kept
+where nothing changed; a new replica takes the place of the one it replaces.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict
+from typing import Mapping, Sequence
+
+from kadmin.model import TopicPartition
+
+
+class _State:
+    """The mutable working copy of an assignment, with the counters the steps consult."""
+
+    def __init__(self, current: Mapping[TopicPartition, Sequence[int]], brokers: Sequence[int],
+                 racks: Mapping[int, str] | None):
+        self.parts = sorted(current)
+        self.reps: dict[TopicPartition, list[int]] = {tp: list(current[tp]) for tp in self.parts}
+        self.brokers = sorted(brokers)
+        self.listed = set(brokers)
+        self.rack = dict(racks) if racks else {b: "" for b in self.brokers}
+        self.racks = sorted(set(self.rack[b] for b in self.brokers))
+        self.count = {b: 0 for b in self.brokers}
+        self.tcount: dict[int, dict[str, int]] = {b: defaultdict(int) for b in self.brokers}
+        self.hosted: dict[int, set[TopicPartition]] = {b: set() for b in self.brokers}
+        for tp in self.parts:
+            for b in self.reps[tp]:
+                if b in self.listed:
+                    self._add(tp, b)
+
+    def _add(self, tp: TopicPartition, b: int) -> None:
+        self.count[b] += 1
+        self.tcount[b][tp.topic] += 1
+        self.hosted[b].add(tp)
+
+    def _remove(self, tp: TopicPartition, b: int) -> None:
+        self.count[b] -= 1
+        self.tcount[b][tp.topic] -= 1
+        self.hosted[b].discard(tp)
+
+    def move(self, tp: TopicPartition, src: int, dst: int) -> None:
+        reps = self.reps[tp]
+        reps[reps.index(src)] = dst
+        if src in self.listed:
+            self._remove(tp, src)
+        self._add(tp, dst)
+
+    def rack_counts(self, tp: TopicPartition) -> dict[str, int]:
+        counts: dict[str, int] = defaultdict(int)
+        for b in self.reps[tp]:
+            if b in self.listed:
+                counts[self.rack[b]] += 1
+        return counts
+
+    def rack_delta(self, rc: Mapping[str, int], src: int, dst: int) -> int | None:
+        """Change of the partition's rack crowding (sum of squared per-rack counts) when its
+        replica on ``src`` moves to ``dst``; None when that would make the spread worse."""
+        rs, rd = self.rack.get(src), self.rack[dst]
+        if src not in self.listed:
+            return 2 * rc.get(rd, 0) + 1
+        if rs == rd:
+            return 0
+        delta = 2 * (rc.get(rd, 0) - rc[rs] + 1)
+        return delta if delta <= 0 else None
+
+
+def minimal_assignment(
+    current: Mapping[TopicPartition, Sequence[int]],
+    brokers: Sequence[int],
+    racks: Mapping[int, str] | None = None,
+) -> dict[TopicPartition, tuple[int, ...]]:
+    """Balanced replica and leader counts over ``brokers``, moving as few replicas as possible.
+
+    ``current``: partition -> replicas (preferred leader first). ``racks``: broker -> rack for
+    every listed broker, or None for rack-unaware placement. Callers validate inputs (every
+    replication factor at most ``len(brokers)``).
+    """
+    st = _State(current, brokers, racks)
+    _evacuate(st)
+    if len(st.racks) > 1:
+        _spread_racks(st)
+    _balance_counts(st)
+    _repair_counts(st)
+    _balance_leaders(st)
+    return {tp: tuple(st.reps[tp]) for tp in st.parts}
+
+
+def _best_destination(st: _State, tp: TopicPartition, src: int, candidates) -> int | None:
+    rc = st.rack_counts(tp)
+    best = None
+    for dst in candidates:
+        if dst in st.reps[tp]:
+            continue
+        delta = st.rack_delta(rc, src, dst)
+        if delta is None:
+            continue
+        key = (delta, st.count[dst], st.tcount[dst][tp.topic], dst)
+        if best is None or key < best[0]:
+            best = (key, dst)
+    return None if best is None else best[1]
+
+
+def _evacuate(st: _State) -> None:
+    for tp in st.parts:
+        for src in [b for b in st.reps[tp] if b not in st.listed]:
+            dst = _best_destination(st, tp, src, st.brokers)
+            if dst is None:  # cannot happen when replication factor <= brokers
+                raise AssertionError(f"no destination for {tp} replica on {src}")
+            st.move(tp, src, dst)
+
+
+def _spread_racks(st: _State) -> None:
+    for tp in st.parts:
+        while True:
+            rc = st.rack_counts(tp)
+            reps = st.reps[tp]
+            free = [b for b in st.brokers if b not in reps]
+            if not free:
+                break
+            low = min(rc.get(st.rack[b], 0) for b in free)
+            high_rack = max(rc, key=lambda r: (rc[r], r))
+            if rc[high_rack] - low < 2:
+                break
+            src = max((b for b in reps if st.rack[b] == high_rack), key=lambda b: (st.count[b], b))
+            dst = _best_destination(st, tp, src, [b for b in free if rc.get(st.rack[b], 0) == low])
+            if dst is None:
+                break
+            st.move(tp, src, dst)
+
+
+def _targets(st: _State) -> dict[int, int]:
+    total = sum(st.count.values())
+    q, r = divmod(total, len(st.brokers))
+    order = sorted(st.brokers, key=lambda b: (-st.count[b], b))
+    return {b: q + (1 if i < r else 0) for i, b in enumerate(order)}
+
+
+def _shed(st: _State, b: int, n: int, fair: Mapping[str, float]) -> list[TopicPartition]:
+    """The ``n`` replicas broker ``b`` gives up: from the topics it holds most of (over their
+    fair share), followers before preferred leaders, lowest partition first."""
+    by_topic: dict[str, list[TopicPartition]] = defaultdict(list)
+    for tp in sorted(st.hosted[b], key=lambda tp: (st.reps[tp][0] == b, tp), reverse=True):
+        by_topic[tp.topic].append(tp)  # reversed: pop() yields followers, low partitions first
+    held = {t: st.tcount[b][t] for t in by_topic}
+    heap = [(-(held[t] - fair[t]), t) for t in sorted(by_topic)]
+    heapq.heapify(heap)
+    out: list[TopicPartition] = []
+    while heap and len(out) < n:
+        _, t = heapq.heappop(heap)
+        out.append(by_topic[t].pop())
+        held[t] -= 1
+        if by_topic[t]:
+            heapq.heappush(heap, (-(held[t] - fair[t]), t))
+    return out
+
+
+def _balance_counts(st: _State) -> None:
+    target = _targets(st)
+    topic_total: dict[str, int] = defaultdict(int)
+    for tp in st.parts:
+        topic_total[tp.topic] += len(st.reps[tp])
+    fair = {t: n / len(st.brokers) for t, n in topic_total.items()}
+    queues = [
+        [(tp, b) for tp in _shed(st, b, st.count[b] - target[b], fair)]
+        for b in st.brokers if st.count[b] > target[b]
+    ]
+    # Interleave the sources so no single broker's surplus meets only the last, fullest slots.
+    pending = [item for round_ in _zip_longest(queues) for item in round_]
+    for tp, src in pending:
+        open_ = [b for b in st.brokers if st.count[b] < target[b]]
+        if not open_:
+            break
+        rc = st.rack_counts(tp)
+        best = None
+        for dst in open_:
+            if dst in st.reps[tp]:
+                continue
+            delta = st.rack_delta(rc, src, dst)
+            if delta is None:
+                continue
+            key = (delta, st.tcount[dst][tp.topic], st.count[dst] - target[dst], dst)
+            if best is None or key < best[0]:
+                best = (key, dst)
+        if best is not None:
+            st.move(tp, src, best[1])
+
+
+def _zip_longest(queues: list[list]) -> list[list]:
+    rounds = []
+    for i in range(max((len(q) for q in queues), default=0)):
+        rounds.append([q[i] for q in queues if i < len(q)])
+    return rounds
+
+
+def _repair_counts(st: _State) -> None:
+    while True:
+        order = sorted(st.brokers, key=lambda b: (st.count[b], b))
+        moved = False
+        for src in reversed(order):
+            for dst in order:
+                if st.count[src] - st.count[dst] < 2:
+                    break
+                tp = _movable(st, src, dst)
+                if tp is not None:
+                    st.move(tp, src, dst)
+                    moved = True
+                    break
+            if moved:
+                break
+        if not moved:
+            return
+
+
+def _movable(st: _State, src: int, dst: int) -> TopicPartition | None:
+    best = None
+    for tp in st.hosted[src]:
+        if dst in st.reps[tp]:
+            continue
+        if st.rack_delta(st.rack_counts(tp), src, dst) is None:
+            continue
+        key = (st.tcount[dst][tp.topic] - st.tcount[src][tp.topic], st.reps[tp][0] == src, tp)
+        if best is None or key < best[0]:
+            best = (key, tp)
+    return None if best is None else best[1]
+
+
+def _lead(st: _State, tp: TopicPartition, b: int) -> None:
+    reps = st.reps[tp]
+    reps.remove(b)
+    reps.insert(0, b)
+
+
+def _balance_leaders(st: _State) -> None:
+    lcount = {b: 0 for b in st.brokers}
+    for tp in st.parts:
+        lcount[st.reps[tp][0]] += 1
+    changed = True
+    while changed:  # direct hand-overs: each lowers the sum of squared leader counts
+        changed = False
+        for tp in st.parts:
+            reps = st.reps[tp]
+            leader = reps[0]
+            best = min(reps, key=lambda b: (lcount[b], b))
+            if lcount[leader] - lcount[best] >= 2:
+                lcount[leader] -= 1
+                lcount[best] += 1
+                _lead(st, tp, best)
+                changed = True
+    while max(lcount.values()) - min(lcount.values()) > 1:  # chains, rarely needed
+        if not _leader_chain(st, lcount):
+            return
+
+
+def _leader_chain(st: _State, lcount: dict[int, int]) -> bool:
+    led: dict[int, list[TopicPartition]] = defaultdict(list)
+    for tp in st.parts:
+        led[st.reps[tp][0]].append(tp)
+    high, low = max(lcount.values()), min(lcount.values())
+    attempts = (
+        ([b for b in st.brokers if lcount[b] == high], lambda b: lcount[b] <= high - 2),
+        ([b for b in st.brokers if lcount[b] >= low + 2], lambda b: lcount[b] == low),
+    )
+    for sources, is_goal in attempts:
+        parent: dict[int, tuple[int, TopicPartition] | None] = {b: None for b in sources}
+        queue = list(sources)
+        for x in queue:
+            for tp in led[x]:
+                for y in st.reps[tp]:
+                    if y in parent:
+                        continue
+                    parent[y] = (x, tp)
+                    if is_goal(y):
+                        _shift(st, lcount, parent, y)
+                        return True
+                    queue.append(y)
+    return False
+
+
+def _shift(st: _State, lcount: dict[int, int], parent, goal: int) -> None:
+    node = goal
+    lcount[goal] += 1
+    while parent[node] is not None:
+        x, tp = parent[node]
+        _lead(st, tp, node)
+        node = x
+    lcount[node] -= 1
