@@ -1,0 +1,114 @@
+"""Handlers: ApiVersions, Metadata, DescribeCluster, ListOffsets.
+
+Each handler takes (engine, broker_id, version, request) and returns a kafka-python response
+object; the wire server encodes it at the request's version.
+"""
+
+from __future__ import annotations
+
+from kadmin.sandbox import protocol as P
+from kadmin.sandbox.cluster import MESSAGE_SIZE
+
+LEADER_NOT_AVAILABLE = 5
+MISMATCHED_ENDPOINT_TYPE = 114
+
+
+def api_versions_body(error_code: int = P.NONE, version: int = 0):
+    from kafka.protocol.metadata.api_versions import ApiVersionsResponse
+
+    keys = [ApiVersionsResponse.ApiVersion(api_key=a.key, min_version=a.min_version, max_version=a.max_version)
+            for a in sorted(P.served().values(), key=lambda a: a.key)]
+    return ApiVersionsResponse(version=version, error_code=error_code, api_keys=keys, throttle_time_ms=0)
+
+
+def api_versions(engine, broker_id, version, req):
+    return api_versions_body(P.NONE, version)
+
+
+def metadata(engine, broker_id, version, req):
+    from kafka.protocol.metadata.metadata import MetadataResponse as R
+
+    cluster = engine.cluster
+    brokers = [R.MetadataResponseBroker(node_id=b.id, host=b.host, port=b.port, rack=b.rack)
+               for b in sorted(cluster.brokers.values(), key=lambda b: b.id) if b.alive]
+    if req.topics is None or (version == 0 and not req.topics):
+        names = sorted(cluster.topics)
+    else:
+        names = [t.name for t in req.topics if t.name is not None]
+    topics = []
+    for name in names:
+        topic = cluster.topics.get(name)
+        if topic is None:
+            topics.append(R.MetadataResponseTopic(error_code=P.UNKNOWN_TOPIC_OR_PARTITION, name=name,
+                                                  is_internal=False, partitions=[]))
+            continue
+        parts = []
+        for p in sorted(topic.partitions.values(), key=lambda p: p.index):
+            offline = [b for b in p.replicas if not cluster.replica_online(p.tp, b)]
+            parts.append(R.MetadataResponseTopic.MetadataResponsePartition(
+                error_code=LEADER_NOT_AVAILABLE if p.leader == -1 else P.NONE,
+                partition_index=p.index, leader_id=p.leader, leader_epoch=p.leader_epoch,
+                replica_nodes=list(p.replicas), isr_nodes=list(p.isr), offline_replicas=offline))
+        topics.append(R.MetadataResponseTopic(error_code=P.NONE, name=name, topic_id=topic.topic_id,
+                                              is_internal=False, partitions=parts))
+    return R(version=version, throttle_time_ms=0, brokers=brokers, cluster_id=cluster.cluster_id,
+             controller_id=engine.controller_id(), topics=topics, error_code=P.NONE)
+
+
+def describe_cluster(engine, broker_id, version, req):
+    from kafka.protocol.admin.cluster import DescribeClusterResponse as R
+
+    cluster = engine.cluster
+    if version >= 1 and req.endpoint_type not in (None, 1):
+        return R(version=version, error_code=MISMATCHED_ENDPOINT_TYPE,
+                 error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER",
+                 endpoint_type=1, cluster_id=cluster.cluster_id, controller_id=-1, brokers=[])
+    brokers = [R.DescribeClusterBroker(broker_id=b.id, host=b.host, port=b.port, rack=b.rack, is_fenced=False)
+               for b in sorted(cluster.brokers.values(), key=lambda b: b.id) if b.alive]
+    return R(version=version, throttle_time_ms=0, error_code=P.NONE, error_message=None, endpoint_type=1,
+             cluster_id=cluster.cluster_id, controller_id=engine.controller_id(), brokers=brokers)
+
+
+def list_offsets(engine, broker_id, version, req):
+    from kafka.protocol.consumer.offsets import ListOffsetsResponse as R
+
+    cluster = engine.cluster
+    topics = []
+    for t in req.topics:
+        parts = []
+        for rp in t.partitions:
+            p = cluster.partition_by(t.name, rp.partition_index)
+            code, offset, ts, epoch = P.NONE, -1, -1, -1
+            if p is None:
+                code = P.UNKNOWN_TOPIC_OR_PARTITION
+            elif p.leader != broker_id:
+                code = P.NOT_LEADER_OR_FOLLOWER
+            else:
+                log = cluster.leader_log(p)
+                leo = log.end_offset if log else 0
+                epoch = p.leader_epoch
+                if rp.timestamp == -1:  # latest: the high watermark
+                    offset = leo
+                elif rp.timestamp in (-2, -4):  # earliest, earliest local
+                    offset = 0
+                elif rp.timestamp == -3:  # max timestamp
+                    offset, ts = (leo - 1, engine.wall_ms(cluster.now)) if leo else (-1, -1)
+                elif rp.timestamp >= 0:
+                    offset, ts = _offset_for_time(engine, p, rp.timestamp, leo)
+            parts.append(R.ListOffsetsTopicResponse.ListOffsetsPartitionResponse(
+                partition_index=rp.partition_index, error_code=code, timestamp=ts, offset=offset,
+                leader_epoch=epoch))
+        topics.append(R.ListOffsetsTopicResponse(name=t.name, partitions=parts))
+    return R(version=version, throttle_time_ms=0, topics=topics)
+
+
+def _offset_for_time(engine, p, timestamp_ms: int, leo: int) -> tuple[int, int]:
+    """Records arrive at a steady rate from creation, so the first offset at or after a
+    timestamp follows from the rate; -1 when no record is that new."""
+    t = (timestamp_ms - engine.start_wall_ms) / 1000.0
+    if t <= p.created_at:
+        return (0, engine.wall_ms(p.created_at)) if leo else (-1, -1)
+    if not p.produce_rate:
+        return -1, -1
+    offset = int(p.initial_size + p.produce_rate * (t - p.created_at)) // MESSAGE_SIZE
+    return (offset, timestamp_ms) if offset < leo else (-1, -1)

@@ -1,0 +1,171 @@
+"""The emulated cluster's state: brokers, their log directories and replica logs, topics and
+partitions. Mutable, and touched only from the sandbox's event loop thread, so it needs no locks.
+
+Sizes are bytes; end offsets follow from sizes at a fixed average message size, so a replica's
+log end offset (LEO) is ``size // MESSAGE_SIZE``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+from kadmin.model import TopicPartition
+
+MESSAGE_SIZE = 1024  # bytes per simulated record
+
+KRAFT = "kraft"
+ZOOKEEPER = "zookeeper"
+
+
+@dataclass
+class ReplicaLog:
+    """One replica's log in one directory: current, or the future copy of a log-dir move."""
+
+    size: float = 0.0
+
+    @property
+    def end_offset(self) -> int:
+        return int(self.size) // MESSAGE_SIZE
+
+
+@dataclass
+class LogDirState:
+    path: str
+    dir_id: uuid.UUID  # KIP-858 directory.id
+    capacity: int
+    online: bool = True
+    cordoned: bool = False
+    logs: dict[TopicPartition, ReplicaLog] = field(default_factory=dict)
+    futures: dict[TopicPartition, ReplicaLog] = field(default_factory=dict)
+
+    def used(self) -> int:
+        return int(sum(r.size for r in self.logs.values()) + sum(r.size for r in self.futures.values()))
+
+
+@dataclass
+class BrokerState:
+    id: int
+    host: str
+    port: int
+    rack: str | None
+    dirs: dict[str, LogDirState]
+    alive: bool = True
+    slow_ms: int = 0
+    # AlterReplicaLogDirs destinations for replicas not created yet (in memory: lost on restart).
+    preferred_dirs: dict[TopicPartition, str] = field(default_factory=dict)
+    # Future replicas in the order they were requested; the head one is copied.
+    move_queue: list[TopicPartition] = field(default_factory=list)
+
+    def dir_of(self, tp: TopicPartition) -> LogDirState | None:
+        for d in self.dirs.values():
+            if tp in d.logs:
+                return d
+        return None
+
+    def future_dir_of(self, tp: TopicPartition) -> LogDirState | None:
+        for d in self.dirs.values():
+            if tp in d.futures:
+                return d
+        return None
+
+    def log(self, tp: TopicPartition) -> ReplicaLog | None:
+        d = self.dir_of(tp)
+        return d.logs[tp] if d else None
+
+    def replica_online(self, tp: TopicPartition) -> bool:
+        d = self.dir_of(tp)
+        return self.alive and d is not None and d.online
+
+    def has_offline_dir(self) -> bool:
+        return any(not d.online for d in self.dirs.values())
+
+
+@dataclass
+class PartitionState:
+    topic: str
+    index: int
+    replicas: list[int]  # full replica set (RS): target first while reassigning
+    isr: list[int]
+    leader: int
+    leader_epoch: int = 0
+    partition_epoch: int = 0
+    adding: list[int] = field(default_factory=list)
+    removing: list[int] = field(default_factory=list)
+    produce_rate: float = 0.0  # bytes per simulated second on the leader
+    created_at: float = 0.0  # simulated time
+    initial_size: float = 0.0
+
+    @property
+    def tp(self) -> TopicPartition:
+        return TopicPartition(self.topic, self.index)
+
+    @property
+    def reassigning(self) -> bool:
+        return bool(self.adding or self.removing)
+
+    @property
+    def target(self) -> list[int]:
+        return [b for b in self.replicas if b not in self.removing]
+
+    @property
+    def origin(self) -> list[int]:
+        return [b for b in self.replicas if b not in self.adding]
+
+
+@dataclass
+class TopicState:
+    name: str
+    topic_id: uuid.UUID
+    partitions: dict[int, PartitionState]
+    configs: dict[str, str] = field(default_factory=dict)  # dynamic topic configs only
+
+
+@dataclass
+class Cluster:
+    cluster_id: str
+    mode: str
+    brokers: dict[int, BrokerState]
+    topics: dict[str, TopicState] = field(default_factory=dict)
+    # Dynamic broker configs: "" is the cluster-wide default, "<id>" one broker.
+    broker_configs: dict[str, dict[str, str]] = field(default_factory=dict)
+    bandwidth: float = 100 * 2**20
+    now: float = 0.0  # simulated seconds since start
+    controller_id: int = 0
+    # Partitions that need the simulation's attention: a replica outside the ISR, a
+    # reassignment, or a missing log. Kept small so a tick does not walk every partition.
+    attention: set[TopicPartition] = field(default_factory=set)
+    producing: set[TopicPartition] = field(default_factory=set)
+    # Hooks for ZooKeeper mode: called with the partitions whose state changed.
+    listeners: list = field(default_factory=list)
+
+    def partition(self, tp: TopicPartition) -> PartitionState | None:
+        t = self.topics.get(tp.topic)
+        return t.partitions.get(tp.partition) if t else None
+
+    def partition_by(self, topic: str, index: int) -> PartitionState | None:
+        t = self.topics.get(topic)
+        return t.partitions.get(index) if t else None
+
+    def live_brokers(self) -> list[int]:
+        return sorted(b.id for b in self.brokers.values() if b.alive)
+
+    def leader_log(self, p: PartitionState) -> ReplicaLog | None:
+        b = self.brokers.get(p.leader)
+        if b is None or not b.replica_online(p.tp):
+            return None
+        return b.log(p.tp)
+
+    def replica_online(self, tp: TopicPartition, broker_id: int) -> bool:
+        b = self.brokers.get(broker_id)
+        return b is not None and b.replica_online(tp)
+
+    def changed(self, tp: TopicPartition, *, topic: bool = False) -> None:
+        """Mark a partition for the simulation and tell listeners (ZooKeeper mode)."""
+        self.attention.add(tp)
+        for listener in self.listeners:
+            listener.partition_changed(tp, topic_changed=topic)
+
+    def all_partitions(self):
+        for t in self.topics.values():
+            yield from t.partitions.values()

@@ -1,0 +1,341 @@
+"""The controller's decisions: replica placement, topic creation and deletion, leader election,
+reassignment (KIP-455: RS = TRS ++ ORS, adding = RS - ORS, removing = RS - TRS), and reactions to
+brokers and log directories going away and coming back.
+
+Pure functions over a ``Cluster`` (no I/O, no clock), shared by the KRaft-like AdminClient path
+and the ZooKeeper-mode controller.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+
+from kadmin.model import TopicPartition
+from kadmin.sandbox import protocol as P
+from kadmin.sandbox.cluster import Cluster, PartitionState, ReplicaLog, TopicState
+
+
+class ControllerError(Exception):
+    def __init__(self, code: int, message: str = ""):
+        super().__init__(message or P.ERROR_NAMES.get(code, str(code)))
+        self.code = code
+        self.message = message
+
+
+# --- placement ---
+
+def place_replicas(cluster: Cluster, partitions: int, replication_factor: int,
+                   rng: random.Random | None = None, live: list[int] | None = None) -> dict[int, list[int]]:
+    """Round-robin placement over registered brokers, alternating racks when racks are set
+    (the shape of Kafka's rack-aware assignment), with a random start like Kafka's."""
+    rng = rng or random.Random(len(cluster.topics))
+    brokers = sorted(live if live is not None else cluster.brokers)
+    if replication_factor > len(brokers) or replication_factor <= 0:
+        raise ControllerError(P.INVALID_REPLICATION_FACTOR,
+                              f"Replication factor: {replication_factor} larger than available brokers: {len(brokers)}.")
+    if partitions <= 0:
+        raise ControllerError(P.INVALID_PARTITIONS, f"Number of partitions was set to an invalid non-positive value.")
+    racks = {b: cluster.brokers[b].rack for b in brokers}
+    if all(racks.values()):
+        brokers = _rack_alternating(brokers, racks)
+    n = len(brokers)
+    start = rng.randrange(n)
+    shift = rng.randrange(n)
+    out = {}
+    for p in range(partitions):
+        if p > 0 and (p + start) % n == 0:
+            shift += 1
+        first = (p + start) % n
+        replicas = [brokers[first]]
+        for j in range(replication_factor - 1):
+            replicas.append(brokers[(first + 1 + (shift + j) % (n - 1)) % n] if n > 1 else brokers[first])
+        out[p] = replicas
+    return out
+
+
+def _rack_alternating(brokers: list[int], racks: dict[int, str | None]) -> list[int]:
+    by_rack: dict[str, list[int]] = {}
+    for b in brokers:
+        by_rack.setdefault(racks[b] or "", []).append(b)
+    ordered, lists = [], [by_rack[r] for r in sorted(by_rack)]
+    while any(lists):
+        for lst in lists:
+            if lst:
+                ordered.append(lst.pop(0))
+    return ordered
+
+
+def validate_assignment(cluster: Cluster, replicas: list[int], *, require_live: bool) -> None:
+    """INVALID_REPLICA_ASSIGNMENT rules of the AdminClient path."""
+    if not replicas:
+        raise ControllerError(P.INVALID_REPLICA_ASSIGNMENT,
+                              "The manual partition assignment includes an empty replica list.")
+    seen = set()
+    for b in replicas:
+        if b < 0:
+            raise ControllerError(P.INVALID_REPLICA_ASSIGNMENT,
+                                  f"The manual partition assignment includes an invalid broker id {b}.")
+        if b in seen:
+            raise ControllerError(P.INVALID_REPLICA_ASSIGNMENT,
+                                  f"The manual partition assignment includes the broker {b} more than once.")
+        seen.add(b)
+        broker = cluster.brokers.get(b)
+        if broker is None or (require_live and not broker.alive):
+            what = "no such broker is live" if require_live else "no such broker is registered"
+            raise ControllerError(P.INVALID_REPLICA_ASSIGNMENT,
+                                  f"The manual partition assignment includes broker {b}, but {what}.")
+
+
+# --- topics and logs ---
+
+def create_topic(cluster: Cluster, name: str, assignment: dict[int, list[int]],
+                 configs: dict[str, str] | None = None, size_bytes: float = 0, produce_rate: float = 0,
+                 log_dirs: dict[tuple[int, int], str] | None = None) -> TopicState:
+    topic = TopicState(name, uuid.uuid4(), {}, dict(configs or {}))
+    cluster.topics[name] = topic
+    for index, replicas in sorted(assignment.items()):
+        tp = TopicPartition(name, index)
+        live = [b for b in replicas if cluster.brokers[b].alive]
+        p = PartitionState(name, index, list(replicas), isr=live or list(replicas[:1]),
+                           leader=live[0] if live else -1, produce_rate=float(produce_rate),
+                           created_at=cluster.now, initial_size=float(size_bytes))
+        topic.partitions[index] = p
+        for b in replicas:
+            broker = cluster.brokers[b]
+            if (log_dirs or {}).get((index, b)):
+                broker.preferred_dirs[tp] = log_dirs[(index, b)]
+            if broker.alive:
+                create_log(cluster, b, tp, size_bytes)
+        if produce_rate:
+            cluster.producing.add(tp)
+        cluster.changed(tp, topic=True)
+    return topic
+
+
+def create_log(cluster: Cluster, broker_id: int, tp: TopicPartition, size: float = 0) -> bool:
+    """Create a replica's log on a broker: in the directory AlterReplicaLogDirs asked for, else
+    the online, uncordoned directory holding the fewest logs (Kafka's LogManager choice)."""
+    broker = cluster.brokers[broker_id]
+    if broker.dir_of(tp) is not None:
+        return True
+    preferred = broker.preferred_dirs.pop(tp, None)
+    d = broker.dirs.get(preferred) if preferred else None
+    if d is None or not d.online:
+        candidates = [d for d in broker.dirs.values() if d.online and not d.cordoned]
+        if not candidates:
+            return False
+        d = min(candidates, key=lambda d: (len(d.logs) + len(d.futures), list(broker.dirs).index(d.path)))
+    d.logs[tp] = ReplicaLog(float(size))
+    return True
+
+
+def delete_log(cluster: Cluster, broker_id: int, tp: TopicPartition) -> None:
+    broker = cluster.brokers[broker_id]
+    for d in broker.dirs.values():
+        d.logs.pop(tp, None)
+        d.futures.pop(tp, None)
+    broker.preferred_dirs.pop(tp, None)
+    if tp in broker.move_queue:
+        broker.move_queue.remove(tp)
+
+
+def delete_topic(cluster: Cluster, name: str) -> None:
+    topic = cluster.topics.pop(name)
+    for p in topic.partitions.values():
+        for b in cluster.brokers:
+            delete_log(cluster, b, p.tp)
+        cluster.attention.discard(p.tp)
+        cluster.producing.discard(p.tp)
+    for listener in cluster.listeners:
+        listener.topic_deleted(name)
+
+
+# --- leadership ---
+
+def _bump(cluster: Cluster, p: PartitionState, leader_changed: bool) -> None:
+    if leader_changed:
+        p.leader_epoch += 1
+    p.partition_epoch += 1
+    cluster.changed(p.tp)
+
+
+def elect(cluster: Cluster, p: PartitionState, candidates: list[int] | None = None) -> int:
+    """First live, in-ISR replica in ``candidates`` order (default: the replica list)."""
+    for b in (candidates if candidates is not None else p.replicas):
+        if b in p.isr and cluster.replica_online(p.tp, b):
+            return b
+    return -1
+
+
+def replica_offline(cluster: Cluster, p: PartitionState, broker_id: int) -> None:
+    """A replica's broker stopped or its directory failed: it leaves the ISR (unless it is the
+    last member, which Kafka keeps) and leadership moves to another in-sync replica."""
+    changed = False
+    if broker_id in p.isr and len(p.isr) > 1:
+        p.isr.remove(broker_id)
+        changed = True
+    leader_changed = False
+    if p.leader == broker_id:
+        p.leader = elect(cluster, p)
+        leader_changed = changed = True
+    if changed:
+        _bump(cluster, p, leader_changed)
+    cluster.attention.add(p.tp)
+
+
+def replica_online(cluster: Cluster, p: PartitionState, broker_id: int) -> None:
+    """A replica is reachable again: if the partition had no leader and this replica is the
+    ISR's survivor it leads again; otherwise it catches up outside the ISR."""
+    if p.leader == -1 and broker_id in p.isr:
+        p.leader = broker_id
+        _bump(cluster, p, True)
+    cluster.attention.add(p.tp)
+
+
+def join_isr(cluster: Cluster, p: PartitionState, broker_id: int) -> None:
+    if broker_id not in p.isr:
+        p.isr.append(broker_id)
+        _bump(cluster, p, False)
+        maybe_complete_reassignment(cluster, p)
+
+
+def elect_preferred(cluster: Cluster, p: PartitionState) -> int:
+    """ElectLeaders type 0: the first replica, if alive and in sync."""
+    preferred = p.replicas[0]
+    if p.leader == preferred:
+        return P.ELECTION_NOT_NEEDED
+    if preferred not in p.isr or not cluster.replica_online(p.tp, preferred):
+        return P.PREFERRED_LEADER_NOT_AVAILABLE
+    p.leader = preferred
+    _bump(cluster, p, True)
+    return P.NONE
+
+
+def elect_unclean(cluster: Cluster, p: PartitionState) -> int:
+    """ElectLeaders type 1: only when there is no leader; any live replica will do."""
+    if p.leader != -1 and cluster.replica_online(p.tp, p.leader):
+        return P.ELECTION_NOT_NEEDED
+    for b in p.replicas:
+        if cluster.replica_online(p.tp, b):
+            p.leader, p.isr = b, [b]
+            _bump(cluster, p, True)
+            return P.NONE
+    return P.ELIGIBLE_LEADERS_NOT_AVAILABLE
+
+
+# --- reassignment ---
+
+def alter_reassignment(cluster: Cluster, tp: TopicPartition, target: list[int] | None, *,
+                       validate: bool = True, allow_rf_change: bool = True, require_live: bool = False) -> None:
+    """Start, replace or cancel (``target`` None) a partition's reassignment.
+
+    Raises ControllerError with Kafka's code. ``validate`` False is the ZooKeeper-node path,
+    where Kafka's controller checks nothing beyond the partition existing.
+    """
+    p = cluster.partition(tp)
+    if p is None:
+        raise ControllerError(P.UNKNOWN_TOPIC_OR_PARTITION,
+                              "The partition does not exist." if tp.topic in cluster.topics else "")
+    if target is None:
+        if not p.reassigning:
+            raise ControllerError(P.NO_REASSIGNMENT_IN_PROGRESS)
+        _revert(cluster, p)
+        return
+    target = list(target)
+    if validate:
+        validate_assignment(cluster, target, require_live=require_live)
+        if not allow_rf_change and len(target) != len(p.origin):
+            raise ControllerError(P.INVALID_REPLICATION_FACTOR,
+                                  "The replication factor is changed from %d to %d" % (len(p.origin), len(target)))
+    origin = p.origin
+    if p.reassigning and target == origin:
+        _revert(cluster, p)
+        return
+    full = list(dict.fromkeys(target + origin))
+    p.replicas = full
+    p.adding = [b for b in full if b not in origin]
+    p.removing = [b for b in full if b not in target]
+    for b in p.adding:
+        if cluster.brokers[b].alive:
+            create_log(cluster, b, tp)
+    _bump(cluster, p, False)
+    cluster.changed(tp, topic=True)
+    maybe_complete_reassignment(cluster, p)
+
+
+def maybe_complete_reassignment(cluster: Cluster, p: PartitionState) -> bool:
+    """When the ISR holds every target replica: leader moves into the target if needed,
+    removed replicas leave and are deleted, replicas = target in target order."""
+    if not p.reassigning and p.replicas == p.target:
+        return False
+    target = p.target
+    if not all(b in p.isr for b in target):
+        return False
+    removed = [b for b in p.replicas if b not in target]
+    leader_changed = False
+    if p.leader not in target or not cluster.replica_online(p.tp, p.leader):
+        p.leader = elect(cluster, p, target)
+        leader_changed = True
+    p.isr = [b for b in p.isr if b in target]
+    p.replicas, p.adding, p.removing = target, [], []
+    for b in removed:
+        delete_log(cluster, b, p.tp)
+    _bump(cluster, p, leader_changed)
+    cluster.changed(p.tp, topic=True)
+    for listener in cluster.listeners:
+        listener.reassignment_completed(p.tp)
+    return True
+
+
+def _revert(cluster: Cluster, p: PartitionState) -> None:
+    """Cancel: back to the original replicas; adding replicas are stopped and deleted."""
+    origin, adding = p.origin, list(p.adding)
+    p.replicas, p.adding, p.removing = origin, [], []
+    p.isr = [b for b in p.isr if b in origin] or p.isr
+    leader_changed = False
+    if p.leader not in origin:
+        p.leader = elect(cluster, p)
+        leader_changed = True
+    for b in adding:
+        delete_log(cluster, b, p.tp)
+    _bump(cluster, p, leader_changed)
+    cluster.changed(p.tp, topic=True)
+    for listener in cluster.listeners:
+        listener.reassignment_completed(p.tp)
+
+
+# --- brokers and directories ---
+
+def broker_stopped(cluster: Cluster, broker_id: int) -> None:
+    broker = cluster.brokers[broker_id]
+    broker.alive = False
+    broker.preferred_dirs.clear()  # in memory only
+    for p in cluster.all_partitions():
+        if broker_id in p.replicas:
+            replica_offline(cluster, p, broker_id)
+
+
+def broker_started(cluster: Cluster, broker_id: int) -> None:
+    cluster.brokers[broker_id].alive = True
+    for p in cluster.all_partitions():
+        if broker_id in p.replicas:
+            replica_online(cluster, p, broker_id)
+
+
+def dir_offline(cluster: Cluster, broker_id: int, path: str) -> None:
+    d = cluster.brokers[broker_id].dirs[path]
+    d.online = False
+    for tp in list(d.logs):
+        p = cluster.partition(tp)
+        if p is not None:
+            replica_offline(cluster, p, broker_id)
+
+
+def dir_online(cluster: Cluster, broker_id: int, path: str) -> None:
+    d = cluster.brokers[broker_id].dirs[path]
+    d.online = True
+    for tp in list(d.logs):
+        p = cluster.partition(tp)
+        if p is not None:
+            replica_online(cluster, p, broker_id)

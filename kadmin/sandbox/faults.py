@@ -1,0 +1,73 @@
+"""Faults for tests and demos: stop and start brokers, take directories offline or cordon them,
+slow a broker's responses, drop its client connections."""
+
+from __future__ import annotations
+
+from kadmin.errors import NotFoundError
+from kadmin.sandbox import controller
+
+
+class Faults:
+    def __init__(self, sandbox):
+        self._sb = sandbox
+
+    def _broker(self, broker_id: int):
+        cluster = self._sb.engine.cluster
+        if broker_id not in cluster.brokers:
+            raise NotFoundError(f"no broker {broker_id} in the sandbox (brokers: "
+                                f"{', '.join(map(str, sorted(cluster.brokers)))})")
+        return cluster.brokers[broker_id]
+
+    def _dir(self, broker_id: int, path: str):
+        broker = self._broker(broker_id)
+        if path not in broker.dirs:
+            raise NotFoundError(f"broker {broker_id} has no log directory {path} "
+                                f"(it has: {', '.join(broker.dirs)})")
+        return broker.dirs[path]
+
+    def broker_stop(self, broker_id: int) -> None:
+        """The broker's listener closes and its replicas go offline; leadership moves."""
+        engine = self._sb.engine
+        if not self._broker(broker_id).alive:
+            return
+        engine.run(engine.stop_broker(broker_id))
+        engine.call(controller.broker_stopped, engine.cluster, broker_id)
+        if engine.zk is not None:
+            engine.zk.broker_stopped(broker_id)
+
+    def broker_start(self, broker_id: int) -> None:
+        engine = self._sb.engine
+        if self._broker(broker_id).alive:
+            return
+        engine.run(engine.start_broker(broker_id))
+        engine.call(controller.broker_started, engine.cluster, broker_id)
+        if engine.zk is not None:
+            engine.zk.broker_started(broker_id)
+
+    def dir_offline(self, broker_id: int, path: str) -> None:
+        self._dir(broker_id, path)
+        engine = self._sb.engine
+        engine.call(controller.dir_offline, engine.cluster, broker_id, path)
+        if engine.zk is not None:
+            engine.zk.log_dir_failed(broker_id)
+
+    def dir_online(self, broker_id: int, path: str) -> None:
+        self._dir(broker_id, path)
+        engine = self._sb.engine
+        engine.call(controller.dir_online, engine.cluster, broker_id, path)
+
+    def dir_cordon(self, broker_id: int, path: str, cordoned: bool = True) -> None:
+        d = self._dir(broker_id, path)
+        self._sb.engine.call(setattr, d, "cordoned", bool(cordoned))
+
+    def slow(self, broker_id: int, millis: int) -> None:
+        """Delay every response of this broker by ``millis`` (0 restores normal speed)."""
+        b = self._broker(broker_id)
+        self._sb.engine.call(setattr, b, "slow_ms", max(int(millis), 0))
+
+    def drop_connections(self, broker_id: int) -> None:
+        self._broker(broker_id)
+        engine = self._sb.engine
+        server = engine.servers.get(broker_id)
+        if server is not None:
+            engine.call(server.drop_connections)

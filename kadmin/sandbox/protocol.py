@@ -1,0 +1,155 @@
+"""Kafka's wire protocol through kafka-python's schema-generated message classes.
+
+kafka-python has no API key -> class registry, so one is built here by walking its protocol
+modules. Requests are decoded and responses encoded by those classes; this module only frames
+them, reads the request header, and knows which APIs (and versions) the sandbox serves.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import struct
+from dataclasses import dataclass
+from functools import lru_cache
+
+# Error codes (org.apache.kafka.common.protocol.Errors) the sandbox answers with.
+NONE = 0
+UNKNOWN_TOPIC_OR_PARTITION = 3
+NOT_LEADER_OR_FOLLOWER = 6
+REPLICA_NOT_AVAILABLE = 9
+CLUSTER_AUTHORIZATION_FAILED = 31
+TOPIC_ALREADY_EXISTS = 36
+UNSUPPORTED_VERSION = 35
+INVALID_PARTITIONS = 37
+INVALID_REPLICATION_FACTOR = 38
+INVALID_REPLICA_ASSIGNMENT = 39
+INVALID_CONFIG = 40
+NOT_CONTROLLER = 41
+INVALID_REQUEST = 42
+POLICY_VIOLATION = 44
+KAFKA_STORAGE_ERROR = 56
+LOG_DIR_NOT_FOUND = 57
+INVALID_TOPIC_EXCEPTION = 17
+PREFERRED_LEADER_NOT_AVAILABLE = 80
+ELIGIBLE_LEADERS_NOT_AVAILABLE = 83
+ELECTION_NOT_NEEDED = 84
+NO_REASSIGNMENT_IN_PROGRESS = 85
+
+ERROR_NAMES = {
+    NONE: "NONE",
+    UNKNOWN_TOPIC_OR_PARTITION: "UNKNOWN_TOPIC_OR_PARTITION",
+    NOT_LEADER_OR_FOLLOWER: "NOT_LEADER_OR_FOLLOWER",
+    REPLICA_NOT_AVAILABLE: "REPLICA_NOT_AVAILABLE",
+    TOPIC_ALREADY_EXISTS: "TOPIC_ALREADY_EXISTS",
+    UNSUPPORTED_VERSION: "UNSUPPORTED_VERSION",
+    INVALID_PARTITIONS: "INVALID_PARTITIONS",
+    INVALID_REPLICATION_FACTOR: "INVALID_REPLICATION_FACTOR",
+    INVALID_REPLICA_ASSIGNMENT: "INVALID_REPLICA_ASSIGNMENT",
+    INVALID_CONFIG: "INVALID_CONFIG",
+    INVALID_REQUEST: "INVALID_REQUEST",
+    KAFKA_STORAGE_ERROR: "KAFKA_STORAGE_ERROR",
+    LOG_DIR_NOT_FOUND: "LOG_DIR_NOT_FOUND",
+    ELECTION_NOT_NEEDED: "ELECTION_NOT_NEEDED",
+    NO_REASSIGNMENT_IN_PROGRESS: "NO_REASSIGNMENT_IN_PROGRESS",
+}
+
+# API keys the sandbox serves. ApiVersions advertises exactly these, with the version range
+# kafka-python's classes (built from Kafka 4.x's JSON definitions) can decode.
+API_VERSIONS = 18
+METADATA = 3
+LIST_OFFSETS = 2
+CREATE_TOPICS = 19
+DELETE_TOPICS = 20
+DESCRIBE_CONFIGS = 32
+ALTER_CONFIGS = 33
+ALTER_REPLICA_LOG_DIRS = 34
+DESCRIBE_LOG_DIRS = 35
+ELECT_LEADERS = 43
+INCREMENTAL_ALTER_CONFIGS = 44
+ALTER_PARTITION_REASSIGNMENTS = 45
+LIST_PARTITION_REASSIGNMENTS = 46
+DESCRIBE_CLUSTER = 60
+
+SERVED = (
+    API_VERSIONS, METADATA, LIST_OFFSETS, CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS,
+    ALTER_CONFIGS, ALTER_REPLICA_LOG_DIRS, DESCRIBE_LOG_DIRS, ELECT_LEADERS,
+    INCREMENTAL_ALTER_CONFIGS, ALTER_PARTITION_REASSIGNMENTS, LIST_PARTITION_REASSIGNMENTS,
+    DESCRIBE_CLUSTER,
+)
+
+# Requests that change the cluster: tests use these to prove "nothing reached the cluster".
+MUTATING = frozenset({
+    "CreateTopics", "DeleteTopics", "AlterConfigs", "IncrementalAlterConfigs",
+    "AlterReplicaLogDirs", "AlterPartitionReassignments", "ElectLeaders",
+})
+
+
+@dataclass(frozen=True)
+class Api:
+    key: int
+    name: str  # Kafka's name without the Request suffix, e.g. "DescribeLogDirs"
+    request: type
+    response: type
+    min_version: int
+    max_version: int
+
+
+@lru_cache(maxsize=1)
+def registry() -> dict[int, Api]:
+    """Every API kafka-python has message classes for, by key."""
+    from kafka.protocol.api_message import ApiMessage
+
+    found: dict[int, dict[bool, type]] = {}
+    for package in ("admin", "metadata", "consumer", "producer"):
+        pkg = importlib.import_module(f"kafka.protocol.{package}")
+        for info in pkgutil.iter_modules(pkg.__path__):
+            module = importlib.import_module(f"kafka.protocol.{package}.{info.name}")
+            for cls in vars(module).values():
+                if (inspect.isclass(cls) and issubclass(cls, ApiMessage) and cls is not ApiMessage
+                        and cls.__module__ == module.__name__):
+                    found.setdefault(cls.API_KEY, {})[cls.is_request()] = cls
+    apis = {}
+    for key, pair in found.items():
+        if True in pair and False in pair:
+            req = pair[True]
+            lo, hi = req.valid_versions
+            apis[key] = Api(key, req.name.removesuffix("Request"), req, pair[False], lo, hi)
+    return apis
+
+
+def served() -> dict[int, Api]:
+    reg = registry()
+    return {k: reg[k] for k in SERVED}
+
+
+def peek_header(frame: bytes) -> tuple[int, int, int]:
+    """(api_key, api_version, correlation_id) from a request frame without decoding the rest."""
+    return struct.unpack_from(">hhi", frame, 0)
+
+
+def decode_request(api: Api, version: int, frame: bytes):
+    return api.request.decode(frame, version=version, header=True)
+
+
+def encode_response(response, version: int, correlation_id: int) -> bytes:
+    """Frame a response built at ``version`` (its constructor's ``version=``)."""
+    if response.API_VERSION is None:
+        response.API_VERSION = version
+    response.with_header(correlation_id=correlation_id)
+    return bytes(response.encode(header=True, framed=True))
+
+
+def error_response(api: Api, version: int, error_code: int):
+    """A response body carrying ``error_code`` wherever the schema has a top-level error field,
+    as Kafka's ``AbstractRequest.getErrorResponse`` does for APIs it cannot serve."""
+    fields = {}
+    for field in api.response._struct._fields:
+        if not field.for_version_q(version):
+            continue
+        if field.name == "error_code":
+            fields["error_code"] = error_code
+        elif field.is_struct_array():
+            fields[field.name] = []
+    return api.response(version=version, **fields)

@@ -1,0 +1,271 @@
+"""``Sandbox``: the Python API of the emulated cluster. Builds the model, runs the engine, and
+marshals every call onto the engine's loop thread."""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from typing import Callable
+
+from kadmin.errors import ClusterError, InputError, NotFoundError, UsageError
+from kadmin.sandbox import configs, controller, protocol, snapshot
+from kadmin.sandbox.cluster import KRAFT, ZOOKEEPER, BrokerState, Cluster, LogDirState
+from kadmin.sandbox.controller import ControllerError
+from kadmin.sandbox.engine import Engine
+from kadmin.sandbox.faults import Faults
+
+DATA_ROOT = "/var/lib/kafka"
+
+
+class Clock:
+    """Simulated time. With ``manual_clock=True`` it only moves when a test advances it."""
+
+    def __init__(self, sandbox: "Sandbox"):
+        self._sb = sandbox
+
+    @property
+    def now(self) -> float:
+        return self._sb.engine.cluster.now
+
+    def advance(self, seconds: float) -> None:
+        if not self._sb.manual_clock:
+            raise UsageError("clock.advance needs a sandbox started with manual_clock=True")
+        if seconds < 0:
+            raise UsageError("time only moves forward")
+        self._sb.engine.advance(seconds)
+
+
+class Sandbox:
+    def __init__(self, brokers: int = 3, log_dirs: int = 2, racks: int = 0, base_port: int = 0,
+                 speed: float = 1.0, zookeeper: str | None = None, manual_clock: bool = False,
+                 dir_capacity: int = 100 * 2**30, bandwidth: int = 100 * 2**20, seed: int = 0):
+        if brokers < 1:
+            raise UsageError("a sandbox needs at least one broker")
+        if log_dirs < 1:
+            raise UsageError("each broker needs at least one log directory")
+        if racks < 0 or racks > brokers:
+            raise UsageError(f"--racks must be between 0 and the number of brokers ({brokers})")
+        if speed <= 0:
+            raise UsageError("--speed must be positive")
+        if base_port and not (1 <= base_port and base_port + brokers - 1 <= 65535):
+            raise UsageError(f"ports {base_port}..{base_port + brokers - 1} are not valid TCP ports")
+        self.broker_count = brokers
+        self.log_dirs = log_dirs
+        self.racks = racks
+        self.base_port = base_port
+        self.speed = speed
+        self.zookeeper = zookeeper
+        self.manual_clock = manual_clock
+        self.dir_capacity = dir_capacity
+        self.bandwidth = bandwidth
+        self._rng = random.Random(seed)
+        self.engine: Engine | None = None
+        self.faults = Faults(self)
+        self.clock = Clock(self)
+
+    # --- lifecycle ---
+
+    def _build_cluster(self) -> Cluster:
+        rng = self._rng
+        brokers = {}
+        for i in range(self.broker_count):
+            dirs = {}
+            for j in range(self.log_dirs):
+                path = f"{DATA_ROOT}/data{j}"
+                dirs[path] = LogDirState(path, uuid.UUID(int=rng.getrandbits(128)), self.dir_capacity)
+            rack = f"rack-{i % self.racks}" if self.racks else None
+            brokers[i] = BrokerState(i, "127.0.0.1", 0, rack, dirs)
+        cluster_id = _base64_uuid(uuid.UUID(int=rng.getrandbits(128)))
+        return Cluster(cluster_id, ZOOKEEPER if self.zookeeper else KRAFT, brokers, bandwidth=float(self.bandwidth))
+
+    def start(self) -> "Sandbox":
+        """Returns when every broker accepts connections (and, in ZooKeeper mode, is registered)."""
+        if self.engine is not None:
+            return self
+        engine = Engine(self._build_cluster(), speed=self.speed, manual_clock=self.manual_clock)
+        engine.start_loop()
+        ports = {i: (self.base_port + i if self.base_port else 0) for i in range(self.broker_count)}
+        try:
+            engine.run(engine.start_brokers(ports))
+        except OSError as e:
+            engine.stop_loop()
+            busy = next((p for p in ports.values() if p and not _port_free(p)), None)
+            where = f"127.0.0.1:{busy}" if busy else "127.0.0.1"
+            raise UsageError(f"cannot listen on {where}: {e.strerror or e} (is another sandbox or broker running?)")
+        self.engine = engine
+        if self.zookeeper:
+            from kadmin.sandbox.zookeeper import ZooKeeperMode
+
+            try:
+                engine.zk = ZooKeeperMode(engine, self.zookeeper)
+                engine.zk.start()
+            except Exception:
+                self.stop()
+                raise
+        return self
+
+    def stop(self) -> None:
+        engine, self.engine = self.engine, None
+        if engine is None:
+            return
+        try:
+            if engine.zk is not None:
+                engine.zk.stop()
+            engine.run(engine.shutdown())
+        finally:
+            engine.stop_loop()
+
+    def __enter__(self) -> "Sandbox":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def _engine(self) -> Engine:
+        if self.engine is None:
+            raise UsageError("the sandbox is not running (call start() first)")
+        return self.engine
+
+    # --- addresses ---
+
+    @property
+    def bootstrap(self) -> str:
+        engine = self._engine()
+        return ",".join(f"127.0.0.1:{engine.ports[i]}" for i in sorted(engine.ports))
+
+    @property
+    def ports(self) -> dict[int, int]:
+        return dict(self._engine().ports)
+
+    @property
+    def mode(self) -> str:
+        return ZOOKEEPER if self.zookeeper else KRAFT
+
+    def log_dir_paths(self, broker_id: int) -> list[str]:
+        cluster = self._engine().cluster
+        if broker_id not in cluster.brokers:
+            raise NotFoundError(f"no broker {broker_id} in the sandbox")
+        return list(cluster.brokers[broker_id].dirs)
+
+    # --- topics ---
+
+    def create_topic(self, name: str, partitions: int | None = None, replication_factor: int | None = None,
+                     assignment: dict[int, list[int]] | None = None, size_bytes: int = 0,
+                     produce_rate: float = 0, configs: dict[str, str] | None = None,
+                     log_dirs: dict[tuple[int, int], str] | None = None) -> None:
+        """Create a topic directly in the model (no request is logged). Sizes and produce rate are
+        per partition; ``log_dirs`` pins replicas: {(partition, broker): path}."""
+        engine = self._engine()
+        engine.call(self._create_topic, engine, name, partitions, replication_factor, assignment,
+                    size_bytes, produce_rate, configs, log_dirs)
+
+    def _create_topic(self, engine, name, partitions, replication_factor, assignment, size_bytes,
+                      produce_rate, topic_configs, log_dirs):
+        cluster = engine.cluster
+        if name in cluster.topics:
+            raise InputError(f"topic {name} already exists")
+        for k, v in (topic_configs or {}).items():
+            why = configs.validate_topic_config(k, v)
+            if why:
+                raise InputError(why)
+        try:
+            if assignment is not None:
+                assignment = {int(p): list(r) for p, r in assignment.items()}
+                if sorted(assignment) != list(range(len(assignment))):
+                    raise InputError("assignment partitions must be 0..N-1")
+                for replicas in assignment.values():
+                    controller.validate_assignment(cluster, replicas, require_live=False)
+            else:
+                rf = replication_factor or min(3, len(cluster.brokers))
+                assignment = controller.place_replicas(cluster, partitions or 1, rf, self._rng,
+                                                       live=cluster.live_brokers())
+        except ControllerError as e:
+            raise InputError(f"cannot create topic {name}: {e}")
+        for (p, b), path in (log_dirs or {}).items():
+            if b not in assignment.get(p, []):
+                raise InputError(f"log_dirs names {name}-{p} on broker {b}, which holds no replica of it")
+            if path not in cluster.brokers[b].dirs:
+                raise InputError(f"broker {b} has no log directory {path}")
+        controller.create_topic(cluster, name, assignment, topic_configs, size_bytes, produce_rate, log_dirs)
+
+    def delete_topic(self, name: str) -> None:
+        engine = self._engine()
+
+        def run():
+            if name not in engine.cluster.topics:
+                raise NotFoundError(f"no topic {name}")
+            controller.delete_topic(engine.cluster, name)
+
+        engine.call(run)
+
+    def populate_demo(self) -> None:
+        from kadmin.sandbox.demo import populate
+
+        populate(self)
+
+    # --- observation ---
+
+    def snapshot(self) -> snapshot.Snapshot:
+        engine = self._engine()
+        return engine.call(lambda: snapshot.take(engine.cluster, engine.controller_id()))
+
+    @property
+    def requests(self) -> list[tuple[int, str, int]]:
+        """(broker_id, api_name, api_version) of every request received, in order."""
+        return list(self._engine().requests)
+
+    def mutating_requests(self) -> list[tuple[int, str, int]]:
+        return [r for r in self.requests if r[1] in protocol.MUTATING]
+
+    def clear_requests(self) -> None:
+        engine = self._engine()
+        engine.call(engine.requests.clear)
+
+    def wait_for(self, predicate: Callable[[snapshot.Snapshot], bool], timeout: float = 10.0,
+                 interval: float = 0.02) -> snapshot.Snapshot:
+        """Poll ``predicate(snapshot)`` until true; TimeoutError with the last state otherwise."""
+        deadline = time.monotonic() + timeout
+        while True:
+            snap = self.snapshot()
+            if predicate(snap):
+                return snap
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"sandbox condition not met within {timeout}s (simulated time {snap.now:.1f}s)")
+            time.sleep(interval)
+
+    def status(self) -> dict:
+        engine = self._engine()
+
+        def run():
+            c = engine.cluster
+            return {
+                "mode": c.mode, "bootstrap": self.bootstrap, "cluster_id": c.cluster_id,
+                "controller": engine.controller_id(), "topics": len(c.topics),
+                "partitions": sum(len(t.partitions) for t in c.topics.values()),
+                "simulated_seconds": round(c.now, 3), "speed": self.speed,
+                "zookeeper": self.zookeeper,
+                "brokers": [{"id": b.id, "port": b.port, "rack": b.rack, "alive": b.alive,
+                             "log_dirs": [{"path": d.path, "online": d.online, "cordoned": d.cordoned}
+                                          for d in b.dirs.values()]}
+                            for b in sorted(c.brokers.values(), key=lambda b: b.id)],
+            }
+
+        return engine.call(run)
+
+
+def _base64_uuid(u: uuid.UUID) -> str:
+    import base64
+
+    return base64.urlsafe_b64encode(u.bytes).decode().rstrip("=")
+
+
+def _port_free(port: int) -> bool:
+    import socket
+
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False

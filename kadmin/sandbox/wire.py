@@ -1,0 +1,98 @@
+"""One broker's listener: Kafka's framing (4-byte size, request header, body) on 127.0.0.1.
+
+Requests on a connection are answered in order, like a Kafka broker's. A request the sandbox does
+not serve gets Kafka's answer: ApiVersions at an unknown version gets a v0 body with
+UNSUPPORTED_VERSION and the supported ranges; other APIs kafka-python knows get their error
+response; an unknown API key closes the connection, as Kafka's SocketServer does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import struct
+
+from kadmin.sandbox import protocol as P
+from kadmin.sandbox.apis import HANDLERS
+
+log = logging.getLogger("kadmin.sandbox")
+UNKNOWN_SERVER_ERROR = -1
+MAX_FRAME = 100 * 2**20
+
+
+class BrokerServer:
+    def __init__(self, engine, broker_id: int):
+        self.engine = engine
+        self.broker_id = broker_id
+        self.server: asyncio.base_events.Server | None = None
+        self.writers: set[asyncio.StreamWriter] = set()
+
+    async def start(self, port: int) -> int:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", port, reuse_address=True)
+        return self.server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            self.server = None
+        self.drop_connections()
+
+    def drop_connections(self) -> None:
+        for w in list(self.writers):
+            w.close()
+        self.writers.clear()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.writers.add(writer)
+        try:
+            while True:
+                (size,) = struct.unpack(">i", await reader.readexactly(4))
+                if size < 8 or size > MAX_FRAME:
+                    break
+                frame = await reader.readexactly(size)
+                response = self.handle(frame)
+                if response is None:
+                    break
+                slow = self.engine.cluster.brokers[self.broker_id].slow_ms
+                if slow:
+                    await asyncio.sleep(slow / 1000)
+                if writer.is_closing():
+                    break
+                writer.write(response)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        except Exception:  # a bug: log it and drop this connection only
+            log.exception("broker %d: connection failed", self.broker_id)
+        finally:
+            self.writers.discard(writer)
+            writer.close()
+
+    def handle(self, frame: bytes) -> bytes | None:
+        """The encoded response to one request frame, or None to close the connection."""
+        key, version, correlation_id = P.peek_header(frame)
+        served = P.served()
+        api = served.get(key)
+        if key == P.API_VERSIONS and not (0 <= version <= api.max_version):
+            from kadmin.sandbox.api_cluster import api_versions_body
+
+            self.engine.record(self.broker_id, api.name, version)
+            return P.encode_response(api_versions_body(P.UNSUPPORTED_VERSION, 0), 0, correlation_id)
+        if api is None:
+            other = P.registry().get(key)
+            if other is None or not 0 <= version <= other.max_version:
+                log.warning("broker %d: closing connection on unknown API key %d v%d", self.broker_id, key, version)
+                return None
+            self.engine.record(self.broker_id, other.name, version)
+            return P.encode_response(P.error_response(other, version, P.UNSUPPORTED_VERSION), version, correlation_id)
+        if not api.min_version <= version <= api.max_version:
+            log.warning("broker %d: closing connection on %s v%d (unsupported version)", self.broker_id, api.name, version)
+            return None
+        request = P.decode_request(api, version, frame)
+        self.engine.record(self.broker_id, api.name, version)
+        try:
+            response = HANDLERS[key](self.engine, self.broker_id, version, request)
+        except Exception:  # a bug: answer like a broker would, and say so in the log
+            log.exception("broker %d: %s v%d failed", self.broker_id, api.name, version)
+            response = P.error_response(api, version, UNKNOWN_SERVER_ERROR)
+        return P.encode_response(response, version, correlation_id)

@@ -1,0 +1,1 @@
+from tests.support.sandbox import sandbox, sandbox_factory  # noqa: F401  (fixtures)
