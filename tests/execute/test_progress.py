@@ -1,0 +1,144 @@
+"""Progress arithmetic: KIP-179's statuses, bytes moved/left from sizes, rate and ETA from two
+snapshots, per replica and in total, for moves between brokers and between directories."""
+
+import pytest
+
+from kadmin.backends.base import BrokerLogDirs
+from kadmin.execute.progress import (
+    INTER_BROKER,
+    LOG_DIR,
+    NOT_HOSTED,
+    UNKNOWN_BROKER,
+    UNKNOWN_PARTITION,
+    UNKNOWN_TOPIC,
+    snapshot,
+    snapshot_json,
+)
+from kadmin.model import (
+    Assignment,
+    Broker,
+    ClusterState,
+    LogDir,
+    PartitionReassignment,
+    PartitionState,
+    ReassignmentPlan,
+    ReplicaInfo,
+    TopicPartition,
+)
+
+TP = TopicPartition
+MB = 1_000_000
+
+
+def cluster(parts, brokers=(1, 2, 3, 4)):
+    return ClusterState("c", 1, {b: Broker(b, "127.0.0.1", 9000 + b) for b in brokers},
+                        {TP(p.topic, p.partition): p for p in parts})
+
+
+def dirs(entries):
+    """entries: (broker, path, topic, partition, size, lag, is_future)."""
+    by = {}
+    for b, path, t, p, size, lag, fut in entries:
+        by.setdefault(b, {}).setdefault(path, []).append(ReplicaInfo(t, p, size, lag, fut))
+    return {b: BrokerLogDirs(b, tuple(LogDir(b, path, replicas=tuple(reps)) for path, reps in paths.items()))
+            for b, paths in by.items()}
+
+
+# foo-0 moves from [1,2] to [3,2]: broker 3 is adding and has copied 30 of 80 MB.
+FOO0 = PartitionState("foo", 0, 1, (3, 2, 1), (1, 2), adding=(3,), removing=(1,))
+ONGOING = {TP("foo", 0): PartitionReassignment("foo", 0, (3, 2, 1), (3,), (1,))}
+
+
+def sizes(copied, leader_size=80 * MB):
+    return dirs([(1, "/d1", "foo", 0, leader_size, 0, False), (2, "/d1", "foo", 0, leader_size, 0, False),
+                 (3, "/d1", "foo", 0, copied, 0, False)])
+
+
+def test_catching_up_follower_progress_comes_from_sizes():
+    s = snapshot(0.0, cluster([FOO0]), ONGOING, sizes(30 * MB), end_offsets={TP("foo", 0): 8000})
+    rows = {r.broker: r for r in s.replicas}
+    assert set(rows) == {1, 2, 3}  # every replica of a reassigning partition
+    new = rows[3]
+    assert new.move == INTER_BROKER
+    assert (new.total_bytes, new.moved_bytes, new.remaining_bytes) == (80 * MB, 30 * MB, 50 * MB)
+    assert new.status == "Behind: ~5000 messages" and new.messages_estimated  # 8000 * 50/80
+    assert rows[1].status == rows[2].status == "In sync"
+    assert new.rate is None and s.totals.eta is None  # one snapshot: no rate yet
+    assert not s.done and s.reassigning_partitions == 1
+
+
+def test_rate_and_eta_from_successive_snapshots_with_producers_still_writing():
+    first = snapshot(100.0, cluster([FOO0]), ONGOING, sizes(30 * MB))
+    # 2 s later: 2 MB more copied, but the leader grew by 0.5 MB: the gap closes at 0.75 MB/s
+    second = snapshot(102.0, cluster([FOO0]), ONGOING, sizes(32 * MB, 80.5 * MB), previous=first)
+    new = next(r for r in second.replicas if r.broker == 3)
+    assert new.rate == pytest.approx(1 * MB)
+    assert new.remaining_bytes == 48.5 * MB
+    assert new.eta == pytest.approx(48.5 / 0.75)
+    assert second.totals.rate == pytest.approx(1 * MB)
+    assert second.totals.eta == pytest.approx(48.5 / 0.75)
+    assert second.totals.moved_bytes == 32 * MB and second.totals.remaining_bytes == 48.5 * MB
+
+
+def test_log_dir_move_uses_the_future_replica():
+    bar = PartitionState("bar", 0, 2, (2,), (2,))
+    d = dirs([(2, "/a", "bar", 0, 10 * MB, 0, False), (2, "/b", "bar", 0, 4 * MB, 1234, True)])
+    first = snapshot(0.0, cluster([bar]), {}, d)
+    row = first.replicas[0]
+    assert (row.move, row.status, row.messages_behind, row.messages_estimated) == (LOG_DIR, "Behind: 1234 messages", 1234, False)
+    assert (row.log_dir, row.future_log_dir) == ("/a", "/b")
+    assert (row.moved_bytes, row.remaining_bytes) == (4 * MB, 6 * MB)
+    d2 = dirs([(2, "/a", "bar", 0, 10 * MB, 0, False), (2, "/b", "bar", 0, 7 * MB, 500, True)])
+    second = snapshot(3.0, cluster([bar]), {}, d2, previous=first)
+    assert second.replicas[0].rate == pytest.approx(1 * MB) and second.replicas[0].eta == pytest.approx(3.0)
+    # once promoted, the replica is in sync and nothing moves
+    d3 = dirs([(2, "/b", "bar", 0, 10 * MB, 0, False)])
+    assert snapshot(4.0, cluster([bar]), {}, d3).done
+
+
+def test_kip179_statuses_for_a_plan():
+    parts = [PartitionState("my_topic", 0, 0, (0, 1), (0, 1)), PartitionState("my_topic", 1, 0, (0, 2), (0, 2))]
+    plan = ReassignmentPlan((
+        Assignment("my_topic", 0, (0, 42)),
+        Assignment("asdf", 0, (1,)),
+        Assignment("my_topic", 42, (1,)),
+        Assignment("my_topic", 1, (1, 0)),
+    ))
+    s = snapshot(0.0, cluster(parts, brokers=(0, 1, 2)), {}, dirs([]), plan=plan)
+    status = {(r.topic, r.partition, r.broker): r.status for r in s.replicas}
+    assert status == {
+        ("my_topic", 0, 0): "In sync",
+        ("my_topic", 0, 42): UNKNOWN_BROKER,
+        ("asdf", 0, 1): UNKNOWN_TOPIC,
+        ("my_topic", 42, 1): UNKNOWN_PARTITION,
+        ("my_topic", 1, 1): NOT_HOSTED,
+        ("my_topic", 1, 0): "In sync",
+    }
+
+
+def test_totals_over_several_moves_and_json_shape():
+    foo1 = PartitionState("foo", 1, 2, (4, 2), (2,), adding=(4,))
+    ongoing = dict(ONGOING)
+    ongoing[TP("foo", 1)] = PartitionReassignment("foo", 1, (4, 2), (4,), ())
+    d = dirs([(1, "/d", "foo", 0, 10, 0, False), (2, "/d", "foo", 0, 10, 0, False), (3, "/d", "foo", 0, 4, 0, False),
+              (2, "/d", "foo", 1, 20, 0, False), (4, "/d", "foo", 1, 5, 0, False)])
+    a = snapshot(0.0, cluster([FOO0, foo1]), ongoing, d)
+    d2 = dirs([(1, "/d", "foo", 0, 10, 0, False), (2, "/d", "foo", 0, 10, 0, False), (3, "/d", "foo", 0, 6, 0, False),
+               (2, "/d", "foo", 1, 20, 0, False), (4, "/d", "foo", 1, 9, 0, False)])
+    b = snapshot(1.0, cluster([FOO0, foo1]), ongoing, d2, previous=a)
+    assert b.totals.moving_replicas == 2
+    assert (b.totals.moved_bytes, b.totals.remaining_bytes) == (15, 15)
+    assert b.totals.rate == pytest.approx(6.0)
+    assert b.totals.eta == pytest.approx(15 / 6)
+    doc = snapshot_json(b, "2026-11-21T13:00:00Z")
+    assert doc["totals"]["remaining_bytes"] == 15 and len(doc["replicas"]) == 5
+    from kadmin.schemas import load
+    import jsonschema
+
+    jsonschema.validate(doc, load("progress-snapshot"))
+
+
+def test_unreachable_broker_leaves_sizes_unknown_not_wrong():
+    s = snapshot(0.0, cluster([FOO0]), ONGOING, {1: BrokerLogDirs(1, error="broker 1 unreachable")})
+    new = next(r for r in s.replicas if r.broker == 3)
+    assert new.status == "Behind" and new.remaining_bytes is None
