@@ -226,8 +226,15 @@ class ZooKeeperRecordStore:
     topic never remove each other's entries. Writes are compare-and-set on the znode version.
     """
 
-    def __init__(self, client):
+    def __init__(self, client, *, read_only: bool = False):
         self.zk = client  # a started kazoo.client.KazooClient
+        self.read_only = read_only
+
+    def _check_writable(self) -> None:
+        from kadmin.backends.base import ReadOnlyViolation
+
+        if self.read_only:
+            raise ReadOnlyViolation("writing a throttle record through a read-only connection")
 
     def load_all(self) -> dict[str, ThrottleRecord]:
         from kazoo.exceptions import NoNodeError
@@ -247,6 +254,7 @@ class ZooKeeperRecordStore:
         return out
 
     def put(self, record: ThrottleRecord) -> None:
+        self._check_writable()
         if record.empty:
             self.delete(record.plan_id)
             return
@@ -261,6 +269,7 @@ class ZooKeeperRecordStore:
     def delete(self, plan_id: str) -> None:
         from kazoo.exceptions import NoNodeError
 
+        self._check_writable()
         try:
             self.zk.delete(f"{REPLICAS_REMOVAL}/{plan_id}")
         except NoNodeError:
@@ -313,3 +322,152 @@ def _set_json(zk, path: str, value: dict | None) -> None:
 
 
 RECORD_TOPIC = "__kadmin_throttle_records"
+PRODUCE_API_KEY = 0
+FETCH_API_KEY = 1
+
+
+class TopicRecordStore:
+    """Records in the compacted topic ``__kadmin_throttle_records`` (AdminClient mode).
+
+    One partition, compacted; the key is the plan id, the value the record's JSON, a tombstone
+    (null value) when the record is emptied. Reading consumes the partition from the start with
+    no consumer group (nothing to clean up) and keeps the last value per key. The topic is
+    created on first write, replicated like the cluster's default (up to 3), so the record
+    survives a broker loss. docs/throttle-records.md explains why a topic and not a config.
+    """
+
+    def __init__(self, settings, *, read_only: bool = False, topic: str = RECORD_TOPIC):
+        self.settings = settings
+        self.read_only = read_only
+        self.topic = topic
+        self.timeout = float(getattr(settings, "timeout", None) or 30.0)
+
+    def _client_kwargs(self) -> dict:
+        from kadmin.config import to_kafka_python
+
+        kw = to_kafka_python(self.settings)
+        kw.setdefault("client_id", "kadmin-throttle-records")
+        return kw
+
+    def _unsupported(self, e: Exception) -> Exception:
+        from kadmin.errors import UnsupportedOperation
+
+        return UnsupportedOperation(
+            f"cannot read or write kadmin's throttle records in topic {self.topic}: the cluster does not "
+            f"serve Produce/Fetch ({type(e).__name__}: {e})",
+            hint="throttles can still be set and cleared by hand; see docs/throttle-records.md",
+        )
+
+    def load_all(self) -> dict[str, ThrottleRecord]:
+        import time
+
+        from kafka import KafkaConsumer, TopicPartition as KTP
+        from kafka.errors import KafkaError
+
+        try:
+            consumer = KafkaConsumer(group_id=None, enable_auto_commit=False, **self._client_kwargs())
+        except KafkaError as e:
+            raise ClusterError(f"reading throttle records: {type(e).__name__}: {e}") from None
+        try:
+            if not consumer.partitions_for_topic(self.topic):
+                return {}
+            tp = KTP(self.topic, 0)
+            consumer.assign([tp])
+            end = consumer.end_offsets([tp])[tp]
+            consumer.seek_to_beginning(tp)
+            values: dict[str, bytes | None] = {}
+            deadline = time.monotonic() + self.timeout
+            while consumer.position(tp) < end:
+                if time.monotonic() > deadline:
+                    raise ClusterError(f"reading throttle records from {self.topic}: no data within {self.timeout:g}s")
+                for batch in consumer.poll(timeout_ms=200).values():
+                    for msg in batch:
+                        values[msg.key.decode("utf-8")] = msg.value
+            return {k: ThrottleRecord.loads(v) for k, v in sorted(values.items()) if v is not None}
+        except KafkaError as e:
+            if type(e).__name__ in ("UnsupportedVersionError", "IncompatibleBrokerVersion"):
+                raise self._unsupported(e) from None
+            raise ClusterError(f"reading throttle records from {self.topic}: {type(e).__name__}: {e}") from None
+        finally:
+            consumer.close()
+
+    def put(self, record: ThrottleRecord) -> None:
+        self._send(record.plan_id, None if record.empty else record.dumps())
+
+    def delete(self, plan_id: str) -> None:
+        self._send(plan_id, None)
+
+    def _send(self, key: str, value: bytes | None) -> None:
+        from kafka import KafkaProducer
+        from kafka.errors import KafkaError
+
+        from kadmin.backends.base import ReadOnlyViolation
+
+        if self.read_only:
+            raise ReadOnlyViolation("writing a throttle record through a read-only connection")
+        self._ensure_topic()
+        try:
+            producer = KafkaProducer(acks=-1, enable_idempotence=False, retries=5, **self._client_kwargs())
+        except KafkaError as e:
+            raise ClusterError(f"writing throttle records: {type(e).__name__}: {e}") from None
+        try:
+            producer.send(self.topic, key=key.encode("utf-8"), value=value, partition=0).get(timeout=self.timeout)
+        except KafkaError as e:
+            if type(e).__name__ in ("UnsupportedVersionError", "IncompatibleBrokerVersion"):
+                raise self._unsupported(e) from None
+            raise ClusterError(f"writing the throttle record of plan {key} to {self.topic}: {type(e).__name__}: {e}") from None
+        finally:
+            producer.close(timeout=self.timeout)
+
+    def _ensure_topic(self) -> None:
+        from kafka.admin import KafkaAdminClient, NewTopic
+        from kafka.errors import KafkaError, TopicAlreadyExistsError
+
+        try:
+            admin = KafkaAdminClient(**self._client_kwargs())
+        except KafkaError as e:
+            raise ClusterError(f"connecting to create {self.topic}: {type(e).__name__}: {e}") from None
+        try:
+            self._check_produce_fetch(admin)
+            if self.topic in admin.list_topics():
+                return
+            brokers = len(admin.describe_cluster().get("brokers", [])) or 1
+            try:
+                admin.create_topics([NewTopic(self.topic, 1, min(3, brokers),
+                                              topic_configs={"cleanup.policy": "compact"})])
+            except TopicAlreadyExistsError:
+                pass
+        except KafkaError as e:
+            raise ClusterError(f"creating the throttle record topic {self.topic}: {type(e).__name__}: {e}") from None
+        finally:
+            admin.close()
+
+
+    def _check_produce_fetch(self, admin) -> None:
+        """Refuse before creating anything when the cluster cannot store messages."""
+        from kafka.errors import KafkaError
+        from kafka.protocol.consumer import FetchRequest
+        from kafka.protocol.producer import ProduceRequest
+
+        versions = getattr(getattr(admin, "_manager", None), "broker_version_data", None)
+        if versions is None:
+            return  # unknown: the producer will say
+        for request in (ProduceRequest, FetchRequest):
+            try:
+                versions.api_version(request)
+            except KafkaError as e:
+                raise self._unsupported(e) from None
+
+
+def record_store_for(backend) -> RecordStore:
+    """The store every kadmin run sees for this backend: KIP-179's znodes through ZooKeeper, the
+    record topic through the AdminClient protocol. Read-only backends give read-only stores."""
+    if getattr(backend, "name", None) == "zookeeper":
+        client = getattr(backend, "zk_client", None) or getattr(backend, "_zk", None)
+        if client is None:
+            raise ClusterError("the ZooKeeper backend has no open ZooKeeper client")
+        return ZooKeeperRecordStore(client, read_only=backend.read_only)
+    settings = getattr(backend, "settings", None)
+    if settings is None or not getattr(settings, "bootstrap_servers", None):
+        raise ClusterError(f"cannot find where to keep throttle records for backend {getattr(backend, 'name', backend)!r}")
+    return TopicRecordStore(settings, read_only=backend.read_only)
