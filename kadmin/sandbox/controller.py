@@ -47,9 +47,23 @@ def place_replicas(cluster: Cluster, partitions: int, replication_factor: int,
         if p > 0 and (p + start) % n == 0:
             shift += 1
         first = (p + start) % n
+        offset = 1 + (shift % (n - 1)) if n > 1 else 0
+        others = [brokers[(first + offset + j) % n] for j in range(n)]
+        others = [b for b in dict.fromkeys(others) if b != brokers[first]]
         replicas = [brokers[first]]
-        for j in range(replication_factor - 1):
-            replicas.append(brokers[(first + 1 + (shift + j) % (n - 1)) % n] if n > 1 else brokers[first])
+        used = {racks[brokers[first]]}
+        # Prefer brokers on racks not used yet (Kafka's rack-aware rule), then any.
+        for b in others:
+            if len(replicas) == replication_factor:
+                break
+            if racks[b] not in used or len(used) == len(set(racks.values())):
+                replicas.append(b)
+                used.add(racks[b])
+        for b in others:
+            if len(replicas) == replication_factor:
+                break
+            if b not in replicas:
+                replicas.append(b)
         out[p] = replicas
     return out
 
