@@ -183,6 +183,9 @@ def plan_steps(
         raise InputError(
             f"{len(unknown)} partition(s) of the plan do not exist in the cluster", problems=unknown
         )
+    doubled = [f"{a.tp}: {list(a.replicas)}" for a in plan.partitions if len(set(a.replicas)) != len(a.replicas)]
+    if doubled:
+        raise InputError(f"{len(doubled)} partition(s) list a broker twice", problems=doubled)
     out: dict[TopicPartition, tuple[Step, ...]] = {}
     for a in plan.partitions:
         state = partitions[a.tp]

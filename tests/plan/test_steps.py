@@ -127,6 +127,8 @@ def test_plan_steps_uses_cluster_state_and_names_unknown_partitions():
     with pytest.raises(InputError) as e:
         plan_steps(bad, parts, 1)
     assert e.value.problems == ["foo-9", "bar-0"]
+    with pytest.raises(InputError, match="list a broker twice"):
+        plan_steps(ReassignmentPlan((Assignment("foo", 0, (3, 3)),)), parts, 1)
 
 
 def test_throttled_replicas_cover_every_step():

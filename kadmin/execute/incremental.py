@@ -1,0 +1,540 @@
+"""``reassign execute --incremental``: run a plan in KIP-435 steps, batch after batch, resumably.
+
+The steps and batches are computed purely (``kadmin.plan.steps``, ``kadmin.plan.batches``); this
+module is the only part that waits. Each batch is one ``reassign_partitions`` call carrying the
+next step of some partitions; the executor then polls ``list_partition_reassignments`` and
+``describe_cluster`` until steps finish, and starts the next batch.
+
+- AdminClient backend: a new batch starts as soon as a step finishes and the limits leave room
+  (AlterPartitionReassignments accepts more partitions while others move): the slowest
+  partition of a batch does not hold the others back.
+- ZooKeeper backend: the controller reads ``/admin/reassign_partitions`` only when the node is
+  created and deletes it when every partition in it is done, so a batch starts only when the
+  previous one has finished entirely: one node write per batch.
+
+Resuming: the state file keeps the steps computed at the start. On every poll, and when the
+same command runs again after Ctrl-C, a crash or a broker restart, the executor reads where
+each partition is (its replicas, or the target of its ongoing reassignment) and matches it to
+a step, so no step is repeated or skipped. Throttles are set once for every step and removed at
+the end, only when the last step has finished.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Mapping, Protocol, Sequence
+
+from kadmin.backends.base import Backend, Capability
+from kadmin.errors import ClusterError, KadminError, ReassignmentInProgress, UsageError
+from kadmin.execute import state_file
+from kadmin.execute.state_file import IncrementalState, PartitionProgress
+from kadmin.model import (
+    Assignment,
+    ConfigResource,
+    ConfigResourceType,
+    PartitionReassignment,
+    PartitionState,
+    ReassignmentPlan,
+    TopicPartition,
+)
+from kadmin.plan.batches import Limits, exceeded, load_of, next_batch, prioritize
+from kadmin.plan.steps import Step, plan_steps, resume_point
+
+MIN_INSYNC = "min.insync.replicas"
+
+
+class Clock(Protocol):
+    def now(self) -> float:
+        """Seconds, monotonic."""
+
+    def sleep(self, seconds: float) -> None: ...
+
+
+class SystemClock:
+    def now(self) -> float:
+        return time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where the run is: steps, batches, bytes and the estimated time left."""
+
+    steps_done: int
+    steps_total: int
+    batches: int
+    in_flight: tuple[Step, ...]
+    bytes_done: int
+    bytes_total: int
+    elapsed: float
+    eta_seconds: float | None
+
+    @property
+    def step_label(self) -> str:
+        """"step x of y": the latest step started, counted over every partition."""
+        return f"step {min(self.steps_done + len(self.in_flight), self.steps_total)} of {self.steps_total}"
+
+
+class IncrementalReporter:
+    """Hooks the executor calls; all no-ops here. Commands subclass it to render progress."""
+
+    def planned(self, state: IncrementalState, resumed: bool) -> None:
+        """Steps are known (computed now, or read back from the state file)."""
+
+    def throttles(self, action: str, changes: int) -> None:
+        """``action`` "set" or "removed", with the number of config changes made."""
+
+    def batch(self, number: int, steps: Sequence[Step]) -> None:
+        """A batch was sent to the cluster."""
+
+    def step_done(self, step: Step) -> None: ...
+
+    def progress(self, progress: Progress) -> None: ...
+
+    def note(self, message: str) -> None:
+        """Something worth telling the operator (a read that failed and is retried...)."""
+
+    def finished(self, progress: Progress) -> None: ...
+
+
+class ThrottleControl(Protocol):
+    """Sets throttles covering every step before the first batch, removes them after the last."""
+
+    def apply(self, steps: Mapping[TopicPartition, Sequence[Step]]) -> int: ...
+
+    def remove(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class IncrementalResult:
+    state_path: Path
+    resumed: bool
+    steps_total: int
+    steps_run: int  # steps this invocation saw finish
+    batches: int  # batches this invocation sent
+    bytes_total: int
+    elapsed: float
+
+
+def plan_fingerprint(plan: ReassignmentPlan) -> str:
+    """SHA-256 of the plan's partitions, for when the caller has no file content to hash."""
+    canon = [[a.topic, a.partition, list(a.replicas), list(a.log_dirs or ())] for a in plan.partitions]
+    return state_file.plan_digest(json.dumps(sorted(canon), separators=(",", ":")))
+
+
+def run_incremental(
+    backend: Backend,
+    plan: ReassignmentPlan,
+    limits: Limits,
+    state_path: str | Path,
+    reporter: IncrementalReporter | None = None,
+    clock: Clock | None = None,
+    *,
+    plan_file: str | None = None,
+    throttle: ThrottleControl | None = None,
+    poll_interval: float = 1.0,
+    progress_interval: float = 5.0,
+    pickup_grace: float = 30.0,
+    read_retries: int = 30,
+) -> IncrementalResult:
+    """Run ``plan`` in steps under ``limits`` until every partition is at its target.
+
+    Raises UsageError for a state file of another plan or a plan with ``log_dirs`` targets,
+    ClusterError when the cluster refuses a step or a partition was changed by someone else
+    (the state file is saved first, so fixing the cause and running again resumes).
+    """
+    return _Run(
+        backend, plan, limits, Path(state_path), reporter or IncrementalReporter(), clock or SystemClock(),
+        plan_file, throttle, poll_interval, progress_interval, pickup_grace, read_retries,
+    ).run()
+
+
+class _Run:
+    def __init__(self, backend, plan, limits, path, reporter, clock, plan_file, throttle,
+                 poll_interval, progress_interval, pickup_grace, read_retries):
+        self.backend: Backend = backend
+        self.plan: ReassignmentPlan = plan
+        self.limits: Limits = limits
+        self.path: Path = path
+        self.reporter: IncrementalReporter = reporter
+        self.clock: Clock = clock
+        self.plan_file = plan_file
+        self.throttle = throttle
+        self.poll_interval = poll_interval
+        self.progress_interval = progress_interval
+        self.pickup_grace = pickup_grace
+        self.read_retries = read_retries
+        # ZooKeeper: a new /admin/reassign_partitions node only once the previous one is gone.
+        self.overlap = getattr(backend, "name", "") != "zookeeper"
+        self.tps = [a.tp for a in plan.partitions]
+        self.pending: dict[TopicPartition, tuple[Step, float]] = {}  # sent, not yet seen
+        self.in_flight: dict[TopicPartition, Step] = {}
+        self.sizes: dict[TopicPartition, int] = {}
+        self.partial: dict[Step, int] = {}  # bytes copied so far, per step in flight
+        self.last_sizes_at: float | None = None
+        self.steps_run = 0
+        self.batches = 0
+
+    # --- the loop -------------------------------------------------------------------------
+    def run(self) -> IncrementalResult:
+        self.limits.validate()
+        if any(a.log_dir_targets() for a in self.plan.partitions):
+            raise UsageError(
+                "--incremental moves replicas between brokers only; this plan has log_dirs targets",
+                hint="run the plan without --incremental, or move the directories afterwards",
+            )
+        self.t0 = self.clock.now()
+        cluster = self._read(self.backend.describe_cluster)
+        self.state, resumed = self._open_state(cluster.partitions)
+        self.reporter.planned(self.state, resumed)
+        self.sizes = self._partition_sizes()
+        self.bytes_total = sum(self._step_bytes(s) for p in self.state.partitions.values() for s in p.steps)
+        self._locate(cluster.partitions, self._ongoing(), startup=True)
+        self.bytes_at_start = self._bytes_done()
+
+        if not self._all_done() and self.throttle is not None:
+            n = self.throttle.apply({tp: p.steps for tp, p in self.state.partitions.items()})
+            self._save(throttles_set=True)
+            self.reporter.throttles("set", n)
+
+        while not self._all_done():
+            self._maybe_start_batch()
+            self.reporter.progress(self._progress())
+            self.clock.sleep(self.poll_interval)
+            cluster = self._read(self.backend.describe_cluster)
+            self._locate(cluster.partitions, self._ongoing())
+
+        if self.throttle is not None and self.state.throttles_set:
+            n = self.throttle.remove()
+            self.reporter.throttles("removed", n)
+        self._save(throttles_set=False, finished=True)
+        progress = self._progress()
+        self.reporter.finished(progress)
+        return IncrementalResult(
+            self.path, resumed, self.state.steps_total, self.steps_run, self.batches, self.bytes_total,
+            self.clock.now() - self.t0,
+        )
+
+    def _open_state(self, partitions: Mapping[TopicPartition, PartitionState]) -> tuple[IncrementalState, bool]:
+        digest = plan_fingerprint(self.plan)
+        state = state_file.load(self.path)
+        if state is not None:
+            if state.plan_digest != digest:
+                raise UsageError(
+                    f"the state file {self.path} belongs to another plan",
+                    hint="pass another --state-file, or remove that file to start over",
+                )
+            state = replace(state, runs=state.runs + 1, limits=self.limits, finished=False)
+            self.state = state
+            self._save()
+            return state, True
+        steps = plan_steps(self.plan, partitions, self.limits.max_parallel_replicas, self._min_insync())
+        parts = {}
+        for a in self.plan.partitions:
+            p = partitions[a.tp]
+            parts[a.tp] = PartitionProgress(a.tp, tuple(p.replicas), p.leader, steps[a.tp])
+        self.state = IncrementalState(plan_fingerprint(self.plan), self.limits, parts, self.plan_file)
+        self._save()
+        return self.state, False
+
+    def _maybe_start_batch(self) -> None:
+        busy = {**{tp: s for tp, (s, _) in self.pending.items()}, **self.in_flight}
+        if busy and not self.overlap:
+            return
+        remaining: dict[TopicPartition, tuple[Step, ...]] = {}
+        for tp, p in self.state.partitions.items():
+            if tp not in busy and p.completed < len(p.steps):
+                remaining[tp] = p.steps[p.completed:]
+        if not remaining:
+            return
+        candidates = prioritize((chain[0] for chain in remaining.values()), remaining, self.sizes)
+        batch = next_batch(candidates, busy.values(), self.limits)
+        if not batch:
+            return
+        over = exceeded(load_of([*busy.values(), *batch]), self.limits)
+        if over:  # cannot happen (next_batch keeps every limit); never send such a batch
+            raise AssertionError(f"batch would exceed limits: {over}")
+        try:
+            answers = self.backend.reassign_partitions(
+                [Assignment(s.tp.topic, s.tp.partition, s.after) for s in batch]
+            )
+        except ReassignmentInProgress:
+            if self.overlap:
+                raise
+            # ZooKeeper: the controller has not deleted the previous node yet. Try next poll.
+            self.reporter.note("waiting for the controller to finish the previous batch")
+            return
+        now = self.clock.now()
+        failed = {}
+        for s in batch:
+            err = answers.get(s.tp, None) if answers is not None else None
+            if err:
+                failed[s.tp] = err
+                continue
+            self.pending[s.tp] = (s, now)
+            self.state = self.state.with_progress(s.tp, submitted=s.number)
+        self.batches += 1
+        self._save(batches=self.state.batches + 1)
+        self.reporter.batch(self.state.batches, batch)
+        if failed:
+            shown = [f"{tp}: {err}" for tp, err in sorted(failed.items())]
+            raise ClusterError(
+                f"the cluster refused {len(failed)} step(s) of batch {self.state.batches}: " + "; ".join(shown[:5]),
+                hint=f"fix the cause and run the same command again to resume (state: {self.path})",
+            )
+
+    # --- where each partition is ----------------------------------------------------------
+    def _locate(
+        self,
+        partitions: Mapping[TopicPartition, PartitionState],
+        ongoing: Mapping[TopicPartition, PartitionReassignment],
+        startup: bool = False,
+    ) -> None:
+        now = self.clock.now()
+        in_flight: dict[TopicPartition, Step] = {}
+        for tp, p in self.state.partitions.items():
+            if p.done and tp not in ongoing:
+                continue
+            completed, running = locate(p.steps, partitions.get(tp), ongoing.get(tp))
+            if completed is None:
+                raise ClusterError(
+                    f"{tp} is no longer on the path of this plan: "
+                    + _describe_position(partitions.get(tp), ongoing.get(tp)),
+                    hint=f"it was changed outside this run; restore it, or remove {self.path} to plan again from the current assignment",
+                )
+            sent = self.pending.get(tp)
+            if startup and sent is None and p.submitted > completed and running is None:
+                # Sent by an earlier run but not visible: ZooKeeper may not have read it yet.
+                sent = (p.steps[p.submitted - 1], now)
+                self.pending[tp] = sent
+            if sent is not None:
+                step, at = sent
+                if completed >= step.number or running is not None:
+                    del self.pending[tp]
+                elif now - at > self.pickup_grace:
+                    del self.pending[tp]
+                    self.reporter.note(f"{tp}: step {step.number} was not taken up by the controller; sending it again")
+            if running is not None:
+                in_flight[tp] = running
+            if not startup:
+                for s in p.steps[p.completed:completed]:
+                    self.steps_run += 1
+                    self.reporter.step_done(s)
+            if completed != p.completed:
+                self.state = self.state.with_progress(tp, completed=completed, submitted=max(p.submitted, completed))
+        changed = startup or self.in_flight.keys() != in_flight.keys()
+        self.in_flight = in_flight
+        if changed:
+            self._save()
+
+    def _ongoing(self) -> Mapping[TopicPartition, PartitionReassignment]:
+        return self._read(lambda: self.backend.list_partition_reassignments(self.tps))
+
+    def _all_done(self) -> bool:
+        return not self.in_flight and not self.pending and all(p.done for p in self.state.partitions.values())
+
+    # --- reading the cluster, tolerating a broker restart -----------------------------------
+    def _read(self, fn):
+        failures = 0
+        while True:
+            try:
+                return fn()
+            except ClusterError as e:
+                failures += 1
+                if failures > self.read_retries:
+                    raise
+                self.reporter.note(f"reading the cluster failed ({e}); retrying")
+                self.clock.sleep(self.poll_interval)
+
+    def _min_insync(self) -> dict[str, int]:
+        topics = self.plan.topics
+        try:
+            configs = self.backend.describe_configs([ConfigResource(ConfigResourceType.TOPIC, t) for t in topics])
+        except KadminError:
+            return {}
+        out = {}
+        for res, entries in configs.items():
+            e = entries.get(MIN_INSYNC)
+            if e is not None and e.value and str(e.value).isdigit():
+                out[res.name] = int(e.value)
+        return out
+
+    # --- bytes and ETA --------------------------------------------------------------------
+    def _partition_sizes(self) -> dict[TopicPartition, int]:
+        """Bytes of each partition: its largest replica (the leader's, normally)."""
+        if Capability.LOG_DIRS not in getattr(self.backend, "capabilities", frozenset()):
+            return {}
+        try:
+            answers = self.backend.describe_log_dirs(topics=self.plan.topics)
+        except KadminError:
+            return {}
+        wanted = set(self.tps)
+        sizes: dict[TopicPartition, int] = {}
+        for bld in answers.values():
+            for d in bld.log_dirs:
+                for r in d.replicas:
+                    if r.tp in wanted and not r.is_future:
+                        sizes[r.tp] = max(sizes.get(r.tp, 0), r.size)
+        return sizes
+
+    def _step_bytes(self, s: Step) -> int:
+        return self.sizes.get(s.tp, 0) * len(s.adding)
+
+    def _bytes_done(self) -> int:
+        done = sum(
+            self._step_bytes(s) for p in self.state.partitions.values() for s in p.steps[: p.completed]
+        )
+        running = set(self.in_flight.values())
+        return done + sum(n for s, n in self.partial.items() if s in running)
+
+    def _copied_in_flight(self) -> dict[Step, int]:
+        """Bytes the replicas being added already hold (DescribeLogDirs on their brokers)."""
+        if not self.in_flight or not self.sizes:
+            return {}
+        brokers = sorted({b for s in self.in_flight.values() for b in s.adding})
+        topics = sorted({tp.topic for tp in self.in_flight})
+        try:
+            answers = self.backend.describe_log_dirs(brokers=brokers, topics=topics)
+        except KadminError:
+            return self.partial
+        copied = {}
+        for s in self.in_flight.values():
+            n = 0
+            for b in s.adding:
+                bld = answers.get(b)
+                held = max(
+                    (r.size for d in (bld.log_dirs if bld else ()) for r in d.replicas if r.tp == s.tp),
+                    default=0,
+                )
+                n += min(held, self.sizes.get(s.tp, 0))
+            copied[s] = max(n, self.partial.get(s, 0))
+        return copied
+
+    def _progress(self) -> Progress:
+        now = self.clock.now()
+        if self.last_sizes_at is None or now - self.last_sizes_at >= self.progress_interval:
+            self.partial = self._copied_in_flight()
+            self.last_sizes_at = now
+        done = min(self._bytes_done(), self.bytes_total)
+        elapsed = now - self.t0
+        rate = (done - self.bytes_at_start) / elapsed if elapsed > 0 else 0.0
+        eta = (self.bytes_total - done) / rate if rate > 0 else None
+        return Progress(
+            self.state.steps_completed, self.state.steps_total, self.state.batches,
+            tuple(self.in_flight.values()), done, self.bytes_total, elapsed, eta,
+        )
+
+    def _save(self, **changes) -> None:
+        if changes:
+            self.state = replace(self.state, **changes)
+        state_file.save(self.path, self.state)
+
+
+def locate(
+    steps: Sequence[Step], state: PartitionState | None, ongoing: PartitionReassignment | None
+) -> tuple[int | None, Step | None]:
+    """How many ``steps`` a partition has finished, and the step it is running (if any).
+
+    A running reassignment is matched by its target; otherwise the current replicas are. (None,
+    None) when neither matches this plan's steps: someone else changed the partition.
+    """
+    if ongoing is not None:
+        target = ongoing.target
+        for s in steps:
+            if s.after == target:
+                return s.number - 1, s
+        wanted = set(target)
+        for s in steps:
+            if set(s.after) == wanted:
+                return s.number - 1, s
+        return None, None
+    if state is None:
+        return None, None
+    return resume_point(steps, state.replicas), None
+
+
+def _describe_position(state: PartitionState | None, ongoing: PartitionReassignment | None) -> str:
+    if ongoing is not None:
+        return f"it is being reassigned to {list(ongoing.target)}"
+    if state is None:
+        return "it no longer exists"
+    return f"its replicas are {list(state.replicas)}"
+
+
+class RecordedThrottles:
+    """Throttles for a whole incremental run, through kadmin's throttle maths and records.
+
+    Set once before the first batch: leader-side entries for every replica that is a source in
+    any step (a replica added early, like the new preferred leader, feeds the later steps),
+    follower-side entries for every replica any step adds, rates on every broker involved;
+    merged with what is already set and recorded under ``plan_id``. Removed after the last step:
+    only what this record set, and only what no running move still needs.
+    """
+
+    def __init__(self, backend: Backend, rate: int, plan_id: str, records=None, *, plan_file: str | None = None):
+        from kadmin.throttle_records import MemoryRecordStore
+
+        self.backend = backend
+        self.rate = rate
+        self.plan_id = plan_id
+        self.records = records if records is not None else MemoryRecordStore()
+        self.plan_file = plan_file
+
+    def apply(self, steps: Mapping[TopicPartition, Sequence[Step]]) -> int:
+        from kadmin.plan.steps import throttled_replicas
+        from kadmin.plan.throttles import FOLLOWER, LEADER, ThrottleRates, current_throttles, throttle_changes
+        from kadmin.throttle_records import now_iso, who
+
+        leader, follower = throttled_replicas(steps)
+        if not leader:
+            return 0
+        # Not Kafka's one-shot lists (there a destination is never a source): here a replica
+        # can be both, added by one step and copied from in the next, so it needs both entries.
+        lists: dict[str, dict[str, set[str]]] = {}
+        for tp in leader:
+            kinds = lists.setdefault(tp.topic, {LEADER: set(), FOLLOWER: set()})
+            kinds[LEADER].update(f"{tp.partition}:{b}" for b in leader[tp])
+            kinds[FOLLOWER].update(f"{tp.partition}:{b}" for b in follower[tp])
+        brokers = {b for tp in leader for b in (*leader[tp], *follower[tp])}
+        current = current_throttles(self.backend.describe_configs(_resources(lists, brokers)))
+        records = self.records.load_all()
+        ts = throttle_changes(
+            current, lists=lists, rate_brokers=brokers,
+            rates=ThrottleRates.both(self.rate), records=records.values(),
+        )
+        if not ts.changes:
+            return 0
+        host, user = who()
+        record = ts.record(
+            self.plan_id, created_at=now_iso(time.time()), host=host, user=user,
+            plan_file=self.plan_file, command="reassign execute --incremental",
+        )
+        earlier = records.get(self.plan_id)
+        self.records.put(earlier.merged(record) if earlier is not None else record)
+        self.backend.incremental_alter_configs(ts.changes)  # after the record: a crash leaves no orphan
+        return len(ts.changes)
+
+    def remove(self) -> int:
+        from kadmin.plan.throttles import ThrottleNeeds, current_throttles, removal_changes
+
+        record = self.records.load_all().get(self.plan_id)
+        if record is None:
+            return 0
+        current = current_throttles(self.backend.describe_configs(_resources(record.topics, record.brokers)))
+        needs = ThrottleNeeds.of(self.backend.list_partition_reassignments())
+        removal = removal_changes(record, current, needs)
+        if removal.changes:
+            self.backend.incremental_alter_configs(removal.changes)
+        self.records.put(removal.kept)
+        return len(removal.changes)
+
+
+def _resources(topics, brokers) -> list[ConfigResource]:
+    return [ConfigResource(ConfigResourceType.TOPIC, t) for t in sorted(topics)] + [
+        ConfigResource(ConfigResourceType.BROKER, str(b)) for b in sorted(brokers)
+    ]

@@ -1,0 +1,197 @@
+"""The state file of an incremental reassignment: what lets an interrupted run resume.
+
+It holds the steps computed at the start (they depend on the leaders, ISRs and
+min.insync.replicas of that moment, so recomputing them later could give another sequence) and
+how far each partition got. The cluster stays the source of truth for progress: on resume the
+executor reads where each partition is and matches it against these steps; the counts here are
+what the run knew when it last wrote. Written atomically (temporary file, fsync, rename), so a
+crash leaves the previous version or the new one, never half a file. Format:
+``schemas/incremental-state.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Mapping
+
+from kadmin.errors import InputError
+from kadmin.model import TopicPartition
+from kadmin.plan.batches import Limits
+from kadmin.plan.steps import Step, steps_from_sets
+
+STATE_VERSION = 1
+KIND = "kadmin-incremental-reassignment"
+
+
+@dataclass(frozen=True)
+class PartitionProgress:
+    """One partition: its replicas and leader when the run began, its steps, how far it got."""
+
+    tp: TopicPartition
+    original: tuple[int, ...]
+    leader: int
+    steps: tuple[Step, ...]
+    completed: int = 0  # steps the cluster has finished
+    submitted: int = 0  # steps sent to the cluster (completed, or the one in flight)
+
+    @property
+    def done(self) -> bool:
+        return self.completed >= len(self.steps)
+
+
+@dataclass(frozen=True)
+class IncrementalState:
+    plan_digest: str  # SHA-256 of the plan's content: a state file belongs to one plan
+    limits: Limits
+    partitions: Mapping[TopicPartition, PartitionProgress]
+    plan_file: str | None = None
+    batches: int = 0  # reassign_partitions calls made so far, over every run
+    runs: int = 1  # how many times the command ran on this state (1 + resumes)
+    throttles_set: bool = False
+    finished: bool = False
+    extra: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def steps_total(self) -> int:
+        return sum(len(p.steps) for p in self.partitions.values())
+
+    @property
+    def steps_completed(self) -> int:
+        return sum(min(p.completed, len(p.steps)) for p in self.partitions.values())
+
+    def with_progress(self, tp: TopicPartition, *, completed: int | None = None, submitted: int | None = None) -> IncrementalState:
+        p = self.partitions[tp]
+        new = replace(
+            p,
+            completed=p.completed if completed is None else completed,
+            submitted=p.submitted if submitted is None else submitted,
+        )
+        parts = dict(self.partitions)
+        parts[tp] = new
+        return replace(self, partitions=parts)
+
+    # --- JSON ---------------------------------------------------------------------------
+    def to_json(self) -> dict:
+        return {
+            "version": STATE_VERSION,
+            "kind": KIND,
+            "plan_sha256": self.plan_digest,
+            "plan_file": self.plan_file,
+            "limits": self.limits.to_json(),
+            "batches": self.batches,
+            "runs": self.runs,
+            "throttles_set": self.throttles_set,
+            "finished": self.finished,
+            "partitions": [
+                {
+                    "topic": p.tp.topic,
+                    "partition": p.tp.partition,
+                    "original": list(p.original),
+                    "leader": p.leader,
+                    "steps": [list(s.after) for s in p.steps],
+                    "completed": p.completed,
+                    "submitted": p.submitted,
+                }
+                for p in sorted(self.partitions.values(), key=lambda p: p.tp)
+            ],
+            **({"extra": dict(self.extra)} if self.extra else {}),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> IncrementalState:
+        parts = {}
+        for e in data["partitions"]:
+            tp = TopicPartition(e["topic"], e["partition"])
+            steps = steps_from_sets(tp, e["original"], e["steps"], e["leader"])
+            parts[tp] = PartitionProgress(
+                tp, tuple(e["original"]), e["leader"], steps, e["completed"], e["submitted"]
+            )
+        return cls(
+            plan_digest=data["plan_sha256"],
+            limits=Limits.from_json(data["limits"]),
+            partitions=parts,
+            plan_file=data.get("plan_file"),
+            batches=data["batches"],
+            runs=data.get("runs", 1),
+            throttles_set=data["throttles_set"],
+            finished=data["finished"],
+            extra=data.get("extra", {}),
+        )
+
+
+def plan_digest(content: bytes | str) -> str:
+    if isinstance(content, str):
+        content = content.encode("utf-8")
+    return hashlib.sha256(content).hexdigest()
+
+
+def default_state_path(plan_path: str | os.PathLike, env: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_STATE_HOME/kadmin/incremental/<hash of the plan's absolute path>.json``
+    (``~/.local/state`` when XDG_STATE_HOME is unset): the same command, run again from
+    anywhere, finds its state."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_STATE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".local", "state")
+    key = hashlib.sha256(os.path.abspath(os.fspath(plan_path)).encode("utf-8")).hexdigest()[:16]
+    return Path(base) / "kadmin" / "incremental" / f"{key}.json"
+
+
+def load(path: str | os.PathLike) -> IncrementalState | None:
+    """The state at ``path``; None when there is none. A malformed file is an InputError."""
+    p = Path(path)
+    try:
+        text = p.read_text("utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise InputError(f"cannot read the state file {p}: {e.strerror or e}") from None
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        raise InputError(f"the state file {p} is not JSON: {e}", hint="remove it to start over") from None
+    import jsonschema
+
+    from kadmin.schemas import load as load_schema
+
+    errors = sorted(
+        jsonschema.Draft202012Validator(load_schema("incremental-state")).iter_errors(data),
+        key=lambda e: list(e.absolute_path),
+    )
+    if errors:
+        problems = [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}" for e in errors[:10]]
+        raise InputError(f"the state file {p} is not a kadmin incremental state", problems, hint="remove it to start over")
+    return IncrementalState.from_json(data)
+
+
+def save(path: str | os.PathLike, state: IncrementalState) -> None:
+    """Write atomically: a temporary file next to ``path``, fsync, rename, fsync the directory."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(state.to_json(), f, indent=1, sort_keys=False)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    try:
+        dfd = os.open(p.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)

@@ -1,0 +1,308 @@
+"""The incremental executor against an in-memory fake backend: order, limits, resume, throttles."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kadmin.errors import ClusterError, UsageError
+from kadmin.execute import state_file
+from kadmin.execute.incremental import IncrementalReporter, RecordedThrottles, run_incremental
+from kadmin.model import Assignment, ConfigResourceType, ReassignmentPlan, TopicPartition
+from kadmin.plan.batches import Limits
+from kadmin.plan.steps import partition_steps
+from tests.execute.fakes_incremental import FakeBackend, FakeClock
+
+KIP_TP = TopicPartition("foo", 0)
+
+
+class Recorder(IncrementalReporter):
+    def __init__(self, stop_after_batch: int | None = None, on_batch=None):
+        self.stop_after_batch = stop_after_batch
+        self.on_batch = on_batch
+        self.batches: list[list] = []
+        self.done: list = []
+        self.progress_seen: list = []
+        self.notes: list[str] = []
+        self.throttle_events: list[tuple[str, int]] = []
+        self.final = None
+
+    def batch(self, number, steps):
+        self.batches.append(list(steps))
+        if self.on_batch:
+            self.on_batch(number, steps)
+        if self.stop_after_batch is not None and len(self.batches) >= self.stop_after_batch:
+            raise KeyboardInterrupt
+
+    def step_done(self, step):
+        self.done.append(step)
+
+    def progress(self, progress):
+        self.progress_seen.append(progress)
+
+    def note(self, message):
+        self.notes.append(message)
+
+    def throttles(self, action, changes):
+        self.throttle_events.append((action, changes))
+
+    def finished(self, progress):
+        self.final = progress
+
+
+def plan_of(moves: dict[TopicPartition, tuple[int, ...]]) -> ReassignmentPlan:
+    return ReassignmentPlan(tuple(Assignment(tp.topic, tp.partition, r) for tp, r in moves.items()))
+
+
+def many(n: int = 12):
+    """n partitions on brokers 0-2 moving (one or two replicas each) towards brokers 3-5."""
+    current = {TopicPartition("t", i): (i % 3, (i + 1) % 3, (i + 2) % 3) for i in range(n)}
+    target = {
+        tp: ((r[0], 3 + tp.partition % 3, r[2]) if tp.partition % 2 else (3 + tp.partition % 3, r[0], 3 + (tp.partition + 1) % 3))
+        for tp, r in current.items()
+    }
+    return current, target
+
+
+def submitted_sequences(fake: FakeBackend) -> dict[TopicPartition, list[tuple[int, ...]]]:
+    out: dict[TopicPartition, list[tuple[int, ...]]] = {}
+    for call in fake.calls:
+        for tp, replicas in call:
+            out.setdefault(tp, []).append(replicas)
+    return out
+
+
+def test_kip_example_runs_step_by_step(tmp_path):
+    fake = FakeBackend(range(10), {KIP_TP: (0, 1, 2, 3, 4)})
+    path = tmp_path / "state.json"
+    result = run_incremental(
+        fake, plan_of({KIP_TP: (5, 6, 7, 8, 9)}), Limits(max_parallel_replicas=2), path, clock=FakeClock(fake)
+    )
+    assert fake.calls == [
+        [(KIP_TP, (5, 0, 1, 2, 3, 4))],
+        [(KIP_TP, (5, 6, 2, 3, 4))],
+        [(KIP_TP, (5, 6, 7, 8, 4))],
+        [(KIP_TP, (5, 6, 7, 8, 9))],
+    ]
+    assert fake.assignment()[KIP_TP] == (5, 6, 7, 8, 9)
+    assert fake.parts[KIP_TP].leader == 5
+    assert fake.peaks["adding_per_partition"] == 2
+    assert (result.steps_total, result.steps_run, result.batches, result.resumed) == (4, 4, 4, False)
+    saved = json.loads(path.read_text())
+    assert saved["finished"] is True and saved["partitions"][0]["completed"] == 4
+
+
+@pytest.mark.parametrize("backend_name", ["admin", "zookeeper"])
+def test_limits_hold_and_every_partition_reaches_its_target(tmp_path, backend_name):
+    current, target = many(12)
+    sizes = {tp: 1000 * (1 + tp.partition % 4) for tp in current}
+    fake = FakeBackend(range(6), current, sizes=sizes, name=backend_name)
+    limits = Limits(max_parallel_replicas=1, max_parallel_partitions=3, max_leader_movements=1, max_moves_per_broker=2)
+    rec = Recorder()
+    run_incremental(fake, plan_of(target), limits, tmp_path / "s.json", rec, FakeClock(fake))
+    assert fake.assignment() == target
+    assert fake.peaks["partitions"] <= 3
+    assert fake.peaks["per_broker"] <= 2
+    assert fake.peaks["leader_movements"] <= 1
+    assert fake.peaks["adding_per_partition"] == 1
+    # Each partition's steps were sent once each, in order, and they are the planned ones.
+    for tp, seq in submitted_sequences(fake).items():
+        assert seq == [s.after for s in partition_steps(tp, current[tp], target[tp], 1)]
+    if backend_name == "zookeeper":
+        assert not [n for n in rec.notes if "previous batch" in n]  # never wrote over a running batch
+        assert len(fake.calls) == len(rec.batches)
+
+
+def test_rolling_batches_beat_waiting_for_the_whole_batch(tmp_path):
+    # Partitions of very different sizes: the AdminClient path starts the next step as soon as
+    # one finishes; ZooKeeper has to wait for the slowest of the batch.
+    current, target = many(12)
+    sizes = {tp: 1000 * (1 + 7 * (tp.partition % 2)) for tp in current}
+    limits = Limits(max_parallel_partitions=4, max_moves_per_broker=3)
+    times = {}
+    for name in ("admin", "zookeeper"):
+        fake = FakeBackend(range(6), current, sizes=sizes, name=name)
+        clock = FakeClock(fake)
+        run_incremental(fake, plan_of(target), limits, tmp_path / f"{name}.json", clock=clock, poll_interval=0.5)
+        assert fake.assignment() == target
+        times[name] = clock.now()
+    assert times["admin"] < times["zookeeper"]
+
+
+def test_resume_after_interrupt_repeats_and_skips_nothing(tmp_path):
+    current, target = many(10)
+    fake = FakeBackend(range(6), current)
+    clock = FakeClock(fake)
+    path = tmp_path / "state.json"
+    limits = Limits(max_parallel_partitions=3, max_moves_per_broker=2)
+    with pytest.raises(KeyboardInterrupt):
+        run_incremental(fake, plan_of(target), limits, path, Recorder(stop_after_batch=2), clock)
+    first_calls = len(fake.calls)
+    assert first_calls == 2 and fake.assignment() != target
+    saved = state_file.load(path)
+    assert saved is not None and not saved.finished and saved.batches == 2
+    clock.sleep(3.0)  # the cluster goes on while nobody watches
+    rec = Recorder()
+    result = run_incremental(fake, plan_of(target), limits, path, rec, clock)
+    assert result.resumed
+    assert fake.assignment() == target
+    for tp, seq in submitted_sequences(fake).items():
+        assert seq == [s.after for s in partition_steps(tp, current[tp], target[tp], 1)], tp
+    assert state_file.load(path).runs == 2
+
+
+class CrashAfterSending(FakeBackend):
+    """The process dies right after the controller accepted a batch, before the state is saved."""
+
+    crash_on_call = 2
+
+    def reassign_partitions(self, assignments, validate_only=False):
+        answer = super().reassign_partitions(assignments, validate_only)
+        if len(self.calls) == self.crash_on_call:
+            self.crash_on_call = None
+            raise SystemExit("killed")
+        return answer
+
+
+def test_resume_after_crash_between_send_and_save(tmp_path):
+    current, target = many(8)
+    fake = CrashAfterSending(range(6), current, sizes={tp: 4000 for tp in current})
+    clock = FakeClock(fake)
+    path = tmp_path / "state.json"
+    limits = Limits(max_parallel_partitions=2)
+    with pytest.raises(SystemExit):
+        run_incremental(fake, plan_of(target), limits, path, clock=clock)
+    assert state_file.load(path).batches == 1  # the second batch was sent but not recorded
+    run_incremental(fake, plan_of(target), limits, path, clock=clock)
+    assert fake.assignment() == target
+    for tp, seq in submitted_sequences(fake).items():
+        assert seq == [s.after for s in partition_steps(tp, current[tp], target[tp], 1)], tp
+
+
+def test_broker_restart_while_waiting_is_tolerated(tmp_path):
+    current, target = many(4)
+    fake = FakeBackend(range(6), current)
+
+    def restart(number, steps):
+        if number == 1:
+            fake.fail_reads = 4
+
+    rec = Recorder(on_batch=restart)
+    run_incremental(fake, plan_of(target), Limits(), tmp_path / "s.json", rec, FakeClock(fake))
+    assert fake.assignment() == target
+    assert sum("retrying" in n for n in rec.notes) == 4
+
+
+def test_second_run_after_finishing_changes_nothing(tmp_path):
+    current, target = many(4)
+    fake = FakeBackend(range(6), current)
+    path = tmp_path / "s.json"
+    run_incremental(fake, plan_of(target), Limits(), path, clock=FakeClock(fake))
+    calls = len(fake.calls)
+    result = run_incremental(fake, plan_of(target), Limits(), path, clock=FakeClock(fake))
+    assert len(fake.calls) == calls and result.steps_run == 0 and result.resumed
+
+
+def test_state_file_of_another_plan_is_refused(tmp_path):
+    current, target = many(4)
+    fake = FakeBackend(range(6), current)
+    path = tmp_path / "s.json"
+    with pytest.raises(KeyboardInterrupt):
+        run_incremental(fake, plan_of(target), Limits(), path, Recorder(stop_after_batch=1), FakeClock(fake))
+    other = dict(target)
+    other[TopicPartition("t", 0)] = (5, 4, 3)
+    with pytest.raises(UsageError, match="belongs to another plan"):
+        run_incremental(fake, plan_of(other), Limits(), path, clock=FakeClock(fake))
+
+
+def test_partition_changed_outside_the_run_is_reported(tmp_path):
+    current, target = many(4)
+    fake = FakeBackend(range(6), current)
+    path = tmp_path / "s.json"
+    with pytest.raises(KeyboardInterrupt):
+        run_incremental(fake, plan_of(target), Limits(max_parallel_partitions=1), path, Recorder(stop_after_batch=1), FakeClock(fake))
+    fake.advance(100)
+    moved = TopicPartition("t", 3)
+    fake.parts[moved].replicas = (5, 4, 1)
+    with pytest.raises(ClusterError, match=r"t-3 is no longer on the path of this plan: its replicas are \[5, 4, 1\]"):
+        run_incremental(fake, plan_of(target), Limits(), path, clock=FakeClock(fake))
+
+
+def test_progress_reports_steps_bytes_and_eta(tmp_path):
+    current, target = many(6)
+    sizes = {tp: 10_000 for tp in current}
+    fake = FakeBackend(range(6), current, sizes=sizes, rate=1000)
+    rec = Recorder()
+    run_incremental(fake, plan_of(target), Limits(max_parallel_partitions=2), tmp_path / "s.json", rec, FakeClock(fake),
+                    progress_interval=2.0)
+    steps = {tp: partition_steps(tp, current[tp], target[tp], 1) for tp in current}
+    total_steps = sum(len(c) for c in steps.values())
+    total_bytes = sum(10_000 * len(s.adding) for c in steps.values() for s in c)
+    assert rec.final.steps_done == total_steps and rec.final.bytes_done == total_bytes == rec.final.bytes_total
+    assert sorted(rec.done) == sorted(s for c in steps.values() for s in c)
+    labels = [p.step_label for p in rec.progress_seen]
+    assert labels[0].startswith("step ") and labels[0].endswith(f" of {total_steps}")
+    mid = [p for p in rec.progress_seen if 0 < p.bytes_done < total_bytes]
+    assert mid and all(p.eta_seconds is not None for p in mid[1:])
+    # Bytes only grow, and the partial copies of running steps are counted.
+    done = [p.bytes_done for p in rec.progress_seen]
+    assert done == sorted(done)
+    assert any(p.bytes_done % 10_000 for p in rec.progress_seen)
+
+
+def test_throttles_cover_every_step_and_are_removed_at_the_end(tmp_path):
+    current, target = many(4)
+    fake = FakeBackend(range(6), current)
+    seen = []
+
+    def look(number, steps):
+        seen.append({k: dict(v) for k, v in fake.configs.items() if v})
+
+    throttle = RecordedThrottles(fake, 5000, plan_id="abc")
+    rec = Recorder(on_batch=look)
+    run_incremental(fake, plan_of(target), Limits(), tmp_path / "s.json", rec, FakeClock(fake), throttle=throttle)
+    # In place from the first batch to the last, the same throughout.
+    assert seen and all(s == seen[0] for s in seen)
+    topic = seen[0][(ConfigResourceType.TOPIC, "t")]
+    steps = {tp: partition_steps(tp, current[tp], target[tp], 1) for tp in current}
+    for tp, chain in steps.items():
+        for s in chain:
+            for b in s.adding:
+                assert f"{tp.partition}:{b}" in topic["follower.replication.throttled.replicas"].split(",")
+            for b in s.before:
+                assert f"{tp.partition}:{b}" in topic["leader.replication.throttled.replicas"].split(",")
+    assert seen[0][(ConfigResourceType.BROKER, "3")]["follower.replication.throttled.rate"] == "5000"
+    # Removed at the end; nothing left, the record gone.
+    assert not any(fake.configs.values())
+    assert throttle.records.load_all() == {}
+    assert [a for a, _ in rec.throttle_events] == ["set", "removed"]
+
+
+def test_interrupted_run_keeps_throttles_and_the_resumed_run_removes_them(tmp_path):
+    current, target = many(4)
+    fake = FakeBackend(range(6), current)
+    throttle = RecordedThrottles(fake, 5000, plan_id="abc")
+    path = tmp_path / "s.json"
+    with pytest.raises(KeyboardInterrupt):
+        run_incremental(fake, plan_of(target), Limits(max_parallel_partitions=1), path,
+                        Recorder(stop_after_batch=1), FakeClock(fake), throttle=throttle)
+    assert any(fake.configs.values()) and state_file.load(path).throttles_set
+    run_incremental(fake, plan_of(target), Limits(), path, clock=FakeClock(fake), throttle=throttle)
+    assert fake.assignment() == target and not any(fake.configs.values())
+
+
+def test_min_insync_from_topic_config_shapes_the_first_step(tmp_path):
+    tp = TopicPartition("t", 0)
+    fake = FakeBackend(range(6), {tp: (0,)}, min_insync={"t": 3})
+    run_incremental(fake, plan_of({tp: (3, 4, 5)}), Limits(), tmp_path / "s.json", clock=FakeClock(fake))
+    assert fake.calls[0] == [(tp, (3, 4, 0))]  # RF 1, min.insync 3: the new leader and one more at once
+    assert fake.assignment()[tp] == (3, 4, 5)
+
+
+def test_log_dir_targets_are_refused(tmp_path):
+    fake = FakeBackend(range(3), {KIP_TP: (0, 1)})
+    plan = ReassignmentPlan((Assignment("foo", 0, (1, 2), ("/d1", "any")),))
+    with pytest.raises(UsageError, match="log_dirs"):
+        run_incremental(fake, plan, Limits(), tmp_path / "s.json", clock=FakeClock(fake))
+    assert not fake.calls and not (tmp_path / "s.json").exists()
