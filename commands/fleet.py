@@ -1,0 +1,130 @@
+"""Fleet-wide reports: the option bundle the reporting commands share, and the one function
+they call to run a report over many clusters.
+
+A reporting command adds one decorator and one call::
+
+    @fleet_options
+    def describe(..., fleet, output, ...):
+        if fleet.requested:
+            return run_fleet_report("log-dirs", fleet, output=output)
+
+``fleet`` is a ``FleetOptions`` value. Nothing heavy is imported here: pyspark, pyarrow and
+matplotlib load only when a report runs.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Callable
+
+import click
+
+FLEET_HELP = "Fleet reports (many clusters at once; see docs/fleet.md)"
+TABLE_ROWS = 20  # rows per report printed as a table; --report-dir holds them all
+
+
+@dataclass(frozen=True)
+class FleetOptions:
+    spark: bool
+    fleet: str | None
+    from_dir: str | None
+    spark_master: str | None
+    report_dir: str | None
+
+    @property
+    def requested(self) -> bool:
+        """A fleet report was asked for (with or without Spark)."""
+        return bool(self.spark or self.fleet or self.from_dir)
+
+
+def fleet_options(f: Callable) -> Callable:
+    """--spark, --fleet FILE, --from DIR, --spark-master URL, --report-dir DIR -> ``fleet``."""
+
+    @click.option("--spark", is_flag=True, help=f"{FLEET_HELP}: run on Spark (pip install 'kadmin[spark]').")
+    @click.option(
+        "--fleet", "fleet_file", metavar="INVENTORY.toml", type=click.Path(dir_okay=False),
+        help=f"{FLEET_HELP}: the clusters to read live (schemas/fleet-inventory.json).",
+    )
+    @click.option(
+        "--from", "from_dir", metavar="DIR", type=click.Path(file_okay=False),
+        help=f"{FLEET_HELP}: earlier `--output json` results, one <cluster>.json per cluster.",
+    )
+    @click.option(
+        "--spark-master", metavar="URL",
+        help="Spark master for --spark (default local[*]; e.g. spark://127.0.0.1:7077).",
+    )
+    @click.option(
+        "--report-dir", metavar="DIR", type=click.Path(file_okay=False),
+        help=f"{FLEET_HELP}: write every report as Parquet and JSON, plus charts (PNG).",
+    )
+    @functools.wraps(f)
+    def wrapper(*args, spark, fleet_file, from_dir, spark_master, report_dir, **kwargs):
+        kwargs["fleet"] = FleetOptions(spark, fleet_file, from_dir, spark_master, report_dir)
+        return f(*args, **kwargs)
+
+    return wrapper
+
+
+def run_fleet_report(kind: str, fleet: FleetOptions, output: str = "table", top: int | None = None,
+                     opener=None) -> None:
+    """Run the ``kind`` reports ("log-dirs", "reassign", "throttle") over the fleet and render
+    them: tables (or the JSON document with ``--output json``) on stdout, files with
+    ``--report-dir``. Raises kadmin errors (usage, input) like any command."""
+    from kadmin.errors import UsageError
+    from kadmin.fleet.run import FleetRequest, build_reports
+
+    if output not in ("table", "json"):
+        raise UsageError(f"fleet reports print as table or json, not {output!r}")
+    request = FleetRequest(
+        kind=kind, spark=fleet.spark, fleet=fleet.fleet, from_dir=fleet.from_dir,
+        spark_master=fleet.spark_master, report_dir=fleet.report_dir, top=top or 10,
+    )
+    reports = build_reports(request, opener=opener)
+
+    from kadmin.commands import render
+    from kadmin.fleet.output import document, write_reports
+
+    if fleet.report_dir:
+        written = write_reports(fleet.report_dir, kind, request.engine, reports)
+        render.stderr().print(f"wrote {len(written)} files to {fleet.report_dir}")
+    if output == "json":
+        render.print_json(document(kind, request.engine, reports))
+        return
+    console = render.stdout()
+    for report in reports:
+        if report.rows or report.name != "unreachable":
+            console.print(report_table(report))
+    for row in next((r.rows for r in reports if r.name == "unreachable"), ()):
+        where = f"cluster {row[0]}" + (f" broker {row[1]}" if row[1] is not None else "")
+        render.warn(f"{where} could not be read ({row[2]}): {row[3]}")
+
+
+def report_table(report, limit: int = TABLE_ROWS):
+    """One report as a rich table: the first ``limit`` rows, sizes and fractions readable."""
+    from rich.table import Table
+
+    from kadmin.units import format_size
+
+    shown = report.rows[:limit]
+    caption = f"{len(shown)} of {len(report.rows)} rows; --report-dir writes all" if len(report.rows) > limit else None
+    table = Table(title=report.spec.title, caption=caption, header_style="bold")
+    for name, kind in report.spec.columns:
+        table.add_column(name.replace("_", " "), justify="right" if kind in ("int", "long", "double") else "left")
+    for row in shown:
+        cells = []
+        for (name, kind), value in zip(report.spec.columns, row):
+            if value is None:
+                cells.append("-")
+            elif kind == "double":
+                cells.append(f"{value * 100:.1f}%")
+            elif kind == "long" and (name.endswith("bytes") or name.endswith("size")):
+                cells.append(format_size(value))
+            elif kind == "array<int>":
+                cells.append(",".join(str(v) for v in value))
+            else:
+                cells.append(str(value))
+        table.add_row(*cells)
+    if not shown:
+        table.add_row(*(["(none)"] + [""] * (len(report.spec.columns) - 1)))
+    return table

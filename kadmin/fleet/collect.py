@@ -1,0 +1,148 @@
+"""Live collection: the tasks that read one cluster, or one broker of a cluster.
+
+Each task opens its own read-only backend (``kadmin.backends.open_backend``) so it can run
+anywhere: a thread here, a Spark executor elsewhere. A task never raises for a cluster that
+cannot be reached: it returns an error row, and the rest of the fleet still reports.
+
+``opener`` turns an inventory entry into a backend; the default resolves the entry's
+connection settings (``kadmin.config.resolve_connection``). Tests pass their own.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Mapping
+
+from kadmin.fleet.rows import (
+    LOG_DIRS_KIND,
+    Rows,
+    broker_log_dirs_rows,
+    empty_rows,
+    error_rows,
+    merge_rows,
+    reassignment_rows,
+    throttle_config_rows,
+)
+
+Opener = Callable[[Mapping[str, Any]], Any]
+
+# KADMIN_* variables that pick a target; an inventory entry names its own target, so these
+# must not override it.
+_TARGET_ENV = ("KADMIN_BOOTSTRAP_SERVER", "KADMIN_ZOOKEEPER", "KADMIN_CLUSTER", "KADMIN_COMMAND_CONFIG", "KADMIN_TIMEOUT")
+
+
+def settings_for(entry: Mapping[str, Any]):
+    """Connection settings of one inventory entry (its own target, or its profile)."""
+    from kadmin.config import resolve_connection
+
+    env = {k: v for k, v in os.environ.items() if k not in _TARGET_ENV}
+    return resolve_connection(
+        bootstrap_server=entry.get("bootstrap_server"),
+        zookeeper=entry.get("zookeeper"),
+        command_config=entry.get("command_config"),
+        cluster=entry.get("profile"),
+        timeout=entry.get("timeout"),
+        env=env,
+        config_path=entry.get("config"),
+    )
+
+
+def open_entry(entry: Mapping[str, Any]):
+    from kadmin.backends import open_backend
+
+    return open_backend(settings_for(entry), read_only=True)
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if type(exc).__module__.startswith("kadmin") else f"{type(exc).__name__}: {text}"
+
+
+def cluster_task(entry: Mapping[str, Any], kind: str, opener: Opener | None = None) -> tuple[list, Rows]:
+    """Read what is per cluster: the broker list, and for reassign/throttle reports the
+    ongoing reassignments and throttle configs. Returns (broker ids, rows)."""
+    name = entry["name"]
+    try:
+        backend = (opener or open_entry)(entry)
+    except Exception as e:  # noqa: BLE001 - any failure to connect is this cluster's result
+        return [], error_rows(name, None, "live", f"cannot connect: {_describe(e)}")
+    try:
+        brokers = backend.describe_brokers()
+        parts = [empty_rows()]
+        racks = {b: brokers[b].rack for b in brokers}
+        if kind in ("reassign", "throttle"):
+            parts.append(reassignment_rows(name, backend.list_partition_reassignments().values()))
+        if kind == "throttle":
+            parts.append(throttle_config_rows(name, backend.describe_configs(_throttle_resources(backend, brokers))))
+        return [(b, racks[b]) for b in sorted(brokers)], merge_rows(parts)
+    except Exception as e:  # noqa: BLE001
+        return [], error_rows(name, None, "live", _describe(e))
+    finally:
+        _close(backend)
+
+
+def _throttle_resources(backend, brokers) -> list:
+    from kadmin.model import ConfigResource, ConfigResourceType
+
+    resources = [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in sorted(brokers)]
+    resources.append(ConfigResource(ConfigResourceType.BROKER, ""))
+    resources += [ConfigResource(ConfigResourceType.TOPIC, t) for t in backend.describe_cluster().topics]
+    return resources
+
+
+def broker_task(
+    entry: Mapping[str, Any], broker: int, rack: str | None, topics: list[str] | None,
+    opener: Opener | None = None,
+) -> Rows:
+    """DescribeLogDirs of one broker (``topics`` narrows it; None = all)."""
+    name = entry["name"]
+    try:
+        backend = (opener or open_entry)(entry)
+    except Exception as e:  # noqa: BLE001
+        return error_rows(name, broker, "live", f"cannot connect: {_describe(e)}")
+    try:
+        answer = backend.describe_log_dirs(brokers=[broker], topics=topics)
+        result = answer.get(broker)
+        if result is None:
+            return error_rows(name, broker, "live", "broker did not answer DescribeLogDirs")
+        rows = broker_log_dirs_rows(name, result, rack)
+        rows["clusters"].append((name, LOG_DIRS_KIND, "live"))
+        return rows
+    except Exception as e:  # noqa: BLE001
+        return error_rows(name, broker, "live", _describe(e))
+    finally:
+        _close(backend)
+
+
+def topics_to_describe(kind: str, rows: Rows, cluster: str) -> list[str] | None:
+    """For reassign reports only the topics being moved need their sizes; None = all topics."""
+    if kind == "reassign":
+        return sorted({r[1] for r in rows["reassignments"] if r[0] == cluster})
+    return None
+
+
+def _close(backend) -> None:
+    close = getattr(backend, "close", None)
+    if close is not None:
+        try:
+            close()
+        except Exception:  # noqa: BLE001 - closing a broken connection must not hide the result
+            pass
+
+
+def collect_local(entries: list[Mapping[str, Any]], kind: str, opener: Opener | None = None,
+                  workers: int = 8) -> Rows:
+    """The same tasks on a thread pool: the engine without ``--spark``."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        firsts = list(pool.map(lambda e: cluster_task(e, kind, opener), entries))
+        jobs = []
+        for entry, (brokers, rows) in zip(entries, firsts):
+            topics = topics_to_describe(kind, rows, entry["name"])
+            if topics == []:
+                continue  # nothing moves: no sizes needed
+            for broker, rack in brokers:
+                jobs.append((entry, broker, rack, topics))
+        seconds = list(pool.map(lambda j: broker_task(*j, opener=opener), jobs))
+    return merge_rows([rows for _, rows in firsts] + seconds)

@@ -1,0 +1,74 @@
+"""``--from DIR``: earlier ``--output json`` results, one file per cluster.
+
+``<cluster>.json`` holds the result of the command being run (``log-dirs describe``,
+``reassign list`` or ``throttle show``). Results of the other commands may sit beside it as
+``<cluster>.log-dirs.json``, ``<cluster>.reassign-list.json`` and ``<cluster>.throttle-show.json``:
+they add what one command alone cannot see (replica sizes for reassignment progress,
+moves for throttle staleness). A ``"cluster"`` key in a document overrides the file name.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from kadmin.errors import InputError
+from kadmin.fleet.rows import BAD_LOG_DIRS, Rows, document_rows, error_rows
+
+SUFFIXES = {
+    ".log-dirs.json": "log-dirs",
+    ".reassign-list.json": "reassign",
+    ".throttle-show.json": "throttle",
+}
+
+
+@dataclass(frozen=True)
+class ResultFile:
+    path: str
+    kind: str  # which command's result it holds
+    cluster: str  # from the file name; a "cluster" key inside wins
+
+    @property
+    def name(self) -> str:
+        return Path(self.path).name
+
+
+def classify(path: Path, kind: str) -> ResultFile:
+    name = path.name
+    for suffix, file_kind in SUFFIXES.items():
+        if name.endswith(suffix):
+            return ResultFile(str(path), file_kind, name[: -len(suffix)])
+    return ResultFile(str(path), kind, name[: -len(".json")])
+
+
+def discover(directory: str | Path, kind: str) -> list[ResultFile]:
+    """The result files in ``directory`` (not recursive), sorted by name."""
+    d = Path(directory)
+    if not d.is_dir():
+        raise InputError(f"--from {directory}: not a directory")
+    files = [classify(p, kind) for p in sorted(d.glob("*.json")) if p.is_file()]
+    seen: dict[tuple[str, str], str] = {}
+    for f in files:
+        other = seen.setdefault((f.cluster, f.kind), f.name)
+        if other != f.name:
+            raise InputError(f"--from {directory}: {other} and {f.name} both hold the {f.kind} result of cluster {f.cluster!r}")
+    if not any(f.kind == kind for f in files):
+        raise InputError(
+            f"--from {directory}: no result files of this command",
+            hint="expected <cluster>.json files written by `--output json`",
+        )
+    return files
+
+
+def read_rows(f: ResultFile) -> Rows:
+    """Rows of one file; an unreadable file becomes an error row for its cluster."""
+    try:
+        with open(f.path, "rb") as fh:
+            doc = json.load(fh)
+    except OSError as e:
+        return error_rows(f.cluster, None, f.name, f"cannot read {f.name}: {e.strerror or e}")
+    except ValueError as e:
+        text = BAD_LOG_DIRS if f.kind == "log-dirs" else f"not valid JSON: {e}"
+        return error_rows(f.cluster, None, f.name, text)
+    return document_rows(f.kind, f.cluster, f.name, doc)

@@ -1,0 +1,306 @@
+"""The fleet reports in plain Python: the reference the Spark engine must match, and the engine
+used without ``--spark``.
+
+Arithmetic rules both engines follow (docs/fleet.md):
+- a directory's used fraction is (total - usable) / total, for a directory that is not offline
+  and reports total_bytes > 0 and usable_bytes; otherwise null;
+- a broker's (a cluster's) used fraction is the sum of (total - usable) over those directories
+  divided by the sum of their totals, computed from integer sums so both engines agree exactly;
+- skew is max - min: of the directory fractions within a broker (``dir_skew``), of the broker
+  fractions within a cluster (``broker_skew``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable
+
+from kadmin.fleet import tables as t
+from kadmin.fleet.report import Report
+from kadmin.fleet.rows import Rows
+
+DEFAULT_TOP = 10
+
+
+def measurable(status: str, total: int | None, usable: int | None) -> bool:
+    return status != "offline" and total is not None and total > 0 and usable is not None
+
+
+def dir_fraction(status: str, total: int | None, usable: int | None) -> float | None:
+    return (total - usable) / total if measurable(status, total, usable) else None
+
+
+def _skew(values: Iterable[float | None]) -> tuple[float | None, float | None, float | None]:
+    present = [v for v in values if v is not None]
+    if not present:
+        return None, None, None
+    lo, hi = min(present), max(present)
+    return lo, hi, hi - lo
+
+
+# ---- log-dirs ----------------------------------------------------------------------------
+
+
+def dir_usage(log_dirs: list[tuple]) -> list[tuple]:
+    out = []
+    for (cluster, broker, _rack, path, status, _err, used, total, usable, count, futures) in log_dirs:
+        out.append((cluster, broker, path, status, used, total, usable,
+                    dir_fraction(status, total, usable), count, futures))
+    return out
+
+
+def broker_usage(log_dirs: list[tuple]) -> list[tuple]:
+    groups: dict[tuple, list[tuple]] = defaultdict(list)
+    for row in log_dirs:
+        groups[(row[0], row[1])].append(row)
+    out = []
+    for (cluster, broker), dirs in groups.items():
+        used = sum(d[6] for d in dirs)
+        m = [d for d in dirs if measurable(d[4], d[7], d[8])]
+        total = sum(d[7] for d in m)
+        taken = sum(d[7] - d[8] for d in m)
+        lo, hi, skew = _skew(dir_fraction(d[4], d[7], d[8]) for d in dirs)
+        out.append((
+            cluster, broker, len(dirs), sum(d[4] == "offline" for d in dirs),
+            sum(d[4] == "cordoned" for d in dirs), used, total if m else None,
+            taken / total if m else None, lo, hi, skew,
+            sum(d[9] for d in dirs), sum(d[10] for d in dirs),
+        ))
+    return out
+
+
+def cluster_usage(log_dirs: list[tuple], brokers: list[tuple]) -> list[tuple]:
+    groups: dict[str, list[tuple]] = defaultdict(list)
+    for row in log_dirs:
+        groups[row[0]].append(row)
+    by_cluster: dict[str, list[tuple]] = defaultdict(list)
+    for row in brokers:
+        by_cluster[row[0]].append(row)
+    out = []
+    for cluster, dirs in groups.items():
+        b = by_cluster[cluster]
+        m = [d for d in dirs if measurable(d[4], d[7], d[8])]
+        total = sum(d[7] for d in m)
+        taken = sum(d[7] - d[8] for d in m)
+        lo, hi, skew = _skew(r[7] for r in b)
+        dir_skews = [r[10] for r in b if r[10] is not None]
+        out.append((
+            cluster, len(b), len(dirs), sum(d[4] == "offline" for d in dirs),
+            sum(d[4] == "cordoned" for d in dirs), sum(d[6] for d in dirs), total if m else None,
+            taken / total if m else None, lo, hi, skew, max(dir_skews) if dir_skews else None,
+            sum(d[9] for d in dirs), sum(d[10] for d in dirs),
+        ))
+    return out
+
+
+def largest_partitions(replicas: list[tuple], top: int) -> list[tuple]:
+    groups: dict[str, list[tuple]] = defaultdict(list)
+    for r in replicas:
+        groups[r[0]].append(r)
+    out = []
+    for cluster, reps in groups.items():
+        # size desc, then topic, partition, broker, path, is_future: the Spark window's order
+        reps.sort(key=lambda r: (-r[5], r[3], r[4], r[1], r[2], r[7]))
+        for rank, (c, broker, path, topic, partition, size, _lag, fut) in enumerate(reps[:top], 1):
+            out.append((c, rank, topic, partition, broker, path, size, fut))
+    return out
+
+
+def moves_in_flight(replicas: list[tuple]) -> list[tuple]:
+    current: dict[tuple, list[tuple]] = defaultdict(list)
+    for r in replicas:
+        if not r[7]:
+            current[(r[0], r[1], r[3], r[4])].append(r)
+    out = []
+    for r in replicas:
+        if r[7]:
+            sources = current.get((r[0], r[1], r[3], r[4])) or [None]
+            for s in sources:
+                out.append((r[0], r[1], r[3], r[4], s[2] if s else None, r[2],
+                            s[5] if s else None, r[5], r[6]))
+    return out
+
+
+def unavailable_dirs(log_dirs: list[tuple]) -> list[tuple]:
+    return [(d[0], d[1], d[3], d[4], d[5]) for d in log_dirs if d[4] in ("offline", "cordoned")]
+
+
+def unreachable(errors: list[tuple]) -> list[tuple]:
+    return list(errors)
+
+
+def log_dirs_reports(rows: Rows, top: int = DEFAULT_TOP) -> list[Report]:
+    brokers = broker_usage(rows["log_dirs"])
+    return [
+        Report.of(t.CLUSTER_USAGE, cluster_usage(rows["log_dirs"], brokers)),
+        Report.of(t.BROKER_USAGE, brokers),
+        Report.of(t.DIR_USAGE, dir_usage(rows["log_dirs"])),
+        Report.of(t.LARGEST_PARTITIONS, largest_partitions(rows["replicas"], top)),
+        Report.of(t.MOVES_IN_FLIGHT, moves_in_flight(rows["replicas"])),
+        Report.of(t.UNAVAILABLE_DIRS, unavailable_dirs(rows["log_dirs"])),
+        Report.of(t.UNREACHABLE, unreachable(rows["errors"])),
+    ]
+
+
+# ---- reassign and throttle: per cluster, shared with the Spark engine ----------------------
+
+
+def cluster_facts(rows: Rows) -> dict[str, dict]:
+    """What each cluster's small tables say, grouped: the input of the per-cluster functions.
+
+    ``sizes`` holds only current replicas of partitions being reassigned (the Spark engine
+    narrows the replica table to those with a join before grouping).
+    """
+    facts: dict[str, dict] = defaultdict(new_facts)
+    for cluster, kind, _src in rows["clusters"]:
+        facts[cluster]["kinds"].add(kind)
+    for d in rows["log_dirs"]:
+        facts[d[0]]["log_dir_brokers"].add(d[1])
+    for e in rows["errors"]:
+        facts[e[0]]["unreachable"].add(e[1])
+    for r in rows["reassignments"]:
+        facts[r[0]]["reassignments"].append(r)
+    for th in rows["throttles"]:
+        facts[th[0]]["throttles"].append(th)
+    moving = {(r[0], r[1], r[2]) for r in rows["reassignments"]}
+    for r in rows["replicas"]:
+        if r[7]:
+            facts[r[0]]["future_brokers"].add(r[1])
+        elif (r[0], r[3], r[4]) in moving:
+            facts[r[0]]["sizes"][(r[3], r[4], r[1])] = r[5]
+    return facts
+
+
+def new_facts() -> dict:
+    return {
+        "kinds": set(), "log_dir_brokers": set(), "unreachable": set(), "reassignments": [],
+        "throttles": [], "future_brokers": set(), "sizes": {},
+    }
+
+
+def reassignment_status(cluster: str, f: dict) -> list[tuple]:
+    """Each ongoing reassignment with the bytes its adding replicas hold, and whether it moves.
+
+    From one snapshot: "not started" when the adding replicas hold no bytes while the source
+    does; "target broker unreachable" when an adding broker (or its cluster) did not answer;
+    "unknown" when no log-dir data covers the adding brokers.
+    """
+    out = []
+    for (_c, topic, partition, replicas, adding, removing) in f["reassignments"]:
+        def size(broker: int) -> int | None:
+            if (topic, partition, broker) in f["sizes"]:
+                return f["sizes"][(topic, partition, broker)]
+            return 0 if broker in f["log_dir_brokers"] else None
+
+        sources = [size(b) for b in replicas if b not in adding]
+        known_sources = [s for s in sources if s is not None]
+        source_size = max(known_sources) if known_sources else None
+        adds = [size(b) for b in adding]
+        adding_size = None if not adds or any(a is None for a in adds) else min(adds)
+        if not adding:
+            status = "finishing"
+        elif any(b in f["unreachable"] for b in adding):
+            status = "target broker unreachable"
+        elif adding_size is None:
+            status = "unknown"
+        elif adding_size == 0 and (source_size or 0) > 0:
+            status = "not started"
+        elif source_size is not None and adding_size >= source_size:
+            status = "caught up"
+        else:
+            status = "copying"
+        progressed = {"target broker unreachable": False, "not started": False, "unknown": None}.get(status, True)
+        out.append((cluster, topic, partition, list(replicas), list(adding), list(removing),
+                    source_size, adding_size, status, progressed))
+    return out
+
+
+def reassignment_summary(status_rows: list[tuple]) -> list[tuple]:
+    groups: dict[str, list[tuple]] = defaultdict(list)
+    for r in status_rows:
+        groups[r[0]].append(r)
+    return [
+        (c, len(rs), sum(r[9] is False for r in rs), sum(len(r[4]) for r in rs), sum(len(r[5]) for r in rs))
+        for c, rs in groups.items()
+    ]
+
+
+def throttle_state(cluster: str, f: dict) -> list[tuple]:
+    """Each throttle and whether a move needs it.
+
+    leftover: nothing moves in the cluster (no reassignment, no future replica), so no throttle
+    is needed there; stale: something moves, but not what this throttle is for (or the source
+    said so); needed: a move uses it; unknown: the cluster's reassignments were not read.
+    """
+    knows_moves = "reassign" in f["kinds"]
+    moving_topics = {r[1] for r in f["reassignments"]}
+    moving_brokers = {b for r in f["reassignments"] for b in r[3]}
+    nothing_moves = knows_moves and not f["reassignments"] and not f["future_brokers"]
+    out = []
+    for (_c, resource, entity, config, value, plan, stale) in f["throttles"]:
+        if nothing_moves:
+            state = "leftover"
+        elif stale is not None:
+            state = "stale" if stale else "needed"
+        elif not knows_moves:
+            state = "unknown"
+        else:
+            state = "stale"
+            if resource == "topic":
+                state = "needed" if entity in moving_topics else "stale"
+            elif entity == "<default>":
+                state = "needed"
+            elif config == "replica.alter.log.dirs.io.max.bytes.per.second":
+                state = "needed" if entity.isdigit() and int(entity) in f["future_brokers"] else "stale"
+            else:
+                state = "needed" if entity.isdigit() and int(entity) in moving_brokers else "stale"
+        out.append((cluster, resource, entity, config, value, plan, state))
+    return out
+
+
+def throttle_summary(state_rows: list[tuple]) -> list[tuple]:
+    groups: dict[str, list[tuple]] = defaultdict(list)
+    for r in state_rows:
+        groups[r[0]].append(r)
+    out = []
+    for c, rs in groups.items():
+        states = [r[6] for r in rs]
+        out.append((c, len(rs), states.count("needed"), states.count("stale"),
+                    states.count("leftover"), states.count("unknown")))
+    return out
+
+
+def reassign_reports(rows: Rows) -> list[Report]:
+    status = [r for c, f in cluster_facts(rows).items() for r in reassignment_status(c, f)]
+    return finish_reassign_reports(status, rows["errors"])
+
+
+def finish_reassign_reports(status: list[tuple], errors: list[tuple]) -> list[Report]:
+    return [
+        Report.of(t.REASSIGNMENT_SUMMARY, reassignment_summary(status)),
+        Report.of(t.REASSIGNMENT_STATUS, status),
+        Report.of(t.UNREACHABLE, unreachable(errors)),
+    ]
+
+
+def throttle_reports(rows: Rows) -> list[Report]:
+    states = [r for c, f in cluster_facts(rows).items() for r in throttle_state(c, f)]
+    return finish_throttle_reports(states, rows["errors"])
+
+
+def finish_throttle_reports(states: list[tuple], errors: list[tuple]) -> list[Report]:
+    return [
+        Report.of(t.THROTTLE_SUMMARY, throttle_summary(states)),
+        Report.of(t.THROTTLE_STATE, states),
+        Report.of(t.UNREACHABLE, unreachable(errors)),
+    ]
+
+
+def reports(kind: str, rows: Rows, top: int = DEFAULT_TOP) -> list[Report]:
+    if kind == "log-dirs":
+        return log_dirs_reports(rows, top)
+    if kind == "reassign":
+        return reassign_reports(rows)
+    if kind == "throttle":
+        return throttle_reports(rows)
+    raise ValueError(f"unknown fleet report kind {kind!r}")

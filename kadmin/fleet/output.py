@@ -1,0 +1,116 @@
+"""``--report-dir DIR``: each report as Parquet and JSON, the whole run as one JSON document
+(schemas/fleet-report.json), and a PNG of directory usage per broker.
+
+Reports are aggregates (at most one row per directory), small enough to write from the
+driver with pyarrow, so each report is one Parquet file whichever engine computed it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Sequence
+
+from kadmin.fleet.report import Report
+
+FORMAT_VERSION = 1
+CHART = "dir-usage.png"
+CHART_CLUSTERS = 8  # the most skewed clusters get a panel each
+
+
+def document(kind: str, engine: str, reports: Sequence[Report]) -> dict[str, Any]:
+    """The run as one JSON-ready document (schemas/fleet-report.json)."""
+    return {
+        "version": FORMAT_VERSION,
+        "kind": kind,
+        "engine": engine,
+        "reports": [
+            {
+                "name": r.name,
+                "title": r.spec.title,
+                "columns": [{"name": n, "type": ty} for n, ty in r.spec.columns],
+                "rows": [{k: _json_value(v) for k, v in rec.items()} for rec in r.records()],
+            }
+            for r in reports
+        ],
+    }
+
+
+def _json_value(v: Any) -> Any:
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def _arrow_type(kind: str):
+    import pyarrow as pa
+
+    return {
+        "string": pa.string(), "int": pa.int32(), "long": pa.int64(), "double": pa.float64(),
+        "boolean": pa.bool_(), "array<int>": pa.list_(pa.int32()),
+    }[kind]
+
+
+def write_parquet(report: Report, path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([(n, _arrow_type(ty)) for n, ty in report.spec.columns])
+    columns = list(zip(*report.rows)) if report.rows else [() for _ in report.spec.columns]
+    table = pa.Table.from_arrays([pa.array(list(c), type=f.type) for c, f in zip(columns, schema)], schema=schema)
+    pq.write_table(table, path)
+
+
+def write_reports(directory: str | Path, kind: str, engine: str, reports: Sequence[Report]) -> list[Path]:
+    """Write every file; returns the paths written."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    written = []
+    doc = document(kind, engine, reports)
+    for r, part in zip(reports, doc["reports"]):
+        write_parquet(r, d / f"{r.name}.parquet")
+        (d / f"{r.name}.json").write_text(json.dumps(part["rows"], indent=1) + "\n", "utf-8")
+        written += [d / f"{r.name}.parquet", d / f"{r.name}.json"]
+    (d / "fleet-report.json").write_text(json.dumps(doc, indent=1) + "\n", "utf-8")
+    written.append(d / "fleet-report.json")
+    by_name = {r.name: r for r in reports}
+    if "dir_usage" in by_name and "cluster_usage" in by_name:
+        if write_chart(by_name["dir_usage"], by_name["cluster_usage"], d / CHART):
+            written.append(d / CHART)
+    return written
+
+
+def write_chart(dir_usage: Report, cluster_usage: Report, path: Path) -> bool:
+    """Directory usage per broker: one panel per cluster (the most skewed first), a dot per
+    directory and a bar from its broker's emptiest to fullest directory. False if no data."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    clusters = [r["cluster"] for r in cluster_usage.records() if r["used_fraction"] is not None][:CHART_CLUSTERS]
+    if not clusters:
+        return False
+    points: dict[str, dict[int, list[float]]] = {c: {} for c in clusters}
+    for r in dir_usage.records():
+        if r["cluster"] in points and r["used_fraction"] is not None:
+            points[r["cluster"]].setdefault(r["broker"], []).append(r["used_fraction"] * 100)
+    fig, axes = plt.subplots(len(clusters), 1, figsize=(10, 2.4 * len(clusters)), squeeze=False)
+    for ax, cluster in zip(axes[:, 0], clusters):
+        brokers = sorted(points[cluster])
+        for x, b in enumerate(brokers):
+            values = points[cluster][b]
+            ax.vlines(x, min(values), max(values), color="tab:gray", linewidth=3, alpha=0.5)
+            ax.scatter([x] * len(values), values, s=12, color="tab:blue", zorder=3)
+        ax.set_xticks(range(len(brokers)))
+        ax.set_xticklabels([str(b) for b in brokers], fontsize=6 if len(brokers) > 20 else 8)
+        ax.set_ylim(0, 100)
+        ax.set_ylabel("used %")
+        ax.set_title(f"{cluster}: directory usage per broker", fontsize=9, loc="left")
+        ax.grid(axis="y", alpha=0.3)
+    axes[-1, 0].set_xlabel("broker")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True

@@ -1,0 +1,73 @@
+"""A computed report: its spec and its rows, in the report's own total order.
+
+Both engines hand their rows to ``Report.of``, which orders them, so the same input gives the
+same sequence of rows whichever engine computed them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from kadmin.fleet.tables import ReportSpec, column_names
+
+
+@dataclass(frozen=True)
+class Report:
+    spec: ReportSpec
+    rows: tuple[tuple, ...]
+
+    @classmethod
+    def of(cls, spec: ReportSpec, rows: Iterable[Iterable[Any]]) -> "Report":
+        return cls(spec, tuple(sort_rows(spec, [tuple(r) for r in rows])))
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return column_names(self.spec.columns)
+
+    def records(self) -> list[dict[str, Any]]:
+        names = self.columns
+        return [dict(zip(names, row)) for row in self.rows]
+
+
+class _Descending:
+    """Wraps a sort key to invert its order (values of mixed types never meet: one column)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+    def __lt__(self, other: "_Descending") -> bool:
+        return other.key < self.key
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Descending) and self.key == other.key
+
+
+def sort_rows(spec: ReportSpec, rows: list[tuple]) -> list[tuple]:
+    """Order by ``spec.order``; nulls last; ``ranked`` values in their given order; every
+    column breaks remaining ties, so the order is total."""
+    names = column_names(spec.columns)
+    index = {n: i for i, n in enumerate(names)}
+    keys = list(spec.order) + [n for n in names if n not in spec.order]
+    ranks = dict((v, i) for i, v in enumerate(spec.ranked[1])) if spec.ranked else {}
+
+    def key(row: tuple) -> tuple:
+        out = []
+        for name in keys:
+            value = row[index[name]]
+            if spec.ranked and name == spec.ranked[0]:
+                value = ranks.get(value, len(ranks))
+            elif isinstance(value, list):
+                value = tuple(value)
+            part = (value is None, 0 if value is None else value)
+            out.append(_Descending(part[1]) if name in spec.descending and value is not None else part[1])
+            out[-1] = (part[0], out[-1])
+        return tuple(out)
+
+    return sorted(rows, key=key)

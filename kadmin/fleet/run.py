@@ -1,0 +1,84 @@
+"""One fleet report run: the request (flags as values), its validation, and the engine choice.
+
+``--spark`` runs on Spark (``spark.py``); without it, the same reports come from plain Python
+(``local.py``) over the same rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from kadmin.errors import UsageError
+from kadmin.fleet.report import Report
+from kadmin.fleet.tables import KINDS
+
+
+@dataclass(frozen=True)
+class FleetRequest:
+    kind: str  # "log-dirs" | "reassign" | "throttle"
+    spark: bool = False
+    fleet: str | None = None  # inventory file
+    from_dir: str | None = None
+    spark_master: str | None = None
+    report_dir: str | None = None
+    top: int = 10
+    spark_conf: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def engine(self) -> str:
+        return "spark" if self.spark else "local"
+
+    def validate(self) -> None:
+        """Cross-flag rules; UsageError names the flags."""
+        if self.kind not in KINDS:
+            raise UsageError(f"fleet reports exist for {', '.join(KINDS)}, not {self.kind!r}")
+        if self.fleet and self.from_dir:
+            raise UsageError("--fleet and --from are mutually exclusive: give one (nothing was done)")
+        if not self.fleet and not self.from_dir:
+            raise UsageError(
+                "a fleet report needs --fleet INVENTORY.toml or --from DIR",
+                hint="--from DIR reads earlier `--output json` results, one <cluster>.json per cluster",
+            )
+        if self.spark_master and not self.spark:
+            raise UsageError("--spark-master needs --spark")
+        if self.top < 1:
+            raise UsageError(f"--top must be at least 1, got {self.top}")
+
+
+def build_reports(request: FleetRequest, opener: Any = None) -> list[Report]:
+    """Load or collect the rows and compute the reports with the requested engine."""
+    request.validate()
+    entries = files = None
+    if request.fleet:
+        from kadmin.fleet.inventory import load_inventory
+
+        entries = load_inventory(request.fleet)
+    else:
+        from kadmin.fleet.files import discover
+
+        files = discover(request.from_dir, request.kind)
+
+    if not request.spark:
+        from kadmin.fleet import local
+
+        if entries is not None:
+            from kadmin.fleet.collect import collect_local
+
+            rows = collect_local(entries, request.kind, opener)
+        else:
+            from kadmin.fleet.files import read_rows
+            from kadmin.fleet.rows import merge_rows
+
+            rows = merge_rows(read_rows(f) for f in files)
+        return local.reports(request.kind, rows, request.top)
+
+    from kadmin.fleet import spark as engine
+
+    engine.require_pyspark()
+    with engine.spark_session(request.spark_master or engine.DEFAULT_MASTER, request.spark_conf) as session:
+        if entries is not None:
+            frames = engine.frames_from_fleet(session, entries, request.kind, opener)
+        else:
+            frames = engine.frames_from_files(session, files, request.kind)
+        return engine.reports(request.kind, frames, request.top)

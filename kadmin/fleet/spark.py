@@ -1,0 +1,383 @@
+"""The fleet reports on Spark.
+
+Rows become DataFrames with the schemas of ``tables.py``:
+- ``log-dirs describe`` results are read by Spark's own JSON reader (parsed in the JVM, in
+  parallel, one task per file), then exploded to directories and replicas;
+- everything else (reassign and throttle results, live collection) comes from Python tasks:
+  one per file, or one per cluster and then one per broker for live collection.
+
+The usage, largest-partition and move reports are DataFrame aggregations over the replica and
+directory tables. Reassignment and throttle reports first narrow the replica table with a join
+(in Spark), then group the small per-cluster tables by cluster and run the per-cluster
+functions of ``local.py`` inside Spark tasks, so both engines share that logic exactly.
+
+pyspark is imported only inside these functions: ``kadmin --help`` never loads it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+from typing import Any, Iterator, Mapping
+
+from kadmin.fleet import local, tables as t
+from kadmin.fleet.report import Report
+from kadmin.fleet.rows import BAD_LOG_DIRS, Rows, empty_rows
+
+DEFAULT_MASTER = "local[*]"
+# Small by default: the driver only collects report rows; executors do the work.
+DEFAULT_CONF = {
+    "spark.driver.memory": "1g",
+    "spark.executor.memory": "1g",
+    "spark.sql.shuffle.partitions": "8",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+    "spark.sql.session.timeZone": "UTC",
+}
+
+INSTALL_HINT = "install the Spark extra: pip install 'kadmin[spark]'"
+
+
+def require_pyspark() -> None:
+    """UsageError with the install command when pyspark is missing."""
+    import importlib.util
+
+    from kadmin.errors import UsageError
+
+    for module in ("pyspark", "pyarrow"):
+        if importlib.util.find_spec(module) is None:
+            raise UsageError(f"--spark needs {module}, which is not installed", hint=INSTALL_HINT)
+
+
+@contextmanager
+def spark_session(master: str = DEFAULT_MASTER, conf: Mapping[str, str] | None = None) -> Iterator[Any]:
+    """A SparkSession bound to loopback; stopped afterwards unless it already existed."""
+    require_pyspark()
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        yield active
+        return
+    builder = SparkSession.builder.master(master).appName("kadmin fleet report")
+    for key, value in {**DEFAULT_CONF, **(conf or {})}.items():
+        builder = builder.config(key, value)
+    builder = builder.config("spark.pyspark.python", sys.executable)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        yield spark
+    finally:
+        spark.stop()
+
+
+# ---- schemas -------------------------------------------------------------------------------
+
+
+def struct(columns: t.Columns):
+    from pyspark.sql import types as T
+
+    simple = {
+        "string": T.StringType(), "int": T.IntegerType(), "long": T.LongType(),
+        "double": T.DoubleType(), "boolean": T.BooleanType(), "array<int>": T.ArrayType(T.IntegerType()),
+    }
+    return T.StructType([T.StructField(name, simple[kind], True) for name, kind in columns])
+
+
+def _log_dirs_document_schema():
+    """The part of schemas/log-dirs-describe.json the reports read (plus an optional cluster)."""
+    from pyspark.sql import types as T
+
+    replica = T.StructType([
+        T.StructField("topic", T.StringType()), T.StructField("partition", T.IntegerType()),
+        T.StructField("size", T.LongType()), T.StructField("offset_lag", T.LongType()),
+        T.StructField("is_future", T.BooleanType()),
+    ])
+    log_dir = T.StructType([
+        T.StructField("path", T.StringType()), T.StructField("status", T.StringType()),
+        T.StructField("error", T.StringType()), T.StructField("used_bytes", T.LongType()),
+        T.StructField("total_bytes", T.LongType()), T.StructField("usable_bytes", T.LongType()),
+        T.StructField("replica_count", T.IntegerType()),
+        T.StructField("future_replica_count", T.IntegerType()),
+        T.StructField("replicas", T.ArrayType(replica)),
+    ])
+    broker = T.StructType([
+        T.StructField("broker", T.IntegerType()), T.StructField("rack", T.StringType()),
+        T.StructField("error", T.StringType()), T.StructField("log_dirs", T.ArrayType(log_dir)),
+    ])
+    return T.StructType([
+        T.StructField("cluster", T.StringType()), T.StructField("brokers", T.ArrayType(broker)),
+    ])
+
+
+# ---- loading ---------------------------------------------------------------------------------
+
+
+class Frames:
+    """The row tables as DataFrames (every table present, maybe empty)."""
+
+    def __init__(self, spark, frames: dict[str, Any]):
+        self.spark = spark
+        self.frames = frames
+
+    def __getitem__(self, name: str):
+        return self.frames[name]
+
+
+def frames_from_rows(spark, rows: Rows, parallelism: int | None = None) -> Frames:
+    """DataFrames from rows already in the driver (tests, small inputs)."""
+    return Frames(spark, {
+        name: spark.createDataFrame(rows.get(name, []), struct(cols)) for name, cols in t.ROW_TABLES.items()
+    })
+
+
+def _frames_from_tagged(spark, tagged) -> Frames:
+    """``tagged``: an RDD of (table, row). One DataFrame per table."""
+    tagged = tagged.cache()
+    frames = {}
+    for name, cols in t.ROW_TABLES.items():
+        rdd = tagged.filter(lambda tr, n=name: tr[0] == n).map(lambda tr: tr[1])
+        frames[name] = spark.createDataFrame(rdd, struct(cols))
+    return Frames(spark, frames)
+
+
+def _tag(rows: Rows) -> list[tuple[str, tuple]]:
+    return [(name, row) for name, table in rows.items() for row in table]
+
+
+def frames_from_files(spark, files: list, kind: str) -> Frames:
+    """``--from DIR``: log-dirs results through Spark's JSON reader, the rest through Python
+    tasks (one per file)."""
+    from pyspark.sql import functions as F
+
+    from kadmin.fleet.files import read_rows
+
+    log_files = [f for f in files if f.kind == "log-dirs"]
+    other_files = [f for f in files if f.kind != "log-dirs"]
+    sc = spark.sparkContext
+    if other_files:
+        tagged = sc.parallelize(other_files, len(other_files)).flatMap(lambda f: _tag(read_rows(f)))
+        frames = _frames_from_tagged(spark, tagged)
+    else:
+        frames = frames_from_rows(spark, empty_rows())
+    if not log_files:
+        return frames
+
+    docs = (
+        spark.read.schema(_log_dirs_document_schema())
+        .option("multiLine", True).option("mode", "PERMISSIVE")
+        .json([f.path for f in log_files])
+        .withColumn("file", F.col("_metadata.file_name"))
+    )
+    stems = spark.createDataFrame([(f.name, f.cluster) for f in log_files], "file string, stem string")
+    docs = docs.join(F.broadcast(stems), "file", "left").withColumn("cluster", F.coalesce("cluster", "stem"))
+    bad = docs.filter(F.col("brokers").isNull()).select(
+        "cluster", F.lit(None).cast("int").alias("broker"), F.col("file").alias("source"),
+        F.lit(BAD_LOG_DIRS).alias("error"),
+    )
+    good = docs.filter(F.col("brokers").isNotNull())
+    clusters = good.select("cluster", F.lit("log-dirs").alias("kind"), F.col("file").alias("source"))
+    brokers = good.select("cluster", "file", F.explode("brokers").alias("b"))
+    broker_errors = brokers.filter(F.col("b.error").isNotNull() & (F.col("b.error") != "")).select(
+        "cluster", F.col("b.broker").alias("broker"), F.col("file").alias("source"), F.col("b.error").alias("error"),
+    )
+    dirs = brokers.select(
+        "cluster", F.col("b.broker").alias("broker"), F.col("b.rack").alias("rack"), F.explode("b.log_dirs").alias("d")
+    )
+    reps = F.col("d.replicas")
+    zero = F.lit(0).cast("long")
+    log_dirs = dirs.select(
+        "cluster", "broker", "rack", F.col("d.path").alias("path"),
+        F.coalesce("d.status", F.when(F.col("d.error").isNotNull(), "offline").otherwise("online")).alias("status"),
+        F.col("d.error").alias("error"),
+        F.coalesce("d.used_bytes", F.aggregate(F.coalesce(reps, F.array()), zero, lambda acc, r: acc + r.size)).alias("used_bytes"),
+        F.col("d.total_bytes").alias("total_bytes"), F.col("d.usable_bytes").alias("usable_bytes"),
+        F.coalesce("d.replica_count", F.size(F.filter(F.coalesce(reps, F.array()), lambda r: ~F.coalesce(r.is_future, F.lit(False))))).alias("replica_count"),
+        F.coalesce("d.future_replica_count", F.size(F.filter(F.coalesce(reps, F.array()), lambda r: F.coalesce(r.is_future, F.lit(False))))).alias("future_replica_count"),
+    )
+    replicas = dirs.select("cluster", "broker", F.col("d.path").alias("path"), F.explode("d.replicas").alias("r")).select(
+        "cluster", "broker", "path", F.col("r.topic").alias("topic"), F.col("r.partition").alias("partition"),
+        F.col("r.size").alias("size"), F.coalesce("r.offset_lag", zero).alias("offset_lag"),
+        F.coalesce("r.is_future", F.lit(False)).alias("is_future"),
+    )
+    out = dict(frames.frames)
+    out["clusters"] = out["clusters"].unionByName(clusters)
+    out["errors"] = out["errors"].unionByName(bad).unionByName(broker_errors)
+    out["log_dirs"] = out["log_dirs"].unionByName(log_dirs)
+    out["replicas"] = out["replicas"].unionByName(replicas)
+    return Frames(spark, out)
+
+
+def frames_from_fleet(spark, entries: list[Mapping[str, Any]], kind: str, opener=None) -> Frames:
+    """Live collection: one Spark task per cluster, then one per (cluster, broker)."""
+    from kadmin.fleet.collect import broker_task, cluster_task, topics_to_describe
+
+    sc = spark.sparkContext
+    firsts = sc.parallelize(entries, len(entries)).map(lambda e: cluster_task(e, kind, opener)).collect()
+    jobs = []
+    tagged_first = []
+    for entry, (brokers, rows) in zip(entries, firsts):
+        tagged_first.extend(_tag(rows))
+        topics = topics_to_describe(kind, rows, entry["name"])
+        if topics == []:
+            continue
+        jobs.extend((entry, broker, rack, topics) for broker, rack in brokers)
+    tagged = sc.parallelize(tagged_first, 1)
+    if jobs:
+        tagged = tagged.union(
+            sc.parallelize(jobs, len(jobs)).flatMap(lambda j: _tag(broker_task(*j, opener=opener)))
+        )
+    return _frames_from_tagged(spark, tagged)
+
+
+# ---- reports ---------------------------------------------------------------------------------
+
+
+def _collect(df) -> list[tuple]:
+    return [tuple(r) for r in df.collect()]
+
+
+def log_dirs_reports(frames: Frames, top: int = local.DEFAULT_TOP) -> list[Report]:
+    from pyspark.sql import Window, functions as F
+
+    dirs, replicas = frames["log_dirs"], frames["replicas"]
+    total, usable, status = F.col("total_bytes"), F.col("usable_bytes"), F.col("status")
+    measurable = (status != "offline") & total.isNotNull() & (total > 0) & usable.isNotNull()
+    dirs = dirs.withColumn("measurable", measurable).withColumn(
+        "used_fraction", F.when(F.col("measurable"), (total - usable) / total)
+    ).withColumn("m_total", F.when(F.col("measurable"), total)).withColumn(
+        "m_taken", F.when(F.col("measurable"), total - usable)
+    ).cache()
+
+    def counts():
+        return [
+            F.count(F.lit(1)).cast("int").alias("dirs"),
+            F.sum(F.when(status == "offline", 1).otherwise(0)).cast("int").alias("offline_dirs"),
+            F.sum(F.when(status == "cordoned", 1).otherwise(0)).cast("int").alias("cordoned_dirs"),
+            F.sum("used_bytes").cast("long").alias("used_bytes"),
+            F.sum("m_total").cast("long").alias("total_bytes"),
+            (F.sum("m_taken") / F.sum("m_total")).alias("used_fraction"),
+        ]
+
+    brokers = dirs.groupBy("cluster", "broker").agg(
+        *counts(),
+        F.min("used_fraction").alias("min_dir_fraction"), F.max("used_fraction").alias("max_dir_fraction"),
+        F.sum("replica_count").cast("long").alias("replicas"),
+        F.sum("future_replica_count").cast("long").alias("future_replicas"),
+    ).withColumn("dir_skew", F.col("max_dir_fraction") - F.col("min_dir_fraction")).cache()
+    broker_rows = _collect(brokers.select(*t.column_names(t.BROKER_USAGE.columns)))
+
+    per_cluster = dirs.groupBy("cluster").agg(
+        *counts(),
+        F.sum("replica_count").cast("long").alias("replicas"),
+        F.sum("future_replica_count").cast("long").alias("future_replicas"),
+    )
+    skews = brokers.groupBy("cluster").agg(
+        F.count(F.lit(1)).cast("int").alias("brokers"),
+        F.min("used_fraction").alias("min_broker_fraction"), F.max("used_fraction").alias("max_broker_fraction"),
+        F.max("dir_skew").alias("max_dir_skew"),
+    ).withColumn("broker_skew", F.col("max_broker_fraction") - F.col("min_broker_fraction"))
+    cluster_rows = _collect(per_cluster.join(skews, "cluster").select(*t.column_names(t.CLUSTER_USAGE.columns)))
+
+    dir_rows = _collect(dirs.select(
+        "cluster", "broker", "path", "status", "used_bytes", "total_bytes", "usable_bytes", "used_fraction",
+        F.col("replica_count").alias("replicas"), F.col("future_replica_count").alias("future_replicas"),
+    ))
+    unavailable_rows = _collect(dirs.filter(status.isin("offline", "cordoned")).select(
+        "cluster", "broker", "path", "status", "error"
+    ))
+
+    window = Window.partitionBy("cluster").orderBy(
+        F.col("size").desc(), "topic", "partition", "broker", "path", "is_future"
+    )
+    largest = replicas.withColumn("rank", F.row_number().over(window)).filter(F.col("rank") <= top)
+    largest_rows = _collect(largest.select(*t.column_names(t.LARGEST_PARTITIONS.columns)))
+
+    keys = ["cluster", "broker", "topic", "partition"]
+    futures = replicas.filter(F.col("is_future"))
+    current = replicas.filter(~F.col("is_future")).select(
+        *keys, F.col("path").alias("source_path"), F.col("size").alias("source_size")
+    )
+    moves = futures.join(current, keys, "left").select(
+        *keys, "source_path", F.col("path").alias("target_path"), "source_size",
+        F.col("size").alias("future_size"), "offset_lag",
+    )
+    move_rows = _collect(moves)
+    error_rows = _collect(frames["errors"])
+    brokers.unpersist()
+    dirs.unpersist()
+    return [
+        Report.of(t.CLUSTER_USAGE, cluster_rows),
+        Report.of(t.BROKER_USAGE, broker_rows),
+        Report.of(t.DIR_USAGE, dir_rows),
+        Report.of(t.LARGEST_PARTITIONS, largest_rows),
+        Report.of(t.MOVES_IN_FLIGHT, move_rows),
+        Report.of(t.UNAVAILABLE_DIRS, unavailable_rows),
+        Report.of(t.UNREACHABLE, error_rows),
+    ]
+
+
+def _per_cluster(frames: Frames, fn_name: str) -> list[tuple]:
+    """Group the small tables by cluster (after narrowing the replicas in Spark) and run
+    ``local.<fn_name>(cluster, facts)`` in Spark tasks."""
+    from pyspark.sql import functions as F
+
+    replicas, reassignments = frames["replicas"], frames["reassignments"]
+    moving = reassignments.select("cluster", "topic", "partition").distinct()
+    sizes = replicas.filter(~F.col("is_future")).join(F.broadcast(moving), ["cluster", "topic", "partition"]).select(
+        "cluster", "topic", "partition", "broker", "size"
+    )
+    future_brokers = replicas.filter(F.col("is_future")).select("cluster", "broker").distinct()
+    log_dir_brokers = frames["log_dirs"].select("cluster", "broker").distinct()
+
+    def keyed(df, tag):
+        return df.rdd.map(lambda r, tag=tag: (r[0], (tag, tuple(r))))
+
+    parts = [
+        keyed(frames["clusters"], "clusters"), keyed(frames["errors"], "errors"),
+        keyed(reassignments, "reassignments"), keyed(frames["throttles"], "throttles"),
+        keyed(sizes, "sizes"), keyed(future_brokers, "future"), keyed(log_dir_brokers, "log_dir_brokers"),
+    ]
+    sc = frames.spark.sparkContext
+    fn = getattr(local, fn_name)
+    grouped = sc.union(parts).groupByKey().flatMap(lambda kv: fn(kv[0], _facts(kv[1])))
+    return grouped.collect()
+
+
+def _facts(records) -> dict:
+    """The per-cluster facts of ``local.cluster_facts``, from tagged records."""
+    f = local.new_facts()
+    for tag, row in records:
+        if tag == "clusters":
+            f["kinds"].add(row[1])
+        elif tag == "errors":
+            f["unreachable"].add(row[1])
+        elif tag == "reassignments":
+            f["reassignments"].append((row[0], row[1], row[2], list(row[3] or []), list(row[4] or []), list(row[5] or [])))
+        elif tag == "throttles":
+            f["throttles"].append(row)
+        elif tag == "sizes":
+            f["sizes"][(row[1], row[2], row[3])] = row[4]
+        elif tag == "future":
+            f["future_brokers"].add(row[1])
+        elif tag == "log_dir_brokers":
+            f["log_dir_brokers"].add(row[1])
+    f["reassignments"].sort(key=lambda r: (r[1], r[2]))
+    f["throttles"].sort(key=lambda r: tuple("" if v is None else str(v) for v in r))
+    return f
+
+
+def reports(kind: str, frames: Frames, top: int = local.DEFAULT_TOP) -> list[Report]:
+    if kind == "log-dirs":
+        return log_dirs_reports(frames, top)
+    errors = _collect(frames["errors"])
+    if kind == "reassign":
+        return local.finish_reassign_reports(_per_cluster(frames, "reassignment_status"), errors)
+    if kind == "throttle":
+        return local.finish_throttle_reports(_per_cluster(frames, "throttle_state"), errors)
+    raise ValueError(f"unknown fleet report kind {kind!r}")

@@ -1,0 +1,110 @@
+"""Small hand-made fleet inputs whose report figures are worked out by hand in the tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+GB = 10**9
+
+
+def replica(topic, partition, size, lag=0, future=False):
+    return {"topic": topic, "partition": partition, "size": size, "offset_lag": lag, "is_future": future}
+
+
+def log_dir(path, replicas=(), total=None, usable=None, status="online", error=None):
+    reps = list(replicas)
+    frac = (total - usable) / total if total and usable is not None and status != "offline" else None
+    return {
+        "path": path, "status": status, "error": error, "used_bytes": sum(r["size"] for r in reps),
+        "total_bytes": total, "usable_bytes": usable, "used_fraction": frac,
+        "replica_count": sum(not r["is_future"] for r in reps),
+        "future_replica_count": sum(r["is_future"] for r in reps), "replicas": reps,
+    }
+
+
+def broker(bid, dirs=(), error=None, rack=None):
+    return {"broker": bid, "host": "127.0.0.1", "port": 9092 + bid, "rack": rack, "error": error, "log_dirs": list(dirs)}
+
+
+def log_dirs_doc(*brokers, cluster_id="id"):
+    return {"version": 1, "cluster_id": cluster_id, "brokers": list(brokers)}
+
+
+# "east": broker 1 has two dirs at 20 % and 60 % used (dir skew 0.4, broker 40 %);
+# broker 2 has one dir at 10 %, one offline and one cordoned at 30 % (broker 20 %, skew 0.2).
+# Cluster: (20+60+10+30)/400 = 30 %; broker skew 0.4 - 0.2 = 0.2.
+# A log-dir move on broker 1: orders-0 from /d1 (8 GB) to /d2 (future, 3 GB, lag 500).
+EAST = log_dirs_doc(
+    broker(1, [
+        log_dir("/d1", [replica("orders", 0, 8 * GB), replica("orders", 1, 2 * GB)], total=100 * GB, usable=80 * GB),
+        log_dir("/d2", [replica("orders", 0, 3 * GB, lag=500, future=True), replica("logs", 0, 9 * GB)],
+                total=100 * GB, usable=40 * GB),
+    ], rack="a"),
+    broker(2, [
+        log_dir("/d1", [replica("orders", 1, 2 * GB)], total=100 * GB, usable=90 * GB),
+        log_dir("/d2", status="offline", error="KafkaStorageException"),
+        log_dir("/d3", [replica("logs", 0, 9 * GB)], total=100 * GB, usable=70 * GB, status="cordoned"),
+    ], rack="b"),
+)
+
+# "west": broker 7 did not answer; broker 5 has one dir at 50 %.
+WEST = log_dirs_doc(
+    broker(5, [log_dir("/data", [replica("clicks", 3, 1 * GB)], total=10 * GB, usable=5 * GB)]),
+    broker(7, error="broker 7 unreachable: timed out"),
+)
+
+# Reassignments in "east", one of each status (with EAST_MORE's log dirs):
+# orders-1 -> broker 3, which holds none of it yet: not started (source 2 GB);
+# logs-0 -> broker 9, which did not answer: target broker unreachable;
+# orders-0 -> broker 3, which holds 1 GB of the 8 GB: copying;
+# logs-1 -> broker 4, whose directories were not read: unknown.
+REASSIGN_EAST = {"reassignments": [
+    {"topic": "orders", "partition": 1, "replicas": [2, 3, 1], "adding": [3], "removing": [1]},
+    {"topic": "logs", "partition": 0, "replicas": [1, 2, 9], "adding_replicas": [9], "removing_replicas": [2]},
+    {"topic": "orders", "partition": 0, "replicas": [1, 3], "adding": [3], "removing": []},
+    {"topic": "logs", "partition": 1, "replicas": [4], "adding": [4], "removing": []},
+]}
+EAST_MORE = log_dirs_doc(
+    *EAST["brokers"],
+    broker(3, [log_dir("/d1", [replica("orders", 0, 1 * GB), replica("other", 0, 5)], total=100 * GB, usable=99 * GB)]),
+    broker(9, error="broker 9 unreachable: connection refused"),
+)
+
+THROTTLE_EAST = {"throttles": [
+    {"resource": "broker", "entity": "2", "config": "leader.replication.throttled.rate", "value": "1000000"},
+    {"resource": "broker", "entity": "6", "config": "follower.replication.throttled.rate", "value": "1000000",
+     "plan": "plan-a"},
+    {"resource": "broker", "entity": "1", "config": "replica.alter.log.dirs.io.max.bytes.per.second", "value": "500"},
+    {"resource": "topic", "entity": "orders", "config": "leader.replication.throttled.replicas", "value": "1:1,1:2"},
+    {"resource": "topic", "entity": "clicks", "config": "follower.replication.throttled.replicas", "value": "3:5"},
+]}
+
+THROTTLE_WEST = {"brokers": [{"broker": 5, "configs": {"leader.replication.throttled.rate": "9"}}], "topics": []}
+REASSIGN_WEST = {"reassignments": []}
+
+
+def write(directory: Path, files: dict[str, object]) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, doc in files.items():
+        (directory / name).write_text(doc if isinstance(doc, str) else json.dumps(doc), "utf-8")
+    return directory
+
+
+def log_dirs_fleet(directory: Path) -> Path:
+    return write(directory, {"east.json": EAST, "west.json": WEST, "broken.json": "{not json"})
+
+
+def reassign_fleet(directory: Path) -> Path:
+    return write(directory, {
+        "east.json": REASSIGN_EAST, "east.log-dirs.json": EAST_MORE, "west.json": REASSIGN_WEST,
+    })
+
+
+def throttle_fleet(directory: Path) -> Path:
+    return write(directory, {
+        "east.json": THROTTLE_EAST, "east.reassign-list.json": REASSIGN_EAST, "east.log-dirs.json": EAST,
+        "west.json": THROTTLE_WEST, "west.reassign-list.json": REASSIGN_WEST,
+        "north.json": {"throttles": [{"resource": "broker", "entity": "1", "config": "leader.replication.throttled.rate",
+                                      "value": "5", "stale": True}]},
+    })

@@ -1,0 +1,73 @@
+"""Reading a fleet: the TOML inventory, result files by name, tolerant document shapes."""
+
+from __future__ import annotations
+
+import pytest
+
+from kadmin.errors import InputError
+from kadmin.fleet.files import discover
+from kadmin.fleet.inventory import load_inventory
+from kadmin.fleet.rows import document_rows
+from tests.fleet import fixtures as fx
+
+
+def test_inventory_entries_with_resolved_paths(tmp_path):
+    inv = tmp_path / "fleet.toml"
+    inv.write_text(
+        'timeout = "5s"\n'
+        '[[clusters]]\nname = "prod-eu"\nbootstrap_server = "127.0.0.1:9092"\ncommand_config = "eu.properties"\n'
+        '[[clusters]]\nname = "prod-us"\nprofile = "us"\ntimeout = "20s"\n'
+    )
+    eu, us = load_inventory(inv)
+    assert eu == {"name": "prod-eu", "bootstrap_server": "127.0.0.1:9092",
+                  "command_config": str(tmp_path / "eu.properties"), "timeout": "5s"}
+    assert us == {"name": "prod-us", "profile": "us", "timeout": "20s"}
+
+
+def test_inventory_problems_are_reported_together(tmp_path):
+    inv = tmp_path / "fleet.toml"
+    inv.write_text(
+        '[[clusters]]\nname = "a"\nbootstrap_server = "x:1"\nzookeeper = "z:2"\n'
+        '[[clusters]]\nname = "b"\npassword = "hunter2"\nprofile = "p"\n'
+    )
+    with pytest.raises(InputError) as err:
+        load_inventory(inv)
+    problems = err.value.problems
+    assert any(p.startswith("clusters.0: give exactly one of") for p in problems)
+    assert any(p.startswith("clusters.1: unknown key(s): password") for p in problems)
+    assert "hunter2" not in " ".join(problems)
+
+
+def test_inventory_duplicate_names(tmp_path):
+    inv = tmp_path / "fleet.toml"
+    inv.write_text('[[clusters]]\nname = "a"\nprofile = "p"\n[[clusters]]\nname = "a"\nprofile = "q"\n')
+    with pytest.raises(InputError) as err:
+        load_inventory(inv)
+    assert err.value.problems == ["clusters.1.name: cluster 'a' is listed twice"]
+
+
+def test_result_files_by_name(tmp_path):
+    fx.throttle_fleet(tmp_path)
+    files = {(f.cluster, f.kind) for f in discover(tmp_path, "throttle")}
+    assert files == {("east", "throttle"), ("east", "reassign"), ("east", "log-dirs"), ("west", "throttle"),
+                     ("west", "reassign"), ("north", "throttle")}
+
+
+def test_cluster_key_overrides_file_name():
+    rows = document_rows("reassign", "file-stem", "x.json", {"cluster": "real", "reassignments": []})
+    assert rows["clusters"] == [("real", "reassign", "x.json")]
+
+
+@pytest.mark.parametrize("doc", [
+    {"throttles": [{"resource": "broker", "entity": "5", "config": "leader.replication.throttled.rate", "value": "9"}]},
+    {"brokers": [{"broker": 5, "configs": {"leader.replication.throttled.rate": "9"}}]},
+    {"brokers": [{"broker": 5, "throttles": [{"name": "leader.replication.throttled.rate", "value": "9"}]}]},
+])
+def test_throttle_shapes_accepted(doc):
+    rows = document_rows("throttle", "c", "c.json", doc)
+    assert rows["throttles"] == [("c", "broker", "5", "leader.replication.throttled.rate", "9", None, None)]
+
+
+def test_wrong_shape_is_an_error_row_not_a_crash():
+    rows = document_rows("reassign", "c", "c.json", {"something": "else"})
+    assert rows["errors"] == [("c", None, "c.json", "not a reassign list result: no 'reassignments' list")]

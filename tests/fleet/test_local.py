@@ -1,0 +1,112 @@
+"""The fleet reports in plain Python, on hand-made fleets whose figures are worked out by hand
+(tests/fleet/fixtures.py explains each one)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kadmin.errors import InputError, UsageError
+from kadmin.fleet.run import FleetRequest, build_reports
+from tests.fleet import fixtures as fx
+
+GB = fx.GB
+
+
+def by_name(reports):
+    return {r.name: r.records() for r in reports}
+
+
+@pytest.fixture
+def log_dirs_reports(tmp_path):
+    return by_name(build_reports(FleetRequest("log-dirs", from_dir=str(fx.log_dirs_fleet(tmp_path)))))
+
+
+def test_usage_and_skew_per_cluster_and_broker(log_dirs_reports):
+    east, west = log_dirs_reports["cluster_usage"]  # most skewed cluster first
+    assert east["cluster"] == "east" and west["cluster"] == "west"
+    assert (east["brokers"], east["dirs"], east["offline_dirs"], east["cordoned_dirs"]) == (2, 5, 1, 1)
+    assert east["used_bytes"] == 33 * GB and east["total_bytes"] == 400 * GB
+    assert east["used_fraction"] == pytest.approx(0.30)
+    assert east["broker_skew"] == pytest.approx(0.20)  # brokers at 40 % and 20 %
+    assert east["max_dir_skew"] == pytest.approx(0.40)  # broker 1's dirs at 20 % and 60 %
+    assert (east["replicas"], east["future_replicas"]) == (5, 1)
+    assert west["used_fraction"] == pytest.approx(0.5) and west["broker_skew"] == 0.0
+
+    brokers = {(r["cluster"], r["broker"]): r for r in log_dirs_reports["broker_usage"]}
+    b2 = brokers[("east", 2)]
+    assert b2["used_fraction"] == pytest.approx(0.20)  # the offline dir does not count
+    assert (b2["min_dir_fraction"], b2["max_dir_fraction"]) == (pytest.approx(0.1), pytest.approx(0.3))
+    assert ("west", 7) not in brokers  # did not answer: no directories to measure
+
+
+def test_fullest_directories_first_and_offline_has_no_fraction(log_dirs_reports):
+    dirs = log_dirs_reports["dir_usage"]
+    assert (dirs[0]["cluster"], dirs[0]["broker"], dirs[0]["path"]) == ("east", 1, "/d2")
+    offline = [d for d in dirs if d["status"] == "offline"]
+    assert offline == [dict(offline[0], used_fraction=None)] and dirs[-1] == offline[0]
+
+
+def test_largest_partitions_ranked_per_cluster(log_dirs_reports):
+    east = [r for r in log_dirs_reports["largest_partitions"] if r["cluster"] == "east"]
+    assert [(r["rank"], r["topic"], r["partition"], r["broker"], r["size"]) for r in east[:4]] == [
+        (1, "logs", 0, 1, 9 * GB), (2, "logs", 0, 2, 9 * GB), (3, "orders", 0, 1, 8 * GB), (4, "orders", 0, 1, 3 * GB),
+    ]
+    assert east[3]["is_future"] is True
+
+
+def test_moves_in_flight_join_future_to_current_replica(log_dirs_reports):
+    assert log_dirs_reports["moves_in_flight"] == [{
+        "cluster": "east", "broker": 1, "topic": "orders", "partition": 0, "source_path": "/d1",
+        "target_path": "/d2", "source_size": 8 * GB, "future_size": 3 * GB, "offset_lag": 500,
+    }]
+
+
+def test_offline_cordoned_and_unreadable(log_dirs_reports):
+    assert [(r["cluster"], r["broker"], r["path"], r["status"]) for r in log_dirs_reports["unavailable_dirs"]] == [
+        ("east", 2, "/d2", "offline"), ("east", 2, "/d3", "cordoned"),
+    ]
+    unreachable = [(r["cluster"], r["broker"], r["source"]) for r in log_dirs_reports["unreachable"]]
+    assert unreachable == [("broken", None, "broken.json"), ("west", 7, "west.json")]
+
+
+def test_reassignments_that_have_not_progressed_come_first(tmp_path):
+    reports = by_name(build_reports(FleetRequest("reassign", from_dir=str(fx.reassign_fleet(tmp_path)))))
+    rows = [(r["topic"], r["partition"], r["status"], r["progressed"], r["source_size"], r["adding_size"])
+            for r in reports["reassignments"]]
+    assert rows == [
+        ("logs", 0, "target broker unreachable", False, 9 * GB, None),
+        ("orders", 1, "not started", False, 2 * GB, 0),
+        ("logs", 1, "unknown", None, None, None),
+        ("orders", 0, "copying", True, 8 * GB, 1 * GB),
+    ]
+    assert reports["reassignment_summary"] == [
+        {"cluster": "east", "ongoing": 4, "not_progressed": 2, "adding_replicas": 4, "removing_replicas": 2},
+    ]
+
+
+def test_leftover_and_stale_throttles(tmp_path):
+    reports = by_name(build_reports(FleetRequest("throttle", from_dir=str(fx.throttle_fleet(tmp_path)))))
+    states = {(r["cluster"], r["entity"], r["config"].split(".")[0]): r["state"] for r in reports["throttles"]}
+    assert states == {
+        ("west", "5", "leader"): "leftover",  # nothing moves in west
+        ("east", "6", "follower"): "stale",  # broker 6 takes part in no reassignment
+        ("east", "clicks", "follower"): "stale",  # clicks is not moving
+        ("north", "1", "leader"): "stale",  # the source said so
+        ("east", "2", "leader"): "needed",
+        ("east", "1", "replica"): "needed",  # broker 1 has a future replica
+        ("east", "orders", "leader"): "needed",
+    }
+    assert reports["throttles"][0]["state"] == "leftover"
+    summary = {r["cluster"]: (r["throttles"], r["needed"], r["stale"], r["leftover"]) for r in reports["throttle_summary"]}
+    assert summary == {"east": (5, 3, 2, 0), "west": (1, 0, 0, 1), "north": (1, 0, 1, 0)}
+
+
+def test_flags_are_checked_before_anything_runs(tmp_path):
+    with pytest.raises(UsageError, match="mutually exclusive"):
+        FleetRequest("log-dirs", fleet="f.toml", from_dir=str(tmp_path)).validate()
+    with pytest.raises(UsageError, match="--fleet INVENTORY.toml or --from DIR"):
+        FleetRequest("log-dirs", spark=True).validate()
+    with pytest.raises(UsageError, match="--spark-master needs --spark"):
+        FleetRequest("log-dirs", from_dir=str(tmp_path), spark_master="local[2]").validate()
+    with pytest.raises(InputError, match="no result files"):
+        build_reports(FleetRequest("log-dirs", from_dir=str(tmp_path)))
