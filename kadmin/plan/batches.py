@@ -17,6 +17,7 @@ flight: batching always makes progress. All functions are pure and deterministic
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Iterable, Mapping, Sequence
@@ -138,31 +139,64 @@ def prioritize(
     candidates: Iterable[Step],
     remaining: Mapping[TopicPartition, Sequence[Step]],
     sizes: Mapping[TopicPartition, int] | None = None,
+    in_flight: Iterable[Step] = (),
 ) -> list[Step]:
-    """Order candidates so the busiest brokers never wait: a heuristic for finishing early.
+    """Order candidates so that no broker with bytes still to receive sits idle.
 
-    The run cannot end before the broker with the most bytes still to receive has received
-    them, so steps adding a replica to such a broker go first. Steps that add nothing (drop or
-    reorder only) go before everything: they finish at once and unblock the next step.
-    ``remaining``: the steps each partition still has to run (the candidate included).
+    The run cannot end before the broker with the most bytes to receive has received them, and
+    a broker's follower throttle is shared by everything arriving on it. So brokers take turns,
+    the one with the most bytes left per step already arriving first, and each broker's own
+    steps go biggest partition first. Steps that add nothing (drop or reorder only) come before
+    everything: they finish at once and unblock the next step.
+    ``remaining``: the steps each partition still has to run (its candidate included).
     ``sizes``: bytes per partition; without them every partition weighs the same.
     """
     weight = (lambda tp: 1) if sizes is None else (lambda tp: max(sizes.get(tp, 0), 1))
     inbound: Counter[int] = Counter()
+    left: dict[TopicPartition, int] = {}
     for tp, chain in remaining.items():
         w = weight(tp)
-        for s in chain:
-            for b in s.adding:
+        n = 0
+        for st in chain:
+            for b in st.adding:
                 inbound[b] += w
+                n += w
+        left[tp] = n
+    arriving: Counter[int] = Counter(b for st in in_flight for b in st.adding)
+    free: list[Step] = []
+    queues: dict[int, list[Step]] = {}
+    for st in candidates:
+        if not st.adding:
+            free.append(st)
+        for b in st.adding:
+            queues.setdefault(b, []).append(st)
+    for q in queues.values():
+        q.sort(key=lambda st: (-left.get(st.tp, 0), st.tp), reverse=True)  # pop() takes the best
 
-    def key(s: Step) -> tuple:
-        adding = s.adding
-        if not adding:
-            return (0, 0, 0, s.tp)
-        left = sum(len(x.adding) for x in remaining.get(s.tp, ())) * weight(s.tp)
-        return (1, -max(inbound[b] for b in adding), -left, s.tp)
+    def key(b: int) -> float:
+        return -inbound[b] / (1 + arriving[b])
 
-    return sorted(candidates, key=key)
+    heap = [(key(b), b) for b in queues]
+    heapq.heapify(heap)
+    out = sorted(free, key=lambda st: st.tp)
+    taken: set[TopicPartition] = {st.tp for st in free}
+    while heap:
+        k, b = heapq.heappop(heap)
+        if k != key(b):  # stale: b got more arriving since; its turn comes later
+            heapq.heappush(heap, (key(b), b))
+            continue
+        q = queues[b]
+        while q and q[-1].tp in taken:
+            q.pop()
+        if not q:
+            continue
+        st = q.pop()
+        out.append(st)
+        taken.add(st.tp)
+        for x in st.adding:
+            arriving[x] += 1
+        heapq.heappush(heap, (key(b), b))
+    return out
 
 
 def plan_batches(

@@ -58,10 +58,17 @@ def test_partition_limit_counts_in_flight_steps():
 
 
 def test_prioritize_feeds_the_busiest_broker_first():
-    # Broker 9 receives three partitions, broker 8 one: steps into 9 go first.
+    # Broker 9 receives three partitions, broker 8 one: 9 goes first, and twice (3 left for
+    # 1 arriving beats 8's 1 for 0); then 8 gets its turn before 9's third (1 for 2 = 1 for 0).
     steps = chains({0: ((1, 2), (1, 8)), 1: ((1, 2), (1, 9)), 2: ((3, 4), (3, 9)), 3: ((5, 6), (5, 9))})
     order = prioritize([c[0] for c in steps.values()], steps)
-    assert [s.tp for s in order][-1] == tp(0)
+    assert [s.tp for s in order] == [tp(1), tp(2), tp(0), tp(3)]
+    # A step already arriving on 9 counts: 8 goes first.
+    order = prioritize([c[0] for c in steps.values()][:3], steps, in_flight=[steps[tp(3)][0]] * 2)
+    assert order[0].tp == tp(0)
+    # Drop-only steps first.
+    drop = partition_steps(tp(7), (1, 2, 3), (1, 2), 1)[0]
+    assert prioritize([steps[tp(1)][0], drop], {**steps, tp(7): (drop,)})[0] == drop
     # Bigger partitions weigh more: one 10 GB partition into 8 outweighs three small ones.
     sizes = {tp(0): 10_000, tp(1): 1, tp(2): 1, tp(3): 1}
     order = prioritize([c[0] for c in steps.values()], steps, sizes)
