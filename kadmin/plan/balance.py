@@ -1,0 +1,383 @@
+"""``log-dirs balance`` as a pure function: even out disk usage inside each broker (KIP-113).
+
+Kafka leaves JBOD balance to the operator ("determine the reassignment of replicas per log
+directory per broker"). ``balance_log_dirs`` does it from what DescribeLogDirs reports: replica
+sizes, and total and usable bytes per directory. Replica sets never change; only the directory
+of a replica on its own broker does.
+
+- Measure: the used fraction of each directory's capacity, ``(total - usable) / total``, so
+  bytes that are not Kafka's count too. When a broker does not report capacities (DescribeLogDirs
+  before v4) its directories are assumed equal and replica bytes are balanced instead.
+- Never a target: offline or cordoned directories, or one being evacuated. A move never puts
+  more bytes in a directory than it has usable.
+- Moves in flight (a future replica) are left alone and counted as done; a future replica headed
+  for a directory being evacuated is redirected (or cancelled by sending it back to its current
+  directory). Partitions being reassigned between brokers are left alone.
+- ``evacuate`` empties the named directories first, largest replicas first, or refuses saying by
+  how many bytes it falls short. Balancing then moves, on each broker, a replica from the fullest
+  to the emptiest directory, choosing the size that best evens the pair, until directories are
+  within ``tolerance`` of each other or no move helps.
+- ``max_moves`` keeps the most useful moves across brokers (each broker's moves in order).
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left, bisect_right, insort
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from kadmin.errors import InputError, NotFoundError
+from kadmin.model import (
+    ANY_LOG_DIR,
+    Assignment,
+    ClusterState,
+    LogDir,
+    LogDirStatus,
+    ReassignmentPlan,
+    TopicPartition,
+)
+
+DEFAULT_TOLERANCE = 0.01
+
+
+@dataclass(frozen=True, order=True)
+class LogDirMove:
+    """One replica moving between two directories of its broker."""
+
+    broker: int
+    topic: str
+    partition: int
+    source: str
+    destination: str
+    size: int
+
+    @property
+    def tp(self) -> TopicPartition:
+        return TopicPartition(self.topic, self.partition)
+
+
+@dataclass(frozen=True)
+class DirUsage:
+    """One directory's figures, as reported (before) or projected once the plan is done (after)."""
+
+    broker: int
+    path: str
+    status: LogDirStatus
+    total_bytes: int | None
+    usable_bytes: int | None
+    replica_bytes: int
+    replicas: int
+
+    @property
+    def used_fraction(self) -> float | None:
+        if self.total_bytes is None or self.usable_bytes is None or self.total_bytes <= 0:
+            return None
+        return (self.total_bytes - self.usable_bytes) / self.total_bytes
+
+
+@dataclass(frozen=True)
+class BalanceResult:
+    plan: ReassignmentPlan  # entries carry log_dirs: the destination on the moving broker, "any" elsewhere
+    moves: tuple[LogDirMove, ...]
+    before: tuple[DirUsage, ...]
+    after: tuple[DirUsage, ...]
+
+
+def usage_spread(usage: Iterable[DirUsage]) -> dict[int, float]:
+    """Broker -> max - min used fraction over its online directories that report capacity."""
+    by_broker: dict[int, list[float]] = {}
+    for u in usage:
+        if u.status is LogDirStatus.ONLINE and u.used_fraction is not None:
+            by_broker.setdefault(u.broker, []).append(u.used_fraction)
+    return {b: max(f) - min(f) for b, f in sorted(by_broker.items())}
+
+
+class _Dir:
+    """Working figures of one directory. ``occupied``/``capacity`` is the used fraction."""
+
+    def __init__(self, d: LogDir, capacity_known: bool):
+        self.path = d.path
+        self.status = d.status
+        self.capacity_known = capacity_known
+        self.capacity = d.total_bytes if capacity_known else 1
+        self.occupied = (d.total_bytes - d.usable_bytes) if capacity_known else d.used_bytes
+        self.usable = d.usable_bytes if capacity_known else None
+        self.sizes: list[tuple[int, tuple[str, int]]] = []  # movable replicas, sorted
+        self.replica_bytes = d.used_bytes
+        self.replicas = len(d.replicas)
+
+    @property
+    def fraction(self) -> float:
+        return self.occupied / self.capacity
+
+    def fits(self, size: int) -> bool:
+        return self.usable is None or size <= self.usable
+
+    def add(self, size: int, count: int = 1) -> None:
+        self.occupied += size
+        self.replica_bytes += size
+        self.replicas += count
+        if self.usable is not None:
+            self.usable -= size
+
+
+class _Broker:
+    """One broker's directories and replicas, with moves applied as they are planned."""
+
+    def __init__(self, broker: int, dirs: Sequence[LogDir], cluster: ClusterState, evacuate: set[str]):
+        self.id = broker
+        readable = [d for d in dirs if d.status is not LogDirStatus.OFFLINE]
+        known = bool(readable) and all(
+            d.total_bytes is not None and d.usable_bytes is not None and d.total_bytes > 0 for d in readable
+        )
+        self.dirs = {d.path: _Dir(d, known) for d in readable}
+        self.evacuate = evacuate
+        self.targets = sorted(p for p, d in self.dirs.items()
+                              if d.status is LogDirStatus.ONLINE and p not in evacuate)
+        self.moves: list[LogDirMove] = []
+        self.gains: list[float] = []
+        self.stuck: dict[str, list[str]] = {}  # evacuated dir -> replicas there that may not move
+        # Keys are (topic, partition) tuples here: far cheaper to hash and sort than dataclasses.
+        current: dict[tuple[str, int], tuple[str, int]] = {}
+        future: dict[tuple[str, int], tuple[str, int]] = {}
+        for d in sorted(readable, key=lambda d: d.path):
+            for r in d.replicas:
+                (future if r.is_future else current)[(r.topic, r.partition)] = (d.path, r.size)
+        self.redirect: dict[tuple[str, int], str] = {}  # futures to cancel or re-aim -> current dir
+        for key, (dst, fsize) in sorted(future.items()):
+            src, csize = current.get(key, (None, fsize))
+            if dst in evacuate and src is not None:
+                self.dirs[dst].add(-fsize, -1)  # the future copy is dropped
+                self.redirect[key] = src
+                continue
+            self.dirs[dst].add(max(csize - fsize, 0), 0)  # the copy completes ...
+            if src is not None:
+                self.dirs[src].add(-csize, -1)  # ... and the old directory is deleted
+        partitions = cluster.partitions
+        for key, (path, size) in current.items():
+            if key in future and key not in self.redirect:
+                continue  # in flight
+            state = partitions.get(TopicPartition(*key))
+            if state is not None and broker in state.replicas and not state.adding and not state.removing:
+                self.dirs[path].sizes.append((size, key))
+            elif path in evacuate:
+                why = "unknown partition" if state is None else (
+                    "being reassigned" if broker in state.replicas else "not a replica of this broker")
+                self.stuck.setdefault(path, []).append(f"{key[0]}-{key[1]} ({why})")
+        for d in self.dirs.values():
+            d.sizes.sort()
+        for problems in self.stuck.values():
+            problems.sort()
+
+    def move(self, size: int, key: tuple[str, int], src: str, dst: str) -> None:
+        s, d = self.dirs[src], self.dirs[dst]
+        s.sizes.pop(bisect_left(s.sizes, (size, key)))
+        s.add(-size, -1)
+        d.add(size)
+        before = s.occupied + size, d.occupied - size
+        self.gains.append(
+            ((before[0] ** 2 - s.occupied ** 2) / s.capacity + (before[1] ** 2 - d.occupied ** 2) / d.capacity)
+            / sum(x.capacity for x in self.dirs.values())
+        )
+        self.redirect.pop(key, None)
+        self.moves.append(LogDirMove(self.id, key[0], key[1], src, dst, size))
+
+
+def balance_log_dirs(
+    cluster: ClusterState,
+    log_dirs: Mapping[int, Sequence[LogDir]],
+    brokers: Iterable[int] | None = None,
+    max_moves: int | None = None,
+    evacuate: Iterable[tuple[int, str]] = (),
+    tolerance: float = DEFAULT_TOLERANCE,
+) -> BalanceResult:
+    """Plan moves between the directories of each broker; see the module docstring."""
+    scope = _check_request(log_dirs, brokers, max_moves, list(evacuate))
+    evac_by_broker: dict[int, set[str]] = {}
+    for b, path in evacuate:
+        evac_by_broker.setdefault(b, set()).add(path)
+    before = _usage(log_dirs, scope)
+    states = {b: _Broker(b, log_dirs[b], cluster, evac_by_broker.get(b, set())) for b in scope}
+    for state in states.values():
+        _evacuate(state)
+    forced = sum(len(s.moves) for s in states.values())
+    if max_moves is not None and forced > max_moves:
+        raise InputError(f"evacuating needs {forced} moves, more than --max-moves {max_moves}")
+    for state in states.values():
+        _balance(state, tolerance)
+    moves = _choose(states, max_moves)
+    after = []
+    for b in scope:
+        state = states[b]
+        chosen = [m for m in moves if m.broker == b]
+        if len(chosen) < len(state.moves):  # some were left out: replay the chosen ones afresh
+            state = _Broker(b, log_dirs[b], cluster, evac_by_broker.get(b, set()))
+            for m in chosen:
+                state.move(m.size, (m.topic, m.partition), m.source, m.destination)
+        # A future replica still aimed at an evacuated directory goes back to where it is.
+        moves.extend(LogDirMove(b, k[0], k[1], src, src, 0) for k, src in sorted(state.redirect.items()))
+        after.extend(_usage_of(b, log_dirs[b], state))
+    moves.sort()
+    return BalanceResult(_plan(cluster, moves), tuple(moves), tuple(before), tuple(after))
+
+
+def _check_request(log_dirs, brokers, max_moves, evacuate) -> list[int]:
+    if max_moves is not None and max_moves < 0:
+        raise InputError(f"--max-moves must be 0 or more, not {max_moves}")
+    scope = sorted(log_dirs) if brokers is None else sorted(set(brokers))
+    unknown = [b for b in scope if b not in log_dirs]
+    if unknown:
+        raise NotFoundError(
+            f"no log directories known for broker(s) {', '.join(map(str, unknown))} "
+            f"(known: {', '.join(map(str, sorted(log_dirs))) or 'none'})"
+        )
+    for b, path in evacuate:
+        if b not in log_dirs:
+            raise NotFoundError(f"--evacuate {b}:{path}: broker {b} is unknown")
+        if b not in scope:
+            raise InputError(f"--evacuate {b}:{path}: broker {b} is not in the broker list")
+        dirs = {d.path: d for d in log_dirs[b]}
+        if path not in dirs:
+            raise NotFoundError(f"--evacuate {b}:{path}: broker {b} has no log directory {path} "
+                                f"(it has {', '.join(sorted(dirs)) or 'none'})")
+        if dirs[path].status is LogDirStatus.OFFLINE:
+            raise InputError(f"--evacuate {b}:{path}: the directory is offline ({dirs[path].error}); "
+                             "its replicas cannot be read or moved")
+    return scope
+
+
+def _evacuate(state: _Broker) -> None:
+    for path in sorted(state.evacuate):
+        if path in state.stuck:
+            raise InputError(f"cannot evacuate broker {state.id} {path}: some replicas there may not move",
+                             state.stuck[path])
+        pending = sorted(state.dirs[path].sizes, key=lambda x: (-x[0], x[1]))
+        if pending and not state.targets:
+            raise InputError(f"cannot evacuate broker {state.id} {path}: no other online, uncordoned directory")
+        needed = sum(size for size, _ in pending)
+        for size, tp in pending:
+            fits = [t for t in state.targets if state.dirs[t].fits(size)]
+            if not fits:
+                _refuse(state, path, size, tp, needed)
+            dst = min(fits, key=lambda t: ((state.dirs[t].occupied + size) / state.dirs[t].capacity, t))
+            state.move(size, tp, path, dst)
+            needed -= size
+    for tp, src in sorted(state.redirect.items()):  # futures aimed at an evacuated directory
+        if src in state.evacuate:
+            continue  # moved above with the other replicas of its directory
+        size = next(s for s, t in state.dirs[src].sizes if t == tp)
+        fits = [t for t in state.targets if t == src or state.dirs[t].fits(size)]
+        dst = min(fits, key=lambda t: (state.dirs[t].fraction, t), default=src)
+        if dst != src:
+            state.move(size, tp, src, dst)
+
+
+def _refuse(state: _Broker, path: str, size: int, key: tuple[str, int], needed: int) -> None:
+    usable = {t: state.dirs[t].usable or 0 for t in state.targets}
+    room = sum(usable.values())
+    if needed > room:
+        raise InputError(
+            f"cannot evacuate broker {state.id} {path}: {needed:,} bytes still to move but only "
+            f"{room:,} usable on its other directories; short by {needed - room:,} bytes"
+        )
+    best = max(usable.values())
+    raise InputError(
+        f"cannot evacuate broker {state.id} {path}: replica {key[0]}-{key[1]} ({size:,} bytes) fits in no other "
+        f"directory (most usable: {best:,} bytes); short by {size - best:,} bytes"
+    )
+
+
+def _balance(state: _Broker, tolerance: float) -> None:
+    dirs = [state.dirs[t] for t in state.targets]
+    if len(dirs) < 2:
+        return
+    while True:
+        order = sorted(dirs, key=lambda d: (d.fraction, d.path))
+        pick = None
+        for src in reversed(order):
+            for dst in order:
+                if src.fraction - dst.fraction <= tolerance:
+                    break
+                found = _best_replica(src, dst)
+                if found is not None:
+                    pick = (found, src, dst)
+                    break
+            if pick:
+                break
+        if pick is None:
+            return
+        (size, tp), src, dst = pick
+        state.move(size, tp, src.path, dst.path)
+
+
+def _best_replica(src: _Dir, dst: _Dir) -> tuple[int, tuple[str, int]] | None:
+    """The movable replica on ``src`` whose size best evens ``src`` and ``dst``: sizes strictly
+    between 0 and twice the equalising amount bring both fractions closer together."""
+    even = (src.occupied * dst.capacity - dst.occupied * src.capacity) / (src.capacity + dst.capacity)
+    if even <= 0 or not src.sizes:
+        return None
+    # Also keep both inside their old range, so a broker's spread never grows (unequal disks).
+    limit = min(2 * even, min(src.capacity, dst.capacity) * (src.fraction - dst.fraction))
+    sizes = src.sizes
+    i = bisect_left(sizes, (even,))
+    candidates = [c for c in (sizes[i] if i < len(sizes) else None, sizes[i - 1] if i else None) if c]
+    candidates = [c for c in candidates if 0 < c[0] < limit and dst.fits(c[0])]
+    if not candidates and dst.usable is not None:  # the nearest ones do not fit: largest that does
+        j = bisect_right(sizes, (dst.usable, ("\U0010ffff", 1 << 62))) - 1
+        if j >= 0 and 0 < sizes[j][0] < limit:
+            candidates = [sizes[j]]
+    if not candidates:
+        return None
+    return min(candidates, key=lambda c: (abs(c[0] - even), c[1]))
+
+
+def _choose(states: Mapping[int, _Broker], max_moves: int | None) -> list[LogDirMove]:
+    """All moves, or the ``max_moves`` most useful: evacuations first, then balancing moves by
+    gain, each broker's moves kept in their planned order."""
+    if max_moves is None:
+        return [m for s in states.values() for m in s.moves]
+    forced = {b: sum(1 for m in s.moves if m.source in s.evacuate) for b, s in states.items()}
+    taken = {b: forced[b] for b in states}
+    budget = max_moves - sum(forced.values())
+    heap = [(-s.gains[taken[b]], b) for b, s in states.items() if taken[b] < len(s.moves)]
+    heapq.heapify(heap)
+    while heap and budget > 0:
+        _, b = heapq.heappop(heap)
+        taken[b] += 1
+        budget -= 1
+        if taken[b] < len(states[b].moves):
+            heapq.heappush(heap, (-states[b].gains[taken[b]], b))
+    return [m for b, s in states.items() for m in s.moves[: taken[b]]]
+
+
+def _usage(log_dirs: Mapping[int, Sequence[LogDir]], scope: Sequence[int]) -> list[DirUsage]:
+    return [
+        DirUsage(b, d.path, d.status, d.total_bytes, d.usable_bytes, d.used_bytes, len(d.replicas))
+        for b in scope for d in sorted(log_dirs[b], key=lambda d: d.path)
+    ]
+
+
+def _usage_of(broker: int, dirs: Sequence[LogDir], state: _Broker) -> list[DirUsage]:
+    out = []
+    for d in sorted(dirs, key=lambda d: d.path):
+        w = state.dirs.get(d.path)
+        if w is None or not w.capacity_known:
+            out.append(DirUsage(broker, d.path, d.status, d.total_bytes, d.usable_bytes,
+                                d.used_bytes if w is None else w.replica_bytes,
+                                len(d.replicas) if w is None else w.replicas))
+        else:
+            out.append(DirUsage(broker, d.path, d.status, d.total_bytes, w.usable, w.replica_bytes, w.replicas))
+    return out
+
+
+def _plan(cluster: ClusterState, moves: Sequence[LogDirMove]) -> ReassignmentPlan:
+    targets: dict[TopicPartition, dict[int, str]] = {}
+    for m in moves:
+        targets.setdefault(m.tp, {})[m.broker] = m.destination
+    entries = []
+    for tp, dirs in sorted(targets.items()):
+        replicas = cluster.partitions[tp].replicas
+        entries.append(Assignment(tp.topic, tp.partition, tuple(replicas),
+                                  tuple(dirs.get(b, ANY_LOG_DIR) for b in replicas)))
+    return ReassignmentPlan(tuple(entries))

@@ -1,0 +1,190 @@
+"""`log-dirs balance` planner: golden plans for literal brokers, evacuation, in-flight moves, limits.
+
+Golden files: tests/plan/golden/balance_*.json (KADMIN_UPDATE_GOLDEN=1 rewrites them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from kadmin.errors import InputError, NotFoundError
+from kadmin.model import Broker, ClusterState, LogDir, LogDirStatus, PartitionState, ReplicaInfo, TopicPartition
+from kadmin.plan.balance import balance_log_dirs, usage_spread
+from kadmin.plan.reassignment_file import plan_to_json
+
+GOLDEN = Path(__file__).parent / "golden"
+GB = 10**9
+
+
+def build(dirs: dict[int, dict[str, list[tuple]]], total: int = 100 * GB, other: int = 0,
+          offline=(), cordoned=(), reassigning=()) -> tuple[ClusterState, dict[int, list[LogDir]]]:
+    """``dirs``: broker -> path -> replicas as (topic, partition, size[, "future"]). Every
+    partition's replica set is the brokers that list it (sorted); ``other`` bytes of each disk
+    are not Kafka's."""
+    holders: dict[TopicPartition, set[int]] = {}
+    log_dirs = {}
+    for b, paths in dirs.items():
+        out = []
+        for path, reps in paths.items():
+            infos = tuple(ReplicaInfo(t, p, size, 0, bool(rest)) for t, p, size, *rest in reps)
+            for r in infos:
+                holders.setdefault(r.tp, set()).add(b)
+            if (b, path) in offline:
+                out.append(LogDir(b, path, "KafkaStorageException"))
+                continue
+            used = sum(r.size for r in infos) + other
+            out.append(LogDir(b, path, None, total, total - used, (b, path) in cordoned, infos))
+        log_dirs[b] = out
+    parts = {tp: PartitionState(tp.topic, tp.partition, min(bs), tuple(sorted(bs)), tuple(sorted(bs)),
+                                adding=(max(bs),) if tp in reassigning else ())
+             for tp, bs in holders.items()}
+    brokers = {b: Broker(b, "127.0.0.1", 9092 + b) for b in dirs}
+    return ClusterState("test", 1, brokers, parts), log_dirs
+
+
+# Broker 1: /a is full of data, /b and /c are nearly empty. Broker 2: already even.
+CLUSTER, DIRS = build({
+    1: {"/a": [("logs", p, (p + 1) * GB) for p in range(8)], "/b": [("logs", 8, GB)], "/c": []},
+    2: {"/a": [("logs", 0, 3 * GB), ("logs", 1, 2 * GB)], "/b": [("logs", 2, 5 * GB)]},
+})
+
+
+def golden(name: str, result) -> None:
+    doc = {
+        "plan": plan_to_json(result.plan.partitions),
+        "moves": [[m.broker, str(m.tp), m.source, m.destination, m.size] for m in result.moves],
+        "after": [[u.broker, u.path, u.status.value, u.usable_bytes, u.replica_bytes, u.replicas] for u in result.after],
+    }
+    path = GOLDEN / f"balance_{name}.json"
+    if os.environ.get("KADMIN_UPDATE_GOLDEN") or not path.exists():
+        path.write_text(json.dumps(doc, indent=1) + "\n")
+    assert json.loads(path.read_text()) == doc
+
+
+def test_golden_balance():
+    result = balance_log_dirs(CLUSTER, DIRS)
+    golden("even_out", result)
+    assert {m.broker for m in result.moves} == {1}  # broker 2 is within tolerance already
+    spread = usage_spread(result.after)
+    assert spread[1] < usage_spread(result.before)[1]
+    assert spread[1] <= 0.01 + 1e-9
+
+
+def test_golden_evacuate():
+    result = balance_log_dirs(CLUSTER, DIRS, evacuate=[(1, "/a")])
+    golden("evacuate", result)
+    after = {(u.broker, u.path): u for u in result.after}
+    assert after[1, "/a"].replicas == 0 and after[1, "/a"].replica_bytes == 0
+
+
+def test_plan_keeps_replica_sets_and_names_the_destination_only_on_the_moving_broker():
+    c, dirs = build({1: {"/a": [("t", 0, 10 * GB), ("t", 1, 10 * GB)], "/b": []},
+                     2: {"/a": [("t", 0, 10 * GB), ("t", 1, 10 * GB)]}})
+    result = balance_log_dirs(c, dirs)
+    assert len(result.moves) == 1
+    (entry,) = result.plan.partitions
+    assert entry.replicas == (1, 2)
+    assert entry.log_dirs == ("/b", "any")
+
+
+def test_offline_and_cordoned_directories_are_never_targets():
+    c, dirs = build({1: {"/a": [("t", p, GB) for p in range(10)], "/b": [], "/c": [], "/d": []}},
+                    offline={(1, "/b")}, cordoned={(1, "/c")})
+    result = balance_log_dirs(c, dirs)
+    assert result.moves and {m.destination for m in result.moves} == {"/d"}
+    after = {u.path: u for u in result.after}
+    assert after["/b"].status is LogDirStatus.OFFLINE and after["/c"].status is LogDirStatus.CORDONED
+
+
+def test_a_move_in_flight_is_left_alone_and_counted_as_done():
+    # t-0 is being copied from /a to /b (3 of 8 GB so far): once done /a and /b hold 8 GB each.
+    c, dirs = build({1: {"/a": [("t", 0, 8 * GB), ("t", 1, 8 * GB)], "/b": [("t", 0, 3 * GB, "future")]}})
+    result = balance_log_dirs(c, dirs)
+    assert result.moves == ()
+    after = {u.path: u for u in result.after}
+    assert after["/a"].replica_bytes == after["/b"].replica_bytes == 8 * GB
+
+
+def test_evacuation_redirects_a_future_replica_headed_for_the_evacuated_directory():
+    c, dirs = build({1: {"/a": [("t", 0, 8 * GB)], "/b": [("t", 0, 3 * GB, "future")], "/c": []}})
+    result = balance_log_dirs(c, dirs, evacuate=[(1, "/b")])
+    assert [(m.source, m.destination) for m in result.moves] == [("/a", "/c")]
+    assert {u.path: u.replica_bytes for u in result.after} == {"/a": 0, "/b": 0, "/c": 8 * GB}
+
+
+def test_evacuation_that_cannot_fit_is_refused_with_the_shortfall():
+    c, dirs = build({1: {"/a": [("t", 0, 30 * GB), ("t", 1, 30 * GB)], "/b": [("t", 2, 10 * GB)]}},
+                    total=60 * GB)
+    with pytest.raises(InputError) as e:
+        balance_log_dirs(c, dirs, evacuate=[(1, "/a")])
+    # 60 GB to move, 50 GB usable on /b.
+    assert "short by 10,000,000,000 bytes" in str(e.value)
+
+
+def test_evacuation_blocked_by_one_large_replica_says_which():
+    c, dirs = build({1: {"/a": [("t", 0, 30 * GB)], "/b": [("t", 1, 35 * GB)], "/c": [("t", 2, 35 * GB)]}},
+                    total=60 * GB)
+    with pytest.raises(InputError) as e:
+        balance_log_dirs(c, dirs, evacuate=[(1, "/a")])
+    assert "replica t-0" in str(e.value) and "short by 5,000,000,000 bytes" in str(e.value)
+
+
+def test_evacuation_refuses_a_partition_being_reassigned():
+    c, dirs = build({1: {"/a": [("t", 0, GB)], "/b": []}}, reassigning={TopicPartition("t", 0)})
+    with pytest.raises(InputError) as e:
+        balance_log_dirs(c, dirs, evacuate=[(1, "/a")])
+    assert e.value.problems == ["t-0 (being reassigned)"]
+
+
+def test_max_moves_keeps_the_most_useful_moves():
+    unlimited = balance_log_dirs(CLUSTER, DIRS)
+    limited = balance_log_dirs(CLUSTER, DIRS, max_moves=1)
+    assert len(unlimited.moves) > 1 and len(limited.moves) == 1
+    assert limited.moves[0] == unlimited.moves[0] or limited.moves[0] in unlimited.moves
+    assert usage_spread(limited.after)[1] < usage_spread(limited.before)[1]
+    assert balance_log_dirs(CLUSTER, DIRS, max_moves=0).moves == ()
+
+
+def test_max_moves_smaller_than_an_evacuation_is_refused():
+    with pytest.raises(InputError, match="evacuating needs 8 moves, more than --max-moves 2"):
+        balance_log_dirs(CLUSTER, DIRS, max_moves=2, evacuate=[(1, "/a")])
+
+
+def test_broker_list_limits_the_plan():
+    result = balance_log_dirs(CLUSTER, DIRS, brokers=[2])
+    assert result.moves == () and {u.broker for u in result.after} == {2}
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, words",
+    [
+        ({"brokers": [7]}, NotFoundError, "no log directories known for broker(s) 7"),
+        ({"evacuate": [(1, "/zz")]}, NotFoundError, "broker 1 has no log directory /zz"),
+        ({"evacuate": [(9, "/a")]}, NotFoundError, "broker 9 is unknown"),
+        ({"evacuate": [(1, "/a")], "brokers": [2]}, InputError, "not in the broker list"),
+        ({"max_moves": -1}, InputError, "--max-moves"),
+    ],
+)
+def test_bad_requests(kwargs, error, words):
+    with pytest.raises(error, match=None) as e:
+        balance_log_dirs(CLUSTER, DIRS, **kwargs)
+    assert words in str(e.value)
+
+
+def test_evacuating_an_offline_directory_is_refused():
+    c, dirs = build({1: {"/a": [], "/b": []}}, offline={(1, "/a")})
+    with pytest.raises(InputError, match="offline"):
+        balance_log_dirs(c, dirs, evacuate=[(1, "/a")])
+
+
+def test_brokers_without_capacity_figures_are_balanced_by_replica_bytes():
+    reps = [ReplicaInfo("t", p, GB, 0, False) for p in range(6)]
+    dirs = {1: [LogDir(1, "/a", replicas=tuple(reps)), LogDir(1, "/b")]}
+    c = ClusterState("c", 1, {1: Broker(1, "h", 1)},
+                     {r.tp: PartitionState("t", r.partition, 1, (1,), (1,)) for r in reps})
+    result = balance_log_dirs(c, dirs)
+    assert {u.path: u.replica_bytes for u in result.after} == {"/a": 3 * GB, "/b": 3 * GB}

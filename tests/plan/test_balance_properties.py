@@ -1,0 +1,128 @@
+"""Properties of `log-dirs balance` plans that hold for any brokers and directories (hypothesis)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kadmin.errors import InputError
+from kadmin.model import (
+    ANY_LOG_DIR,
+    Broker,
+    ClusterState,
+    LogDir,
+    LogDirStatus,
+    PartitionState,
+    ReplicaInfo,
+    TopicPartition,
+)
+from kadmin.plan.balance import balance_log_dirs, usage_spread
+
+
+@st.composite
+def brokers_with_dirs(draw):
+    """1-3 brokers with 1-4 directories each (some offline or cordoned, some moves in flight),
+    capacities from tight to roomy, and a cluster whose partitions match the replicas."""
+    holders: dict[TopicPartition, list[int]] = {}
+    log_dirs: dict[int, list[LogDir]] = {}
+    n_parts = draw(st.integers(1, 30))
+    for b in range(1, draw(st.integers(1, 3)) + 1):
+        paths = [f"/d{i}" for i in range(draw(st.integers(1, 4)))]
+        status = {p: draw(st.sampled_from(["online"] * 4 + ["offline", "cordoned"])) for p in paths}
+        placed: dict[str, list[ReplicaInfo]] = {p: [] for p in paths}
+        readable = [p for p in paths if status[p] != "offline"]
+        for i in sorted(draw(st.sets(st.integers(0, n_parts - 1), max_size=n_parts))):
+            if not readable:
+                break
+            tp = TopicPartition(f"t{i % 3}", i)
+            size = draw(st.integers(0, 50))
+            path = draw(st.sampled_from(readable))
+            placed[path].append(ReplicaInfo(tp.topic, tp.partition, size, 0, False))
+            holders.setdefault(tp, []).append(b)
+            others = [p for p in readable if p != path]
+            if others and draw(st.integers(0, 9)) == 0:  # a move in flight
+                placed[draw(st.sampled_from(others))].append(
+                    ReplicaInfo(tp.topic, tp.partition, draw(st.integers(0, size)), 0, True))
+        total = draw(st.integers(100, 400))
+        dirs = []
+        for p in paths:
+            if status[p] == "offline":
+                dirs.append(LogDir(b, p, "KafkaStorageException"))
+                continue
+            used = sum(r.size for r in placed[p]) + draw(st.integers(0, 20))
+            dirs.append(LogDir(b, p, None, max(total, used), max(total, used) - used,
+                               status[p] == "cordoned", tuple(placed[p])))
+        log_dirs[b] = dirs
+    parts = {tp: PartitionState(tp.topic, tp.partition, bs[0], tuple(bs), tuple(bs)) for tp, bs in holders.items()}
+    brokers = {b: Broker(b, "127.0.0.1", 9092 + b) for b in log_dirs}
+    evacuate = []
+    if draw(st.booleans()):
+        b = draw(st.sampled_from(sorted(log_dirs)))
+        candidates = [d.path for d in log_dirs[b] if d.status is not LogDirStatus.OFFLINE]
+        if candidates:
+            evacuate = [(b, draw(st.sampled_from(candidates)))]
+    max_moves = draw(st.none() | st.integers(0, 10))
+    return ClusterState("c", 1, brokers, parts), log_dirs, evacuate, max_moves
+
+
+def _plan(data):
+    cluster, log_dirs, evacuate, max_moves = data
+    try:
+        return balance_log_dirs(cluster, log_dirs, max_moves=max_moves, evacuate=evacuate)
+    except InputError as e:
+        assert evacuate or max_moves is not None, e  # only an evacuation may be refused
+        return None
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(brokers_with_dirs())
+def test_every_plan_is_valid(data):
+    cluster, log_dirs, evacuate, max_moves = data
+    result = _plan(data)
+    if result is None:
+        return
+    dirs = {(d.broker, d.path): d for ds in log_dirs.values() for d in ds}
+    for entry in result.plan.partitions:
+        assert entry.replicas == cluster.partitions[entry.tp].replicas, "replica set unchanged"
+        assert len(entry.log_dirs) == len(entry.replicas)
+    moves = [m for m in result.moves if m.source != m.destination]  # the others cancel a move in flight
+    if max_moves is not None:
+        assert len(moves) <= max_moves
+    for m in moves:
+        target = dirs[m.broker, m.destination]
+        assert target.status is LogDirStatus.ONLINE, "never an offline or cordoned target"
+        assert (m.broker, m.destination) not in evacuate
+    for u in result.after:
+        if u.usable_bytes is not None and any((m.broker, m.destination) == (u.broker, u.path) for m in moves):
+            assert u.usable_bytes >= 0, f"capacity exceeded: {u}"
+    for b, path in evacuate:
+        after = next(u for u in result.after if (u.broker, u.path) == (b, path))
+        assert (after.replicas, after.replica_bytes) == (0, 0), "evacuated (moves in flight count as done)"
+    for entry in result.plan.partitions:
+        for b, d in zip(entry.replicas, entry.log_dirs):
+            assert d == ANY_LOG_DIR or (b, d) in dirs
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(brokers_with_dirs())
+def test_balancing_never_widens_a_brokers_spread(data):
+    cluster, log_dirs, _, _ = data
+    result = balance_log_dirs(cluster, log_dirs)
+    baseline = usage_spread(balance_log_dirs(cluster, log_dirs, max_moves=0).after)
+    for b, spread in usage_spread(result.after).items():
+        assert spread <= baseline[b] + 1e-9
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(brokers_with_dirs())
+def test_plans_are_deterministic_whatever_the_input_order(data):
+    cluster, log_dirs, evacuate, max_moves = data
+    first = _plan(data)
+    shuffled = {b: list(reversed(ds)) for b, ds in reversed(list(log_dirs.items()))}
+    shuffled = {b: [LogDir(d.broker, d.path, d.error, d.total_bytes, d.usable_bytes, d.cordoned,
+                           tuple(reversed(d.replicas))) for d in ds] for b, ds in shuffled.items()}
+    again = _plan((cluster, shuffled, evacuate, max_moves))
+    assert (first is None) == (again is None)
+    if first is not None:
+        assert first.plan == again.plan and first.moves == again.moves
+        assert sorted(first.after, key=lambda u: (u.broker, u.path)) == sorted(again.after, key=lambda u: (u.broker, u.path))
