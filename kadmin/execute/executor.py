@@ -33,14 +33,15 @@ from kadmin.model import (
     TopicPartition,
     TopicPartitionReplica,
 )
-from kadmin.plan.reassignment_file import ParsedPlan
+from kadmin.plan.reassignment_file import ParsedPlan, gc_paused
 from kadmin.plan.throttles import (
     ThrottleRates,
     ThrottleSet,
-    brokers_needing_rates,
+    brokers_for_moves,
     current_throttles,
-    kafka_throttle_lists,
+    lists_for_moves,
     log_dir_rate_brokers,
+    move_map,
     throttle_changes,
 )
 from kadmin.plan.validate import check_reassignment
@@ -127,6 +128,11 @@ def check_no_other_reassignment(ongoing: Mapping[TopicPartition, PartitionReassi
 def plan_execution(request: ExecuteRequest, view: ClusterView, *, now: float = 0.0) -> ExecutionPlan:
     """Validate and compute every change. Pure: raises PlanProblems or ReassignmentInProgress
     (both exit 2, nothing changed) or returns the plan of changes."""
+    with gc_paused():
+        return _plan_execution(request, view, now)
+
+
+def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float) -> ExecutionPlan:
     check_reassignment(
         request.parsed, view.cluster, view.log_dirs,
         allow_replication_factor_change=request.allow_replication_factor_change,
@@ -139,10 +145,11 @@ def plan_execution(request: ExecuteRequest, view: ClusterView, *, now: float = 0
     rollback = rollback_plan(plan, cluster, ongoing, dirs)
 
     rates = ThrottleRates(request.throttle, request.throttle, request.log_dir_throttle)
+    moves_between_brokers = move_map(plan, cluster, ongoing) if request.throttle is not None else {}
     throttles = throttle_changes(
         current_throttles(view.configs),
-        lists=kafka_throttle_lists(plan, cluster, ongoing) if request.throttle is not None else None,
-        rate_brokers=brokers_needing_rates(plan, cluster, ongoing) if request.throttle is not None else (),
+        lists=lists_for_moves(moves_between_brokers) if request.throttle is not None else None,
+        rate_brokers=brokers_for_moves(moves_between_brokers),
         log_dir_brokers=log_dir_rate_brokers(plan) if request.log_dir_throttle is not None else (),
         rates=rates,
         records=view.records.values(),
@@ -162,13 +169,16 @@ def plan_execution(request: ExecuteRequest, view: ClusterView, *, now: float = 0
     reassignments = []
     unchanged = []
     for a in plan.partitions:
-        state = cluster.partitions[a.tp]
-        running = ongoing.get(a.tp)
+        tp = a.tp
+        state = cluster.partitions[tp]
+        running = ongoing.get(tp) if ongoing else None
         heading_to = running.target if running is not None else tuple(state.replicas)
         if tuple(a.replicas) == heading_to:
-            unchanged.append(a.tp)
+            unchanged.append(tp)
         else:
-            reassignments.append(Reassign(a.tp, tuple(state.replicas), tuple(a.replicas)))
+            reassignments.append(Reassign(tp, tuple(state.replicas), tuple(a.replicas)))
+        if a.log_dirs is None:
+            continue
         for broker, path in a.log_dir_targets().items():
             cur, fut = dirs.get((a.topic, a.partition, broker), (None, None))
             if cur == path and fut is None:

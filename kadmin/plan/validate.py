@@ -12,7 +12,7 @@ from typing import Mapping
 from kadmin.backends.base import BrokerLogDirs
 from kadmin.errors import InputError
 from kadmin.model import ANY_LOG_DIR, ClusterState, LogDirStatus, TopicPartition
-from kadmin.plan.reassignment_file import ParsedPlan, Problem
+from kadmin.plan.reassignment_file import ParsedPlan, Problem, gc_paused
 
 
 class PlanProblems(InputError):
@@ -39,8 +39,17 @@ class _LogDirIndex:
                 self.errors[broker] = bld.error
             self.by_broker[broker] = {d.path: d for d in bld.log_dirs}
         self.known = log_dirs is not None
+        self._cache: dict[tuple[int, str], str | None] = {}
 
     def problem(self, broker: int, path: str) -> str | None:
+        key = (broker, path)
+        try:
+            return self._cache[key]
+        except KeyError:
+            why = self._cache[key] = self._problem(broker, path)
+            return why
+
+    def _problem(self, broker: int, path: str) -> str | None:
         if not self.known:
             return "cannot be checked: this connection cannot describe log directories (use --bootstrap-server)"
         if broker in self.errors:
@@ -73,7 +82,7 @@ def validate_reassignment(
 
     live = cluster.brokers
     partitions = cluster.partitions
-    topics = {tp.topic for tp in partitions}
+    topics: set[str] | None = None  # built only if a partition is unknown
     dir_index = _LogDirIndex(log_dirs)
     seen: dict[TopicPartition, int] = {}
     hosting: set[int] | None = None  # brokers named in any replica list, built only if needed
@@ -97,6 +106,8 @@ def validate_reassignment(
 
         current = partitions.get(tp)
         if current is None:
+            if topics is None:
+                topics = {t.topic for t in partitions}
             if a.topic not in topics:
                 add(f"unknown topic {a.topic!r}", "topic")
             else:
@@ -150,9 +161,10 @@ def check_reassignment(
     allow_replication_factor_change: bool = False,
 ) -> None:
     """Raise PlanProblems (exit 2) listing every problem, or return when the plan is sound."""
-    problems = validate_reassignment(
-        parsed, cluster, log_dirs, allow_replication_factor_change=allow_replication_factor_change
-    )
+    with gc_paused():
+        problems = validate_reassignment(
+            parsed, cluster, log_dirs, allow_replication_factor_change=allow_replication_factor_change
+        )
     if problems:
         n = len(problems)
         raise PlanProblems(f"the reassignment plan has {n} problem{'s' if n != 1 else ''}; nothing was changed", problems)
