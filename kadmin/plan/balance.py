@@ -38,7 +38,7 @@ from kadmin.model import (
     TopicPartition,
 )
 
-DEFAULT_TOLERANCE = 0.01
+DEFAULT_TOLERANCE = 0.002  # directories within 0.2 percentage points of each other are even
 
 
 @dataclass(frozen=True, order=True)
