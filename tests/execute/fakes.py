@@ -74,6 +74,7 @@ class FakeBackend:
         self.calls: list[tuple[str, object]] = []
         self.replica_not_available_rounds = 0  # extra RNA answers for replicas that do exist
         self.reassign_errors: dict[TopicPartition, str] = {}
+        self.auto_create = False  # create adding replicas as soon as a reassignment starts
 
     # --- reads ---
     def describe_cluster(self) -> ClusterState:
@@ -134,6 +135,8 @@ class FakeBackend:
             parts[a.tp] = replace(cur, replicas=full, adding=adding, removing=removing)
             result[a.tp] = None
         self.cluster = replace(self.cluster, partitions=parts)
+        if self.auto_create:
+            self.create_adding_replicas()
         return result
 
     def cancel_partition_reassignments(self, partitions):

@@ -1,0 +1,58 @@
+"""``kadmin reassign cancel``: stop reassignments and log-dir moves, and say what was stopped."""
+
+from __future__ import annotations
+
+import click
+
+from kadmin.commands.options import cluster_options, open_cluster, output_option
+
+
+@click.command()
+@click.option("--reassignment-json-file", "plan_file", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Cancel this plan's reassignments and log-dir moves.")
+@click.option("--all", "cancel_all", is_flag=True, help="Cancel every reassignment and log-dir move in the cluster.")
+@cluster_options
+@output_option(("table", "json"))
+def cancel(cluster, output, plan_file, cancel_all):
+    """Cancel reassignments (partitions return to their original replicas) and log-dir moves
+    (replicas stay in their current directory). Give a plan, or --all.
+
+    Throttles are left in place: `kadmin reassign verify` or `kadmin throttle clear --stale`
+    removes them once nothing needs them.
+    """
+    from kadmin.errors import ClusterError, UsageError
+    from kadmin.execute.cancel import apply_cancel, plan_cancel
+    from kadmin.execute.rollback import replica_dirs
+    from kadmin.plan.reassignment_file import read_reassignment
+
+    from kadmin.commands import render
+    from kadmin.commands.render_reassign import LineReporter, change_json
+
+    if bool(plan_file) == cancel_all:
+        raise UsageError("give either --reassignment-json-file FILE or --all")
+    plan = None
+    if plan_file:
+        parsed = read_reassignment(plan_file)
+        if parsed.problems:
+            from kadmin.errors import InputError
+
+            raise InputError(f"reassignment file {plan_file} is not a valid plan", [str(p) for p in parsed.problems])
+        plan = parsed.plan
+    people = output == "table"
+    with open_cluster(cluster, read_only=False) as backend:
+        ongoing = backend.list_partition_reassignments(None if plan is None else [a.tp for a in plan.partitions])
+        if plan is None:
+            log_dirs = backend.describe_log_dirs()
+        else:
+            brokers = sorted({b for a in plan.partitions for b in a.log_dir_targets()} & set(backend.describe_brokers()))
+            topics = sorted({a.topic for a in plan.partitions})
+            log_dirs = backend.describe_log_dirs(brokers=brokers, topics=topics) if brokers else {}
+        cplan = plan_cancel(plan, ongoing, replica_dirs(log_dirs))
+        if people:
+            click.echo("Cancelling:" if cplan.changes() else "Nothing to cancel: no reassignment or log-dir move of this plan is running.")
+        result = apply_cancel(backend, cplan, LineReporter(people))
+    if not people:
+        render.print_json({"version": 1, "cancelled": [change_json(c, e) for c, e in result.applied],
+                           "failures": len(result.failures)})
+    if result.failures:
+        raise ClusterError(f"{len(result.failures)} cancellation(s) failed")

@@ -1,0 +1,130 @@
+"""``kadmin reassign execute``: validate a plan, save the rollback, set throttles, start moving."""
+
+from __future__ import annotations
+
+import click
+
+from kadmin.commands.options import cluster_options, open_cluster, output_option
+
+
+def open_records(backend):
+    """Where kadmin records the throttles it sets (kadmin.throttle_records), or None when this
+    connection offers no place for them."""
+    from kadmin import throttle_records
+
+    opener = getattr(throttle_records, "open_record_store", None)
+    return opener(backend) if opener is not None else None
+
+
+@click.command()
+@click.option("--reassignment-json-file", "plan_file", required=True, metavar="FILE",
+              type=click.Path(dir_okay=False), help="The plan, in Kafka's reassignment JSON format.")
+@click.option("--throttle", metavar="RATE",
+              help="Inter-broker replication throttle, e.g. 50MB/s (set on every source and destination broker, "
+                   "with throttled-replica lists merged into what is already set).")
+@click.option("--replica-alter-log-dirs-throttle", "log_dir_throttle", metavar="RATE",
+              help="Throttle of moves between the directories of one broker, e.g. 20MB/s.")
+@click.option("--additional", is_flag=True,
+              help="Run in addition to reassignments already running (also: change a running plan's throttle).")
+@click.option("--dry-run", is_flag=True, help="Validate and print every change that would be made; change nothing.")
+@click.option("--rollback-file", metavar="PATH", type=click.Path(dir_okay=False),
+              help="Where to save the current assignment (default: next to the plan, with a timestamp).")
+@click.option("--allow-replication-factor-change", is_flag=True, help="Accept entries that change a partition's replica count.")
+@cluster_options
+@output_option(("table", "json"))
+def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, dry_run, rollback_file,
+            allow_replication_factor_change):
+    """Validate the whole plan against the cluster (every problem at once, exit 2, nothing
+    changed), write the rollback file, set throttles, request log-dir moves, start the
+    reassignment, and retry moves of new replicas until --timeout (default 10s) as KIP-113 says.
+
+    Refuses while another reassignment runs, unless --additional. Every change is printed;
+    --dry-run prints the same changes and makes none.
+    """
+    import time
+    from pathlib import Path
+
+    from kadmin.errors import ClusterError, UnsupportedOperation
+    from kadmin.execute.executor import ExecuteRequest, apply_execution, plan_execution, read_cluster
+    from kadmin.execute.rollback import default_rollback_path, utc_now
+    from kadmin.plan.reassignment_file import read_reassignment, write_reassignment
+    from kadmin.throttle_records import plan_id
+    from kadmin.units import parse_duration, parse_rate
+
+    from kadmin.commands import render
+    from kadmin.commands.render_reassign import LineReporter, print_plan_of_changes
+
+    parsed = read_reassignment(plan_file)
+    request = ExecuteRequest(
+        parsed=parsed,
+        plan_id=plan_id(Path(plan_file).read_bytes()),
+        rollback_path=str(rollback_file or default_rollback_path(plan_file, utc_now())),
+        plan_file=str(Path(plan_file).resolve()),
+        additional=additional,
+        throttle=parse_rate(throttle) if throttle is not None else None,
+        log_dir_throttle=parse_rate(log_dir_throttle) if log_dir_throttle is not None else None,
+        timeout=parse_duration(cluster.timeout) if cluster.timeout else 10.0,
+        allow_replication_factor_change=allow_replication_factor_change,
+    )
+    if not dry_run and Path(request.rollback_path).exists():
+        raise UnsupportedOperation(f"rollback file {request.rollback_path} already exists; nothing was changed",
+                                   hint="choose another --rollback-file")
+    people = output == "table"
+    with open_cluster(cluster, read_only=dry_run) as backend:
+        records = open_records(backend)
+        view = read_cluster(backend, parsed, records)
+        xplan = plan_execution(request, view, now=time.time())
+        if xplan.throttles.changes and records is None and not dry_run:
+            raise UnsupportedOperation(
+                "this connection has no place to record the throttles kadmin sets, so they could not be removed safely; nothing was changed",
+                hint="run without --throttle, or set throttles with `kadmin throttle set`",
+            )
+        if dry_run:
+            if people:
+                print_plan_of_changes(xplan)
+            else:
+                render.print_json(_document(request, xplan, None, dry_run=True))
+            return
+        if people:
+            click.echo(f"Saving the current assignment to {request.rollback_path} (to roll back: "
+                       f"kadmin reassign execute --reassignment-json-file {request.rollback_path})")
+            click.echo("Changes:")
+        result = apply_execution(
+            backend, xplan, request,
+            write_rollback=lambda path, plan: write_reassignment(path, plan),
+            records=records,
+            reporter=LineReporter(people),
+        )
+    if people:
+        if xplan.unchanged:
+            click.echo(f"{len(xplan.unchanged)} partition(s) already have the planned replicas.")
+        if not result.failures:
+            click.echo("Started. Follow with `kadmin reassign verify --reassignment-json-file "
+                       f"{plan_file}` (exit 3 while in progress).")
+    else:
+        render.print_json(_document(request, xplan, result, dry_run=False))
+    if result.failures:
+        n = len(result.failures)
+        raise ClusterError(
+            f"{n} change{'s' if n != 1 else ''} failed" + (f"; {result.aborted}" if result.aborted else ""),
+            hint=f"the rollback file {request.rollback_path} holds the assignment from before this run",
+        )
+
+
+def _document(request, xplan, result, *, dry_run: bool) -> dict:
+    from kadmin.commands.render_reassign import change_json, tp_json
+
+    if result is None:
+        changes = [change_json(c) for c in xplan.changes()]
+    else:
+        changes = [change_json(c, e) for c, e in result.applied]
+    return {
+        "version": 1,
+        "dry_run": dry_run,
+        "plan_id": request.plan_id,
+        "rollback_file": request.rollback_path,
+        "changes": changes,
+        "unchanged": [tp_json(tp) for tp in xplan.unchanged],
+        "failures": 0 if result is None else len(result.failures),
+        "aborted": None if result is None else result.aborted,
+    }

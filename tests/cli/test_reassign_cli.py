@@ -1,0 +1,150 @@
+"""The four commands end to end through kadmin's real entry point (flags, rendering, exit
+codes, JSON schemas), with the in-memory backend standing in for the cluster. The same
+behaviour against the sandbox is in test_reassign_sandbox.py."""
+
+import contextlib
+import json
+
+import jsonschema
+import pytest
+
+from kadmin.commands import reassign_cancel, reassign_execute, reassign_list, reassign_verify
+from kadmin.commands.root import run
+from kadmin.model import Assignment, ConfigResource, ConfigResourceType, TopicPartition
+from kadmin.plan.reassignment_file import read_reassignment
+from kadmin.schemas import load
+from kadmin.throttle_records import MemoryRecordStore
+from tests.execute.fakes import FakeBackend, cluster_state
+
+FOO0 = TopicPartition("foo", 0)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    be = FakeBackend(cluster_state({"foo": {0: [1, 2], 1: [2, 3]}}, brokers=(1, 2, 3, 4)),
+                     {b: ["/d/a", "/d/b"] for b in (1, 2, 3, 4)})
+    be.auto_create = True
+    store = MemoryRecordStore()
+
+    @contextlib.contextmanager
+    def open_cluster(cluster, read_only=True):
+        yield be
+
+    for mod in (reassign_execute, reassign_verify, reassign_cancel, reassign_list):
+        monkeypatch.setattr(mod, "open_cluster", open_cluster)
+    monkeypatch.setattr(reassign_execute, "open_records", lambda backend: store)
+    be.store = store
+    return be
+
+
+def kadmin(capsys, *args):
+    with pytest.raises(SystemExit) as e:
+        run(list(args))
+    out, err = capsys.readouterr()
+    return e.value.code, out, err
+
+
+def plan_file(tmp_path, partitions, name="plan.json"):
+    p = tmp_path / name
+    p.write_text(json.dumps({"version": 1, "partitions": partitions}))
+    return str(p)
+
+
+MOVE = [{"topic": "foo", "partition": 0, "replicas": [3, 2], "log_dirs": ["/d/b", "any"]}]
+
+
+def test_execute_prints_every_change_and_writes_the_rollback_first(fake, tmp_path, capsys):
+    plan = plan_file(tmp_path, MOVE)
+    rollback = tmp_path / "rb.json"
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan,
+                            "--rollback-file", str(rollback), "--throttle", "50MB/s")
+    assert code == 0, err
+    assert f"Saving the current assignment to {rollback}" in out
+    assert "  done    set topic foo follower.replication.throttled.replicas=0:3" in out
+    assert "  done    reassign foo-0: 1,2 -> 3,2 (adding 3; removing 1)" in out
+    assert read_reassignment(rollback).plan.partitions == (Assignment("foo", 0, (1, 2), ("/d/a", "/d/a")),)
+    assert fake.configs[ConfigResource(ConfigResourceType.BROKER, "3")]["leader.replication.throttled.rate"] == "50000000"
+
+
+def test_execute_default_rollback_path_is_next_to_the_plan(fake, tmp_path, capsys):
+    code, out, _ = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan_file(tmp_path, MOVE))
+    assert code == 0
+    [rb] = tmp_path.glob("plan.rollback-*.json")
+    assert str(rb) in out
+
+
+def test_dry_run_json_matches_schema_and_changes_nothing(fake, tmp_path, capsys):
+    code, out, _ = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan_file(tmp_path, MOVE),
+                          "--dry-run", "--throttle", "1MB/s", "--output", "json")
+    assert code == 0
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("reassign-execute-result"))
+    assert doc["dry_run"] is True
+    assert [c["kind"] for c in doc["changes"]][0] == "rollback_file"
+    assert "reassignment" in [c["kind"] for c in doc["changes"]]
+    assert fake.calls == [] and list(tmp_path.glob("*.rollback-*")) == []
+
+
+def test_invalid_plan_exit_2_every_problem_on_stderr_nothing_changed(fake, tmp_path, capsys):
+    plan = plan_file(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 3]},
+                                {"topic": "nope", "partition": 0, "replicas": [1, 2]}])
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan)
+    assert code == 2 and out == ""
+    assert "partitions[0] (foo-0) replicas: broker 3 appears more than once" in err
+    assert "partitions[1] (nope-0) topic: unknown topic 'nope'" in err
+    assert fake.calls == [] and list(tmp_path.glob("*.rollback-*")) == []
+
+
+def test_execute_refuses_while_another_runs(fake, tmp_path, capsys):
+    fake.reassign_partitions([Assignment("foo", 1, (4, 3))])
+    fake.calls.clear()
+    code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan_file(tmp_path, MOVE))
+    assert code == 2 and "another reassignment is running" in err and "--additional" in err
+    assert fake.calls == []
+
+
+def test_verify_exit_codes_and_json(fake, tmp_path, capsys):
+    plan = plan_file(tmp_path, MOVE)
+    assert kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--throttle", "1000")[0] == 0
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan)
+    assert code == 3
+    assert "Reassignment of partition foo-0 is still in progress." in out
+    fake.complete()
+    code, out, _ = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "--output", "json")
+    assert code == 0
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("reassign-verify-result"))
+    assert doc["state"] == "complete"
+    assert doc["replicas"][0]["message"] == "Reassignment of replica foo-0-3 completed successfully."
+    assert {c["name"] for c in doc["throttles_removed"]} >= {"leader.replication.throttled.rate", "follower.replication.throttled.replicas"}
+    assert fake.configs[ConfigResource(ConfigResourceType.TOPIC, "foo")] == {}
+    other = plan_file(tmp_path, [{"topic": "foo", "partition": 1, "replicas": [3, 2]}], "other.json")
+    code, out, _ = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", other)
+    assert code == 4
+    assert "There is no active reassignment of partition foo-1, but replica set is 2,3 rather than 3,2." in out
+
+
+def test_list_in_kafkas_words_and_json(fake, capsys):
+    assert kadmin(capsys, "reassign", "list")[1] == "No partition reassignments found.\n"
+    fake.reassign_partitions([Assignment("foo", 0, (4, 3))])
+    code, out, _ = kadmin(capsys, "reassign", "list")
+    assert out.splitlines() == ["Current partition reassignments:", "foo-0: replicas: 4,3,1,2. adding: 4,3. removing: 1,2."]
+    code, out, _ = kadmin(capsys, "reassign", "list", "--output", "json")
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("reassign-list-result"))
+    assert doc["reassignments"] == [{"topic": "foo", "partition": 0, "replicas": [4, 3, 1, 2], "adding": [4, 3], "removing": [1, 2]}]
+
+
+def test_cancel_plan_and_all(fake, tmp_path, capsys):
+    plan = plan_file(tmp_path, MOVE)
+    assert kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan)[0] == 0
+    code, out, _ = kadmin(capsys, "reassign", "cancel", "--reassignment-json-file", plan, "--output", "json")
+    assert code == 0
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("reassign-cancel-result"))
+    assert [c["kind"] for c in doc["cancelled"]] == ["cancel_reassignment"]
+    assert fake.reassigning == {}
+    code, _, err = kadmin(capsys, "reassign", "cancel")
+    assert code == 2 and "--all" in err
+    code, out, _ = kadmin(capsys, "reassign", "cancel", "--all")
+    assert code == 0 and "Nothing to cancel" in out
