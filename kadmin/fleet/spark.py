@@ -61,9 +61,11 @@ def spark_session(master: str = DEFAULT_MASTER, conf: Mapping[str, str] | None =
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
-    if active is not None:
-        yield active
+    if active is not None and active.sparkContext.master == master:
+        yield active  # the caller's session (tests, notebooks): theirs to stop
         return
+    if active is not None:
+        active.stop()  # one SparkContext per process: a different master needs a new one
     builder = SparkSession.builder.master(master).appName("kadmin fleet report")
     for key, value in {**DEFAULT_CONF, **(conf or {})}.items():
         builder = builder.config(key, value)
@@ -210,6 +212,11 @@ def frames_from_files(spark, files: list, kind: str) -> Frames:
     out["errors"] = out["errors"].unionByName(bad).unionByName(broker_errors)
     out["log_dirs"] = out["log_dirs"].unionByName(log_dirs)
     out["replicas"] = out["replicas"].unionByName(replicas)
+    # Every report reads these; without a cache each one would parse the files again.
+    from pyspark import StorageLevel
+
+    for name in ("log_dirs", "replicas", "errors"):
+        out[name] = out[name].persist(StorageLevel.MEMORY_AND_DISK)
     return Frames(spark, out)
 
 

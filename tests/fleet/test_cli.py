@@ -1,0 +1,76 @@
+"""The option bundle and entry point the reporting commands share, driven through Click."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from kadmin.commands.fleet import fleet_options, run_fleet_report
+from kadmin.errors import UsageError
+from tests.fleet import fixtures as fx
+
+
+@click.command()
+@fleet_options
+@click.option("--output", "-o", default="table")
+def describe(fleet, output):
+    """Stands for a reporting command: one decorator, one call."""
+    if fleet.requested:
+        return run_fleet_report("log-dirs", fleet, output=output)
+    click.echo("single cluster")
+
+
+def invoke(*args):
+    return CliRunner().invoke(describe, list(args), catch_exceptions=True)
+
+
+def test_without_fleet_flags_the_command_runs_as_before():
+    assert invoke().output == "single cluster\n"
+
+
+def test_missing_pyspark_says_how_to_install(tmp_path, monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pyspark" else real(name, *a))
+    result = invoke("--spark", "--from", str(fx.log_dirs_fleet(tmp_path)))
+    assert isinstance(result.exception, UsageError)
+    assert "pyspark" in str(result.exception) and "pip install 'kadmin[spark]'" in result.exception.hint
+
+
+def test_local_json_output_follows_the_schema(tmp_path):
+    import jsonschema
+
+    from kadmin.schemas import load
+
+    result = invoke("--from", str(fx.log_dirs_fleet(tmp_path)), "-o", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    jsonschema.validate(doc, load("fleet-report"))
+    assert doc["engine"] == "local" and [r["name"] for r in doc["reports"]][0] == "cluster_usage"
+
+
+@pytest.mark.spark
+def test_spark_report_dir_writes_parquet_json_and_chart(tmp_path):
+    pytest.importorskip("pyspark")
+    import jsonschema
+    import pyarrow.parquet as pq
+
+    from kadmin.schemas import load
+
+    out = tmp_path / "out"
+    result = invoke("--spark", "--spark-master", "local[2]", "--from", str(fx.log_dirs_fleet(tmp_path / "in")),
+                    "--report-dir", str(out))
+    assert result.exit_code == 0, result.output
+    assert "Disk usage and skew per cluster" in result.stdout
+    assert "cluster west broker 7 could not be read" in result.stderr
+    doc = json.loads((out / "fleet-report.json").read_text())
+    jsonschema.validate(doc, load("fleet-report"))
+    assert doc["engine"] == "spark"
+    for report in doc["reports"]:
+        table = pq.read_table(out / f"{report['name']}.parquet")
+        assert table.column_names == [c["name"] for c in report["columns"]]
+        assert table.to_pylist() == report["rows"] == json.loads((out / f"{report['name']}.json").read_text())
+    assert (out / "dir-usage.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,94 @@
+"""The Spark engine on local[2]: the same numbers as plain Python on the same input, live
+collection with an unreachable cluster, and the files --report-dir writes.
+
+One SparkSession for the whole module (starting one costs seconds)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from kadmin.fleet.run import FleetRequest, build_reports
+from tests.fleet import fixtures as fx
+from tests.fleet.synthetic import write_fleet
+
+pytestmark = pytest.mark.spark
+MASTER = "local[2]"
+
+
+@pytest.fixture(scope="module")
+def spark():
+    pytest.importorskip("pyspark")
+    from pyspark import cloudpickle
+
+    import tests.fleet.fakes
+
+    cloudpickle.register_pickle_by_value(tests.fleet.fakes)  # executors need not import tests/
+    from kadmin.fleet.spark import spark_session
+
+    with spark_session(MASTER, {"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"}) as s:
+        yield s
+
+
+def both(kind, spark, **kw):
+    local = build_reports(FleetRequest(kind, **kw))
+    on_spark = build_reports(FleetRequest(kind, spark=True, spark_master=MASTER, **kw))
+    return local, on_spark
+
+
+def assert_same(local, on_spark):
+    assert [r.name for r in local] == [r.name for r in on_spark]
+    for a, b in zip(local, on_spark):
+        assert a.rows == b.rows, a.name
+
+
+def test_same_numbers_on_a_synthetic_fleet(spark, tmp_path):
+    rows = write_fleet(tmp_path, clusters=8, brokers=4, dirs=3, replicas=30)
+    local, on_spark = both("log-dirs", spark, from_dir=str(tmp_path), top=5)
+    assert_same(local, on_spark)
+    by = {r.name: r for r in on_spark}
+    assert sum(r[12] + r[13] for r in by["cluster_usage"].rows) == rows  # every replica counted once
+    assert len(by["largest_partitions"].rows) == 8 * 5
+    assert by["moves_in_flight"].rows and by["unavailable_dirs"].rows and by["unreachable"].rows
+
+
+def test_same_numbers_on_the_hand_made_fleets(spark, tmp_path):
+    assert_same(*both("log-dirs", spark, from_dir=str(fx.log_dirs_fleet(tmp_path / "l"))))
+    assert_same(*both("reassign", spark, from_dir=str(fx.reassign_fleet(tmp_path / "r"))))
+    assert_same(*both("throttle", spark, from_dir=str(fx.throttle_fleet(tmp_path / "t"))))
+
+
+def inventory(tmp_path, names, dead_port=None):
+    lines = []
+    for name in names:
+        lines += ["[[clusters]]", f'name = "{name}"', f'bootstrap_server = "127.0.0.1:{dead_port or 9}"', 'timeout = "2s"']
+    path = tmp_path / "fleet.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_live_fleet_with_an_unreachable_cluster(spark, tmp_path):
+    from tests.fleet.fakes import FakeOpener
+
+    opener = FakeOpener({"east": (fx.EAST, fx.REASSIGN_EAST["reassignments"]), "west": (fx.WEST, [])}, dead=("gone",))
+    fleet = inventory(tmp_path, ["east", "gone", "west"])
+    local = build_reports(FleetRequest("log-dirs", fleet=fleet), opener=opener)
+    on_spark = build_reports(FleetRequest("log-dirs", spark=True, spark_master=MASTER, fleet=fleet), opener=opener)
+    assert_same(local, on_spark)
+    by = {r.name: r.records() for r in on_spark}
+    assert [(r["cluster"], r["broker"]) for r in by["unreachable"]] == [("gone", None), ("west", 7)]
+    assert "no broker of 127.0.0.1:9 answered" in by["unreachable"][0]["error"]
+    # the rest of the fleet still reports, with the numbers its result files give
+    from_files = {r.name: r.rows for r in build_reports(FleetRequest("log-dirs", from_dir=str(fx.log_dirs_fleet(tmp_path / "f"))))}
+    assert {r["cluster"] for r in by["cluster_usage"]} == {"east", "west"}
+    assert [tuple(r.values()) for r in by["cluster_usage"]] == list(from_files["cluster_usage"])
+
+    # reassignment progress needs sizes: the live path reads them from the adding brokers
+    opener = FakeOpener({"east": (fx.EAST_MORE, fx.REASSIGN_EAST["reassignments"]), "west": (fx.WEST, [])}, dead=("gone",))
+    live = build_reports(FleetRequest("reassign", spark=True, spark_master=MASTER, fleet=fleet), opener=opener)
+    files = build_reports(FleetRequest("reassign", from_dir=str(fx.reassign_fleet(tmp_path / "r"))))
+    assert live[1].name == "reassignments" and live[1].rows == files[1].rows
