@@ -471,3 +471,66 @@ def record_store_for(backend) -> RecordStore:
     if settings is None or not getattr(settings, "bootstrap_servers", None):
         raise ClusterError(f"cannot find where to keep throttle records for backend {getattr(backend, 'name', backend)!r}")
     return TopicRecordStore(settings, read_only=backend.read_only)
+
+
+def open_record_store(backend) -> RecordStore | None:
+    """``record_store_for``, or None when this connection offers no place for records."""
+    try:
+        return record_store_for(backend)
+    except ClusterError:
+        return None
+
+
+# --- what is set, who set it, what needs it (the reads `throttle show/clear/set` share) ---------
+@dataclass(frozen=True)
+class ThrottleState:
+    """The cluster's throttles, kadmin's records of them, and what running moves need."""
+
+    cluster: object  # kadmin.model.ClusterState
+    current: object  # kadmin.model.Throttle
+    needs: object  # kadmin.plan.throttles.ThrottleNeeds
+    records: dict[str, ThrottleRecord]
+    ongoing: dict  # TopicPartition -> PartitionReassignment
+    log_dirs_known: bool  # False: log-dir moves could not be seen, so every log-dir rate counts as needed
+
+
+def read_throttle_state(backend, store: RecordStore | None) -> ThrottleState:
+    """Read every broker's and topic's throttle configs, the ongoing reassignments and log-dir
+    moves, and kadmin's records. Where log-dir moves cannot be seen (a broker that does not
+    answer, or a backend without DescribeLogDirs), their rates count as needed: unknown is not
+    unneeded."""
+    from kadmin.backends.base import Capability
+    from kadmin.model import ConfigResource, ConfigResourceType
+    from kadmin.plan.throttles import ThrottleNeeds, current_throttles
+
+    cluster = backend.describe_cluster()
+    resources = [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in sorted(cluster.brokers)]
+    resources += [ConfigResource(ConfigResourceType.TOPIC, t) for t in cluster.topics]
+    current = current_throttles(backend.describe_configs(resources))
+    ongoing = dict(backend.list_partition_reassignments())
+    moving: set[int] = set()
+    known = Capability.LOG_DIRS in backend.capabilities
+    if known:
+        for b, bld in backend.describe_log_dirs().items():
+            if bld.error is not None:
+                moving.add(b)
+                known = False
+            elif any(r.is_future for ld in bld.log_dirs for r in ld.replicas):
+                moving.add(b)
+    else:
+        moving = set(cluster.brokers)
+    records = store.load_all() if store is not None else {}
+    return ThrottleState(cluster, current, ThrottleNeeds.of(ongoing, moving), records, ongoing, known)
+
+
+def apply_changes(backend, changes) -> None:
+    """Apply config changes with one IncrementalAlterConfigs call per broker (librdkafka allows
+    one BROKER resource per call) and one for every topic."""
+    from kadmin.model import ConfigResourceType
+
+    changes = list(changes)
+    topics = [c for c in changes if c.resource.type != ConfigResourceType.BROKER]
+    if topics:
+        backend.incremental_alter_configs(topics)
+    for res in sorted({c.resource for c in changes if c.resource.type == ConfigResourceType.BROKER}):
+        backend.incremental_alter_configs([c for c in changes if c.resource == res])

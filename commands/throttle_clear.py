@@ -1,0 +1,165 @@
+"""``kadmin throttle clear``: remove a plan's throttles, the stale ones, or all, never one a
+running move still needs (unless --force)."""
+
+from __future__ import annotations
+
+import click
+
+from kadmin.commands.options import cluster_options, open_cluster, output_option
+
+
+@click.command()
+@click.option("--plan", "plan_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False),
+              help="Remove what kadmin recorded for this reassignment file (its plan id is the file's hash).")
+@click.option("--stale", is_flag=True, help="Remove every throttle no running move needs, whoever set it.")
+@click.option("--all", "all_", is_flag=True, help="Remove every throttle, whoever set it.")
+@click.option("--force", is_flag=True, help="Also remove throttles a running reassignment or log-dir move still needs.")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation (only asked on a terminal).")
+@click.option("--dry-run", is_flag=True, help="Print what would be removed; change nothing.")
+@cluster_options
+@output_option(("table", "json"))
+def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
+    """Remove replication throttles: those kadmin set for a plan (--plan FILE), those no
+    running move needs (--stale), or all of them (--all). A throttle an ongoing reassignment or
+    log-dir move still needs is kept, and named, unless --force. Prints what it removed.
+    """
+    from pathlib import Path
+
+    from kadmin.errors import UsageError
+    from kadmin.plan.throttles import clear_changes, prune_records, removal_changes, stale_throttles
+    from kadmin.throttle_records import apply_changes, open_record_store, plan_id, read_throttle_state
+
+    if sum([plan_file is not None, stale, all_]) != 1:
+        raise UsageError("choose exactly one of --plan FILE, --stale or --all")
+
+    from kadmin.commands import render
+
+    with open_cluster(cluster, read_only=dry_run) as backend:
+        store = open_record_store(backend)
+        state = read_throttle_state(backend, store)
+        records = state.records
+        if plan_file is not None:
+            pid = plan_id(Path(plan_file).read_bytes())
+            record = records.get(pid)
+            if record is None:
+                render.warn(f"kadmin has no record of throttles set for plan {pid} ({plan_file}): nothing to remove")
+                _print(output, (), [], state, dry_run)
+                return
+            removal = removal_changes(record, state.current, state.needs, force=force)
+            updated = [removal.kept]
+        elif stale:
+            removal = stale_throttles(state.current, state.needs, records.values())
+            updated = prune_records(records.values(), removal)
+        else:
+            removal = clear_changes(state.current, state.needs, force=force)
+            updated = prune_records(records.values(), removal)
+        if plan_file is not None:
+            kept = _kept_of_record(removal.kept)
+        else:  # --stale never touches what a move needs: nothing to explain there
+            kept = [] if stale else _kept(state, removal, force)
+        if removal.changes and not dry_run and not yes and render.stdout_is_tty() and _stdin_is_tty():
+            _print("table", removal.changes, [], state, True, heading="Would remove:")
+            click.confirm(f"Remove these {len(removal.changes)} throttle settings?", abort=True, err=True)
+        if not dry_run:
+            if removal.changes:
+                apply_changes(backend, removal.changes)
+            if store is not None:
+                for r in updated:
+                    if r != records.get(r.plan_id):
+                        store.put(r)  # an emptied record is deleted
+    _print(output, removal.changes, kept, state, dry_run)
+
+
+def _stdin_is_tty() -> bool:
+    import sys
+
+    return sys.stdin.isatty()
+
+
+def _kept(state, removal, force) -> list[str]:
+    """What stays because a running move needs it (for the message)."""
+    if force:
+        return []
+    out = []
+    for b, by_name in sorted(state.current.broker_rates.items()):
+        for name in sorted(by_name):
+            if state.needs.needs_rate(b, name) and not any(
+                    c.resource.name == str(b) and c.name == name for c in removal.changes):
+                out.append(f"broker {b} {name}")
+    for t, kinds in sorted(state.current.topic_replicas.items()):
+        for name, entries in sorted(kinds.items()):
+            needed = [e for e in entries if state.needs.needs_entry(t, name, e)]
+            if needed:
+                out.append(f"topic {t} {name} {','.join(needed)}")
+    return out
+
+
+def _kept_of_record(record) -> list[str]:
+    out = [f"broker {c.broker} {c.name}" for c in record.rates]
+    out += [f"topic {t} {name} {','.join(entries)}" for t, kinds in sorted(record.replicas.items())
+            for name, entries in sorted(kinds.items())]
+    return out
+
+
+def change_line(change, current) -> str:
+    """"broker 1 leader.replication.throttled.rate: 5000000 -> 10000000 (10.0 MB/s)"."""
+    from kadmin.model import AlterOp, ConfigResourceType
+    from kadmin.units import format_rate
+
+    before = _before(change, current)
+    res = change.resource
+    where = f"broker {res.name}" if res.type == ConfigResourceType.BROKER else f"topic {res.name}"
+    after = "(deleted)" if change.op is AlterOp.DELETE else change.value
+    if res.type == ConfigResourceType.BROKER and change.op is AlterOp.SET:
+        after = f"{change.value} ({format_rate(int(change.value))})"
+    return f"{where} {change.name}: {before if before is not None else '(not set)'} -> {after}"
+
+
+def _before(change, current):
+    from kadmin.model import ConfigResourceType, format_replica_list
+
+    res = change.resource
+    if res.type == ConfigResourceType.BROKER:
+        v = current.broker_rates.get(int(res.name), {}).get(change.name)
+        return None if v is None else str(v)
+    v = current.topic_replicas.get(res.name, {}).get(change.name)
+    return None if v is None else format_replica_list(v)
+
+
+def changes_json(changes, current) -> list[dict]:
+    return [
+        {
+            "resource_type": c.resource.type.value,
+            "resource": c.resource.name,
+            "config": c.name,
+            "op": c.op.value,
+            "before": _before(c, current),
+            "after": c.value,
+        }
+        for c in changes
+    ]
+
+
+def _print(output, changes, kept, state, dry_run, heading=None) -> None:
+    from kadmin.commands import render
+
+    if output == "json":
+        render.print_json({
+            "version": 1,
+            "dry_run": dry_run,
+            "removed": changes_json(changes, state.current),
+            "kept_needed": kept,
+        })
+        return
+    if heading is None:
+        heading = "Would remove (dry run, nothing changed):" if dry_run else "Removed:"
+    if changes:
+        click.echo(heading)
+        for c in changes:
+            click.echo("  " + change_line(c, state.current))
+    else:
+        click.echo("Nothing to remove.")
+    if kept:
+        render.warn("kept, because a running reassignment or log-dir move still needs them (use --force to remove):")
+        for k in kept:
+            click.echo(f"  {k}", err=True)

@@ -1,0 +1,141 @@
+"""``kadmin throttle set``: replication rates and throttled-replica lists, merged and recorded."""
+
+from __future__ import annotations
+
+import click
+
+from kadmin.commands.options import cluster_options, int_list, open_cluster, output_option
+
+MANUAL_PLAN_ID = "manual"
+
+
+@click.command("set")
+@click.option("--rate", metavar="RATE", help="Leader and follower rate, e.g. 50MB/s, 10MiB/s, 1000000 (bytes/s).")
+@click.option("--leader-rate", metavar="RATE", help="Rate for replicas throttled as leaders (with --follower-rate).")
+@click.option("--follower-rate", metavar="RATE", help="Rate for replicas throttled as followers (with --leader-rate).")
+@click.option("--log-dir-rate", metavar="RATE", help="Rate of moves between a broker's log directories.")
+@click.option("--brokers", metavar="1,2,3",
+              help="Brokers to set rates on (default: the plan's source and destination brokers; "
+                   "for --log-dir-rate its brokers with explicit log_dirs; without a plan: every broker).")
+@click.option("--from-plan", "plan_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False),
+              help="A reassignment JSON file: add its throttled-replica lists (merged with what is set) "
+                   "and record the throttles under its plan id.")
+@click.option("--dry-run", is_flag=True, help="Print the changes; change nothing.")
+@cluster_options
+@output_option(("table", "json"))
+def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, brokers, plan_file, dry_run):
+    """Set replication throttles, merged with what is already set, and record what kadmin set so
+    it can be removed safely later (by `reassign verify`, `throttle clear`, from any machine).
+
+    Rates accept units: 50MB/s (decimal), 10MiB/s (binary), 400Mbit/s, or plain bytes/s.
+    With --from-plan, the plan's moving partitions get Kafka's throttled-replica lists (leader:
+    every current replica; follower: every new one), added to the entries already there.
+    """
+    from pathlib import Path
+
+    from kadmin.errors import UsageError
+    from kadmin.plan.throttles import (
+        ThrottleRates, brokers_needing_rates, kafka_throttle_lists, log_dir_rate_brokers, throttle_changes)
+    from kadmin.throttle_records import apply_changes, now_iso, open_record_store, plan_id, read_throttle_state, who
+
+    rates = _rates(rate, leader_rate, follower_rate, log_dir_rate)
+    chosen = int_list(brokers, "--brokers")
+    plan = raw = None
+    if plan_file:
+        plan, raw = _read_plan(plan_file)
+    if plan is None and rates == ThrottleRates():
+        raise UsageError("nothing to set: give --rate (or --leader-rate and --follower-rate), --log-dir-rate, "
+                         "or --from-plan")
+    pid = plan_id(raw) if raw is not None else MANUAL_PLAN_ID
+
+    import time
+
+    with open_cluster(cluster, read_only=dry_run) as backend:
+        store = open_record_store(backend)
+        if store is None and not dry_run:
+            from kadmin.errors import UnsupportedOperation
+
+            raise UnsupportedOperation("this connection offers no place to record the throttles kadmin sets; nothing was changed")
+        state = read_throttle_state(backend, store)
+        known = set(state.cluster.brokers)
+        if chosen is not None:
+            unknown = sorted(set(chosen) - known)
+            if unknown:
+                from kadmin.errors import NotFoundError
+
+                raise NotFoundError(f"unknown broker(s) {','.join(map(str, unknown))}; the cluster has {','.join(map(str, sorted(known)))}")
+        lists = kafka_throttle_lists(plan, state.cluster, state.ongoing) if plan is not None else None
+        if chosen is not None:
+            rate_brokers = log_dir_brokers = set(chosen)
+        elif plan is not None:
+            rate_brokers = brokers_needing_rates(plan, state.cluster, state.ongoing)
+            log_dir_brokers = log_dir_rate_brokers(plan) or {b for a in plan.partitions for b in a.replicas}
+        else:
+            rate_brokers = log_dir_brokers = known
+        result = throttle_changes(state.current, lists=lists, rate_brokers=rate_brokers,
+                                  log_dir_brokers=log_dir_brokers, rates=rates, records=state.records.values())
+        host, user = who()
+        record = result.record(pid, created_at=now_iso(time.time()), host=host, user=user,
+                               plan_file=str(Path(plan_file)) if plan_file else None, command="throttle set")
+        existing = state.records.get(pid)
+        merged = existing.merged(record) if existing is not None else record
+        if not dry_run and result.changes:
+            store.put(merged)  # the record first (KIP-179's order): a crash leaves no unrecorded throttle
+            apply_changes(backend, result.changes)
+
+    _print(output, result, pid, merged, dry_run, state)
+
+
+def _rates(rate, leader_rate, follower_rate, log_dir_rate):
+    from kadmin.errors import UsageError
+    from kadmin.plan.throttles import ThrottleRates
+    from kadmin.units import parse_rate
+
+    if rate is not None and (leader_rate is not None or follower_rate is not None):
+        raise UsageError("give either --rate or --leader-rate/--follower-rate, not both")
+    if (leader_rate is None) != (follower_rate is None):
+        raise UsageError("--leader-rate and --follower-rate go together (or use --rate for both)")
+    if rate is not None:
+        leader = follower = parse_rate(rate)
+    else:
+        leader = parse_rate(leader_rate) if leader_rate is not None else None
+        follower = parse_rate(follower_rate) if follower_rate is not None else None
+    log_dir = parse_rate(log_dir_rate) if log_dir_rate is not None else None
+    return ThrottleRates(leader, follower, log_dir)
+
+
+def _read_plan(plan_file):
+    from pathlib import Path
+
+    from kadmin.errors import InputError
+    from kadmin.plan.reassignment_file import read_reassignment
+
+    parsed = read_reassignment(plan_file)
+    if parsed.problems:
+        raise InputError(f"reassignment file {plan_file} is not a valid plan", [str(p) for p in parsed.problems])
+    return parsed.plan, Path(plan_file).read_bytes()
+
+
+def _print(output, result, pid, record, dry_run, state) -> None:
+    from kadmin.commands import render
+    from kadmin.commands.throttle_clear import change_line, changes_json
+
+    if output == "json":
+        render.print_json({
+            "version": 1,
+            "dry_run": dry_run,
+            "plan_id": pid,
+            "changes": changes_json(result.changes, state.current),
+            "record": record.to_json(),
+        })
+        return
+    if not result.changes:
+        click.echo("Nothing to change: these throttles are already set.")
+        return
+    click.echo(("Would set (dry run, nothing changed):" if dry_run else "Set:"))
+    for c in result.changes:
+        click.echo("  " + change_line(c, state.current))
+    if not dry_run:
+        what = "no plan" if pid == MANUAL_PLAN_ID else f"plan {pid}"
+        click.echo(f"Recorded as set by kadmin for {what}: `kadmin throttle clear --plan FILE` (or --stale) removes "
+                   "exactly these once no move needs them.")

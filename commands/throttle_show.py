@@ -1,0 +1,101 @@
+"""``kadmin throttle show``: every throttle, whether kadmin set it (for which plan), whether a
+running move needs it; unneeded ones are flagged stale."""
+
+from __future__ import annotations
+
+import click
+
+from kadmin.commands.options import cluster_options, open_cluster, output_option
+
+
+@click.command()
+@cluster_options
+@output_option(("table", "json"))
+def show(cluster, output):
+    """Show the replication throttles set on brokers (rates) and topics (throttled-replica
+    lists): which kadmin set, for which plan, by whom and when; and whether an ongoing
+    reassignment or log-dir move needs them. Throttles no move needs are flagged STALE
+    (`kadmin throttle clear --stale` removes them).
+
+    \b
+    --output json prints schemas/throttle-show-result.json, alone on stdout.
+    """
+    from kadmin.throttle_records import open_record_store, read_throttle_state
+
+    with open_cluster(cluster, read_only=True) as backend:
+        store = open_record_store(backend)
+        state = read_throttle_state(backend, store)
+    from kadmin.commands import render
+
+    doc = show_json(state)
+    if output == "json":
+        render.print_json(doc)
+        return
+    render.stdout().print(_table(doc))
+    if not state.log_dirs_known:
+        render.warn("log-dir moves could not be seen on every broker: their log-dir rates count as needed")
+    for r in doc["records"]:
+        render.stderr().print(f"kadmin record {r['plan_id']}: {_who(r)}", highlight=False)
+
+
+def show_json(state) -> dict:
+    """The ``--output json`` document (schemas/throttle-show-result.json)."""
+    from kadmin.plan.throttles import throttle_items
+
+    items = throttle_items(state.current, state.needs, state.records.values())
+    return {
+        "version": 1,
+        "throttles": [
+            {
+                "kind": i.kind,
+                "resource": i.resource,
+                "config": i.config,
+                "value": i.value,
+                "set_by_kadmin": bool(i.plan_ids),
+                "plan_ids": list(i.plan_ids),
+                "needed": i.needed,
+                "stale": i.stale,
+                "unneeded_entries": list(i.unneeded_entries),
+            }
+            for i in items
+        ],
+        "records": [r.to_json() for _, r in sorted(state.records.items())],
+        "reassigning_partitions": len(state.ongoing),
+        "log_dir_moving_brokers": sorted(state.needs.log_dir_brokers),
+        "log_dir_moves_known": state.log_dirs_known,
+    }
+
+
+def _who(r: dict) -> str:
+    what = r.get("plan_file") or r.get("command") or "throttle set"
+    by = f"{r.get('user') or '?'}@{r.get('host') or '?'}"
+    return f"{what}, by {by} at {r.get('created_at') or '?'}"
+
+
+def _table(doc: dict):
+    from rich.table import Table
+
+    from kadmin.units import format_rate
+
+    table = Table(title="Replication throttles", header_style="bold", title_justify="left")
+    for col in ("Resource", "Config"):
+        table.add_column(col, no_wrap=True)
+    for col in ("Value", "Set by", "Needed"):
+        table.add_column(col, overflow="fold")
+    if not doc["throttles"]:
+        table.caption = "no replication throttles are set"
+    for t in doc["throttles"]:
+        resource = f"broker {t['resource']}" if t["kind"] == "broker_rate" else f"topic {t['resource']}"
+        value = f"{format_rate(int(t['value']))} ({t['value']})" if t["kind"] == "broker_rate" else t["value"]
+        if t["plan_ids"]:
+            setter = "kadmin for " + ", ".join("no plan" if p == "manual" else f"plan {p}" for p in t["plan_ids"])
+        else:
+            setter = "not kadmin"
+        if not t["stale"]:
+            needed = "yes"
+        elif t["kind"] == "broker_rate" or len(t["unneeded_entries"]) == len(t["value"].split(",")):
+            needed = "[yellow]no: STALE[/]"
+        else:
+            needed = f"[yellow]partly: STALE {','.join(t['unneeded_entries'])}[/]"
+        table.add_row(resource, t["config"], value, setter, needed)
+    return table

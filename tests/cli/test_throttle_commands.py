@@ -1,0 +1,174 @@
+"""`throttle set | show | clear` driven through the real Click tree over an in-memory backend and
+record store (the sandbox tests are in test_throttle_sandbox.py): merging, recording, stale
+flags, and clear never removing what a running move needs."""
+
+import contextlib
+import json
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from kadmin.commands.root import cli
+from kadmin.errors import KadminError
+from kadmin.model import (
+    FOLLOWER_RATE,
+    FOLLOWER_REPLICAS,
+    LEADER_RATE,
+    LEADER_REPLICAS,
+    Assignment,
+    ConfigEntry,
+    ConfigResource,
+    ConfigResourceType,
+    ConfigSource,
+)
+from kadmin.schemas import load
+from kadmin.throttle_records import MemoryRecordStore, plan_id
+from tests.execute.fakes import FakeBackend, cluster_state
+
+
+class Backend(FakeBackend):
+    """The executor's fake, with Kafka's config sources (per-broker values are DYNAMIC_BROKER)."""
+
+    def describe_configs(self, resources):
+        def source(r):
+            return ConfigSource.DYNAMIC_BROKER if r.type == ConfigResourceType.BROKER else ConfigSource.TOPIC
+
+        return {r: {k: ConfigEntry(k, v, source(r)) for k, v in self.configs.get(r, {}).items()} for r in resources}
+
+
+@pytest.fixture
+def env(monkeypatch):
+    backend = Backend(cluster_state({"orders": {0: [1, 2], 1: [2, 3]}, "audit": {0: [3, 1]}}, brokers=(1, 2, 3, 4)),
+                      {b: ["/d1", "/d2"] for b in (1, 2, 3, 4)})
+    store = MemoryRecordStore()
+
+    @contextlib.contextmanager
+    def open_cluster(cluster, read_only=True):
+        backend.read_only = read_only
+        yield backend
+
+    for mod in ("throttle_set", "throttle_show", "throttle_clear"):
+        monkeypatch.setattr(f"kadmin.commands.{mod}.open_cluster", open_cluster)
+    monkeypatch.setattr("kadmin.throttle_records.open_record_store", lambda b: store)
+    return backend, store
+
+
+class Result:
+    def __init__(self, r):
+        self.output = r.output
+        # kadmin's errors carry their exit code (kadmin.cli maps them the same way)
+        self.exit_code = getattr(r.exception, "exit_code", r.exit_code) if r.exception else r.exit_code
+        if r.exception is not None and not isinstance(r.exception, (KadminError, SystemExit)):
+            raise r.exception
+
+
+def run(*args):
+    return Result(CliRunner(env={"COLUMNS": "200"}).invoke(cli, [*args, "--bootstrap-server", "127.0.0.1:1"]))
+
+
+def broker(b):
+    return ConfigResource(ConfigResourceType.BROKER, str(b))
+
+
+def topic(t):
+    return ConfigResource(ConfigResourceType.TOPIC, t)
+
+
+def plan_file(tmp_path, *entries):
+    p = tmp_path / "plan.json"
+    p.write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": t, "partition": n, "replicas": list(r)} for t, n, r in entries]}))
+    return p
+
+
+def test_set_from_plan_merges_lists_and_records_what_it_added(env, tmp_path):
+    backend, store = env
+    backend.configs[topic("orders")] = {LEADER_REPLICAS: "5:9"}  # someone else's entry
+    plan = plan_file(tmp_path, ("orders", 0, [4, 2]))
+    r = run("throttle", "set", "--rate", "10MB/s", "--from-plan", str(plan))
+    assert r.exit_code == 0, r.output
+    assert backend.configs[topic("orders")] == {LEADER_REPLICAS: "0:1,0:2,5:9", FOLLOWER_REPLICAS: "0:4"}
+    for b in (1, 2, 4):  # sources and destination
+        assert backend.configs[broker(b)] == {LEADER_RATE: "10000000", FOLLOWER_RATE: "10000000"}
+    assert broker(3) not in backend.configs
+    record = store.load_all()[plan_id(plan.read_bytes())]
+    assert record.replicas == {"orders": {FOLLOWER_REPLICAS: ("0:4",), LEADER_REPLICAS: ("0:1", "0:2")}}
+    assert record.plan_file == str(plan) and record.user and record.host
+    assert "broker 4 leader.replication.throttled.rate: (not set) -> 10000000 (10.0 MB/s)" in r.output
+
+
+def test_set_refuses_mixed_rate_flags_and_bad_units(env):
+    assert run("throttle", "set", "--rate", "1MB/s", "--leader-rate", "1MB/s").exit_code == 2
+    assert run("throttle", "set", "--leader-rate", "1MB/s").exit_code == 2
+    assert run("throttle", "set", "--rate", "50Mb/s").exit_code == 2  # ambiguous: megabits or megabytes
+
+
+def test_show_flags_stale_throttles_and_names_the_plan(env, tmp_path):
+    backend, _ = env
+    plan = plan_file(tmp_path, ("orders", 0, [4, 2]))
+    assert run("throttle", "set", "--rate", "1MB/s", "--from-plan", str(plan)).exit_code == 0
+    backend.reassign_partitions([Assignment("orders", 0, (4, 2))])  # the plan's move runs
+    backend.configs.setdefault(broker(3), {})[LEADER_RATE] = "777"  # set by hand, nothing needs it
+    r = run("throttle", "show", "-o", "json")
+    doc = json.loads(r.output)
+    jsonschema.validate(doc, load("throttle-show-result"))
+    by = {(t["resource"], t["config"]): t for t in doc["throttles"]}
+    pid = plan_id(plan.read_bytes())
+    assert by[("4", LEADER_RATE)]["plan_ids"] == [pid] and not by[("4", LEADER_RATE)]["stale"]
+    assert by[("3", LEADER_RATE)] | {} == {**by[("3", LEADER_RATE)], "set_by_kadmin": False, "stale": True}
+    assert not by[("orders", FOLLOWER_REPLICAS)]["stale"]
+    table = run("throttle", "show").output
+    assert f"kadmin for plan {pid}" in table and "STALE" in table
+
+
+def test_clear_stale_leaves_a_needed_throttle_alone(env, tmp_path):
+    backend, store = env
+    plan = plan_file(tmp_path, ("orders", 0, [4, 2]))
+    run("throttle", "set", "--rate", "1MB/s", "--from-plan", str(plan))
+    backend.reassign_partitions([Assignment("orders", 0, (4, 2))])
+    backend.configs.setdefault(broker(3), {})[LEADER_RATE] = "777"
+    backend.configs.setdefault(topic("audit"), {})[FOLLOWER_REPLICAS] = "0:2"
+    r = run("throttle", "clear", "--stale", "-o", "json")
+    assert r.exit_code == 0, r.output
+    removed = {(c["resource"], c["config"]) for c in json.loads(r.output)["removed"]}
+    assert removed == {("3", LEADER_RATE), ("audit", FOLLOWER_REPLICAS)}
+    assert backend.configs[broker(4)] == {LEADER_RATE: "1000000", FOLLOWER_RATE: "1000000"}  # needed: kept
+    assert backend.configs[topic("orders")][FOLLOWER_REPLICAS] == "0:4"
+    assert plan_id(plan.read_bytes()) in store.load_all()  # the plan's record is untouched
+
+
+def test_clear_plan_waits_for_the_move_unless_forced(env, tmp_path):
+    backend, store = env
+    plan = plan_file(tmp_path, ("orders", 0, [4, 2]))
+    run("throttle", "set", "--rate", "1MB/s", "--from-plan", str(plan))
+    backend.reassign_partitions([Assignment("orders", 0, (4, 2))])
+    r = run("throttle", "clear", "--plan", str(plan))
+    assert r.exit_code == 0 and "Nothing to remove" in r.output and "--force" in r.output
+    assert backend.configs[broker(4)][LEADER_RATE] == "1000000"
+
+    backend.complete()  # the move is done: now everything the plan set goes, and only that
+    backend.configs.setdefault(topic("orders"), {})[LEADER_REPLICAS] += ",7:7"
+    r = run("throttle", "clear", "--plan", str(plan))
+    assert r.exit_code == 0, r.output
+    assert "Removed:" in r.output
+    assert backend.configs[topic("orders")] == {LEADER_REPLICAS: "7:7"}
+    assert all(not backend.configs.get(broker(b)) for b in (1, 2, 4))
+    assert store.load_all() == {}
+
+
+def test_clear_all_force_removes_even_needed(env, tmp_path):
+    backend, store = env
+    plan = plan_file(tmp_path, ("orders", 0, [4, 2]))
+    run("throttle", "set", "--rate", "1MB/s", "--from-plan", str(plan))
+    backend.reassign_partitions([Assignment("orders", 0, (4, 2))])
+    assert run("throttle", "clear", "--all", "--dry-run").output.startswith("Nothing to remove")
+    r = run("throttle", "clear", "--all", "--force", "--yes")
+    assert r.exit_code == 0
+    assert not any(backend.configs.values())
+    assert store.load_all() == {}
+
+
+def test_clear_needs_exactly_one_mode(env):
+    assert run("throttle", "clear").exit_code == 2
+    assert run("throttle", "clear", "--stale", "--all").exit_code == 2
