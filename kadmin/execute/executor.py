@@ -110,10 +110,22 @@ def read_cluster(backend: Backend, parsed: ParsedPlan, records: RecordStore | No
     live = sorted(b for b in brokers if b in cluster.brokers)
     log_dirs = backend.describe_log_dirs(brokers=live, topics=topics) if live and topics else {}
     ongoing = backend.list_partition_reassignments()
-    resources = [ConfigResource(ConfigResourceType.TOPIC, t) for t in topics if any(tp.topic == t for tp in cluster.partitions)]
+    known_topics = {tp.topic for tp in cluster.partitions}
+    resources = [ConfigResource(ConfigResourceType.TOPIC, t) for t in topics if t in known_topics]
     resources += [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in live]
-    configs = backend.describe_configs(resources) if resources else {}
+    configs = describe_configs(backend, resources)
     return ClusterView(cluster, log_dirs, ongoing, configs, records.load_all() if records is not None else {})
+
+
+def describe_configs(backend: Backend, resources: Sequence[ConfigResource]) -> dict:
+    """DescribeConfigs with topics in one request and one request per broker: brokers answer
+    only for themselves, and librdkafka allows one BROKER resource per call."""
+    topics = [r for r in resources if r.type is ConfigResourceType.TOPIC]
+    out = dict(backend.describe_configs(topics)) if topics else {}
+    for r in resources:
+        if r.type is not ConfigResourceType.TOPIC:
+            out.update(backend.describe_configs([r]))
+    return out
 
 
 def check_no_other_reassignment(ongoing: Mapping[TopicPartition, PartitionReassignment], additional: bool) -> None:

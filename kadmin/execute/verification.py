@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kadmin.backends.base import Backend
+from kadmin.execute.executor import describe_configs
 from kadmin.model import ConfigResource, ConfigResourceType, ReassignmentPlan
 from kadmin.plan.throttles import Removal, ThrottleNeeds, current_throttles, removal_changes
 from kadmin.plan.verify import VerifyResult, log_dir_targets, verify_plan
@@ -54,7 +55,7 @@ def run_verify(
     needs = ThrottleNeeds.of(ongoing, moving_brokers)
     resources = [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in record.brokers if b in cluster.brokers]
     resources += [ConfigResource(ConfigResourceType.TOPIC, t) for t in record.topics]
-    current = current_throttles(backend.describe_configs(resources)) if resources else current_throttles({})
+    current = current_throttles(describe_configs(backend, resources))
     removal = removal_changes(record, current, needs)
     if removal.changes:
         backend.incremental_alter_configs(removal.changes)
