@@ -110,13 +110,15 @@ def create_topic(cluster: Cluster, name: str, assignment: dict[int, list[int]],
     cluster.topics[name] = topic
     for index, replicas in sorted(assignment.items()):
         tp = TopicPartition(name, index)
-        live = [b for b in replicas if cluster.brokers[b].alive]
+        live = [b for b in replicas if b in cluster.brokers and cluster.brokers[b].alive]
         p = PartitionState(name, index, list(replicas), isr=live or list(replicas[:1]),
                            leader=live[0] if live else -1, produce_rate=float(produce_rate),
                            created_at=cluster.now, initial_size=float(size_bytes))
         topic.partitions[index] = p
         for b in replicas:
-            broker = cluster.brokers[b]
+            broker = cluster.brokers.get(b)
+            if broker is None:
+                continue
             if (log_dirs or {}).get((index, b)):
                 broker.preferred_dirs[tp] = log_dirs[(index, b)]
             if broker.alive:
@@ -145,7 +147,9 @@ def create_log(cluster: Cluster, broker_id: int, tp: TopicPartition, size: float
 
 
 def delete_log(cluster: Cluster, broker_id: int, tp: TopicPartition) -> None:
-    broker = cluster.brokers[broker_id]
+    broker = cluster.brokers.get(broker_id)
+    if broker is None:  # ZooKeeper mode accepts unknown broker ids unchecked
+        return
     for d in broker.dirs.values():
         d.logs.pop(tp, None)
         d.futures.pop(tp, None)
@@ -271,17 +275,18 @@ def alter_reassignment(cluster: Cluster, tp: TopicPartition, target: list[int] |
     p.adding = [b for b in full if b not in origin]
     p.removing = [b for b in full if b not in target]
     for b in p.adding:
-        if cluster.brokers[b].alive:
+        if b in cluster.brokers and cluster.brokers[b].alive:
             create_log(cluster, b, tp)
     _bump(cluster, p, False)
     cluster.changed(tp, topic=True)
-    maybe_complete_reassignment(cluster, p)
+    maybe_complete_reassignment(cluster, p, just_started=True)
 
 
-def maybe_complete_reassignment(cluster: Cluster, p: PartitionState) -> bool:
+def maybe_complete_reassignment(cluster: Cluster, p: PartitionState, just_started: bool = False) -> bool:
     """When the ISR holds every target replica: leader moves into the target if needed,
-    removed replicas leave and are deleted, replicas = target in target order."""
-    if not p.reassigning and p.replicas == p.target:
+    removed replicas leave and are deleted, replicas = target in target order.
+    ``just_started``: a reassignment that changes nothing (or only the order) completes at once."""
+    if not just_started and not p.reassigning:
         return False
     target = p.target
     if not all(b in p.isr for b in target):

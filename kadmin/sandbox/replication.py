@@ -56,8 +56,8 @@ def _ensure_logs(cluster: Cluster) -> None:
         if p is None:
             continue
         for b in p.replicas:
-            broker = cluster.brokers[b]
-            if broker.alive and broker.dir_of(tp) is None:
+            broker = cluster.brokers.get(b)
+            if broker is not None and broker.alive and broker.dir_of(tp) is None:
                 controller.create_log(cluster, b, tp)
 
 
@@ -166,5 +166,5 @@ def _prune_attention(cluster: Cluster) -> None:
             continue
         if p.reassigning or len(p.isr) != len(p.replicas):
             continue
-        if all(cluster.brokers[b].dir_of(tp) is not None for b in p.replicas):
+        if all(b in cluster.brokers and cluster.brokers[b].dir_of(tp) is not None for b in p.replicas):
             cluster.attention.discard(tp)

@@ -3,12 +3,13 @@ marshals every call onto the engine's loop thread."""
 
 from __future__ import annotations
 
+import os
 import random
 import time
 import uuid
 from typing import Callable
 
-from kadmin.errors import ClusterError, InputError, NotFoundError, UsageError
+from kadmin.errors import InputError, NotFoundError, UsageError
 from kadmin.sandbox import configs, controller, protocol, snapshot
 from kadmin.sandbox.cluster import KRAFT, ZOOKEEPER, BrokerState, Cluster, LogDirState
 from kadmin.sandbox.controller import ControllerError
@@ -92,7 +93,8 @@ class Sandbox:
             engine.stop_loop()
             busy = next((p for p in ports.values() if p and not _port_free(p)), None)
             where = f"127.0.0.1:{busy}" if busy else "127.0.0.1"
-            raise UsageError(f"cannot listen on {where}: {e.strerror or e} (is another sandbox or broker running?)")
+            reason = os.strerror(e.errno) if e.errno else str(e)
+            raise UsageError(f"cannot listen on {where}: {reason} (is another sandbox or broker running?)")
         self.engine = engine
         if self.zookeeper:
             from kadmin.sandbox.zookeeper import ZooKeeperMode

@@ -1,0 +1,190 @@
+"""``kadmin sandbox``: run an emulated Kafka cluster on loopback (start, status, stop, fault).
+
+Thin: options in, ``kadmin.sandbox`` does the work. The sandbox library loads only when an
+action runs, so ``kadmin --help`` stays light.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+STATE_DIR_OPTION = click.option(
+    "--state-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+    help="Where a running sandbox keeps its control socket and state "
+         "(default: $XDG_STATE_HOME/kadmin/sandbox or ~/.local/state/kadmin/sandbox).")
+
+
+def _state_dir(state_dir: Path | None) -> Path:
+    from kadmin.sandbox.process import default_state_dir
+
+    return state_dir or default_state_dir()
+
+
+@click.group()
+def sandbox() -> None:
+    """Run an emulated Kafka cluster on 127.0.0.1 that real clients (and kadmin) can use.
+
+    \b
+      kadmin sandbox start --detach        # prints the bootstrap address
+      kadmin reassign ... --bootstrap-server "$(kadmin sandbox status --bootstrap)"
+      kadmin sandbox fault dir-offline 1 /var/lib/kafka/data0
+      kadmin sandbox stop
+    """
+
+
+@sandbox.command()
+@click.option("--brokers", type=click.IntRange(1, 1000), default=3, show_default=True, help="Number of brokers (ids 0..N-1).")
+@click.option("--log-dirs", type=click.IntRange(1, 64), default=2, show_default=True, help="Log directories per broker.")
+@click.option("--racks", type=click.IntRange(0, 1000), default=0, show_default=True, help="Spread brokers over this many racks (0: no racks).")
+@click.option("--port", "base_port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port of broker 0; broker i listens on PORT+i. 0 picks free ports.")
+@click.option("--speed", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+              help="Simulated seconds per real second (100 makes a 20 GB move take seconds).")
+@click.option("--zookeeper", metavar="HOST:PORT[/chroot]", default=None,
+              help="ZooKeeper mode: register brokers and keep topics in this ZooKeeper.")
+@click.option("--dir-capacity", type=click.IntRange(1), default=100 * 2**30, show_default=True, help="Bytes per log directory.")
+@click.option("--bandwidth", type=click.IntRange(1), default=100 * 2**20, show_default=True,
+              help="Unthrottled replication bytes/s per broker.")
+@click.option("--demo/--no-demo", default=True, show_default=True, help="Create demo topics with uneven disk usage.")
+@click.option("--detach", is_flag=True, help="Run in the background; return once every broker answers.")
+@STATE_DIR_OPTION
+def start(brokers, log_dirs, racks, base_port, speed, zookeeper, dir_capacity, bandwidth, demo, detach, state_dir):
+    """Start a sandbox and print its bootstrap address on stdout."""
+    from kadmin.errors import UsageError
+    from kadmin.sandbox import process
+
+    if racks > brokers:
+        raise UsageError(f"--racks ({racks}) cannot exceed --brokers ({brokers})")
+    state_dir = _state_dir(state_dir)
+    if detach:
+        argv = ["--brokers", str(brokers), "--log-dirs", str(log_dirs), "--racks", str(racks),
+                "--port", str(base_port), "--speed", repr(speed), "--dir-capacity", str(dir_capacity),
+                "--bandwidth", str(bandwidth), "--demo" if demo else "--no-demo"]
+        if zookeeper:
+            argv += ["--zookeeper", zookeeper]
+        state = process.start_detached(argv, state_dir)
+        click.echo(state["bootstrap"])
+        return
+    from kadmin.sandbox import Sandbox
+
+    sb = Sandbox(brokers=brokers, log_dirs=log_dirs, racks=racks, base_port=base_port, speed=speed,
+                 zookeeper=zookeeper, dir_capacity=dir_capacity, bandwidth=bandwidth)
+
+    def ready(bootstrap: str) -> None:
+        click.echo(bootstrap)
+        click.echo(f"kadmin: sandbox running ({sb.mode}, {brokers} brokers); Ctrl-C or `kadmin sandbox stop` ends it",
+                   err=True)
+
+    process.run_foreground(sb, state_dir, demo=demo, on_ready=ready)
+    click.echo("kadmin: sandbox stopped", err=True)
+
+
+@sandbox.command()
+@click.option("--output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--bootstrap", "bootstrap_only", is_flag=True, help="Print only the bootstrap address.")
+@STATE_DIR_OPTION
+def status(output, bootstrap_only, state_dir):
+    """Show the running sandbox: mode, brokers and ports, topics."""
+    from kadmin.sandbox import control
+
+    st = control.request(_state_dir(state_dir), "status")
+    if bootstrap_only:
+        click.echo(st["bootstrap"])
+    elif output == "json":
+        click.echo(json.dumps(st, indent=2))
+    else:
+        click.echo(f"mode: {st['mode']}" + (f" ({st['zookeeper']})" if st.get("zookeeper") else ""))
+        click.echo(f"bootstrap: {st['bootstrap']}")
+        click.echo(f"topics: {st['topics']} ({st['partitions']} partitions)")
+        click.echo(f"simulated time: {st['simulated_seconds']}s at speed {st['speed']}")
+        for b in st["brokers"]:
+            dirs = ", ".join(d["path"] + ("" if d["online"] else " (offline)") + (" (cordoned)" if d["cordoned"] else "")
+                             for d in b["log_dirs"])
+            state = "up" if b["alive"] else "stopped"
+            rack = f" rack {b['rack']}" if b["rack"] else ""
+            click.echo(f"broker {b['id']}: 127.0.0.1:{b['port']} {state}{rack}: {dirs}")
+
+
+@sandbox.command()
+@STATE_DIR_OPTION
+def stop(state_dir):
+    """Stop the running sandbox."""
+    from kadmin.sandbox import process
+
+    process.stop(_state_dir(state_dir))
+    click.echo("kadmin: sandbox stopped", err=True)
+
+
+@sandbox.group()
+def fault() -> None:
+    """Inject a fault into the running sandbox (for tests and demos)."""
+
+
+def _fault(state_dir, name: str, **args) -> None:
+    from kadmin.sandbox import control
+
+    control.request(_state_dir(state_dir), "fault", fault=name, **args)
+
+
+@fault.command("broker-stop")
+@click.argument("broker", type=int)
+@STATE_DIR_OPTION
+def broker_stop(broker, state_dir):
+    """Stop broker BROKER: its listener closes, leadership moves away."""
+    _fault(state_dir, "broker-stop", broker=broker)
+
+
+@fault.command("broker-start")
+@click.argument("broker", type=int)
+@STATE_DIR_OPTION
+def broker_start(broker, state_dir):
+    """Start a stopped broker again."""
+    _fault(state_dir, "broker-start", broker=broker)
+
+
+@fault.command("dir-offline")
+@click.argument("broker", type=int)
+@click.argument("path")
+@STATE_DIR_OPTION
+def dir_offline(broker, path, state_dir):
+    """Take log directory PATH of BROKER offline (KAFKA_STORAGE_ERROR)."""
+    _fault(state_dir, "dir-offline", broker=broker, path=path)
+
+
+@fault.command("dir-online")
+@click.argument("broker", type=int)
+@click.argument("path")
+@STATE_DIR_OPTION
+def dir_online(broker, path, state_dir):
+    """Bring an offline log directory back."""
+    _fault(state_dir, "dir-online", broker=broker, path=path)
+
+
+@fault.command("dir-cordon")
+@click.argument("broker", type=int)
+@click.argument("path")
+@click.option("--undo", is_flag=True, help="Uncordon instead.")
+@STATE_DIR_OPTION
+def dir_cordon(broker, path, undo, state_dir):
+    """Cordon a log directory (KIP-1066): no new replicas are placed there."""
+    _fault(state_dir, "dir-uncordon" if undo else "dir-cordon", broker=broker, path=path)
+
+
+@fault.command("slow")
+@click.argument("broker", type=int)
+@click.argument("millis", type=click.IntRange(0))
+@STATE_DIR_OPTION
+def slow(broker, millis, state_dir):
+    """Delay every response of BROKER by MILLIS milliseconds (0 restores it)."""
+    _fault(state_dir, "slow", broker=broker, millis=millis)
+
+
+@fault.command("drop-connections")
+@click.argument("broker", type=int)
+@STATE_DIR_OPTION
+def drop_connections(broker, state_dir):
+    """Close every client connection of BROKER."""
+    _fault(state_dir, "drop-connections", broker=broker)

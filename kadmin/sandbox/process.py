@@ -1,0 +1,154 @@
+"""Running the sandbox as a process: the state directory, foreground runs that end cleanly on
+Ctrl-C or ``kadmin sandbox stop``, and detached runs that return once every broker answers.
+
+State directory: ``sandbox.json`` (pid, bootstrap, ports, mode), ``control.sock`` and
+``sandbox.log`` (the detached process's output).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+from kadmin import errors
+from kadmin.sandbox import control
+
+STATE_FILE = "sandbox.json"
+LOG_FILE = "sandbox.log"
+
+
+def default_state_dir() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "kadmin" / "sandbox"
+
+
+def read_state(state_dir: Path) -> dict | None:
+    try:
+        return json.loads((Path(state_dir) / STATE_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def running(state_dir: Path) -> dict | None:
+    """The status of the sandbox running in ``state_dir``, or None."""
+    try:
+        return control.request(state_dir, "status", timeout=5)
+    except errors.KadminError:
+        return None
+
+
+def _refuse_if_running(state_dir: Path) -> None:
+    status = running(state_dir)
+    if status is not None:
+        raise errors.UsageError(f"a sandbox is already running in {state_dir} ({status['bootstrap']})",
+                                hint="stop it with `kadmin sandbox stop`, or pass another --state-dir")
+
+
+def run_foreground(sandbox, state_dir: Path, *, demo: bool, on_ready: Callable[[str], None]) -> None:
+    """Start, announce, serve until Ctrl-C, SIGTERM or a control "stop"; always clean up."""
+    state_dir = Path(state_dir)
+    state_dir.mkdir(parents=True, exist_ok=True)
+    _refuse_if_running(state_dir)
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) \
+        if threading.current_thread() is threading.main_thread() else None
+    sandbox.start()
+    server = None
+    try:
+        if demo:
+            sandbox.populate_demo()
+        server = control.ControlServer(sandbox, state_dir, stop.set)
+        sandbox.engine.run(server.start())
+        state = {"pid": os.getpid(), "bootstrap": sandbox.bootstrap, "ports": sandbox.ports,
+                 "mode": sandbox.mode, "zookeeper": sandbox.zookeeper}
+        tmp = state_dir / (STATE_FILE + ".tmp")
+        tmp.write_text(json.dumps(state))
+        tmp.replace(state_dir / STATE_FILE)
+        on_ready(sandbox.bootstrap)
+        try:
+            while not stop.wait(0.2):
+                pass
+        except KeyboardInterrupt:
+            pass
+    finally:
+        if server is not None and sandbox.engine is not None:
+            sandbox.engine.run(server.close())
+        (state_dir / STATE_FILE).unlink(missing_ok=True)
+        sandbox.stop()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def start_detached(argv: list[str], state_dir: Path, timeout: float = 60.0) -> dict:
+    """Run ``python -m kadmin.sandbox ARGV`` in its own session; return its state once every
+    broker accepts connections. A failed start raises the child's own error line."""
+    state_dir = Path(state_dir)
+    state_dir.mkdir(parents=True, exist_ok=True)
+    _refuse_if_running(state_dir)
+    (state_dir / STATE_FILE).unlink(missing_ok=True)
+    log_path = state_dir / LOG_FILE
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "kadmin.sandbox", *argv, "--state-dir", str(state_dir)],
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True, close_fds=True)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        code = proc.poll()
+        if code is not None:
+            raise _child_error(log_path, code)
+        state = read_state(state_dir)
+        if state and state.get("pid") == proc.pid and all(_answers(p) for p in state["ports"].values()):
+            return state
+        time.sleep(0.05)
+    proc.kill()
+    raise errors.ClusterError(f"the sandbox did not start within {timeout:.0f}s (log: {log_path})")
+
+
+def stop(state_dir: Path, timeout: float = 30.0) -> None:
+    state = read_state(state_dir)
+    control.request(state_dir, "stop")
+    deadline = time.monotonic() + timeout
+    pid = state.get("pid") if state else None
+    while time.monotonic() < deadline:
+        if (Path(state_dir) / control.SOCKET_NAME).exists() is False and (pid is None or not _alive(pid)):
+            return
+        time.sleep(0.05)
+    raise errors.ClusterError(f"the sandbox in {state_dir} did not stop within {timeout:.0f}s")
+
+
+def _answers(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", int(port)), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie child of ours counts as gone.
+    try:
+        return os.waitpid(pid, os.WNOHANG) == (0, 0)
+    except ChildProcessError:
+        return True
+
+
+def _child_error(log_path: Path, code: int) -> errors.KadminError:
+    lines = [l for l in log_path.read_text(errors="replace").splitlines() if l.strip()]
+    message = next((l for l in reversed(lines) if l.startswith("kadmin: error: ")), None)
+    message = message[len("kadmin: error: "):] if message else (lines[-1] if lines else f"exit code {code}")
+    err = errors.UsageError(message) if code == errors.EXIT_USAGE else errors.ClusterError(message)
+    return err

@@ -1,0 +1,433 @@
+"""ZooKeeper mode: the sandbox's brokers and controller live in a real ZooKeeper, in Kafka's
+znode formats (core/.../zk/ZkData.scala), so ZooKeeper-mode tools see a Kafka 2.x-3.x cluster.
+
+- each broker registers ``/brokers/ids/<id>`` (ephemeral, its own session) and leaves with it;
+- the controller is elected by one multi-op creating ``/controller`` and bumping
+  ``/controller_epoch``; it re-runs when ``/controller`` disappears;
+- topics and partition state are written as the model changes;
+- the controller watches ``/admin/reassign_partitions`` for creation only, carries it out
+  (unknown partitions dropped, nothing else validated, a node with keys other than
+  topic/partition/replicas ignored and left in place), rewrites it as partitions finish and
+  deletes it when empty; a node deleted by hand leaves the watch unarmed until the next election;
+- brokers apply config changes announced by ``/config/changes/config_change_<seq>``.
+
+Kazoo callbacks run on kazoo's threads and reach the model through ``engine.call``; the model's
+listener hooks run on the loop thread and only issue asynchronous writes.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+from kadmin import errors
+from kadmin.model import TopicPartition
+from kadmin.sandbox import controller
+from kadmin.sandbox.controller import ControllerError
+
+log = logging.getLogger("kadmin.sandbox.zookeeper")
+
+REASSIGN = "/admin/reassign_partitions"
+PREFERRED = "/admin/preferred_replica_election"
+CHANGES = "/config/changes"
+PERSISTENT = ("/brokers/ids", "/brokers/topics", "/brokers/seqid", "/config/topics", "/config/brokers",
+              "/config/changes", "/admin/delete_topics", "/isr_change_notification", "/log_dir_event_notification")
+
+
+def _json(obj) -> bytes:
+    return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def topic_id_text(u: uuid.UUID) -> str:
+    """Kafka's Uuid.toString: URL-safe base64 without padding."""
+    return base64.urlsafe_b64encode(u.bytes).decode().rstrip("=")
+
+
+class ZooKeeperMode:
+    def __init__(self, engine, connect: str):
+        self.engine = engine
+        self.connect = connect
+        self.zk = None  # the controller's and brokers' shared session for persistent znodes
+        self.sessions: dict[int, object] = {}  # broker id -> its session (ephemeral registration)
+        self.controller_epoch = 0
+        self.pending: dict[TopicPartition, list[int]] = {}  # partitions of the reassign node in flight
+        self._created: set[str] = set()
+        self._dirty_topics: set[str] = set()
+        self._dirty_partitions: set[TopicPartition] = set()
+        self._flush_scheduled = False
+        self._seen_changes: set[str] = set()
+        self._lock = threading.Lock()  # guards ``pending``; never held while calling the loop
+        self._elect_lock = threading.Lock()
+        self._io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kadmin-zk")
+        self._closing = False
+
+    # --- lifecycle ---
+
+    def _client(self, hosts: str | None = None):
+        from kazoo.client import KazooClient
+
+        client = KazooClient(hosts=hosts or self.connect, timeout=10, connection_retry={"max_tries": 3, "delay": 0.2})
+        try:
+            client.start(timeout=5)
+        except Exception as e:
+            try:
+                client.close()
+            except Exception:
+                pass
+            raise errors.ConnectionFailed(f"cannot reach ZooKeeper at {self.connect}: {e or type(e).__name__}")
+        return client
+
+    def start(self) -> None:
+        host, slash, chroot = self.connect.partition("/")
+        if slash and chroot.strip("/"):
+            # Kafka creates its chroot when it is missing.
+            root = self._client(host)
+            root.ensure_path("/" + chroot.strip("/"))
+            root.stop()
+            root.close()
+        self.zk = self._client()
+        for path in PERSISTENT:
+            self.zk.ensure_path(path)
+        self._cluster_id()
+        self.engine.call(self._load_existing)
+        cluster = self.engine.cluster
+        cluster.listeners.append(self)
+        self.engine.call(self._mark_all_dirty)
+        for broker_id in sorted(cluster.brokers):
+            self.broker_started(broker_id)
+        self._elect()
+        self.zk.ChildrenWatch(CHANGES, self._on_config_changes)
+        self.zk.DataWatch("/controller", self._on_controller)
+        self.zk.DataWatch(PREFERRED, self._on_preferred)
+
+    def stop(self) -> None:
+        self._closing = True
+        logging.getLogger("kazoo.client").setLevel(logging.ERROR)  # no "connection dropped" noise
+        self._io.shutdown(wait=True)
+        for client in list(self.sessions.values()) + [self.zk]:
+            try:
+                client.stop()
+                client.close()
+            except Exception:
+                pass
+        self.sessions.clear()
+
+    def _cluster_id(self) -> None:
+        """Adopt the cluster id already in ZooKeeper, as a broker joining a cluster does."""
+        cluster = self.engine.cluster
+        data, _ = self.zk.get("/cluster/id") if self.zk.exists("/cluster/id") else (None, None)
+        if data:
+            cluster.cluster_id = json.loads(data)["id"]
+        else:
+            self.zk.create("/cluster/id", _json({"version": "1", "id": cluster.cluster_id}), makepath=True)
+
+    def _load_existing(self) -> None:
+        """Topics and configs already in ZooKeeper become part of the model (sizes start at 0)."""
+        cluster = self.engine.cluster
+        for name in self.zk.get_children("/brokers/topics"):
+            data, _ = self.zk.get(f"/brokers/topics/{name}")
+            parts = json.loads(data).get("partitions", {})
+            controller.create_topic(cluster, name, {int(p): r for p, r in parts.items()})
+            self._created.add(f"/brokers/topics/{name}")
+        for name in self.zk.get_children("/config/topics"):
+            if name in cluster.topics:
+                cluster.topics[name].configs = self._read_config(f"/config/topics/{name}")
+        for name in self.zk.get_children("/config/brokers"):
+            key = "" if name == "<default>" else name
+            cluster.broker_configs[key] = self._read_config(f"/config/brokers/{name}")
+        self._seen_changes.update(self.zk.get_children(CHANGES))
+
+    def _mark_all_dirty(self) -> None:
+        for p in self.engine.cluster.all_partitions():
+            self.partition_changed(p.tp, topic_changed=True)
+
+    # --- brokers and the controller ---
+
+    def _broker_json(self, broker_id: int) -> bytes:
+        b = self.engine.cluster.brokers[broker_id]
+        doc = {"version": 5, "host": b.host, "port": b.port, "endpoints": [f"PLAINTEXT://{b.host}:{b.port}"],
+               "jmx_port": -1, "timestamp": str(int(time.time() * 1000)),
+               "listener_security_protocol_map": {"PLAINTEXT": "PLAINTEXT"}, "features": {}}
+        if b.rack:
+            doc["rack"] = b.rack
+        return _json(doc)
+
+    def broker_started(self, broker_id: int) -> None:
+        client = self._client()
+        client.create(f"/brokers/ids/{broker_id}", self._broker_json(broker_id), ephemeral=True)
+        self.sessions[broker_id] = client
+        if self.engine.cluster.controller_id == -1:
+            self._elect()
+
+    def broker_stopped(self, broker_id: int) -> None:
+        client = self.sessions.pop(broker_id, None)
+        if client is not None:
+            client.stop()
+            client.close()
+
+    def _elect(self) -> None:
+        """Each live broker in turn tries the election multi-op; the first to win is controller."""
+        from kazoo.exceptions import NodeExistsError
+
+        with self._elect_lock:
+            if self._closing or self.zk.exists("/controller"):
+                return
+            for broker_id in sorted(self.sessions):
+                client = self.sessions[broker_id]
+                stat = self.zk.exists("/controller_epoch")
+                tx = client.transaction()
+                if stat is None:
+                    epoch = 1
+                    tx.create("/controller_epoch", b"1")
+                else:
+                    data, stat = self.zk.get("/controller_epoch")
+                    epoch = int(data or b"0") + 1
+                    tx.set_data("/controller_epoch", str(epoch).encode(), version=stat.version)
+                tx.create("/controller", _json({"version": 1, "brokerid": broker_id,
+                                                "timestamp": str(int(time.time() * 1000))}), ephemeral=True)
+                results = tx.commit()
+                if any(isinstance(r, Exception) for r in results):
+                    if any(isinstance(r, NodeExistsError) for r in results):
+                        return
+                    continue
+                self.controller_epoch = epoch
+                self.engine.call(setattr, self.engine.cluster, "controller_id", broker_id)
+                self.engine.call(self._mark_all_dirty)
+                # A new controller reads a pending reassignment at once and watches for the next.
+                self._arm_reassign()
+                return
+            self.engine.call(setattr, self.engine.cluster, "controller_id", -1)
+
+    def _on_controller(self, data, stat, event=None):
+        if data is None and not self._closing:
+            self._io.submit(self._elect)
+
+    # --- writing the model to ZooKeeper (loop thread) ---
+
+    def partition_changed(self, tp: TopicPartition, *, topic_changed: bool = False) -> None:
+        self._dirty_partitions.add(tp)
+        if topic_changed:
+            self._dirty_topics.add(tp.topic)
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            self.engine.loop.call_soon(self._flush)
+
+    def _write(self, path: str, data: bytes) -> None:
+        if path in self._created:
+            self.zk.set_async(path, data)
+        else:
+            self._created.add(path)
+            result = self.zk.create_async(path, data, makepath=True)
+
+            def exists_already(async_result, path=path, data=data):
+                from kazoo.exceptions import NodeExistsError
+
+                try:
+                    async_result.get()
+                except NodeExistsError:
+                    self.zk.set_async(path, data)
+                except Exception:
+                    log.exception("writing %s", path)
+
+            result.rawlink(exists_already)
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        if self._closing:
+            return
+        cluster = self.engine.cluster
+        for name in sorted(self._dirty_topics):
+            t = cluster.topics.get(name)
+            if t is None:
+                continue
+            ps = sorted(t.partitions.values(), key=lambda p: p.index)
+            self._write(f"/brokers/topics/{name}", _json({
+                "version": 3, "partitions": {str(p.index): p.replicas for p in ps},
+                "adding_replicas": {str(p.index): p.adding for p in ps if p.adding},
+                "removing_replicas": {str(p.index): p.removing for p in ps if p.removing},
+                "topic_id": topic_id_text(t.topic_id)}))
+        for tp in sorted(self._dirty_partitions):
+            p = cluster.partition(tp)
+            if p is None:
+                continue
+            self._write(f"/brokers/topics/{tp.topic}/partitions/{tp.partition}/state", _json({
+                "controller_epoch": self.controller_epoch, "leader": p.leader, "version": 1,
+                "leader_epoch": p.leader_epoch, "isr": p.isr}))
+        self._dirty_topics.clear()
+        self._dirty_partitions.clear()
+
+    def topic_deleted(self, name: str) -> None:
+        self._created = {p for p in self._created if not p.startswith(f"/brokers/topics/{name}/")
+                         and p != f"/brokers/topics/{name}"}
+        self._io.submit(self._delete_topic_nodes, name)
+
+    def _delete_topic_nodes(self, name: str) -> None:
+        for path in (f"/brokers/topics/{name}", f"/config/topics/{name}"):
+            try:
+                self.zk.delete(path, recursive=True)
+            except Exception:
+                pass
+
+    def config_written(self, entity_type: str, name: str) -> None:
+        """A config changed through the AdminClient path: store it and announce it, as Kafka's
+        AdminZkClient does."""
+        cluster = self.engine.cluster
+        if entity_type == "topics":
+            config = dict(cluster.topics[name].configs)
+        else:
+            config = dict(cluster.broker_configs.get("" if name == "<default>" else name, {}))
+        self._io.submit(self._write_config, entity_type, name, config)
+
+    def _write_config(self, entity_type: str, name: str, config: dict) -> None:
+        path = f"/config/{entity_type}/{name}"
+        data = _json({"version": 1, "config": config})
+        if self.zk.exists(path):
+            self.zk.set(path, data)
+        else:
+            self.zk.create(path, data, makepath=True)
+        self.zk.create(f"{CHANGES}/config_change_", _json({"version": 2, "entity_path": f"{entity_type}/{name}"}),
+                       sequence=True)
+
+    def log_dir_failed(self, broker_id: int) -> None:
+        """The broker announces a failed disk; the controller handles it (in the model) and deletes
+        the notification, as Kafka's controller does."""
+        def run():
+            path = self.zk.create("/log_dir_event_notification/log_dir_event_",
+                                  _json({"version": 1, "broker": broker_id, "event": 1}), sequence=True)
+            self.zk.delete(path)
+
+        self._io.submit(run)
+
+    # --- config changes (brokers act on the notification) ---
+
+    def _read_config(self, path: str) -> dict[str, str]:
+        try:
+            data, _ = self.zk.get(path)
+        except Exception:
+            return {}
+        return dict(json.loads(data or b"{}").get("config", {}))
+
+    def _on_config_changes(self, children) -> None:
+        if self._closing:
+            return False
+        for child in sorted(children):
+            if child in self._seen_changes:
+                continue
+            self._seen_changes.add(child)
+            try:
+                data, _ = self.zk.get(f"{CHANGES}/{child}")
+                entity = json.loads(data)["entity_path"]
+            except Exception:
+                continue
+            kind, _, name = entity.partition("/")
+            config = self._read_config(f"/config/{entity}")
+            if kind == "topics":
+                self.engine.call(self._apply_topic_config, name, config)
+            elif kind == "brokers":
+                key = "" if name == "<default>" else name
+                self.engine.call(self.engine.cluster.broker_configs.__setitem__, key, config)
+        return None
+
+    def _apply_topic_config(self, name: str, config: dict) -> None:
+        topic = self.engine.cluster.topics.get(name)
+        if topic is not None:
+            topic.configs = config
+
+    # --- /admin/reassign_partitions ---
+
+    def _arm_reassign(self) -> None:
+        if self.zk.exists(REASSIGN, watch=self._on_reassign_event) is not None:
+            self._io.submit(self._process_reassign_node)
+
+    def _on_reassign_event(self, event) -> None:
+        from kazoo.protocol.states import EventType
+
+        if event.type == EventType.CREATED and not self._closing:
+            self._io.submit(self._process_reassign_node)
+        # Any other event consumes the one-shot watch: the controller stays unarmed.
+
+    def _process_reassign_node(self) -> None:
+        try:
+            data, _ = self.zk.get(REASSIGN)
+        except Exception:
+            return
+        try:
+            doc = json.loads(data)
+            entries = doc["partitions"]
+            if any(set(e) - {"topic", "partition", "replicas"} for e in entries):
+                raise ValueError("unexpected keys")
+            wanted = {TopicPartition(e["topic"], int(e["partition"])): [int(b) for b in e["replicas"]]
+                      for e in entries}
+        except (ValueError, KeyError, TypeError):
+            log.warning("Ignoring partition reassignment due to invalid json: %r", data)
+            return
+        known = self.engine.call(lambda: {tp for tp in wanted if self.engine.cluster.partition(tp) is not None})
+        with self._lock:
+            self.pending = {tp: r for tp, r in wanted.items() if tp in known}
+        for tp, replicas in list(self.pending.items()):
+            try:
+                self.engine.call(controller.alter_reassignment, self.engine.cluster, tp, replicas, validate=False)
+            except ControllerError:
+                with self._lock:
+                    self.pending.pop(tp, None)
+        self._sync_reassign_node(set(wanted))
+
+    def reassignment_completed(self, tp: TopicPartition) -> None:
+        with self._lock:
+            if tp not in self.pending:
+                return
+            del self.pending[tp]
+        self._io.submit(self._sync_reassign_node, None)
+
+    def _sync_reassign_node(self, listed: set | None) -> None:
+        """Rewrite the node with the partitions still in flight; delete it (and re-arm the watch)
+        when none are left."""
+        from kazoo.exceptions import NoNodeError
+
+        with self._lock:
+            remaining = dict(self.pending)
+        if remaining:
+            if listed is not None and set(remaining) == listed:
+                return
+            try:
+                self.zk.set(REASSIGN, _json({"version": 1, "partitions": [
+                    {"topic": tp.topic, "partition": tp.partition, "replicas": r}
+                    for tp, r in sorted(remaining.items())]}))
+            except NoNodeError:
+                pass
+            return
+        try:
+            self.zk.delete(REASSIGN)
+        except NoNodeError:
+            return  # deleted by hand: the watch stays unarmed until the controller moves
+        self._arm_reassign()
+
+    # --- /admin/preferred_replica_election ---
+
+    def _on_preferred(self, data, stat, event=None):
+        if data is None or self._closing:
+            return
+        self._io.submit(self._preferred_election, data)
+
+    def _preferred_election(self, data: bytes) -> None:
+        try:
+            entries = json.loads(data)["partitions"]
+        except (ValueError, KeyError):
+            entries = []
+
+        def run():
+            for e in entries:
+                p = self.engine.cluster.partition_by(e.get("topic"), int(e.get("partition", -1)))
+                if p is not None:
+                    controller.elect_preferred(self.engine.cluster, p)
+
+        self.engine.call(run)
+        try:
+            self.zk.delete(PREFERRED)
+        except Exception:
+            pass

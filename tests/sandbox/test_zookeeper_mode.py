@@ -1,0 +1,175 @@
+"""ZooKeeper mode against a real ZooKeeper server (Debian's), one chroot per test."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from tests.sandbox.clients import kafka_python
+
+pytestmark = pytest.mark.zookeeper
+MiB = 2**20
+
+
+@pytest.fixture
+def zk(zk_connect):
+    from kazoo.client import KazooClient
+
+    client = KazooClient(hosts=zk_connect)
+    client.start(timeout=15)
+    yield client
+    client.stop()
+    client.close()
+
+
+def poll(check, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.05)
+
+
+def read(zk, path):
+    data, _ = zk.get(path)
+    return json.loads(data)
+
+
+def test_brokers_controller_and_topics_in_kafkas_znode_formats(sandbox_factory, zk_connect, zk):
+    sb = sandbox_factory(brokers=3, racks=3, zookeeper=zk_connect, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1], 1: [1, 2]})
+    assert sorted(zk.get_children("/brokers/ids")) == ["0", "1", "2"]
+    b1 = read(zk, "/brokers/ids/1")
+    assert b1["version"] == 5 and b1["port"] == sb.ports[1] and b1["rack"] == "rack-1"
+    assert b1["endpoints"] == [f"PLAINTEXT://127.0.0.1:{sb.ports[1]}"]
+    assert b1["listener_security_protocol_map"] == {"PLAINTEXT": "PLAINTEXT"}
+    assert isinstance(b1["timestamp"], str)
+    ctl = read(zk, "/controller")
+    assert ctl["brokerid"] in (0, 1, 2)
+    assert int(zk.get("/controller_epoch")[0]) >= 1
+    assert read(zk, "/cluster/id") == {"version": "1", "id": sb.snapshot().cluster_id}
+    topic = poll(lambda: zk.exists("/brokers/topics/t/partitions/1/state") and read(zk, "/brokers/topics/t"))
+    assert topic["version"] == 3 and topic["partitions"] == {"0": [0, 1], "1": [1, 2]}
+    assert topic["adding_replicas"] == {} and topic["removing_replicas"] == {}
+    state = read(zk, "/brokers/topics/t/partitions/1/state")
+    assert (state["leader"], state["isr"], state["version"]) == (1, [1, 2], 1)
+    # Metadata reports the ZooKeeper controller.
+    from tests.sandbox.clients import confluent
+
+    admin = confluent(sb)
+    assert admin.describe_cluster().result(timeout=10).controller.id == ctl["brokerid"]
+
+
+def _write_configs(zk, entity: str, config: dict) -> None:
+    """What Kafka's ZooKeeper-mode tools do: the config znode, then a change notification."""
+    path = f"/config/{entity}"
+    data = json.dumps({"version": 1, "config": config}).encode()
+    if zk.exists(path):
+        zk.set(path, data)
+    else:
+        zk.create(path, data, makepath=True)
+    zk.create("/config/changes/config_change_", json.dumps({"version": 2, "entity_path": entity}).encode(),
+              sequence=True, makepath=True)
+
+
+def test_reassignment_through_the_admin_znode_with_throttles(sandbox_factory, zk_connect, zk):
+    sb = sandbox_factory(brokers=3, zookeeper=zk_connect, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1]}, size_bytes=10 * MiB)
+    for b in ("0", "1", "2"):
+        _write_configs(zk, f"brokers/{b}", {"leader.replication.throttled.rate": str(MiB),
+                                           "follower.replication.throttled.rate": str(MiB)})
+    _write_configs(zk, "topics/t", {"leader.replication.throttled.replicas": "0:0,0:1",
+                                    "follower.replication.throttled.replicas": "0:2"})
+    poll(lambda: sb.snapshot().topic_configs["t"].get("follower.replication.throttled.replicas") == "0:2"
+         and len(sb.snapshot().broker_configs) == 3)
+
+    zk.create("/admin/reassign_partitions", json.dumps(
+        {"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 2]},
+                                      {"topic": "missing", "partition": 0, "replicas": [1, 2]}]}).encode(),
+              makepath=True)
+    poll(lambda: sb.snapshot().partition("t", 0).reassigning)
+    topic = poll(lambda: (t := read(zk, "/brokers/topics/t"))["adding_replicas"] and t)
+    assert topic["partitions"] == {"0": [1, 2, 0]}
+    assert (topic["adding_replicas"], topic["removing_replicas"]) == ({"0": [2]}, {"0": [0]})
+    # The unknown partition is dropped from the node; the rest stays until done.
+    node = poll(lambda: (n := read(zk, "/admin/reassign_partitions"))["partitions"] and len(n["partitions"]) == 1 and n)
+    assert node["partitions"] == [{"topic": "t", "partition": 0, "replicas": [1, 2]}]
+
+    sb.clock.advance(9.5)
+    assert sb.snapshot().partition("t", 0).reassigning  # 1 MiB/s: 10 s
+    sb.clock.advance(0.75)
+    poll(lambda: zk.exists("/admin/reassign_partitions") is None)
+    topic = read(zk, "/brokers/topics/t")
+    assert topic["partitions"] == {"0": [1, 2]} and topic["adding_replicas"] == {}
+    state = read(zk, "/brokers/topics/t/partitions/0/state")
+    assert (state["leader"], sorted(state["isr"])) == (1, [1, 2])
+    # The controller watches again: a second node is carried out too.
+    zk.create("/admin/reassign_partitions", json.dumps(
+        {"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [2, 1]}]}).encode())
+    poll(lambda: zk.exists("/admin/reassign_partitions") is None)
+    assert sb.snapshot().partition("t", 0).replicas == (2, 1)
+
+
+def test_reassign_node_with_log_dirs_is_ignored_and_left_in_place(sandbox_factory, zk_connect, zk):
+    sb = sandbox_factory(brokers=3, zookeeper=zk_connect, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1]})
+    zk.create("/admin/reassign_partitions", json.dumps({"version": 1, "partitions": [
+        {"topic": "t", "partition": 0, "replicas": [1, 2], "log_dirs": ["any", "any"]}]}).encode(), makepath=True)
+    time.sleep(0.5)  # nothing may happen; give the controller the chance to do it wrongly
+    assert zk.exists("/admin/reassign_partitions") is not None
+    assert sb.snapshot().partition("t", 0).replicas == (0, 1)
+
+
+def test_stopped_broker_deregisters_and_controller_moves(sandbox_factory, zk_connect, zk):
+    sb = sandbox_factory(brokers=3, zookeeper=zk_connect, manual_clock=True)
+    first = read(zk, "/controller")["brokerid"]
+    epoch = int(zk.get("/controller_epoch")[0])
+    sb.faults.broker_stop(first)
+    poll(lambda: str(first) not in zk.get_children("/brokers/ids"))
+    new = poll(lambda: zk.exists("/controller") and read(zk, "/controller")["brokerid"] != first
+               and read(zk, "/controller"))
+    assert int(zk.get("/controller_epoch")[0]) == epoch + 1
+    assert new["brokerid"] != first
+    sb.faults.broker_start(first)
+    poll(lambda: str(first) in zk.get_children("/brokers/ids"))
+
+
+def test_admin_client_config_changes_are_written_to_zookeeper(sandbox_factory, zk_connect, zk):
+    from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource
+
+    from tests.sandbox.clients import confluent
+
+    sb = sandbox_factory(brokers=2, zookeeper=zk_connect, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1]})
+    r = ConfigResource("topic", "t", incremental_configs=[
+        ConfigEntry("retention.ms", "1000", incremental_operation=AlterConfigOpType.SET)])
+    admin = confluent(sb)
+    admin.incremental_alter_configs([r])[r].result(timeout=10)
+    poll(lambda: zk.exists("/config/topics/t") and read(zk, "/config/topics/t")["config"] == {"retention.ms": "1000"})
+    changes = zk.get_children("/config/changes")
+    assert any(read(zk, f"/config/changes/{c}")["entity_path"] == "topics/t" for c in changes)
+
+
+def test_admin_client_reassignment_rejects_brokers_that_are_not_live(sandbox_factory, zk_connect):
+    from kafka import TopicPartition
+    from kafka.errors import InvalidReplicationAssignmentError
+
+    sb = sandbox_factory(brokers=3, zookeeper=zk_connect, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1]})
+    sb.faults.broker_stop(2)
+    with kafka_python(sb) as admin:
+        result = admin.alter_partition_reassignments({TopicPartition("t", 0): [1, 2]})
+    assert result[TopicPartition("t", 0)] is InvalidReplicationAssignmentError
+
+
+def test_unreachable_zookeeper_is_a_clear_error():
+    from kadmin.errors import ConnectionFailed
+    from kadmin.sandbox import Sandbox
+
+    with pytest.raises(ConnectionFailed, match="cannot reach ZooKeeper at 127.0.0.1:1"):
+        Sandbox(zookeeper="127.0.0.1:1").start()
