@@ -504,9 +504,11 @@ def read_throttle_state(backend, store: RecordStore | None) -> ThrottleState:
     from kadmin.plan.throttles import ThrottleNeeds, current_throttles
 
     cluster = backend.describe_cluster()
-    resources = [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in sorted(cluster.brokers)]
-    resources += [ConfigResource(ConfigResourceType.TOPIC, t) for t in cluster.topics]
-    current = current_throttles(backend.describe_configs(resources))
+    # One broker per DescribeConfigs call (librdkafka allows one BROKER resource per call); topics together.
+    configs = dict(backend.describe_configs([ConfigResource(ConfigResourceType.TOPIC, t) for t in cluster.topics]))
+    for b in sorted(cluster.brokers):
+        configs.update(backend.describe_configs([ConfigResource(ConfigResourceType.BROKER, str(b))]))
+    current = current_throttles(configs)
     ongoing = dict(backend.list_partition_reassignments())
     moving: set[int] = set()
     known = Capability.LOG_DIRS in backend.capabilities
