@@ -46,7 +46,8 @@ def describe(cluster, output, broker_list, topic_list, log_dir_list, top):
     else:
         from kadmin.commands.render_logdirs import log_dirs_table
 
-        render.stdout().print(log_dirs_table(logdirs.rows(brokers, result, top)))
+        console = render.stdout()
+        console.print(log_dirs_table(logdirs.rows(brokers, result, top), width=console.width))
     for b, bl in sorted(result.items()):
         if bl.error:
             render.warn(f"broker {b} did not answer: {bl.error}")

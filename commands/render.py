@@ -11,13 +11,15 @@ from kadmin.errors import InputError, KadminError
 
 
 def print_error(err: KadminError) -> None:
-    """One clear line on stderr (plus each listed problem, and a hint if there is one)."""
-    click.echo(f"kadmin: error: {err.message}", err=True)
+    """One clear line on stderr (the hint, if any, on the same line); a bad input file adds
+    one line per problem found, each saying where it is."""
+    line = f"kadmin: error: {err.message}"
+    if err.hint:
+        line += f" ({err.hint})"
+    click.echo(line, err=True)
     if isinstance(err, InputError):
         for problem in err.problems:
             click.echo(f"  - {problem}", err=True)
-    if err.hint:
-        click.echo(f"  hint: {err.hint}", err=True)
 
 
 def warn(message: str) -> None:
@@ -34,7 +36,9 @@ def stdout():
 
     global _STDOUT
     if _STDOUT is None:
-        _STDOUT = Console(soft_wrap=False, highlight=False)
+        # Piped or redirected tables are not cut to 80 columns: a file has no edge.
+        width = None if sys.stdout.isatty() else PIPE_WIDTH
+        _STDOUT = Console(soft_wrap=False, highlight=False, width=width)
     return _STDOUT
 
 
@@ -50,6 +54,7 @@ def stderr():
 
 _STDOUT = None
 _STDERR = None
+PIPE_WIDTH = 200
 
 
 def print_json(data, *, compact: bool = False) -> None:

@@ -1,13 +1,17 @@
-"""The human view of log directories: one row per directory, with a usage bar."""
+"""The human view of log directories: one row per directory, with a usage bar.
+
+On a narrow terminal the table drops the capacity and largest-partition columns rather than
+wrapping every cell; piped output is never narrow (see render.stdout).
+"""
 
 from __future__ import annotations
 
 from kadmin.units import format_size
 
-BAR_WIDTH = 20
+WIDE = 150  # columns from which every column fits
 
 
-def usage_bar(fraction: float | None, width: int = BAR_WIDTH):
+def usage_bar(fraction: float | None, width: int = 20):
     """A bar coloured by how full the disk is (green < 70 %, yellow < 85 %, red above)."""
     from rich.text import Text
 
@@ -25,32 +29,45 @@ def usage_bar(fraction: float | None, width: int = BAR_WIDTH):
 _STATUS_STYLE = {"online": "green", "offline": "bold red", "cordoned": "yellow", "unreachable": "bold red"}
 
 
-def log_dirs_table(rows):
+def log_dirs_table(rows, width: int = WIDE):
     from rich.table import Table
     from rich.text import Text
 
+    wide = width >= WIDE
     table = Table(title="Log directories", header_style="bold", expand=False)
-    for name, kw in [
-        ("Broker", {"justify": "right"}), ("Rack", {}), ("Log dir", {}), ("Status", {}),
-        ("Disk used", {"no_wrap": True}), ("Kafka data", {"justify": "right"}), ("Usable", {"justify": "right"}),
-        ("Total", {"justify": "right"}), ("Replicas", {"justify": "right"}), ("Moving in (lag)", {}),
-        ("Largest partitions", {}),
-    ]:
-        table.add_column(name, **kw)
+    table.add_column("Broker", justify="right", no_wrap=True)
+    table.add_column("Log dir", no_wrap=True)
+    table.add_column("Status", no_wrap=True)
+    table.add_column("Disk used", no_wrap=True)
+    table.add_column("Kafka data", justify="right", no_wrap=True)
+    table.add_column("Free", justify="right", no_wrap=True)
+    if wide:
+        table.add_column("Total", justify="right", no_wrap=True)
+    table.add_column("Replicas", justify="right", no_wrap=True)
+    table.add_column("Moving in (lag)")
+    if wide:
+        table.add_column("Largest partitions")
     last_broker = None
     for r in rows:
         if last_broker is not None and r.broker != last_broker:
             table.add_section()
+        first = r.broker != last_broker
         last_broker = r.broker
         status = Text(r.status, style=_STATUS_STYLE.get(r.status, ""))
-        if r.error and r.status == "unreachable":
-            status.append(f" {r.error}", style="dim")
+        broker = f"{r.broker}" + (f" {r.rack}" if r.rack else "") if first else ""
+        if r.status == "unreachable":
+            cells = [broker, "-", status, Text(r.error or "", style="dim"), "", ""]
+            cells += [""] if wide else []
+            cells += ["", ""] + ([""] if wide else [])
+            table.add_row(*cells)
+            continue
         futures = ", ".join(f"{f.topic}-{f.partition} ({f.offset_lag:,})" for f in r.futures) or "-"
-        largest = ", ".join(f"{x.topic}-{x.partition} {format_size(x.size)}" for x in r.largest) or "-"
-        table.add_row(
-            str(r.broker), r.rack or "-", r.path, status,
-            usage_bar(r.used_fraction) if r.status != "unreachable" else Text("-"),
-            format_size(r.kafka_bytes), format_size(r.usable_bytes), format_size(r.total_bytes),
-            str(r.replicas), futures, largest,
-        )
+        cells = [broker, r.path, status, usage_bar(r.used_fraction, 20 if wide else 10),
+                 format_size(r.kafka_bytes), format_size(r.usable_bytes)]
+        if wide:
+            cells.append(format_size(r.total_bytes))
+        cells += [str(r.replicas), futures]
+        if wide:
+            cells.append(", ".join(f"{x.topic}-{x.partition} {format_size(x.size)}" for x in r.largest) or "-")
+        table.add_row(*cells)
     return table

@@ -70,8 +70,60 @@ def _available(spec: tuple[str, str, str]) -> bool:
     return importlib.util.find_spec(spec[0]) is not None
 
 
+class KadminFailure(click.ClickException):
+    """A library error on its way out: Click prints it with ``show`` and exits with its code."""
+
+    def __init__(self, error):
+        super().__init__(str(error))
+        self.error = error
+        self.exit_code = error.exit_code
+
+    def show(self, file=None) -> None:
+        from kadmin.commands.render import print_error
+
+        print_error(self.error)
+
+
+class UnexpectedFailure(click.ClickException):
+    exit_code = 1
+
+    def show(self, file=None) -> None:
+        click.echo(f"kadmin: error: {self.message} (run with --debug for the traceback)", err=True)
+
+
+class RootGroup(LazyGroup):
+    """The root group maps every error to one line on stderr and the documented exit code, so
+    the real process and Click's test runner behave alike. ``--debug`` lets tracebacks through."""
+
+    def invoke(self, ctx: click.Context):
+        from kadmin.errors import KadminError
+
+        debug = bool(ctx.params.get("debug"))
+        if debug:
+            import logging
+
+            logging.basicConfig(level=logging.DEBUG, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except KadminError as e:
+            if debug:
+                raise
+            raise KadminFailure(e) from None
+        except KeyboardInterrupt:
+            click.echo("kadmin: interrupted", err=True)
+            ctx.exit(130)
+        except BrokenPipeError:
+            ctx.exit(1)
+        except Exception as e:  # a bug or an unexpected client failure: one line unless --debug
+            if debug:
+                raise
+            raise UnexpectedFailure(f"{type(e).__name__}: {e}") from None
+
+
 @click.group(
-    cls=LazyGroup,
+    cls=RootGroup,
     lazy=SUBCOMMANDS,
     epilog=EXIT_CODES_HELP,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
@@ -91,36 +143,5 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 
 def run(argv: list[str] | None = None) -> None:
-    """Run the CLI; map every error to one line on stderr and its exit code."""
-    from kadmin.errors import EXIT_ERROR, EXIT_USAGE, KadminError
-
-    args = sys.argv[1:] if argv is None else argv
-    debug = "--debug" in args or os.environ.get("KADMIN_DEBUG") not in (None, "", "0")
-    try:
-        code = cli.main(args=args, prog_name="kadmin", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("kadmin: aborted", err=True)
-        sys.exit(130)
-    except click.exceptions.Exit as e:
-        sys.exit(e.exit_code)
-    except click.ClickException as e:
-        e.show()
-        sys.exit(EXIT_USAGE if isinstance(e, click.UsageError) else e.exit_code)
-    except KadminError as e:
-        if debug:
-            raise
-        from kadmin.commands.render import print_error
-
-        print_error(e)
-        sys.exit(e.exit_code)
-    except KeyboardInterrupt:
-        click.echo("kadmin: interrupted", err=True)
-        sys.exit(130)
-    except BrokenPipeError:
-        sys.exit(EXIT_ERROR)
-    except Exception as e:  # a bug or an unexpected client failure: one line unless --debug
-        if debug:
-            raise
-        click.echo(f"kadmin: error: {type(e).__name__}: {e} (run with --debug for the traceback)", err=True)
-        sys.exit(EXIT_ERROR)
-    sys.exit(code or 0)
+    """Run the CLI as a process (errors are mapped inside ``RootGroup``)."""
+    cli.main(args=argv, prog_name="kadmin")

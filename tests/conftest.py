@@ -37,3 +37,6 @@ def zk_connect(zookeeper):
     client.stop()
     client.close()
     return zookeeper + chroot
+
+
+from tests.support.sandbox import sandbox, sandbox_factory  # noqa: E402,F401  (fixtures for every test)

@@ -20,5 +20,5 @@ def open_backend(settings, read_only: bool = True) -> Backend:
         def broker_backend(bootstrap: str) -> Backend:
             return AdminBackend(settings.with_bootstrap(bootstrap), read_only=read_only)
 
-        return ZooKeeperBackend(settings, read_only=read_only, broker_backend_factory=broker_backend)
+        return ZooKeeperBackend.from_settings(settings, read_only=read_only, broker_backend_factory=broker_backend)
     return AdminBackend(settings, read_only=read_only)

@@ -76,7 +76,7 @@ class AdminBackend:
         with self._lock:
             if self._kp is None:
                 from kafka.admin import KafkaAdminClient
-                from kafka.errors import KafkaError, NoBrokersAvailable
+                from kafka.errors import KafkaConnectionError, KafkaError, KafkaTimeoutError
 
                 from kadmin.config import to_kafka_python
 
@@ -86,7 +86,7 @@ class AdminBackend:
                 kwargs.setdefault("client_id", "kadmin")
                 try:
                     self._kp = KafkaAdminClient(**kwargs)
-                except NoBrokersAvailable:
+                except (KafkaTimeoutError, KafkaConnectionError):
                     raise ConnectionFailed(
                         f"no broker answered at {self.bootstrap} within {self.timeout:g}s",
                         hint="check --bootstrap-server, the network and the security settings",
@@ -421,7 +421,7 @@ class AdminBackend:
         ck = self._confluent()
         futures = ck.incremental_alter_configs(ck_resources, request_timeout=self.timeout)
         for ckr, fut in futures.items():
-            self._ck_result(fut, f"changing configs of {ckr.restype_name.lower()} {ckr.name or '<default>'}")
+            self._ck_result(fut, f"changing configs of {str(ckr.restype).split('.')[-1].lower()} {ckr.name or '<default>'}")
 
     def close(self) -> None:
         with self._lock:

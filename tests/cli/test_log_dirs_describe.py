@@ -1,0 +1,188 @@
+"""`kadmin log-dirs describe` end to end: CLI -> backend -> wire -> sandbox, both backends."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from kadmin.commands.root import cli
+
+STORAGE = "org.apache.kafka.common.errors.KafkaStorageException"
+
+
+def run(*args: str, env: dict | None = None):
+    return CliRunner().invoke(cli, list(args), env=env, catch_exceptions=False)
+
+
+def kafka_json(sandbox, *extra):
+    result = run("log-dirs", "describe", "--bootstrap-server", sandbox.bootstrap, "-o", "kafka-json", *extra)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)  # stdout is the JSON alone: this fails on any prose
+
+
+def test_kafka_json_is_kafka_log_dirs_format_with_the_clusters_figures(sandbox):
+    doc = kafka_json(sandbox)
+    snap = sandbox.snapshot()
+    assert set(doc) == {"version", "brokers"} and doc["version"] == 1
+    assert sorted(b["broker"] for b in doc["brokers"]) == sorted(snap.brokers)
+    for b in doc["brokers"]:
+        assert set(b) == {"broker", "logDirs"}
+        broker = snap.brokers[b["broker"]]
+        assert sorted(d["logDir"] for d in b["logDirs"]) == sorted(broker.dirs)
+        for d in b["logDirs"]:
+            assert set(d) == {"logDir", "error", "partitions"} and d["error"] is None
+            expected = {f"{tp.topic}-{tp.partition}" for tp in broker.dirs[d["logDir"]].replicas}
+            assert {p["partition"] for p in d["partitions"]} == expected
+            for p in d["partitions"]:
+                assert set(p) == {"partition", "size", "offsetLag", "isFuture"}
+                assert isinstance(p["size"], int) and isinstance(p["isFuture"], bool)
+
+
+def test_payments_sizes_match_the_sandbox(sandbox):
+    doc = kafka_json(sandbox, "--topic-list", "payments")
+    snap = sandbox.snapshot()
+    seen = {}
+    for b in doc["brokers"]:
+        for d in b["logDirs"]:
+            for p in d["partitions"]:
+                assert p["partition"].startswith("payments-")
+                seen[(b["broker"], p["partition"])] = p["size"]
+    expected = {
+        (bid, f"{tp.topic}-{tp.partition}"): r.size
+        for bid, br in snap.brokers.items() for d in br.dirs.values() for tp, r in d.replicas.items()
+        if tp.topic == "payments"
+    }
+    assert seen == expected  # payments takes no produce traffic, so sizes are stable
+
+
+def test_json_output_follows_its_schema_and_reports_usage(sandbox):
+    from jsonschema import validate
+
+    from kadmin.schemas import load
+
+    result = run("log-dirs", "describe", "-b", sandbox.bootstrap, "-o", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    validate(doc, load("log-dirs-describe"))
+    snap = sandbox.snapshot()
+    assert doc["cluster_id"] == snap.cluster_id
+    for b in doc["brokers"]:
+        assert b["rack"] == snap.brokers[b["broker"]].rack
+        for d in b["log_dirs"]:
+            dsnap = snap.brokers[b["broker"]].dirs[d["path"]]
+            assert d["total_bytes"] == dsnap.capacity
+            assert d["replica_count"] == len(dsnap.replicas)
+            assert 0.0 <= d["used_fraction"] <= 1.0
+
+
+def test_offline_directory_is_shown_offline_not_an_error(sandbox):
+    path = sandbox.log_dir_paths(1)[0]
+    sandbox.faults.dir_offline(1, path)
+    doc = kafka_json(sandbox, "--broker-list", "1")
+    [b1] = doc["brokers"]
+    offline = next(d for d in b1["logDirs"] if d["logDir"] == path)
+    assert offline == {"logDir": path, "error": STORAGE, "partitions": []}
+    table = run("log-dirs", "describe", "-b", sandbox.bootstrap, "--broker-list", "1")
+    assert table.exit_code == 0 and "offline" in table.stdout
+    js = json.loads(run("log-dirs", "describe", "-b", sandbox.bootstrap, "-o", "json").stdout)
+    d = next(d for b in js["brokers"] if b["broker"] == 1 for d in b["log_dirs"] if d["path"] == path)
+    assert (d["status"], d["total_bytes"], d["usable_bytes"]) == ("offline", None, None)
+
+
+def test_cordoned_directory_is_shown_cordoned(sandbox):
+    path = sandbox.log_dir_paths(0)[1]
+    sandbox.faults.dir_cordon(0, path)
+    js = json.loads(run("log-dirs", "describe", "-b", sandbox.bootstrap, "-o", "json").stdout)
+    d = next(d for b in js["brokers"] if b["broker"] == 0 for d in b["log_dirs"] if d["path"] == path)
+    assert d["status"] == "cordoned"
+
+
+def test_unknown_brokers_are_named_with_the_existing_ones_exit_2(sandbox):
+    result = run("log-dirs", "describe", "-b", sandbox.bootstrap, "--broker-list", "1,9")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "9" in result.stderr and "existing brokers: 0,1,2" in result.stderr
+
+
+def test_log_dirs_filter_and_csv(sandbox):
+    path = sandbox.log_dir_paths(0)[0]
+    result = run("log-dirs", "describe", "-b", sandbox.bootstrap, "--log-dirs", path, "-o", "csv")
+    assert result.exit_code == 0
+    lines = result.stdout.strip().splitlines()
+    assert lines[0].startswith("broker,rack,log_dir,status")
+    assert len(lines) == 1 + 3 and all(f",{path}," in line for line in lines[1:])
+
+
+def test_table_shows_future_replica_in_flight(sandbox_factory):
+    sb = sandbox_factory(brokers=1, log_dirs=2, manual_clock=True)
+    src, dst = sb.log_dir_paths(0)
+    sb.create_topic("big", assignment={0: [0]}, size_bytes=500 * 2**20, log_dirs={(0, 0): src})
+    from kadmin.backends.admin import AdminBackend
+    from kadmin.config import ConnectionSettings
+    from kadmin.model import TopicPartitionReplica
+
+    with AdminBackend(ConnectionSettings(bootstrap_servers=sb.bootstrap), read_only=False) as backend:
+        assert backend.alter_replica_log_dirs({TopicPartitionReplica("big", 0, 0): dst}) == {
+            TopicPartitionReplica("big", 0, 0): None}
+    sb.clock.advance(0.5)
+    js = json.loads(run("log-dirs", "describe", "-b", sb.bootstrap, "-o", "json").stdout)
+    dirs = {d["path"]: d for d in js["brokers"][0]["log_dirs"]}
+    assert dirs[dst]["future_replica_count"] == 1 and dirs[src]["replica_count"] == 1
+    table = run("log-dirs", "describe", "-b", sb.bootstrap)
+    assert "big-0 (" in table.stdout  # the future replica and its lag
+
+
+def test_real_process_json_is_pure_and_fast_to_fail(sandbox):
+    out = subprocess.run([sys.executable, "-m", "kadmin", "log-dirs", "describe", "-b", sandbox.bootstrap,
+                          "-o", "json"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["version"] == 1
+    assert out.stderr == ""
+
+
+def test_unreachable_cluster_fails_clearly_within_the_timeout():
+    from tests.support.zookeeper import free_port
+
+    t0 = time.monotonic()
+    out = subprocess.run([sys.executable, "-m", "kadmin", "log-dirs", "describe", "-b",
+                          f"127.0.0.1:{free_port()}", "--timeout", "2s"], capture_output=True, text=True, timeout=60)
+    elapsed = time.monotonic() - t0
+    assert out.returncode == 1
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no broker answered" in lines[0] and "Traceback" not in out.stderr
+    assert elapsed < 2 + 5  # the timeout plus process start-up
+
+
+def test_both_bootstrap_and_zookeeper_is_a_usage_error():
+    result = run("log-dirs", "describe", "-b", "127.0.0.1:1", "--zookeeper", "127.0.0.1:2")
+    assert result.exit_code == 2
+    assert "--bootstrap-server" in result.stderr and "--zookeeper" in result.stderr
+
+
+def test_debug_shows_the_traceback_only_when_asked():
+    from tests.support.zookeeper import free_port
+
+    port = free_port()
+    plain = subprocess.run([sys.executable, "-m", "kadmin", "log-dirs", "describe", "-b", f"127.0.0.1:{port}",
+                            "--timeout", "1s"], capture_output=True, text=True, timeout=60)
+    debug = subprocess.run([sys.executable, "-m", "kadmin", "--debug", "log-dirs", "describe", "-b",
+                            f"127.0.0.1:{port}", "--timeout", "1s"], capture_output=True, text=True, timeout=60)
+    assert "Traceback" not in plain.stderr
+    assert "Traceback" in debug.stderr and debug.returncode == 1
+
+
+@pytest.mark.zookeeper
+def test_zookeeper_mode_describes_through_brokers_found_in_zookeeper(sandbox_factory, zk_connect):
+    sb = sandbox_factory(brokers=2, log_dirs=2, zookeeper=zk_connect)
+    sb.create_topic("zk-topic", assignment={0: [0, 1], 1: [1, 0]}, size_bytes=2**20)
+    result = run("log-dirs", "describe", "--zookeeper", zk_connect, "-o", "kafka-json")
+    assert result.exit_code == 0, result.output
+    assert "deprecated" in result.stderr
+    doc = json.loads(result.stdout)
+    parts = {p["partition"] for b in doc["brokers"] for d in b["logDirs"] for p in d["partitions"]}
+    assert parts == {"zk-topic-0", "zk-topic-1"}
