@@ -1,0 +1,106 @@
+"""``kadmin sandbox`` as a user runs it: subprocesses, a state dir per test."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+KADMIN = [sys.executable, "-m", "kadmin"]
+
+
+def run(*args, timeout=60, env=None):
+    return subprocess.run([*KADMIN, *args], capture_output=True, text=True, timeout=timeout, env=env)
+
+
+@pytest.fixture
+def state_dir(tmp_path):
+    d = tmp_path / "state"
+    yield d
+    if (d / "control.sock").exists():
+        run("sandbox", "stop", "--state-dir", str(d))
+
+
+def test_start_detach_status_fault_stop(state_dir):
+    started = run("sandbox", "start", "--detach", "--brokers", "2", "--log-dirs", "2", "--speed", "10",
+                  "--state-dir", str(state_dir))
+    assert started.returncode == 0, started.stderr
+    bootstrap = started.stdout.strip()
+    assert len(bootstrap.split(",")) == 2
+    for hostport in bootstrap.split(","):  # every broker answers already
+        host, port = hostport.split(":")
+        socket.create_connection((host, int(port)), timeout=2).close()
+
+    status = run("sandbox", "status", "--state-dir", str(state_dir))
+    assert status.returncode == 0
+    assert "mode: kraft" in status.stdout and bootstrap in status.stdout
+    assert "topics: 5" in status.stdout  # the demo topics
+    assert run("sandbox", "status", "--bootstrap", "--state-dir", str(state_dir)).stdout.strip() == bootstrap
+
+    fault = run("sandbox", "fault", "dir-offline", "1", "/var/lib/kafka/data0", "--state-dir", str(state_dir))
+    assert fault.returncode == 0, fault.stderr
+    assert "/var/lib/kafka/data0 (offline)" in run("sandbox", "status", "--state-dir", str(state_dir)).stdout
+    assert run("sandbox", "fault", "broker-stop", "1", "--state-dir", str(state_dir)).returncode == 0
+    assert "broker 1: 127.0.0.1:" in run("sandbox", "status", "--state-dir", str(state_dir)).stdout
+
+    bad = run("sandbox", "fault", "dir-offline", "9", "/x", "--state-dir", str(state_dir))
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines()[0] == "kadmin: error: no broker 9 in the sandbox (brokers: 0, 1)"
+
+    again = run("sandbox", "start", "--detach", "--state-dir", str(state_dir))
+    assert again.returncode == 2 and "already running" in again.stderr
+
+    stopped = run("sandbox", "stop", "--state-dir", str(state_dir))
+    assert stopped.returncode == 0, stopped.stderr
+    port = int(bootstrap.split(",")[0].split(":")[1])
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    gone = run("sandbox", "status", "--state-dir", str(state_dir))
+    assert gone.returncode == 2 and "no sandbox is running" in gone.stderr
+
+
+def test_port_in_use_is_one_clear_line(state_dir):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        result = run("sandbox", "start", "--detach", "--brokers", "1", "--port", str(port), "--state-dir", str(state_dir))
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert lines[0].startswith(f"kadmin: error: cannot listen on 127.0.0.1:{port}: ")
+    assert "Traceback" not in result.stderr
+
+
+def test_unreachable_zookeeper_is_one_clear_line(state_dir):
+    result = run("sandbox", "start", "--detach", "--zookeeper", "127.0.0.1:1", "--state-dir", str(state_dir))
+    assert result.returncode == 1
+    assert result.stderr.startswith("kadmin: error: cannot reach ZooKeeper at 127.0.0.1:1")
+    assert "Traceback" not in result.stderr
+
+
+def test_unknown_option_is_a_usage_error(state_dir):
+    result = run("sandbox", "start", "--bogus", "--state-dir", str(state_dir))
+    assert result.returncode == 2
+    assert "No such option '--bogus'" in result.stderr
+
+
+def test_foreground_prints_bootstrap_and_stops_cleanly_on_ctrl_c(state_dir):
+    proc = subprocess.Popen([*KADMIN, "sandbox", "start", "--brokers", "1", "--no-demo", "--state-dir", str(state_dir)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        bootstrap = proc.stdout.readline().strip()
+        assert bootstrap.startswith("127.0.0.1:")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "sandbox stopped" in err and "Traceback" not in err
+    assert not (state_dir / "control.sock").exists()
+    assert not (state_dir / "sandbox.json").exists()
