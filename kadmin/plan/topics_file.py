@@ -1,0 +1,64 @@
+"""The ``--topics-to-move-json-file`` of ``reassign generate``: Kafka's
+``{"version":1,"topics":[{"topic":"foo"}]}``, validated against schemas/topics-to-move.json so
+every problem is reported at once, each naming its place (``topics[2].topic``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kadmin.errors import InputError
+
+
+def parse_topics_to_move(text: str, source: str = "topics file") -> list[str]:
+    """The topic names, in file order. InputError lists every problem with its place."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{source}: not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    problems = schema_problems(data)
+    if problems:
+        raise InputError(f"{source}: does not match the topics-to-move format", problems,
+                         hint='expected {"version":1,"topics":[{"topic":"foo"},{"topic":"bar"}]}')
+    topics = [t["topic"] for t in data["topics"]]
+    seen: set[str] = set()
+    dupes = []
+    for i, name in enumerate(topics):
+        if name in seen:
+            dupes.append(f"topics[{i}].topic: {name!r} is listed more than once")
+        seen.add(name)
+    if dupes:
+        raise InputError(f"{source}: List of topics to reassign contains duplicate entries", dupes)
+    return topics
+
+
+def schema_problems(data: Any) -> list[str]:
+    import jsonschema
+
+    from kadmin.schemas import load
+
+    validator = jsonschema.Draft202012Validator(load("topics-to-move"))
+    problems = []
+    for err in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
+        problems.append(f"{_where(err.absolute_path)}: {_message(err)}")
+    return problems
+
+
+def _where(path) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(top level)"
+
+
+def _message(err: Any) -> str:
+    if err.validator == "additionalProperties":
+        known = set(err.schema.get("properties", {}))
+        return "unknown key(s): " + ", ".join(sorted(set(err.instance) - known))
+    if err.validator == "const":
+        return f"must be {err.validator_value}, not {err.instance!r}"
+    if err.validator in ("pattern", "maxLength", "minLength"):
+        return f"{err.instance!r} is not a valid topic name ({err.schema.get('description')})"
+    if err.validator == "minItems":
+        return "lists no topics"
+    return err.message
