@@ -126,7 +126,7 @@ def validate_reassignment(
             if b in hosting:
                 add(f"broker {b} is not running (not in the cluster's broker list); a new replica cannot be placed there", f"replicas[{i}]")
             else:
-                add(f"unknown broker {b} (brokers: {', '.join(map(str, sorted(live))) or 'none'})", f"replicas[{i}]")
+                add(f"unknown broker {b}: not among the running brokers ({', '.join(map(str, sorted(live))) or 'none'})", f"replicas[{i}]")
 
         distinct = bool(replicas) and len(set(replicas)) == len(replicas)
         if current is not None and distinct and not allow_replication_factor_change:

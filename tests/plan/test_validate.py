@@ -56,7 +56,7 @@ def test_unknown_topic_partition_and_broker():
     assert problems([entry(topic="nope"), entry(partition=7), entry(partition=1, replicas=(9, 3))]) == [
         "partitions[0] (nope-0) topic: unknown topic 'nope'",
         "partitions[1] (foo-7) partition: unknown partition: topic 'foo' has partitions 0..1",
-        "partitions[2] (foo-1) replicas[0]: unknown broker 9 (brokers: 1, 2, 3, 4)",
+        "partitions[2] (foo-1) replicas[0]: unknown broker 9: not among the running brokers (1, 2, 3, 4)",
     ]
 
 

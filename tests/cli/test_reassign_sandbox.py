@@ -1,0 +1,204 @@
+"""reassign execute | verify | cancel | list against the sandbox over the wire (AdminClient
+protocol), in-process through kadmin's entry point. The sandbox's clock is manual: moves
+progress only when a test advances it, so "midway" is a state, not a race."""
+
+import json
+
+import pytest
+
+from kadmin.commands.root import run
+from kadmin.model import TopicPartition
+from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+
+MB = 1_000_000
+
+
+def kadmin(capsys, *args):
+    with pytest.raises(SystemExit) as e:
+        run(list(args))
+    out, err = capsys.readouterr()
+    return e.value.code, out, err
+
+
+@pytest.fixture
+def sb(sandbox_factory):  # noqa: F811
+    sb = sandbox_factory(brokers=4, log_dirs=2, manual_clock=True)
+    sb.create_topic("foo", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=10 * MB)
+    sb.create_topic("bar", assignment={0: [2, 0]}, size_bytes=1 * MB)
+    sb.clear_requests()
+    return sb
+
+
+def write_plan(tmp_path, partitions, name="plan.json"):
+    p = tmp_path / name
+    p.write_text(json.dumps({"version": 1, "partitions": partitions}))
+    return str(p)
+
+
+def mutating(sb):
+    return [api for _, api, _ in sb.mutating_requests()]
+
+
+def settle(sb, seconds=60):
+    """Advance simulated time until nothing reassigns or moves between directories."""
+    def idle(s):
+        return not any(p.reassigning for p in s.partitions.values()) and not any(
+            d.futures for b in s.brokers.values() for d in b.dirs.values())
+    for _ in range(int(seconds)):
+        if idle(sb.snapshot()):
+            return
+        sb.clock.advance(1)
+    assert idle(sb.snapshot()), "moves did not finish"
+
+
+def test_plain_move_then_verify(sb, tmp_path, capsys):
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}])
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 0, err
+    assert "done    reassign foo-0: 0,1 -> 3,1 (adding 3; removing 0)" in out
+    assert mutating(sb) == ["AlterPartitionReassignments"]
+    [rollback] = tmp_path.glob("plan.rollback-*.json")
+    assert json.loads(rollback.read_text())["partitions"] == [
+        {"topic": "foo", "partition": 0, "replicas": [0, 1], "log_dirs": [sb.snapshot().replica_dir("foo", 0, 0), sb.snapshot().replica_dir("foo", 0, 1)]}]
+    code, out, _ = kadmin(capsys, "reassign", "list", "-b", sb.bootstrap)
+    assert out.splitlines()[1:] == ["foo-0: replicas: 3,1,0. adding: 3. removing: 0."]
+    assert kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)[0] == 3
+    settle(sb)
+    code, out, _ = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 0 and "Reassignment of partition foo-0 is complete." in out
+    assert sb.snapshot().partition("foo", 0).replicas == (3, 1)
+
+
+def test_rollback_file_puts_things_back(sb, tmp_path, capsys):
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}])
+    rollback = tmp_path / "rb.json"
+    assert kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--rollback-file", str(rollback),
+                  "-b", sb.bootstrap)[0] == 0
+    settle(sb)
+    assert kadmin(capsys, "reassign", "execute", "--reassignment-json-file", str(rollback),
+                  "--rollback-file", str(tmp_path / "rb2.json"), "-b", sb.bootstrap)[0] == 0
+    settle(sb)
+    assert sb.snapshot().partition("foo", 0).replicas == (0, 1)
+
+
+def test_refuses_while_another_runs_unless_additional(sb, tmp_path, capsys):
+    first = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}], "first.json")
+    second = write_plan(tmp_path, [{"topic": "bar", "partition": 0, "replicas": [3, 0]}], "second.json")
+    assert kadmin(capsys, "reassign", "execute", "--reassignment-json-file", first, "-b", sb.bootstrap)[0] == 0
+    sb.clear_requests()
+    code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", second, "-b", sb.bootstrap)
+    assert code == 2 and "another reassignment is running (1 partition: foo-0)" in err
+    assert mutating(sb) == []
+    assert kadmin(capsys, "reassign", "execute", "--reassignment-json-file", second, "--additional", "-b", sb.bootstrap)[0] == 0
+    assert {tp for tp, p in sb.snapshot().partitions.items() if p.reassigning} == {TopicPartition("foo", 0), TopicPartition("bar", 0)}
+
+
+def test_cancel_midway(sb, tmp_path, capsys):
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]},
+                                 {"topic": "foo", "partition": 1, "replicas": [1, 2], "log_dirs": ["any", "/var/lib/kafka/data1"]}])
+    dir_before = sb.snapshot().replica_dir("foo", 1, 2)
+    assert dir_before != "/var/lib/kafka/data1"
+    assert kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap)[0] == 0
+    s = sb.snapshot()  # the clock has not moved: both moves are midway
+    assert s.partition("foo", 0).reassigning and s.future_replica("foo", 1, 2) is not None
+    code, out, err = kadmin(capsys, "reassign", "cancel", "--reassignment-json-file", plan, "-b", sb.bootstrap, "-o", "json")
+    assert code == 0, err
+    kinds = sorted(c["kind"] for c in json.loads(out)["cancelled"])
+    assert kinds == ["cancel_log_dir_move", "cancel_reassignment"]
+    settle(sb)
+    s = sb.snapshot()
+    # Back to the original replicas, in the full set's order (target first), as Kafka reverts.
+    assert s.partition("foo", 0).replicas == (1, 0) and not s.partition("foo", 0).reassigning
+    assert s.replica_dir("foo", 1, 2) == dir_before and s.future_replica("foo", 1, 2) is None
+    assert kadmin(capsys, "reassign", "list", "-b", sb.bootstrap)[1] == "No partition reassignments found.\n"
+
+
+def test_log_dir_move_on_one_broker(sb, tmp_path, capsys):
+    s = sb.snapshot()
+    here = s.replica_dir("foo", 0, 0)
+    there = next(p for p in sb.log_dir_paths(0) if p != here)
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [0, 1], "log_dirs": [there, "any"]}])
+    code, out, _ = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 0
+    assert f"done    move replica foo-0 on broker 0 from {here} to {there}" in out
+    assert mutating(sb) == ["AlterReplicaLogDirs"]
+    code, out, _ = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 3 and "Reassignment of replica foo-0-0 is still in progress." in out
+    settle(sb)
+    assert sb.snapshot().replica_dir("foo", 0, 0) == there
+    code, out, _ = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 0 and "Reassignment of replica foo-0-0 completed successfully." in out
+
+
+def test_new_broker_and_chosen_dir_at_once(sb, tmp_path, capsys):
+    """KIP-113: the first AlterReplicaLogDirs gets REPLICA_NOT_AVAILABLE (broker 3 has no replica
+    yet, but remembers the destination); after the reassignment starts it is sent again."""
+    target = sb.log_dir_paths(3)[1]
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1], "log_dirs": [target, "any"]}])
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                            "--timeout", "5s")
+    assert code == 0, err
+    assert mutating(sb) == ["AlterReplicaLogDirs", "AlterPartitionReassignments", "AlterReplicaLogDirs"]
+    assert f"done    place new replica foo-0 on broker 3 in {target}" in out
+    settle(sb)
+    assert sb.snapshot().replica_dir("foo", 0, 3) == target
+    assert kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)[0] == 0
+
+
+def test_a_target_broker_that_is_down_is_refused(sb, tmp_path, capsys):
+    sb.faults.broker_stop(3)
+    sb.wait_for(lambda s: not s.brokers[3].alive)
+    sb.clear_requests()
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}])
+    code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 2
+    assert "partitions[0] (foo-0) replicas[0]: unknown broker 3: not among the running brokers (0, 1, 2)" in err
+    assert mutating(sb) == [] and list(tmp_path.glob("*.rollback-*")) == []
+
+
+@pytest.fixture(scope="module")
+def shared_sb():
+    from kadmin.sandbox import Sandbox
+
+    with Sandbox(brokers=3, log_dirs=2, manual_clock=True) as sb:
+        sb.create_topic("foo", assignment={0: [0, 1], 1: [1, 2]})
+        sb.faults.dir_offline(2, sb.log_dir_paths(2)[1])
+        yield sb
+
+
+D0, D1 = "/var/lib/kafka/data0", "/var/lib/kafka/data1"
+VALIDATION_CASES = {
+    "empty plan": ([], "partitions: is empty"),
+    "duplicate partition": ([{"topic": "foo", "partition": 0, "replicas": [1, 0]}, {"topic": "foo", "partition": 0, "replicas": [0, 1]}],
+                            "partitions[1] (foo-0): duplicate partition: foo-0 already appears at partitions[0]"),
+    "broker twice": ([{"topic": "foo", "partition": 0, "replicas": [1, 1]}], "partitions[0] (foo-0) replicas: broker 1 appears more than once"),
+    "unknown topic": ([{"topic": "nope", "partition": 0, "replicas": [0, 1]}], "partitions[0] (nope-0) topic: unknown topic 'nope'"),
+    "unknown partition": ([{"topic": "foo", "partition": 9, "replicas": [0, 1]}], "partitions[0] (foo-9) partition: unknown partition"),
+    "unknown broker": ([{"topic": "foo", "partition": 0, "replicas": [0, 7]}], "partitions[0] (foo-0) replicas[1]: unknown broker 7"),
+    "log_dirs length": ([{"topic": "foo", "partition": 0, "replicas": [0, 1], "log_dirs": ["any"]}], "partitions[0] (foo-0) log_dirs: has 1 entries but replicas has 2"),
+    "relative log dir": ([{"topic": "foo", "partition": 0, "replicas": [0, 1], "log_dirs": ["data0", "any"]}], "partitions[0] (foo-0) log_dirs[0]: 'data0' is neither"),
+    "not a dir of that broker": ([{"topic": "foo", "partition": 0, "replicas": [0, 1], "log_dirs": ["/elsewhere", "any"]}], "/elsewhere is not a log directory of broker 0"),
+    "offline dir": ([{"topic": "foo", "partition": 1, "replicas": [1, 2], "log_dirs": ["any", D1]}], f"partitions[0] (foo-1) log_dirs[1]: {D1} on broker 2 is offline"),
+    "replication factor change": ([{"topic": "foo", "partition": 0, "replicas": [0, 1, 2]}], "changes the replication factor from 2 to 3"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VALIDATION_CASES))
+def test_each_validation_error_exits_2_and_changes_nothing(shared_sb, tmp_path, capsys, case):
+    partitions, expected = VALIDATION_CASES[case]
+    plan = write_plan(tmp_path, partitions)
+    shared_sb.clear_requests()
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", shared_sb.bootstrap)
+    assert code == 2 and out == ""
+    assert expected in err
+    assert shared_sb.mutating_requests() == []
+    assert list(tmp_path.glob("*.rollback-*")) == []
+
+
+def test_version_other_than_1_exits_2(shared_sb, tmp_path, capsys):
+    p = tmp_path / "plan.json"
+    p.write_text(json.dumps({"version": 2, "partitions": [{"topic": "foo", "partition": 0, "replicas": [1, 0]}]}))
+    shared_sb.clear_requests()
+    code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", str(p), "-b", shared_sb.bootstrap)
+    assert code == 2 and "version: must be 1, not 2" in err
+    assert shared_sb.mutating_requests() == []
