@@ -43,6 +43,8 @@ from kadmin.model import (
 
 log = logging.getLogger(__name__)
 
+DEFAULT_BROKER = ConfigResource(ConfigResourceType.BROKER, "")
+
 _CONFIG_SOURCES = {
     "DYNAMIC_TOPIC_CONFIG": ConfigSource.TOPIC,
     "DYNAMIC_BROKER_CONFIG": ConfigSource.DYNAMIC_BROKER,
@@ -298,27 +300,34 @@ class AdminBackend:
     def describe_configs(
         self, resources: Iterable[ConfigResource]
     ) -> Mapping[ConfigResource, Mapping[str, ConfigEntry]]:
+        """Configs of topics and brokers. librdkafka takes at most one BROKER resource per call,
+        so the resources are sent in batches that respect that (all topics go in the first)."""
         from confluent_kafka.admin import ConfigResource as CKResource
 
-        ck = self._confluent()
-        resources = list(resources)
-        if not resources:
-            return {}
-        ck_res = [CKResource(_ck_restype(r.type), r.name) for r in resources]
-        futures = ck.describe_configs(ck_res, request_timeout=self.timeout)
+        resources = sorted(set(resources))
         out: dict[ConfigResource, dict[str, ConfigEntry]] = {}
-        for r, ckr in zip(resources, ck_res):
-            fut = futures[ckr] if ckr in futures else next(f for k, f in futures.items() if k.name == r.name)
-            entries = self._ck_result(fut, f"describing configs of {r.type.value} {r.name or '<default>'}")
-            out[r] = {
-                name: ConfigEntry(
-                    name=name,
-                    value=e.value,
-                    source=_CONFIG_SOURCES.get(_source_name(e.source), ConfigSource.UNKNOWN),
-                    sensitive=bool(e.is_sensitive),
-                )
-                for name, e in sorted(entries.items())
-            }
+        if DEFAULT_BROKER in resources:
+            resources.remove(DEFAULT_BROKER)
+            out[DEFAULT_BROKER] = self._describe_default_broker()
+        if not resources:
+            return out
+        ck = self._confluent()
+        for batch in _one_broker_per_batch(resources):
+            ck_res = [CKResource(_ck_restype(r.type), r.name) for r in batch]
+            futures = ck.describe_configs(ck_res, request_timeout=self.timeout)
+            by_key = {(_ck_restype_of(k), k.name): f for k, f in futures.items()}
+            for r in batch:
+                fut = by_key[(_ck_restype(r.type), r.name)]
+                entries = self._ck_result(fut, f"describing configs of {r.type.value} {r.name or '<default>'}")
+                out[r] = {
+                    name: ConfigEntry(
+                        name=name,
+                        value=e.value,
+                        source=_CONFIG_SOURCES.get(_source_name(e.source), ConfigSource.UNKNOWN),
+                        sensitive=bool(e.is_sensitive),
+                    )
+                    for name, e in sorted(entries.items())
+                }
         return out
 
     def list_end_offsets(self, partitions: Iterable[TopicPartition]) -> Mapping[TopicPartition, int]:
@@ -407,21 +416,77 @@ class AdminBackend:
         grouped: dict[ConfigResource, list[ConfigChange]] = defaultdict(list)
         for c in changes:
             grouped[c.resource].append(c)
-        ck_resources = []
-        for res, items in sorted(grouped.items()):
-            entries = [
-                CKEntry(
-                    c.name,
-                    c.value if c.op is AlterOp.SET else None,
-                    incremental_operation=AlterConfigOpType.SET if c.op is AlterOp.SET else AlterConfigOpType.DELETE,
-                )
-                for c in items
-            ]
-            ck_resources.append(CKResource(_ck_restype(res.type), res.name, incremental_configs=entries))
+        if DEFAULT_BROKER in grouped:
+            self._alter_default_broker(grouped.pop(DEFAULT_BROKER))
+        if not grouped:
+            return
         ck = self._confluent()
-        futures = ck.incremental_alter_configs(ck_resources, request_timeout=self.timeout)
-        for ckr, fut in futures.items():
-            self._ck_result(fut, f"changing configs of {str(ckr.restype).split('.')[-1].lower()} {ckr.name or '<default>'}")
+        for batch in _one_broker_per_batch(sorted(grouped)):
+            ck_resources = []
+            for res in batch:
+                entries = [
+                    CKEntry(
+                        c.name,
+                        c.value if c.op is AlterOp.SET else None,
+                        incremental_operation=AlterConfigOpType.SET if c.op is AlterOp.SET else AlterConfigOpType.DELETE,
+                    )
+                    for c in grouped[res]
+                ]
+                ck_resources.append(CKResource(_ck_restype(res.type), res.name, incremental_configs=entries))
+            futures = ck.incremental_alter_configs(ck_resources, request_timeout=self.timeout)
+            for ckr, fut in futures.items():
+                self._ck_result(fut, f"changing configs of {_ck_restype_label(ckr)} {ckr.name}")
+
+    # The cluster-wide default broker resource (name "", kafka-configs' --entity-default): neither
+    # client library accepts it, so these two go as raw requests through kafka-python.
+    def _describe_default_broker(self) -> dict[str, ConfigEntry]:
+        from kafka.protocol.admin.configs import DescribeConfigsRequest
+
+        Res = DescribeConfigsRequest.DescribeConfigsResource
+        req = DescribeConfigsRequest(resources=[Res(resource_type=4, resource_name="", configuration_keys=None)],
+                                     include_synonyms=False, include_documentation=False)
+        resp = self._raw(req, "describing the default broker configs")
+        [result] = resp.results
+        if result.error_code:
+            raise ClusterError(f"describing the default broker configs: {error_name(result.error_code)}",
+                               error_code=result.error_code)
+        sources = {1: ConfigSource.TOPIC, 2: ConfigSource.DYNAMIC_BROKER, 3: ConfigSource.DYNAMIC_DEFAULT_BROKER,
+                   4: ConfigSource.STATIC_BROKER, 5: ConfigSource.DEFAULT}
+        return {
+            c.name: ConfigEntry(c.name, c.value, sources.get(getattr(c, "config_source", 0), ConfigSource.UNKNOWN),
+                                bool(c.is_sensitive))
+            for c in sorted(result.configs, key=lambda c: c.name)
+        }
+
+    def _alter_default_broker(self, changes: Sequence[ConfigChange]) -> None:
+        from kafka.protocol.admin.configs import IncrementalAlterConfigsRequest
+
+        Res = IncrementalAlterConfigsRequest.AlterConfigsResource
+        req = IncrementalAlterConfigsRequest(
+            resources=[Res(resource_type=4, resource_name="", configs=[
+                Res.AlterableConfig(name=c.name, config_operation=0 if c.op is AlterOp.SET else 1,
+                                    value=c.value if c.op is AlterOp.SET else None)
+                for c in changes])],
+            validate_only=False,
+        )
+        resp = self._raw(req, "changing the default broker configs")
+        for r in resp.responses:
+            if r.error_code:
+                raise ClusterError(f"changing the default broker configs: {error_name(r.error_code)}"
+                                   + (f" ({r.error_message})" if r.error_message else ""), error_code=r.error_code)
+
+    def _raw(self, request, what: str):
+        from kafka.errors import KafkaError
+
+        kp = self._kafka_python()
+        try:
+            return kp._manager.run(self._send_raw, kp, request)
+        except KafkaError as e:
+            raise _cluster_error(e, what) from None
+
+    @staticmethod
+    async def _send_raw(kp, request):
+        return await kp._manager.send(request)
 
     def close(self) -> None:
         with self._lock:
@@ -438,6 +503,24 @@ class AdminBackend:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _one_broker_per_batch(resources: Sequence[ConfigResource]) -> list[list[ConfigResource]]:
+    """Split config resources so no batch holds more than one BROKER resource (librdkafka's
+    rule: broker configs go to that broker); topics ride in the first batch."""
+    topics = [r for r in resources if r.type is ConfigResourceType.TOPIC]
+    brokers = [r for r in resources if r.type is ConfigResourceType.BROKER]
+    if not brokers:
+        return [topics] if topics else []
+    return [topics + brokers[:1]] + [[b] for b in brokers[1:]]
+
+
+def _ck_restype_of(ckr):
+    return ckr.restype
+
+
+def _ck_restype_label(ckr) -> str:
+    return "broker" if ckr.restype_int == 4 else "topic"
 
 
 def _ck_restype(t: ConfigResourceType):
