@@ -1,0 +1,175 @@
+"""``kadmin log-dirs balance``: plan moves between the disks of each broker (KIP-113)."""
+
+from __future__ import annotations
+
+import click
+
+from kadmin.commands.options import cluster_options, int_list, open_cluster, output_option
+
+
+def _evacuation(ctx, param, values):
+    out = []
+    for value in values:
+        broker, sep, path = value.partition(":")
+        try:
+            if not sep or not path:
+                raise ValueError
+            out.append((int(broker), path))
+        except ValueError:
+            raise click.BadParameter(f"{value!r}: expected BROKER:PATH, e.g. 1:/var/kafka/data2") from None
+    return out
+
+
+@click.command()
+@click.option("--broker-list", metavar="1,2,3", help="Brokers to balance (default: all).")
+@click.option("--max-moves", type=click.IntRange(min=0), metavar="N",
+              help="Plan at most N moves, the most useful first (an evacuation needs all of its own).")
+@click.option("--evacuate", multiple=True, callback=_evacuation, metavar="BROKER:PATH",
+              help="Empty this directory of its broker (repeatable); refused when the others cannot hold it.")
+@click.option("--output-file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write the plan here (reassignment JSON with log_dirs, for `reassign execute`); refuses to overwrite.")
+@cluster_options
+@output_option(("table", "json"))
+def balance(cluster, output, broker_list, max_moves, evacuate, output_file):
+    """Plan moves between the log directories of each broker so their used share of capacity is
+    even, never into an offline or cordoned directory and never beyond usable bytes.
+
+    Replica sets do not change. Moves already in flight are left alone and counted as done.
+    Prints usage per directory before and after; the plan goes to --output-file (or, in table
+    output, after the table). Nothing in the cluster changes.
+    """
+    from pathlib import Path
+
+    from kadmin import logdirs
+    from kadmin.errors import ClusterError, InputError
+    from kadmin.plan.balance import balance_log_dirs
+
+    requested = int_list(broker_list, "--broker-list")
+    if output_file and Path(output_file).exists():
+        raise InputError(f"{output_file} already exists; choose another path (nothing was changed)")
+    with open_cluster(cluster, read_only=True) as backend:
+        state = backend.describe_cluster()
+        ids = logdirs.check_brokers(requested, state.brokers)
+        answers = backend.describe_log_dirs(brokers=ids)
+    failed = {b: a.error for b, a in answers.items() if a.error}
+    needed = set(requested or ()) | {b for b, _ in evacuate}
+    if failed.keys() & needed:
+        raise ClusterError("; ".join(f"broker {b} did not answer DescribeLogDirs: {failed[b]}"
+                                     for b in sorted(failed.keys() & needed)))
+    from kadmin.commands import render
+
+    for b in sorted(failed):
+        render.warn(f"broker {b} did not answer DescribeLogDirs and is left out: {failed[b]}")
+    dirs = {b: a.log_dirs for b, a in answers.items() if not a.error}
+    result = balance_log_dirs(state, dirs, brokers=sorted(dirs), max_moves=max_moves, evacuate=evacuate)
+
+    from kadmin.plan.reassignment_file import format_reassignment, write_reassignment
+
+    if output == "json":
+        render.print_json(balance_document(result))
+    else:
+        render.stdout().print(balance_table(result, bars=render.stdout_is_tty()))
+        click.echo(balance_summary(result))
+        if result.moves and not output_file:
+            click.echo(f"\nProposed partition reassignment configuration\n{format_reassignment(result.plan)}")
+    if output_file:
+        if result.moves:
+            write_reassignment(output_file, result.plan)
+            click.echo(f"kadmin: plan with {len(result.moves)} moves written to {output_file}", err=True)
+        else:
+            click.echo(f"kadmin: nothing to move; {output_file} not written", err=True)
+
+
+# --- rendering -------------------------------------------------------------------------------------
+
+def balance_document(result) -> dict:
+    """--output json: the plan, the moves, and one row per directory before and after
+    (schemas/log-dirs-balance-result.json)."""
+    from kadmin.plan.balance import usage_spread
+    from kadmin.plan.reassignment_file import plan_to_json
+
+    after = {(u.broker, u.path): u for u in result.after}
+    rows = []
+    for u in result.before:
+        a = after[u.broker, u.path]
+        rows.append({
+            "broker": u.broker, "path": u.path, "status": u.status.value, "total_bytes": u.total_bytes,
+            "usable_bytes_before": u.usable_bytes, "usable_bytes_after": a.usable_bytes,
+            "used_fraction_before": u.used_fraction, "used_fraction_after": a.used_fraction,
+            "replica_bytes_before": u.replica_bytes, "replica_bytes_after": a.replica_bytes,
+            "replicas_before": u.replicas, "replicas_after": a.replicas,
+        })
+    before_spread, after_spread = usage_spread(result.before), usage_spread(result.after)
+    return {
+        "plan": plan_to_json(result.plan.partitions),
+        "moves": [{"broker": m.broker, "topic": m.topic, "partition": m.partition, "source": m.source,
+                   "destination": m.destination, "size_bytes": m.size,
+                   "kind": "cancel" if m.source == m.destination else "move"} for m in result.moves],
+        "log_dirs": rows,
+        "brokers": [{"broker": b, "spread_before": before_spread[b], "spread_after": after_spread.get(b)}
+                    for b in sorted(before_spread)],
+    }
+
+
+def _bar(fraction: float | None, width: int = 16) -> str:
+    if fraction is None:
+        return "-"
+    filled = max(0, min(width, round(fraction * width)))
+    colour = "red" if fraction >= 0.9 else "yellow" if fraction >= 0.75 else "green"
+    return f"[{colour}]{'█' * filled}[/][dim]{'░' * (width - filled)}[/] {fraction:6.1%}"
+
+
+def _pct(fraction: float | None) -> str:
+    return "-" if fraction is None else f"{fraction:.1%}"
+
+
+def balance_table(result, *, bars: bool):
+    """Usage per directory before and after, with bars on a terminal."""
+    from rich.table import Table
+
+    from kadmin.units import format_size
+
+    after = {(u.broker, u.path): u for u in result.after}
+    moves_out: dict = {}
+    moves_in: dict = {}
+    for m in result.moves:
+        if m.source != m.destination:
+            moves_out[m.broker, m.source] = moves_out.get((m.broker, m.source), 0) + 1
+            moves_in[m.broker, m.destination] = moves_in.get((m.broker, m.destination), 0) + 1
+    show = _bar if bars else _pct
+    table = Table(title="Log directory usage before and after the plan", header_style="bold")
+    for col, kw in [("Broker", {"justify": "right"}), ("Log dir", {}), ("Status", {}),
+                    ("Used before", {}), ("Used after", {}), ("Kafka bytes", {"justify": "right"}),
+                    ("Replicas", {"justify": "right"}), ("Out/in", {"justify": "right"})]:
+        table.add_column(col, **kw)
+    last = None
+    for u in result.before:
+        a = after[u.broker, u.path]
+        if last is not None and u.broker != last:
+            table.add_section()
+        last = u.broker
+        status = u.status.value if u.status.value == "online" else f"[red]{u.status.value}[/]"
+        kafka = (format_size(u.replica_bytes) if u.replica_bytes == a.replica_bytes
+                 else f"{format_size(u.replica_bytes)} -> {format_size(a.replica_bytes)}")
+        replicas = str(u.replicas) if u.replicas == a.replicas else f"{u.replicas} -> {a.replicas}"
+        out, in_ = moves_out.get((u.broker, u.path), 0), moves_in.get((u.broker, u.path), 0)
+        table.add_row(str(u.broker), u.path, status, show(u.used_fraction), show(a.used_fraction), kafka,
+                      replicas, f"{out}/{in_}" if out or in_ else "")
+    return table
+
+
+def balance_summary(result) -> str:
+    from kadmin.plan.balance import usage_spread
+    from kadmin.units import format_size
+
+    moves = [m for m in result.moves if m.source != m.destination]
+    cancels = len(result.moves) - len(moves)
+    before, after = usage_spread(result.before), usage_spread(result.after)
+    text = (f"{len(moves)} moves ({format_size(sum(m.size for m in moves))}) on "
+            f"{len({m.broker for m in moves})} broker(s)")
+    if cancels:
+        text += f", {cancels} move(s) in flight sent back to their current directory"
+    if before:
+        text += (f". Widest spread of used capacity within a broker: {max(before.values()):.1%} before, "
+                 f"{max(after.values()):.1%} after.")
+    return text

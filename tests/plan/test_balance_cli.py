@@ -1,0 +1,130 @@
+"""`kadmin log-dirs balance` through the real Click tree over an in-memory cluster; and end to end
+on the sandbox: the plan it writes is accepted and carried out by `reassign execute`, after which
+balance finds nothing left to do."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import time
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from kadmin.backends.base import BrokerLogDirs
+from kadmin.commands.root import cli
+from kadmin.errors import EXIT_ERROR, EXIT_USAGE
+from kadmin.model import Broker, ClusterState, LogDir, PartitionState, ReplicaInfo, TopicPartition
+from kadmin.plan.reassignment_file import read_reassignment
+from kadmin.schemas import load
+from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+
+GB = 10**9
+MiB = 2**20
+
+
+class Backend:
+    """Broker 1: /a holds 6 GB, /b is empty, /c is cordoned. Broker 2 does not answer."""
+
+    name, read_only = "fake", True
+
+    def describe_cluster(self):
+        parts = {TopicPartition("t", p): PartitionState("t", p, 1, (1, 2), (1, 2)) for p in range(6)}
+        return ClusterState("c", 1, {b: Broker(b, "127.0.0.1", 9092 + b) for b in (1, 2)}, parts)
+
+    def describe_log_dirs(self, brokers=None, topics=None):
+        reps = tuple(ReplicaInfo("t", p, GB, 0, False) for p in range(6))
+        dirs = (LogDir(1, "/a", None, 10 * GB, 4 * GB, False, reps), LogDir(1, "/b", None, 10 * GB, 10 * GB),
+                LogDir(1, "/c", None, 10 * GB, 10 * GB, True))
+        out = {1: BrokerLogDirs(1, dirs), 2: BrokerLogDirs(2, error="connection refused")}
+        return {b: out[b] for b in (brokers or out)}
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    @contextlib.contextmanager
+    def open_cluster(cluster, read_only=True):
+        assert read_only, "balance must not be able to change the cluster"
+        yield Backend()
+
+    monkeypatch.setattr("kadmin.commands.log_dirs_balance.open_cluster", open_cluster)
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["log-dirs", "balance", *args, "--bootstrap-server", "127.0.0.1:1"])
+
+
+def test_table_shows_before_and_after_and_the_plan(fake):
+    r = run()
+    assert r.exit_code == 0, r.output
+    assert "60.0%" in r.stdout and "30.0%" in r.stdout  # /a before and after
+    assert "3 moves (3.0 GB) on 1 broker(s)" in r.stdout
+    assert "Proposed partition reassignment configuration" in r.stdout
+    assert "broker 2 did not answer DescribeLogDirs and is left out" in r.stderr
+
+
+def test_json_output_is_pure_and_the_plan_file_is_a_reassignment_with_log_dirs(fake, tmp_path):
+    out = tmp_path / "plan.json"
+    r = run("-o", "json", "--output-file", str(out), "--broker-list", "1")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, load("log-dirs-balance-result"))
+    assert [(m["source"], m["destination"]) for m in doc["moves"]] == [("/a", "/b")] * 3
+    rows = {row["path"]: row for row in doc["log_dirs"]}
+    assert (rows["/a"]["used_fraction_before"], rows["/a"]["used_fraction_after"]) == (0.6, 0.3)
+    assert rows["/c"]["replicas_after"] == 0  # cordoned: never a target
+    parsed = read_reassignment(out)
+    assert not parsed.problems
+    assert {a.log_dirs for _, a in parsed.entries} == {("/b", "any")}
+
+
+def test_evacuate_and_its_refusal(fake):
+    r = run("-o", "json", "--evacuate", "1:/a", "--broker-list", "1")
+    assert r.exit_code == 0, r.output
+    assert {row["path"]: row["replicas_after"] for row in json.loads(r.stdout)["log_dirs"]} == {"/a": 0, "/b": 6, "/c": 0}
+    r = run("--evacuate", "1:/b", "--evacuate", "1:/a", "--broker-list", "1")
+    assert r.exit_code == EXIT_USAGE and "no other online, uncordoned directory" in r.stderr
+    assert run("--evacuate", "1-/a").exit_code == EXIT_USAGE
+
+
+def test_max_moves_and_unanswered_brokers(fake):
+    r = run("-o", "json", "--max-moves", "1", "--broker-list", "1")
+    assert len(json.loads(r.stdout)["moves"]) == 1
+    r = run("--broker-list", "2")
+    assert r.exit_code == EXIT_ERROR and "broker 2 did not answer DescribeLogDirs" in r.stderr
+    assert run("--broker-list", "9").exit_code == EXIT_USAGE
+
+
+def _kadmin(sb, *args, check=True):
+    p = subprocess.run([sys.executable, "-m", "kadmin", *args, "--bootstrap-server", sb.bootstrap],
+                       capture_output=True, text=True, timeout=120)
+    assert not check or p.returncode == 0, p.stderr
+    return p
+
+
+def test_plan_is_executed_by_reassign_execute_on_the_sandbox(sandbox_factory, tmp_path):
+    sb = sandbox_factory(brokers=2, log_dirs=3, speed=50.0, dir_capacity=2**30)
+    first = sb.log_dir_paths(0)[0], sb.log_dir_paths(1)[0]
+    sb.create_topic("logs", assignment={p: [0, 1] for p in range(6)}, size_bytes=16 * MiB,
+                    log_dirs={(p, b): first[b] for p in range(6) for b in (0, 1)})
+    plan = tmp_path / "plan.json"
+    doc = json.loads(_kadmin(sb, "log-dirs", "balance", "-o", "json", "--output-file", str(plan)).stdout)
+    assert {m["source"] for m in doc["moves"]} == set(first)
+    assert len(doc["moves"]) == 8  # 6 partitions of 16 MiB over 3 dirs: 2 stay, 4 leave, per broker
+    assert max(b["spread_after"] for b in doc["brokers"]) < 0.002
+    dry = _kadmin(sb, "reassign", "execute", "--reassignment-json-file", str(plan), "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    _kadmin(sb, "reassign", "execute", "--reassignment-json-file", str(plan),
+            "--rollback-file", str(tmp_path / "rollback.json"))
+    deadline = time.monotonic() + 60
+    while True:  # the moves complete at the sandbox's pace: poll what DescribeLogDirs shows
+        again = json.loads(_kadmin(sb, "log-dirs", "balance", "-o", "json").stdout)
+        observed = sorted(r["replicas_before"] for r in again["log_dirs"])  # futures count while in flight
+        if observed == [2] * 6:
+            break
+        assert time.monotonic() < deadline, f"moves not done after 60 s: {again['log_dirs']}"
+        time.sleep(0.2)
+    assert again["moves"] == []  # balanced: nothing left to do
