@@ -504,10 +504,15 @@ def read_throttle_state(backend, store: RecordStore | None) -> ThrottleState:
     from kadmin.plan.throttles import ThrottleNeeds, current_throttles
 
     cluster = backend.describe_cluster()
-    # One broker per DescribeConfigs call (librdkafka allows one BROKER resource per call); topics together.
-    configs = dict(backend.describe_configs([ConfigResource(ConfigResourceType.TOPIC, t) for t in cluster.topics]))
-    for b in sorted(cluster.brokers):
-        configs.update(backend.describe_configs([ConfigResource(ConfigResourceType.BROKER, str(b))]))
+    # One broker per DescribeConfigs call (librdkafka allows one BROKER resource per call); the
+    # topics ride along with the first broker.
+    brokers = [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in sorted(cluster.brokers)]
+    topics = [ConfigResource(ConfigResourceType.TOPIC, t) for t in cluster.topics]
+    configs: dict = {}
+    for i, res in enumerate(brokers or [None]):
+        batch = ([res] if res is not None else []) + (topics if i == 0 else [])
+        if batch:
+            configs.update(backend.describe_configs(batch))
     current = current_throttles(configs)
     ongoing = dict(backend.list_partition_reassignments())
     moving: set[int] = set()

