@@ -35,6 +35,8 @@ def metadata(engine, broker_id, version, req):
         names = sorted(cluster.topics)
     else:
         names = [t.name for t in req.topics if t.name is not None]
+    # Brokers that are up with every directory online hold no offline replica: skip the lookups.
+    healthy = {b.id for b in cluster.brokers.values() if b.alive and not b.has_offline_dir()}
     topics = []
     for name in names:
         topic = cluster.topics.get(name)
@@ -44,7 +46,7 @@ def metadata(engine, broker_id, version, req):
             continue
         parts = []
         for p in sorted(topic.partitions.values(), key=lambda p: p.index):
-            offline = [b for b in p.replicas if not cluster.replica_online(p.tp, b)]
+            offline = [b for b in p.replicas if b not in healthy and not cluster.replica_online(p.tp, b)]
             parts.append(R.MetadataResponseTopic.MetadataResponsePartition(
                 error_code=LEADER_NOT_AVAILABLE if p.leader == -1 else P.NONE,
                 partition_index=p.index, leader_id=p.leader, leader_epoch=p.leader_epoch,

@@ -6,6 +6,7 @@ thread and needs no locks. Callers on other threads go through ``call``.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from typing import Any, Callable
@@ -15,6 +16,7 @@ from kadmin.sandbox.cluster import ZOOKEEPER, Cluster
 from kadmin.sandbox.wire import BrokerServer
 
 TICK = 0.05  # real seconds between simulation steps
+log = logging.getLogger("kadmin.sandbox")
 
 
 class Engine:
@@ -109,7 +111,10 @@ class Engine:
         while True:
             await asyncio.sleep(TICK)
             now = time.monotonic()
-            replication.step(self.cluster, (now - last) * self.speed)
+            try:
+                replication.step(self.cluster, (now - last) * self.speed)
+            except Exception:  # a bug: keep serving, say so once per tick
+                log.exception("simulation step failed")
             last = now
 
     def advance(self, seconds: float) -> None:
