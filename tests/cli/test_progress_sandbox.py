@@ -1,0 +1,143 @@
+"""`reassign progress` against the sandbox: its figures against the sandbox's own byte counts,
+for a move between brokers and one between directories; the rate against the throttle; JSON
+lines with --watch until done; exit 3 while moving."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from kadmin.commands.reassign_progress import Sampler
+from kadmin.commands.root import cli
+from kadmin.model import (
+    FOLLOWER_RATE,
+    FOLLOWER_REPLICAS,
+    LEADER_RATE,
+    LEADER_REPLICAS,
+    LOG_DIR_RATE,
+    AlterOp,
+    Assignment,
+    ConfigChange,
+    ConfigResource,
+    ConfigResourceType,
+    TopicPartitionReplica,
+)
+from kadmin.schemas import load
+from kadmin.throttle_records import apply_changes
+from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+
+MiB = 2**20
+RATE = 1_000_000
+
+
+def admin(sb):
+    from kadmin.backends.admin import AdminBackend
+    from kadmin.config import ConnectionSettings
+
+    return AdminBackend(ConnectionSettings(bootstrap_servers=sb.bootstrap, timeout=10), read_only=False)
+
+
+def kadmin(*args):
+    r = CliRunner(env={"COLUMNS": "200"}).invoke(cli, list(args))
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        raise r.exception
+    return r
+
+
+def throttle_move(be, rate=RATE):
+    """orders-0 from [0,1] to [2,1], throttled as Kafka's tool would."""
+    changes = [ConfigChange(ConfigResource(ConfigResourceType.BROKER, str(b)), name, AlterOp.SET, str(rate))
+               for b in (0, 1, 2) for name in (LEADER_RATE, FOLLOWER_RATE)]
+    changes += [ConfigChange(ConfigResource(ConfigResourceType.TOPIC, "orders"), LEADER_REPLICAS, AlterOp.SET, "0:0,0:1"),
+                ConfigChange(ConfigResource(ConfigResourceType.TOPIC, "orders"), FOLLOWER_REPLICAS, AlterOp.SET, "0:2")]
+    apply_changes(be, changes)
+    be.reassign_partitions([Assignment("orders", 0, (2, 1))])
+
+
+@pytest.fixture
+def slow(sandbox_factory):  # noqa: F811
+    sb = sandbox_factory(brokers=3, log_dirs=2, manual_clock=True)
+    sb.create_topic("orders", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=20 * MiB)
+    return sb
+
+
+def test_inter_broker_figures_match_the_sandbox_and_the_rate_the_throttle(slow):
+    with admin(slow) as be:
+        throttle_move(be)
+        slow.clock.advance(1)
+        sample = Sampler(be, None, clock=lambda: slow.clock.now)
+        first = sample(None)
+        slow.clock.advance(4)
+        second = sample(first)
+    snap = slow.snapshot()
+    leader = snap.replica("orders", 0, 0).size
+    new = snap.replica("orders", 0, 2).size
+    row = next(r for r in second.replicas if r.broker == 2)
+    assert row.move == "inter-broker" and row.status.startswith("Behind: ~")
+    assert (row.total_bytes, row.moved_bytes, row.remaining_bytes) == (leader, new, leader - new)
+    assert row.rate == pytest.approx(RATE, rel=0.1)
+    assert row.eta == pytest.approx((leader - new) / RATE, rel=0.15)
+    assert [r.status for r in second.replicas if r.broker != 2] == ["In sync", "In sync"]
+    assert second.totals.remaining_bytes == leader - new and not second.done
+
+
+def test_cli_json_snapshot_matches_and_exits_3_while_moving(slow, tmp_path):
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": "orders", "partition": 0, "replicas": [2, 1]}, {"topic": "ghost", "partition": 0, "replicas": [1]}]}))
+    with admin(slow) as be:
+        throttle_move(be)
+    slow.clock.advance(3)
+    r = kadmin("reassign", "progress", "--reassignment-json-file", str(plan), "-o", "json", "--interval", "0",
+               "-b", slow.bootstrap)
+    assert r.exit_code == 3, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1
+    doc = json.loads(lines[0])
+    import jsonschema
+
+    jsonschema.validate(doc, load("progress-snapshot"))
+    snap = slow.snapshot()
+    rows = {(x["topic"], x["broker"]): x for x in doc["replicas"]}
+    assert rows[("orders", 2)]["moved_bytes"] == snap.replica("orders", 0, 2).size
+    assert rows[("orders", 2)]["total_bytes"] == snap.replica("orders", 0, 0).size
+    assert rows[("orders", 1)]["status"] == "In sync"
+    assert rows[("ghost", 1)]["status"] == "Unknown topic"
+    assert doc["totals"]["moving_replicas"] == 1 and not doc["done"]
+    table = kadmin("reassign", "progress", "--interval", "0", "-b", slow.bootstrap)
+    assert table.exit_code == 3 and "Behind: ~" in table.output and "total" in table.output
+
+
+def test_log_dir_move_progress_from_the_future_replica(slow):
+    with admin(slow) as be:
+        apply_changes(be, [ConfigChange(ConfigResource(ConfigResourceType.BROKER, "1"), LOG_DIR_RATE, AlterOp.SET, str(RATE))])
+        src = slow.snapshot().replica_dir("orders", 1, 1)
+        dst = next(p for p in slow.log_dir_paths(1) if p != src)
+        assert be.alter_replica_log_dirs({TopicPartitionReplica("orders", 1, 1): dst}) == {
+            TopicPartitionReplica("orders", 1, 1): None}
+        slow.clock.advance(1)
+        sample = Sampler(be, None, clock=lambda: slow.clock.now)
+        first = sample(None)
+        slow.clock.advance(3)
+        second = sample(first)
+    path, future = slow.snapshot().future_replica("orders", 1, 1)
+    row = next(r for r in second.replicas if r.move == "log-dir")
+    assert (row.topic, row.partition, row.broker) == ("orders", 1, 1)
+    assert (row.log_dir, row.future_log_dir) == (src, dst) and path == dst
+    assert row.moved_bytes == future.size
+    assert row.messages_behind == future.offset_lag and row.status == f"Behind: {future.offset_lag} messages"
+    assert row.rate == pytest.approx(RATE, rel=0.1)
+
+
+def test_watch_json_lines_until_done(sandbox_factory):  # noqa: F811
+    sb = sandbox_factory(brokers=3, log_dirs=1, speed=50.0)
+    sb.create_topic("orders", assignment={0: [0, 1]}, size_bytes=4 * MiB)
+    with admin(sb) as be:
+        throttle_move(be, rate=128 * 1024)  # 32 simulated seconds: about 0.6 s here
+    r = kadmin("reassign", "progress", "--watch", "-o", "json", "--interval", "0.1s", "-b", sb.bootstrap)
+    assert r.exit_code == 0, r.output
+    docs = [json.loads(line) for line in r.output.strip().splitlines()]
+    assert len(docs) >= 2
+    assert docs[-1]["done"] and not docs[0]["done"]
+    moved = [d["totals"]["moved_bytes"] for d in docs[:-1]]
+    assert moved == sorted(moved)  # bytes only ever grow while it copies
