@@ -239,3 +239,19 @@ def test_slow_broker_delays_responses(sandbox_factory):
     start = time.monotonic()
     admin.list_topics(timeout=10)
     assert time.monotonic() - start >= 0.4
+
+
+def test_drop_connections_closes_client_sockets(sandbox_factory):
+    import socket
+    import struct
+
+    sb = sandbox_factory(brokers=1, manual_clock=True)
+    s = socket.create_connection(("127.0.0.1", sb.ports[0]), timeout=5)
+    frame = struct.pack(">hhih", 18, 0, 1, 1) + b"t"
+    s.sendall(struct.pack(">i", len(frame)) + frame)
+    assert len(s.recv(4, socket.MSG_WAITALL)) == 4  # connected and answered
+    s.recv(65536)
+    sb.faults.drop_connections(0)
+    assert s.recv(1) == b""  # closed by the broker
+    s.close()
+    socket.create_connection(("127.0.0.1", sb.ports[0]), timeout=5).close()  # still listening

@@ -173,3 +173,39 @@ def test_unreachable_zookeeper_is_a_clear_error():
 
     with pytest.raises(ConnectionFailed, match="cannot reach ZooKeeper at 127.0.0.1:1"):
         Sandbox(zookeeper="127.0.0.1:1").start()
+
+
+def test_reassign_node_deleted_by_hand_leaves_the_controller_unarmed_until_it_moves(sandbox_factory, zk_connect, zk):
+    sb = sandbox_factory(brokers=3, zookeeper=zk_connect, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1], 1: [0, 1]}, size_bytes=MiB)
+    sb.faults.broker_stop(2)  # the target is down: the partition waits
+    zk.create("/admin/reassign_partitions", json.dumps({"version": 1, "partitions": [
+        {"topic": "t", "partition": 0, "replicas": [1, 2]}]}).encode(), makepath=True)
+    poll(lambda: sb.snapshot().partition("t", 0).reassigning)
+    zk.delete("/admin/reassign_partitions")
+    sb.faults.broker_start(2)
+    sb.clock.advance(1)
+    assert sb.snapshot().partition("t", 0).replicas == (1, 2)  # the controller still finished it
+    zk.create("/admin/reassign_partitions", json.dumps({"version": 1, "partitions": [
+        {"topic": "t", "partition": 1, "replicas": [1, 2]}]}).encode())
+    time.sleep(0.5)  # a stuck node: nobody carries it out
+    assert sb.snapshot().partition("t", 1).replicas == (0, 1)
+    assert zk.exists("/admin/reassign_partitions") is not None
+    zk.delete("/controller")  # force an election: the new controller reads the pending node
+    poll(lambda: sb.snapshot().partition("t", 1).reassigning)
+    sb.clock.advance(1)
+    poll(lambda: zk.exists("/admin/reassign_partitions") is None)
+    assert sb.snapshot().partition("t", 1).replicas == (1, 2)
+
+
+def test_preferred_replica_election_node(sandbox_factory, zk_connect, zk):
+    sb = sandbox_factory(brokers=2, zookeeper=zk_connect, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1]})
+    sb.faults.broker_stop(0)
+    sb.faults.broker_start(0)
+    sb.clock.advance(1)
+    assert sb.snapshot().partition("t", 0).leader == 1
+    zk.create("/admin/preferred_replica_election", json.dumps(
+        {"version": 1, "partitions": [{"topic": "t", "partition": 0}]}).encode(), makepath=True)
+    poll(lambda: zk.exists("/admin/preferred_replica_election") is None)
+    assert sb.snapshot().partition("t", 0).leader == 0
