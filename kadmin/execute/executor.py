@@ -147,7 +147,7 @@ def plan_execution(request: ExecuteRequest, view: ClusterView, *, now: float = 0
 def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float) -> ExecutionPlan:
     check_reassignment(
         request.parsed, view.cluster, view.log_dirs,
-        allow_replication_factor_change=request.allow_replication_factor_change,
+        allow_replication_factor_change=request.allow_replication_factor_change, ongoing=view.ongoing,
     )
     check_no_other_reassignment(view.ongoing, request.additional)
     plan = request.parsed.plan

@@ -11,7 +11,7 @@ from typing import Mapping
 
 from kadmin.backends.base import BrokerLogDirs
 from kadmin.errors import InputError
-from kadmin.model import ANY_LOG_DIR, ClusterState, LogDirStatus, TopicPartition
+from kadmin.model import ANY_LOG_DIR, ClusterState, LogDirStatus, PartitionReassignment, TopicPartition
 from kadmin.plan.reassignment_file import ParsedPlan, Problem, gc_paused
 
 
@@ -19,7 +19,7 @@ class PlanProblems(InputError):
     """The plan failed validation; ``details`` keeps the structured problems for JSON output."""
 
     def __init__(self, message: str, details: list[Problem]):
-        super().__init__(message, [str(p) for p in details], hint="fix the plan and run again; nothing was changed")
+        super().__init__(message, [str(p) for p in details], hint="fix the plan and run again")
         self.details = details
 
 
@@ -74,8 +74,14 @@ def validate_reassignment(
     log_dirs: Mapping[int, BrokerLogDirs] | None,
     *,
     allow_replication_factor_change: bool = False,
+    ongoing: Mapping[TopicPartition, PartitionReassignment] | None = None,
 ) -> list[Problem]:
-    """All problems of the plan against this cluster, in file order (file-level ones first)."""
+    """All problems of the plan against this cluster, in file order (file-level ones first).
+
+    ``ongoing`` (ListPartitionReassignments) gives the target of partitions already moving, for
+    the replication-factor rule: Metadata lists their full replica set, adding and removing alike.
+    """
+    ongoing = ongoing or {}
     problems: list[Problem] = list(parsed.problems)
     if parsed.entry_count == 0 and not any(p.field == "partitions" for p in problems):
         problems.append(Problem("is empty: there is nothing to reassign", field="partitions"))
@@ -130,9 +136,13 @@ def validate_reassignment(
 
         distinct = bool(replicas) and len(set(replicas)) == len(replicas)
         if current is not None and distinct and not allow_replication_factor_change:
-            target = current.replicas
-            if current.removing:
-                target = tuple(r for r in target if r not in current.removing)
+            running = ongoing.get(tp)
+            if running is not None:
+                target = running.target
+            elif current.removing:
+                target = tuple(r for r in current.replicas if r not in current.removing)
+            else:
+                target = current.replicas
             if len(replicas) != len(target):
                 add(
                     f"changes the replication factor from {len(target)} to {len(replicas)} "
@@ -159,11 +169,13 @@ def check_reassignment(
     log_dirs: Mapping[int, BrokerLogDirs] | None,
     *,
     allow_replication_factor_change: bool = False,
+    ongoing: Mapping[TopicPartition, PartitionReassignment] | None = None,
 ) -> None:
     """Raise PlanProblems (exit 2) listing every problem, or return when the plan is sound."""
     with gc_paused():
         problems = validate_reassignment(
-            parsed, cluster, log_dirs, allow_replication_factor_change=allow_replication_factor_change
+            parsed, cluster, log_dirs,
+            allow_replication_factor_change=allow_replication_factor_change, ongoing=ongoing,
         )
     if problems:
         n = len(problems)

@@ -202,3 +202,67 @@ def test_version_other_than_1_exits_2(shared_sb, tmp_path, capsys):
     code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", str(p), "-b", shared_sb.bootstrap)
     assert code == 2 and "version: must be 1, not 2" in err
     assert shared_sb.mutating_requests() == []
+
+
+@pytest.fixture
+def records(monkeypatch):
+    """kadmin's throttle record, kept in memory across the in-process runs of one test: the
+    sandbox does not serve Produce/Fetch, which the record topic needs. The configs are real."""
+    from kadmin.commands import reassign_execute
+    from kadmin.throttle_records import MemoryRecordStore
+
+    store = MemoryRecordStore()
+    monkeypatch.setattr(reassign_execute, "open_records", lambda backend: store)
+    return store
+
+
+def test_move_with_throttles_exact_configs_then_removed_by_verify(sb, tmp_path, capsys, records):
+    from kadmin.model import ConfigResource, ConfigResourceType
+
+    from kadmin.model import AlterOp, ConfigChange
+
+    def alter(changes):
+        from kadmin.backends import open_backend
+        from kadmin.config import resolve_connection
+
+        be = open_backend(resolve_connection(bootstrap_server=sb.bootstrap, zookeeper=None, command_config=None,
+                                             cluster=None, timeout=None), read_only=False)
+        try:
+            be.incremental_alter_configs(changes)
+        finally:
+            be.close()
+
+    # Someone else's throttles, on foo-1 and on broker 2, must survive everything below.
+    alter([ConfigChange(ConfigResource(ConfigResourceType.TOPIC, "foo"), "leader.replication.throttled.replicas", AlterOp.SET, "1:1"),
+           ConfigChange(ConfigResource(ConfigResourceType.BROKER, "2"), "leader.replication.throttled.rate", AlterOp.SET, "777")])
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1], "log_dirs": [sb.log_dir_paths(3)[1], "any"]}])
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                            "--throttle", "50MB/s", "--replica-alter-log-dirs-throttle", "20MB/s")
+    assert code == 0, err
+    s = sb.snapshot()
+    assert s.topic_configs["foo"] == {
+        "leader.replication.throttled.replicas": "0:0,0:1,1:1",  # merged with the existing entry
+        "follower.replication.throttled.replicas": "0:3",
+    }
+    rates = {"leader.replication.throttled.rate": "50000000", "follower.replication.throttled.rate": "50000000"}
+    assert s.broker_configs["0"] == rates and s.broker_configs["1"] == rates
+    assert s.broker_configs["3"] == {**rates, "replica.alter.log.dirs.io.max.bytes.per.second": "20000000"}
+    assert s.broker_configs["2"] == {"leader.replication.throttled.rate": "777"}
+
+    # --additional changes the throttle of the running plan, and nothing else.
+    sb.clear_requests()
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                            "--throttle", "80MB/s", "--additional", "--rollback-file", str(tmp_path / "rb2.json"))
+    assert code == 0, err
+    assert set(mutating(sb)) == {"IncrementalAlterConfigs"}  # no reassignment, no log-dir request
+    assert sb.snapshot().broker_configs["0"]["leader.replication.throttled.rate"] == "80000000"
+
+    assert kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)[0] == 3
+    assert sb.snapshot().topic_configs["foo"]["follower.replication.throttled.replicas"] == "0:3"  # still needed
+    settle(sb)
+    code, out, _ = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 0 and "Removed throttles this plan set:" in out
+    s = sb.snapshot()
+    assert s.topic_configs["foo"] == {"leader.replication.throttled.replicas": "1:1"}
+    assert {b: c for b, c in s.broker_configs.items() if c} == {"2": {"leader.replication.throttled.rate": "777"}}
+    assert records.records == {}

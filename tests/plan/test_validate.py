@@ -4,7 +4,7 @@ from dataclasses import replace
 import pytest
 
 from kadmin.errors import EXIT_USAGE, InputError
-from kadmin.model import TopicPartition
+from kadmin.model import PartitionReassignment, TopicPartition
 from kadmin.plan.reassignment_file import parse_reassignment
 from kadmin.plan.validate import check_reassignment, validate_reassignment
 from tests.execute.fakes import broker_log_dirs, cluster_state
@@ -104,6 +104,10 @@ def test_replication_factor_compares_with_the_target_of_a_running_reassignment()
     tp = TopicPartition("foo", 0)
     parts[tp] = replace(parts[tp], replicas=(3, 1, 2), adding=(3,), removing=(2,))
     assert problems([entry(replicas=(3, 4))], cluster=replace(CLUSTER, partitions=parts)) == []
+    # Metadata alone shows the full set; ListPartitionReassignments says what is being removed.
+    parts[tp] = replace(parts[tp], adding=(), removing=())
+    ongoing = {tp: PartitionReassignment("foo", 0, (3, 1, 2), (3,), (2,))}
+    assert problems([entry(replicas=(3, 4))], cluster=replace(CLUSTER, partitions=parts), ongoing=ongoing) == []
 
 
 def test_every_problem_at_once_and_exit_2():
