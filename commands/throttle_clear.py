@@ -37,6 +37,8 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
     with open_cluster(cluster, read_only=dry_run) as backend:
         store = open_record_store(backend)
         state = read_throttle_state(backend, store)
+        if not dry_run:
+            state.require_records()
         records = state.records
         if plan_file is not None:
             pid = plan_id(Path(plan_file).read_bytes())

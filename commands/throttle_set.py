@@ -57,6 +57,8 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
 
             raise UnsupportedOperation("this connection offers no place to record the throttles kadmin sets; nothing was changed")
         state = read_throttle_state(backend, store)
+        if not dry_run:
+            state.require_records()
         known = set(state.cluster.brokers)
         if chosen is not None:
             unknown = sorted(set(chosen) - known)

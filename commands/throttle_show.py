@@ -28,6 +28,8 @@ def show(cluster, output):
     from kadmin.commands import render
 
     doc = show_json(state)
+    if state.records_error:
+        render.warn(state.records_error + " (shown as not set by kadmin)")
     if output == "json":
         render.print_json(doc)
         return

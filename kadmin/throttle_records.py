@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Iterable, Mapping, Protocol
 
-from kadmin.errors import ClusterError, InputError
+from kadmin.errors import ClusterError, InputError, KadminError
 from kadmin.model import format_replica_list, parse_replica_list
 
 RECORD_VERSION = 1
@@ -492,6 +492,14 @@ class ThrottleState:
     records: dict[str, ThrottleRecord]
     ongoing: dict  # TopicPartition -> PartitionReassignment
     log_dirs_known: bool  # False: log-dir moves could not be seen, so every log-dir rate counts as needed
+    records_error: str | None = None  # why kadmin's records could not be read (show goes on without them)
+
+    def require_records(self) -> None:
+        """Changing throttles without knowing what kadmin set is not safe: refuse."""
+        if self.records_error is not None:
+            from kadmin.errors import UnsupportedOperation
+
+            raise UnsupportedOperation(f"{self.records_error}; nothing was changed")
 
 
 def read_throttle_state(backend, store: RecordStore | None) -> ThrottleState:
@@ -526,8 +534,13 @@ def read_throttle_state(backend, store: RecordStore | None) -> ThrottleState:
                 moving.add(b)
     else:
         moving = set(cluster.brokers)
-    records = store.load_all() if store is not None else {}
-    return ThrottleState(cluster, current, ThrottleNeeds.of(ongoing, moving), records, ongoing, known)
+    records, error = {}, None
+    if store is not None:
+        try:
+            records = store.load_all()
+        except KadminError as e:
+            error = f"kadmin's throttle records could not be read: {e}"
+    return ThrottleState(cluster, current, ThrottleNeeds.of(ongoing, moving), records, ongoing, known, error)
 
 
 def apply_changes(backend, changes) -> None:

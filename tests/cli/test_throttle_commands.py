@@ -172,3 +172,20 @@ def test_clear_all_force_removes_even_needed(env, tmp_path):
 def test_clear_needs_exactly_one_mode(env):
     assert run("throttle", "clear").exit_code == 2
     assert run("throttle", "clear", "--stale", "--all").exit_code == 2
+
+
+def test_unreadable_records_show_goes_on_but_changes_are_refused(env, monkeypatch, tmp_path):
+    from kadmin.errors import UnsupportedOperation
+
+    backend, store = env
+
+    def broken():
+        raise UnsupportedOperation("the cluster does not serve Fetch")
+
+    monkeypatch.setattr(store, "load_all", broken)
+    backend.configs.setdefault(broker(3), {})[LEADER_RATE] = "777"
+    r = run("throttle", "show", "-o", "json")
+    assert r.exit_code == 0 and "could not be read" in r.output
+    r = run("throttle", "clear", "--all", "--yes")
+    assert r.exit_code == 1
+    assert backend.configs[broker(3)] == {LEADER_RATE: "777"}  # nothing changed
