@@ -1,0 +1,456 @@
+"""The ZooKeeper backend (``--zookeeper``, deprecated): kazoo reading and writing the znodes
+exactly as Kafka's ZooKeeper-mode tools did (formats in ``zk_paths``, checks in ``zk_reassign``).
+
+What needs a broker RPC (log dirs, end offsets) goes to an AdminClient-protocol backend
+bootstrapped from the endpoints the brokers registered under /brokers/ids; without one, or for
+what ZooKeeper mode never had (cancelling a reassignment), the error names --bootstrap-server.
+
+Kept apart from the rest so it can be retired cleanly with ZooKeeper itself.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from kadmin.backends import zk_paths as zp
+from kadmin.backends.base import Backend, BrokerLogDirs, Capability, ReadOnlyViolation
+from kadmin.backends.zk_reassign import STUCK_HINT, check_assignments, ongoing_reassignments, stuck_reason
+from kadmin.errors import (
+    AuthorizationError,
+    ClusterError,
+    ConnectionFailed,
+    NotFoundError,
+    ReassignmentInProgress,
+    UnsupportedOperation,
+)
+from kadmin.model import (
+    AlterOp,
+    Assignment,
+    Broker,
+    ClusterState,
+    ConfigChange,
+    ConfigEntry,
+    ConfigResource,
+    ConfigResourceType,
+    ConfigSource,
+    PartitionReassignment,
+    PartitionState,
+    ReplicaLogDir,
+    TopicPartition,
+    TopicPartitionReplica,
+)
+
+DEPRECATION_WARNING = (
+    "--zookeeper is deprecated (Kafka removed ZooKeeper mode in 4.0): prefer --bootstrap-server"
+)
+
+BrokerBackendFactory = Callable[[str], Backend]
+
+
+class ZooKeeperBackend:
+    """KIP-179's interface over a ZooKeeper ensemble (connect string with optional chroot)."""
+
+    name = "zookeeper"
+
+    def __init__(
+        self,
+        zookeeper: str,
+        *,
+        timeout: float = 30.0,
+        read_only: bool = False,
+        broker_backend_factory: BrokerBackendFactory | None = None,
+        security_protocol: str = "PLAINTEXT",
+        clock: Callable[[], float] = time.time,
+    ):
+        self.zookeeper = zookeeper
+        self.timeout = timeout
+        self.read_only = read_only
+        self.security_protocol = security_protocol.upper()
+        self._factory = broker_backend_factory
+        self._broker_backend: Backend | None = None
+        self._clock = clock
+        caps = {Capability.REASSIGN, Capability.LIST_REASSIGNMENTS, Capability.INCREMENTAL_ALTER_CONFIGS}
+        if broker_backend_factory is not None:
+            caps |= {Capability.LOG_DIRS, Capability.END_OFFSETS}
+        self.capabilities = frozenset(caps)
+        self._zk = _connect(zookeeper, timeout)
+
+    @classmethod
+    def from_settings(cls, settings, *, read_only: bool = False,
+                      broker_backend_factory: BrokerBackendFactory | None = None) -> "ZooKeeperBackend":
+        """From ``kadmin.config.ConnectionSettings``: its security.protocol picks the listener used
+        to reach brokers."""
+        return cls(settings.zookeeper, timeout=settings.timeout, read_only=read_only,
+                   broker_backend_factory=broker_backend_factory, security_protocol=settings.security_protocol)
+
+    # --- plumbing ------------------------------------------------------------------------
+
+    def _op(self, name: str, *args, **kwargs) -> Any:
+        """Run kazoo's ``<name>_async`` and wait at most the timeout: kazoo's blocking calls wait
+        forever while it reconnects. Its failures become kadmin's errors; NoNodeError and the
+        other znode outcomes pass through for the caller to handle."""
+        from kazoo.exceptions import ConnectionLoss, NoAuthError, OperationTimeoutError, SessionExpiredError
+        from kazoo.handlers.threading import KazooTimeoutError
+
+        if self._zk is None:
+            raise ConnectionFailed("the ZooKeeper connection is closed")
+        try:
+            return getattr(self._zk, f"{name}_async")(*args, **kwargs).get(timeout=self.timeout)
+        except (ConnectionLoss, SessionExpiredError, OperationTimeoutError, KazooTimeoutError) as e:
+            raise ConnectionFailed(
+                f"lost the connection to ZooKeeper at {self.zookeeper} ({type(e).__name__}); "
+                f"no answer within {self.timeout:g}s") from None
+        except NoAuthError:
+            raise AuthorizationError(f"ZooKeeper at {self.zookeeper} refused access (ACLs)") from None
+
+    def _get(self, path: str) -> bytes | None:
+        from kazoo.exceptions import NoNodeError
+
+        try:
+            return self._op("get", path)[0]
+        except NoNodeError:
+            return None
+
+    def _children(self, path: str) -> list[str]:
+        from kazoo.exceptions import NoNodeError
+
+        try:
+            return self._op("get_children", path)
+        except NoNodeError:
+            return []
+
+    def _get_many(self, paths: Sequence[str]) -> dict[str, tuple[bytes, Any] | None]:
+        """Pipelined reads: all requests go out before the first answer is awaited."""
+        from kazoo.exceptions import ConnectionLoss, NoNodeError, SessionExpiredError
+        from kazoo.handlers.threading import KazooTimeoutError
+
+        if self._zk is None:
+            raise ConnectionFailed("the ZooKeeper connection is closed")
+        pending = [(p, self._zk.get_async(p)) for p in paths]
+        out: dict[str, tuple[bytes, Any] | None] = {}
+        deadline = time.monotonic() + self.timeout
+        for path, result in pending:
+            try:
+                out[path] = result.get(timeout=max(0.0, deadline - time.monotonic()))
+            except NoNodeError:
+                out[path] = None
+            except (ConnectionLoss, SessionExpiredError, KazooTimeoutError) as e:
+                raise ConnectionFailed(
+                    f"lost the connection to ZooKeeper at {self.zookeeper} ({type(e).__name__}); "
+                    f"no answer within {self.timeout:g}s") from None
+        return out
+
+    def _check_writable(self, method: str) -> None:
+        if self.read_only:
+            raise ReadOnlyViolation(f"{method} called on a read-only ZooKeeper backend")
+
+    def close(self) -> None:
+        if self._broker_backend is not None:
+            self._broker_backend.close()
+            self._broker_backend = None
+        if self._zk is not None:
+            try:
+                self._zk.stop()
+            finally:
+                self._zk.close()
+                self._zk = None
+
+    def __enter__(self) -> "ZooKeeperBackend":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # --- reads ---------------------------------------------------------------------------
+
+    def broker_registrations(self) -> dict[int, zp.BrokerRegistration]:
+        """Every live broker's registration (all its listeners)."""
+        from kazoo.exceptions import NoNodeError
+
+        try:
+            ids = self._op("get_children", zp.BROKER_IDS)
+        except NoNodeError:
+            raise ClusterError(
+                f"no Kafka cluster is registered in ZooKeeper at {self.zookeeper} (no {zp.BROKER_IDS} znode)",
+                hint="check the chroot: Kafka's zookeeper.connect often ends with one, e.g. host:2181/kafka",
+            ) from None
+        numeric = sorted(int(i) for i in ids if i.isdigit())
+        data = self._get_many([zp.broker_path(i) for i in numeric])
+        out = {}
+        for i in numeric:
+            got = data[zp.broker_path(i)]
+            if got is not None:  # a broker that went away between the two reads
+                out[i] = self._decode(zp.decode_broker, i, got[0])
+        return out
+
+    def describe_brokers(self) -> Mapping[int, Broker]:
+        return {i: r.to_broker(self.security_protocol) for i, r in self.broker_registrations().items()}
+
+    def topic_assignments(self, topics: Iterable[str] | None = None) -> dict[str, zp.TopicAssignment]:
+        names = sorted(self._children(zp.TOPICS)) if topics is None else sorted(set(topics))
+        data = self._get_many([zp.topic_path(t) for t in names])
+        return {t: self._decode(zp.decode_topic, t, got[0]) for t in names if (got := data[zp.topic_path(t)])}
+
+    def describe_cluster(self) -> ClusterState:
+        regs = self.broker_registrations()
+        topics = self.topic_assignments()
+        states_paths = {
+            TopicPartition(t.topic, p): zp.partition_state_path(t.topic, p)
+            for t in topics.values() for p in t.partitions
+        }
+        states = self._get_many(list(states_paths.values()))
+        partitions = {}
+        for tp, path in sorted(states_paths.items()):
+            t = topics[tp.topic]
+            replicas = t.partitions[tp.partition]
+            got = states[path]
+            state = self._decode(zp.decode_partition_state, got[0], path) if got else None
+            partitions[tp] = PartitionState(
+                tp.topic, tp.partition,
+                leader=state.leader if state else -1,
+                replicas=replicas,
+                isr=state.isr if state else (),
+                offline_replicas=tuple(b for b in replicas if b not in regs),
+                adding=t.adding.get(tp.partition, ()),
+                removing=t.removing.get(tp.partition, ()),
+            )
+        controller = self._get(zp.CONTROLLER)
+        cluster_id = self._get(zp.CLUSTER_ID)
+        return ClusterState(
+            cluster_id=zp.decode_cluster_id(cluster_id) if cluster_id else None,
+            controller_id=zp.decode_controller(controller) if controller else None,
+            brokers={i: r.to_broker(self.security_protocol) for i, r in regs.items()},
+            partitions=partitions,
+        )
+
+    def reassign_node(self) -> tuple[dict[TopicPartition, tuple[int, ...]] | None, str | None, float | None]:
+        """``/admin/reassign_partitions``: (targets, parse error, age in seconds); (None, None, None)
+        when the node does not exist."""
+        from kazoo.exceptions import NoNodeError
+
+        try:
+            data, stat = self._op("get", zp.REASSIGN_PARTITIONS)
+        except NoNodeError:
+            return None, None, None
+        age = max(0.0, self._clock() - stat.ctime / 1000.0)
+        try:
+            return zp.decode_reassignment(data), None, age
+        except (ValueError, KeyError, TypeError) as e:
+            return None, str(e), age
+
+    def list_partition_reassignments(
+        self, partitions: Iterable[TopicPartition] | None = None
+    ) -> Mapping[TopicPartition, PartitionReassignment]:
+        wanted = None if partitions is None else set(partitions)
+        node, _, _ = self.reassign_node()
+        topics = self.topic_assignments(None if wanted is None else {tp.topic for tp in wanted})
+        found = ongoing_reassignments(topics, node)
+        return found if wanted is None else {tp: r for tp, r in found.items() if tp in wanted}
+
+    def describe_configs(
+        self, resources: Iterable[ConfigResource]
+    ) -> Mapping[ConfigResource, Mapping[str, ConfigEntry]]:
+        """The dynamic configs ZooKeeper holds: topic overrides, per-broker and cluster-wide
+        broker defaults. Static (server.properties) and built-in defaults live only in brokers."""
+        resources = list(resources)
+        needed = {zp.config_path(*_entity(r)) for r in resources}
+        if any(r.type == ConfigResourceType.BROKER for r in resources):
+            needed.add(zp.config_path(zp.BROKER_CONFIG_TYPE, zp.DEFAULT_BROKER))
+        data = self._get_many(sorted(needed))
+
+        def config(path: str) -> dict[str, str]:
+            got = data[path]
+            return self._decode(zp.decode_config, got[0], path) if got else {}
+
+        default = config(zp.config_path(zp.BROKER_CONFIG_TYPE, zp.DEFAULT_BROKER))
+        out: dict[ConfigResource, dict[str, ConfigEntry]] = {}
+        for r in resources:
+            own = config(zp.config_path(*_entity(r)))
+            if r.type == ConfigResourceType.TOPIC:
+                out[r] = {k: ConfigEntry(k, v, ConfigSource.TOPIC) for k, v in sorted(own.items())}
+            elif r.name == "":
+                out[r] = {k: ConfigEntry(k, v, ConfigSource.DYNAMIC_DEFAULT_BROKER) for k, v in sorted(default.items())}
+            else:
+                entries = {k: ConfigEntry(k, v, ConfigSource.DYNAMIC_DEFAULT_BROKER) for k, v in default.items()}
+                entries.update({k: ConfigEntry(k, v, ConfigSource.DYNAMIC_BROKER) for k, v in own.items()})
+                out[r] = dict(sorted(entries.items()))
+        return out
+
+    # --- broker RPCs, through the brokers found in ZooKeeper -----------------------------
+
+    def bootstrap_servers(self) -> str:
+        """host:port of every live broker's listener for our security protocol."""
+        regs = self.broker_registrations()
+        eps = [ep for r in regs.values() if (ep := r.endpoint(self.security_protocol))]
+        if not eps:
+            offered = sorted({ep.security_protocol for r in regs.values() for ep in r.endpoints})
+            raise ConnectionFailed(
+                f"no live broker registered in ZooKeeper has a {self.security_protocol} listener"
+                + (f" (they offer {', '.join(offered)})" if offered else " (no broker is registered)"),
+                hint="set security.protocol in --command-config to match, or use --bootstrap-server",
+            )
+        return ",".join(ep.address for ep in eps)
+
+    def _brokers(self, operation: str) -> Backend:
+        if self._factory is None:
+            raise UnsupportedOperation(
+                f"{operation} needs the brokers' admin RPCs, which this ZooKeeper connection cannot reach",
+                hint="use --bootstrap-server",
+            )
+        if self._broker_backend is None:
+            self._broker_backend = self._factory(self.bootstrap_servers())
+        return self._broker_backend
+
+    def describe_log_dirs(
+        self, brokers: Iterable[int] | None = None, topics: Iterable[str] | None = None
+    ) -> Mapping[int, BrokerLogDirs]:
+        return self._brokers("describe_log_dirs").describe_log_dirs(brokers, topics)
+
+    def describe_replica_log_dirs(
+        self, replicas: Iterable[TopicPartitionReplica]
+    ) -> Mapping[TopicPartitionReplica, ReplicaLogDir]:
+        return self._brokers("describe_replica_log_dirs").describe_replica_log_dirs(replicas)
+
+    def list_end_offsets(self, partitions: Iterable[TopicPartition]) -> Mapping[TopicPartition, int]:
+        return self._brokers("list_end_offsets").list_end_offsets(partitions)
+
+    def alter_replica_log_dirs(
+        self, moves: Mapping[TopicPartitionReplica, str]
+    ) -> Mapping[TopicPartitionReplica, str | None]:
+        self._check_writable("alter_replica_log_dirs")
+        return self._brokers("alter_replica_log_dirs").alter_replica_log_dirs(moves)
+
+    # --- changes -------------------------------------------------------------------------
+
+    def reassign_partitions(
+        self, assignments: Sequence[Assignment], validate_only: bool = False
+    ) -> Mapping[TopicPartition, str | None]:
+        """Write ``/admin/reassign_partitions`` (topic, partition, replicas only; log dirs are
+        moved separately with alter_replica_log_dirs) for the acceptable partitions. Refuses
+        while the node exists: the controller only notices its creation."""
+        if not validate_only:
+            self._check_writable("reassign_partitions")
+        node, node_error, age = self.reassign_node()
+        if age is not None:
+            topics = self.topic_assignments({tp.topic for tp in node or {}})
+            reason = stuck_reason(node, node_error, topics, age)
+            if reason:
+                raise ReassignmentInProgress(
+                    f"{zp.REASSIGN_PARTITIONS} exists but looks stuck: {reason}; nothing was changed",
+                    hint=STUCK_HINT)
+            raise ReassignmentInProgress(
+                f"there is an existing assignment running ({zp.REASSIGN_PARTITIONS} exists); nothing was changed",
+                hint="wait for it to finish (kadmin reassign list), or use --bootstrap-server with --additional")
+        topics = self.topic_assignments({a.topic for a in assignments})
+        deleting = set(self._children(zp.DELETE_TOPICS)) & set(topics)
+        live = self.broker_registrations()
+        result = check_assignments(assignments, topics, live, deleting)
+        accepted = [a for a in assignments if result.get(a.tp) is None]
+        if accepted and not validate_only:
+            self._create_reassignment(accepted)
+        return result
+
+    def _create_reassignment(self, assignments: Sequence[Assignment]) -> None:
+        from kazoo.exceptions import NodeExistsException
+
+        try:
+            self._op("create", zp.REASSIGN_PARTITIONS, zp.encode_reassignment(assignments), makepath=True)
+        except NodeExistsException:  # someone else won the race
+            raise ReassignmentInProgress(
+                f"{zp.REASSIGN_PARTITIONS} was created by someone else meanwhile; nothing was changed") from None
+
+    def cancel_partition_reassignments(
+        self, partitions: Iterable[TopicPartition]
+    ) -> Mapping[TopicPartition, str | None]:
+        self._check_writable("cancel_partition_reassignments")
+        raise UnsupportedOperation(
+            "cancelling a reassignment is not possible over ZooKeeper (Kafka's tool required "
+            "--bootstrap-server for --cancel too)",
+            hint="use --bootstrap-server (Kafka 2.4+)",
+        )
+
+    def incremental_alter_configs(self, changes: Sequence[ConfigChange]) -> None:
+        """Per resource: read-modify-write its ``/config/...`` znode (compare-and-set), then a
+        ``/config/changes/config_change_`` notification, which is what brokers act on."""
+        self._check_writable("incremental_alter_configs")
+        by_resource: dict[ConfigResource, list[ConfigChange]] = {}
+        for c in changes:
+            by_resource.setdefault(c.resource, []).append(c)
+        for resource in sorted(by_resource, key=lambda r: (r.type.value, r.name)):
+            if resource.type == ConfigResourceType.TOPIC and self._get(zp.topic_path(resource.name)) is None:
+                raise NotFoundError(f"topic {resource.name!r} does not exist; its config was not changed")
+        for resource in sorted(by_resource, key=lambda r: (r.type.value, r.name)):
+            entity_type, entity_name = _entity(resource)
+            self._alter_entity(entity_type, entity_name, by_resource[resource])
+
+    def _alter_entity(self, entity_type: str, entity_name: str, changes: Sequence[ConfigChange]) -> None:
+        from kazoo.exceptions import BadVersionError, NodeExistsException, NoNodeError
+
+        path = zp.config_path(entity_type, entity_name)
+        for _ in range(10):  # compare-and-set: retry only when someone wrote in between
+            try:
+                data, stat = self._op("get", path)
+            except NoNodeError:
+                data, stat = None, None
+            config = zp.decode_config(data, path)
+            for c in changes:
+                if c.op == AlterOp.SET:
+                    config[c.name] = str(c.value)
+                else:
+                    config.pop(c.name, None)
+            try:
+                if stat is None:
+                    self._op("create", path, zp.encode_config(config), makepath=True)
+                else:
+                    self._op("set", path, zp.encode_config(config), version=stat.version)
+                break
+            except (BadVersionError, NodeExistsException, NoNodeError):
+                continue
+        else:
+            raise ClusterError(f"{path} kept changing under concurrent writers; gave up after 10 attempts")
+        self._op("ensure_path", zp.CONFIG_CHANGES)
+        self._op("create", zp.CONFIG_CHANGE_PREFIX,
+                   zp.encode_config_change(zp.entity_path(entity_type, entity_name)), sequence=True)
+
+    def _decode(self, fn, *args):
+        try:
+            return fn(*args)
+        except (ValueError, KeyError, TypeError) as e:
+            raise ClusterError(f"unreadable znode in ZooKeeper at {self.zookeeper}: {e}") from None
+
+
+def _entity(resource: ConfigResource) -> tuple[str, str]:
+    if resource.type == ConfigResourceType.TOPIC:
+        return zp.TOPIC_CONFIG_TYPE, resource.name
+    return zp.BROKER_CONFIG_TYPE, resource.name or zp.DEFAULT_BROKER
+
+
+def _connect(hosts: str, timeout: float):
+    """A started kazoo client, or ConnectionFailed within ``timeout`` seconds."""
+    import logging
+    import warnings
+
+    from kazoo.client import KazooClient
+    from kazoo.handlers.threading import KazooTimeoutError
+
+    # kazoo logs every failed connection attempt; kadmin reports the outcome once. Left alone
+    # when logging was configured (--debug).
+    if not logging.getLogger().handlers:
+        logging.getLogger("kazoo.client").setLevel(logging.CRITICAL)
+    client = KazooClient(hosts=hosts, timeout=min(timeout, 10.0), connection_retry={"max_tries": -1, "max_delay": 1})
+    try:
+        with warnings.catch_warnings():  # a missing chroot is reported by the reads, with a hint
+            warnings.filterwarnings("ignore", message="No chroot path exists")
+            client.start(timeout=timeout)
+    except KazooTimeoutError:
+        client.stop()
+        client.close()
+        raise ConnectionFailed(
+            f"could not connect to ZooKeeper at {hosts} within {timeout:g}s",
+            hint="check the --zookeeper host:port (and that the server is up), or use --bootstrap-server",
+        ) from None
+    except ValueError as e:  # a malformed connect string
+        client.close()
+        raise ConnectionFailed(f"invalid ZooKeeper connect string {hosts!r}: {e}") from None
+    return client
