@@ -85,7 +85,9 @@ def validation_figures() -> list[Figure]:
 
 
 def sandbox_figures() -> list[Figure]:
-    """`kadmin reassign execute` in-process against a sandbox holding EXECUTE_PARTITIONS partitions."""
+    """`kadmin reassign execute` in-process against a sandbox holding EXECUTE_PARTITIONS partitions
+    (manual clock: nothing completes while it runs). No --throttle: the sandbox does not serve
+    Produce/Fetch, which kadmin's throttle record topic needs."""
     from click.testing import CliRunner
 
     from kadmin.commands.root import cli
@@ -107,17 +109,15 @@ def sandbox_figures() -> list[Figure]:
             plan.write_text(json.dumps({"version": 1, "partitions": entries}))
             t0 = time.perf_counter()
             result = CliRunner().invoke(cli, ["reassign", "execute", "--reassignment-json-file", str(plan),
-                                              "--bootstrap-server", sb.bootstrap, "--throttle", "50MB/s",
-                                              "--output", "json"])
+                                              "--bootstrap-server", sb.bootstrap, "--output", "json"])
             elapsed = time.perf_counter() - t0
         if result.exit_code != 0:
             raise RuntimeError(f"execute failed (exit {result.exit_code}): {result.output[-500:]}")
-        moving = len(sb.snapshot().reassigning) if hasattr(sb.snapshot(), "reassigning") else None
-    figures = [Figure("execute", f"execute a {EXECUTE_PARTITIONS:,}-partition plan against the sandbox (with throttles)",
-                      elapsed, "s", "< 10 s", elapsed < 10)]
-    if moving is not None:
-        figures.append(Figure("execute", "partitions reassigning afterwards", moving, "partitions"))
-    return figures
+        moving = sum(1 for p in sb.snapshot().partitions.values() if p.reassigning)
+    return [
+        Figure("execute", f"execute a {EXECUTE_PARTITIONS:,}-partition plan against the sandbox", elapsed, "s", "< 10 s", elapsed < 10),
+        Figure("execute", "partitions reassigning afterwards", moving, "partitions"),
+    ]
 
 
 def figures() -> list[Figure]:

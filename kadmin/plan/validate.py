@@ -87,79 +87,84 @@ def validate_reassignment(
         problems.append(Problem("is empty: there is nothing to reassign", field="partitions"))
 
     live = cluster.brokers
+    live_ids = frozenset(live)
     partitions = cluster.partitions
     topics: set[str] | None = None  # built only if a partition is unknown
-    dir_index = _LogDirIndex(log_dirs)
+    dir_problem = _LogDirIndex(log_dirs).problem
     seen: dict[TopicPartition, int] = {}
     hosting: set[int] | None = None  # brokers named in any replica list, built only if needed
     counts: dict[str, int] | None = None  # partitions per topic, built only if needed
+    check_rf = not allow_replication_factor_change
 
+    # One pass; the common (sound) entry takes the fewest steps. ``found`` collects
+    # (message, field) pairs of one entry.
     for index, a in parsed.entries:
         tp = a.tp
-
-        def add(message: str, field: str | None = None) -> None:
-            problems.append(Problem(message, index, tp, field))
-
+        found: list[tuple[str, str | None]] = []
         first = seen.setdefault(tp, index)
         if first != index:
-            add(f"duplicate partition: {tp} already appears at partitions[{first}]")
+            found.append((f"duplicate partition: {tp} already appears at partitions[{first}]", None))
         replicas = a.replicas
-        if not replicas:
-            add("is empty: a partition needs at least one replica", "replicas")
-        elif len(set(replicas)) != len(replicas):
+        n = len(replicas)
+        distinct = n > 0 and len(set(replicas)) == n
+        if n == 0:
+            found.append(("is empty: a partition needs at least one replica", "replicas"))
+        elif not distinct:
             twice = sorted({b for b in replicas if replicas.count(b) > 1})
-            add(f"broker {', '.join(map(str, twice))} appears more than once", "replicas")
+            found.append((f"broker {', '.join(map(str, twice))} appears more than once", "replicas"))
 
         current = partitions.get(tp)
         if current is None:
             if topics is None:
                 topics = {t.topic for t in partitions}
             if a.topic not in topics:
-                add(f"unknown topic {a.topic!r}", "topic")
+                found.append((f"unknown topic {a.topic!r}", "topic"))
             else:
                 if counts is None:
                     counts = {}
                     for t in partitions:
                         counts[t.topic] = counts.get(t.topic, 0) + 1
-                add(f"unknown partition: topic {a.topic!r} has partitions 0..{counts[a.topic] - 1}", "partition")
-        for i, b in enumerate(replicas):
-            if b in live:
-                continue
-            if current is not None and b in current.replicas:
-                continue  # a replica already there on a broker that is down: Kafka accepts that
-            if hosting is None:
-                hosting = {r for p in partitions.values() for r in p.replicas}
-            if b in hosting:
-                add(f"broker {b} is not running (not in the cluster's broker list); a new replica cannot be placed there", f"replicas[{i}]")
-            else:
-                add(f"unknown broker {b}: not among the running brokers ({', '.join(map(str, sorted(live))) or 'none'})", f"replicas[{i}]")
+                found.append((f"unknown partition: topic {a.topic!r} has partitions 0..{counts[a.topic] - 1}", "partition"))
+        if not live_ids.issuperset(replicas):
+            for i, b in enumerate(replicas):
+                if b in live_ids or (current is not None and b in current.replicas):
+                    continue  # a replica already there on a broker that is down: Kafka accepts that
+                if hosting is None:
+                    hosting = {r for p in partitions.values() for r in p.replicas}
+                if b in hosting:
+                    found.append((f"broker {b} is not running (not in the cluster's broker list); "
+                                  "a new replica cannot be placed there", f"replicas[{i}]"))
+                else:
+                    running_ids = ", ".join(map(str, sorted(live_ids))) or "none"
+                    found.append((f"unknown broker {b}: not among the running brokers ({running_ids})", f"replicas[{i}]"))
 
-        distinct = bool(replicas) and len(set(replicas)) == len(replicas)
-        if current is not None and distinct and not allow_replication_factor_change:
-            running = ongoing.get(tp)
+        if check_rf and distinct and current is not None:
+            running = ongoing.get(tp) if ongoing else None
             if running is not None:
                 target = running.target
             elif current.removing:
                 target = tuple(r for r in current.replicas if r not in current.removing)
             else:
                 target = current.replicas
-            if len(replicas) != len(target):
-                add(
-                    f"changes the replication factor from {len(target)} to {len(replicas)} "
-                    "(pass --allow-replication-factor-change if this is meant)",
-                    "replicas",
-                )
+            if n != len(target):
+                found.append((f"changes the replication factor from {len(target)} to {n} "
+                              "(pass --allow-replication-factor-change if this is meant)", "replicas"))
 
-        if a.log_dirs is not None:
-            if len(a.log_dirs) != len(replicas):
-                add(f"has {len(a.log_dirs)} entries but replicas has {len(replicas)}: give one per replica", "log_dirs")
-            for i, d in enumerate(a.log_dirs):
+        log_dirs = a.log_dirs
+        if log_dirs is not None:
+            if len(log_dirs) != n:
+                found.append((f"has {len(log_dirs)} entries but replicas has {n}: give one per replica", "log_dirs"))
+            for i, d in enumerate(log_dirs):
+                if d == ANY_LOG_DIR:
+                    continue
                 if not is_log_dir_spec(d):
-                    add(f'{d!r} is neither "any" nor an absolute path', f"log_dirs[{i}]")
-                elif d != ANY_LOG_DIR and i < len(replicas) and replicas[i] in live:
-                    why = dir_index.problem(replicas[i], d)
+                    found.append((f'{d!r} is neither "any" nor an absolute path', f"log_dirs[{i}]"))
+                elif i < n and replicas[i] in live_ids:
+                    why = dir_problem(replicas[i], d)
                     if why:
-                        add(why, f"log_dirs[{i}]")
+                        found.append((why, f"log_dirs[{i}]"))
+        if found:
+            problems.extend(Problem(message, index, tp, field) for message, field in found)
     return problems
 
 
