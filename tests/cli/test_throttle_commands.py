@@ -189,3 +189,18 @@ def test_unreadable_records_show_goes_on_but_changes_are_refused(env, monkeypatc
     r = run("throttle", "clear", "--all", "--yes")
     assert r.exit_code == 1
     assert backend.configs[broker(3)] == {LEADER_RATE: "777"}  # nothing changed
+
+
+def test_clear_asks_on_a_terminal_and_no_changes_nothing(env, monkeypatch):
+    backend, _ = env
+    backend.configs.setdefault(broker(3), {})[LEADER_RATE] = "777"
+    monkeypatch.setattr("kadmin.commands.render.stdout_is_tty", lambda: True)
+    monkeypatch.setattr("kadmin.commands.throttle_clear._stdin_is_tty", lambda: True)
+    r = CliRunner().invoke(cli, ["throttle", "clear", "--stale", "-b", "x"], input="n\n")
+    assert "Remove these 1 throttle settings?" in r.output and r.exit_code != 0
+    assert backend.configs[broker(3)] == {LEADER_RATE: "777"}
+    r = CliRunner().invoke(cli, ["throttle", "clear", "--stale", "-b", "x"], input="y\n")
+    assert r.exit_code == 0 and not backend.configs[broker(3)]
+    backend.configs[broker(3)][LEADER_RATE] = "777"
+    r = CliRunner().invoke(cli, ["throttle", "clear", "--stale", "--yes", "-b", "x"])  # --yes: no question
+    assert r.exit_code == 0 and "Remove these" not in r.output and not backend.configs[broker(3)]
