@@ -287,6 +287,11 @@ def apply_execution(
         answers = backend.reassign_partitions([plan[tp] for tp in by_tp])
         for tp, r in by_tp.items():
             done(r, answers.get(tp, "no answer from the controller"))
+        refused = {c.tp for c, e in result.failures if isinstance(c, Reassign)}
+        for replica, m in list(retry.items()):
+            if replica.tp in refused:  # that replica will not be created: no point waiting for it
+                del retry[replica]
+                done(m, f"not sent: the reassignment of {replica.tp} failed")
 
     deadline = clock() + request.timeout
     while retry:

@@ -205,3 +205,13 @@ def test_dry_run_is_the_same_plan_and_needs_no_writes():
     kinds = [type(c).__name__ for c in xplan.changes()]
     assert kinds[0] == "WriteRollback" and kinds[-1] == "Reassign"
     assert "LogDirMove" in kinds and "ConfigChange" in kinds
+
+
+def test_a_refused_reassignment_does_not_wait_for_its_new_replicas():
+    be = backend()
+    be.reassign_errors[FOO0] = "INVALID_REPLICA_ASSIGNMENT"
+    clock = Clock()
+    req = request([{"topic": "foo", "partition": 0, "replicas": [4, 2], "log_dirs": ["/d/b", "any"]}])
+    _, result, _ = execute(be, req, clock=clock)
+    assert clock.sleeps == 0
+    assert [e for _, e in result.failures] == ["INVALID_REPLICA_ASSIGNMENT", "not sent: the reassignment of foo-0 failed"]
