@@ -30,17 +30,43 @@ def open_records(backend):
 @click.option("--rollback-file", metavar="PATH", type=click.Path(dir_okay=False),
               help="Where to save the current assignment (default: next to the plan, with a timestamp).")
 @click.option("--allow-replication-factor-change", is_flag=True, help="Accept entries that change a partition's replica count.")
+@click.option("--incremental", is_flag=True,
+              help="Run the plan in KIP-435 steps under the --max-* limits and wait for the end; resumable.")
+@click.option("--max-parallel-replicas", type=click.IntRange(min=1), default=1, show_default=True,
+              help="--incremental: replicas added to one partition at once.")
+@click.option("--max-parallel-partitions", type=click.IntRange(min=1), default=None,
+              help="--incremental: partitions moving at once (default: no limit).")
+@click.option("--max-leader-movements", type=click.IntRange(min=1), default=None,
+              help="--incremental: steps moving a leader at once (default: no limit).")
+@click.option("--max-moves-per-broker", type=click.IntRange(min=1), default=5, show_default=True,
+              help="--incremental: replicas moving into or out of one broker at once.")
+@click.option("--state-file", metavar="PATH", type=click.Path(dir_okay=False),
+              help="--incremental: where progress is kept (default: under $XDG_STATE_HOME/kadmin, keyed by the plan's path).")
 @cluster_options
 @output_option(("table", "json"))
 def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, dry_run, rollback_file,
-            allow_replication_factor_change):
+            allow_replication_factor_change, incremental=False, max_parallel_replicas=1,
+            max_parallel_partitions=None, max_leader_movements=None, max_moves_per_broker=5, state_file=None):
     """Validate the whole plan against the cluster (every problem at once, exit 2, nothing
     changed), write the rollback file, set throttles, request log-dir moves, start the
     reassignment, and retry moves of new replicas until --timeout (default 10s) as KIP-113 says.
 
     Refuses while another reassignment runs, unless --additional. Every change is printed;
     --dry-run prints the same changes and makes none.
+
+    --incremental moves a few replicas at a time (KIP-435 steps), waits for each batch, keeps a
+    state file, and removes its throttles at the end; run the same command again to resume.
     """
+    if incremental:
+        from kadmin.commands import reassign_incremental
+        from kadmin.errors import UsageError
+        from kadmin.plan.batches import Limits
+
+        if log_dir_throttle is not None:
+            raise UsageError("--replica-alter-log-dirs-throttle does not apply to --incremental (no log-dir moves)")
+        limits = Limits(max_parallel_replicas, max_parallel_partitions, max_leader_movements, max_moves_per_broker)
+        return reassign_incremental.run(cluster, output, plan_file, throttle, additional, dry_run, rollback_file,
+                                        allow_replication_factor_change, limits, state_file)
     import time
     from pathlib import Path
 

@@ -357,12 +357,7 @@ class _Run:
             configs = self.backend.describe_configs([ConfigResource(ConfigResourceType.TOPIC, t) for t in topics])
         except KadminError:
             return {}
-        out = {}
-        for res, entries in configs.items():
-            e = entries.get(MIN_INSYNC)
-            if e is not None and e.value and str(e.value).isdigit():
-                out[res.name] = int(e.value)
-        return out
+        return min_insync_of(configs)
 
     # --- bytes and ETA --------------------------------------------------------------------
     def _partition_sizes(self) -> dict[TopicPartition, int]:
@@ -435,6 +430,16 @@ class _Run:
         state_file.save(self.path, self.state)
 
 
+def min_insync_of(configs: Mapping[ConfigResource, Mapping]) -> dict[str, int]:
+    """min.insync.replicas per topic from DescribeConfigs answers (topics without it: absent)."""
+    out = {}
+    for res, entries in configs.items():
+        e = entries.get(MIN_INSYNC)
+        if res.type == ConfigResourceType.TOPIC and e is not None and e.value and str(e.value).isdigit():
+            out[res.name] = int(e.value)
+    return out
+
+
 def locate(
     steps: Sequence[Step], state: PartitionState | None, ongoing: PartitionReassignment | None
 ) -> tuple[int | None, Step | None]:
@@ -501,7 +506,7 @@ class RecordedThrottles:
             kinds[LEADER].update(f"{tp.partition}:{b}" for b in leader[tp])
             kinds[FOLLOWER].update(f"{tp.partition}:{b}" for b in follower[tp])
         brokers = {b for tp in leader for b in (*leader[tp], *follower[tp])}
-        current = current_throttles(_describe_configs(self.backend, lists, brokers))
+        current = current_throttles(self.backend.describe_configs(_resources(lists, brokers)))
         records = self.records.load_all()
         ts = throttle_changes(
             current, lists=lists, rate_brokers=brokers,
@@ -516,7 +521,7 @@ class RecordedThrottles:
         )
         earlier = records.get(self.plan_id)
         self.records.put(earlier.merged(record) if earlier is not None else record)
-        _alter_configs(self.backend, ts.changes)  # after the record: a crash leaves no orphan
+        self.backend.incremental_alter_configs(ts.changes)  # after the record: a crash leaves no orphan
         return len(ts.changes)
 
     def remove(self) -> int:
@@ -525,32 +530,16 @@ class RecordedThrottles:
         record = self.records.load_all().get(self.plan_id)
         if record is None:
             return 0
-        current = current_throttles(_describe_configs(self.backend, record.topics, record.brokers))
+        current = current_throttles(self.backend.describe_configs(_resources(record.topics, record.brokers)))
         needs = ThrottleNeeds.of(self.backend.list_partition_reassignments())
         removal = removal_changes(record, current, needs)
         if removal.changes:
-            _alter_configs(self.backend, removal.changes)
+            self.backend.incremental_alter_configs(removal.changes)
         self.records.put(removal.kept)
         return len(removal.changes)
 
 
-def _alter_configs(backend: Backend, changes) -> None:
-    """Topic changes in one call, each broker's in its own (librdkafka's one-broker rule)."""
-    topics = [c for c in changes if c.resource.type == ConfigResourceType.TOPIC]
-    if topics:
-        backend.incremental_alter_configs(topics)
-    by_broker: dict[str, list] = {}
-    for c in changes:
-        if c.resource.type == ConfigResourceType.BROKER:
-            by_broker.setdefault(c.resource.name, []).append(c)
-    for name in sorted(by_broker):
-        backend.incremental_alter_configs(by_broker[name])
-
-
-def _describe_configs(backend: Backend, topics, brokers) -> dict:
-    """Configs of topics (one call) and brokers (one call each: librdkafka allows only one
-    broker resource per DescribeConfigs call)."""
-    out = dict(backend.describe_configs([ConfigResource(ConfigResourceType.TOPIC, t) for t in sorted(topics)]))
-    for b in sorted(brokers):
-        out.update(backend.describe_configs([ConfigResource(ConfigResourceType.BROKER, str(b))]))
-    return out
+def _resources(topics, brokers) -> list[ConfigResource]:
+    return [ConfigResource(ConfigResourceType.TOPIC, t) for t in sorted(topics)] + [
+        ConfigResource(ConfigResourceType.BROKER, str(b)) for b in sorted(brokers)
+    ]

@@ -25,6 +25,8 @@ Rules, in the KIP's order (the worked example (0,1,2,3,4) -> (5,6,7,8,9) pins th
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from typing import Mapping, NamedTuple, Sequence
 
 from kadmin.errors import InputError
@@ -111,28 +113,37 @@ def replica_steps(
     missing = [b for b in ftr if b not in cr_set]
     excess = [b for b in cr if b not in ftr_set]
     # Rank of each target replica: present once `added` >= rank (0: already there).
-    add_rank = [(b, 0) if b in cr_set else (b, missing.index(b) + 1) for b in ftr]
-    order = sorted(excess, key=lambda b: b in in_sync)  # stable: out-of-sync first
-    drop_rank = [(b, order.index(b) + 1) for b in excess]  # in CR order, as kept in the set
+    rank = {b: i for i, b in enumerate(missing, 1)}
+    add_rank = [(b, rank.get(b, 0)) for b in ftr]
+    # Rank of each excess replica, kept in CR order: gone once `dropped` >= rank.
+    if in_sync.issuperset(excess):
+        drop_rank = [(b, i) for i, b in enumerate(excess, 1)]
+    else:
+        order = sorted(excess, key=lambda b: b in in_sync)  # stable: out-of-sync first
+        drop_rank = [(b, order.index(b) + 1) for b in excess]
     n_ftr, n_add, n_drop = len(ftr), len(missing), len(excess)
-    shortfall = min_insync - sum(1 for b in cr if b in in_sync)
+    shortfall = min_insync - len(in_sync.intersection(cr))
     added = dropped = 0
     sets: list[Replicas] = []
+    if n_add and missing[0] == ftr[0]:  # the new preferred leader, alone (and min.insync)
+        added = n_add if shortfall > n_add else (shortfall if shortfall > 1 else 1)
+        sets.append(tuple([b for b, k in add_rank if k <= added] + excess))
+        shortfall = 0
     while added < n_add or dropped < n_drop:
-        if added == 0 and n_add and missing[0] == ftr[0]:
-            add, drop = 1, 0  # the new preferred leader, alone
-        else:
-            size = n_ftr + (n_drop - dropped) - (n_add - added)
-            drop = min(n_drop - dropped, max(r, size - n_ftr))
-            room = n_ftr - size + drop
-            add = min(n_add - added, r if r < room else max(room, 0))
-        if not sets and shortfall > add:
-            add = min(shortfall, n_add)
+        over = (n_drop - dropped) - (n_add - added)  # replicas beyond the target's count
+        drop = r if r > over else over
+        if drop > n_drop - dropped:
+            drop = n_drop - dropped
+        room = drop - over
+        add = r if r < room else (room if room > 0 else 0)
+        if add > n_add - added:
+            add = n_add - added
+        if shortfall > add:  # first step only
+            add = n_add if shortfall > n_add else shortfall
+        shortfall = 0
         added += add
         dropped += drop
-        sets.append(
-            tuple([b for b, k in add_rank if k <= added] + [b for b, k in drop_rank if k > dropped])
-        )
+        sets.append(tuple([b for b, k in add_rank if k <= added] + [b for b, k in drop_rank if k > dropped]))
     return tuple(sets)
 
 
@@ -159,10 +170,13 @@ def steps_from_sets(
     lead = before[0] if leader is None or leader < 0 else leader
     out: list[Step] = []
     n = len(sets)
-    for number, after in enumerate(sets, 1):
+    new = tuple.__new__  # what Step(...) does, minus a Python-level call: planning 100,000s
+    number = 0
+    for after in sets:
+        number += 1
         after = tuple(after)
         lead_after = lead if lead in after else after[0]
-        out.append(Step(tp, number, n, before, after, lead, lead_after))
+        out.append(new(Step, (tp, number, n, before, after, lead, lead_after)))
         before, lead = after, lead_after
     return tuple(out)
 
@@ -176,24 +190,38 @@ def plan_steps(
     """Steps for every partition of a plan, from the partitions as the cluster shows them.
 
     ``min_insync``: min.insync.replicas per topic (or one value for all). Partitions already
-    at their target get no steps. Unknown partitions are an InputError naming them all.
+    at their target get no steps. Unknown partitions, and brokers listed twice, are an
+    InputError naming them all.
     """
-    unknown = [str(a.tp) for a in plan.partitions if a.tp not in partitions]
+    entries = [(a.tp, a) for a in plan.partitions]
+    states = [partitions.get(tp) for tp, _ in entries]
+    unknown = [str(tp) for (tp, _), state in zip(entries, states) if state is None]
     if unknown:
         raise InputError(
             f"{len(unknown)} partition(s) of the plan do not exist in the cluster", problems=unknown
         )
-    doubled = [f"{a.tp}: {list(a.replicas)}" for a in plan.partitions if len(set(a.replicas)) != len(a.replicas)]
+    doubled = [f"{tp}: {list(a.replicas)}" for tp, a in entries if len(set(a.replicas)) != len(a.replicas)]
     if doubled:
         raise InputError(f"{len(doubled)} partition(s) list a broker twice", problems=doubled)
     out: dict[TopicPartition, tuple[Step, ...]] = {}
-    for a in plan.partitions:
-        state = partitions[a.tp]
-        m = min_insync if isinstance(min_insync, int) else min_insync.get(a.topic, 1)
-        out[a.tp] = partition_steps(
-            a.tp, state.replicas, a.replicas, max_replicas, leader=state.leader, min_insync=m, isr=state.isr
-        )
+    per_topic = min_insync if not isinstance(min_insync, int) else None
+    with _gc_paused():  # hundreds of thousands of small, long-lived tuples: nothing to collect
+        for (tp, a), state in zip(entries, states):
+            m = min_insync if per_topic is None else per_topic.get(tp.topic, 1)
+            sets = replica_steps(state.replicas, a.replicas, max_replicas, min_insync=m, isr=state.isr)
+            out[tp] = steps_from_sets(tp, state.replicas, sets, state.leader) if sets else ()
     return out
+
+
+@contextmanager
+def _gc_paused():
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def throttled_replicas(

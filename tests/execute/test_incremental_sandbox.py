@@ -22,21 +22,6 @@ MiB = 2**20
 RATE = 4 * MiB  # leader and follower throttle, bytes/s per broker
 
 
-@pytest.fixture(autouse=True)
-def _kafka_python_compat(monkeypatch):
-    """Workaround, test-only, for two bugs in kadmin/backends/admin.py with the pinned clients
-    (reported to its owner): kafka-python 3.0.12 has no ``errors.NoBrokersAvailable``;
-    confluent-kafka 2.16's ConfigResource has no ``restype_name``. Each patch applies only while
-    the attribute is missing, so it becomes a no-op once admin.py is fixed."""
-    import confluent_kafka.admin as ck
-    import kafka.errors as ke
-
-    if not hasattr(ke, "NoBrokersAvailable"):
-        monkeypatch.setattr(ke, "NoBrokersAvailable", ke.KafkaConnectionError, raising=False)
-    if not hasattr(ck.ConfigResource, "restype_name"):
-        monkeypatch.setattr(ck.ConfigResource, "restype_name", property(lambda r: r.restype.name), raising=False)
-
-
 class Watch:
     """The executor's clock: advances the sandbox in ticks, snapshotting after each."""
 

@@ -1,0 +1,118 @@
+"""``kadmin reassign execute --incremental`` through kadmin's entry point, against the sandbox
+over the wire (time sped up: the command waits on the real clock)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kadmin.commands.root import run
+from kadmin.execute import state_file
+from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+
+MB = 1_000_000
+
+
+def kadmin(capsys, *args):
+    with pytest.raises(SystemExit) as e:
+        run(list(args))
+    out, err = capsys.readouterr()
+    return e.value.code, out, err
+
+
+@pytest.fixture
+def sb(sandbox_factory):  # noqa: F811
+    sb = sandbox_factory(brokers=5, log_dirs=1, speed=40.0)
+    sb.create_topic("foo", assignment={0: [0, 1, 2], 1: [1, 2, 0], 2: [2, 0, 1]}, size_bytes=20 * MB)
+    return sb
+
+
+@pytest.fixture
+def records(monkeypatch):
+    """kadmin's throttle records in memory: the sandbox serves no Produce/Fetch, so the
+    AdminClient-mode record topic cannot be used (tests/cli/test_reassign_sandbox.py does the same)."""
+    from kadmin.commands import reassign_execute
+    from kadmin.throttle_records import MemoryRecordStore
+
+    store = MemoryRecordStore()
+    monkeypatch.setattr(reassign_execute, "open_records", lambda backend: store)
+    return store
+
+
+def write_plan(tmp_path, partitions):
+    p = tmp_path / "plan.json"
+    p.write_text(json.dumps({"version": 1, "partitions": partitions}))
+    return str(p)
+
+
+PLAN = [
+    {"topic": "foo", "partition": 0, "replicas": [3, 4, 2]},
+    {"topic": "foo", "partition": 1, "replicas": [1, 3, 4]},
+    {"topic": "foo", "partition": 2, "replicas": [2, 3, 1]},
+]
+
+
+def test_incremental_runs_to_the_end_and_cleans_up(sb, tmp_path, capsys, records):
+    plan = write_plan(tmp_path, PLAN)
+    state = tmp_path / "state.json"
+    code, out, err = kadmin(
+        capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental",
+        "--bootstrap-server", sb.bootstrap, "--throttle", "20MB/s", "--max-parallel-partitions", "2",
+        "--max-moves-per-broker", "2", "--state-file", str(state), "--rollback-file", str(tmp_path / "rb.json"),
+    )
+    assert code == 0, err
+    assert f"Saving the current assignment to {tmp_path / 'rb.json'}" in out
+    assert "Finished:" in out
+    assert "Batch 1: foo-" in err and "Throttles set" in err and "Throttles removed" in err
+    assert "Done: step " in err
+    snap = sb.snapshot()
+    assert {tp.partition: p.replicas for tp, p in snap.partitions.items()} == {0: (3, 4, 2), 1: (1, 3, 4), 2: (2, 3, 1)}
+    assert not snap.topic_configs["foo"].get("follower.replication.throttled.replicas")
+    assert not any(c.get("follower.replication.throttled.rate") for c in snap.broker_configs.values())
+    saved = state_file.load(state)
+    assert saved.finished and saved.steps_completed == saved.steps_total == 6
+    assert records.load_all() == {}  # the record of what it set is gone with the throttles
+    rollback = json.loads((tmp_path / "rb.json").read_text())
+    assert [p["replicas"] for p in rollback["partitions"]] == [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
+
+    # The same command again: it resumes from the state file, finds nothing left, changes nothing.
+    sb.clear_requests()
+    code, out, err = kadmin(
+        capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental",
+        "--bootstrap-server", sb.bootstrap, "--state-file", str(state), "--output", "json",
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["resumed"] is True and doc["steps_run"] == 0 and doc["batches"] == 0
+    assert "Resuming: 6 step(s) over 3 partition(s); 6 done." in err
+    assert not sb.mutating_requests()
+
+
+def test_incremental_dry_run_previews_batches_and_changes_nothing(sb, tmp_path, capsys):
+    plan = write_plan(tmp_path, PLAN)
+    sb.clear_requests()
+    code, out, err = kadmin(
+        capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--dry-run",
+        "--bootstrap-server", sb.bootstrap, "--max-parallel-partitions", "2", "--output", "json",
+        "--state-file", str(tmp_path / "state.json"),
+    )
+    assert code == 0, err
+    batches = json.loads(out)["batches"]
+    assert all(len(b) <= 2 for b in batches)
+    steps = [(s["partition"], s["step"], s["replicas"]) for b in batches for s in b]
+    assert (0, 1, [3, 2, 0, 1]) in steps and (0, 3, [3, 4, 2]) in steps  # the new leader 3 first
+    assert not sb.mutating_requests()
+    assert not (tmp_path / "state.json").exists()
+
+
+def test_incremental_bad_plan_exit_2_nothing_changed(sb, tmp_path, capsys):
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 3, 1]}])
+    sb.clear_requests()
+    code, out, err = kadmin(
+        capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental",
+        "--bootstrap-server", sb.bootstrap, "--state-file", str(tmp_path / "state.json"),
+    )
+    assert code == 2
+    assert "appears more than once" in err
+    assert not sb.mutating_requests() and not (tmp_path / "state.json").exists()
