@@ -53,8 +53,7 @@ def test_local_json_output_follows_the_schema(tmp_path):
 
 
 @pytest.mark.spark
-def test_spark_report_dir_writes_parquet_json_and_chart(tmp_path):
-    pytest.importorskip("pyspark")
+def test_spark_report_dir_writes_parquet_json_and_chart(spark, tmp_path):
     import jsonschema
     import pyarrow.parquet as pq
 

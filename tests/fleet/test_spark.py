@@ -1,37 +1,18 @@
 """The Spark engine on local[2]: the same numbers as plain Python on the same input, live
 collection with an unreachable cluster, and the files --report-dir writes.
 
-One SparkSession for the whole module (starting one costs seconds)."""
+One SparkSession for all of them (tests/fleet/conftest.py)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-import click
 import pytest
-from click.testing import CliRunner
 
 from kadmin.fleet.run import FleetRequest, build_reports
 from tests.fleet import fixtures as fx
+from tests.fleet.conftest import MASTER
 from tests.fleet.synthetic import write_fleet
 
 pytestmark = pytest.mark.spark
-MASTER = "local[2]"
-
-
-@pytest.fixture(scope="module")
-def spark():
-    pytest.importorskip("pyspark")
-    from pyspark import cloudpickle
-
-    import tests.fleet.fakes
-
-    cloudpickle.register_pickle_by_value(tests.fleet.fakes)  # executors need not import tests/
-    from kadmin.fleet.spark import spark_session
-
-    with spark_session(MASTER, {"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"}) as s:
-        yield s
 
 
 def both(kind, spark, **kw):
