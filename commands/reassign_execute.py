@@ -9,11 +9,10 @@ from kadmin.commands.options import cluster_options, open_cluster, output_option
 
 def open_records(backend):
     """Where kadmin records the throttles it sets (kadmin.throttle_records), or None when this
-    connection offers no place for them."""
-    from kadmin import throttle_records
+    connection offers no place for them. One name, so tests can keep records in memory."""
+    from kadmin.throttle_records import open_record_store
 
-    opener = getattr(throttle_records, "open_record_store", None)
-    return opener(backend) if opener is not None else None
+    return open_record_store(backend)
 
 
 @click.command()
@@ -97,8 +96,9 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
                                    hint="choose another --rollback-file")
     people = output == "table"
     with open_cluster(cluster, read_only=dry_run) as backend:
-        records = open_records(backend)
-        view = read_cluster(backend, parsed, records)
+        throttles = request.throttle is not None or request.log_dir_throttle is not None
+        records = open_records(backend) if throttles else None
+        view = read_cluster(backend, parsed, records, throttles=throttles)
         xplan = plan_execution(request, view, now=time.time())
         if xplan.throttles.changes and records is None and not dry_run:
             raise UnsupportedOperation(

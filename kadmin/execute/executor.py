@@ -96,9 +96,10 @@ class ExecutionPlan:
         return [self.write_rollback, *self.throttles.changes, *self.log_dir_moves, *self.reassignments]
 
 
-def read_cluster(backend: Backend, parsed: ParsedPlan, records: RecordStore | None) -> ClusterView:
+def read_cluster(backend: Backend, parsed: ParsedPlan, records: RecordStore | None, *, throttles: bool = True) -> ClusterView:
     """The reads execute needs: partitions, log dirs of the brokers involved, ongoing
-    reassignments, throttle configs of the plan's topics and brokers, kadmin's records."""
+    reassignments and, when throttles are to be set (``throttles``), the throttle configs of
+    the plan's topics and brokers and kadmin's records."""
     cluster = backend.describe_cluster()
     plan = parsed.plan
     topics = sorted({a.topic for a in plan.partitions})
@@ -110,6 +111,8 @@ def read_cluster(backend: Backend, parsed: ParsedPlan, records: RecordStore | No
     live = sorted(b for b in brokers if b in cluster.brokers)
     log_dirs = backend.describe_log_dirs(brokers=live, topics=topics) if live and topics else {}
     ongoing = backend.list_partition_reassignments()
+    if not throttles:
+        return ClusterView(cluster, log_dirs, ongoing, {}, {})
     known_topics = {tp.topic for tp in cluster.partitions}
     resources = [ConfigResource(ConfigResourceType.TOPIC, t) for t in topics if t in known_topics]
     resources += [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in live]
