@@ -32,43 +32,48 @@ class _State:
 
     def __init__(self, current: Mapping[TopicPartition, Sequence[int]], brokers: Sequence[int],
                  racks: Mapping[int, str] | None):
-        self.parts = sorted(current)
-        self.reps: dict[TopicPartition, list[int]] = {tp: list(current[tp]) for tp in self.parts}
+        # Partitions are numbered in sorted order; ints hash and compare far faster than
+        # TopicPartition, and the numbering keeps every tie-break in (topic, partition) order.
+        self.tps = sorted(current)
+        self.parts = list(range(len(self.tps)))
+        self.topic = [tp.topic for tp in self.tps]
+        self.reps: list[list[int]] = [list(current[tp]) for tp in self.tps]
         self.brokers = sorted(brokers)
         self.listed = set(brokers)
         self.rack = dict(racks) if racks else {b: "" for b in self.brokers}
         self.racks = sorted(set(self.rack[b] for b in self.brokers))
         self.count = {b: 0 for b in self.brokers}
         self.tcount: dict[int, dict[str, int]] = {b: defaultdict(int) for b in self.brokers}
-        self.hosted: dict[int, set[TopicPartition]] = {b: set() for b in self.brokers}
+        self.hosted: dict[int, set[int]] = {b: set() for b in self.brokers}
+        # Per partition: rack -> replicas on listed brokers there (kept up to date by move()).
+        self.rc: list[dict[str, int]] = [defaultdict(int) for _ in self.parts]
         for tp in self.parts:
             for b in self.reps[tp]:
                 if b in self.listed:
                     self._add(tp, b)
 
-    def _add(self, tp: TopicPartition, b: int) -> None:
+    def _add(self, tp: int, b: int) -> None:
         self.count[b] += 1
-        self.tcount[b][tp.topic] += 1
+        self.tcount[b][self.topic[tp]] += 1
         self.hosted[b].add(tp)
+        self.rc[tp][self.rack[b]] += 1
 
-    def _remove(self, tp: TopicPartition, b: int) -> None:
+    def _remove(self, tp: int, b: int) -> None:
         self.count[b] -= 1
-        self.tcount[b][tp.topic] -= 1
+        self.tcount[b][self.topic[tp]] -= 1
         self.hosted[b].discard(tp)
+        self.rc[tp][self.rack[b]] -= 1
 
-    def move(self, tp: TopicPartition, src: int, dst: int) -> None:
+    def move(self, tp: int, src: int, dst: int) -> None:
         reps = self.reps[tp]
         reps[reps.index(src)] = dst
         if src in self.listed:
             self._remove(tp, src)
         self._add(tp, dst)
 
-    def rack_counts(self, tp: TopicPartition) -> dict[str, int]:
-        counts: dict[str, int] = defaultdict(int)
-        for b in self.reps[tp]:
-            if b in self.listed:
-                counts[self.rack[b]] += 1
-        return counts
+    def rack_counts(self, tp: int) -> Mapping[str, int]:
+        """Rack -> this partition's replicas there (on listed brokers). Live view: read only."""
+        return self.rc[tp]
 
     def rack_delta(self, rc: Mapping[str, int], src: int, dst: int) -> int | None:
         """Change of the partition's rack crowding (sum of squared per-rack counts) when its
@@ -100,10 +105,10 @@ def minimal_assignment(
     _balance_counts(st)
     _repair_counts(st)
     _balance_leaders(st)
-    return {tp: tuple(st.reps[tp]) for tp in st.parts}
+    return {st.tps[i]: tuple(st.reps[i]) for i in st.parts}
 
 
-def _best_destination(st: _State, tp: TopicPartition, src: int, candidates) -> int | None:
+def _best_destination(st: _State, tp: int, src: int, candidates) -> int | None:
     rc = st.rack_counts(tp)
     best = None
     for dst in candidates:
@@ -112,7 +117,7 @@ def _best_destination(st: _State, tp: TopicPartition, src: int, candidates) -> i
         delta = st.rack_delta(rc, src, dst)
         if delta is None:
             continue
-        key = (delta, st.count[dst], st.tcount[dst][tp.topic], dst)
+        key = (delta, st.count[dst], st.tcount[dst][st.topic[tp]], dst)
         if best is None or key < best[0]:
             best = (key, dst)
     return None if best is None else best[1]
@@ -123,7 +128,7 @@ def _evacuate(st: _State) -> None:
         for src in [b for b in st.reps[tp] if b not in st.listed]:
             dst = _best_destination(st, tp, src, st.brokers)
             if dst is None:  # cannot happen when replication factor <= brokers
-                raise AssertionError(f"no destination for {tp} replica on {src}")
+                raise AssertionError(f"no destination for {st.tps[tp]} replica on {src}")
             st.move(tp, src, dst)
 
 
@@ -136,7 +141,7 @@ def _spread_racks(st: _State) -> None:
             if not free:
                 break
             low = min(rc.get(st.rack[b], 0) for b in free)
-            high_rack = max(rc, key=lambda r: (rc[r], r))
+            high_rack = max((r for r in rc if rc[r]), key=lambda r: (rc[r], r))
             if rc[high_rack] - low < 2:
                 break
             src = max((b for b in reps if st.rack[b] == high_rack), key=lambda b: (st.count[b], b))
@@ -153,16 +158,16 @@ def _targets(st: _State) -> dict[int, int]:
     return {b: q + (1 if i < r else 0) for i, b in enumerate(order)}
 
 
-def _shed(st: _State, b: int, n: int, fair: Mapping[str, float]) -> list[TopicPartition]:
+def _shed(st: _State, b: int, n: int, fair: Mapping[str, float]) -> list[int]:
     """The ``n`` replicas broker ``b`` gives up: from the topics it holds most of (over their
     fair share), followers before preferred leaders, lowest partition first."""
-    by_topic: dict[str, list[TopicPartition]] = defaultdict(list)
+    by_topic: dict[str, list[int]] = defaultdict(list)
     for tp in sorted(st.hosted[b], key=lambda tp: (st.reps[tp][0] == b, tp), reverse=True):
-        by_topic[tp.topic].append(tp)  # reversed: pop() yields followers, low partitions first
+        by_topic[st.topic[tp]].append(tp)  # reversed: pop() yields followers, low partitions first
     held = {t: st.tcount[b][t] for t in by_topic}
     heap = [(-(held[t] - fair[t]), t) for t in sorted(by_topic)]
     heapq.heapify(heap)
-    out: list[TopicPartition] = []
+    out: list[int] = []
     while heap and len(out) < n:
         _, t = heapq.heappop(heap)
         out.append(by_topic[t].pop())
@@ -176,7 +181,7 @@ def _balance_counts(st: _State) -> None:
     target = _targets(st)
     topic_total: dict[str, int] = defaultdict(int)
     for tp in st.parts:
-        topic_total[tp.topic] += len(st.reps[tp])
+        topic_total[st.topic[tp]] += len(st.reps[tp])
     fair = {t: n / len(st.brokers) for t, n in topic_total.items()}
     queues = [
         [(tp, b) for tp in _shed(st, b, st.count[b] - target[b], fair)]
@@ -196,7 +201,7 @@ def _balance_counts(st: _State) -> None:
             delta = st.rack_delta(rc, src, dst)
             if delta is None:
                 continue
-            key = (delta, st.tcount[dst][tp.topic], st.count[dst] - target[dst], dst)
+            key = (delta, st.tcount[dst][st.topic[tp]], st.count[dst] - target[dst], dst)
             if best is None or key < best[0]:
                 best = (key, dst)
         if best is not None:
@@ -211,38 +216,64 @@ def _zip_longest(queues: list[list]) -> list[list]:
 
 
 def _repair_counts(st: _State) -> None:
+    """One move at a time from a fuller to an emptier broker (at least two apart) until none is
+    possible. Pairs found blocked (by racks, or by the destination already holding every
+    candidate) are skipped until a round finds nothing else, then retried once more."""
+    blocked: set[tuple[int, int]] = set()
     while True:
         order = sorted(st.brokers, key=lambda b: (st.count[b], b))
-        moved = False
+        move = None
         for src in reversed(order):
             for dst in order:
                 if st.count[src] - st.count[dst] < 2:
                     break
+                if (src, dst) in blocked:
+                    continue
                 tp = _movable(st, src, dst)
-                if tp is not None:
-                    st.move(tp, src, dst)
-                    moved = True
-                    break
-            if moved:
+                if tp is None:
+                    blocked.add((src, dst))
+                    continue
+                move = (tp, src, dst)
                 break
-        if not moved:
+            if move:
+                break
+        if move is not None:
+            st.move(*move)
+        elif blocked:
+            blocked.clear()
+            if not _any_move(st):
+                return
+        else:
             return
 
 
-def _movable(st: _State, src: int, dst: int) -> TopicPartition | None:
+def _any_move(st: _State) -> bool:
+    order = sorted(st.brokers, key=lambda b: (st.count[b], b))
+    for src in reversed(order):
+        for dst in order:
+            if st.count[src] - st.count[dst] < 2:
+                break
+            tp = _movable(st, src, dst)
+            if tp is not None:
+                st.move(tp, src, dst)
+                return True
+    return False
+
+
+def _movable(st: _State, src: int, dst: int) -> int | None:
     best = None
     for tp in st.hosted[src]:
         if dst in st.reps[tp]:
             continue
         if st.rack_delta(st.rack_counts(tp), src, dst) is None:
             continue
-        key = (st.tcount[dst][tp.topic] - st.tcount[src][tp.topic], st.reps[tp][0] == src, tp)
+        key = (st.tcount[dst][st.topic[tp]] - st.tcount[src][st.topic[tp]], st.reps[tp][0] == src, tp)
         if best is None or key < best[0]:
             best = (key, tp)
     return None if best is None else best[1]
 
 
-def _lead(st: _State, tp: TopicPartition, b: int) -> None:
+def _lead(st: _State, tp: int, b: int) -> None:
     reps = st.reps[tp]
     reps.remove(b)
     reps.insert(0, b)
@@ -270,7 +301,7 @@ def _balance_leaders(st: _State) -> None:
 
 
 def _leader_chain(st: _State, lcount: dict[int, int]) -> bool:
-    led: dict[int, list[TopicPartition]] = defaultdict(list)
+    led: dict[int, list[int]] = defaultdict(list)
     for tp in st.parts:
         led[st.reps[tp][0]].append(tp)
     high, low = max(lcount.values()), min(lcount.values())
@@ -279,7 +310,7 @@ def _leader_chain(st: _State, lcount: dict[int, int]) -> bool:
         ([b for b in st.brokers if lcount[b] >= low + 2], lambda b: lcount[b] == low),
     )
     for sources, is_goal in attempts:
-        parent: dict[int, tuple[int, TopicPartition] | None] = {b: None for b in sources}
+        parent: dict[int, tuple[int, int] | None] = {b: None for b in sources}
         queue = list(sources)
         for x in queue:
             for tp in led[x]:
