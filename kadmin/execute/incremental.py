@@ -263,11 +263,11 @@ class _Run:
             answers = self.backend.reassign_partitions(
                 [Assignment(s.tp.topic, s.tp.partition, s.after) for s in batch]
             )
-        except ReassignmentInProgress:
+        except ReassignmentInProgress as e:
             if self.overlap:
                 raise
             # ZooKeeper: the controller has not deleted the previous node yet. Try next poll.
-            self.reporter.note("waiting for the controller to finish the previous batch")
+            self.reporter.note(f"waiting for the controller to finish the previous batch ({e})")
             return
         now = self.clock.now()
         failed = {}

@@ -67,13 +67,16 @@ class Sends:
     def __init__(self, backend):
         self._b = backend
         self.sent: list[tuple[TopicPartition, tuple[int, ...]]] = []
+        self.calls = 0
 
     def __getattr__(self, name):
         return getattr(self._b, name)
 
     def reassign_partitions(self, assignments, validate_only=False):
+        answer = self._b.reassign_partitions(assignments, validate_only)
+        self.calls += 1
         self.sent += [(a.tp, tuple(a.replicas)) for a in assignments]
-        return self._b.reassign_partitions(assignments, validate_only)
+        return answer
 
 
 class StopAfter(IncrementalReporter):

@@ -1,0 +1,93 @@
+"""The incremental executor over the ZooKeeper backend: a sandbox in ZooKeeper mode registered
+in a real ZooKeeper, whose controller carries out /admin/reassign_partitions. One node write per
+batch; the next batch only once the controller has finished and deleted the node."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from kadmin.backends import open_backend
+from kadmin.config import resolve_connection
+from kadmin.execute.incremental import IncrementalReporter, RecordedThrottles, run_incremental
+from kadmin.model import Assignment, ReassignmentPlan, TopicPartition
+from kadmin.plan.batches import Limits
+from kadmin.plan.steps import partition_steps
+from tests.execute.test_incremental_sandbox import Sends, Watch
+from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.zookeeper
+MiB = 2**20
+
+
+class ZkWatch(Watch):
+    """The sandbox's controller hears about ZooKeeper changes asynchronously: let a little real
+    time pass with each tick so it acts before simulated time runs on."""
+
+    def sleep(self, seconds: float) -> None:
+        left = seconds
+        while left > 1e-9:
+            dt = min(self.tick, left)
+            time.sleep(0.005)
+            self.sb.clock.advance(dt)
+            left -= dt
+            self.observe()
+
+
+class Notes(IncrementalReporter):
+    def __init__(self):
+        self.notes = []
+
+    def note(self, message):
+        self.notes.append(message)
+
+
+def wait_until(check, timeout=15.0):
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.05)
+
+
+@pytest.mark.xfail(
+    raises=KeyError, strict=False,
+    reason="kadmin/backends/zookeeper.py describe_configs of topics only reads the broker-default "
+           "znode it fetches only for broker resources (reported to its owner); passes once fixed",
+)
+def test_one_node_write_per_batch_and_limits_hold(sandbox_factory, zk_connect, tmp_path):  # noqa: F811
+    sb = sandbox_factory(brokers=5, log_dirs=1, zookeeper=zk_connect, manual_clock=True)
+    current = {p: [p % 3, (p + 1) % 3, (p + 2) % 3] for p in range(6)}
+    sb.create_topic("t", assignment=current, size_bytes=8 * MiB)
+    target = {p: (r[0], r[1], 3 + p % 2) if p % 2 else (3, 4, r[0]) for p, r in current.items()}
+    plan = ReassignmentPlan(tuple(Assignment("t", p, r) for p, r in target.items()))
+    settings = resolve_connection(zookeeper=zk_connect, timeout="10s", env={}, config_path=tmp_path / "none.toml")
+    backend = Sends(open_backend(settings, read_only=False))
+    try:
+        wait_until(lambda: len(backend.describe_cluster().partitions) == 6
+                   and all(p.leader >= 0 for p in backend.describe_cluster().partitions.values()))
+        watch = ZkWatch(sb)
+        notes = Notes()
+        limits = Limits(max_parallel_partitions=2, max_moves_per_broker=2)
+        from kadmin.throttle_records import MemoryRecordStore
+
+        throttle = RecordedThrottles(backend, 4 * MiB, plan_id="zk-test", records=MemoryRecordStore())
+        result = run_incremental(backend, plan, limits, tmp_path / "s.json", notes, watch,
+                                 throttle=throttle, poll_interval=0.5)
+    finally:
+        backend.close()
+    snap = sb.snapshot()
+    assert {tp.partition: p.replicas for tp, p in snap.partitions.items()} == target
+    sent: dict[TopicPartition, list] = {}
+    for tp, replicas in backend.sent:
+        sent.setdefault(tp, []).append(replicas)
+    assert sent == {
+        TopicPartition("t", p): [s.after for s in partition_steps(TopicPartition("t", p), current[p], target[p], 1)]
+        for p in current
+    }
+    assert result.batches == backend.calls  # one /admin/reassign_partitions write per batch
+    assert watch.peak["partitions"] <= 2 and watch.peak["per_broker"] <= 2
+    # Never wrote while a batch was still in the node.
+    assert not [n for n in notes.notes if "previous batch" in n]
+    assert not snap.topic_configs["t"].get("follower.replication.throttled.replicas")
