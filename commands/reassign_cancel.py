@@ -20,7 +20,8 @@ def cancel(cluster, output, plan_file, cancel_all):
     Throttles are left in place: `kadmin reassign verify` or `kadmin throttle clear --stale`
     removes them once nothing needs them.
     """
-    from kadmin.errors import ClusterError, UsageError
+    from kadmin.backends.base import Capability
+    from kadmin.errors import ClusterError, UnsupportedOperation, UsageError
     from kadmin.execute.cancel import apply_cancel, plan_cancel
     from kadmin.execute.rollback import replica_dirs
     from kadmin.plan.reassignment_file import read_reassignment
@@ -41,13 +42,20 @@ def cancel(cluster, output, plan_file, cancel_all):
     people = output == "table"
     with open_cluster(cluster, read_only=False) as backend:
         ongoing = backend.list_partition_reassignments(None if plan is None else [a.tp for a in plan.partitions])
-        if plan is None:
+        if Capability.LOG_DIRS not in backend.capabilities:
+            log_dirs = {}  # no log-dir moves can be seen or cancelled over this connection
+        elif plan is None:
             log_dirs = backend.describe_log_dirs()
         else:
             brokers = sorted({b for a in plan.partitions for b in a.log_dir_targets()} & set(backend.describe_brokers()))
             topics = sorted({a.topic for a in plan.partitions})
             log_dirs = backend.describe_log_dirs(brokers=brokers, topics=topics) if brokers else {}
         cplan = plan_cancel(plan, ongoing, replica_dirs(log_dirs))
+        if cplan.reassignments and Capability.CANCEL_REASSIGNMENTS not in backend.capabilities:
+            raise UnsupportedOperation(
+                f"cancelling a reassignment needs the AdminClient protocol ({len(cplan.reassignments)} to cancel); nothing was changed",
+                hint="use --bootstrap-server (Kafka 2.4+), as Kafka's tool requires for --cancel",
+            )
         if people:
             click.echo("Cancelling:" if cplan.changes() else "Nothing to cancel: no reassignment or log-dir move of this plan is running.")
         result = apply_cancel(backend, cplan, LineReporter(people))

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol, Sequence
 
-from kadmin.backends.base import Backend, BrokerLogDirs
+from kadmin.backends.base import Backend, BrokerLogDirs, Capability
 from kadmin.errors import ReassignmentInProgress
 from kadmin.execute.changes import Change, LogDirMove, Reassign, WriteRollback
 from kadmin.execute.rollback import ReplicaDirs, replica_dirs, rollback_plan
@@ -109,7 +109,10 @@ def read_cluster(backend: Backend, parsed: ParsedPlan, records: RecordStore | No
         if state is not None:
             brokers.update(state.replicas)
     live = sorted(b for b in brokers if b in cluster.brokers)
-    log_dirs = backend.describe_log_dirs(brokers=live, topics=topics) if live and topics else {}
+    if Capability.LOG_DIRS not in backend.capabilities:
+        log_dirs = None  # validation then refuses named directories, saying why
+    else:
+        log_dirs = backend.describe_log_dirs(brokers=live, topics=topics) if live and topics else {}
     ongoing = backend.list_partition_reassignments()
     if not throttles:
         return ClusterView(cluster, log_dirs, ongoing, {}, {})

@@ -1,0 +1,119 @@
+"""reassign execute | verify | cancel | list over --zookeeper, against the sandbox in ZooKeeper
+mode (brokers registered in a real ZooKeeper, a controller watching /admin/reassign_partitions).
+Log-dir requests go to the brokers found in ZooKeeper."""
+
+import json
+
+import pytest
+
+from kadmin.commands.root import run
+from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.zookeeper
+MB = 1_000_000
+
+
+def kadmin(capsys, *args):
+    with pytest.raises(SystemExit) as e:
+        run(list(args))
+    out, err = capsys.readouterr()
+    return e.value.code, out, err
+
+
+@pytest.fixture
+def zsb(sandbox_factory, zk_connect):  # noqa: F811
+    sb = sandbox_factory(brokers=4, log_dirs=2, manual_clock=True, zookeeper=zk_connect)
+    sb.create_topic("foo", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=10 * MB)
+    sb.zk_connect = zk_connect
+    sb.clear_requests()
+    return sb
+
+
+def write_plan(tmp_path, partitions, name="plan.json"):
+    p = tmp_path / name
+    p.write_text(json.dumps({"version": 1, "partitions": partitions}))
+    return str(p)
+
+
+def reassign_node(zk_connect):
+    from kazoo.client import KazooClient
+
+    zk = KazooClient(hosts=zk_connect)
+    zk.start(timeout=15)
+    try:
+        if not zk.exists("/admin/reassign_partitions"):
+            return None
+        return json.loads(zk.get("/admin/reassign_partitions")[0])
+    finally:
+        zk.stop()
+        zk.close()
+
+
+def advance_until(sb, pred, seconds=120):
+    for _ in range(seconds):
+        if pred(sb.snapshot()):
+            return
+        sb.clock.advance(1)
+    assert pred(sb.snapshot())
+
+
+def test_plain_move_writes_kafkas_znode_and_refuses_while_it_exists(zsb, tmp_path, capsys):
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}])
+    other = write_plan(tmp_path, [{"topic": "foo", "partition": 1, "replicas": [3, 2]}], "other.json")
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--zookeeper", zsb.zk_connect)
+    assert code == 0, err
+    assert "--zookeeper is deprecated" in err
+    assert "done    reassign foo-0: 0,1 -> 3,1 (adding 3; removing 0)" in out
+    # Only topic, partition and replicas: Kafka's controller ignores a node carrying log_dirs.
+    # The clock has not moved, so the node is still there, and a second plan is refused.
+    assert reassign_node(zsb.zk_connect) == {"version": 1, "partitions": [{"topic": "foo", "partition": 0, "replicas": [3, 1]}]}
+    code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", other, "--zookeeper", zsb.zk_connect)
+    assert code == 2 and "another reassignment is running" in err
+    advance_until(zsb, lambda s: s.partition("foo", 0).replicas == (3, 1) and not s.partition("foo", 0).reassigning)
+    code, out, _ = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "--zookeeper", zsb.zk_connect)
+    assert code == 0 and "Reassignment of partition foo-0 is complete." in out
+    assert kadmin(capsys, "reassign", "list", "--zookeeper", zsb.zk_connect)[1] == "No partition reassignments found.\n"
+
+
+def test_new_broker_and_chosen_dir_through_brokers_found_in_zookeeper(zsb, tmp_path, capsys):
+    target = zsb.log_dir_paths(3)[1]
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1], "log_dirs": [target, "any"]}])
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan,
+                            "--zookeeper", zsb.zk_connect, "--timeout", "5s")
+    assert code == 0, err
+    assert f"done    place new replica foo-0 on broker 3 in {target}" in out
+    advance_until(zsb, lambda s: s.replica_dir("foo", 0, 3) == target and not s.partition("foo", 0).reassigning)
+    assert kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "--zookeeper", zsb.zk_connect)[0] == 0
+
+
+def test_validation_error_changes_nothing(zsb, tmp_path, capsys):
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 3]},
+                                 {"topic": "foo", "partition": 1, "replicas": [1, 2], "log_dirs": ["any", "/nope"]}])
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--zookeeper", zsb.zk_connect)
+    assert code == 2 and out == ""
+    assert "partitions[0] (foo-0) replicas: broker 3 appears more than once" in err
+    assert "partitions[1] (foo-1) log_dirs[1]: /nope is not a log directory of broker 2" in err
+    assert zsb.mutating_requests() == [] and reassign_node(zsb.zk_connect) is None
+
+
+def test_log_dir_move_and_cancel_midway(zsb, tmp_path, capsys):
+    here = zsb.snapshot().replica_dir("foo", 1, 2)
+    there = next(p for p in zsb.log_dir_paths(2) if p != here)
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 1, "replicas": [1, 2], "log_dirs": ["any", there]},
+                                 {"topic": "foo", "partition": 0, "replicas": [3, 1]}])
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--zookeeper", zsb.zk_connect)
+    assert code == 0, err
+    assert f"done    move replica foo-1 on broker 2 from {here} to {there}" in out
+    assert zsb.snapshot().future_replica("foo", 1, 2)[0] == there
+    # Kafka's ZooKeeper mode has no way to cancel a reassignment: refused, nothing changed.
+    code, _, err = kadmin(capsys, "reassign", "cancel", "--reassignment-json-file", plan, "--zookeeper", zsb.zk_connect)
+    assert code == 1 and "use --bootstrap-server" in err
+    s = zsb.snapshot()
+    assert s.partition("foo", 0).reassigning and s.future_replica("foo", 1, 2)[0] == there
+    # A plan with only log-dir moves can be cancelled: the requests go to the brokers.
+    moves_only = write_plan(tmp_path, [{"topic": "foo", "partition": 1, "replicas": [1, 2], "log_dirs": ["any", there]}], "moves.json")
+    code, out, err = kadmin(capsys, "reassign", "cancel", "--reassignment-json-file", moves_only, "--zookeeper", zsb.zk_connect)
+    assert code == 0, err
+    assert f"done    cancel move of replica foo-1 on broker 2 to {there}; it stays in {here}" in out
+    s = zsb.snapshot()
+    assert s.future_replica("foo", 1, 2) is None and s.replica_dir("foo", 1, 2) == here
