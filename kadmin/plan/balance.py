@@ -144,24 +144,32 @@ class _Broker:
         for d in sorted(readable, key=lambda d: d.path):
             for r in d.replicas:
                 (future if r.is_future else current)[(r.topic, r.partition)] = (d.path, r.size)
+        partitions = cluster.partitions
+
+        def movable(key: tuple[str, int]) -> bool:
+            state = partitions.get(TopicPartition(*key))
+            return (state is not None and broker in state.replicas
+                    and not state.adding and not state.removing)
+
         self.redirect: dict[tuple[str, int], str] = {}  # futures to cancel or re-aim -> current dir
         for key, (dst, fsize) in sorted(future.items()):
             src, csize = current.get(key, (None, fsize))
-            if dst in evacuate and src is not None:
+            if dst in evacuate and src is not None and movable(key):
                 self.dirs[dst].add(-fsize, -1)  # the future copy is dropped
                 self.redirect[key] = src
                 continue
+            if dst in evacuate:
+                self.stuck.setdefault(dst, []).append(f"{key[0]}-{key[1]} (a move into it is in flight)")
             self.dirs[dst].add(max(csize - fsize, 0), 0)  # the copy completes ...
             if src is not None:
                 self.dirs[src].add(-csize, -1)  # ... and the old directory is deleted
-        partitions = cluster.partitions
         for key, (path, size) in current.items():
             if key in future and key not in self.redirect:
                 continue  # in flight
-            state = partitions.get(TopicPartition(*key))
-            if state is not None and broker in state.replicas and not state.adding and not state.removing:
+            if movable(key):
                 self.dirs[path].sizes.append((size, key))
             elif path in evacuate:
+                state = partitions.get(TopicPartition(*key))
                 why = "unknown partition" if state is None else (
                     "being reassigned" if broker in state.replicas else "not a replica of this broker")
                 self.stuck.setdefault(path, []).append(f"{key[0]}-{key[1]} ({why})")

@@ -188,3 +188,11 @@ def test_brokers_without_capacity_figures_are_balanced_by_replica_bytes():
                      {r.tp: PartitionState("t", r.partition, 1, (1,), (1,)) for r in reps})
     result = balance_log_dirs(c, dirs)
     assert {u.path: u.replica_bytes for u in result.after} == {"/a": 3 * GB, "/b": 3 * GB}
+
+
+def test_evacuation_refuses_a_move_in_flight_it_may_not_redirect():
+    c, dirs = build({1: {"/a": [("t", 0, 8 * GB)], "/b": [("t", 0, 3 * GB, "future")], "/c": []}},
+                    reassigning={TopicPartition("t", 0)})
+    with pytest.raises(InputError) as e:
+        balance_log_dirs(c, dirs, evacuate=[(1, "/b")])
+    assert e.value.problems == ["t-0 (a move into it is in flight)"]
