@@ -266,3 +266,18 @@ def test_move_with_throttles_exact_configs_then_removed_by_verify(sb, tmp_path, 
     assert s.topic_configs["foo"] == {"leader.replication.throttled.replicas": "1:1"}
     assert {b: c for b, c in s.broker_configs.items() if c} == {"2": {"leader.replication.throttled.rate": "777"}}
     assert records.records == {}
+
+
+def test_dry_run_prints_the_plan_of_changes_and_sends_nothing(sb, tmp_path, capsys):
+    target = sb.log_dir_paths(3)[1]
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1], "log_dirs": [target, "any"]}])
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--dry-run",
+                            "--throttle", "10MB/s", "-b", sb.bootstrap)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "Plan of changes (dry run: nothing was changed):"
+    assert "  set broker 3 follower.replication.throttled.rate=10000000" in lines
+    assert "  set topic foo follower.replication.throttled.replicas=0:3" in lines
+    assert f"  place new replica foo-0 on broker 3 in {target}" in lines
+    assert lines[-1] == "  reassign foo-0: 0,1 -> 3,1 (adding 3; removing 0)"
+    assert sb.mutating_requests() == [] and list(tmp_path.glob("*.rollback-*")) == []
