@@ -130,11 +130,11 @@ def test_log_dir_move_progress_from_the_future_replica(slow):
 
 
 def test_watch_json_lines_until_done(sandbox_factory):  # noqa: F811
-    sb = sandbox_factory(brokers=3, log_dirs=1, speed=50.0)
+    sb = sandbox_factory(brokers=3, log_dirs=1, speed=10.0)
     sb.create_topic("orders", assignment={0: [0, 1]}, size_bytes=4 * MiB)
     with admin(sb) as be:
-        throttle_move(be, rate=128 * 1024)  # 32 simulated seconds: about 0.6 s here
-    r = kadmin("reassign", "progress", "--watch", "-o", "json", "--interval", "0.1s", "-b", sb.bootstrap)
+        throttle_move(be, rate=128 * 1024)  # 32 simulated seconds: about 3 s here, time to watch
+    r = kadmin("reassign", "progress", "--watch", "-o", "json", "--interval", "0.25s", "-b", sb.bootstrap)
     assert r.exit_code == 0, r.output
     docs = [json.loads(line) for line in r.output.strip().splitlines()]
     assert len(docs) >= 2
