@@ -20,6 +20,7 @@ from kadmin.errors import (
     AuthorizationError,
     ClusterError,
     ConnectionFailed,
+    InputError,
     NotFoundError,
     ReassignmentInProgress,
     UnsupportedOperation,
@@ -39,10 +40,6 @@ from kadmin.model import (
     ReplicaLogDir,
     TopicPartition,
     TopicPartitionReplica,
-)
-
-DEPRECATION_WARNING = (
-    "--zookeeper is deprecated (Kafka removed ZooKeeper mode in 4.0): prefer --bootstrap-server"
 )
 
 BrokerBackendFactory = Callable[[str], Backend]
@@ -239,6 +236,15 @@ class ZooKeeperBackend:
         except (ValueError, KeyError, TypeError) as e:
             return None, str(e), age
 
+    def reassign_node_problem(self) -> str | None:
+        """Why an existing ``/admin/reassign_partitions`` is not being carried out (with what to
+        do), or None when there is no node or it may still be in progress. For verify/list."""
+        node, node_error, age = self.reassign_node()
+        if age is None:
+            return None
+        reason = stuck_reason(node, node_error, self.topic_assignments({tp.topic for tp in node or {}}), age)
+        return f"{zp.REASSIGN_PARTITIONS} looks stuck: {reason}. {STUCK_HINT}" if reason else None
+
     def list_partition_reassignments(
         self, partitions: Iterable[TopicPartition] | None = None
     ) -> Mapping[TopicPartition, PartitionReassignment]:
@@ -268,12 +274,12 @@ class ZooKeeperBackend:
         for r in resources:
             own = config(zp.config_path(*_entity(r)))
             if r.type == ConfigResourceType.TOPIC:
-                out[r] = {k: ConfigEntry(k, v, ConfigSource.TOPIC) for k, v in sorted(own.items())}
+                out[r] = {k: _entry(k, v, ConfigSource.TOPIC) for k, v in sorted(own.items())}
             elif r.name == "":
-                out[r] = {k: ConfigEntry(k, v, ConfigSource.DYNAMIC_DEFAULT_BROKER) for k, v in sorted(default.items())}
+                out[r] = {k: _entry(k, v, ConfigSource.DYNAMIC_DEFAULT_BROKER) for k, v in sorted(default.items())}
             else:
-                entries = {k: ConfigEntry(k, v, ConfigSource.DYNAMIC_DEFAULT_BROKER) for k, v in default.items()}
-                entries.update({k: ConfigEntry(k, v, ConfigSource.DYNAMIC_BROKER) for k, v in own.items()})
+                entries = {k: _entry(k, v, ConfigSource.DYNAMIC_DEFAULT_BROKER) for k, v in default.items()}
+                entries.update({k: _entry(k, v, ConfigSource.DYNAMIC_BROKER) for k, v in own.items()})
                 out[r] = dict(sorted(entries.items()))
         return out
 
@@ -377,7 +383,8 @@ class ZooKeeperBackend:
         by_resource: dict[ConfigResource, list[ConfigChange]] = {}
         for c in changes:
             by_resource.setdefault(c.resource, []).append(c)
-        for resource in sorted(by_resource, key=lambda r: (r.type.value, r.name)):
+        for resource in sorted(by_resource, key=lambda r: (r.type.value, r.name)):  # check all, then write
+            _entity(resource)
             if resource.type == ConfigResourceType.TOPIC and self._get(zp.topic_path(resource.name)) is None:
                 raise NotFoundError(f"topic {resource.name!r} does not exist; its config was not changed")
         for resource in sorted(by_resource, key=lambda r: (r.type.value, r.name)):
@@ -423,7 +430,18 @@ class ZooKeeperBackend:
 def _entity(resource: ConfigResource) -> tuple[str, str]:
     if resource.type == ConfigResourceType.TOPIC:
         return zp.TOPIC_CONFIG_TYPE, resource.name
+    if resource.name and not resource.name.isdigit():
+        raise InputError(f"broker config resource {resource.name!r}: expected a broker id or the cluster default")
     return zp.BROKER_CONFIG_TYPE, resource.name or zp.DEFAULT_BROKER
+
+
+def _entry(name: str, value: str, source: ConfigSource) -> ConfigEntry:
+    """Like DescribeConfigs: a sensitive value (passwords, JAAS) is never returned."""
+    from kadmin.config import is_sensitive
+
+    if is_sensitive(name):
+        return ConfigEntry(name, None, source, sensitive=True)
+    return ConfigEntry(name, value, source)
 
 
 def _connect(hosts: str, timeout: float):

@@ -14,6 +14,7 @@ from kadmin.errors import (
     EXIT_USAGE,
     ClusterError,
     ConnectionFailed,
+    InputError,
     NotFoundError,
     ReassignmentInProgress,
     UnsupportedOperation,
@@ -191,11 +192,22 @@ def test_a_node_nobody_acts_on_is_explained(cluster, zk_connect):
 
 
 def test_a_node_with_log_dirs_is_stuck_at_once(cluster, backend):
+    assert backend.reassign_node_problem() is None  # no node
     cluster.create("/admin/reassign_partitions",
                    b'{"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[3,2],"log_dirs":["any","any"]}]}',
                    makepath=True)
     with pytest.raises(ReassignmentInProgress, match="invalid for Kafka's controller"):
         backend.reassign_partitions([Assignment("foo", 0, (3, 1))])
+    assert "invalid for Kafka's controller" in backend.reassign_node_problem()
+
+
+def test_a_fresh_or_moving_node_is_not_called_stuck(cluster, zk_connect):
+    cluster.create("/admin/reassign_partitions",
+                   b'{"version":1,"partitions":[{"topic":"foo","partition":1,"replicas":[3,2]}]}', makepath=True)
+    with ZooKeeperBackend(zk_connect, timeout=10) as fresh:
+        assert fresh.reassign_node_problem() is None
+    with ZooKeeperBackend(zk_connect, timeout=10, clock=lambda: time.time() + 3600) as later:
+        assert later.reassign_node_problem() is None  # foo-1 is moving (adding/removing in its znode)
 
 
 def test_cancel_names_bootstrap_server(cluster, backend):
@@ -237,14 +249,29 @@ def test_config_changes_merge_and_notify_brokers(cluster, backend):
     assert list(configs[default]) == ["follower.replication.throttled.rate"]
 
 
-def test_config_change_of_a_missing_topic_changes_nothing(cluster, backend):
+def test_config_change_of_a_missing_topic_or_bad_broker_changes_nothing(cluster, backend):
+    before = cluster.get("/config/brokers/1")[0]
     with pytest.raises(NotFoundError, match="'ghost'"):
         backend.incremental_alter_configs([
             ConfigChange(ConfigResource(ConfigResourceType.BROKER, "1"), "x", AlterOp.SET, "1"),
             ConfigChange(ConfigResource(ConfigResourceType.TOPIC, "ghost"), "x", AlterOp.SET, "1"),
         ])
+    with pytest.raises(InputError, match="'one'"):
+        backend.incremental_alter_configs([
+            ConfigChange(ConfigResource(ConfigResourceType.BROKER, "1"), "x", AlterOp.SET, "1"),
+            ConfigChange(ConfigResource(ConfigResourceType.BROKER, "one"), "x", AlterOp.SET, "1"),
+        ])
     assert cluster.get_children("/config/changes") == []
     assert cluster.exists("/config/topics/ghost") is None
+    assert cluster.get("/config/brokers/1")[0] == before
+
+
+def test_sensitive_dynamic_configs_are_not_returned(cluster, backend):
+    cluster.create("/config/brokers/2", b'{"version":1,"config":{"listener.name.x.ssl.key.password":"ENCRYPTED","num.io.threads":"8"}}')
+    entries = backend.describe_configs([ConfigResource(ConfigResourceType.BROKER, "2")])[ConfigResource(ConfigResourceType.BROKER, "2")]
+    assert entries["listener.name.x.ssl.key.password"] == ConfigEntry(
+        "listener.name.x.ssl.key.password", None, ConfigSource.DYNAMIC_BROKER, sensitive=True)
+    assert entries["num.io.threads"].value == "8"
 
 
 def test_read_only_refuses_every_change(cluster, zk_connect):
