@@ -380,3 +380,31 @@ def test_inline_key_that_does_not_match_is_a_config_error(pem_pair):
                     "ssl.keystore.certificate.chain": cert, "ssl.keystore.key": "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"})
     with pytest.raises(ConfigError, match="cannot load the PEM"):
         to_kafka_python(s)
+
+
+# --- the libraries accept what the mapping produces -----------------------------------------
+
+
+def test_both_libraries_accept_the_mapped_settings(pem_pair, tmp_path):
+    """librdkafka validates names, values and the PEM files when a client is built (no broker
+    needed); kafka-python's KafkaAdminClient takes only the keyword arguments it knows."""
+    from confluent_kafka.admin import AdminClient
+    from kafka.admin import KafkaAdminClient
+
+    cert, key = pem_pair
+    (tmp_path / "ca.pem").write_text(cert)
+    (tmp_path / "client.pem").write_text(key + cert)
+    cases = [
+        {},
+        {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "SCRAM-SHA-256", "sasl.jaas.config": SCRAM_JAAS},
+        {"security.protocol": "SASL_SSL", "sasl.mechanism": "PLAIN", "sasl.jaas.config": PLAIN_JAAS,
+         "ssl.truststore.type": "PEM", "ssl.truststore.location": str(tmp_path / "ca.pem"),
+         "ssl.keystore.type": "PEM", "ssl.keystore.location": str(tmp_path / "client.pem"),
+         "ssl.endpoint.identification.algorithm": ""},
+        {"security.protocol": "SSL", "ssl.truststore.type": "PEM", "ssl.truststore.certificates": cert,
+         "ssl.keystore.type": "PEM", "ssl.keystore.certificate.chain": cert, "ssl.keystore.key": key},
+    ]
+    for props in cases:
+        s = ConnectionSettings(bootstrap_servers="127.0.0.1:1", properties=props)
+        AdminClient(to_confluent(s))  # raises KafkaException on an unknown key, bad value or unreadable PEM
+        assert set(to_kafka_python(s)) <= set(KafkaAdminClient.DEFAULT_CONFIG)
