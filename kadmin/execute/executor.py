@@ -124,13 +124,16 @@ def read_cluster(backend: Backend, parsed: ParsedPlan, records: RecordStore | No
 
 
 def describe_configs(backend: Backend, resources: Sequence[ConfigResource]) -> dict:
-    """DescribeConfigs with topics in one request and one request per broker: brokers answer
-    only for themselves, and librdkafka allows one BROKER resource per call."""
+    """DescribeConfigs with at most one broker per request (brokers answer only for
+    themselves, and librdkafka allows one BROKER resource per call); the topics ride along
+    with the first request."""
     topics = [r for r in resources if r.type is ConfigResourceType.TOPIC]
-    out = dict(backend.describe_configs(topics)) if topics else {}
-    for r in resources:
-        if r.type is not ConfigResourceType.TOPIC:
-            out.update(backend.describe_configs([r]))
+    brokers = [r for r in resources if r.type is not ConfigResourceType.TOPIC]
+    batches = [[*topics, brokers[0]], *([b] for b in brokers[1:])] if brokers else [topics]
+    out: dict = {}
+    for batch in batches:
+        if batch:
+            out.update(backend.describe_configs(batch))
     return out
 
 

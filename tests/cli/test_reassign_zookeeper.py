@@ -50,11 +50,14 @@ def reassign_node(zk_connect):
 
 
 def advance_until(sb, pred, seconds=120):
+    """Advance simulated time until ``pred(snapshot)`` holds and the controller has deleted the
+    reassign znode (it does so just after the last partition completes)."""
     for _ in range(seconds):
         if pred(sb.snapshot()):
-            return
+            break
         sb.clock.advance(1)
     assert pred(sb.snapshot())
+    sb.wait_for(lambda _: reassign_node(sb.zk_connect) is None)
 
 
 def test_plain_move_writes_kafkas_znode_and_refuses_while_it_exists(zsb, tmp_path, capsys):
@@ -117,3 +120,19 @@ def test_log_dir_move_and_cancel_midway(zsb, tmp_path, capsys):
     assert f"done    cancel move of replica foo-1 on broker 2 to {there}; it stays in {here}" in out
     s = zsb.snapshot()
     assert s.future_replica("foo", 1, 2) is None and s.replica_dir("foo", 1, 2) == here
+
+
+def test_throttles_through_config_znodes_removed_by_verify(zsb, tmp_path, capsys):
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}])
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--zookeeper", zsb.zk_connect,
+                            "--throttle", "50MB/s")
+    assert code == 0, err
+    # Brokers act on /config/changes notifications, so the configs arrive a moment later.
+    lists = {"leader.replication.throttled.replicas": "0:0,0:1", "follower.replication.throttled.replicas": "0:3"}
+    rates = {"leader.replication.throttled.rate": "50000000", "follower.replication.throttled.rate": "50000000"}
+    zsb.wait_for(lambda s: s.topic_configs["foo"] == lists
+                 and {b: c for b, c in s.broker_configs.items() if c} == {"0": rates, "1": rates, "3": rates})
+    advance_until(zsb, lambda s: not s.partition("foo", 0).reassigning)
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "--zookeeper", zsb.zk_connect)
+    assert code == 0 and "Removed throttles this plan set:" in out, (out, err, reassign_node(zsb.zk_connect), zsb.snapshot().partition("foo", 0))
+    zsb.wait_for(lambda s: s.topic_configs["foo"] == {} and not any(s.broker_configs.values()))
