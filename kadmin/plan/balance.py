@@ -23,7 +23,7 @@ of a replica on its own broker does.
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left, bisect_right, insort
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
@@ -37,6 +37,7 @@ from kadmin.model import (
     ReassignmentPlan,
     TopicPartition,
 )
+from kadmin.plan.gc_pause import gc_paused
 
 DEFAULT_TOLERANCE = 0.002  # directories within 0.2 percentage points of each other are even
 
@@ -173,6 +174,7 @@ class _Broker:
                 why = "unknown partition" if state is None else (
                     "being reassigned" if broker in state.replicas else "not a replica of this broker")
                 self.stuck.setdefault(path, []).append(f"{key[0]}-{key[1]} ({why})")
+        self.initial_redirect = dict(self.redirect)
         for d in self.dirs.values():
             d.sizes.sort()
         for problems in self.stuck.values():
@@ -201,6 +203,11 @@ def balance_log_dirs(
     tolerance: float = DEFAULT_TOLERANCE,
 ) -> BalanceResult:
     """Plan moves between the directories of each broker; see the module docstring."""
+    with gc_paused():
+        return _balance_log_dirs(cluster, log_dirs, brokers, max_moves, list(evacuate), tolerance)
+
+
+def _balance_log_dirs(cluster, log_dirs, brokers, max_moves, evacuate, tolerance) -> BalanceResult:
     scope = _check_request(log_dirs, brokers, max_moves, list(evacuate))
     evac_by_broker: dict[int, set[str]] = {}
     for b, path in evacuate:
@@ -218,11 +225,12 @@ def balance_log_dirs(
     after = []
     for b in scope:
         state = states[b]
-        chosen = [m for m in moves if m.broker == b]
-        if len(chosen) < len(state.moves):  # some were left out: replay the chosen ones afresh
-            state = _Broker(b, log_dirs[b], cluster, evac_by_broker.get(b, set()))
-            for m in chosen:
-                state.move(m.size, (m.topic, m.partition), m.source, m.destination)
+        kept = sum(1 for m in moves if m.broker == b)  # a prefix of the broker's planned moves
+        for m in state.moves[kept:]:  # undo the ones left out, for the projected usage
+            state.dirs[m.source].add(m.size, 1)
+            state.dirs[m.destination].add(-m.size, -1)
+        moved = {(m.topic, m.partition) for m in state.moves[:kept]}
+        state.redirect = {k: src for k, src in state.initial_redirect.items() if k not in moved}
         # A future replica still aimed at an evacuated directory goes back to where it is.
         moves.extend(LogDirMove(b, k[0], k[1], src, src, 0) for k, src in sorted(state.redirect.items()))
         after.extend(_usage_of(b, log_dirs[b], state))

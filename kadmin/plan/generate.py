@@ -23,6 +23,7 @@ from typing import Iterable, Mapping, Sequence
 
 from kadmin.errors import InputError, NotFoundError
 from kadmin.model import Assignment, ClusterState, ReassignmentPlan, TopicPartition
+from kadmin.plan.gc_pause import gc_paused
 from kadmin.plan.kafka_assign import assign_replicas_to_brokers
 from kadmin.plan.minimal_assign import minimal_assignment
 
@@ -51,10 +52,11 @@ def generate(
     racks = broker_racks(cluster, brokers, rack_aware)
     current = current_assignment(cluster, topic_list)
     _check_replication_factors(current, brokers)
-    if strategy == "minimal":
-        proposed = minimal_assignment(current, brokers, racks)
-    else:
-        proposed = kafka_assignment(current, brokers, racks, seed)
+    with gc_paused():
+        if strategy == "minimal":
+            proposed = minimal_assignment(current, brokers, racks)
+        else:
+            proposed = kafka_assignment(current, brokers, racks, seed)
     return to_plan(current), to_plan(proposed)
 
 
