@@ -133,6 +133,9 @@ def test_end_to_end_on_the_sandbox(sandbox, tmp_path):
     assert doc["current"]["partitions"] == [
         {"topic": "payments", "partition": p, "replicas": r} for p, r in enumerate([[0, 1], [1, 2], [2, 0], [0, 2]])]
     assert not read_reassignment(plan).problems
+    dry = subprocess.run([sys.executable, "-m", "kadmin", "reassign", "execute", "--reassignment-json-file", str(plan),
+                          "--dry-run", "--bootstrap-server", sandbox.bootstrap], capture_output=True, text=True, timeout=60)
+    assert dry.returncode == 0, dry.stderr  # `reassign execute` accepts the plan as it stands
     bad = subprocess.run([*cmd[:cmd.index("0,1")], "0,7", "--bootstrap-server", sandbox.bootstrap],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == EXIT_USAGE
