@@ -16,7 +16,6 @@ import pytest
 from kadmin.errors import InputError, NotFoundError
 from kadmin.model import Broker, ClusterState, PartitionState, TopicPartition
 from kadmin.plan.generate import (
-    broker_racks,
     current_assignment,
     generate,
     leaders_moved,
