@@ -266,7 +266,7 @@ class ZooKeeperBackend:
         data = self._get_many(sorted(needed))
 
         def config(path: str) -> dict[str, str]:
-            got = data[path]
+            got = data.get(path)
             return self._decode(zp.decode_config, got[0], path) if got else {}
 
         default = config(zp.config_path(zp.BROKER_CONFIG_TYPE, zp.DEFAULT_BROKER))

@@ -249,6 +249,15 @@ def test_config_changes_merge_and_notify_brokers(cluster, backend):
     assert list(configs[default]) == ["follower.replication.throttled.rate"]
 
 
+def test_topic_configs_alone(cluster, backend):
+    topic = ConfigResource(ConfigResourceType.TOPIC, "foo")
+    assert backend.describe_configs([topic, ConfigResource(ConfigResourceType.TOPIC, "old")]) == {
+        topic: {"leader.replication.throttled.replicas": ConfigEntry("leader.replication.throttled.replicas", "1:1", ConfigSource.TOPIC),
+                "retention.ms": ConfigEntry("retention.ms", "1000", ConfigSource.TOPIC)},
+        ConfigResource(ConfigResourceType.TOPIC, "old"): {},
+    }
+
+
 def test_config_change_of_a_missing_topic_or_bad_broker_changes_nothing(cluster, backend):
     before = cluster.get("/config/brokers/1")[0]
     with pytest.raises(NotFoundError, match="'ghost'"):
