@@ -283,18 +283,25 @@ def _balance_leaders(st: _State) -> None:
     lcount = {b: 0 for b in st.brokers}
     for tp in st.parts:
         lcount[st.reps[tp][0]] += 1
-    changed = True
-    while changed:  # direct hand-overs: each lowers the sum of squared leader counts
-        changed = False
-        for tp in st.parts:
-            reps = st.reps[tp]
-            leader = reps[0]
-            best = min(reps, key=lambda b: (lcount[b], b))
-            if lcount[leader] - lcount[best] >= 2:
-                lcount[leader] -= 1
-                lcount[best] += 1
-                _lead(st, tp, best)
-                changed = True
+    low, rem = divmod(len(st.parts), len(st.brokers))
+    high = low + (1 if rem else 0)
+    # First only from brokers over the ceiling to brokers under the floor: every such hand-over
+    # is one the balance needs, so no leadership moves twice. Then any hand-over between two
+    # brokers two or more apart (each lowers the sum of squared leader counts).
+    for needed in (lambda a, b: lcount[a] > high and lcount[b] < low,
+                   lambda a, b: lcount[a] - lcount[b] >= 2):
+        changed = True
+        while changed:
+            changed = False
+            for tp in st.parts:
+                reps = st.reps[tp]
+                leader = reps[0]
+                best = min(reps, key=lambda b: (lcount[b], b))
+                if needed(leader, best):
+                    lcount[leader] -= 1
+                    lcount[best] += 1
+                    _lead(st, tp, best)
+                    changed = True
     while max(lcount.values()) - min(lcount.values()) > 1:  # chains, rarely needed
         if not _leader_chain(st, lcount):
             return
