@@ -11,6 +11,7 @@ Kept apart from the rest so it can be retired cleanly with ZooKeeper itself.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from kadmin.backends import zk_paths as zp
@@ -83,23 +84,35 @@ class ZooKeeperBackend:
 
     # --- plumbing ------------------------------------------------------------------------
 
-    def _op(self, name: str, *args, **kwargs) -> Any:
-        """Run kazoo's ``<name>_async`` and wait at most the timeout: kazoo's blocking calls wait
-        forever while it reconnects. Its failures become kadmin's errors; NoNodeError and the
-        other znode outcomes pass through for the caller to handle."""
+    @property
+    def zk_client(self):
+        """The started kazoo client, for ZooKeeper-only extensions (KIP-179's throttle removal
+        znodes in kadmin.throttle_records)."""
+        if self._zk is None:
+            raise ConnectionFailed("the ZooKeeper connection is closed")
+        return self._zk
+
+    @contextmanager
+    def _mapped_errors(self):
+        """kazoo's connection and ACL failures as kadmin's errors; znode outcomes (NoNodeError,
+        NodeExistsError, BadVersionError) pass through for the caller."""
         from kazoo.exceptions import ConnectionLoss, NoAuthError, OperationTimeoutError, SessionExpiredError
         from kazoo.handlers.threading import KazooTimeoutError
 
-        if self._zk is None:
-            raise ConnectionFailed("the ZooKeeper connection is closed")
         try:
-            return getattr(self._zk, f"{name}_async")(*args, **kwargs).get(timeout=self.timeout)
+            yield
         except (ConnectionLoss, SessionExpiredError, OperationTimeoutError, KazooTimeoutError) as e:
             raise ConnectionFailed(
                 f"lost the connection to ZooKeeper at {self.zookeeper} ({type(e).__name__}); "
                 f"no answer within {self.timeout:g}s") from None
         except NoAuthError:
             raise AuthorizationError(f"ZooKeeper at {self.zookeeper} refused access (ACLs)") from None
+
+    def _op(self, name: str, *args, **kwargs) -> Any:
+        """Run kazoo's ``<name>_async`` and wait at most the timeout: kazoo's blocking calls wait
+        forever while it reconnects."""
+        with self._mapped_errors():
+            return getattr(self.zk_client, f"{name}_async")(*args, **kwargs).get(timeout=self.timeout)
 
     def _get(self, path: str) -> bytes | None:
         from kazoo.exceptions import NoNodeError
@@ -119,23 +132,17 @@ class ZooKeeperBackend:
 
     def _get_many(self, paths: Sequence[str]) -> dict[str, tuple[bytes, Any] | None]:
         """Pipelined reads: all requests go out before the first answer is awaited."""
-        from kazoo.exceptions import ConnectionLoss, NoNodeError, SessionExpiredError
-        from kazoo.handlers.threading import KazooTimeoutError
+        from kazoo.exceptions import NoNodeError
 
-        if self._zk is None:
-            raise ConnectionFailed("the ZooKeeper connection is closed")
-        pending = [(p, self._zk.get_async(p)) for p in paths]
+        pending = [(p, self.zk_client.get_async(p)) for p in paths]
         out: dict[str, tuple[bytes, Any] | None] = {}
         deadline = time.monotonic() + self.timeout
-        for path, result in pending:
-            try:
-                out[path] = result.get(timeout=max(0.0, deadline - time.monotonic()))
-            except NoNodeError:
-                out[path] = None
-            except (ConnectionLoss, SessionExpiredError, KazooTimeoutError) as e:
-                raise ConnectionFailed(
-                    f"lost the connection to ZooKeeper at {self.zookeeper} ({type(e).__name__}); "
-                    f"no answer within {self.timeout:g}s") from None
+        with self._mapped_errors():
+            for path, result in pending:
+                try:
+                    out[path] = result.get(timeout=max(0.0, deadline - time.monotonic()))
+                except NoNodeError:
+                    out[path] = None
         return out
 
     def _check_writable(self, method: str) -> None:
