@@ -141,3 +141,41 @@ def test_watch_json_lines_until_done(sandbox_factory):  # noqa: F811
     assert docs[-1]["done"] and not docs[0]["done"]
     moved = [d["totals"]["moved_bytes"] for d in docs[:-1]]
     assert moved == sorted(moved)  # bytes only ever grow while it copies
+
+
+@pytest.mark.zookeeper
+def test_zookeeper_mode_progress_and_throttle_lifecycle(sandbox_factory, zk_connect, tmp_path):  # noqa: F811
+    """The same figures through --zookeeper; the plan's throttles are needed while it moves,
+    stale once it is done, and `clear --plan` then removes exactly them."""
+    sb = sandbox_factory(brokers=3, log_dirs=1, zookeeper=zk_connect, manual_clock=True)
+    sb.create_topic("orders", assignment={0: [0, 1]}, size_bytes=4 * MiB)
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [{"topic": "orders", "partition": 0, "replicas": [2, 1]}]}))
+    zk = ("--zookeeper", zk_connect)
+    assert kadmin("throttle", "set", "--rate", str(RATE), "--from-plan", str(plan), *zk).exit_code == 0
+
+    from kadmin.backends import open_backend
+    from kadmin.config import ConnectionSettings
+
+    with open_backend(ConnectionSettings(zookeeper=zk_connect, timeout=10), read_only=False) as be:
+        be.reassign_partitions([Assignment("orders", 0, (2, 1))])
+    sb.wait_for(lambda s: s.partition("orders", 0).reassigning, timeout=20)
+    sb.wait_for(lambda s: s.broker_configs.get("2", {}).get(FOLLOWER_RATE) == str(RATE), timeout=20)
+    sb.clock.advance(2)
+
+    r = kadmin("reassign", "progress", "-o", "json", "--interval", "0", *zk)
+    assert r.exit_code == 3, r.output
+    rows = {x["broker"]: x for x in json.loads(r.stdout)["replicas"]}
+    snap = sb.snapshot()
+    assert rows[2]["moved_bytes"] == snap.replica("orders", 0, 2).size > 0
+    assert rows[2]["total_bytes"] == snap.replica("orders", 0, 0).size
+    show = json.loads(kadmin("throttle", "show", "-o", "json", *zk).stdout)
+    assert show["throttles"] and not any(t["stale"] for t in show["throttles"])
+
+    sb.clock.advance(10)  # 4 MiB at 1 MB/s: done
+    sb.wait_for(lambda s: not s.partition("orders", 0).reassigning, timeout=20)
+    show = json.loads(kadmin("throttle", "show", "-o", "json", *zk).stdout)
+    assert show["throttles"] and all(t["stale"] and t["set_by_kadmin"] for t in show["throttles"])
+    assert kadmin("throttle", "clear", "--plan", str(plan), *zk).exit_code == 0
+    show = json.loads(kadmin("throttle", "show", "-o", "json", *zk).stdout)
+    assert show["throttles"] == [] and show["records"] == []
