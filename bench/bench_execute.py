@@ -65,22 +65,25 @@ def validation_figures() -> list[Figure]:
 
     cluster, log_dirs = _cluster(VALIDATE_PARTITIONS)
     text = _plan_text(VALIDATE_PARTITIONS)
-    validate_times, plan_times = [], []
+    validate_wall, validate_cpu, plan_cpu = [], [], []
     for _ in range(3):
-        t0 = time.perf_counter()
+        w0, c0 = time.perf_counter(), time.process_time()
         parsed = parse_reassignment(text)
         check_reassignment(parsed, cluster, log_dirs)
-        t1 = time.perf_counter()
+        w1, c1 = time.perf_counter(), time.process_time()
         request = ExecuteRequest(parsed, "bench", "/tmp/unused.json", throttle=50_000_000)
         xplan = plan_execution(request, ClusterView(cluster, log_dirs, {}, {}, {}))
-        t2 = time.perf_counter()
-        validate_times.append(t1 - t0)
-        plan_times.append(t2 - t1)
+        c2 = time.process_time()
+        validate_wall.append(w1 - w0)
+        validate_cpu.append(c1 - c0)
+        plan_cpu.append(c2 - c1)
     assert len(xplan.reassignments) == VALIDATE_PARTITIONS
-    v, p = statistics.median(validate_times), statistics.median(plan_times)
+    # CPU time is the code's cost; wall time also counts whatever else the machine is doing.
+    v, w, p = statistics.median(validate_cpu), statistics.median(validate_wall), statistics.median(plan_cpu)
     return [
-        Figure("execute", f"parse + validate a {VALIDATE_PARTITIONS:,}-partition plan", v, "s", "< 1.5 s", v < 1.5),
-        Figure("execute", "validate + plan of changes for it (rollback, throttle lists, moves)", p, "s"),
+        Figure("execute", f"parse + validate a {VALIDATE_PARTITIONS:,}-partition plan (CPU)", v, "s", "< 1.5 s", v < 1.5),
+        Figure("execute", "the same, wall clock", w, "s"),
+        Figure("execute", "validate + plan of changes for it (rollback, throttle lists, moves; CPU)", p, "s"),
     ]
 
 
