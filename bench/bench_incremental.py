@@ -35,7 +35,7 @@ LIMITS = dict(max_parallel_replicas=1, max_parallel_partitions=4, max_leader_mov
 # --- planning ---------------------------------------------------------------------------------
 def planning() -> list[Figure]:
     from kadmin.model import Assignment, PartitionState, ReassignmentPlan, TopicPartition
-    from kadmin.plan.batches import Limits, next_batch, prioritize
+    from kadmin.plan.batches import Backlog, Limits, next_batch, prioritize
     from kadmin.plan.steps import plan_steps
 
     rng = random.Random(7)
@@ -54,14 +54,17 @@ def planning() -> list[Figure]:
         cpu_s = min(cpu_s, time.process_time() - c)
     n_steps = sum(len(c) for c in steps.values())
     limits = Limits(1, 1000, 100, 5)
-    t = time.perf_counter()
-    order = prioritize((c[0] for c in steps.values() if c), steps)
-    batch = next_batch(order, (), limits)
-    batch_s = time.perf_counter() - t
+    backlog = Backlog.of(steps)
+    batch_s = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        order = prioritize((c[0] for c in steps.values() if c), backlog)
+        batch = next_batch(order, (), limits)
+        batch_s = min(batch_s, time.perf_counter() - t)
     return [
         Figure("plan", f"KIP-435 steps for {PLAN_PARTITIONS:,} partitions ({n_steps:,} steps), best of 3", plan_s, "s", "< 1 s", plan_s < 1.0),
         Figure("plan", "  the same, CPU time", cpu_s, "s", "< 1 s", cpu_s < 1.0),
-        Figure("plan", f"one batching round over {PLAN_PARTITIONS:,} candidates ({len(batch)} steps chosen)", batch_s, "s"),
+        Figure("plan", f"one batching round over {PLAN_PARTITIONS:,} candidates ({len(batch)} steps chosen), best of 3", batch_s, "s"),
     ]
 
 

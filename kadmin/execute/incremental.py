@@ -40,7 +40,7 @@ from kadmin.model import (
     ReassignmentPlan,
     TopicPartition,
 )
-from kadmin.plan.batches import Limits, exceeded, load_of, next_batch, prioritize
+from kadmin.plan.batches import Backlog, Limits, exceeded, load_of, next_batch
 from kadmin.plan.steps import Step, plan_steps, resume_point
 
 MIN_INSYNC = "min.insync.replicas"
@@ -179,6 +179,8 @@ class _Run:
         self.last_sizes_at: float | None = None
         self.steps_run = 0
         self.batches = 0
+        self.backlog: Backlog | None = None
+        self.dirty = True  # something changed since the last try to start a batch
 
     # --- the loop -------------------------------------------------------------------------
     def run(self) -> IncrementalResult:
@@ -196,6 +198,7 @@ class _Run:
         self.bytes_total = sum(self._step_bytes(s) for p in self.state.partitions.values() for s in p.steps)
         self._locate(cluster.partitions, self._ongoing(), startup=True)
         self.bytes_at_start = self._bytes_done()
+        self.backlog = Backlog.of({tp: p.steps[p.completed:] for tp, p in self.state.partitions.items()}, self.sizes)
 
         if not self._all_done() and self.throttle is not None:
             n = self.throttle.apply({tp: p.steps for tp, p in self.state.partitions.items()})
@@ -244,16 +247,17 @@ class _Run:
 
     def _maybe_start_batch(self) -> None:
         busy = {**{tp: s for tp, (s, _) in self.pending.items()}, **self.in_flight}
-        if busy and not self.overlap:
+        if (busy and not self.overlap) or not self.dirty:
+            return  # ZooKeeper waits for the whole batch; else nothing freed room since last time
+        self.dirty = False
+        candidates = [
+            p.steps[p.completed]
+            for tp, p in self.state.partitions.items()
+            if tp not in busy and p.completed < len(p.steps)
+        ]
+        if not candidates:
             return
-        remaining: dict[TopicPartition, tuple[Step, ...]] = {}
-        for tp, p in self.state.partitions.items():
-            if tp not in busy and p.completed < len(p.steps):
-                remaining[tp] = p.steps[p.completed:]
-        if not remaining:
-            return
-        candidates = prioritize((chain[0] for chain in remaining.values()), remaining, self.sizes, busy.values())
-        batch = next_batch(candidates, busy.values(), self.limits)
+        batch = next_batch(candidates, busy.values(), self.limits, self.backlog)
         if not batch:
             return
         over = exceeded(load_of([*busy.values(), *batch]), self.limits)
@@ -268,6 +272,7 @@ class _Run:
                 raise
             # ZooKeeper: the controller has not deleted the previous node yet. Try next poll.
             self.reporter.note(f"waiting for the controller to finish the previous batch ({e})")
+            self.dirty = True
             return
         now = self.clock.now()
         failed = {}
@@ -316,16 +321,20 @@ class _Run:
                 step, at = sent
                 if completed >= step.number or running is not None:
                     del self.pending[tp]
+                    self.dirty = True
                 elif now - at > self.pickup_grace:
                     del self.pending[tp]
+                    self.dirty = True
                     self.reporter.note(f"{tp}: step {step.number} was not taken up by the controller; sending it again")
             if running is not None:
                 in_flight[tp] = running
             if not startup:
                 for s in p.steps[p.completed:completed]:
                     self.steps_run += 1
+                    self.backlog.done(s)
                     self.reporter.step_done(s)
             if completed != p.completed:
+                self.dirty = True
                 self.state = self.state.with_progress(tp, completed=completed, submitted=max(p.submitted, completed))
         changed = startup or self.in_flight.keys() != in_flight.keys()
         self.in_flight = in_flight

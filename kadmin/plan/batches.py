@@ -101,102 +101,135 @@ def exceeded(load: Load, limits: Limits) -> list[str]:
     return out
 
 
-def next_batch(candidates: Sequence[Step], in_flight: Iterable[Step], limits: Limits) -> tuple[Step, ...]:
-    """The steps to start now, taken greedily in ``candidates`` order while every limit holds.
+def _weight(sizes: Mapping[TopicPartition, int] | None, tp: TopicPartition) -> int:
+    return 1 if sizes is None else max(sizes.get(tp, 0), 1)
 
-    ``candidates``: the next step of each partition that has no step in flight (at most one
-    per partition), in priority order. Leader movements are taken first (KIP-435), then the
-    other steps.
+
+@dataclass
+class Backlog:
+    """Work still to do: bytes each broker has yet to receive, bytes each partition has yet to
+    copy. Computed once, then reduced step by step (``done``), so ordering candidates does not
+    recount every remaining step of a large plan on every poll."""
+
+    inbound: Counter
+    left: dict
+    sizes: Mapping[TopicPartition, int] | None = None
+
+    @classmethod
+    def of(cls, remaining: Mapping[TopicPartition, Sequence[Step]], sizes: Mapping[TopicPartition, int] | None = None) -> Backlog:
+        inbound: Counter[int] = Counter()
+        left: dict[TopicPartition, int] = {}
+        for tp, chain in remaining.items():
+            w = _weight(sizes, tp)
+            n = 0
+            for st in chain:
+                for b in st.adding:
+                    inbound[b] += w
+                    n += w
+            left[tp] = n
+        return cls(inbound, left, sizes)
+
+    def done(self, step: Step) -> None:
+        w = _weight(self.sizes, step.tp)
+        adding = step.adding
+        for b in adding:
+            self.inbound[b] -= w
+        self.left[step.tp] = self.left.get(step.tp, 0) - w * len(adding)
+
+
+def next_batch(
+    candidates: Sequence[Step],
+    in_flight: Iterable[Step],
+    limits: Limits,
+    backlog: Backlog | None = None,
+) -> tuple[Step, ...]:
+    """The steps to start now, chosen greedily while every limit holds.
+
+    ``candidates``: the next step of each partition that has no step in flight (at most one per
+    partition). ``backlog``: the work left (default: just the candidates).
+
+    Order of choice: leader movements first, then the other steps (KIP-435). Within each,
+    steps that add no replica (drop or reorder only: they finish at once and unblock the next
+    step), then the brokers take turns: the run cannot end before the broker with the most bytes
+    to receive has received them, and a broker's follower throttle is shared by everything
+    arriving on it, so the broker with the most bytes left per step already arriving goes next,
+    with its biggest partition. Counts only grow during one choice, so a step that does not fit
+    when its turn comes is passed over for good, and a full broker leaves the rotation: the cost
+    is linear in the candidates plus a logarithm per step chosen.
     """
+    steps = list(candidates)
+    if backlog is None:
+        backlog = Backlog.of({st.tp: (st,) for st in steps})
+    inbound, left = backlog.inbound, backlog.left
     current = load_of(in_flight)
     partitions = current.partitions
     leaders = current.leader_movements
-    per_broker = Counter(current.per_broker)
+    per_broker: Counter[int] = Counter(current.per_broker)
+    arriving: Counter[int] = Counter(b for st in in_flight for b in st.adding)
     max_p = limits.max_parallel_partitions
     max_l = limits.max_leader_movements
     max_b = limits.max_moves_per_broker
     chosen: list[Step] = []
-    for want_leader in (True, False):
-        for s in candidates:
-            if max_p is not None and partitions >= max_p:
-                return tuple(chosen)
-            moves_leader = s.moves_leader
-            if moves_leader is not want_leader:
-                continue
-            if moves_leader and max_l is not None and leaders >= max_l:
-                continue
-            brokers = s.brokers_moving
-            if max_b is not None and any(per_broker[b] >= max_b for b in brokers):
-                continue
-            chosen.append(s)
-            partitions += 1
-            leaders += moves_leader
-            per_broker.update(brokers)
-    return tuple(chosen)
-
-
-def prioritize(
-    candidates: Iterable[Step],
-    remaining: Mapping[TopicPartition, Sequence[Step]],
-    sizes: Mapping[TopicPartition, int] | None = None,
-    in_flight: Iterable[Step] = (),
-) -> list[Step]:
-    """Order candidates so that no broker with bytes still to receive sits idle.
-
-    The run cannot end before the broker with the most bytes to receive has received them, and
-    a broker's follower throttle is shared by everything arriving on it. So brokers take turns,
-    the one with the most bytes left per step already arriving first, and each broker's own
-    steps go biggest partition first. Steps that add nothing (drop or reorder only) come before
-    everything: they finish at once and unblock the next step.
-    ``remaining``: the steps each partition still has to run (its candidate included).
-    ``sizes``: bytes per partition; without them every partition weighs the same.
-    """
-    weight = (lambda tp: 1) if sizes is None else (lambda tp: max(sizes.get(tp, 0), 1))
-    inbound: Counter[int] = Counter()
-    left: dict[TopicPartition, int] = {}
-    for tp, chain in remaining.items():
-        w = weight(tp)
-        n = 0
-        for st in chain:
-            for b in st.adding:
-                inbound[b] += w
-                n += w
-        left[tp] = n
-    arriving: Counter[int] = Counter(b for st in in_flight for b in st.adding)
-    free: list[Step] = []
-    queues: dict[int, list[Step]] = {}
-    for st in candidates:
-        if not st.adding:
-            free.append(st)
-        for b in st.adding:
-            queues.setdefault(b, []).append(st)
-    for q in queues.values():
-        q.sort(key=lambda st: (-left.get(st.tp, 0), st.tp), reverse=True)  # pop() takes the best
 
     def key(b: int) -> float:
         return -inbound[b] / (1 + arriving[b])
 
-    heap = [(key(b), b) for b in queues]
-    heapq.heapify(heap)
-    out = sorted(free, key=lambda st: st.tp)
-    taken: set[TopicPartition] = {st.tp for st in free}
-    while heap:
-        k, b = heapq.heappop(heap)
-        if k != key(b):  # stale: b got more arriving since; its turn comes later
-            heapq.heappush(heap, (key(b), b))
+    for want_leader in (True, False):
+        if want_leader and max_l is not None and leaders >= max_l:
             continue
-        q = queues[b]
-        while q and q[-1].tp in taken:
-            q.pop()
-        if not q:
-            continue
-        st = q.pop()
-        out.append(st)
-        taken.add(st.tp)
-        for x in st.adding:
-            arriving[x] += 1
-        heapq.heappush(heap, (key(b), b))
-    return out
+        group = [i for i, st in enumerate(steps) if st.moves_leader is want_leader]
+        adding = {i: steps[i].adding for i in group}
+        order = [i for i in group if not adding[i]]  # drop/reorder-only: first, in given order
+        queues: dict[int, list[tuple[int, int]]] = {}  # broker -> heap of (-bytes left, index)
+        for i in group:
+            for b in adding[i]:
+                queues.setdefault(b, []).append((-left.get(steps[i].tp, 0), i))
+        for q in queues.values():
+            heapq.heapify(q)
+        turns = [(key(b), b) for b in queues]
+        heapq.heapify(turns)
+        passed = set()
+
+        def next_in_turn():
+            while turns:
+                k, b = heapq.heappop(turns)
+                if max_b is not None and per_broker[b] >= max_b:
+                    continue  # full for this round
+                if k != key(b):  # stale: more arriving on b since; its turn comes later
+                    heapq.heappush(turns, (key(b), b))
+                    continue
+                q = queues[b]
+                while q and q[0][1] in passed:
+                    heapq.heappop(q)
+                if not q:
+                    continue
+                i = heapq.heappop(q)[1]
+                heapq.heappush(turns, (key(b), b))
+                return i
+            return None
+
+        pending = iter(order)
+        while True:
+            if max_p is not None and partitions >= max_p:
+                return tuple(chosen)
+            if want_leader and max_l is not None and leaders >= max_l:
+                break
+            i = next(pending, None)
+            if i is None:
+                i = next_in_turn()
+                if i is None:
+                    break
+            passed.add(i)
+            st = steps[i]
+            brokers = st.brokers_moving
+            if max_b is not None and any(per_broker[b] >= max_b for b in brokers):
+                continue
+            chosen.append(st)
+            partitions += 1
+            leaders += want_leader
+            per_broker.update(brokers)
+            arriving.update(adding[i])
+    return tuple(chosen)
 
 
 def plan_batches(
@@ -207,15 +240,15 @@ def plan_batches(
     """All batches when each batch waits for the previous one to finish (ZooKeeper mode, and
     the preview of a run). Every partition ends at its target; no batch exceeds a limit."""
     position = {tp: 0 for tp, chain in steps.items() if chain}
+    backlog = Backlog.of({tp: steps[tp] for tp in position}, sizes)
     batches: list[tuple[Step, ...]] = []
     while position:
-        remaining = {tp: steps[tp][i:] for tp, i in position.items()}
-        candidates = prioritize((chain[0] for chain in remaining.values()), remaining, sizes)
-        batch = next_batch(candidates, (), limits)
+        batch = next_batch([steps[tp][i] for tp, i in position.items()], (), limits, backlog)
         if not batch:  # cannot happen: any single step fits an empty cluster
             raise AssertionError("no step fits the limits")
         batches.append(batch)
         for s in batch:
+            backlog.done(s)
             position[s.tp] += 1
             if position[s.tp] == len(steps[s.tp]):
                 del position[s.tp]

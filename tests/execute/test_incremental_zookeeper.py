@@ -51,11 +51,6 @@ def wait_until(check, timeout=15.0):
         time.sleep(0.05)
 
 
-@pytest.mark.xfail(
-    raises=KeyError, strict=False,
-    reason="kadmin/backends/zookeeper.py describe_configs of topics only reads the broker-default "
-           "znode it fetches only for broker resources (reported to its owner); passes once fixed",
-)
 def test_one_node_write_per_batch_and_limits_hold(sandbox_factory, zk_connect, tmp_path):  # noqa: F811
     sb = sandbox_factory(brokers=5, log_dirs=1, zookeeper=zk_connect, manual_clock=True)
     current = {p: [p % 3, (p + 1) % 3, (p + 2) % 3] for p in range(6)}

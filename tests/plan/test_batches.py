@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from kadmin.errors import UsageError
 from kadmin.model import TopicPartition
-from kadmin.plan.batches import Limits, exceeded, load_of, next_batch, plan_batches, prioritize
+from kadmin.plan.batches import Backlog, Limits, exceeded, load_of, next_batch, plan_batches
 from kadmin.plan.steps import partition_steps
 
 
@@ -36,9 +36,10 @@ def test_leader_movements_fill_the_batch_first():
     batch = next_batch(candidates, (), Limits(max_parallel_partitions=2, max_moves_per_broker=None))
     # Partitions 1 and 3 change leader (a new preferred leader): they come first.
     assert [s.tp for s in batch] == [tp(1), tp(3)]
-    # With one leader movement allowed, the other slot goes to a step that moves no leader.
+    # With one leader movement allowed, the other slot goes to a step that moves no leader:
+    # partition 2's, into broker 6 (two partitions still to arrive there, none arriving yet).
     batch = next_batch(candidates, (), Limits(max_parallel_partitions=2, max_leader_movements=1, max_moves_per_broker=None))
-    assert [s.tp for s in batch] == [tp(1), tp(0)]
+    assert [s.tp for s in batch] == [tp(1), tp(2)]
 
 
 def test_moves_per_broker_counts_in_flight_steps():
@@ -57,22 +58,48 @@ def test_partition_limit_counts_in_flight_steps():
     assert next_batch(candidates[3:], candidates[:3], Limits(max_parallel_partitions=3)) == ()
 
 
-def test_prioritize_feeds_the_busiest_broker_first():
-    # Broker 9 receives three partitions, broker 8 one: 9 goes first, and twice (3 left for
-    # 1 arriving beats 8's 1 for 0); then 8 gets its turn before 9's third (1 for 2 = 1 for 0).
+def test_brokers_take_turns_busiest_first():
+    # Broker 9 receives three partitions, broker 8 one. 9 goes first, and again (3 left for 1
+    # arriving beats 8's 1 for 0); then 8 before 9's third (1 left per step each; 8 < 9).
     steps = chains({0: ((1, 2), (1, 8)), 1: ((1, 2), (1, 9)), 2: ((3, 4), (3, 9)), 3: ((5, 6), (5, 9))})
-    order = prioritize([c[0] for c in steps.values()], steps)
-    assert [s.tp for s in order] == [tp(1), tp(2), tp(0), tp(3)]
-    # A step already arriving on 9 counts: 8 goes first.
-    order = prioritize([c[0] for c in steps.values()][:3], steps, in_flight=[steps[tp(3)][0]] * 2)
-    assert order[0].tp == tp(0)
-    # Drop-only steps first.
-    drop = partition_steps(tp(7), (1, 2, 3), (1, 2), 1)[0]
-    assert prioritize([steps[tp(1)][0], drop], {**steps, tp(7): (drop,)})[0] == drop
-    # Bigger partitions weigh more: one 10 GB partition into 8 outweighs three small ones.
-    sizes = {tp(0): 10_000, tp(1): 1, tp(2): 1, tp(3): 1}
-    order = prioritize([c[0] for c in steps.values()], steps, sizes)
-    assert order[0].tp == tp(0)
+    candidates = [c[0] for c in steps.values()]
+    backlog = Backlog.of(steps)
+
+    def chosen(p, **kw):
+        return [s.tp for s in next_batch(candidates, kw.get("in_flight", ()), Limits(max_parallel_partitions=p, max_moves_per_broker=None), kw.get("backlog", backlog))]
+
+    assert chosen(1) == [tp(1)]
+    assert chosen(3) == [tp(1), tp(2), tp(0)]
+    assert chosen(4) == [tp(1), tp(2), tp(0), tp(3)]
+    # Steps already arriving on 9 count: 8 goes first.
+    flying = [partition_steps(tp(9), (5, 6), (5, 9), 1)[0]] * 2
+    assert chosen(3, in_flight=flying) == [tp(0)]
+    # Bigger partitions weigh more: one big partition into 8 outweighs three small ones into 9.
+    sized = Backlog.of(steps, {tp(0): 10_000, tp(1): 1, tp(2): 1, tp(3): 1})
+    assert chosen(1, backlog=sized) == [tp(0)]
+
+
+def test_drop_only_steps_go_first():
+    steps = chains({0: ((1, 2), (1, 9)), 7: ((1, 2, 3), (1, 2))})
+    batch = next_batch([c[0] for c in steps.values()], (), Limits(max_parallel_partitions=1), Backlog.of(steps))
+    assert [s.tp for s in batch] == [tp(7)]
+
+
+def test_a_full_broker_leaves_the_rotation():
+    # Broker 9 can take one more move; the other steps into 9 wait, 8 still gets its step.
+    steps = chains({0: ((1, 2), (1, 9)), 1: ((3, 4), (3, 9)), 2: ((5, 6), (5, 8))})
+    flying = [partition_steps(tp(5), (6, 7), (6, 9), 1)[0]]
+    batch = next_batch([c[0] for c in steps.values()], flying, Limits(max_moves_per_broker=2), Backlog.of(steps))
+    assert sorted(s.tp for s in batch) == [tp(0), tp(2)]
+
+
+def test_backlog_done_matches_a_recount():
+    steps = chains({0: ((1, 2), (3, 4)), 1: ((1, 2), (1, 5))})
+    sizes = {tp(0): 10, tp(1): 7}
+    backlog = Backlog.of(steps, sizes)
+    backlog.done(steps[tp(0)][0])
+    again = Backlog.of({tp(0): steps[tp(0)][1:], tp(1): steps[tp(1)]}, sizes)
+    assert +backlog.inbound == +again.inbound and backlog.left == again.left
 
 
 def test_plan_batches_kip_example_runs_in_order():
