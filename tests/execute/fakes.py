@@ -24,7 +24,6 @@ from kadmin.model import (
     ReplicaInfo,
     ReplicaLogDir,
     TopicPartition,
-    TopicPartitionReplica,
 )
 
 

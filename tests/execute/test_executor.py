@@ -6,18 +6,9 @@ import json
 import pytest
 
 from kadmin.errors import InputError, ReassignmentInProgress
-from kadmin.execute.changes import LogDirMove, Reassign, WriteRollback, describe
+from kadmin.execute.changes import LogDirMove, describe
 from kadmin.execute.executor import ExecuteRequest, apply_execution, plan_execution, read_cluster
-from kadmin.model import (
-    AlterOp,
-    Assignment,
-    ConfigChange,
-    ConfigResource,
-    ConfigResourceType,
-    PartitionReassignment,
-    TopicPartition,
-    TopicPartitionReplica,
-)
+from kadmin.model import Assignment, ConfigResource, ConfigResourceType, TopicPartition
 from kadmin.plan.reassignment_file import parse_reassignment
 from kadmin.throttle_records import MemoryRecordStore
 from tests.execute.fakes import FakeBackend, cluster_state
