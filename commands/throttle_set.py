@@ -33,7 +33,7 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
     """
     from pathlib import Path
 
-    from kadmin.errors import UsageError
+    from kadmin.errors import KadminError, UsageError
     from kadmin.plan.throttles import (
         ThrottleRates, brokers_needing_rates, kafka_throttle_lists, log_dir_rate_brokers, throttle_changes)
     from kadmin.throttle_records import apply_changes, now_iso, open_record_store, plan_id, read_throttle_state, who
@@ -82,7 +82,11 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
         existing = state.records.get(pid)
         merged = existing.merged(record) if existing is not None else record
         if not dry_run and result.changes:
-            store.put(merged)  # the record first (KIP-179's order): a crash leaves no unrecorded throttle
+            try:
+                store.put(merged)  # the record first (KIP-179's order): a crash leaves no unrecorded throttle
+            except KadminError as e:
+                e.message = f"{e.message}; nothing was changed"
+                raise
             apply_changes(backend, result.changes)
 
     _print(output, result, pid, merged, dry_run, state)

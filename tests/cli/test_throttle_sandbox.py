@@ -130,3 +130,31 @@ def test_a_second_process_sees_the_record_in_zookeeper(sandbox_factory, zk_conne
     third = run("throttle", "clear", "--plan", str(plan))
     assert third.returncode == 0, third.stderr
     assert json.loads(run("throttle", "show", "-o", "json").stdout)["throttles"] == []
+
+
+def test_admin_mode_record_topic_round_trip_or_a_clean_refusal(sandbox_factory, tmp_path):  # noqa: F811
+    """AdminClient mode keeps records in __kadmin_throttle_records. A cluster that cannot store
+    messages gets a clear refusal with nothing changed; one that can is read by a second process."""
+    from kadmin.sandbox import protocol as P
+
+    sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
+    sb.create_topic("orders", assignment={0: [0, 1]}, size_bytes=MiB)
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [{"topic": "orders", "partition": 0, "replicas": [2, 1]}]}))
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "kadmin", *args, "-b", sb.bootstrap],
+                              capture_output=True, text=True, timeout=120)
+
+    first = run("throttle", "set", "--rate", "10MB/s", "--from-plan", str(plan))
+    snap = sb.snapshot()
+    if 0 not in P.SERVED:  # the sandbox does not serve Produce (yet)
+        assert first.returncode == 1
+        assert "__kadmin_throttle_records" in first.stderr and "nothing was changed" in first.stderr
+        assert not any(snap.broker_configs.get(str(b)) for b in range(3))
+        assert "__kadmin_throttle_records" not in snap.topic_configs
+        assert FOLLOWER_REPLICAS not in snap.topic_configs["orders"]
+        return
+    assert first.returncode == 0, first.stderr
+    doc = json.loads(run("throttle", "show", "-o", "json").stdout)
+    assert [r["plan_id"] for r in doc["records"]] == [plan_id(plan.read_bytes())]
