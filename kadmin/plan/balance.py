@@ -8,8 +8,9 @@ of a replica on its own broker does.
 - Measure: the used fraction of each directory's capacity, ``(total - usable) / total``, so
   bytes that are not Kafka's count too. When a broker does not report capacities (DescribeLogDirs
   before v4) its directories are assumed equal and replica bytes are balanced instead.
-- Never a target: offline or cordoned directories, or one being evacuated. A move never puts
-  more bytes in a directory than it has usable.
+- Never a target: offline or cordoned directories, or one being evacuated. A directory never
+  receives more than its usable bytes, less what moves in flight still bring it; bytes it sends
+  away are not counted as free, since moves finish in any order.
 - Moves in flight (a future replica) are left alone and counted as done; a future replica headed
   for a directory being evacuated is redirected (or cancelled by sending it back to its current
   directory). Partitions being reassigned between brokers are left alone.
@@ -104,6 +105,9 @@ class _Dir:
         self.capacity = d.total_bytes if capacity_known else 1
         self.occupied = (d.total_bytes - d.usable_bytes) if capacity_known else d.used_bytes
         self.usable = d.usable_bytes if capacity_known else None
+        # Bytes that may still arrive. Departures are not credited: moves finish in any order,
+        # so a directory must hold everything coming in before anything it sends has gone.
+        self.room = self.usable
         self.sizes: list[tuple[int, tuple[str, int]]] = []  # movable replicas, sorted
         self.replica_bytes = d.used_bytes
         self.replicas = len(d.replicas)
@@ -113,7 +117,7 @@ class _Dir:
         return self.occupied / self.capacity
 
     def fits(self, size: int) -> bool:
-        return self.usable is None or size <= self.usable
+        return self.room is None or size <= self.room
 
     def add(self, size: int, count: int = 1) -> None:
         self.occupied += size
@@ -121,6 +125,8 @@ class _Dir:
         self.replicas += count
         if self.usable is not None:
             self.usable -= size
+            if size > 0:
+                self.room -= size
 
 
 class _Broker:
@@ -290,7 +296,7 @@ def _evacuate(state: _Broker) -> None:
 
 
 def _refuse(state: _Broker, path: str, size: int, key: tuple[str, int], needed: int) -> None:
-    usable = {t: state.dirs[t].usable or 0 for t in state.targets}
+    usable = {t: max(state.dirs[t].room or 0, 0) for t in state.targets}
     room = sum(usable.values())
     if needed > room:
         raise InputError(
@@ -339,8 +345,8 @@ def _best_replica(src: _Dir, dst: _Dir) -> tuple[int, tuple[str, int]] | None:
     i = bisect_left(sizes, (even,))
     candidates = [c for c in (sizes[i] if i < len(sizes) else None, sizes[i - 1] if i else None) if c]
     candidates = [c for c in candidates if 0 < c[0] < limit and dst.fits(c[0])]
-    if not candidates and dst.usable is not None:  # the nearest ones do not fit: largest that does
-        j = bisect_right(sizes, (dst.usable, ("\U0010ffff", 1 << 62))) - 1
+    if not candidates and dst.room is not None:  # the nearest ones do not fit: largest that does
+        j = bisect_right(sizes, (dst.room, ("\U0010ffff", 1 << 62))) - 1
         if j >= 0 and 0 < sizes[j][0] < limit:
             candidates = [sizes[j]]
     if not candidates:

@@ -92,9 +92,13 @@ def test_every_plan_is_valid(data):
         target = dirs[m.broker, m.destination]
         assert target.status is LogDirStatus.ONLINE, "never an offline or cordoned target"
         assert (m.broker, m.destination) not in evacuate
-    for u in result.after:
-        if u.usable_bytes is not None and any((m.broker, m.destination) == (u.broker, u.path) for m in moves):
-            assert u.usable_bytes >= 0, f"capacity exceeded: {u}"
+    for (b, path), d in dirs.items():  # whatever order moves finish in, nothing overflows
+        incoming = [m.size for m in moves if (m.broker, m.destination) == (b, path)]
+        if not incoming or d.usable_bytes is None:
+            continue
+        current = {r.tp: r.size for x in log_dirs[b] for r in x.replicas if not r.is_future}
+        in_flight = sum(max(current.get(r.tp, r.size) - r.size, 0) for r in d.replicas if r.is_future)
+        assert sum(incoming) + in_flight <= d.usable_bytes, f"capacity exceeded: {d}"
     for b, path in evacuate:
         after = next(u for u in result.after if (u.broker, u.path) == (b, path))
         assert (after.replicas, after.replica_bytes) == (0, 0), "evacuated (moves in flight count as done)"
