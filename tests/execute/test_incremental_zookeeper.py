@@ -85,4 +85,6 @@ def test_one_node_write_per_batch_and_limits_hold(sandbox_factory, zk_connect, t
     assert watch.peak["partitions"] <= 2 and watch.peak["per_broker"] <= 2
     # Never wrote while a batch was still in the node.
     assert not [n for n in notes.notes if "previous batch" in n]
-    assert not snap.topic_configs["t"].get("follower.replication.throttled.replicas")
+    # Throttles removed: brokers hear of it through /config/changes, asynchronously.
+    sb.wait_for(lambda s: not s.topic_configs["t"].get("follower.replication.throttled.replicas")
+                and not any(c.get("follower.replication.throttled.rate") for c in s.broker_configs.values()))
