@@ -77,8 +77,10 @@ def test_minimal_is_deterministic_and_order_independent(req):
     shuffled = ClusterState(cluster.cluster_id, cluster.controller_id,
                             dict(reversed(list(cluster.brokers.items()))),
                             dict(reversed(list(cluster.partitions.items()))))
-    first = generate(cluster, topics, listed, rack_aware=False)
-    assert generate(shuffled, list(reversed(topics)), list(reversed(listed)), rack_aware=False) == first
+    racks = {cluster.brokers[b].rack for b in listed}
+    aware = None not in racks  # racks on every listed broker (or none: then rack-unaware anyway)
+    first = generate(cluster, topics, listed, rack_aware=aware)
+    assert generate(shuffled, list(reversed(topics)), list(reversed(listed)), rack_aware=aware) == first
 
 
 def exact_min_moves(current, listed) -> int:
