@@ -163,6 +163,9 @@ def validate_reassignment(
                     why = dir_problem(replicas[i], d)
                     if why:
                         found.append((why, f"log_dirs[{i}]"))
+                elif i < n and current is not None and replicas[i] in current.replicas:
+                    # (a new replica on a broker that is down is reported under replicas above)
+                    found.append((f"cannot be checked or moved: broker {replicas[i]} is not running", f"log_dirs[{i}]"))
         if found:
             problems.extend(Problem(message, index, tp, field) for message, field in found)
     return problems

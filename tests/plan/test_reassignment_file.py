@@ -37,6 +37,7 @@ def test_round_trip_is_kafkas_one_line_json():
         '{"topic":"foo","partition":0,"replicas":[1]}]}'
     )
     assert parse_reassignment(text).plan == plan
+    jsonschema.validate(json.loads(text), load("reassignment"))
 
 
 def test_shape_problems_are_all_reported_with_their_place():

@@ -67,6 +67,10 @@ def test_a_broker_that_is_down_cannot_receive_a_new_replica_but_may_keep_one():
         "partitions[0] (foo-0) replicas[0]: broker 3 is not running (not in the cluster's broker list); "
         "a new replica cannot be placed there"
     ]
+    # ...but its directory cannot be changed while it is down.
+    assert problems([entry(partition=1, replicas=(2, 3), log_dirs=("any", "/d/a"))], cluster=down) == [
+        "partitions[0] (foo-1) log_dirs[1]: cannot be checked or moved: broker 3 is not running"
+    ]
 
 
 def test_log_dirs_length_mismatch():
