@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kadmin.backends.base import Backend
+from kadmin.backends.base import Backend, Capability
 from kadmin.execute.executor import describe_configs
 from kadmin.model import ConfigResource, ConfigResourceType, ReassignmentPlan
 from kadmin.plan.throttles import Removal, ThrottleNeeds, current_throttles, removal_changes
@@ -47,11 +47,17 @@ def run_verify(
     if record is None or record.empty:
         return VerifyOutcome(result, None)
 
-    # What every running move in the cluster needs, not only this plan's.
-    log_dirs = backend.describe_log_dirs(brokers=sorted(cluster.brokers))
-    moving_brokers = {
-        b for b, bld in log_dirs.items() for d in bld.log_dirs for r in d.replicas if r.is_future
-    }
+    # What every running move in the cluster needs, not only this plan's. A broker whose
+    # log-dir moves cannot be seen counts as moving: unknown is not "unneeded".
+    if Capability.LOG_DIRS in backend.capabilities:
+        log_dirs = backend.describe_log_dirs(brokers=sorted(cluster.brokers))
+        moving_brokers = {
+            b for b, bld in log_dirs.items()
+            if bld.error is not None or any(r.is_future for d in bld.log_dirs for r in d.replicas)
+        }
+        moving_brokers |= set(cluster.brokers) - set(log_dirs)
+    else:
+        moving_brokers = set(cluster.brokers)
     needs = ThrottleNeeds.of(ongoing, moving_brokers)
     resources = [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in record.brokers if b in cluster.brokers]
     resources += [ConfigResource(ConfigResourceType.TOPIC, t) for t in record.topics]

@@ -1,5 +1,7 @@
 """Cancel and verify (with throttle removal) against the in-memory backend."""
 
+from dataclasses import replace
+
 from kadmin.execute.cancel import apply_cancel, plan_cancel
 from kadmin.execute.changes import describe
 from kadmin.execute.rollback import replica_dirs
@@ -69,3 +71,21 @@ def test_verify_preserve_throttles_and_differs():
     assert out.removal is None and be.calls == [] and "plan-1" in store.records
     other = ReassignmentPlan((Assignment("foo", 0, (1, 2)),))
     assert run_verify(be, other, plan_id="x", records=store).result.state is State.DIFFERS
+
+
+def test_verify_keeps_log_dir_rates_of_brokers_it_cannot_see():
+    be = backend()
+    store = MemoryRecordStore()
+    req = request([{"topic": "foo", "partition": 1, "replicas": [2, 3], "log_dirs": ["/d/b", "any"]}], log_dir_throttle=1000)
+    execute(be, req, store)
+    be.complete()
+    rate = "replica.alter.log.dirs.io.max.bytes.per.second"
+    broker2 = ConfigResource(ConfigResourceType.BROKER, "2")
+    answers = be.describe_log_dirs
+    be.describe_log_dirs = lambda brokers=None, topics=None: {
+        b: (replace(d, error="broker 2 unreachable", log_dirs=()) if b == 2 else d) for b, d in answers().items()}
+    run_verify(be, req.parsed.plan, plan_id="plan-1", records=store)
+    assert be.configs[broker2][rate] == "1000"
+    be.describe_log_dirs = answers
+    run_verify(be, req.parsed.plan, plan_id="plan-1", records=store)
+    assert rate not in be.configs[broker2]
