@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import defaultdict
 from typing import Iterable, Mapping, Sequence
 
@@ -42,6 +43,9 @@ from kadmin.model import (
 )
 
 log = logging.getLogger(__name__)
+
+_OFFSET_ATTEMPTS = 3
+_OFFSET_BACKOFF = 0.1  # seconds; grows per attempt
 
 DEFAULT_BROKER = ConfigResource(ConfigResourceType.BROKER, "")
 
@@ -331,20 +335,34 @@ class AdminBackend:
         return out
 
     def list_end_offsets(self, partitions: Iterable[TopicPartition]) -> Mapping[TopicPartition, int]:
+        """Latest offsets. Leadership moves during a reassignment, so a partition whose leader
+        answers NOT_LEADER (or has none) is asked again a few times; one that still cannot be
+        read is left out of the result (callers show it as unknown) rather than failing all."""
         from confluent_kafka import TopicPartition as CKTP
         from confluent_kafka.admin import OffsetSpec
 
-        tps = sorted(set(partitions))
-        if not tps:
-            return {}
-        ck = self._confluent()
-        futures = ck.list_offsets({CKTP(tp.topic, tp.partition): OffsetSpec.latest() for tp in tps},
-                                  request_timeout=self.timeout)
-        out = {}
-        for ktp, fut in futures.items():
-            res = self._ck_result(fut, f"reading the end offset of {ktp.topic}-{ktp.partition}")
-            out[TopicPartition(ktp.topic, ktp.partition)] = res.offset
-        return dict(sorted(out.items()))
+        pending = sorted(set(partitions))
+        out: dict[TopicPartition, int] = {}
+        ck = self._confluent() if pending else None
+        for attempt in range(_OFFSET_ATTEMPTS):
+            if not pending:
+                break
+            futures = ck.list_offsets({CKTP(tp.topic, tp.partition): OffsetSpec.latest() for tp in pending},
+                                      request_timeout=self.timeout)
+            retry = []
+            for ktp, fut in futures.items():
+                tp = TopicPartition(ktp.topic, ktp.partition)
+                try:
+                    out[tp] = self._ck_result(fut, f"reading the end offset of {tp}")
+                except ClusterError as e:
+                    if isinstance(e, (AuthorizationError, AuthenticationError, ConnectionFailed)):
+                        raise
+                    retry.append(tp)
+                    log.debug("end offset of %s (attempt %d): %s", tp, attempt + 1, e)
+            pending = sorted(retry)
+            if pending:
+                time.sleep(_OFFSET_BACKOFF * (attempt + 1))  # let metadata catch up with the new leader
+        return {tp: (v.offset if hasattr(v, "offset") else v) for tp, v in sorted(out.items())}
 
     # --- changes ---------------------------------------------------------------------------
     def _check_writable(self, what: str) -> None:

@@ -132,3 +132,13 @@ def test_read_only_backend_refuses_every_change(cluster):
         with pytest.raises(ReadOnlyViolation):
             b.incremental_alter_configs([])
     assert cluster.mutating_requests() == []
+
+
+def test_end_offsets_leave_out_a_partition_without_leader_instead_of_failing(sandbox_factory):
+    sb = sandbox_factory(brokers=2, log_dirs=1, manual_clock=True)
+    sb.create_topic("solo", assignment={0: [1], 1: [0]}, size_bytes=0, produce_rate=1024)
+    sb.clock.advance(5)
+    sb.faults.broker_stop(1)  # solo-0 has no live replica: no leader to ask
+    with backend_for(sb, read_only=True, timeout=5) as b:
+        offsets = b.list_end_offsets([TopicPartition("solo", 0), TopicPartition("solo", 1)])
+    assert list(offsets) == [TopicPartition("solo", 1)] and offsets[TopicPartition("solo", 1)] > 0
