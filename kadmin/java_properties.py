@@ -84,9 +84,13 @@ def parse_properties(text: str) -> dict[str, str]:
     ``key=value``, ``key: value`` and ``key value``, backslash line continuations, escapes
     (``\\t \\n \\r \\f \\uXXXX``, ``\\x`` = x). Later keys win."""
     out: dict[str, str] = {}
-    for line in _logical_lines(text):
-        key, value = _split_entry(line)
-        out[key] = value
+    for number, line in _logical_lines(text):
+        key_raw, value_raw = _split_entry(line)
+        try:
+            key = _unescape(key_raw)
+            out[key] = _unescape(value_raw)
+        except ValueError as e:  # name the line and key, never the value: it may be a password
+            raise ValueError(f"line {number}{f' ({key_raw})' if key_raw else ''}: {e}") from None
     return out
 
 
@@ -96,6 +100,7 @@ def _logical_lines(text: str):
     while i < len(natural):
         line = natural[i].lstrip(" \t\f")
         i += 1
+        number = i
         if not line or line[0] in "#!":
             continue
         while _continues(line) and i < len(natural):
@@ -103,7 +108,7 @@ def _logical_lines(text: str):
             i += 1
         if _continues(line):  # a trailing backslash on the last line is dropped, as Java does
             line = line[:-1]
-        yield line
+        yield number, line
 
 
 def _continues(line: str) -> bool:
@@ -128,7 +133,7 @@ def _split_entry(line: str) -> tuple[str, str]:
         i += 1
         while i < n and line[i] in " \t\f":
             i += 1
-    return _unescape(key_raw), _unescape(line[i:])
+    return key_raw, line[i:]
 
 
 def _unescape(s: str) -> str:
@@ -145,7 +150,7 @@ def _unescape(s: str) -> str:
         if e == "u":
             digits = s[i + 2:i + 6]
             if len(digits) != 4 or not all(d in "0123456789abcdefABCDEF" for d in digits):
-                raise ValueError(f"malformed \\uxxxx escape near {s[max(0, i - 10):i + 6]!r}")
+                raise ValueError("malformed \\uxxxx escape")
             out.append(chr(int(digits, 16)))
             i += 6
         else:
