@@ -124,12 +124,12 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
     if people:
         if xplan.unchanged:
             click.echo(f"{len(xplan.unchanged)} partition(s) already have the planned replicas.")
-        if not result.failures:
+        if not result.failures and not result.aborted:
             click.echo("Started. Follow with `kadmin reassign verify --reassignment-json-file "
                        f"{plan_file}` (exit 3 while in progress).")
     else:
         render.print_json(_document(request, xplan, result, dry_run=False))
-    if result.failures:
+    if result.failures or result.aborted:
         n = len(result.failures)
         raise ClusterError(
             f"{n} change{'s' if n != 1 else ''} failed" + (f"; {result.aborted}" if result.aborted else ""),

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol, Sequence
 
 from kadmin.backends.base import Backend, BrokerLogDirs, Capability
-from kadmin.errors import ReassignmentInProgress
+from kadmin.errors import KadminError, ReassignmentInProgress
 from kadmin.execute.changes import Change, LogDirMove, Reassign, WriteRollback
 from kadmin.execute.rollback import ReplicaDirs, replica_dirs, rollback_plan
 from kadmin.model import (
@@ -259,7 +259,9 @@ def apply_execution(
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
 ) -> ExecutionResult:
-    """Make the changes of ``xplan`` in order, reporting each one."""
+    """Make the changes of ``xplan`` in order, reporting each one. The rollback file must be
+    written (its error propagates, nothing changed); after that a cluster error stops the run
+    and is returned in ``aborted`` with everything done so far, so the caller can show it."""
     result = ExecutionResult()
 
     def done(change: Change, error: str | None) -> None:
@@ -268,7 +270,15 @@ def apply_execution(
 
     write_rollback(xplan.write_rollback.path, xplan.rollback)
     done(xplan.write_rollback, None)
+    try:
+        _apply_changes(backend, xplan, request, result, done, records, reporter, clock, sleep)
+    except KadminError as e:
+        result.aborted = f"stopped: {e.message}"
+    return result
 
+
+def _apply_changes(backend, xplan, request, result, done, records, reporter, clock, sleep) -> None:
+    """Steps 2-5 of the module docstring."""
     if xplan.throttles.changes:
         if xplan.record is not None and records is not None:
             records.put(xplan.record)  # before the configs: a crash leaves a record, not orphans
@@ -288,7 +298,7 @@ def apply_execution(
         hard = [e for c, e in result.failures if isinstance(c, LogDirMove)]
         if hard:
             result.aborted = "AlterReplicaLogDirs failed; the reassignment was not started"
-            return result
+            return
 
     if xplan.reassignments:
         by_tp = {r.tp: r for r in xplan.reassignments}
@@ -319,4 +329,3 @@ def apply_execution(
             break
         reporter.waiting(len(retry), left)
         sleep(min(request.retry_interval, left))
-    return result

@@ -206,3 +206,19 @@ def test_a_refused_reassignment_does_not_wait_for_its_new_replicas():
     _, result, _ = execute(be, req, clock=clock)
     assert clock.sleeps == 0
     assert [e for _, e in result.failures] == ["INVALID_REPLICA_ASSIGNMENT", "not sent: the reassignment of foo-0 failed"]
+
+
+def test_a_cluster_error_midway_stops_and_reports_what_was_done():
+    from kadmin.errors import ClusterError
+
+    be = backend()
+
+    def broken(assignments, validate_only=False):
+        raise ClusterError("controller unreachable")
+
+    be.reassign_partitions = broken
+    req = request([{"topic": "foo", "partition": 0, "replicas": [3, 2]}], throttle=1000)
+    xplan, result, _ = execute(be, req)
+    assert result.aborted == "stopped: controller unreachable"
+    # 2 lists on foo, leader and follower rates on brokers 1, 2, 3; then the reassignment failed.
+    assert [type(c).__name__ for c, _ in result.applied] == ["WriteRollback"] + ["ConfigChange"] * 8
