@@ -62,30 +62,33 @@ def _ensure_logs(cluster: Cluster) -> None:
 
 
 def allocate(flows: list[tuple], capacity: dict) -> list[float]:
-    """Max-min fair rates for flows, each a tuple of the constraint keys it uses."""
+    """Max-min fair rates for flows, each a tuple of the constraint keys it uses (progressive
+    filling: the tightest constraint fixes the rate of all its unfixed flows, repeat)."""
     rates = [0.0] * len(flows)
     remaining = dict(capacity)
     users: dict = {}
     for i, keys in enumerate(flows):
         for k in keys:
-            users.setdefault(k, set()).add(i)
-    active = set(range(len(flows)))
-    while active:
+            users.setdefault(k, []).append(i)
+    count = {k: len(us) for k, us in users.items()}
+    fixed = [False] * len(flows)
+    while True:
         best_key, best_share = None, None
-        for k, us in users.items():
-            n = len(us & active)
+        for k, n in count.items():
             if n:
                 share = max(remaining[k], 0.0) / n
                 if best_share is None or share < best_share:
                     best_key, best_share = k, share
         if best_key is None:
-            break
-        for i in list(users[best_key] & active):
+            return rates
+        for i in users[best_key]:
+            if fixed[i]:
+                continue
+            fixed[i] = True
             rates[i] = best_share
             for k in flows[i]:
                 remaining[k] -= best_share
-            active.discard(i)
-    return rates
+                count[k] -= 1
 
 
 def _catch_up(cluster: Cluster, dt: float) -> None:
