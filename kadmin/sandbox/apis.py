@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kadmin.sandbox import api_admin, api_cluster, api_configs, api_logdirs
+from kadmin.sandbox import api_admin, api_cluster, api_configs, api_logdirs, api_records
 from kadmin.sandbox import protocol as P
 
 HANDLERS = {
@@ -20,5 +20,7 @@ HANDLERS = {
     P.INCREMENTAL_ALTER_CONFIGS: api_configs.incremental_alter_configs,
     P.DESCRIBE_LOG_DIRS: api_logdirs.describe_log_dirs,
     P.ALTER_REPLICA_LOG_DIRS: api_logdirs.alter_replica_log_dirs,
+    P.PRODUCE: api_records.produce,
+    P.FETCH: api_records.fetch,
 }
 assert set(HANDLERS) == set(P.SERVED)

@@ -23,9 +23,14 @@ class ReplicaLog:
     """One replica's log in one directory: current, or the future copy of a log-dir move."""
 
     size: float = 0.0
+    # The partition's stored batches (records.PartitionRecords) once clients produced to it;
+    # shared with the other replicas, which hold the prefix that fits in their size.
+    records: object = None
 
     @property
     def end_offset(self) -> int:
+        if self.records is not None:
+            return self.records.end_offset_within(self.size)
         return int(self.size) // MESSAGE_SIZE
 
 
@@ -95,6 +100,7 @@ class PartitionState:
     produce_rate: float = 0.0  # bytes per simulated second on the leader
     created_at: float = 0.0  # simulated time
     initial_size: float = 0.0
+    records: object = None  # records.PartitionRecords: batches clients produced (api_records)
 
     @property
     def tp(self) -> TopicPartition:

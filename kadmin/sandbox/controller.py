@@ -142,7 +142,8 @@ def create_log(cluster: Cluster, broker_id: int, tp: TopicPartition, size: float
         if not candidates:
             return False
         d = min(candidates, key=lambda d: (len(d.logs) + len(d.futures), list(broker.dirs).index(d.path)))
-    d.logs[tp] = ReplicaLog(float(size))
+    p = cluster.partition(tp)
+    d.logs[tp] = ReplicaLog(float(size), p.records if p is not None else None)
     return True
 
 

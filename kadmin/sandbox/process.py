@@ -60,9 +60,9 @@ def run_foreground(sandbox, state_dir: Path, *, demo: bool, on_ready: Callable[[
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) \
         if threading.current_thread() is threading.main_thread() else None
-    sandbox.start()
     server = None
     try:
+        sandbox.start()
         if demo:
             sandbox.populate_demo()
         server = control.ControlServer(sandbox, state_dir, stop.set)
@@ -73,11 +73,10 @@ def run_foreground(sandbox, state_dir: Path, *, demo: bool, on_ready: Callable[[
         tmp.write_text(json.dumps(state))
         tmp.replace(state_dir / STATE_FILE)
         on_ready(sandbox.bootstrap)
-        try:
-            while not stop.wait(0.2):
-                pass
-        except KeyboardInterrupt:
+        while not stop.wait(0.2):
             pass
+    except KeyboardInterrupt:  # Ctrl-C at any point is a clean stop
+        pass
     finally:
         if server is not None and sandbox.engine is not None:
             sandbox.engine.run(server.close())

@@ -11,7 +11,7 @@ import importlib
 import inspect
 import pkgutil
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 # Error codes (org.apache.kafka.common.protocol.Errors) the sandbox answers with.
@@ -57,6 +57,8 @@ ERROR_NAMES = {
 
 # API keys the sandbox serves. ApiVersions advertises exactly these, with the version range
 # kafka-python's classes (built from Kafka 4.x's JSON definitions) can decode.
+PRODUCE = 0
+FETCH = 1
 API_VERSIONS = 18
 METADATA = 3
 LIST_OFFSETS = 2
@@ -76,13 +78,19 @@ SERVED = (
     API_VERSIONS, METADATA, LIST_OFFSETS, CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS,
     ALTER_CONFIGS, ALTER_REPLICA_LOG_DIRS, DESCRIBE_LOG_DIRS, ELECT_LEADERS,
     INCREMENTAL_ALTER_CONFIGS, ALTER_PARTITION_REASSIGNMENTS, LIST_PARTITION_REASSIGNMENTS,
-    DESCRIBE_CLUSTER,
+    DESCRIBE_CLUSTER, PRODUCE, FETCH,
 )
+# Highest versions served where below kafka-python's: Produce v13 and Fetch v13+ name topics by
+# id, which api_records does not (clients negotiate down).
+MAX_VERSIONS = {PRODUCE: 12, FETCH: 12}
+
+# A handler's answer meaning "send nothing back" (Produce with acks=0).
+NO_RESPONSE = object()
 
 # Requests that change the cluster: tests use these to prove "nothing reached the cluster".
 MUTATING = frozenset({
     "CreateTopics", "DeleteTopics", "AlterConfigs", "IncrementalAlterConfigs",
-    "AlterReplicaLogDirs", "AlterPartitionReassignments", "ElectLeaders",
+    "AlterReplicaLogDirs", "AlterPartitionReassignments", "ElectLeaders", "Produce",
 })
 
 
@@ -121,7 +129,8 @@ def registry() -> dict[int, Api]:
 
 def served() -> dict[int, Api]:
     reg = registry()
-    return {k: reg[k] for k in SERVED}
+    return {k: replace(reg[k], max_version=min(reg[k].max_version, MAX_VERSIONS[k])) if k in MAX_VERSIONS else reg[k]
+            for k in SERVED}
 
 
 def peek_header(frame: bytes) -> tuple[int, int, int]:

@@ -155,7 +155,7 @@ def _move_log_dirs(cluster: Cluster, dt: float) -> None:
         current, future = src.logs[tp], dst.futures[tp]
         future.size = min(current.size, future.size + r * dt)
         if future.size >= current.size:
-            dst.logs[tp] = ReplicaLog(current.size)
+            dst.logs[tp] = ReplicaLog(current.size, current.records)
             del dst.futures[tp]
             del src.logs[tp]
             broker.move_queue.pop(0)

@@ -95,4 +95,6 @@ class BrokerServer:
         except Exception:  # a bug: answer like a broker would, and say so in the log
             log.exception("broker %d: %s v%d failed", self.broker_id, api.name, version)
             response = P.error_response(api, version, UNKNOWN_SERVER_ERROR)
+        if response is P.NO_RESPONSE:
+            return b""  # nothing to send; the connection stays open
         return P.encode_response(response, version, correlation_id)
