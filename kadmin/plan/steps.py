@@ -115,10 +115,10 @@ def replica_steps(
     # Rank of each target replica: present once `added` >= rank (0: already there).
     rank = {b: i for i, b in enumerate(missing, 1)}
     add_rank = [(b, rank.get(b, 0)) for b in ftr]
-    # Rank of each excess replica, kept in CR order: gone once `dropped` >= rank.
-    if in_sync.issuperset(excess):
-        drop_rank = [(b, i) for i, b in enumerate(excess, 1)]
-    else:
+    # Rank of each excess replica, kept in CR order: gone once `dropped` >= rank. When all are
+    # in sync they go in CR order, and what is kept is simply excess[dropped:].
+    in_order = in_sync.issuperset(excess)
+    if not in_order:
         order = sorted(excess, key=lambda b: b in in_sync)  # stable: out-of-sync first
         drop_rank = [(b, order.index(b) + 1) for b in excess]
     n_ftr, n_add, n_drop = len(ftr), len(missing), len(excess)
@@ -143,7 +143,9 @@ def replica_steps(
         shortfall = 0
         added += add
         dropped += drop
-        sets.append(tuple([b for b, k in add_rank if k <= added] + [b for b, k in drop_rank if k > dropped]))
+        present = ftr if added == n_add else tuple([b for b, k in add_rank if k <= added])
+        kept = excess[dropped:] if in_order else [b for b, k in drop_rank if k > dropped]
+        sets.append(present + tuple(kept) if kept else present)
     return tuple(sets)
 
 
