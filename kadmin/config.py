@@ -21,9 +21,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from kadmin.client_config import security_config, to_confluent, to_kafka_python  # noqa: F401 (re-exported)
+from kadmin.client_config import security_config, to_confluent, to_kafka_python
 from kadmin.errors import ConfigError, UsageError
-from kadmin.java_properties import (  # noqa: F401 (re-exported)
+from kadmin.java_properties import (
     MASK,
     JaasLogin,
     Secret,
@@ -33,6 +33,14 @@ from kadmin.java_properties import (  # noqa: F401 (re-exported)
     read_properties_file,
     redact,
 )
+
+__all__ = [
+    "ConnectionSettings", "resolve_connection", "parse_timeout", "default_config_path", "load_profiles",
+    "validate_profiles", "DEFAULT_TIMEOUT",
+    # re-exported from kadmin.client_config and kadmin.java_properties
+    "security_config", "to_confluent", "to_kafka_python", "MASK", "JaasLogin", "Secret", "is_sensitive",
+    "parse_jaas_config", "parse_properties", "read_properties_file", "redact",
+]
 
 DEFAULT_TIMEOUT = 30.0
 ENV_BOOTSTRAP = "KADMIN_BOOTSTRAP_SERVER"
