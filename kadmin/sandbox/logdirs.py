@@ -40,7 +40,7 @@ def alter_replica_log_dir(cluster: Cluster, broker_id: int, tp: TopicPartition, 
         return P.NONE
     if broker.has_offline_dir():
         return P.KAFKA_STORAGE_ERROR
-    dest.futures[tp] = ReplicaLog(0.0, current.records)
+    dest.futures[tp] = ReplicaLog(0.0, current.logs[tp].records)
     broker.move_queue.append(tp)
     return P.NONE
 

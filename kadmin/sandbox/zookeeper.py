@@ -369,43 +369,51 @@ class ZooKeeperMode:
         known = self.engine.call(lambda: {tp for tp in wanted if self.engine.cluster.partition(tp) is not None})
         with self._lock:
             self.pending = {tp: r for tp, r in wanted.items() if tp in known}
+        dropped = set(wanted) - known
         for tp, replicas in list(self.pending.items()):
             try:
                 self.engine.call(controller.alter_reassignment, self.engine.cluster, tp, replicas, validate=False)
             except ControllerError:
                 with self._lock:
                     self.pending.pop(tp, None)
-        self._sync_reassign_node(set(wanted))
+                dropped.add(tp)
+        if dropped:
+            self._remove_from_node(dropped)
 
     def reassignment_completed(self, tp: TopicPartition) -> None:
         with self._lock:
             if tp not in self.pending:
                 return
             del self.pending[tp]
-        self._io.submit(self._sync_reassign_node, None)
+        self._io.submit(self._remove_from_node, {tp})
 
-    def _sync_reassign_node(self, listed: set | None) -> None:
-        """Rewrite the node with the partitions still in flight; delete it (and re-arm the watch)
-        when none are left."""
+    def _remove_from_node(self, done: set) -> None:
+        """Kafka's removePartitionsFromZkReassignment: read the node, drop these partitions,
+        write the rest back, or delete it (and watch for the next) when nothing is left. A node
+        deleted by hand stays deleted and the watch stays unarmed."""
         from kazoo.exceptions import NoNodeError
 
-        with self._lock:
-            remaining = dict(self.pending)
-        if remaining:
-            if listed is not None and set(remaining) == listed:
-                return
-            try:
-                self.zk.set(REASSIGN, _json({"version": 1, "partitions": [
-                    {"topic": tp.topic, "partition": tp.partition, "replicas": r}
-                    for tp, r in sorted(remaining.items())]}))
-            except NoNodeError:
-                pass
-            return
         try:
-            self.zk.delete(REASSIGN)
+            data, stat = self.zk.get(REASSIGN)
+            entries = json.loads(data).get("partitions", [])
         except NoNodeError:
-            return  # deleted by hand: the watch stays unarmed until the controller moves
+            return
+        except (ValueError, AttributeError):
+            return
+        rest = [e for e in entries if TopicPartition(e.get("topic"), int(e.get("partition", -1))) not in done]
+        try:
+            if rest:
+                if len(rest) != len(entries):
+                    self.zk.set(REASSIGN, _json({"version": 1, "partitions": rest}), version=stat.version)
+                return
+            self.zk.delete(REASSIGN, version=stat.version)
+        except NoNodeError:
+            return
+        except Exception:  # changed under us (BadVersion): the next completion looks again
+            log.warning("the reassign node changed while the controller updated it")
+            return
         self._arm_reassign()
+
 
     # --- /admin/preferred_replica_election ---
 

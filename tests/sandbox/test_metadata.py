@@ -52,7 +52,10 @@ def test_api_versions_advertises_exactly_the_served_apis(sandbox):
                                       version=3, header=True)
     versions = {k.api_key: (k.min_version, k.max_version) for k in resp.api_keys}
     assert resp.error_code == 0
-    assert set(versions) == {2, 3, 18, 19, 20, 32, 33, 34, 35, 43, 44, 45, 46, 60}
+    from kadmin.sandbox import protocol
+
+    assert set(versions) == set(protocol.SERVED)
+    assert {2, 3, 18, 19, 20, 32, 33, 34, 35, 43, 44, 45, 46, 60} <= set(versions)
     assert versions[18] == (0, 4)
     assert versions[35][1] >= 4  # DescribeLogDirs with total/usable bytes
 
@@ -84,7 +87,9 @@ def test_api_versions_at_unknown_version_gets_v0_body_with_unsupported_version(s
     data = _raw_request(sandbox.ports[0], frame)
     corr, err, count = struct.unpack_from(">ihi", data, 0)
     assert (corr, err) == (7, 35)
-    assert count == 14
+    from kadmin.sandbox import protocol
+
+    assert count == len(protocol.SERVED)
 
 
 def test_unknown_api_key_closes_the_connection(sandbox):
