@@ -9,91 +9,31 @@ Order of changes (KIP-113 and KIP-455, with kadmin's safety rules):
 4. AlterPartitionReassignments;
 5. AlterReplicaLogDirs again for the replicas that answered REPLICA_NOT_AVAILABLE, every
    ``retry_interval`` until ``timeout``, as KIP-113's script does.
-``--dry-run`` renders the same ``ExecutionPlan`` and applies nothing. The executor knows only
-the Backend protocol; clock and sleep are injected for the retry loop.
+The plan of changes is computed purely in ``kadmin.execute.plan_of_changes``; ``--dry-run``
+renders that same ``ExecutionPlan`` and applies nothing. The executor knows only the Backend
+protocol; clock and sleep are injected for the retry loop.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Callable, Protocol, Sequence
 
-from kadmin.backends.base import Backend, BrokerLogDirs, Capability
-from kadmin.errors import KadminError, ReassignmentInProgress
-from kadmin.execute.changes import Change, LogDirMove, Reassign, WriteRollback
-from kadmin.execute.rollback import ReplicaDirs, replica_dirs, rollback_plan
-from kadmin.model import (
-    ClusterState,
-    ConfigEntry,
-    ConfigResource,
-    ConfigResourceType,
-    PartitionReassignment,
-    ReassignmentPlan,
-    TopicPartition,
-    TopicPartitionReplica,
+from kadmin.backends.base import Backend, Capability
+from kadmin.errors import KadminError
+from kadmin.execute.changes import Change, LogDirMove, Reassign
+from kadmin.execute.plan_of_changes import (  # noqa: F401  (plan_execution re-exported for callers)
+    ClusterView,
+    ExecuteRequest,
+    ExecutionPlan,
+    plan_execution,
 )
-from kadmin.plan.reassignment_file import ParsedPlan, gc_paused
-from kadmin.plan.throttles import (
-    ThrottleRates,
-    ThrottleSet,
-    brokers_for_moves,
-    current_throttles,
-    lists_for_moves,
-    log_dir_rate_brokers,
-    move_map,
-    throttle_changes,
-)
-from kadmin.plan.validate import check_reassignment
-from kadmin.throttle_records import RecordStore, ThrottleRecord, now_iso, who
+from kadmin.model import ConfigResource, ConfigResourceType, ReassignmentPlan, TopicPartitionReplica
+from kadmin.plan.reassignment_file import ParsedPlan
+from kadmin.throttle_records import RecordStore
 
 REPLICA_NOT_AVAILABLE = "REPLICA_NOT_AVAILABLE"
-
-
-@dataclass(frozen=True)
-class ExecuteRequest:
-    """What the user asked for (flags already parsed; rates in bytes/s, durations in seconds)."""
-
-    parsed: ParsedPlan
-    plan_id: str
-    rollback_path: str
-    plan_file: str | None = None
-    additional: bool = False
-    throttle: int | None = None
-    log_dir_throttle: int | None = None
-    timeout: float = 10.0
-    retry_interval: float = 0.1
-    allow_replication_factor_change: bool = False
-
-
-@dataclass(frozen=True)
-class ClusterView:
-    """Everything execute reads before deciding anything."""
-
-    cluster: ClusterState
-    log_dirs: Mapping[int, BrokerLogDirs] | None
-    ongoing: Mapping[TopicPartition, PartitionReassignment]
-    configs: Mapping[ConfigResource, Mapping[str, ConfigEntry]]
-    records: Mapping[str, ThrottleRecord]
-
-    def replica_dirs(self) -> ReplicaDirs:
-        return replica_dirs(self.log_dirs)
-
-
-@dataclass(frozen=True)
-class ExecutionPlan:
-    """Every change execute will make, in order. Rendered by --dry-run, applied otherwise."""
-
-    rollback: ReassignmentPlan
-    write_rollback: WriteRollback
-    throttles: ThrottleSet
-    record: ThrottleRecord | None  # the throttle record to write (merged with this plan's earlier one)
-    log_dir_moves: tuple[LogDirMove, ...]
-    reassignments: tuple[Reassign, ...]
-    unchanged: tuple[TopicPartition, ...]
-
-    def changes(self) -> list[Change]:
-        return [self.write_rollback, *self.throttles.changes, *self.log_dir_moves, *self.reassignments]
 
 
 def read_cluster(backend: Backend, parsed: ParsedPlan, records: RecordStore | None, *, throttles: bool = True) -> ClusterView:
@@ -135,87 +75,6 @@ def describe_configs(backend: Backend, resources: Sequence[ConfigResource]) -> d
         if batch:
             out.update(backend.describe_configs(batch))
     return out
-
-
-def check_no_other_reassignment(ongoing: Mapping[TopicPartition, PartitionReassignment], additional: bool) -> None:
-    if ongoing and not additional:
-        shown = ", ".join(str(tp) for tp in sorted(ongoing)[:5]) + (", ..." if len(ongoing) > 5 else "")
-        raise ReassignmentInProgress(
-            f"another reassignment is running ({len(ongoing)} partition{'s' if len(ongoing) != 1 else ''}: {shown}); nothing was changed",
-            hint="wait for it (kadmin reassign list), or pass --additional to add this plan to it or change its throttle",
-        )
-
-
-def plan_execution(request: ExecuteRequest, view: ClusterView, *, now: float = 0.0) -> ExecutionPlan:
-    """Validate and compute every change. Pure: raises PlanProblems or ReassignmentInProgress
-    (both exit 2, nothing changed) or returns the plan of changes."""
-    with gc_paused():
-        return _plan_execution(request, view, now)
-
-
-def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float) -> ExecutionPlan:
-    check_reassignment(
-        request.parsed, view.cluster, view.log_dirs,
-        allow_replication_factor_change=request.allow_replication_factor_change, ongoing=view.ongoing,
-    )
-    check_no_other_reassignment(view.ongoing, request.additional)
-    plan = request.parsed.plan
-    cluster, ongoing = view.cluster, view.ongoing
-    dirs = view.replica_dirs()
-
-    rollback = rollback_plan(plan, cluster, ongoing, dirs)
-
-    rates = ThrottleRates(request.throttle, request.throttle, request.log_dir_throttle)
-    moves_between_brokers = move_map(plan, cluster, ongoing) if request.throttle is not None else {}
-    throttles = throttle_changes(
-        current_throttles(view.configs),
-        lists=lists_for_moves(moves_between_brokers) if request.throttle is not None else None,
-        rate_brokers=brokers_for_moves(moves_between_brokers),
-        log_dir_brokers=log_dir_rate_brokers(plan) if request.log_dir_throttle is not None else (),
-        rates=rates,
-        records=view.records.values(),
-    )
-    record = None
-    if throttles.changes:
-        host, user = who()
-        record = throttles.record(
-            request.plan_id, created_at=now_iso(now), host=host, user=user,
-            plan_file=request.plan_file, command="reassign execute",
-        )
-        earlier = view.records.get(request.plan_id)
-        if earlier is not None:
-            record = earlier.merged(record)
-
-    moves = []
-    reassignments = []
-    unchanged = []
-    for a in plan.partitions:
-        tp = a.tp
-        state = cluster.partitions[tp]
-        running = ongoing.get(tp) if ongoing else None
-        heading_to = running.target if running is not None else tuple(state.replicas)
-        if tuple(a.replicas) == heading_to:
-            unchanged.append(tp)
-        else:
-            reassignments.append(Reassign(tp, tuple(state.replicas), tuple(a.replicas)))
-        if a.log_dirs is None:
-            continue
-        for broker, path in a.log_dir_targets().items():
-            cur, fut = dirs.get((a.topic, a.partition, broker), (None, None))
-            if cur == path and fut is None:
-                continue  # already there
-            if cur is None and fut == path:
-                continue
-            moves.append(LogDirMove(TopicPartitionReplica(a.topic, a.partition, broker), cur, path, fut))
-    return ExecutionPlan(
-        rollback=rollback,
-        write_rollback=WriteRollback(request.rollback_path, len(rollback.partitions)),
-        throttles=throttles,
-        record=record,
-        log_dir_moves=tuple(moves),
-        reassignments=tuple(reassignments),
-        unchanged=tuple(unchanged),
-    )
 
 
 class Reporter(Protocol):

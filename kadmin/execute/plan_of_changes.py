@@ -1,0 +1,167 @@
+"""The plan of changes of ``reassign execute``, as a value: validation, the rollback file's
+content, the throttle changes and record, the log-dir moves and the reassignments, computed
+from the plan, what the cluster looks like and the options. No I/O: ``--dry-run`` renders this
+value, ``kadmin.execute.executor`` applies it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from kadmin.backends.base import BrokerLogDirs
+from kadmin.errors import ReassignmentInProgress
+from kadmin.execute.changes import Change, LogDirMove, Reassign, WriteRollback
+from kadmin.execute.rollback import ReplicaDirs, replica_dirs, rollback_plan
+from kadmin.model import (
+    ClusterState,
+    ConfigEntry,
+    ConfigResource,
+    PartitionReassignment,
+    ReassignmentPlan,
+    TopicPartition,
+    TopicPartitionReplica,
+)
+from kadmin.plan.reassignment_file import ParsedPlan, gc_paused
+from kadmin.plan.throttles import (
+    ThrottleRates,
+    ThrottleSet,
+    brokers_for_moves,
+    current_throttles,
+    lists_for_moves,
+    log_dir_rate_brokers,
+    move_map,
+    throttle_changes,
+)
+from kadmin.plan.validate import check_reassignment
+from kadmin.throttle_records import ThrottleRecord, now_iso
+
+
+@dataclass(frozen=True)
+class ExecuteRequest:
+    """What the user asked for (flags already parsed; rates in bytes/s, durations in seconds)."""
+
+    parsed: ParsedPlan
+    plan_id: str
+    rollback_path: str
+    plan_file: str | None = None
+    additional: bool = False
+    throttle: int | None = None
+    log_dir_throttle: int | None = None
+    timeout: float = 10.0
+    retry_interval: float = 0.1
+    allow_replication_factor_change: bool = False
+
+
+@dataclass(frozen=True)
+class ClusterView:
+    """Everything execute reads before deciding anything."""
+
+    cluster: ClusterState
+    log_dirs: Mapping[int, BrokerLogDirs] | None
+    ongoing: Mapping[TopicPartition, PartitionReassignment]
+    configs: Mapping[ConfigResource, Mapping[str, ConfigEntry]]
+    records: Mapping[str, ThrottleRecord]
+
+    def replica_dirs(self) -> ReplicaDirs:
+        return replica_dirs(self.log_dirs)
+
+
+@dataclass(frozen=True)
+class ExecutionPlan:
+    """Every change execute will make, in order. Rendered by --dry-run, applied otherwise."""
+
+    rollback: ReassignmentPlan
+    write_rollback: WriteRollback
+    throttles: ThrottleSet
+    record: ThrottleRecord | None  # the throttle record to write (merged with this plan's earlier one)
+    log_dir_moves: tuple[LogDirMove, ...]
+    reassignments: tuple[Reassign, ...]
+    unchanged: tuple[TopicPartition, ...]
+
+    def changes(self) -> list[Change]:
+        return [self.write_rollback, *self.throttles.changes, *self.log_dir_moves, *self.reassignments]
+
+
+def check_no_other_reassignment(ongoing: Mapping[TopicPartition, PartitionReassignment], additional: bool) -> None:
+    if ongoing and not additional:
+        shown = ", ".join(str(tp) for tp in sorted(ongoing)[:5]) + (", ..." if len(ongoing) > 5 else "")
+        raise ReassignmentInProgress(
+            f"another reassignment is running ({len(ongoing)} partition{'s' if len(ongoing) != 1 else ''}: {shown}); nothing was changed",
+            hint="wait for it (kadmin reassign list), or pass --additional to add this plan to it or change its throttle",
+        )
+
+
+def plan_execution(
+    request: ExecuteRequest, view: ClusterView, *, now: float = 0.0, operator: tuple[str, str] = ("", "")
+) -> ExecutionPlan:
+    """Validate and compute every change. Raises PlanProblems or ReassignmentInProgress (both
+    exit 2, nothing changed) or returns the plan of changes. ``now`` (epoch seconds) and
+    ``operator`` (host, user) go into the throttle record."""
+    with gc_paused():
+        return _plan_execution(request, view, now, operator)
+
+
+def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, operator: tuple[str, str]) -> ExecutionPlan:
+    check_reassignment(
+        request.parsed, view.cluster, view.log_dirs,
+        allow_replication_factor_change=request.allow_replication_factor_change, ongoing=view.ongoing,
+    )
+    check_no_other_reassignment(view.ongoing, request.additional)
+    plan = request.parsed.plan
+    cluster, ongoing = view.cluster, view.ongoing
+    dirs = view.replica_dirs()
+
+    rollback = rollback_plan(plan, cluster, ongoing, dirs)
+
+    rates = ThrottleRates(request.throttle, request.throttle, request.log_dir_throttle)
+    moves_between_brokers = move_map(plan, cluster, ongoing) if request.throttle is not None else {}
+    throttles = throttle_changes(
+        current_throttles(view.configs),
+        lists=lists_for_moves(moves_between_brokers) if request.throttle is not None else None,
+        rate_brokers=brokers_for_moves(moves_between_brokers),
+        log_dir_brokers=log_dir_rate_brokers(plan) if request.log_dir_throttle is not None else (),
+        rates=rates,
+        records=view.records.values(),
+    )
+    record = None
+    if throttles.changes:
+        host, user = operator
+        record = throttles.record(
+            request.plan_id, created_at=now_iso(now), host=host, user=user,
+            plan_file=request.plan_file, command="reassign execute",
+        )
+        earlier = view.records.get(request.plan_id)
+        if earlier is not None:
+            record = earlier.merged(record)
+
+    moves = []
+    reassignments = []
+    unchanged = []
+    for a in plan.partitions:
+        tp = a.tp
+        state = cluster.partitions[tp]
+        running = ongoing.get(tp) if ongoing else None
+        heading_to = running.target if running is not None else tuple(state.replicas)
+        if tuple(a.replicas) == heading_to:
+            unchanged.append(tp)
+        else:
+            reassignments.append(Reassign(tp, tuple(state.replicas), tuple(a.replicas)))
+        if a.log_dirs is None:
+            continue
+        for broker, path in a.log_dir_targets().items():
+            cur, fut = dirs.get((a.topic, a.partition, broker), (None, None))
+            if cur == path and fut is None:
+                continue  # already there
+            if cur is None and fut == path:
+                continue
+            moves.append(LogDirMove(TopicPartitionReplica(a.topic, a.partition, broker), cur, path, fut))
+    return ExecutionPlan(
+        rollback=rollback,
+        write_rollback=WriteRollback(request.rollback_path, len(rollback.partitions)),
+        throttles=throttles,
+        record=record,
+        log_dir_moves=tuple(moves),
+        reassignments=tuple(reassignments),
+        unchanged=tuple(unchanged),
+    )
