@@ -255,3 +255,21 @@ def test_drop_connections_closes_client_sockets(sandbox_factory):
     assert s.recv(1) == b""  # closed by the broker
     s.close()
     socket.create_connection(("127.0.0.1", sb.ports[0]), timeout=5).close()  # still listening
+
+
+def test_real_time_fixture_completes_a_reassignment_and_wait_for_sees_it(sandbox):
+    """The ``sandbox`` fixture runs on simulated real time (50x): no clock to drive by hand."""
+    _reassign(sandbox, {("payments", 0): [2, 1]})
+    snap = sandbox.wait_for(lambda s: not s.partition("payments", 0).reassigning, timeout=10)
+    assert snap.partition("payments", 0).replicas == (2, 1)
+    assert snap.replica("payments", 0, 0) is None
+    grown = sandbox.wait_for(lambda s: s.replica("orders", 0, 0).size > 20 * MiB, timeout=10)
+    assert grown.now > 0  # produce traffic grows the log as time passes
+
+
+def test_wait_for_times_out_with_a_clear_error(sandbox_factory):
+    import pytest
+
+    sb = sandbox_factory(manual_clock=True)
+    with pytest.raises(TimeoutError, match="not met within 0.2s"):
+        sb.wait_for(lambda s: False, timeout=0.2)
