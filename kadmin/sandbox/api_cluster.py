@@ -26,12 +26,29 @@ def api_versions(engine, broker_id, version, req):
 
 
 def metadata(engine, broker_id, version, req):
+    """Answers for all topics are cached until the cluster changes: clients that poll Metadata
+    on a 20,000-partition sandbox would otherwise rebuild it every time."""
+    cluster = engine.cluster
+    all_topics = req.topics is None or (version == 0 and not req.topics)
+    key = (version, cluster.generation, engine.controller_id())
+    if all_topics:
+        cached = engine.metadata_cache.get(key)
+        if cached is not None:
+            return cached
+    response = _metadata(engine, version, req, all_topics)
+    if all_topics:
+        engine.metadata_cache = {k: v for k, v in engine.metadata_cache.items() if k[1] == cluster.generation}
+        engine.metadata_cache[key] = response
+    return response
+
+
+def _metadata(engine, version, req, all_topics):
     from kafka.protocol.metadata.metadata import MetadataResponse as R
 
     cluster = engine.cluster
     brokers = [R.MetadataResponseBroker(node_id=b.id, host=b.host, port=b.port, rack=b.rack)
                for b in sorted(cluster.brokers.values(), key=lambda b: b.id) if b.alive]
-    if req.topics is None or (version == 0 and not req.topics):
+    if all_topics:
         names = sorted(cluster.topics)
     else:
         names = [t.name for t in req.topics if t.name is not None]

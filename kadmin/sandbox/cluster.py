@@ -142,6 +142,7 @@ class Cluster:
     # reassignment, or a missing log. Kept small so a tick does not walk every partition.
     attention: set[TopicPartition] = field(default_factory=set)
     producing: set[TopicPartition] = field(default_factory=set)
+    generation: int = 0  # bumped on every change Metadata shows
     # Hooks for ZooKeeper mode: called with the partitions whose state changed.
     listeners: list = field(default_factory=list)
 
@@ -166,8 +167,13 @@ class Cluster:
         b = self.brokers.get(broker_id)
         return b is not None and b.replica_online(tp)
 
+    def bump(self) -> None:
+        """Something Metadata shows changed (cached Metadata answers are stale)."""
+        self.generation += 1
+
     def changed(self, tp: TopicPartition, *, topic: bool = False) -> None:
         """Mark a partition for the simulation and tell listeners (ZooKeeper mode)."""
+        self.generation += 1
         self.attention.add(tp)
         for listener in self.listeners:
             listener.partition_changed(tp, topic_changed=topic)

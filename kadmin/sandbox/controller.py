@@ -161,6 +161,7 @@ def delete_log(cluster: Cluster, broker_id: int, tp: TopicPartition) -> None:
 
 def delete_topic(cluster: Cluster, name: str) -> None:
     topic = cluster.topics.pop(name)
+    cluster.bump()
     for p in topic.partitions.values():
         for b in cluster.brokers:
             delete_log(cluster, b, p.tp)
@@ -330,6 +331,7 @@ def _revert(cluster: Cluster, p: PartitionState) -> None:
 def broker_stopped(cluster: Cluster, broker_id: int) -> None:
     broker = cluster.brokers[broker_id]
     broker.alive = False
+    cluster.bump()
     broker.preferred_dirs.clear()  # in memory only
     for p in cluster.all_partitions():
         if broker_id in p.replicas:
@@ -338,6 +340,7 @@ def broker_stopped(cluster: Cluster, broker_id: int) -> None:
 
 def broker_started(cluster: Cluster, broker_id: int) -> None:
     cluster.brokers[broker_id].alive = True
+    cluster.bump()
     for p in cluster.all_partitions():
         if broker_id in p.replicas:
             replica_online(cluster, p, broker_id)
@@ -346,6 +349,7 @@ def broker_started(cluster: Cluster, broker_id: int) -> None:
 def dir_offline(cluster: Cluster, broker_id: int, path: str) -> None:
     d = cluster.brokers[broker_id].dirs[path]
     d.online = False
+    cluster.bump()
     for tp in list(d.logs):
         p = cluster.partition(tp)
         if p is not None:
@@ -355,6 +359,7 @@ def dir_offline(cluster: Cluster, broker_id: int, path: str) -> None:
 def dir_online(cluster: Cluster, broker_id: int, path: str) -> None:
     d = cluster.brokers[broker_id].dirs[path]
     d.online = True
+    cluster.bump()
     for tp in list(d.logs):
         p = cluster.partition(tp)
         if p is not None:

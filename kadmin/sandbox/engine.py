@@ -33,6 +33,7 @@ class Engine:
         self._thread: threading.Thread | None = None
         self._ticker: asyncio.Task | None = None
         self._static: dict[int, dict[str, str]] = {}
+        self.metadata_cache: dict = {}  # api_cluster.metadata's answers for all topics
 
     # --- thread plumbing ---
 
