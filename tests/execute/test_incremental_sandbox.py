@@ -174,3 +174,42 @@ def test_interrupted_run_resumes_without_repeating_or_skipping(sandbox_factory, 
     assert sent == planned(current, target)
     assert not snap.topic_configs["t"].get("follower.replication.throttled.replicas")
     assert watch.peak["partitions"] <= 4 and watch.peak["per_broker"] <= 2
+
+
+class RestartingWatch(Watch):
+    """Stops a broker at one simulated time and starts it again at another."""
+
+    def __init__(self, sb, broker: int, down_at: float, up_at: float):
+        super().__init__(sb)
+        self.broker, self.down_at, self.up_at = broker, down_at, up_at
+        self.state = "up"
+
+    def observe(self) -> None:
+        super().observe()
+        now = self.now()
+        if self.state == "up" and now >= self.down_at:
+            self.sb.faults.broker_stop(self.broker)
+            self.state = "down"
+        elif self.state == "down" and now >= self.up_at:
+            self.sb.faults.broker_start(self.broker)
+            self.state = "restarted"
+
+
+def test_broker_restart_during_the_run(sandbox_factory, tmp_path):
+    sb, current, target, plan = cluster(sandbox_factory)
+    limits = Limits(max_parallel_partitions=3, max_moves_per_broker=2)
+    watch = RestartingWatch(sb, broker=4, down_at=3.0, up_at=12.0)
+    backend = Sends(backend_for(sb))
+    try:
+        throttle = RecordedThrottles(backend, RATE, plan_id="restart-test")
+        run_incremental(backend, plan, limits, tmp_path / "s.json", clock=watch, throttle=throttle, poll_interval=0.5)
+    finally:
+        backend.close()
+    assert watch.state == "restarted"
+    snap = sb.snapshot()
+    assert {tp.partition: p.replicas for tp, p in snap.partitions.items()} == target
+    sent: dict[TopicPartition, list] = {}
+    for tp, replicas in backend.sent:
+        sent.setdefault(tp, []).append(replicas)
+    assert sent == planned(current, target)
+    assert watch.peak["partitions"] <= 3 and watch.peak["per_broker"] <= 2
