@@ -16,7 +16,6 @@ reprs or error messages.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -82,21 +81,18 @@ class ConnectionSettings:
         return self.properties.get("security.protocol", "PLAINTEXT").strip().upper()
 
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
-_UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
-
-
 def parse_timeout(value: str | float | int, where: str = "--timeout") -> float:
-    """Seconds from "30s", "500ms", "2m", "1h" or a bare number of seconds. Must be > 0."""
+    """Seconds from "30s", "500ms", "2m", "1h" or a bare number of seconds (kadmin.units'
+    duration syntax); a timeout must be greater than zero. Errors name where the value came from."""
+    from kadmin.errors import InputError
+    from kadmin.units import parse_duration
+
     if isinstance(value, bool):
         raise UsageError(f"{where}: expected a duration such as 30s, got {value!r}")
-    if isinstance(value, (int, float)):
-        seconds = float(value)
-    else:
-        m = _DURATION.match(value)
-        if not m:
-            raise UsageError(f"{where}: expected a duration such as 30s, 500ms or 2m, got {value!r}")
-        seconds = float(m.group(1)) * _UNIT[m.group(2)]
+    try:
+        seconds = parse_duration(value)
+    except InputError:
+        raise UsageError(f"{where}: expected a duration such as 30s, 500ms or 2m, got {value!r}") from None
     if seconds <= 0:
         raise UsageError(f"{where}: must be greater than zero, got {value!r}")
     return seconds
