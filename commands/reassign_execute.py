@@ -105,6 +105,12 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
                 "this connection has no place to record the throttles kadmin sets, so they could not be removed safely; nothing was changed",
                 hint="run without --throttle, or set throttles with `kadmin throttle set`",
             )
+        if xplan.nothing_to_change:
+            if people:
+                click.echo("Nothing to change: every partition of the plan already has its replicas and directories.")
+            else:
+                render.print_json({**_document(request, xplan, None, dry_run=dry_run), "changes": [], "rollback_file": None})
+            return
         if dry_run:
             if people:
                 print_plan_of_changes(xplan)

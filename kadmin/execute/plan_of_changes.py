@@ -82,6 +82,12 @@ class ExecutionPlan:
     def changes(self) -> list[Change]:
         return [self.write_rollback, *self.throttles.changes, *self.log_dir_moves, *self.reassignments]
 
+    @property
+    def nothing_to_change(self) -> bool:
+        """Every partition already has its replicas and directories (and throttles): no
+        rollback file is needed either."""
+        return not (self.throttles.changes or self.log_dir_moves or self.reassignments)
+
 
 def check_no_other_reassignment(ongoing: Mapping[TopicPartition, PartitionReassignment], additional: bool) -> None:
     if ongoing and not additional:

@@ -148,3 +148,14 @@ def test_cancel_plan_and_all(fake, tmp_path, capsys):
     assert code == 2 and "--all" in err
     code, out, _ = kadmin(capsys, "reassign", "cancel", "--all")
     assert code == 0 and "Nothing to cancel" in out
+
+
+def test_nothing_to_change_writes_no_rollback(fake, tmp_path, capsys):
+    plan = plan_file(tmp_path, [{"topic": "foo", "partition": 1, "replicas": [2, 3]}])
+    code, out, _ = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan)
+    assert code == 0 and out.startswith("Nothing to change")
+    code, out, _ = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-o", "json")
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("reassign-execute-result"))
+    assert doc["changes"] == [] and doc["unchanged"] == [{"topic": "foo", "partition": 1}]
+    assert fake.calls == [] and list(tmp_path.glob("*.rollback-*")) == []
