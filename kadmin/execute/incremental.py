@@ -278,13 +278,15 @@ class _Run:
             return
         now = self.clock.now()
         failed = {}
+        sent = {}
         for s in batch:
             err = answers.get(s.tp, None) if answers is not None else None
             if err:
                 failed[s.tp] = err
                 continue
             self.pending[s.tp] = (s, now)
-            self.state = self.state.with_progress(s.tp, submitted=s.number)
+            sent[s.tp] = (None, s.number)
+        self.state = self.state.with_counts(sent)
         self.batches += 1
         self._save(batches=self.state.batches + 1)
         self.reporter.batch(self.state.batches, batch)
@@ -304,6 +306,7 @@ class _Run:
     ) -> None:
         now = self.clock.now()
         in_flight: dict[TopicPartition, Step] = {}
+        counts: dict[TopicPartition, tuple[int, int]] = {}
         for tp, p in self.state.partitions.items():
             if p.done and tp not in ongoing:
                 continue
@@ -337,7 +340,8 @@ class _Run:
                     self.reporter.step_done(s)
             if completed != p.completed:
                 self.dirty = True
-                self.state = self.state.with_progress(tp, completed=completed, submitted=max(p.submitted, completed))
+                counts[tp] = (completed, max(p.submitted, completed))
+        self.state = self.state.with_counts(counts)
         changed = startup or self.in_flight.keys() != in_flight.keys()
         self.in_flight = in_flight
         if changed:
