@@ -85,6 +85,17 @@ def verify(cluster, output, plan_file, preserve_throttles):
         if kept is not None and not kept.empty:
             click.echo("Throttles this plan set that running moves still need were kept; verify again later.")
     if result.state is State.IN_PROGRESS:
-        raise StillInProgress("the reassignment is still in progress")
+        raise StillInProgress(
+            f"still in progress: {_count(result.partitions, State.IN_PROGRESS, 'partition')} reassigning, "
+            f"{_count(result.replicas, State.IN_PROGRESS, 'log-dir replica')} moving"
+        )
     if result.state is State.DIFFERS:
-        raise DiffersFromPlan("nothing is moving, but the cluster differs from the plan")
+        raise DiffersFromPlan(
+            f"nothing of this plan is moving, but {_count(result.partitions, State.DIFFERS, 'partition')} and "
+            f"{_count(result.replicas, State.DIFFERS, 'log-dir replica')} differ from it"
+        )
+
+
+def _count(verdicts, state, noun: str) -> str:
+    n = sum(1 for v in verdicts if v.state is state)
+    return f"{n} {noun}{'s' if n != 1 else ''}"

@@ -109,6 +109,7 @@ def test_verify_exit_codes_and_json(fake, tmp_path, capsys):
     code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan)
     assert code == 3
     assert "Reassignment of partition foo-0 is still in progress." in out
+    assert "still in progress: 1 partition reassigning, 0 log-dir replicas moving" in err
     fake.complete()
     code, out, _ = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "--output", "json")
     assert code == 0
@@ -122,6 +123,7 @@ def test_verify_exit_codes_and_json(fake, tmp_path, capsys):
     code, out, _ = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", other)
     assert code == 4
     assert "There is no active reassignment of partition foo-1, but replica set is 2,3 rather than 3,2." in out
+    assert "but 1 partition and 0 log-dir replicas differ from it" in err
 
 
 def test_list_in_kafkas_words_and_json(fake, capsys):
