@@ -120,7 +120,7 @@ def test_verify_exit_codes_and_json(fake, tmp_path, capsys):
     assert {c["name"] for c in doc["throttles_removed"]} >= {"leader.replication.throttled.rate", "follower.replication.throttled.replicas"}
     assert fake.configs[ConfigResource(ConfigResourceType.TOPIC, "foo")] == {}
     other = plan_file(tmp_path, [{"topic": "foo", "partition": 1, "replicas": [3, 2]}], "other.json")
-    code, out, _ = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", other)
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", other)
     assert code == 4
     assert "There is no active reassignment of partition foo-1, but replica set is 2,3 rather than 3,2." in out
     assert "but 1 partition and 0 log-dir replicas differ from it" in err
