@@ -161,3 +161,16 @@ def test_nothing_to_change_writes_no_rollback(fake, tmp_path, capsys):
     jsonschema.validate(doc, load("reassign-execute-result"))
     assert doc["changes"] == [] and doc["unchanged"] == [{"topic": "foo", "partition": 1}]
     assert fake.calls == [] and list(tmp_path.glob("*.rollback-*")) == []
+
+
+def test_execute_json_lists_every_change_made(fake, tmp_path, capsys):
+    code, out, _ = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan_file(tmp_path, MOVE),
+                          "--throttle", "1MB/s", "-o", "json")
+    assert code == 0
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("reassign-execute-result"))
+    assert doc["dry_run"] is False and doc["failures"] == 0 and doc["aborted"] is None
+    kinds = [c["kind"] for c in doc["changes"]]
+    assert kinds[0] == "rollback_file" and kinds[-2:] == ["reassignment", "log_dir_move"]
+    assert all(c["error"] is None for c in doc["changes"])
+    assert (tmp_path / doc["rollback_file"]).exists()
