@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 import pytest
 
 from kadmin.commands.root import run
 from kadmin.execute import state_file
+from kadmin.schemas import load
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
 
 MB = 1_000_000
@@ -84,6 +86,7 @@ def test_incremental_runs_to_the_end_and_cleans_up(sb, tmp_path, capsys, records
     )
     assert code == 0, err
     doc = json.loads(out)
+    jsonschema.validate(doc, load("reassign-execute-incremental-result"))
     assert doc["resumed"] is True and doc["steps_run"] == 0 and doc["batches"] == 0
     assert "Resuming: 6 step(s) over 3 partition(s); 6 done." in err
     assert not sb.mutating_requests()
@@ -98,7 +101,9 @@ def test_incremental_dry_run_previews_batches_and_changes_nothing(sb, tmp_path, 
         "--state-file", str(tmp_path / "state.json"),
     )
     assert code == 0, err
-    batches = json.loads(out)["batches"]
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("reassign-execute-incremental-result"))
+    batches = doc["batches"]
     assert all(len(b) <= 2 for b in batches)
     steps = [(s["partition"], s["step"], s["replicas"]) for b in batches for s in b]
     assert (0, 1, [3, 2, 0, 1]) in steps and (0, 3, [3, 4, 2]) in steps  # the new leader 3 first
