@@ -12,7 +12,8 @@ Limits (all counted over the steps in flight, the new batch included):
 - ``max_moves_per_broker``: replicas moving into or out of one broker at once.
 
 Every step touches a broker at most once, so any single step fits when nothing else is in
-flight: batching always makes progress. All functions are pure and deterministic.
+flight: batching always makes progress. The functions are pure and deterministic; ``Backlog``
+is a running tally of the work left that the caller reduces as steps finish.
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ shown, saved in a state file and resumed.
 Rules, in the KIP's order (the worked example (0,1,2,3,4) -> (5,6,7,8,9) pins the details):
 
 1. The new preferred leader (FTR[0]) is brought in first, in a step of its own that drops
-   nothing: it becomes leader before anything else moves, taking load off the old leader.
+   nothing. From then on it is first in the list: the preferred leader, which Kafka makes the
+   leader at its next preferred-leader election, or at the latest when a step drops the old
+   leader, so the later copies are served by it rather than by the old leader.
 2. Otherwise drop n = max(R, size(CR) - size(FTR)) of the excess replicas (CR not in FTR, in CR
    order; replicas out of the ISR first, since they would hold the step back), and add the
    replicas missing from FTR, in FTR order, at most R of them and no more than brings the set
