@@ -131,9 +131,14 @@ def run(cluster, output, plan_file, throttle, additional, dry_run, rollback_file
         control = RecordedThrottles(backend, rate, pid, records, plan_file=request.plan_file) if rate is not None else None
         if people:
             click.echo(f"State file: {state_path} (run the same command again to resume)")
-        result = run_incremental(
-            backend, plan, limits, state_path, IncrementalLines(True), plan_file=request.plan_file, throttle=control,
-        )
+        try:
+            result = run_incremental(
+                backend, plan, limits, state_path, IncrementalLines(True), plan_file=request.plan_file, throttle=control,
+            )
+        except KeyboardInterrupt:
+            click.echo(f"Interrupted. Steps already sent go on; throttles stay. Run the same command again to "
+                       f"resume (state file {state_path}).", err=True)
+            raise
     if people:
         click.echo(f"Finished: {result.steps_total} step(s), {result.batches} batch(es) in this run, "
                    f"{result.elapsed:.0f}s.")

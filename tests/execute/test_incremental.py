@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kadmin.errors import ClusterError, UsageError
 from kadmin.execute import state_file
@@ -306,3 +308,30 @@ def test_log_dir_targets_are_refused(tmp_path):
     with pytest.raises(UsageError, match="log_dirs"):
         run_incremental(fake, plan, Limits(), tmp_path / "s.json", clock=FakeClock(fake))
     assert not fake.calls and not (tmp_path / "s.json").exists()
+
+_replicas = st.lists(st.integers(min_value=0, max_value=6), min_size=1, max_size=3, unique=True)
+_limit = st.one_of(st.none(), st.integers(min_value=1, max_value=3))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    moves=st.lists(st.tuples(_replicas, _replicas, st.integers(min_value=1, max_value=8)), min_size=1, max_size=10),
+    limits=st.builds(Limits, st.integers(min_value=1, max_value=2), _limit, _limit, _limit),
+    backend_name=st.sampled_from(["admin", "zookeeper"]),
+)
+def test_executor_properties(tmp_path_factory, moves, limits, backend_name):
+    """Any plan, any limits, either backend: the cluster never sees more than the limits allow,
+    each planned step is sent exactly once and in order, and every partition ends at its target."""
+    current = {TopicPartition("t", i): tuple(c) for i, (c, _, _) in enumerate(moves)}
+    target = {TopicPartition("t", i): tuple(t) for i, (_, t, _) in enumerate(moves)}
+    sizes = {TopicPartition("t", i): 500 * k for i, (_, _, k) in enumerate(moves)}
+    fake = FakeBackend(range(7), current, sizes=sizes, name=backend_name)
+    path = tmp_path_factory.mktemp("run") / "s.json"
+    run_incremental(fake, plan_of(target), limits, path, clock=FakeClock(fake), poll_interval=0.5)
+    assert fake.assignment() == target
+    for name, limit in (("partitions", limits.max_parallel_partitions), ("per_broker", limits.max_moves_per_broker),
+                        ("leader_movements", limits.max_leader_movements)):
+        assert limit is None or fake.peaks[name] <= limit, name
+    for tp, seq in submitted_sequences(fake).items():
+        assert seq == [s.after for s in partition_steps(tp, current[tp], target[tp], limits.max_parallel_replicas)]
+    assert {tp for tp in current if current[tp] != target[tp]} == set(submitted_sequences(fake))
