@@ -14,7 +14,7 @@ from kadmin.errors import ConfigError
 # --- secrets -------------------------------------------------------------------------------
 
 MASK = "******"
-_SENSITIVE = re.compile(r"password|secret|jaas|token|credential|(^|\.)key(\.pem)?$|keystore\.key", re.I)
+_SENSITIVE = re.compile(r"password|secret|jaas|token|credential|digest|(^|\.)key(\.pem)?$|keystore\.key", re.I)
 
 
 class Secret:

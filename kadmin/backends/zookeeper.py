@@ -16,8 +16,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from kadmin.backends import zk_paths as zp
 from kadmin.backends.base import Backend, BrokerLogDirs, Capability, ReadOnlyViolation
+from kadmin.backends.zk_auth import AUTH_DIGEST, ZkSecurity, acls_for, auth_data, zk_security
 from kadmin.backends.zk_reassign import STUCK_HINT, check_assignments, ongoing_reassignments, stuck_reason
 from kadmin.errors import (
+    AuthenticationError,
     AuthorizationError,
     ClusterError,
     ConnectionFailed,
@@ -60,6 +62,7 @@ class ZooKeeperBackend:
         broker_backend_factory: BrokerBackendFactory | None = None,
         security_protocol: str = "PLAINTEXT",
         clock: Callable[[], float] = time.time,
+        security: ZkSecurity | None = None,
     ):
         self.zookeeper = zookeeper
         self.timeout = timeout
@@ -68,19 +71,21 @@ class ZooKeeperBackend:
         self._factory = broker_backend_factory
         self._broker_backend: Backend | None = None
         self._clock = clock
+        self.security = security or ZkSecurity()
         caps = {Capability.REASSIGN, Capability.LIST_REASSIGNMENTS, Capability.INCREMENTAL_ALTER_CONFIGS}
         if broker_backend_factory is not None:
             caps |= {Capability.LOG_DIRS, Capability.END_OFFSETS}
         self.capabilities = frozenset(caps)
-        self._zk = _connect(zookeeper, timeout)
+        self._zk = _connect(zookeeper, timeout, self.security)
 
     @classmethod
     def from_settings(cls, settings, *, read_only: bool = False,
                       broker_backend_factory: BrokerBackendFactory | None = None) -> "ZooKeeperBackend":
         """From ``kadmin.config.ConnectionSettings``: its security.protocol picks the listener used
-        to reach brokers."""
+        to reach brokers; its ``zookeeper.*`` properties the ZooKeeper credentials and ACLs."""
         return cls(settings.zookeeper, timeout=settings.timeout, read_only=read_only,
-                   broker_backend_factory=broker_backend_factory, security_protocol=settings.security_protocol)
+                   broker_backend_factory=broker_backend_factory, security_protocol=settings.security_protocol,
+                   security=zk_security(settings.properties))
 
     # --- plumbing ------------------------------------------------------------------------
 
@@ -106,7 +111,11 @@ class ZooKeeperBackend:
                 f"lost the connection to ZooKeeper at {self.zookeeper} ({type(e).__name__}); "
                 f"no answer within {self.timeout:g}s") from None
         except NoAuthError:
-            raise AuthorizationError(f"ZooKeeper at {self.zookeeper} refused access (ACLs)") from None
+            who = f"user {self.security.user!r}" if self.security.digest else "an unauthenticated session"
+            raise AuthorizationError(
+                f"ZooKeeper at {self.zookeeper} refused access to {who} (znode ACLs)",
+                hint=None if self.security.digest else
+                f"set {AUTH_DIGEST}=user:password in the --command-config properties") from None
 
     def _op(self, name: str, *args, **kwargs) -> Any:
         """Run kazoo's ``<name>_async`` and wait at most the timeout: kazoo's blocking calls wait
@@ -414,8 +423,8 @@ class ZooKeeperBackend:
                 else:
                     config.pop(c.name, None)
             try:
-                if stat is None:
-                    self._op("create", path, zp.encode_config(config), makepath=True)
+                if stat is None:  # /config/brokers is sensitive: no world-read ACL there
+                    self._op("create", path, zp.encode_config(config), acl=acls_for(self.security, path), makepath=True)
                 else:
                     self._op("set", path, zp.encode_config(config), version=stat.version)
                 break
@@ -451,19 +460,23 @@ def _entry(name: str, value: str, source: ConfigSource) -> ConfigEntry:
     return ConfigEntry(name, value, source)
 
 
-def _connect(hosts: str, timeout: float):
-    """A started kazoo client, or ConnectionFailed within ``timeout`` seconds."""
+def _connect(hosts: str, timeout: float, security: ZkSecurity):
+    """A started kazoo client, or ConnectionFailed within ``timeout`` seconds. Credentials go
+    with the session; with zookeeper.set.acl, znodes created without an explicit ACL get Kafka's
+    secure default (creator all, world read)."""
     import logging
     import warnings
 
     from kazoo.client import KazooClient
+    from kazoo.exceptions import AuthFailedError
     from kazoo.handlers.threading import KazooTimeoutError
 
     # kazoo logs every failed connection attempt; kadmin reports the outcome once. Left alone
     # when logging was configured (--debug).
     if not logging.getLogger().handlers:
         logging.getLogger("kazoo.client").setLevel(logging.CRITICAL)
-    client = KazooClient(hosts=hosts, timeout=min(timeout, 10.0), connection_retry={"max_tries": -1, "max_delay": 1})
+    client = KazooClient(hosts=hosts, timeout=min(timeout, 10.0), connection_retry={"max_tries": -1, "max_delay": 1},
+                         auth_data=auth_data(security) or None, default_acl=acls_for(security, "/"))
     try:
         with warnings.catch_warnings():  # a missing chroot is reported by the reads, with a hint
             warnings.filterwarnings("ignore", message="No chroot path exists")
@@ -475,6 +488,10 @@ def _connect(hosts: str, timeout: float):
             f"could not connect to ZooKeeper at {hosts} within {timeout:g}s",
             hint="check the --zookeeper host:port (and that the server is up), or use --bootstrap-server",
         ) from None
+    except AuthFailedError:
+        client.stop()
+        client.close()
+        raise AuthenticationError(f"ZooKeeper at {hosts} refused the {AUTH_DIGEST} credentials") from None
     except ValueError as e:  # a malformed connect string
         client.close()
         raise ConnectionFailed(f"invalid ZooKeeper connect string {hosts!r}: {e}") from None
