@@ -97,3 +97,35 @@ def test_one_node_write_per_batch_and_limits_hold(sandbox_factory, zk_connect, t
     # Throttles removed: brokers hear of it through /config/changes, asynchronously.
     sb.wait_for(lambda s: not s.topic_configs["t"].get("follower.replication.throttled.replicas")
                 and not any(c.get("follower.replication.throttled.rate") for c in s.broker_configs.values()))
+
+
+def test_cli_incremental_over_zookeeper_with_throttles(sandbox_factory, zk_connect, tmp_path, capsys):  # noqa: F811
+    """The command end to end with --zookeeper: the throttle record lives in ZooKeeper (KIP-179's
+    removal znodes), the steps go through /admin/reassign_partitions, all cleaned up at the end."""
+    import json
+
+    from kadmin.commands.root import run
+
+    sb = sandbox_factory(brokers=4, log_dirs=1, zookeeper=zk_connect, speed=40.0)
+    sb.create_topic("z", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=4 * MiB)
+    settings = resolve_connection(zookeeper=zk_connect, timeout="10s", env={}, config_path=tmp_path / "none.toml")
+    probe = open_backend(settings, read_only=True)
+    try:
+        wait_until(lambda: len(probe.describe_cluster().partitions) == 2
+                   and all(p.leader >= 0 for p in probe.describe_cluster().partitions.values()))
+    finally:
+        probe.close()
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": "z", "partition": 0, "replicas": [3, 1]}, {"topic": "z", "partition": 1, "replicas": [1, 3]}]}))
+    with pytest.raises(SystemExit) as e:
+        run(["reassign", "execute", "--reassignment-json-file", str(plan), "--incremental", "--zookeeper", zk_connect,
+             "--throttle", "10MB/s", "--state-file", str(tmp_path / "s.json"), "--rollback-file", str(tmp_path / "rb.json"),
+             "--output", "json"])
+    out, err = capsys.readouterr()
+    assert e.value.code == 0, err
+    doc = json.loads(out)
+    assert doc["steps_total"] == 3 and doc["resumed"] is False  # z-0: +3 (new leader), then -0
+    snap = sb.wait_for(lambda s: not s.topic_configs["z"].get("follower.replication.throttled.replicas"))
+    assert {tp.partition: p.replicas for tp, p in snap.partitions.items()} == {0: (3, 1), 1: (1, 3)}
+    assert "Throttles set" in err and "Throttles removed" in err
