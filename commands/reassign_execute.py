@@ -73,6 +73,7 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
     from kadmin.execute.executor import ExecuteRequest, apply_execution, plan_execution, read_cluster
     from kadmin.execute.rollback import default_rollback_path, utc_now
     from kadmin.plan.reassignment_file import read_reassignment, write_reassignment
+    from kadmin.plan.validate import PlanProblems
     from kadmin.throttle_records import plan_id, who
     from kadmin.units import parse_duration, parse_rate
 
@@ -99,7 +100,12 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
         throttles = request.throttle is not None or request.log_dir_throttle is not None
         records = open_records(backend) if throttles else None
         view = read_cluster(backend, parsed, records, throttles=throttles)
-        xplan = plan_execution(request, view, now=time.time(), operator=who())
+        try:
+            xplan = plan_execution(request, view, now=time.time(), operator=who())
+        except PlanProblems as e:
+            if not people:  # scripts get the problems as data too (schemas/reassign-plan-problems.json)
+                render.print_json({"version": 1, "problems": [p.to_json() for p in e.details]})
+            raise
         if xplan.throttles.changes and records is None and not dry_run:
             raise UnsupportedOperation(
                 "this connection has no place to record the throttles kadmin sets, so they could not be removed safely; nothing was changed",

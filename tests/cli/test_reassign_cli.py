@@ -174,3 +174,16 @@ def test_execute_json_lists_every_change_made(fake, tmp_path, capsys):
     assert kinds[0] == "rollback_file" and kinds[-2:] == ["reassignment", "log_dir_move"]
     assert all(c["error"] is None for c in doc["changes"])
     assert (tmp_path / doc["rollback_file"]).exists()
+
+
+def test_refused_plan_problems_as_json_for_scripts(fake, tmp_path, capsys):
+    plan = plan_file(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 3]}, {"topic": "nope", "partition": 0, "replicas": [1, 2]}])
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-o", "json")
+    assert code == 2 and "nothing was changed" in err
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("reassign-plan-problems"))
+    assert doc["problems"] == [
+        {"index": 0, "topic": "foo", "partition": 0, "field": "replicas", "message": "broker 3 appears more than once"},
+        {"index": 1, "topic": "nope", "partition": 0, "field": "topic", "message": "unknown topic 'nope'"},
+    ]
+    assert fake.calls == []
