@@ -143,8 +143,9 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
         render.print_json(_document(request, xplan, result, dry_run=False))
     if result.failures or result.aborted:
         n = len(result.failures)
+        failed = f"{n} change{'s' if n != 1 else ''} failed" if n else ""
         raise ClusterError(
-            f"{n} change{'s' if n != 1 else ''} failed" + (f"; {result.aborted}" if result.aborted else ""),
+            "; ".join(x for x in (failed, result.aborted) if x),
             hint=f"the rollback file {request.rollback_path} holds the assignment from before this run",
         )
 

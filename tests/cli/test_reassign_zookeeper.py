@@ -3,6 +3,7 @@ mode (brokers registered in a real ZooKeeper, a controller watching /admin/reass
 Log-dir requests go to the brokers found in ZooKeeper."""
 
 import json
+import time
 
 import pytest
 
@@ -49,15 +50,16 @@ def reassign_node(zk_connect):
         zk.close()
 
 
-def advance_until(sb, pred, seconds=120):
+def advance_until(sb, pred, deadline_s=30.0):
     """Advance simulated time until ``pred(snapshot)`` holds and the controller has deleted the
-    reassign znode (it does so just after the last partition completes)."""
-    for _ in range(seconds):
-        if pred(sb.snapshot()):
-            break
-        sb.clock.advance(1)
-    assert pred(sb.snapshot())
-    sb.wait_for(lambda _: reassign_node(sb.zk_connect) is None)
+    reassign znode. The controller reacts to ZooKeeper watches in real time, so this polls
+    against a real deadline rather than counting simulated steps."""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        if pred(sb.snapshot()) and reassign_node(sb.zk_connect) is None:
+            return
+        sb.clock.advance(0.5)
+    pytest.fail(f"not settled within {deadline_s}s: {sb.snapshot().partitions}")
 
 
 def test_plain_move_writes_kafkas_znode_and_refuses_while_it_exists(zsb, tmp_path, capsys):
@@ -136,3 +138,24 @@ def test_throttles_through_config_znodes_removed_by_verify(zsb, tmp_path, capsys
     code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "--zookeeper", zsb.zk_connect)
     assert code == 0 and "Removed throttles this plan set:" in out, (out, err, reassign_node(zsb.zk_connect), zsb.snapshot().partition("foo", 0))
     zsb.wait_for(lambda s: s.topic_configs["foo"] == {} and not any(s.broker_configs.values()))
+
+
+def test_target_broker_down_is_refused(zsb, tmp_path, capsys):
+    zsb.faults.broker_stop(3)
+    zsb.wait_for(lambda s: not s.brokers[3].alive)
+    zsb.clear_requests()
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}])
+    code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--zookeeper", zsb.zk_connect)
+    assert code == 2 and "partitions[0] (foo-0) replicas[0]: unknown broker 3: not among the running brokers (0, 1, 2)" in err
+    assert zsb.mutating_requests() == [] and reassign_node(zsb.zk_connect) is None
+
+
+def test_additional_while_the_znode_exists(zsb, tmp_path, capsys):
+    first = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}], "first.json")
+    second = write_plan(tmp_path, [{"topic": "foo", "partition": 1, "replicas": [3, 2]}], "second.json")
+    assert kadmin(capsys, "reassign", "execute", "--reassignment-json-file", first, "--zookeeper", zsb.zk_connect)[0] == 0
+    # Kafka's ZooKeeper mode cannot add to a running reassignment: the node is left as it is.
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", second, "--additional",
+                            "--zookeeper", zsb.zk_connect)
+    assert code == 1 and "kadmin: error: stopped: there is an existing assignment running" in err
+    assert reassign_node(zsb.zk_connect)["partitions"] == [{"topic": "foo", "partition": 0, "replicas": [3, 1]}]
