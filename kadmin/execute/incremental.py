@@ -181,6 +181,7 @@ class _Run:
         self.batches = 0
         self.backlog: Backlog | None = None
         self.dirty = True  # something changed since the last try to start a batch
+        self.suspect: set[TopicPartition] = set()  # matched no step at the last look
 
     # --- the loop -------------------------------------------------------------------------
     def run(self) -> IncrementalResult:
@@ -198,6 +199,10 @@ class _Run:
         self.sizes = self._partition_sizes()
         self.bytes_total = sum(self._step_bytes(s) for p in self.state.partitions.values() for s in p.steps)
         self._locate(cluster.partitions, self._ongoing(), startup=True)
+        if self.suspect:  # settle it before sending anything: look once more
+            self.clock.sleep(self.poll_interval)
+            cluster = self._read(self.backend.describe_cluster)
+            self._locate(cluster.partitions, self._ongoing(), startup=True)
         self.bytes_at_start = self._bytes_done()
         self.backlog = Backlog.of({tp: p.steps[p.completed:] for tp, p in self.state.partitions.items()}, self.sizes)
 
@@ -311,6 +316,12 @@ class _Run:
             if p.done and tp not in ongoing:
                 continue
             completed, running = locate(p.steps, partitions.get(tp), ongoing.get(tp))
+            if completed is None and tp not in self.suspect:
+                # Maybe a moment between two reads; hold the partition back, look again next poll.
+                self.suspect.add(tp)
+                in_flight[tp] = self.in_flight.get(tp) or p.steps[min(p.completed, len(p.steps) - 1)]
+                continue
+            self.suspect.discard(tp)
             if completed is None:
                 raise ClusterError(
                     f"{tp} is no longer on the path of this plan: "
@@ -464,8 +475,11 @@ def locate(
 ) -> tuple[int | None, Step | None]:
     """How many ``steps`` a partition has finished, and the step it is running (if any).
 
-    A running reassignment is matched by its target; otherwise the current replicas are. (None,
-    None) when neither matches this plan's steps: someone else changed the partition.
+    A running reassignment is matched by its target; otherwise the current replicas are: a
+    point between steps, or the full replica set of a step in flight (old and new replicas
+    together, as Metadata shows them while it runs: the cluster and the list of ongoing
+    reassignments are two reads, and a step may start being listed, or stop, between them).
+    (None, None) when nothing matches this plan's steps: someone else changed the partition.
     """
     if ongoing is not None:
         target = ongoing.target
@@ -479,7 +493,14 @@ def locate(
         return None, None
     if state is None:
         return None, None
-    return resume_point(steps, state.replicas), None
+    done = resume_point(steps, state.replicas)
+    if done is not None:
+        return done, None
+    full = set(state.replicas)
+    for s in steps:
+        if full == set(s.before) | set(s.after):
+            return s.number - 1, s
+    return None, None
 
 
 def _describe_position(state: PartitionState | None, ongoing: PartitionReassignment | None) -> str:
