@@ -197,19 +197,19 @@ def plan_steps(
     at their target get no steps. Unknown partitions, and brokers listed twice, are an
     InputError naming them all.
     """
-    entries = [(a.tp, a) for a in plan.partitions]
-    states = [partitions.get(tp) for tp, _ in entries]
-    unknown = [str(tp) for (tp, _), state in zip(entries, states) if state is None]
-    if unknown:
-        raise InputError(
-            f"{len(unknown)} partition(s) of the plan do not exist in the cluster", problems=unknown
-        )
-    doubled = [f"{tp}: {list(a.replicas)}" for tp, a in entries if len(set(a.replicas)) != len(a.replicas)]
-    if doubled:
-        raise InputError(f"{len(doubled)} partition(s) list a broker twice", problems=doubled)
-    out: dict[TopicPartition, tuple[Step, ...]] = {}
-    per_topic = min_insync if not isinstance(min_insync, int) else None
     with _gc_paused():  # hundreds of thousands of small, long-lived tuples: nothing to collect
+        entries = [(a.tp, a) for a in plan.partitions]
+        states = [partitions.get(tp) for tp, _ in entries]
+        unknown = [str(tp) for (tp, _), state in zip(entries, states) if state is None]
+        if unknown:
+            raise InputError(
+                f"{len(unknown)} partition(s) of the plan do not exist in the cluster", problems=unknown
+            )
+        doubled = [f"{tp}: {list(a.replicas)}" for tp, a in entries if len(set(a.replicas)) != len(a.replicas)]
+        if doubled:
+            raise InputError(f"{len(doubled)} partition(s) list a broker twice", problems=doubled)
+        out: dict[TopicPartition, tuple[Step, ...]] = {}
+        per_topic = min_insync if not isinstance(min_insync, int) else None
         for (tp, a), state in zip(entries, states):
             m = min_insync if per_topic is None else per_topic.get(tp.topic, 1)
             sets = replica_steps(state.replicas, a.replicas, max_replicas, min_insync=m, isr=state.isr)
