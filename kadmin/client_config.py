@@ -236,6 +236,7 @@ def _ssl_context(sec: SecurityConfig):
             ctx.load_cert_chain(sec.cert_file, password=password)
     except (ssl.SSLError, OSError, ValueError) as e:
         # The library's text names the failing step, not the key material.
-        raise ConfigError(f"cannot load the PEM certificates or key: {type(e).__name__}: {getattr(e, 'reason', None) or e}") from None
+        raise ConfigError(f"cannot load the PEM certificates or key: {type(e).__name__}: {getattr(e, 'reason', None) or e}",
+                          hint="check the PEM text and, for an encrypted key, ssl.key.password") from None
     return ctx
 

@@ -18,12 +18,18 @@ _SENSITIVE = re.compile(r"password|secret|jaas|token|credential|digest|(^|\.)key
 
 
 class Secret:
-    """A value that must not be shown: its repr and str are masked; ``reveal()`` gives it."""
+    """A value that must not be shown: its repr and str are masked; ``reveal()`` gives it.
+
+    Its value is also registered for masking in log records: client libraries log their own
+    configuration at DEBUG (kafka-python's "Starting KafkaAdminClient with configuration: ...")
+    after ``reveal()`` handed them the password, and ``--debug`` shows those logs.
+    """
 
     __slots__ = ("_value",)
 
     def __init__(self, value: str):
         self._value = value
+        mask_in_logs(value)
 
     def reveal(self) -> str:
         return self._value
@@ -38,6 +44,55 @@ class Secret:
 
     def __hash__(self) -> int:
         return hash(self._value)
+
+
+_MASKED: set[str] = set()
+_LOG_MASKING = False
+
+
+def mask_in_logs(value: str) -> None:
+    """From now on, log records of this process show ``value`` (and its repr-escaped form, as
+    it appears inside a logged dict) as the mask."""
+    global _LOG_MASKING
+    if not value:
+        return
+    _MASKED.add(value)
+    escaped = repr(value)[1:-1]
+    if escaped != value:
+        _MASKED.add(escaped)
+    if not _LOG_MASKING:
+        import logging
+
+        previous = logging.getLogRecordFactory()
+
+        def factory(*args, **kwargs):
+            return _mask_record(previous(*args, **kwargs))
+
+        logging.setLogRecordFactory(factory)
+        _LOG_MASKING = True
+
+
+def mask_text(text: str) -> str:
+    """``text`` with every value registered by ``mask_in_logs`` replaced by the mask."""
+    for value in sorted(_MASKED, key=len, reverse=True):
+        if value in text:
+            text = text.replace(value, MASK)
+    return text
+
+
+def _mask_record(record):
+    try:
+        message = record.getMessage()
+    except Exception:  # a bad format string: the handler reports it as usual
+        return record
+    masked = mask_text(message)
+    if masked != message:
+        record.msg, record.args = masked, None
+    if record.exc_info and record.exc_info[1] is not None:
+        import traceback
+
+        record.exc_text = mask_text("".join(traceback.format_exception(*record.exc_info)).rstrip("\n"))
+    return record
 
 
 def is_sensitive(key: str) -> bool:
@@ -74,9 +129,13 @@ def read_properties_file(path: Path) -> dict[str, str]:
     except UnicodeDecodeError:  # Java reads .properties as ISO-8859-1
         text = raw.decode("latin-1")
     try:
-        return parse_properties(text)
+        properties = parse_properties(text)
     except ValueError as e:
         raise ConfigError(f"properties file {path}: {e}") from None
+    for key, value in properties.items():
+        if is_sensitive(key):
+            mask_in_logs(value)
+    return properties
 
 
 def parse_properties(text: str) -> dict[str, str]:
@@ -204,7 +263,9 @@ def parse_jaas_config(text: str) -> JaasLogin:
         raise ConfigError("sasl.jaas.config: expected 'LoginModule required key=\"value\" ...;'")
     module, flag = tokens[0][1], tokens[1][1].lower()
     if flag not in ("required", "requisite", "sufficient", "optional"):
-        raise ConfigError(f"sasl.jaas.config: login module flag must be required, requisite, sufficient or optional, got {flag!r}")
+        # Not quoted: a misplaced token may be the password.
+        raise ConfigError("sasl.jaas.config: the login module name must be followed by its flag: "
+                          "required, requisite, sufficient or optional")
     body = tokens[2:-1]
     if any(kind == ";" for kind, _ in body):
         raise ConfigError("sasl.jaas.config: only one login module is supported")
