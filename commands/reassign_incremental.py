@@ -59,7 +59,7 @@ class IncrementalLines(IncrementalReporter):
 def _progress_line(p) -> str:
     from kadmin.units import format_duration, format_size
 
-    eta = f", ETA {format_duration(p.eta_seconds)}" if p.eta_seconds is not None else ""
+    eta = f", ETA {format_duration(p.eta_seconds)}" if p.eta_seconds is not None and p.steps_done < p.steps_total else ""
     return (f"{p.step_label}, {len(p.in_flight)} running, {format_size(p.bytes_done)} of "
             f"{format_size(p.bytes_total)} copied{eta}")
 
@@ -80,7 +80,8 @@ def run(cluster, output, plan_file, throttle, additional, dry_run, rollback_file
     from kadmin.plan.reassignment_file import read_reassignment, write_reassignment
     from kadmin.plan.steps import plan_steps
     from kadmin.throttle_records import plan_id
-    from kadmin.units import parse_duration, parse_rate
+    from kadmin.config import parse_timeout
+    from kadmin.units import parse_rate
 
     limits.validate()
     parsed = read_reassignment(plan_file)
@@ -95,7 +96,7 @@ def run(cluster, output, plan_file, throttle, additional, dry_run, rollback_file
         parsed=parsed, plan_id=pid,
         rollback_path=str(rollback_file or default_rollback_path(plan_file, utc_now())),
         plan_file=str(Path(plan_file).resolve()), additional=additional or resuming,
-        timeout=parse_duration(cluster.timeout) if cluster.timeout else 10.0,
+        timeout=parse_timeout(cluster.timeout) if cluster.timeout else 10.0,
         allow_replication_factor_change=allow_rf_change,
     )
     with open_cluster(cluster, read_only=dry_run) as backend:
