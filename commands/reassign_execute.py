@@ -75,7 +75,8 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
     from kadmin.plan.reassignment_file import read_reassignment, write_reassignment
     from kadmin.plan.validate import PlanProblems
     from kadmin.throttle_records import plan_id, who
-    from kadmin.units import parse_duration, parse_rate
+    from kadmin.config import parse_timeout
+    from kadmin.units import parse_rate
 
     from kadmin.commands import render
     from kadmin.commands.render_reassign import LineReporter, print_plan_of_changes
@@ -89,7 +90,7 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
         additional=additional,
         throttle=parse_rate(throttle) if throttle is not None else None,
         log_dir_throttle=parse_rate(log_dir_throttle) if log_dir_throttle is not None else None,
-        timeout=parse_duration(cluster.timeout) if cluster.timeout else 10.0,
+        timeout=parse_timeout(cluster.timeout) if cluster.timeout else 10.0,
         allow_replication_factor_change=allow_replication_factor_change,
     )
     if not dry_run and Path(request.rollback_path).exists():

@@ -89,6 +89,11 @@ def parse_timeout(value: str | float | int, where: str = "--timeout") -> float:
 
     if isinstance(value, bool):
         raise UsageError(f"{where}: expected a duration such as 30s, got {value!r}")
+    if isinstance(value, str) and value.strip().isdigit():
+        # Kafka's kafka-reassign-partitions.sh reads `--timeout 10000` as milliseconds; reading it
+        # as seconds would turn a ported script's 10 s into hours. Ask for the unit instead.
+        raise UsageError(f"{where}: {value.strip()} has no unit: write {value.strip()}ms (as Kafka's tool "
+                         f"meant it) or {value.strip()}s")
     try:
         seconds = parse_duration(value)
     except InputError:

@@ -237,7 +237,7 @@ def test_broken_toml_is_a_config_error(tmp_path):
         resolve_connection(cluster="a", env={}, config_path=path)
 
 
-@pytest.mark.parametrize("text, seconds", [("30s", 30.0), ("500ms", 0.5), ("2m", 120.0), ("1h", 3600.0), ("10", 10.0), (2.5, 2.5)])
+@pytest.mark.parametrize("text, seconds", [("30s", 30.0), ("500ms", 0.5), ("2m", 120.0), ("1h", 3600.0), (10, 10.0), (2.5, 2.5)])
 def test_timeout_units(text, seconds):
     assert parse_timeout(text) == seconds
 
@@ -246,6 +246,12 @@ def test_timeout_units(text, seconds):
 def test_bad_timeout_is_a_usage_error(text):
     with pytest.raises(UsageError, match="--timeout"):
         parse_timeout(text)
+
+
+def test_a_unitless_timeout_from_kafkas_tool_asks_for_the_unit():
+    # kafka-reassign-partitions.sh --timeout 10000 meant 10 seconds (milliseconds), not hours.
+    with pytest.raises(UsageError, match="10000ms"):
+        parse_timeout("10000")
 
 
 # --- mapping to the client libraries -------------------------------------------------------
