@@ -1,8 +1,8 @@
 """The fleet reports on Spark.
 
 Rows become DataFrames with the schemas of ``tables.py``:
-- ``log-dirs describe`` results are read by Spark's own JSON reader (parsed in the JVM, in
-  parallel, one task per file), then exploded to directories and replicas;
+- ``log-dirs describe`` results are parsed by pyarrow in Spark tasks (one per file, handed to
+  the JVM as Arrow batches through ``mapInArrow``; see ``arrow.py``), cached once;
 - everything else (reassign and throttle results, live collection) comes from Python tasks:
   one per file, or one per cluster and then one per broker for live collection.
 
@@ -23,7 +23,7 @@ from typing import Any, Iterator, Mapping
 
 from kadmin.fleet import local, tables as t
 from kadmin.fleet.report import Report
-from kadmin.fleet.rows import BAD_LOG_DIRS, Rows, empty_rows
+from kadmin.fleet.rows import Rows, empty_rows
 
 DEFAULT_MASTER = "local[*]"
 # Small by default: the driver only collects report rows; executors do the work.
@@ -47,7 +47,8 @@ def require_pyspark() -> None:
 
     from kadmin.errors import UsageError
 
-    for module in ("pyspark", "pyarrow"):
+    # pandas: pyspark's Arrow exchange (mapInArrow) insists on it, although no pandas code runs.
+    for module in ("pyspark", "pyarrow", "pandas"):
         if importlib.util.find_spec(module) is None:
             raise UsageError(f"--spark needs {module}, which is not installed", hint=INSTALL_HINT)
 
@@ -91,32 +92,6 @@ def struct(columns: t.Columns):
     return T.StructType([T.StructField(name, simple[kind], True) for name, kind in columns])
 
 
-def _log_dirs_document_schema():
-    """The part of schemas/log-dirs-describe.json the reports read (plus an optional cluster)."""
-    from pyspark.sql import types as T
-
-    replica = T.StructType([
-        T.StructField("topic", T.StringType()), T.StructField("partition", T.IntegerType()),
-        T.StructField("size", T.LongType()), T.StructField("offset_lag", T.LongType()),
-        T.StructField("is_future", T.BooleanType()),
-    ])
-    log_dir = T.StructType([
-        T.StructField("path", T.StringType()), T.StructField("status", T.StringType()),
-        T.StructField("error", T.StringType()), T.StructField("used_bytes", T.LongType()),
-        T.StructField("total_bytes", T.LongType()), T.StructField("usable_bytes", T.LongType()),
-        T.StructField("replica_count", T.IntegerType()),
-        T.StructField("future_replica_count", T.IntegerType()),
-        T.StructField("replicas", T.ArrayType(replica)),
-    ])
-    broker = T.StructType([
-        T.StructField("broker", T.IntegerType()), T.StructField("rack", T.StringType()),
-        T.StructField("error", T.StringType()), T.StructField("log_dirs", T.ArrayType(log_dir)),
-    ])
-    return T.StructType([
-        T.StructField("cluster", T.StringType()), T.StructField("brokers", T.ArrayType(broker)),
-    ])
-
-
 # ---- loading ---------------------------------------------------------------------------------
 
 
@@ -153,8 +128,9 @@ def _tag(rows: Rows) -> list[tuple[str, tuple]]:
 
 
 def frames_from_files(spark, files: list, kind: str) -> Frames:
-    """``--from DIR``: log-dirs results through Spark's JSON reader, the rest through Python
+    """``--from DIR``: log-dirs results through pyarrow in Spark tasks, the rest through Python
     tasks (one per file)."""
+    from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     from kadmin.fleet.files import read_rows
@@ -170,53 +146,24 @@ def frames_from_files(spark, files: list, kind: str) -> Frames:
     if not log_files:
         return frames
 
-    docs = (
-        spark.read.schema(_log_dirs_document_schema())
-        .option("multiLine", True).option("mode", "PERMISSIVE")
-        .json([f.path for f in log_files])
-        .withColumn("file", F.col("_metadata.file_name"))
+    # One task per file: pyarrow parses it and flattens it to tagged rows (kadmin/fleet/arrow.py);
+    # cached once, then split into the tables.
+    from kadmin.fleet.arrow import TAGGED, read_batches
+
+    paths = sc.parallelize([(f.path, f.cluster, f.name) for f in log_files], len(log_files)).toDF(
+        "path string, stem string, name string"
     )
-    stems = spark.createDataFrame([(f.name, f.cluster) for f in log_files], "file string, stem string")
-    docs = docs.join(F.broadcast(stems), "file", "left").withColumn("cluster", F.coalesce("cluster", "stem"))
-    bad = docs.filter(F.col("brokers").isNull()).select(
-        "cluster", F.lit(None).cast("int").alias("broker"), F.col("file").alias("source"),
-        F.lit(BAD_LOG_DIRS).alias("error"),
-    )
-    good = docs.filter(F.col("brokers").isNotNull())
-    clusters = good.select("cluster", F.lit("log-dirs").alias("kind"), F.col("file").alias("source"))
-    brokers = good.select("cluster", "file", F.explode("brokers").alias("b"))
-    broker_errors = brokers.filter(F.col("b.error").isNotNull() & (F.col("b.error") != "")).select(
-        "cluster", F.col("b.broker").alias("broker"), F.col("file").alias("source"), F.col("b.error").alias("error"),
-    )
-    dirs = brokers.select(
-        "cluster", F.col("b.broker").alias("broker"), F.col("b.rack").alias("rack"), F.explode("b.log_dirs").alias("d")
-    )
-    reps = F.col("d.replicas")
-    zero = F.lit(0).cast("long")
-    log_dirs = dirs.select(
-        "cluster", "broker", "rack", F.col("d.path").alias("path"),
-        F.coalesce("d.status", F.when(F.col("d.error").isNotNull(), "offline").otherwise("online")).alias("status"),
-        F.col("d.error").alias("error"),
-        F.coalesce("d.used_bytes", F.aggregate(F.coalesce(reps, F.array()), zero, lambda acc, r: acc + r.size)).alias("used_bytes"),
-        F.col("d.total_bytes").alias("total_bytes"), F.col("d.usable_bytes").alias("usable_bytes"),
-        F.coalesce("d.replica_count", F.size(F.filter(F.coalesce(reps, F.array()), lambda r: ~F.coalesce(r.is_future, F.lit(False))))).alias("replica_count"),
-        F.coalesce("d.future_replica_count", F.size(F.filter(F.coalesce(reps, F.array()), lambda r: F.coalesce(r.is_future, F.lit(False))))).alias("future_replica_count"),
-    )
-    replicas = dirs.select("cluster", "broker", F.col("d.path").alias("path"), F.explode("d.replicas").alias("r")).select(
-        "cluster", "broker", "path", F.col("r.topic").alias("topic"), F.col("r.partition").alias("partition"),
-        F.col("r.size").alias("size"), F.coalesce("r.offset_lag", zero).alias("offset_lag"),
-        F.coalesce("r.is_future", F.lit(False)).alias("is_future"),
-    )
+    tagged = paths.mapInArrow(read_batches, struct(TAGGED)).persist(StorageLevel.MEMORY_AND_DISK)
+    tag = F.col("tag")
+    clusters = tagged.filter(tag == "c").select("cluster", F.col("status").alias("kind"), "source")
+    errors = tagged.filter(tag == "e").select(*t.column_names(t.ERRORS))
+    log_dirs = tagged.filter(tag == "d").select(*t.column_names(t.LOG_DIRS))
+    replicas = tagged.filter(tag == "r").select(*t.column_names(t.REPLICAS))
     out = dict(frames.frames)
     out["clusters"] = out["clusters"].unionByName(clusters)
-    out["errors"] = out["errors"].unionByName(bad).unionByName(broker_errors)
+    out["errors"] = out["errors"].unionByName(errors)
     out["log_dirs"] = out["log_dirs"].unionByName(log_dirs)
     out["replicas"] = out["replicas"].unionByName(replicas)
-    # Every report reads these; without a cache each one would parse the files again.
-    from pyspark import StorageLevel
-
-    for name in ("log_dirs", "replicas", "errors"):
-        out[name] = out[name].persist(StorageLevel.MEMORY_AND_DISK)
     return Frames(spark, out)
 
 
@@ -307,7 +254,10 @@ def log_dirs_reports(frames: Frames, top: int = local.DEFAULT_TOP) -> list[Repor
 
     keys = ["cluster", "broker", "topic", "partition"]
     futures = replicas.filter(F.col("is_future"))
-    current = replicas.filter(~F.col("is_future")).select(
+    # Only the few partitions with a future replica: a broadcast semi-join, no shuffle of every replica.
+    current = replicas.filter(~F.col("is_future")).join(
+        F.broadcast(futures.select(*keys).distinct()), keys, "left_semi"
+    ).select(
         *keys, F.col("path").alias("source_path"), F.col("size").alias("source_size")
     )
     moves = futures.join(current, keys, "left").select(

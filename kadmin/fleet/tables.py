@@ -215,7 +215,7 @@ UNAVAILABLE_DIRS = ReportSpec(
 )
 
 REASSIGNMENT_STATUS = ReportSpec(
-    "reassignments",
+    "reassignment_status",
     "Ongoing reassignments, those that have not progressed first",
     (
         ("cluster", "string"),
@@ -248,7 +248,7 @@ REASSIGNMENT_SUMMARY = ReportSpec(
 )
 
 THROTTLE_STATE = ReportSpec(
-    "throttles",
+    "throttle_state",
     "Throttles, leftover and stale ones first",
     (
         ("cluster", "string"),

@@ -72,7 +72,7 @@ def test_offline_cordoned_and_unreadable(log_dirs_reports):
 def test_reassignments_that_have_not_progressed_come_first(tmp_path):
     reports = by_name(build_reports(FleetRequest("reassign", from_dir=str(fx.reassign_fleet(tmp_path)))))
     rows = [(r["topic"], r["partition"], r["status"], r["progressed"], r["source_size"], r["adding_size"])
-            for r in reports["reassignments"]]
+            for r in reports["reassignment_status"]]
     assert rows == [
         ("logs", 0, "target broker unreachable", False, 9 * GB, None),
         ("orders", 1, "not started", False, 2 * GB, 0),
@@ -86,7 +86,7 @@ def test_reassignments_that_have_not_progressed_come_first(tmp_path):
 
 def test_leftover_and_stale_throttles(tmp_path):
     reports = by_name(build_reports(FleetRequest("throttle", from_dir=str(fx.throttle_fleet(tmp_path)))))
-    states = {(r["cluster"], r["entity"], r["config"].split(".")[0]): r["state"] for r in reports["throttles"]}
+    states = {(r["cluster"], r["entity"], r["config"].split(".")[0]): r["state"] for r in reports["throttle_state"]}
     assert states == {
         ("west", "5", "leader"): "leftover",  # nothing moves in west
         ("east", "6", "follower"): "stale",  # broker 6 takes part in no reassignment
@@ -96,7 +96,7 @@ def test_leftover_and_stale_throttles(tmp_path):
         ("east", "1", "replica"): "needed",  # broker 1 has a future replica
         ("east", "orders", "leader"): "needed",
     }
-    assert reports["throttles"][0]["state"] == "leftover"
+    assert reports["throttle_state"][0]["state"] == "leftover"
     summary = {r["cluster"]: (r["throttles"], r["needed"], r["stale"], r["leftover"]) for r in reports["throttle_summary"]}
     assert summary == {"east": (5, 3, 2, 0), "west": (1, 0, 0, 1), "north": (1, 0, 1, 0)}
 

@@ -72,4 +72,4 @@ def test_live_fleet_with_an_unreachable_cluster(spark, tmp_path):
     opener = FakeOpener({"east": (fx.EAST_MORE, fx.REASSIGN_EAST["reassignments"]), "west": (fx.WEST, [])}, dead=("gone",))
     live = build_reports(FleetRequest("reassign", spark=True, spark_master=MASTER, fleet=fleet), opener=opener)
     files = build_reports(FleetRequest("reassign", from_dir=str(fx.reassign_fleet(tmp_path / "r"))))
-    assert live[1].name == "reassignments" and live[1].rows == files[1].rows
+    assert live[1].name == "reassignment_status" and live[1].rows == files[1].rows

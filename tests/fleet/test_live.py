@@ -1,0 +1,51 @@
+"""A live --fleet report over two sandboxes and a cluster that is not there (a closed
+loopback port): both engines, the same rows, the dead cluster reported, the rest intact."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from kadmin.fleet.run import FleetRequest, build_reports
+from tests.fleet.conftest import MASTER
+
+MiB = 2**20
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]  # closed again on return: nothing listens there
+
+
+@pytest.fixture
+def fleet(sandbox_factory, tmp_path):
+    east = sandbox_factory(brokers=3, log_dirs=2, racks=3)
+    east.create_topic("orders", assignment={0: [0, 1], 1: [1, 2], 2: [2, 0]}, size_bytes=8 * MiB)
+    west = sandbox_factory(brokers=2, log_dirs=3)
+    west.create_topic("clicks", assignment={0: [0, 1], 1: [1, 0]}, size_bytes=3 * MiB)
+    path = tmp_path / "fleet.toml"
+    path.write_text(
+        f'timeout = "3s"\n'
+        f'[[clusters]]\nname = "east"\nbootstrap_server = "{east.bootstrap}"\n'
+        f'[[clusters]]\nname = "gone"\nbootstrap_server = "127.0.0.1:{closed_port()}"\n'
+        f'[[clusters]]\nname = "west"\nbootstrap_server = "{west.bootstrap}"\n'
+    )
+    return str(path)
+
+
+@pytest.mark.spark
+def test_live_fleet_on_spark_and_plain_python(spark, fleet):
+    local = build_reports(FleetRequest("log-dirs", fleet=fleet))
+    on_spark = build_reports(FleetRequest("log-dirs", spark=True, spark_master=MASTER, fleet=fleet))
+    assert [r.rows for r in on_spark] == [r.rows for r in local]
+    by = {r.name: r.records() for r in on_spark}
+    usage = {r["cluster"]: r for r in by["cluster_usage"]}
+    assert set(usage) == {"east", "west"}
+    assert (usage["east"]["brokers"], usage["east"]["dirs"], usage["east"]["replicas"]) == (3, 6, 6)
+    assert (usage["west"]["brokers"], usage["west"]["dirs"], usage["west"]["replicas"]) == (2, 6, 4)
+    assert usage["east"]["used_bytes"] == 6 * 8 * MiB and usage["west"]["used_bytes"] == 4 * 3 * MiB
+    assert [(r["cluster"], r["broker"], r["source"]) for r in by["unreachable"]] == [("gone", None, "live")]
+    largest = [r for r in by["largest_partitions"] if r["cluster"] == "east"]
+    assert {(r["topic"], r["size"]) for r in largest} == {("orders", 8 * MiB)} and len(largest) == 6
