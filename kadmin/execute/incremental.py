@@ -239,7 +239,14 @@ class _Run:
                     f"the state file {self.path} belongs to another plan",
                     hint="pass another --state-file, or remove that file to start over",
                 )
-            state = replace(state, runs=state.runs + 1, limits=self.limits, finished=False)
+            if state.limits.max_parallel_replicas != self.limits.max_parallel_replicas:
+                self.reporter.note(
+                    f"the steps were planned with --max-parallel-replicas {state.limits.max_parallel_replicas} "
+                    "when this run began and are kept; the other limits apply from now on"
+                )
+            # The state keeps the R the steps were planned with; the other limits are this run's.
+            limits = replace(self.limits, max_parallel_replicas=state.limits.max_parallel_replicas)
+            state = replace(state, runs=state.runs + 1, limits=limits, finished=False)
             self.state = state
             self._save()
             return state, True

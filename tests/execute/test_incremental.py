@@ -379,3 +379,18 @@ def test_locate_reads_a_step_in_flight_from_the_full_replica_set():
     assert at((3, 4, 2, 1)) == (2, steps[2])
     assert at((3, 4, 2, 1), PartitionReassignment("foo", 0, (3, 4, 2, 1), (4,), (1,))) == (2, steps[2])
     assert at((5, 1)) == (None, None)
+
+
+def test_resume_keeps_the_planned_steps_and_takes_the_new_limits(tmp_path):
+    current, target = many(6)
+    fake = FakeBackend(range(6), current)
+    path = tmp_path / "s.json"
+    with pytest.raises(KeyboardInterrupt):
+        run_incremental(fake, plan_of(target), Limits(max_parallel_partitions=1), path, Recorder(stop_after_batch=1), FakeClock(fake))
+    rec = Recorder()
+    run_incremental(fake, plan_of(target), Limits(max_parallel_replicas=2, max_parallel_partitions=2), path, rec, FakeClock(fake))
+    assert any("planned with --max-parallel-replicas 1" in n for n in rec.notes)
+    for tp, seq in submitted_sequences(fake).items():
+        assert seq == [s.after for s in partition_steps(tp, current[tp], target[tp], 1)]
+    assert fake.peaks["partitions"] <= 2
+    assert state_file.load(path).limits == Limits(max_parallel_replicas=1, max_parallel_partitions=2)
