@@ -235,6 +235,8 @@ def load_profiles(path: Path, required: bool = False) -> dict[str, Any]:
         data = tomllib.loads(path.read_text("utf-8"))
     except OSError as e:
         raise ConfigError(f"cannot read profile file {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:  # TOML is UTF-8 by definition
+        raise ConfigError(f"profile file {path} is not valid TOML: not UTF-8 text (byte {e.start})") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"profile file {path} is not valid TOML: {e}") from None
     problems = validate_profiles(data)

@@ -30,6 +30,8 @@ def load_inventory(path: str | Path) -> list[dict[str, Any]]:
         text = p.read_text("utf-8")
     except OSError as e:
         raise InputError(f"--fleet {path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:  # TOML is UTF-8 by definition
+        raise InputError(f"--fleet {path}: not valid TOML: not UTF-8 text (byte {e.start})") from None
     try:
         import tomllib
     except ModuleNotFoundError:  # pragma: no cover - Python 3.10

@@ -181,10 +181,9 @@ def parse_reassignment(text: str) -> ParsedPlan:
 
 
 def _parse_reassignment(text: str) -> ParsedPlan:
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputError(f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    from kadmin.plan.json_text import load_json
+
+    doc = load_json(text)
     if not isinstance(doc, dict):
         raise InputError(f'must be a JSON object with "version" and "partitions", not {_kind(doc)}')
     problems: list[Problem] = []

@@ -4,7 +4,6 @@ every problem is reported at once, each naming its place (``topics[2].topic``)."
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from kadmin.errors import InputError
@@ -12,10 +11,9 @@ from kadmin.errors import InputError
 
 def parse_topics_to_move(text: str, source: str = "topics file") -> list[str]:
     """The topic names, in file order. InputError lists every problem with its place."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputError(f"{source}: not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    from kadmin.plan.json_text import load_json
+
+    data = load_json(text, source)
     problems = schema_problems(data)
     if problems:
         raise InputError(f"{source}: does not match the topics-to-move format", problems,

@@ -1,0 +1,23 @@
+"""``json.loads`` for the JSON files operators hand kadmin (plans, topic lists): every way the
+text can fail to load is an InputError, not only a syntax error. Python's decoder also raises
+ValueError for integers longer than its digit limit and RecursionError for deep nesting."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kadmin.errors import InputError
+
+
+def load_json(text: str, source: str = "") -> Any:
+    """The parsed document; InputError "[<source>: ]not valid JSON: ..." saying where or why."""
+    where = f"{source}: " if source else ""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{where}not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    except ValueError:  # Python's int digit limit (sys.get_int_max_str_digits)
+        raise InputError(f"{where}not valid JSON: a number has too many digits") from None
+    except RecursionError:
+        raise InputError(f"{where}not valid JSON: arrays or objects nested too deeply") from None
