@@ -21,7 +21,7 @@ from kadmin.fleet.rows import (
     error_rows,
     merge_rows,
     reassignment_rows,
-    throttle_config_rows,
+    throttle_document_rows,
 )
 
 Opener = Callable[[Mapping[str, Any]], Any]
@@ -70,10 +70,11 @@ def cluster_task(entry: Mapping[str, Any], kind: str, opener: Opener | None = No
         brokers = backend.describe_brokers()
         parts = [empty_rows()]
         racks = {b: brokers[b].rack for b in brokers}
-        if kind in ("reassign", "throttle"):
+        if kind == "reassign":
             parts.append(reassignment_rows(name, backend.list_partition_reassignments().values()))
         if kind == "throttle":
-            parts.append(throttle_config_rows(name, backend.describe_configs(_throttle_resources(backend, brokers))))
+            parts.append(throttle_document_rows(name, "live", throttle_show(backend)))
+            return [], merge_rows(parts)  # throttle show reads the log dirs itself
         return [(b, racks[b]) for b in sorted(brokers)], merge_rows(parts)
     except Exception as e:  # noqa: BLE001
         return [], error_rows(name, None, "live", _describe(e))
@@ -81,13 +82,24 @@ def cluster_task(entry: Mapping[str, Any], kind: str, opener: Opener | None = No
         _close(backend)
 
 
-def _throttle_resources(backend, brokers) -> list:
-    from kadmin.model import ConfigResource, ConfigResourceType
+def throttle_show(backend) -> dict:
+    """What ``throttle show --output json`` says of this cluster (the parts the reports read):
+    the same library calls, so stale means the same thing in both."""
+    from kadmin.plan.throttles import throttle_items
+    from kadmin.throttle_records import open_record_store, read_throttle_state
 
-    resources = [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in sorted(brokers)]
-    resources.append(ConfigResource(ConfigResourceType.BROKER, ""))
-    resources += [ConfigResource(ConfigResourceType.TOPIC, t) for t in backend.describe_cluster().topics]
-    return resources
+    state = read_throttle_state(backend, open_record_store(backend))
+    items = throttle_items(state.current, state.needs, state.records.values())
+    return {
+        "throttles": [
+            {"kind": i.kind, "resource": i.resource, "config": i.config, "value": i.value,
+             "plan_ids": list(i.plan_ids), "stale": i.stale}
+            for i in items
+        ],
+        "reassigning_partitions": len(state.ongoing),
+        "log_dir_moving_brokers": sorted(state.needs.log_dir_brokers),
+        "log_dir_moves_known": state.log_dirs_known,
+    }
 
 
 def broker_task(

@@ -164,10 +164,13 @@ def _entity_throttles(cluster: str, resource: str, item: Mapping) -> list[tuple]
 
 
 def throttle_document_rows(cluster: str, source: str, doc: Any) -> Rows:
-    """Rows of a ``throttle show --output json`` result.
+    """Rows of a ``throttle show --output json`` result (schemas/throttle-show-result.json:
+    ``throttles`` of {kind, resource, config, value, plan_ids, stale, ...}).
 
-    Accepted shapes: a flat ``throttles`` list of {resource, entity, config, value, plan, stale},
+    Also accepted: a flat ``throttles`` list of {resource, entity, config, value, plan, stale},
     or ``brokers`` and ``topics`` lists whose entries carry their configs as a mapping or a list.
+    A result saying no reassignment and no log-dir move runs marks the cluster's moves as
+    known (a "reassign" row in ``clusters``), so its throttles count as leftover.
     """
     if not isinstance(doc, Mapping):
         raise ShapeError("not a throttle show result: not an object")
@@ -175,10 +178,19 @@ def throttle_document_rows(cluster: str, source: str, doc: Any) -> Rows:
     out = rows["throttles"]
     if isinstance(doc.get("throttles"), list):
         for t in doc["throttles"]:
+            if "kind" in t:  # kadmin's own shape
+                resource = "broker" if t["kind"] == "broker_rate" else "topic"
+                plan = ",".join(t.get("plan_ids") or ()) or None
+                out.append(_throttle_row(cluster, resource, t["resource"], t["config"], t.get("value"), plan,
+                                         t.get("stale")))
+                continue
             resource = t.get("resource", t.get("type"))
             entity = t.get("entity", t.get("broker", t.get("topic", t.get("name"))))
             out.append(_throttle_row(cluster, str(resource), entity, t.get("config"), t.get("value"),
                                      t.get("plan"), t.get("stale")))
+        if (doc.get("reassigning_partitions") == 0 and not doc.get("log_dir_moving_brokers")
+                and doc.get("log_dir_moves_known") is True):
+            rows["clusters"].append((cluster, REASSIGN_KIND, source))
     elif isinstance(doc.get("brokers"), list) or isinstance(doc.get("topics"), list):
         for item in doc.get("brokers") or ():
             out.extend(_entity_throttles(cluster, "broker", item))
@@ -241,26 +253,4 @@ def reassignment_rows(cluster: str, reassignments: Iterable[Any]) -> Rows:
         rows["reassignments"].append(
             (cluster, r.topic, r.partition, list(r.replicas), list(r.adding), list(r.removing))
         )
-    return rows
-
-
-def throttle_config_rows(cluster: str, configs: Mapping[Any, Mapping[str, Any]]) -> Rows:
-    """Throttle rows from DescribeConfigs results (``ConfigResource`` -> name -> ``ConfigEntry``).
-
-    Only throttle configs that are set count; who set them (a kadmin plan) is not known here,
-    so ``plan`` and ``stale`` stay null and the report works staleness out from the moves.
-    """
-    from kadmin.model import BROKER_THROTTLE_CONFIGS, TOPIC_THROTTLE_CONFIGS, ConfigSource
-
-    rows = empty_rows()
-    rows["clusters"].append((cluster, THROTTLE_KIND, "live"))
-    for resource in sorted(configs):
-        entries = configs[resource]
-        names = BROKER_THROTTLE_CONFIGS if resource.type.value == "broker" else TOPIC_THROTTLE_CONFIGS
-        for name in names:
-            entry = entries.get(name)
-            if entry is None or entry.value in (None, "") or entry.source == ConfigSource.DEFAULT:
-                continue
-            entity = resource.name if resource.name != "" else "<default>"
-            rows["throttles"].append(_throttle_row(cluster, resource.type.value, entity, name, entry.value))
     return rows

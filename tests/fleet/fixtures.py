@@ -61,7 +61,7 @@ WEST = log_dirs_doc(
 # logs-1 -> broker 4, whose directories were not read: unknown.
 REASSIGN_EAST = {"reassignments": [
     {"topic": "orders", "partition": 1, "replicas": [2, 3, 1], "adding": [3], "removing": [1]},
-    {"topic": "logs", "partition": 0, "replicas": [1, 2, 9], "adding_replicas": [9], "removing_replicas": [2]},
+    {"topic": "logs", "partition": 0, "replicas": [1, 2, 9], "adding": [9], "removing": [2]},
     {"topic": "orders", "partition": 0, "replicas": [1, 3], "adding": [3], "removing": []},
     {"topic": "logs", "partition": 1, "replicas": [4], "adding": [4], "removing": []},
 ]}
@@ -79,6 +79,15 @@ THROTTLE_EAST = {"throttles": [
     {"resource": "topic", "entity": "orders", "config": "leader.replication.throttled.replicas", "value": "1:1,1:2"},
     {"resource": "topic", "entity": "clicks", "config": "follower.replication.throttled.replicas", "value": "3:5"},
 ]}
+
+# schemas/throttle-show-result.json, from a cluster where nothing moves
+THROTTLE_SOUTH = {
+    "version": 1,
+    "throttles": [{"kind": "topic_replicas", "resource": "orders", "config": "leader.replication.throttled.replicas",
+                   "value": "0:1,0:2", "set_by_kadmin": True, "plan_ids": ["3f2a9c0d1e2b4a5c"], "needed": False,
+                   "stale": True, "unneeded_entries": ["0:1", "0:2"]}],
+    "records": [], "reassigning_partitions": 0, "log_dir_moving_brokers": [], "log_dir_moves_known": True,
+}
 
 THROTTLE_WEST = {"brokers": [{"broker": 5, "configs": {"leader.replication.throttled.rate": "9"}}], "topics": []}
 REASSIGN_WEST = {"reassignments": []}
@@ -107,4 +116,5 @@ def throttle_fleet(directory: Path) -> Path:
         "west.json": THROTTLE_WEST, "west.reassign-list.json": REASSIGN_WEST,
         "north.json": {"throttles": [{"resource": "broker", "entity": "1", "config": "leader.replication.throttled.rate",
                                       "value": "5", "stale": True}]},
+        "south.json": THROTTLE_SOUTH,
     })

@@ -50,7 +50,7 @@ def test_result_files_by_name(tmp_path):
     fx.throttle_fleet(tmp_path)
     files = {(f.cluster, f.kind) for f in discover(tmp_path, "throttle")}
     assert files == {("east", "throttle"), ("east", "reassign"), ("east", "log-dirs"), ("west", "throttle"),
-                     ("west", "reassign"), ("north", "throttle")}
+                     ("west", "reassign"), ("north", "throttle"), ("south", "throttle")}
 
 
 def test_cluster_key_overrides_file_name():
@@ -66,6 +66,29 @@ def test_cluster_key_overrides_file_name():
 def test_throttle_shapes_accepted(doc):
     rows = document_rows("throttle", "c", "c.json", doc)
     assert rows["throttles"] == [("c", "broker", "5", "leader.replication.throttled.rate", "9", None, None)]
+
+
+def test_throttle_show_schema_shape(tmp_path):
+    import jsonschema
+
+    from kadmin.schemas import load
+
+    jsonschema.validate(fx.THROTTLE_SOUTH, load("throttle-show-result"))
+    rows = document_rows("throttle", "south", "south.json", fx.THROTTLE_SOUTH)
+    assert rows["throttles"] == [("south", "topic", "orders", "leader.replication.throttled.replicas", "0:1,0:2",
+                                  "3f2a9c0d1e2b4a5c", True)]
+    assert ("south", "reassign", "south.json") in rows["clusters"]  # nothing moves: known
+
+
+def test_reassign_list_schema_shape():
+    import jsonschema
+
+    from kadmin.schemas import load
+
+    jsonschema.validate(dict(fx.REASSIGN_EAST, version=1), load("reassign-list-result"))
+    other_spelling = [{"topic": "t", "partition": 1, "replicas": [1, 2], "adding_replicas": [2], "removing_replicas": [1]}]
+    rows = document_rows("reassign", "c", "c.json", {"partitions": other_spelling})
+    assert rows["reassignments"] == [("c", "t", 1, [1, 2], [2], [1])]
 
 
 def test_wrong_shape_is_an_error_row_not_a_crash():

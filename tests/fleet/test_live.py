@@ -49,3 +49,31 @@ def test_live_fleet_on_spark_and_plain_python(spark, fleet):
     assert [(r["cluster"], r["broker"], r["source"]) for r in by["unreachable"]] == [("gone", None, "live")]
     largest = [r for r in by["largest_partitions"] if r["cluster"] == "east"]
     assert {(r["topic"], r["size"]) for r in largest} == {("orders", 8 * MiB)} and len(largest) == 6
+
+
+def test_live_leftover_throttle_and_reassignments(fleet):
+    """A throttle left on a cluster where nothing moves is leftover; the dead cluster is
+    reported by every report; reassign list runs over the same inventory."""
+    import tomllib
+
+    from kadmin.backends import open_backend
+    from kadmin.config import ConnectionSettings
+    from kadmin.model import AlterOp, ConfigChange, ConfigResource, ConfigResourceType
+
+    with open(fleet, "rb") as f:
+        west = next(c for c in tomllib.load(f)["clusters"] if c["name"] == "west")
+    backend = open_backend(ConnectionSettings(bootstrap_servers=west["bootstrap_server"]), read_only=False)
+    try:
+        backend.incremental_alter_configs([ConfigChange(
+            ConfigResource(ConfigResourceType.BROKER, "1"), "leader.replication.throttled.rate", AlterOp.SET, "1000000")])
+    finally:
+        backend.close()
+
+    throttles = {r.name: r.records() for r in build_reports(FleetRequest("throttle", fleet=fleet))}
+    assert [(r["cluster"], r["resource"], r["entity"], r["state"]) for r in throttles["throttle_state"]] == [
+        ("west", "broker", "1", "leftover"),
+    ]
+    assert [r["cluster"] for r in throttles["unreachable"]] == ["gone"]
+
+    reassign = {r.name: r.records() for r in build_reports(FleetRequest("reassign", fleet=fleet))}
+    assert reassign["reassignment_status"] == [] and [r["cluster"] for r in reassign["unreachable"]] == ["gone"]

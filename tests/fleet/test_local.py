@@ -92,13 +92,16 @@ def test_leftover_and_stale_throttles(tmp_path):
         ("east", "6", "follower"): "stale",  # broker 6 takes part in no reassignment
         ("east", "clicks", "follower"): "stale",  # clicks is not moving
         ("north", "1", "leader"): "stale",  # the source said so
+        ("south", "orders", "leader"): "leftover",  # throttle show said nothing moves there
         ("east", "2", "leader"): "needed",
         ("east", "1", "replica"): "needed",  # broker 1 has a future replica
         ("east", "orders", "leader"): "needed",
     }
     assert reports["throttle_state"][0]["state"] == "leftover"
     summary = {r["cluster"]: (r["throttles"], r["needed"], r["stale"], r["leftover"]) for r in reports["throttle_summary"]}
-    assert summary == {"east": (5, 3, 2, 0), "west": (1, 0, 0, 1), "north": (1, 0, 1, 0)}
+    assert summary == {"east": (5, 3, 2, 0), "west": (1, 0, 0, 1), "north": (1, 0, 1, 0), "south": (1, 0, 0, 1)}
+    south = [r for r in reports["throttle_state"] if r["cluster"] == "south"]
+    assert south[0]["plan"] == "3f2a9c0d1e2b4a5c"
 
 
 def test_flags_are_checked_before_anything_runs(tmp_path):
