@@ -9,6 +9,9 @@ on errors. acks=0 gets no response at all (Kafka's rule).
 
 from __future__ import annotations
 
+import asyncio
+import weakref
+
 from kadmin.sandbox import protocol as P
 from kadmin.sandbox.records import InvalidBatch, PartitionRecords, split_batches
 
@@ -17,6 +20,10 @@ NOT_ENOUGH_REPLICAS = 19
 INVALID_REQUIRED_ACKS = 21
 FENCED_LEADER_EPOCH = 74
 UNKNOWN_LEADER_EPOCH = 75
+MAX_WAIT = 5.0  # seconds a Fetch may be held, whatever it asks (bounds a stop's wait)
+
+# Engine -> event set when records are appended: wakes Fetches waiting for data (DelayedFetch).
+_appended: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def produce(engine, broker_id, version, req):
@@ -36,6 +43,7 @@ def produce(engine, broker_id, version, req):
                 index=pd.index, error_code=code, base_offset=base, log_append_time_ms=-1,
                 log_start_offset=0 if code == P.NONE else -1, record_errors=[], error_message=message))
         topics.append(R.TopicProduceResponse(name=td.name, partition_responses=parts))
+    _wake_fetches(engine)
     if req.acks == 0:
         return P.NO_RESPONSE
     return R(version=version, responses=topics, throttle_time_ms=0)
@@ -67,6 +75,12 @@ def _append(cluster, broker_id, topic, index, records, acks) -> tuple[int, int, 
     return P.NONE, bases[0], None
 
 
+def _wake_fetches(engine) -> None:
+    event = _appended.pop(engine, None)
+    if event is not None:
+        event.set()
+
+
 def _share(cluster, p) -> None:
     """Every replica shares the partition's log; the leader and its ISR hold all of it (the ISR
     has it once acks=-1 is answered), followers outside the ISR catch up by size."""
@@ -92,18 +106,59 @@ def _min_insync(cluster, topic: str) -> int:
 
 
 def fetch(engine, broker_id, version, req):
+    """Kafka answers at once when there are ``min_bytes`` of records or an error, else holds the
+    Fetch until records arrive or ``max_wait_ms`` passes; so does this (a coroutine the wire
+    server awaits), so that caught-up consumers do not spin."""
+    response = _fetch_now(engine, broker_id, version, req)
+    if req.max_wait_ms <= 0 or not _worth_waiting(response, req.min_bytes) or _stopped(engine, broker_id):
+        return response
+    return _delayed(engine, broker_id, version, req, min(req.max_wait_ms / 1000, MAX_WAIT))
+
+
+def _stopped(engine, broker_id) -> bool:
+    """A broker being stopped holds nothing (it is about to cancel what it holds)."""
+    server = engine.servers.get(broker_id)
+    return server is None or server.server is None
+
+
+def _worth_waiting(response, min_bytes: int) -> bool:
+    parts = [p for t in response.responses for p in t.partitions]
+    if any(p.error_code != P.NONE for p in parts):
+        return False
+    return sum(len(p.records or b"") for p in parts) < max(min_bytes, 1)
+
+
+async def _delayed(engine, broker_id, version, req, wait: float):
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
+    while True:
+        event = _appended.get(engine)
+        if event is None:
+            event = _appended[engine] = asyncio.Event()
+        response = _fetch_now(engine, broker_id, version, req)
+        remaining = deadline - loop.time()
+        if remaining <= 0 or not _worth_waiting(response, req.min_bytes):
+            return response
+        try:
+            await asyncio.wait_for(event.wait(), remaining)
+        except asyncio.TimeoutError:
+            pass
+
+
+def _fetch_now(engine, broker_id, version, req):
     from kafka.protocol.consumer import FetchResponse as R
 
     cluster = engine.cluster
     budget = req.max_bytes
     read_committed = version >= 4 and req.isolation_level == 1
-    topics = []
+    topics, returned = [], False
     for t in req.topics:
         parts = []
         for fp in t.partitions:
             # KIP-74: the first batch returned may exceed the limits, so a large batch still moves.
             code, hw, start, data = _read(cluster, broker_id, t.topic, fp, min(fp.partition_max_bytes, budget),
-                                          at_least_one=not _any_data(topics, parts))
+                                          at_least_one=not returned)
+            returned = returned or bool(data)
             budget = max(budget - len(data), 0)
             parts.append(R.FetchableTopicResponse.PartitionData(
                 partition_index=fp.partition, error_code=code, high_watermark=hw, last_stable_offset=hw,
@@ -112,10 +167,6 @@ def fetch(engine, broker_id, version, req):
         topics.append(R.FetchableTopicResponse(topic=t.topic, partitions=parts))
     # session_id 0: no fetch session was created, so clients keep sending full fetches.
     return R(version=version, throttle_time_ms=0, error_code=P.NONE, session_id=0, responses=topics)
-
-
-def _any_data(topics, parts) -> bool:
-    return any(p.records for p in parts) or any(p.records for t in topics for p in t.partitions)
 
 
 def _read(cluster, broker_id, topic, fp, max_bytes, *, at_least_one) -> tuple[int, int, int, bytes]:

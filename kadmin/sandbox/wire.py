@@ -9,6 +9,7 @@ response; an unknown API key closes the connection, as Kafka's SocketServer does
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import struct
 
@@ -26,6 +27,7 @@ class BrokerServer:
         self.broker_id = broker_id
         self.server: asyncio.base_events.Server | None = None
         self.writers: set[asyncio.StreamWriter] = set()
+        self.held: set[asyncio.Future] = set()  # requests waiting to be answered (delayed Fetch)
 
     async def start(self, port: int) -> int:
         self.server = await asyncio.start_server(self._serve, "127.0.0.1", port, reuse_address=True)
@@ -36,6 +38,9 @@ class BrokerServer:
             self.server.close()
             self.server = None
         self.drop_connections()
+        for held in list(self.held):  # a stopped broker answers nothing more
+            held.cancel()
+        await asyncio.gather(*self.held, return_exceptions=True)
 
     def drop_connections(self) -> None:
         for w in list(self.writers):
@@ -51,6 +56,15 @@ class BrokerServer:
                     break
                 frame = await reader.readexactly(size)
                 response = self.handle(frame)
+                if inspect.isawaitable(response):  # a request that waits (Fetch's max_wait_ms)
+                    held = asyncio.ensure_future(response)
+                    self.held.add(held)
+                    try:
+                        response = await held
+                    except asyncio.CancelledError:
+                        break
+                    finally:
+                        self.held.discard(held)
                 if response is None:
                     break
                 slow = self.engine.cluster.brokers[self.broker_id].slow_ms
@@ -97,4 +111,15 @@ class BrokerServer:
             response = P.error_response(api, version, UNKNOWN_SERVER_ERROR)
         if response is P.NO_RESPONSE:
             return b""  # nothing to send; the connection stays open
+        if inspect.isawaitable(response):
+            return self._finish(response, api, version, correlation_id)
+        return P.encode_response(response, version, correlation_id)
+
+    async def _finish(self, pending, api, version: int, correlation_id: int) -> bytes:
+        """Encode the response of a handler that waited (a delayed Fetch)."""
+        try:
+            response = await pending
+        except Exception:  # a bug: answer like a broker would, and say so in the log
+            log.exception("broker %d: %s v%d failed", self.broker_id, api.name, version)
+            response = P.error_response(api, version, UNKNOWN_SERVER_ERROR)
         return P.encode_response(response, version, correlation_id)

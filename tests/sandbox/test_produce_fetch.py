@@ -136,10 +136,10 @@ def _produce_request(topic, partition, records, acks=-1, version=9):
             index=partition, records=records)])])
 
 
-def _fetch_request(topic, partition, offset, max_bytes=MiB, version=11):
+def _fetch_request(topic, partition, offset, max_bytes=MiB, version=11, max_wait_ms=0):
     from kafka.protocol.consumer import FetchRequest as Q
 
-    return Q(version=version, replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=max_bytes, isolation_level=0,
+    return Q(version=version, replica_id=-1, max_wait_ms=max_wait_ms, min_bytes=1, max_bytes=max_bytes, isolation_level=0,
              session_id=0, session_epoch=-1, forgotten_topics_data=[], rack_id="", topics=[
                  Q.FetchTopic(topic=topic, partitions=[Q.FetchTopic.FetchPartition(
                      partition=partition, current_leader_epoch=-1, fetch_offset=offset, last_fetched_epoch=-1,
@@ -189,6 +189,31 @@ def test_errors_in_kafkas_words(sandbox_factory):
     # A simulated partition: watermarks, no records, no error.
     s = _only(raw(sb, 0, _fetch_request("sim", 0, 0), 11))
     assert (s.error_code, s.high_watermark, s.last_stable_offset, s.log_start_offset, s.records) == (0, 40, 40, 0, b"")
+
+
+def test_a_caught_up_fetch_waits_for_records_or_max_wait(sandbox_factory):
+    """Kafka's DelayedFetch: no busy loop for consumers at the end of the log."""
+    import threading
+
+    sb = sandbox_factory(brokers=1, log_dirs=1, manual_clock=True)
+    sb.create_topic("w", assignment={0: [0]})
+    start = time.monotonic()
+    empty = _only(raw(sb, 0, _fetch_request("w", 0, 0, max_wait_ms=300), 11))
+    assert (empty.error_code, empty.records) == (0, b"") and time.monotonic() - start >= 0.3
+    # An error is answered at once, whatever max_wait_ms says.
+    start = time.monotonic()
+    assert _only(raw(sb, 0, _fetch_request("w", 0, 5, max_wait_ms=60_000), 11)).error_code == 1
+    assert time.monotonic() - start < 4
+    answers = []
+    waiting = threading.Thread(target=lambda: answers.append(raw(sb, 0, _fetch_request("w", 0, 0, max_wait_ms=60_000), 11)))
+    waiting.start()
+    sb.wait_for(lambda s: sum(1 for r in sb.requests if r[1] == "Fetch") == 3)  # it is held
+    start = time.monotonic()
+    produce_kafka_python(sb, "w", [(b"k", b"v")], acks=1)
+    waiting.join(10)
+    assert time.monotonic() - start < 4  # woken by the append, not by the (capped, 5 s) wait
+    got = _only(answers[0])
+    assert (got.error_code, got.high_watermark) == (0, 1) and got.records
 
 
 def test_acks_zero_gets_no_response_and_the_connection_stays_usable(sandbox_factory):
