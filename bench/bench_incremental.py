@@ -151,7 +151,8 @@ def _one_shot_steps(backend, plan):
 
 
 def _incremental(limits):
-    from kadmin.execute.incremental import RecordedThrottles, run_incremental
+    from kadmin.execute.incremental import run_incremental
+    from kadmin.execute.step_throttles import RecordedThrottles
     from kadmin.sandbox import Sandbox
 
     with Sandbox(brokers=8, log_dirs=1, manual_clock=True) as sb:
@@ -189,7 +190,7 @@ def _incremental(limits):
 
 
 def _all_at_once():
-    from kadmin.execute.incremental import RecordedThrottles
+    from kadmin.execute.step_throttles import RecordedThrottles
     from kadmin.sandbox import Sandbox
 
     with Sandbox(brokers=8, log_dirs=1, manual_clock=True) as sb:

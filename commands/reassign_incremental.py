@@ -74,7 +74,8 @@ def run(cluster, output, plan_file, throttle, additional, dry_run, rollback_file
     from kadmin.errors import UnsupportedOperation
     from kadmin.execute import state_file
     from kadmin.execute.executor import ExecuteRequest, plan_execution, read_cluster
-    from kadmin.execute.incremental import RecordedThrottles, min_insync_of, plan_fingerprint, run_incremental
+    from kadmin.execute.incremental import min_insync_of, plan_fingerprint, run_incremental
+    from kadmin.execute.step_throttles import RecordedThrottles
     from kadmin.execute.rollback import default_rollback_path, utc_now
     from kadmin.plan.batches import plan_batches
     from kadmin.plan.reassignment_file import read_reassignment, write_reassignment

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from kadmin.errors import ClusterError, UsageError
 from kadmin.execute import state_file
-from kadmin.execute.incremental import IncrementalReporter, RecordedThrottles, run_incremental
+from kadmin.execute.incremental import IncrementalReporter, run_incremental
+from kadmin.execute.step_throttles import RecordedThrottles
 from kadmin.model import Assignment, ConfigResourceType, ReassignmentPlan, TopicPartition
 from kadmin.plan.batches import Limits
 from kadmin.plan.steps import partition_steps

@@ -12,7 +12,8 @@ from collections import Counter
 import pytest
 
 from kadmin.execute import state_file
-from kadmin.execute.incremental import IncrementalReporter, RecordedThrottles, run_incremental
+from kadmin.execute.incremental import IncrementalReporter, run_incremental
+from kadmin.execute.step_throttles import RecordedThrottles
 from kadmin.model import Assignment, ReassignmentPlan, TopicPartition
 from kadmin.plan.batches import Limits
 from kadmin.plan.steps import partition_steps

@@ -10,7 +10,8 @@ import pytest
 
 from kadmin.backends import open_backend
 from kadmin.config import resolve_connection
-from kadmin.execute.incremental import IncrementalReporter, RecordedThrottles, run_incremental
+from kadmin.execute.incremental import IncrementalReporter, run_incremental
+from kadmin.execute.step_throttles import RecordedThrottles
 from kadmin.model import Assignment, ReassignmentPlan, TopicPartition
 from kadmin.plan.batches import Limits
 from kadmin.plan.steps import partition_steps

@@ -1,0 +1,92 @@
+"""Throttles for a whole incremental reassignment, through kadmin's throttle maths and records.
+
+An incremental run keeps its throttles in place from the first step to the last: the lists cover
+every step at once (not Kafka's one-shot lists, where a destination is never a source), and they
+are removed only after the last step, and only what this run recorded and no running move needs.
+``run_incremental`` calls ``apply`` and ``remove`` (its ``ThrottleControl`` protocol).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Mapping, Sequence
+
+from kadmin.backends.base import Backend
+from kadmin.model import ConfigResource, ConfigResourceType, TopicPartition
+from kadmin.plan.steps import Step, throttled_replicas
+from kadmin.plan.throttles import (
+    FOLLOWER,
+    LEADER,
+    ThrottleNeeds,
+    ThrottleRates,
+    current_throttles,
+    removal_changes,
+    throttle_changes,
+)
+from kadmin.throttle_records import MemoryRecordStore, now_iso, who
+
+
+class RecordedThrottles:
+    """Throttles for a whole incremental run, through kadmin's throttle maths and records.
+
+    Set once before the first batch: leader-side entries for every replica that is a source in
+    any step (a replica added early, like the new preferred leader, feeds the later steps),
+    follower-side entries for every replica any step adds, rates on every broker involved;
+    merged with what is already set and recorded under ``plan_id``. Removed after the last step:
+    only what this record set, and only what no running move still needs.
+    """
+
+    def __init__(self, backend: Backend, rate: int, plan_id: str, records=None, *, plan_file: str | None = None):
+        self.backend = backend
+        self.rate = rate
+        self.plan_id = plan_id
+        self.records = records if records is not None else MemoryRecordStore()
+        self.plan_file = plan_file
+
+    def apply(self, steps: Mapping[TopicPartition, Sequence[Step]]) -> int:
+        leader, follower = throttled_replicas(steps)
+        if not leader:
+            return 0
+        # Not Kafka's one-shot lists (there a destination is never a source): here a replica
+        # can be both, added by one step and copied from in the next, so it needs both entries.
+        lists: dict[str, dict[str, set[str]]] = {}
+        for tp in leader:
+            kinds = lists.setdefault(tp.topic, {LEADER: set(), FOLLOWER: set()})
+            kinds[LEADER].update(f"{tp.partition}:{b}" for b in leader[tp])
+            kinds[FOLLOWER].update(f"{tp.partition}:{b}" for b in follower[tp])
+        brokers = {b for tp in leader for b in (*leader[tp], *follower[tp])}
+        current = current_throttles(self.backend.describe_configs(_resources(lists, brokers)))
+        records = self.records.load_all()
+        ts = throttle_changes(
+            current, lists=lists, rate_brokers=brokers,
+            rates=ThrottleRates.both(self.rate), records=records.values(),
+        )
+        if not ts.changes:
+            return 0
+        host, user = who()
+        record = ts.record(
+            self.plan_id, created_at=now_iso(time.time()), host=host, user=user,
+            plan_file=self.plan_file, command="reassign execute --incremental",
+        )
+        earlier = records.get(self.plan_id)
+        self.records.put(earlier.merged(record) if earlier is not None else record)
+        self.backend.incremental_alter_configs(ts.changes)  # after the record: a crash leaves no orphan
+        return len(ts.changes)
+
+    def remove(self) -> int:
+        record = self.records.load_all().get(self.plan_id)
+        if record is None:
+            return 0
+        current = current_throttles(self.backend.describe_configs(_resources(record.topics, record.brokers)))
+        needs = ThrottleNeeds.of(self.backend.list_partition_reassignments())
+        removal = removal_changes(record, current, needs)
+        if removal.changes:
+            self.backend.incremental_alter_configs(removal.changes)
+        self.records.put(removal.kept)
+        return len(removal.changes)
+
+
+def _resources(topics, brokers) -> list[ConfigResource]:
+    return [ConfigResource(ConfigResourceType.TOPIC, t) for t in sorted(topics)] + [
+        ConfigResource(ConfigResourceType.BROKER, str(b)) for b in sorted(brokers)
+    ]
