@@ -27,7 +27,7 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
 
     from kadmin.errors import UsageError
     from kadmin.plan.throttles import clear_changes, prune_records, removal_changes, stale_throttles
-    from kadmin.throttle_records import apply_changes, open_record_store, plan_id, read_throttle_state
+    from kadmin.throttle_records import open_record_store, plan_id, read_throttle_state
 
     if sum([plan_file is not None, stale, all_]) != 1:
         raise UsageError("choose exactly one of --plan FILE, --stale or --all")
@@ -64,7 +64,7 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
             click.confirm(f"Remove these {len(removal.changes)} throttle settings?", abort=True, err=True)
         if not dry_run:
             if removal.changes:
-                apply_changes(backend, removal.changes)
+                backend.incremental_alter_configs(removal.changes)
             if store is not None:
                 for r in updated:
                     if r != records.get(r.plan_id):

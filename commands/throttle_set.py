@@ -36,7 +36,7 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
     from kadmin.errors import KadminError, UsageError
     from kadmin.plan.throttles import (
         ThrottleRates, brokers_needing_rates, kafka_throttle_lists, log_dir_rate_brokers, throttle_changes)
-    from kadmin.throttle_records import apply_changes, now_iso, open_record_store, plan_id, read_throttle_state, who
+    from kadmin.throttle_records import now_iso, open_record_store, plan_id, read_throttle_state, who
 
     rates = _rates(rate, leader_rate, follower_rate, log_dir_rate)
     chosen = int_list(brokers, "--brokers")
@@ -87,7 +87,7 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
             except KadminError as e:
                 e.message = f"{e.message}; nothing was changed"
                 raise
-            apply_changes(backend, result.changes)
+            backend.incremental_alter_configs(result.changes)
 
     _print(output, result, pid, merged, dry_run, state)
 

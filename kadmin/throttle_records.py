@@ -512,16 +512,9 @@ def read_throttle_state(backend, store: RecordStore | None) -> ThrottleState:
     from kadmin.plan.throttles import ThrottleNeeds, current_throttles
 
     cluster = backend.describe_cluster()
-    # One broker per DescribeConfigs call (librdkafka allows one BROKER resource per call); the
-    # topics ride along with the first broker.
-    brokers = [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in sorted(cluster.brokers)]
-    topics = [ConfigResource(ConfigResourceType.TOPIC, t) for t in cluster.topics]
-    configs: dict = {}
-    for i, res in enumerate(brokers or [None]):
-        batch = ([res] if res is not None else []) + (topics if i == 0 else [])
-        if batch:
-            configs.update(backend.describe_configs(batch))
-    current = current_throttles(configs)
+    resources = [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in sorted(cluster.brokers)]
+    resources += [ConfigResource(ConfigResourceType.TOPIC, t) for t in cluster.topics]
+    current = current_throttles(backend.describe_configs(resources))
     ongoing = dict(backend.list_partition_reassignments())
     moving: set[int] = set()
     known = Capability.LOG_DIRS in backend.capabilities
@@ -542,15 +535,3 @@ def read_throttle_state(backend, store: RecordStore | None) -> ThrottleState:
             error = f"kadmin's throttle records could not be read: {e}"
     return ThrottleState(cluster, current, ThrottleNeeds.of(ongoing, moving), records, ongoing, known, error)
 
-
-def apply_changes(backend, changes) -> None:
-    """Apply config changes with one IncrementalAlterConfigs call per broker (librdkafka allows
-    one BROKER resource per call) and one for every topic."""
-    from kadmin.model import ConfigResourceType
-
-    changes = list(changes)
-    topics = [c for c in changes if c.resource.type != ConfigResourceType.BROKER]
-    if topics:
-        backend.incremental_alter_configs(topics)
-    for res in sorted({c.resource for c in changes if c.resource.type == ConfigResourceType.BROKER}):
-        backend.incremental_alter_configs([c for c in changes if c.resource == res])

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Protocol
 
 from kadmin.backends.base import Backend, Capability
 from kadmin.errors import KadminError
@@ -59,22 +59,8 @@ def read_cluster(backend: Backend, parsed: ParsedPlan, records: RecordStore | No
     known_topics = {tp.topic for tp in cluster.partitions}
     resources = [ConfigResource(ConfigResourceType.TOPIC, t) for t in topics if t in known_topics]
     resources += [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in live]
-    configs = describe_configs(backend, resources)
+    configs = backend.describe_configs(resources)
     return ClusterView(cluster, log_dirs, ongoing, configs, records.load_all() if records is not None else {})
-
-
-def describe_configs(backend: Backend, resources: Sequence[ConfigResource]) -> dict:
-    """DescribeConfigs with at most one broker per request (brokers answer only for
-    themselves, and librdkafka allows one BROKER resource per call); the topics ride along
-    with the first request."""
-    topics = [r for r in resources if r.type is ConfigResourceType.TOPIC]
-    brokers = [r for r in resources if r.type is not ConfigResourceType.TOPIC]
-    batches = [[*topics, brokers[0]], *([b] for b in brokers[1:])] if brokers else [topics]
-    out: dict = {}
-    for batch in batches:
-        if batch:
-            out.update(backend.describe_configs(batch))
-    return out
 
 
 class Reporter(Protocol):

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kadmin.backends.base import Backend, Capability
-from kadmin.execute.executor import describe_configs
 from kadmin.model import ConfigResource, ConfigResourceType, ReassignmentPlan
 from kadmin.plan.throttles import Removal, ThrottleNeeds, current_throttles, removal_changes
 from kadmin.plan.verify import VerifyResult, log_dir_targets, verify_plan
@@ -61,7 +60,7 @@ def run_verify(
     needs = ThrottleNeeds.of(ongoing, moving_brokers)
     resources = [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in record.brokers if b in cluster.brokers]
     resources += [ConfigResource(ConfigResourceType.TOPIC, t) for t in record.topics]
-    current = current_throttles(describe_configs(backend, resources))
+    current = current_throttles(backend.describe_configs(resources))
     removal = removal_changes(record, current, needs)
     if removal.changes:
         backend.incremental_alter_configs(removal.changes)

@@ -23,7 +23,6 @@ from kadmin.model import (
     TopicPartitionReplica,
 )
 from kadmin.schemas import load
-from kadmin.throttle_records import apply_changes
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
 
 MiB = 2**20
@@ -50,7 +49,7 @@ def throttle_move(be, rate=RATE):
                for b in (0, 1, 2) for name in (LEADER_RATE, FOLLOWER_RATE)]
     changes += [ConfigChange(ConfigResource(ConfigResourceType.TOPIC, "orders"), LEADER_REPLICAS, AlterOp.SET, "0:0,0:1"),
                 ConfigChange(ConfigResource(ConfigResourceType.TOPIC, "orders"), FOLLOWER_REPLICAS, AlterOp.SET, "0:2")]
-    apply_changes(be, changes)
+    be.incremental_alter_configs(changes)
     be.reassign_partitions([Assignment("orders", 0, (2, 1))])
 
 
@@ -110,7 +109,7 @@ def test_cli_json_snapshot_matches_and_exits_3_while_moving(slow, tmp_path):
 
 def test_log_dir_move_progress_from_the_future_replica(slow):
     with admin(slow) as be:
-        apply_changes(be, [ConfigChange(ConfigResource(ConfigResourceType.BROKER, "1"), LOG_DIR_RATE, AlterOp.SET, str(RATE))])
+        be.incremental_alter_configs([ConfigChange(ConfigResource(ConfigResourceType.BROKER, "1"), LOG_DIR_RATE, AlterOp.SET, str(RATE))])
         src = slow.snapshot().replica_dir("orders", 1, 1)
         dst = next(p for p in slow.log_dir_paths(1) if p != src)
         assert be.alter_replica_log_dirs({TopicPartitionReplica("orders", 1, 1): dst}) == {

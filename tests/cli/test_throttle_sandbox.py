@@ -21,7 +21,7 @@ from kadmin.model import (
     ConfigResource,
     ConfigResourceType,
 )
-from kadmin.throttle_records import apply_changes, plan_id
+from kadmin.throttle_records import plan_id
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
 
 MiB = 2**20
@@ -57,7 +57,7 @@ def moving(sandbox_factory):  # noqa: F811
     sb.create_topic("orders", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=20 * MiB)
     sb.create_topic("audit", assignment={0: [3, 0]}, size_bytes=MiB)
     with admin(sb) as be:
-        apply_changes(be, [
+        be.incremental_alter_configs([
             ConfigChange(broker(2), FOLLOWER_RATE, AlterOp.SET, "1000"),
             ConfigChange(topic("orders"), FOLLOWER_REPLICAS, AlterOp.SET, "0:2"),
             ConfigChange(broker(3), LEADER_RATE, AlterOp.SET, "5000000"),
