@@ -50,7 +50,9 @@ class IncrementalLines(IncrementalReporter):
         self._echo(_progress_line(p))
 
     def note(self, message) -> None:
-        self._echo(f"note: {message}")
+        if message != getattr(self, "_last_note", None):  # a wait repeated every poll: say it once
+            self._last_note = message
+            self._echo(f"note: {message}")
 
     def finished(self, p) -> None:
         self._echo("Done: " + _progress_line(p))
@@ -89,7 +91,7 @@ def run(cluster, output, plan_file, throttle, additional, dry_run, rollback_file
     plan = parsed.plan
     state_path = Path(state_file_path) if state_file_path else state_file.default_state_path(plan_file)
     saved = state_file.load(state_path)
-    resuming = saved is not None and saved.plan_digest == plan_fingerprint(plan)
+    resuming = saved is not None and saved.plan_digest == plan_fingerprint(plan) and not saved.finished
     pid = plan_id(Path(plan_file).read_bytes())
     rate = parse_rate(throttle) if throttle is not None else None
     people = output == "table"

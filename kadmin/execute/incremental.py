@@ -233,6 +233,8 @@ class _Run:
     def _open_state(self, partitions: Mapping[TopicPartition, PartitionState]) -> tuple[IncrementalState, bool]:
         digest = plan_fingerprint(self.plan)
         state = state_file.load(self.path)
+        if state is not None and state.finished and state.plan_digest == digest:
+            state = None  # a finished run is history: plan again from the cluster as it is now
         if state is not None:
             if state.plan_digest != digest:
                 raise UsageError(

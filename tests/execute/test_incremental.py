@@ -204,7 +204,23 @@ def test_second_run_after_finishing_changes_nothing(tmp_path):
     run_incremental(fake, plan_of(target), Limits(), path, clock=FakeClock(fake))
     calls = len(fake.calls)
     result = run_incremental(fake, plan_of(target), Limits(), path, clock=FakeClock(fake))
-    assert len(fake.calls) == calls and result.steps_run == 0 and result.resumed
+    assert len(fake.calls) == calls and result.steps_run == 0 and result.steps_total == 0
+    assert not result.resumed  # a finished run is history: planned again, nothing to do
+
+
+def test_plan_run_again_after_a_rollback_is_planned_afresh(tmp_path):
+    current, target = many(4)
+    fake = FakeBackend(range(6), current)
+    path = tmp_path / "s.json"
+    run_incremental(fake, plan_of(target), Limits(), path, clock=FakeClock(fake))
+    for tp, replicas in current.items():  # someone rolls back by hand (leader at the head)
+        fake.parts[tp].replicas, fake.parts[tp].leader = replicas, replicas[0]
+    fake.calls.clear()
+    result = run_incremental(fake, plan_of(target), Limits(), path, clock=FakeClock(fake))
+    assert not result.resumed and fake.assignment() == target
+    assert submitted_sequences(fake) == {
+        tp: [s.after for s in partition_steps(tp, current[tp], target[tp], 1)] for tp in current if current[tp] != target[tp]
+    }
 
 
 def test_state_file_of_another_plan_is_refused(tmp_path):

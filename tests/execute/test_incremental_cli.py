@@ -78,18 +78,52 @@ def test_incremental_runs_to_the_end_and_cleans_up(sb, tmp_path, capsys, records
     rollback = json.loads((tmp_path / "rb.json").read_text())
     assert [p["replicas"] for p in rollback["partitions"]] == [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
 
-    # The same command again: it resumes from the state file, finds nothing left, changes nothing.
+    # The same command again: the finished run is history; planned afresh, nothing left to do.
     sb.clear_requests()
     code, out, err = kadmin(
         capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental",
         "--bootstrap-server", sb.bootstrap, "--state-file", str(state), "--output", "json",
+        "--rollback-file", str(tmp_path / "rb2.json"),
     )
     assert code == 0, err
     doc = json.loads(out)
     jsonschema.validate(doc, load("reassign-execute-incremental-result"))
-    assert doc["resumed"] is True and doc["steps_run"] == 0 and doc["batches"] == 0
-    assert "Resuming: 6 step(s) over 3 partition(s); 6 done." in err
+    assert doc["resumed"] is False and doc["steps_total"] == 0 and doc["batches"] == 0
+    assert "Planned: 0 step(s) over 3 partition(s); 0 done." in err
     assert not sb.mutating_requests()
+
+
+def test_interrupted_run_resumes_from_the_command_line(sb, tmp_path, capsys, records, monkeypatch):
+    """Ctrl-C after the first batch (the run stops; what was sent goes on), then the same
+    command: it resumes from the state file and finishes, each step sent once."""
+    from kadmin.execute import incremental
+
+    plan = write_plan(tmp_path, PLAN)
+    state = tmp_path / "state.json"
+    args = ["reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--bootstrap-server",
+            sb.bootstrap, "--throttle", "20MB/s", "--state-file", str(state), "--max-parallel-partitions", "1"]
+    save = incremental._Run._save
+    monkeypatch.setattr(incremental._Run, "_save", _interrupt_after_first_batch(save))
+    code, out, err = kadmin(capsys, *args, "--rollback-file", str(tmp_path / "rb.json"))
+    assert code == 130 and "Run the same command again to resume" in err
+    assert records.load_all()  # the throttle record stays while the run is interrupted
+    monkeypatch.setattr(incremental._Run, "_save", save)
+    code, out, err = kadmin(capsys, *args, "--rollback-file", str(tmp_path / "rb-unused.json"))
+    assert code == 0, err
+    assert "Resuming: 6 step(s) over 3 partition(s)" in err
+    assert not (tmp_path / "rb-unused.json").exists()  # a resumed run writes no new rollback
+    snap = sb.snapshot()
+    assert {tp.partition: p.replicas for tp, p in snap.partitions.items()} == {0: (3, 4, 2), 1: (1, 3, 4), 2: (2, 3, 1)}
+    assert not snap.topic_configs["foo"].get("follower.replication.throttled.replicas")
+    assert records.load_all() == {}
+
+
+def _interrupt_after_first_batch(save):
+    def wrapped(self, **changes):
+        save(self, **changes)
+        if "batches" in changes:
+            raise KeyboardInterrupt
+    return wrapped
 
 
 def test_incremental_dry_run_previews_batches_and_changes_nothing(sb, tmp_path, capsys):
