@@ -71,7 +71,11 @@ def cluster_task(entry: Mapping[str, Any], kind: str, opener: Opener | None = No
         parts = [empty_rows()]
         racks = {b: brokers[b].rack for b in brokers}
         if kind == "reassign":
-            parts.append(reassignment_rows(name, backend.list_partition_reassignments().values()))
+            ongoing = list(backend.list_partition_reassignments().values())
+            parts.append(reassignment_rows(name, ongoing))
+            # A target broker that is down: the partition waits for it (KAFKA-FACTS.md).
+            for b in sorted({b for r in ongoing for b in r.adding} - set(brokers)):
+                parts.append(error_rows(name, b, "live", f"broker {b} is not alive: a reassignment waits for it"))
         if kind == "throttle":
             parts.append(throttle_document_rows(name, "live", throttle_show(backend)))
             return [], merge_rows(parts)  # throttle show reads the log dirs itself

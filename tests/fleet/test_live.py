@@ -77,3 +77,41 @@ def test_live_leftover_throttle_and_reassignments(fleet):
 
     reassign = {r.name: r.records() for r in build_reports(FleetRequest("reassign", fleet=fleet))}
     assert reassign["reassignment_status"] == [] and [r["cluster"] for r in reassign["unreachable"]] == ["gone"]
+
+
+def test_live_reassignments_that_have_not_progressed(sandbox_factory, tmp_path):
+    """Throttled to 1 byte/s, a move to a live broker is copying (a byte at a time); one to a
+    stopped broker has not progressed; offline and cordoned directories are listed."""
+    from kadmin.backends import open_backend
+    from kadmin.config import ConnectionSettings
+    from kadmin.model import AlterOp, Assignment, ConfigChange, ConfigResource, ConfigResourceType
+
+    sb = sandbox_factory(brokers=4, log_dirs=2)
+    sb.create_topic("orders", assignment={0: [0, 1], 1: [1, 0]}, size_bytes=4 * MiB)
+    rates = [ConfigChange(ConfigResource(ConfigResourceType.BROKER, str(b)), name, AlterOp.SET, "1")
+             for b in range(4) for name in ("leader.replication.throttled.rate", "follower.replication.throttled.rate")]
+    topic = ConfigResource(ConfigResourceType.TOPIC, "orders")
+    lists = [ConfigChange(topic, "leader.replication.throttled.replicas", AlterOp.SET, "0:0,0:1,1:0,1:1"),
+             ConfigChange(topic, "follower.replication.throttled.replicas", AlterOp.SET, "0:2,1:3")]
+    backend = open_backend(ConnectionSettings(bootstrap_servers=sb.bootstrap), read_only=False)
+    try:
+        backend.incremental_alter_configs(rates + lists)
+        backend.reassign_partitions([Assignment("orders", 0, (0, 2)), Assignment("orders", 1, (1, 3))])
+    finally:
+        backend.close()
+    sb.faults.broker_stop(3)
+    sb.faults.dir_offline(0, sb.log_dir_paths(0)[1])
+    sb.faults.dir_cordon(1, sb.log_dir_paths(1)[1])
+    fleet = tmp_path / "fleet.toml"
+    fleet.write_text(f'[[clusters]]\nname = "a"\nbootstrap_server = "{sb.bootstrap}"\ntimeout = "3s"\n')
+
+    reports = {r.name: r.records() for r in build_reports(FleetRequest("reassign", fleet=str(fleet)))}
+    status = [(r["partition"], r["adding"], r["status"], r["progressed"]) for r in reports["reassignment_status"]]
+    assert status[0] == (1, [3], "target broker unreachable", False)
+    assert status[1][:2] == (0, [2]) and status[1][2] in ("not started", "copying")
+    assert reports["reassignment_summary"][0]["ongoing"] == 2
+
+    dirs = {r.name: r.records() for r in build_reports(FleetRequest("log-dirs", fleet=str(fleet)))}
+    assert [(r["broker"], r["path"], r["status"]) for r in dirs["unavailable_dirs"]] == [
+        (0, sb.log_dir_paths(0)[1], "offline"), (1, sb.log_dir_paths(1)[1], "cordoned"),
+    ]
