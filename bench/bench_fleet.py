@@ -85,7 +85,9 @@ def run_child(engine: str, directory: Path, limit: float) -> dict | None:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def figures(sizes: list[int], limit: float, base: Path) -> list[Figure]:
+def figures(sizes: tuple[int, ...] = (2, 20), limit: float = 600.0,
+            base: Path = Path("/tmp/kadmin-bench-fleet")) -> list[Figure]:
+    """Called by bench/run.py (`make bench`) with the defaults."""
     out: list[Figure] = []
     for millions in sizes:
         clusters = millions * 1_000_000 // ROWS_PER_CLUSTER
