@@ -24,6 +24,7 @@ class IncrementalLines(IncrementalReporter):
         self.enabled = enabled
         self.every = every
         self._last = 0.0
+        self._last_note: str | None = None
 
     def _echo(self, text: str) -> None:
         if self.enabled:
@@ -50,7 +51,7 @@ class IncrementalLines(IncrementalReporter):
         self._echo(_progress_line(p))
 
     def note(self, message) -> None:
-        if message != getattr(self, "_last_note", None):  # a wait repeated every poll: say it once
+        if message != self._last_note:  # a wait repeated every poll: say it once
             self._last_note = message
             self._echo(f"note: {message}")
 

@@ -155,3 +155,4 @@ def test_incremental_bad_plan_exit_2_nothing_changed(sb, tmp_path, capsys):
     assert code == 2
     assert "appears more than once" in err
     assert not sb.mutating_requests() and not (tmp_path / "state.json").exists()
+
