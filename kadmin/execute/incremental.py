@@ -252,6 +252,12 @@ class _Run:
             self.state = state
             self._save()
             return state, True
+        busy = sorted(str(tp) for tp in self._ongoing() if tp in self.plan.by_partition())
+        if busy:  # its replica list is a mix of old and new: no sound first step from it
+            raise ReassignmentInProgress(
+                f"{len(busy)} partition(s) of the plan are being reassigned already: {', '.join(busy[:5])}; nothing was changed",
+                hint="wait for that reassignment to finish (kadmin reassign list) or cancel it, then run again",
+            )
         steps = plan_steps(self.plan, partitions, self.limits.max_parallel_replicas, self._min_insync())
         parts = {}
         for a in self.plan.partitions:

@@ -411,3 +411,16 @@ def test_resume_keeps_the_planned_steps_and_takes_the_new_limits(tmp_path):
         assert seq == [s.after for s in partition_steps(tp, current[tp], target[tp], 1)]
     assert fake.peaks["partitions"] <= 2
     assert state_file.load(path).limits == Limits(max_parallel_replicas=1, max_parallel_partitions=2)
+
+
+def test_fresh_run_refuses_partitions_already_reassigning(tmp_path):
+    from kadmin.errors import ReassignmentInProgress
+    from kadmin.model import Assignment as A
+
+    current, target = many(4)
+    fake = FakeBackend(range(6), current, sizes={tp: 10_000 for tp in current})
+    fake.reassign_partitions([A("t", 2, (5, 4, 3))])  # someone else's, still running
+    fake.calls.clear()
+    with pytest.raises(ReassignmentInProgress, match="t-2"):
+        run_incremental(fake, plan_of(target), Limits(), tmp_path / "s.json", clock=FakeClock(fake))
+    assert not fake.calls and not (tmp_path / "s.json").exists()
