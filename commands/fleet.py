@@ -34,8 +34,9 @@ class FleetOptions:
 
     @property
     def requested(self) -> bool:
-        """A fleet report was asked for (with or without Spark)."""
-        return bool(self.spark or self.fleet or self.from_dir)
+        """Any fleet flag was given: a fleet report was asked for (with or without Spark), and
+        a flag without its companions is a usage error rather than silently ignored."""
+        return bool(self.spark or self.fleet or self.from_dir or self.spark_master or self.report_dir)
 
 
 def fleet_options(f: Callable) -> Callable:

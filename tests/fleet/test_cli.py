@@ -73,3 +73,24 @@ def test_spark_report_dir_writes_parquet_json_and_chart(spark, tmp_path):
         assert table.column_names == [c["name"] for c in report["columns"]]
         assert table.to_pylist() == report["rows"] == json.loads((out / f"{report['name']}.json").read_text())
     assert (out / "dir-usage.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_fleet_flags_without_a_source_are_a_usage_error(tmp_path):
+    result = invoke("--report-dir", str(tmp_path / "out"))
+    assert isinstance(result.exception, UsageError) and "--fleet INVENTORY.toml or --from DIR" in str(result.exception)
+    assert not (tmp_path / "out").exists()
+
+
+def test_machine_formats_other_than_json_are_refused(tmp_path):
+    result = invoke("--from", str(fx.log_dirs_fleet(tmp_path)), "-o", "kafka-json")
+    assert isinstance(result.exception, UsageError) and "table or json" in str(result.exception)
+
+
+def test_loading_the_option_bundle_imports_no_heavy_library():
+    import subprocess
+    import sys
+
+    code = ("import sys, kadmin.commands.fleet, kadmin.fleet.run, kadmin.fleet.tables; "
+            "print(sorted(m for m in ('pyspark', 'pyarrow', 'matplotlib', 'jsonschema', 'pandas') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
