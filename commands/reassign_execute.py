@@ -41,11 +41,17 @@ def open_records(backend):
               help="--incremental: replicas moving into or out of one broker at once.")
 @click.option("--state-file", metavar="PATH", type=click.Path(dir_okay=False),
               help="--incremental: where progress is kept (default: under $XDG_STATE_HOME/kadmin, keyed by the plan's path).")
+@click.option("--wait", is_flag=True,
+              help="Follow the progress to the end, then verify and remove the throttles this plan set "
+                   "(exit codes as verify). Ctrl-C stops following, not the reassignment.")
+@click.option("--interval", default="2s", show_default=True, metavar="DURATION",
+              help="--wait: time between progress samples.")
 @cluster_options
 @output_option(("table", "json"))
 def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, dry_run, rollback_file,
             allow_replication_factor_change, incremental=False, max_parallel_replicas=1,
-            max_parallel_partitions=None, max_leader_movements=None, max_moves_per_broker=5, state_file=None):
+            max_parallel_partitions=None, max_leader_movements=None, max_moves_per_broker=5, state_file=None,
+            wait=False, interval="2s"):
     """Validate the whole plan against the cluster (every problem at once, exit 2, nothing
     changed), write the rollback file, set throttles, request log-dir moves, start the
     reassignment, and retry moves of new replicas until --timeout (default 10s) as KIP-113 says.
@@ -55,6 +61,15 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
 
     --incremental moves a few replicas at a time (KIP-435 steps), waits for each batch, keeps a
     state file, and removes its throttles at the end; run the same command again to resume.
+
+    \b
+    --wait follows the progress live (on stderr: reassign progress --watch's table on a
+    terminal, a line per --interval otherwise), then verifies and removes the throttles this
+    plan set, exactly as `reassign verify` would. Exit 0 complete, 4 finished but different
+    from the plan. With --output json, stdout is JSON lines: the execute result, one progress
+    snapshot per interval (schemas/progress-snapshot.json), the verify result. Ctrl-C leaves
+    the reassignment running, prints how to watch and clean up later, exit 130.
+    --incremental already waits; --dry-run starts nothing to wait for.
     """
     if incremental:
         from kadmin.commands import reassign_incremental
@@ -97,6 +112,7 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
         raise UnsupportedOperation(f"rollback file {request.rollback_path} already exists; nothing was changed",
                                    hint="choose another --rollback-file")
     people = output == "table"
+    every = _wait_interval(interval) if wait else None
     with open_cluster(cluster, read_only=dry_run) as backend:
         throttles = request.throttle is not None or request.log_dir_throttle is not None
         records = open_records(backend) if throttles else None
@@ -117,12 +133,16 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
                 click.echo("Nothing to change: every partition of the plan already has its replicas and directories.")
             else:
                 render.print_json({**_document(request, xplan, None, dry_run=dry_run), "changes": [], "rollback_file": None})
+            if wait:
+                click.echo("kadmin: --wait: nothing was started, so there is nothing to wait for", err=True)
             return
         if dry_run:
             if people:
                 print_plan_of_changes(xplan)
             else:
                 render.print_json(_document(request, xplan, None, dry_run=True))
+            if wait:
+                click.echo("kadmin: --wait: a dry run starts nothing, so there is nothing to wait for", err=True)
             return
         if people:
             click.echo(f"Saving the current assignment to {request.rollback_path} (to roll back: "
@@ -134,14 +154,23 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
             records=records,
             reporter=LineReporter(people),
         )
-    if people:
-        if xplan.unchanged:
-            click.echo(f"{len(xplan.unchanged)} partition(s) already have the planned replicas.")
-        if not result.failures and not result.aborted:
-            click.echo("Started. Follow with `kadmin reassign verify --reassignment-json-file "
-                       f"{plan_file}` (exit 3 while in progress).")
-    else:
-        render.print_json(_document(request, xplan, result, dry_run=False))
+        started = not result.failures and not result.aborted
+        if people:
+            if xplan.unchanged:
+                click.echo(f"{len(xplan.unchanged)} partition(s) already have the planned replicas.")
+            if started and not wait:
+                click.echo("Started. Follow with `kadmin reassign verify --reassignment-json-file "
+                           f"{plan_file}` (exit 3 while in progress).")
+            elif started:
+                click.echo("Started. Following it to the end (Ctrl-C stops following, not the reassignment).")
+        else:
+            render.print_json(_document(request, xplan, result, dry_run=False), compact=wait)
+        if wait and started:
+            from kadmin.commands import reassign_wait
+
+            if records is None:  # verify's removal needs kadmin's record, even when this run set no throttle
+                records = open_records(backend)
+            reassign_wait.wait(backend, parsed.plan, plan_file, request.plan_id, records, output, every)
     if result.failures or result.aborted:
         n = len(result.failures)
         failed = f"{n} change{'s' if n != 1 else ''} failed" if n else ""
@@ -149,6 +178,16 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
             "; ".join(x for x in (failed, result.aborted) if x),
             hint=f"the rollback file {request.rollback_path} holds the assignment from before this run",
         )
+
+
+def _wait_interval(interval: str) -> float:
+    from kadmin.errors import InputError
+    from kadmin.units import parse_duration
+
+    every = parse_duration(interval)
+    if every <= 0:
+        raise InputError("--interval must be more than 0 with --wait")
+    return every
 
 
 def _document(request, xplan, result, *, dry_run: bool) -> dict:

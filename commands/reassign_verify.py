@@ -23,15 +23,11 @@ def verify(cluster, output, plan_file, preserve_throttles):
     """
     from pathlib import Path
 
-    from kadmin.errors import DiffersFromPlan, StillInProgress
     from kadmin.execute.verification import run_verify
     from kadmin.plan.reassignment_file import read_reassignment
-    from kadmin.plan.verify import State
     from kadmin.throttle_records import plan_id
 
-    from kadmin.commands import render
     from kadmin.commands.reassign_execute import open_records
-    from kadmin.commands.render_reassign import change_json
 
     parsed = read_reassignment(plan_file)
     if parsed.problems:
@@ -43,6 +39,18 @@ def verify(cluster, output, plan_file, preserve_throttles):
     with open_cluster(cluster, read_only=preserve_throttles) as backend:
         records = None if preserve_throttles else open_records(backend)
         outcome = run_verify(backend, parsed.plan, plan_id=pid, records=records, preserve_throttles=preserve_throttles)
+    report(output, pid, outcome)
+
+
+def report(output, pid, outcome, *, compact: bool = False) -> None:
+    """Print a verify outcome as verify prints it (lines, or its JSON document; ``compact``:
+    on one line, for JSON-line streams) and raise its exit-3/4 errors. ``execute --wait``
+    ends with this too."""
+    from kadmin.commands import render
+    from kadmin.commands.render_reassign import change_json
+    from kadmin.errors import DiffersFromPlan, StillInProgress
+    from kadmin.plan.verify import State
+
     result = outcome.result
     removed = list(outcome.removal.changes) if outcome.removal else []
     kept = outcome.removal.kept if outcome.removal else None
@@ -65,7 +73,7 @@ def verify(cluster, output, plan_file, preserve_throttles):
             ],
             "throttles_removed": [change_json(c) for c in removed],
             "throttles_kept": bool(kept is not None and not kept.empty),
-        })
+        }, compact=compact)
     else:
         click.echo("Status of partition reassignment:")
         for v in result.partitions:

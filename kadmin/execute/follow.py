@@ -1,0 +1,82 @@
+"""``reassign execute --wait``: follow a started plan to its end, then verify it and remove the
+throttles it set (KIP-179's automatic removal).
+
+The loop only waits. Sampling (the reads of one refresh, then ``kadmin.execute.progress``'s
+arithmetic) is passed in as ``sample``, the same callable ``reassign progress`` uses; the end is
+judged and the throttles removed by ``kadmin.execute.verification.run_verify``, the function
+``reassign verify`` calls, so --wait removes exactly what verify would. Clock and sleep come
+from ``kadmin.execute.incremental``'s Clock protocol; what happens is told to a reporter whose
+hooks do nothing by default, so the loop never prints and tests inject both.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from kadmin.backends.base import Backend
+from kadmin.execute.incremental import Clock, SystemClock
+from kadmin.execute.progress import ProgressSnapshot
+from kadmin.execute.verification import VerifyOutcome, run_verify
+from kadmin.model import ReassignmentPlan
+from kadmin.plan.verify import State
+from kadmin.throttle_records import RecordStore
+
+Sample = Callable[[ProgressSnapshot | None], ProgressSnapshot]
+
+
+class FollowReporter:
+    """Hooks ``wait_for_plan`` calls; all no-ops here. Commands subclass it to render."""
+
+    def snapshot(self, snap: ProgressSnapshot) -> None:
+        """A progress snapshot was taken (one per interval, the first right away)."""
+
+    def still_running(self, outcome: VerifyOutcome) -> None:
+        """Nothing seemed to move, but verify still sees work running: following on."""
+
+
+def follow(sample: Sample, clock: Clock, interval: float, reporter: FollowReporter,
+           first: ProgressSnapshot | None = None) -> ProgressSnapshot:
+    """Sample every ``interval`` seconds until a snapshot shows nothing of the plan moving;
+    report each snapshot. ``first`` continues from an earlier snapshot (its rate baseline)."""
+    snap = first if first is not None else sample(None)
+    reporter.snapshot(snap)
+    while not snap.done:
+        clock.sleep(interval)
+        snap = sample(snap)
+        reporter.snapshot(snap)
+    return snap
+
+
+def wait_for_plan(
+    backend: Backend,
+    plan: ReassignmentPlan,
+    sample: Sample,
+    *,
+    plan_id: str,
+    records: RecordStore | None,
+    clock: Clock | None = None,
+    reporter: FollowReporter | None = None,
+    interval: float = 2.0,
+) -> VerifyOutcome:
+    """Follow ``plan`` until it has finished, then verify it, removing the throttles its record
+    holds that no running move needs (``records`` None: none removed).
+
+    The snapshots see only the plan's target replicas; verify also sees log-dir replicas that
+    do not exist yet and the controller's own list. So when the snapshots say "done" but verify
+    still sees work running, following goes on; throttles are only touched once it has ended.
+    A KeyboardInterrupt propagates: the reassignment keeps running, the throttles stay.
+    """
+    clock = clock or SystemClock()
+    reporter = reporter or FollowReporter()
+    snap = None
+    while True:
+        snap = follow(sample, clock, interval, reporter, snap)
+        check = run_verify(backend, plan, plan_id=plan_id, records=None)
+        if check.result.state is not State.IN_PROGRESS:
+            break
+        reporter.still_running(check)
+        clock.sleep(interval)
+        snap = sample(snap)
+    if records is None:
+        return check
+    return run_verify(backend, plan, plan_id=plan_id, records=records)
