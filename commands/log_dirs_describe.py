@@ -11,7 +11,8 @@ from kadmin.commands.options import cluster_options, int_list, open_cluster, out
 @click.option("--broker-list", metavar="1,2,3", help="Brokers to query (default: all).")
 @click.option("--topic-list", metavar="T1,T2", help="Only count replicas of these topics (default: all).")
 @click.option("--log-dirs", "log_dir_list", metavar="/D1,/D2", help="Only show these directories.")
-@click.option("--top", default=3, show_default=True, metavar="N", help="Largest partitions to show per directory.")
+@click.option("--top", default=3, show_default=True, metavar="N", type=click.IntRange(min=0),
+              help="Largest partitions to show per directory.")
 @cluster_options
 @output_option(("table", "json", "csv", "kafka-json"))
 def describe(cluster, output, broker_list, topic_list, log_dir_list, top):

@@ -124,6 +124,8 @@ def read_properties_file(path: Path) -> dict[str, str]:
         raw = path.read_bytes()
     except OSError as e:
         raise ConfigError(f"cannot read properties file {path}: {e.strerror or e}") from None
+    except ValueError as e:  # a NUL in the path
+        raise ConfigError(f"cannot read properties file {str(path)!r}: {e}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:  # Java reads .properties as ISO-8859-1

@@ -45,7 +45,8 @@ def check_outcome(result: Result, codes=(2,), what: str = "") -> None:
         lines = error_lines(result.stderr)
         assert lines, "no message: " + context
         first = lines[0]
-        click_usage = first.startswith("Usage: ") and any(line.startswith("Error: ") for line in lines)
+        # Click's usage error ("Usage: ...", "Error: ..."), or a group's help for missing words
+        click_usage = first.startswith("Usage: ") and any(line.startswith(("Error: ", "Commands:")) for line in lines)
         assert first.startswith("kadmin: error: ") or first.startswith("Error: ") or click_usage, context
         assert len(first) <= MAX_FIRST_LINE, "first line too long: " + context
 
