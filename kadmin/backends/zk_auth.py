@@ -9,9 +9,16 @@
   creator, plus world-read except under the sensitive roots (/config/users, /config/brokers,
   /delegation_token). Like Kafka, it needs credentials: true without them is a ConfigError.
 
-Kafka's own tools reached a secured ZooKeeper through SASL (a JAAS ``Client`` section); that, and
-``zookeeper.ssl.*`` (TLS), are refused with a clear error rather than silently connecting in the
-clear. The password lives in a ``Secret`` and is never part of a message.
+- TLS, with Kafka's own ZooKeeper client properties (KIP-515; what ``--zk-tls-config-file`` of
+  Kafka's tools read): ``zookeeper.ssl.client.enable=true``, ``zookeeper.ssl.truststore.location``
+  (PEM), ``zookeeper.ssl.keystore.location`` (PEM key and certificate chain, for servers that
+  require client certificates) with ``zookeeper.ssl.keystore.password`` for an encrypted key,
+  ``zookeeper.ssl.endpoint.identification.enable`` (default true). JKS/PKCS12 stores are refused
+  with the conversion to PEM as hint.
+
+Kafka's own tools reached a secured ZooKeeper through SASL (a JAAS ``Client`` section); that is
+not supported, and any other ``zookeeper.*`` property is refused with a clear error rather than
+silently connecting differently. Passwords live in ``Secret`` and are never part of a message.
 """
 
 from __future__ import annotations
@@ -24,7 +31,17 @@ from kadmin.java_properties import Secret
 
 AUTH_DIGEST = "zookeeper.auth.digest"
 SET_ACL = "zookeeper.set.acl"
+TLS_ENABLE = "zookeeper.ssl.client.enable"
+TRUSTSTORE = "zookeeper.ssl.truststore"
+KEYSTORE = "zookeeper.ssl.keystore"
+HOSTNAME_CHECK = "zookeeper.ssl.endpoint.identification.enable"
+NETTY_SOCKET = "org.apache.zookeeper.ClientCnxnSocketNetty"
 SENSITIVE_ROOTS = ("/config/users", "/config/brokers", "/delegation_token")
+_KNOWN = {AUTH_DIGEST, SET_ACL, TLS_ENABLE, HOSTNAME_CHECK, "zookeeper.clientCnxnSocket",
+          f"{TRUSTSTORE}.location", f"{TRUSTSTORE}.type", f"{TRUSTSTORE}.password",
+          f"{KEYSTORE}.location", f"{KEYSTORE}.type", f"{KEYSTORE}.password",
+          # left to Python's TLS defaults, as client_config does for the Kafka clients
+          "zookeeper.ssl.protocol", "zookeeper.ssl.enabled.protocols", "zookeeper.ssl.cipher.suites"}
 
 
 @dataclass(frozen=True)
@@ -33,6 +50,11 @@ class ZkSecurity:
 
     digest: Secret | None = None
     set_acl: bool = False
+    tls: bool = False
+    ca_file: str | None = None  # PEM trust store; None: the system's CAs
+    cert_file: str | None = None  # PEM private key and certificate chain
+    key_password: Secret | None = None
+    check_hostname: bool = True
 
     @property
     def user(self) -> str | None:
@@ -43,11 +65,11 @@ def zk_security(properties: Mapping[str, str]) -> ZkSecurity:
     """Check the ``zookeeper.*`` properties; ConfigError naming the property (never its value)
     for anything kadmin cannot honour."""
     for key in sorted(properties):
-        if key.startswith("zookeeper.") and key not in (AUTH_DIGEST, SET_ACL):
+        if key.startswith("zookeeper.") and key not in _KNOWN:
             raise ConfigError(
                 f"property {key} is not supported by kadmin's ZooKeeper backend",
-                hint=f"kadmin supports {AUTH_DIGEST}=user:password and {SET_ACL}=true|false "
-                     "(no SASL or TLS to ZooKeeper); or use --bootstrap-server")
+                hint=f"kadmin supports {AUTH_DIGEST}, {SET_ACL} and zookeeper.ssl.* with PEM files "
+                     "(no SASL to ZooKeeper); or use --bootstrap-server")
     digest = None
     raw = properties.get(AUTH_DIGEST)
     if raw is not None:
@@ -55,13 +77,65 @@ def zk_security(properties: Mapping[str, str]) -> ZkSecurity:
         if not sep or not user or not password:
             raise ConfigError(f"{AUTH_DIGEST} must have the form user:password")
         digest = Secret(f"{user}:{password}")
-    flag = (properties.get(SET_ACL) or "false").strip().lower()
-    if flag not in ("true", "false"):
-        raise ConfigError(f"{SET_ACL} must be true or false")
-    if flag == "true" and digest is None:
+    set_acl = _flag(properties, SET_ACL, False)
+    if set_acl and digest is None:
         raise ConfigError(f"{SET_ACL}=true needs credentials: set {AUTH_DIGEST}=user:password",
                           hint="as with Kafka, secure ACLs are only set by an authenticated session")
-    return ZkSecurity(digest=digest, set_acl=flag == "true")
+    return ZkSecurity(digest=digest, set_acl=set_acl, **_tls_fields(properties))
+
+
+def _flag(properties: Mapping[str, str], key: str, default: bool) -> bool:
+    value = (properties.get(key) or str(default)).strip().lower()
+    if value not in ("true", "false"):
+        raise ConfigError(f"{key} must be true or false")
+    return value == "true"
+
+
+def _tls_fields(p: Mapping[str, str]) -> dict[str, Any]:
+    if not _flag(p, TLS_ENABLE, False):
+        return {}
+    socket = (p.get("zookeeper.clientCnxnSocket") or NETTY_SOCKET).strip()
+    if socket != NETTY_SOCKET:
+        raise ConfigError(f"zookeeper.clientCnxnSocket={socket} cannot carry TLS (Kafka needs {NETTY_SOCKET})")
+    out: dict[str, Any] = {"tls": True, "check_hostname": _flag(p, HOSTNAME_CHECK, True)}
+    for store, field in ((TRUSTSTORE, "ca_file"), (KEYSTORE, "cert_file")):
+        location = (p.get(f"{store}.location") or "").strip()
+        if not location:
+            continue
+        kind = (p.get(f"{store}.type") or "").strip().upper()
+        if kind != "PEM" and not (kind == "" and location.lower().endswith((".pem", ".crt"))):
+            raise ConfigError(
+                f"{store}.type={kind or 'JKS (the default)'} cannot be used ({store}.location): "
+                "only PEM files are supported",
+                hint=f"convert it to PEM (keytool -exportcert -rfc, or openssl pkcs12 -nodes) and set {store}.type=PEM")
+        out[field] = location
+    if p.get(f"{KEYSTORE}.password") and out.get("cert_file"):
+        out["key_password"] = Secret(p[f"{KEYSTORE}.password"])
+    return out
+
+
+def tls_options(sec: ZkSecurity) -> dict[str, Any]:
+    """kazoo's TLS keyword arguments; the PEM files are loaded once first, so an unreadable file
+    or a wrong key password is a ConfigError now rather than endless reconnects later."""
+    if not sec.tls:
+        return {}
+    import ssl
+
+    try:
+        ctx = ssl.create_default_context(cafile=sec.ca_file)
+        if sec.cert_file:
+            ctx.load_cert_chain(sec.cert_file, password=sec.key_password.reveal() if sec.key_password else None)
+    except (ssl.SSLError, OSError, ValueError) as e:
+        raise ConfigError(f"cannot load the ZooKeeper TLS files: {type(e).__name__}: {getattr(e, 'reason', None) or e}",
+                          hint=f"check {TRUSTSTORE}.location, {KEYSTORE}.location and {KEYSTORE}.password") from None
+    kw: dict[str, Any] = {"use_ssl": True, "verify_certs": True, "check_hostname": sec.check_hostname}
+    if sec.ca_file:
+        kw["ca"] = sec.ca_file
+    if sec.cert_file:
+        kw.update(certfile=sec.cert_file, keyfile=sec.cert_file)
+        if sec.key_password:
+            kw["keyfile_password"] = sec.key_password.reveal()
+    return kw
 
 
 def sensitive_path(path: str) -> bool:

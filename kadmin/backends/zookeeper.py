@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from kadmin.backends import zk_paths as zp
 from kadmin.backends.base import Backend, BrokerLogDirs, Capability, ReadOnlyViolation
-from kadmin.backends.zk_auth import AUTH_DIGEST, ZkSecurity, acls_for, auth_data, zk_security
+from kadmin.backends.zk_auth import AUTH_DIGEST, ZkSecurity, acls_for, auth_data, tls_options, zk_security
 from kadmin.backends.zk_reassign import STUCK_HINT, check_assignments, ongoing_reassignments, stuck_reason
 from kadmin.errors import (
     AuthenticationError,
@@ -476,7 +476,8 @@ def _connect(hosts: str, timeout: float, security: ZkSecurity):
     if not logging.getLogger().handlers:
         logging.getLogger("kazoo.client").setLevel(logging.CRITICAL)
     client = KazooClient(hosts=hosts, timeout=min(timeout, 10.0), connection_retry={"max_tries": -1, "max_delay": 1},
-                         auth_data=auth_data(security) or None, default_acl=acls_for(security, "/"))
+                         auth_data=auth_data(security) or None, default_acl=acls_for(security, "/"),
+                         **tls_options(security))
     try:
         with warnings.catch_warnings():  # a missing chroot is reported by the reads, with a hint
             warnings.filterwarnings("ignore", message="No chroot path exists")
@@ -485,8 +486,10 @@ def _connect(hosts: str, timeout: float, security: ZkSecurity):
         client.stop()
         client.close()
         raise ConnectionFailed(
-            f"could not connect to ZooKeeper at {hosts} within {timeout:g}s",
-            hint="check the --zookeeper host:port (and that the server is up), or use --bootstrap-server",
+            f"could not connect to ZooKeeper at {hosts} within {timeout:g}s" + (" over TLS" if security.tls else ""),
+            hint="check the --zookeeper host:port (and that the server is up), or use --bootstrap-server"
+            if not security.tls else "check that the port is the server's secureClientPort and the "
+            "zookeeper.ssl.* trust store holds the CA that signed its certificate",
         ) from None
     except AuthFailedError:
         client.stop()

@@ -185,7 +185,9 @@ def test_backend_maps_a_refused_write_to_authorization_error(secured, zk_connect
     ({"zookeeper.auth.digest": PASSWORD}, "zookeeper.auth.digest must have the form user:password"),
     ({"zookeeper.auth.digest": f":{PASSWORD}"}, "zookeeper.auth.digest must have the form user:password"),
     ({"zookeeper.auth.digest": f"{USER}:{PASSWORD}", "zookeeper.set.acl": "yes"}, "zookeeper.set.acl must be true or false"),
-    ({"zookeeper.ssl.client.enable": "true"}, "property zookeeper.ssl.client.enable is not supported"),
+    ({"zookeeper.ssl.crl.enable": "true"}, "property zookeeper.ssl.crl.enable is not supported"),
+    ({"zookeeper.ssl.client.enable": "true", "zookeeper.ssl.truststore.location": "/x/ca.jks"},
+     "zookeeper.ssl.truststore.type=JKS (the default) cannot be used"),
 ])
 def test_unusable_zookeeper_properties_are_refused_without_their_values(properties, message):
     with pytest.raises(ConfigError) as e:

@@ -45,10 +45,27 @@ def _ruok(port: int) -> bool:
 class ZooKeeperServer:
     """``with ZooKeeperServer() as zk: zk.connect`` -> "127.0.0.1:PORT"."""
 
-    def __init__(self, port: int | None = None):
+    def __init__(self, port: int | None = None, tls: dict[str, str] | None = None):
+        """``tls``: also serve TLS on ``secure_port``, with PEM files: {"keystore": server key and
+        certificate, "truststore": CA certificates, "client_auth": "none" | "need"}."""
         self.port = port or free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="kadmin-zk-"))
         self.proc: subprocess.Popen | None = None
+        self.tls = tls
+        self.secure_port = free_port() if tls else None
+
+    @property
+    def secure_connect(self) -> str:
+        return f"127.0.0.1:{self.secure_port}"
+
+    def _tls_config(self) -> list[str]:
+        if not self.tls:
+            return []
+        return [f"secureClientPort={self.secure_port}",
+                "serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory",
+                f"ssl.keyStore.location={self.tls['keystore']}", "ssl.keyStore.type=PEM",
+                f"ssl.trustStore.location={self.tls['truststore']}", "ssl.trustStore.type=PEM",
+                f"ssl.clientAuth={self.tls.get('client_auth', 'none')}"]
 
     @property
     def connect(self) -> str:
@@ -66,6 +83,7 @@ class ZooKeeperServer:
                     "maxClientCnxns=0",
                     "admin.enableServer=false",
                     "4lw.commands.whitelist=ruok,stat,mntr",
+                    *self._tls_config(),
                     "",
                 ]
             )
