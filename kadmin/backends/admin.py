@@ -193,8 +193,12 @@ class AdminBackend:
         wanted = set(topics) if topics else None
 
         async def fan_out():
-            futures = {b: kp._manager.send(DescribeLogDirsRequest(topics=None), node_id=b) for b in ids}
-            out = {}
+            futures, out = {}, {}
+            for b in ids:  # send to every broker first, then collect: the queries run at once
+                try:
+                    futures[b] = kp._manager.send(DescribeLogDirsRequest(topics=None), node_id=b)
+                except Exception as e:  # noqa: BLE001 - e.g. a broker not in the metadata: reported per broker
+                    out[b] = e
             for b, fut in futures.items():
                 try:
                     out[b] = await fut

@@ -142,3 +142,11 @@ def test_end_offsets_leave_out_a_partition_without_leader_instead_of_failing(san
     with backend_for(sb, read_only=True, timeout=5) as b:
         offsets = b.list_end_offsets([TopicPartition("solo", 0), TopicPartition("solo", 1)])
     assert list(offsets) == [TopicPartition("solo", 1)] and offsets[TopicPartition("solo", 1)] > 0
+
+
+def test_log_dirs_of_a_stopped_broker_are_an_error_for_that_broker_only(cluster):
+    cluster.faults.broker_stop(3)
+    with backend_for(cluster, read_only=True, timeout=3) as b:
+        dirs = b.describe_log_dirs(brokers=[0, 3])
+    assert dirs[0].error is None and len(dirs[0].log_dirs) == 2
+    assert dirs[3].error is not None and dirs[3].log_dirs == ()  # not an exception for the whole call
