@@ -236,3 +236,71 @@ def test_dry_run_has_nothing_to_wait_for(sandbox_factory, tmp_path, capsys):  # 
                             "--incremental", "--dry-run", "--wait")  # --incremental waits anyway: still accepted
     assert code == 0, err
     assert "Batch 1: foo-0" in out and sb.mutating_requests() == []
+
+
+def test_throttles_are_only_touched_once_verify_sees_nothing_running(monkeypatch):
+    """The snapshots may say "done" while verify still sees work (a log-dir replica not created
+    yet, the controller's list): following goes on, and removal waits for the real end."""
+    from kadmin.execute import follow
+    from kadmin.execute.progress import ProgressSnapshot, Totals
+    from kadmin.execute.verification import VerifyOutcome
+    from kadmin.model import ReassignmentPlan, TopicPartition
+    from kadmin.plan.verify import PartitionVerdict, State, VerifyResult
+
+    tp = TopicPartition("foo", 0)
+    states = iter([State.IN_PROGRESS, State.COMPLETE, State.COMPLETE])
+    calls = []
+
+    def run_verify(backend, plan, *, plan_id, records):
+        calls.append(records)
+        return VerifyOutcome(VerifyResult((PartitionVerdict(tp, next(states), (3, 1), (3, 1)),), ()), None)
+
+    monkeypatch.setattr(follow, "run_verify", run_verify)
+    done = ProgressSnapshot(0.0, (), Totals(0, 0, 0, None, None), 0)
+    events = []
+
+    class Clock:
+        def now(self):
+            return 0.0
+
+        def sleep(self, seconds):
+            events.append(("sleep", seconds))
+
+    class Reporter(follow.FollowReporter):
+        def snapshot(self, snap):
+            events.append("snapshot")
+
+        def still_running(self, outcome):
+            events.append("still running")
+
+    store = object()
+    outcome = follow.wait_for_plan(None, ReassignmentPlan(()), lambda prev: done, plan_id="p", records=store,
+                                   clock=Clock(), reporter=Reporter(), interval=3.0)
+    assert outcome.result.state is State.COMPLETE
+    assert calls == [None, None, store]  # checks read only; the removal once, at the end
+    assert events == ["snapshot", "still running", ("sleep", 3.0), "snapshot"]
+
+
+def test_wait_follows_a_log_dir_move_and_removes_its_rate(cluster, tmp_path, capsys, monkeypatch):
+    """A move between the directories of broker 1 (KIP-113), throttled: followed through the
+    future replica, then the log-dir rate this plan set is removed; broker 0's, set by hand, stays."""
+    sb, flags, _ = cluster
+    src = sb.snapshot().replica_dir("foo", 1, 1)
+    dst = next(p for p in sb.log_dir_paths(1) if p != src)
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 1, "replicas": [1, 2], "log_dirs": [dst, "any"]}])
+
+    def moving(snap):
+        return snap.future_replica("foo", 1, 1) is not None and snap.broker_configs["1"].get(LOG_DIR_RATE) == "1000000"
+
+    drive(monkeypatch, SimClock(sb, moving))
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, *flags,
+                            "--replica-alter-log-dirs-throttle", "1MB/s", "--wait", "-o", "json")
+    assert code == 0, err
+    snap = sb.snapshot()
+    assert snap.replica_dir("foo", 1, 1) == dst and snap.future_replica("foo", 1, 1) is None
+    docs = [json.loads(line) for line in out.strip().splitlines()]
+    rows = [r for d in docs[1:-1] for r in d["replicas"] if r["move"] == "log-dir"]
+    assert rows and all((r["log_dir"], r["future_log_dir"]) == (src, dst) for r in rows)
+    assert any(0 < r["moved_bytes"] < r["total_bytes"] for r in rows)
+    assert docs[-1]["state"] == "complete"
+    sb.wait_for(hand_throttles_only)
