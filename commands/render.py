@@ -16,10 +16,16 @@ def print_error(err: KadminError) -> None:
     line = f"kadmin: error: {err.message}"
     if err.hint:
         line += f" ({err.hint})"
-    click.echo(line, err=True)
+    click.echo(_one_line(line), err=True)
     if isinstance(err, InputError):
         for problem in err.problems:
-            click.echo(f"  - {problem}", err=True)
+            click.echo(f"  - {_one_line(str(problem))}", err=True)
+
+
+def _one_line(text: str) -> str:
+    """Line breaks inside a message (a value quoted from a file may hold some) shown escaped,
+    so an error stays one line."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def warn(message: str) -> None:

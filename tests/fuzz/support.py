@@ -49,6 +49,8 @@ def check_outcome(result: Result, codes=(2,), what: str = "") -> None:
         click_usage = first.startswith("Usage: ") and any(line.startswith(("Error: ", "Commands:")) for line in lines)
         assert first.startswith("kadmin: error: ") or first.startswith("Error: ") or click_usage, context
         assert len(first) <= MAX_FIRST_LINE, "first line too long: " + context
+        if first.startswith("kadmin: error: "):  # then only the problems, one line each
+            assert all(line.startswith("  - ") for line in lines[1:]), "not one line: " + context
 
 
 def check_unchanged(sandbox, what: str = "") -> None:
