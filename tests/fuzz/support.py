@@ -28,7 +28,10 @@ def invoke(args: list[str], env: dict | None = None) -> Result:
 
 
 def error_lines(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if not line.startswith("kadmin: warning:")]
+    """Lines as a terminal or ``grep`` sees them: split at line feeds only (str.splitlines also
+    splits at \x1c-\x1e, \x85 and \u2028, which a quoted value may hold)."""
+    lines = stderr.replace("\r\n", "\n").split("\n")
+    return [line for line in lines if line and not line.startswith("kadmin: warning:")]
 
 
 def check_outcome(result: Result, codes=(2,), what: str = "") -> None:
