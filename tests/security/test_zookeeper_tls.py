@@ -139,3 +139,17 @@ def test_unusable_tls_settings_are_refused_before_connecting(override, message, 
     code, _, err = kadmin(capsys, "reassign", "list", "--zookeeper", "127.0.0.1:1", "--command-config", cfg)
     assert code == 2
     assert err[0].startswith(message)
+
+
+def test_the_key_password_is_not_in_debug_logs(tls_zookeeper, pki, tmp_path, capsys, caplog):
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    cfg = props(tmp_path, pki, **{"zookeeper.ssl.truststore.location": str(pki / "other-ca.pem")})
+    from kadmin.errors import ConnectionFailed
+
+    with pytest.raises(ConnectionFailed):  # --debug lets the error through
+        run(["--debug", "reassign", "list", "--zookeeper", tls_zookeeper.secure_connect, "--command-config", cfg,
+             "--timeout", "2s"])
+    out, err = capsys.readouterr()
+    assert caplog.records and KEY_PASSWORD not in caplog.text + out + err
