@@ -58,6 +58,52 @@ class IncrementalLines(IncrementalReporter):
     def finished(self, p) -> None:
         self._echo("Done: " + _progress_line(p))
 
+    def close(self) -> None:
+        """Nothing to tidy for plain lines."""
+
+
+class IncrementalBar(IncrementalLines):
+    """On a terminal: a rich progress bar ("step x of y", bytes copied of the total, rate, ETA)
+    with the batch and throttle messages printed above it."""
+
+    def __init__(self):
+        super().__init__(True)
+        from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
+                                   TransferSpeedColumn)
+
+        from kadmin.commands import render
+
+        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(),
+                            TransferSpeedColumn(), TimeRemainingColumn(), console=render.stderr(), transient=False)
+        self.task = None
+
+    def _echo(self, text: str) -> None:
+        self.bar.console.print(text, highlight=False, markup=False)
+
+    def planned(self, state, resumed) -> None:
+        super().planned(state, resumed)
+        self.bar.start()
+
+    def progress(self, p) -> None:
+        if self.task is None:
+            self.task = self.bar.add_task(p.step_label, total=p.bytes_total or None)
+        self.bar.update(self.task, description=f"{p.step_label} ({len(p.in_flight)} running)",
+                        completed=p.bytes_done, total=p.bytes_total or None)
+
+    def finished(self, p) -> None:
+        self.progress(p)
+        self.close()
+        self._echo("Done: " + _progress_line(p))
+
+    def close(self) -> None:
+        self.bar.stop()  # also on Ctrl-C or an error: give the terminal its cursor back
+
+
+def incremental_reporter() -> IncrementalReporter:
+    import sys
+
+    return IncrementalBar() if sys.stderr.isatty() else IncrementalLines(True)
+
 
 def _progress_line(p) -> str:
     from kadmin.units import format_duration, format_size
@@ -136,14 +182,17 @@ def run(cluster, output, plan_file, throttle, additional, dry_run, rollback_file
         control = RecordedThrottles(backend, rate, pid, records, plan_file=request.plan_file) if rate is not None else None
         if people:
             click.echo(f"State file: {state_path} (run the same command again to resume)")
+        reporter = incremental_reporter()
         try:
             result = run_incremental(
-                backend, plan, limits, state_path, IncrementalLines(True), plan_file=request.plan_file, throttle=control,
+                backend, plan, limits, state_path, reporter, plan_file=request.plan_file, throttle=control,
             )
         except KeyboardInterrupt:
             click.echo(f"Interrupted. Steps already sent go on; throttles stay. Run the same command again to "
                        f"resume (state file {state_path}).", err=True)
             raise
+        finally:
+            reporter.close()
     if people:
         click.echo(f"Finished: {result.steps_total} step(s), {result.batches} batch(es) in this run, "
                    f"{result.elapsed:.0f}s.")

@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from kadmin.commands.reassign_progress import Sampler
+from kadmin.execute.sampler import Sampler
 from kadmin.commands.root import cli
 from kadmin.model import (
     FOLLOWER_RATE,

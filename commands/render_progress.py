@@ -1,0 +1,162 @@
+"""Views of replica-move progress, shared by ``reassign progress`` and ``execute --wait``:
+KIP-179's table (with a bar per moving replica and for the total), one-line summaries for logs,
+JSON lines for scripts, and the reporters that put them on screen while ``follow`` samples."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from kadmin.execute.follow import FollowReporter
+
+BAR = 12
+
+
+def fraction(moved: int | None, left: int | None) -> float | None:
+    if moved is None or left is None or moved + left <= 0:
+        return None
+    return moved / (moved + left)
+
+
+def bar(frac: float | None, width: int = BAR):
+    from rich.text import Text
+
+    if frac is None:
+        return Text("")
+    filled = round(min(max(frac, 0.0), 1.0) * width)
+    text = Text("█" * filled, style="cyan")
+    text.append("░" * (width - filled), style="dim")
+    text.append(f" {frac * 100:3.0f}%")
+    return text
+
+
+def progress_table(snap, moving_first: bool = False):
+    """KIP-179's table: a row per replica (status in Kafka's words), bytes moved and left,
+    rate and ETA for the moving ones, and a total row. ``moving_first`` (the live views) lists
+    the moving replicas first and folds the in-sync ones into one line."""
+    from rich.table import Table
+
+    from kadmin.units import format_duration, format_rate, format_size
+
+    t = snap.totals
+    title = (f"Reassignment progress: {snap.reassigning_partitions} partitions reassigning, "
+             f"{t.moving_replicas} replicas moving")
+    table = Table(title=title, title_justify="left", header_style="bold")
+    for col, justify in (("Topic", "left"), ("Partition", "right"), ("Broker", "right"), ("Status", "left"),
+                         ("Move", "left"), ("Progress", "left"), ("Moved", "right"), ("Left", "right"),
+                         ("Rate", "right"), ("ETA", "right")):
+        table.add_column(col, justify=justify, no_wrap=col != "Move")
+    rows = list(snap.replicas)
+    folded = 0
+    if moving_first:
+        moving = sorted((r for r in rows if r.move != "none"), key=lambda r: -(r.remaining_bytes or 0))
+        others = [r for r in rows if r.move == "none" and r.status != "In sync"]
+        folded = sum(1 for r in rows if r.move == "none" and r.status == "In sync")
+        rows = moving + others
+    for r in rows:
+        moving_row = r.move != "none"
+        move = {"inter-broker": "broker", "log-dir": f"dir {r.log_dir} -> {r.future_log_dir}"}.get(r.move, "")
+        style = "green" if r.status == "In sync" else ("yellow" if moving_row else "red")
+        table.add_row(r.topic, str(r.partition), str(r.broker), f"[{style}]{r.status}[/]", move,
+                      bar(fraction(r.moved_bytes, r.remaining_bytes)) if moving_row else "",
+                      format_size(r.moved_bytes) if moving_row else "",
+                      format_size(r.remaining_bytes) if moving_row else "",
+                      format_rate(r.rate) if moving_row else "",
+                      format_duration(r.eta) if moving_row else "")
+    if folded:
+        table.add_row(f"[dim]+ {folded} replicas in sync[/]", "", "", "", "", "", "", "", "", "")
+    table.add_section()
+    table.add_row("[bold]total[/]", "", "", "done" if snap.done else "moving", "",
+                  bar(fraction(t.moved_bytes, t.remaining_bytes)), format_size(t.moved_bytes),
+                  format_size(t.remaining_bytes), format_rate(t.rate), format_duration(t.eta))
+    return table
+
+
+def progress_line(snap) -> str:
+    """One line for logs and CI."""
+    from kadmin.units import format_duration, format_rate, format_size
+
+    t = snap.totals
+    if snap.done:
+        return f"kadmin: nothing of the plan moves any more ({format_size(t.moved_bytes)} moved)"
+    frac = fraction(t.moved_bytes, t.remaining_bytes)
+    pct = f" ({frac * 100:.0f}%)" if frac is not None else ""
+    rate = f", {format_rate(t.rate)}" if t.rate is not None else ""
+    eta = f", ETA {format_duration(t.eta)}" if t.eta is not None else ""
+    return (f"kadmin: {snap.reassigning_partitions} partition(s) reassigning, {t.moving_replicas} replica(s) "
+            f"moving: {format_size(t.moved_bytes)} moved{pct}, {format_size(t.remaining_bytes)} left{rate}{eta}")
+
+
+def snapshot_document(snap) -> dict:
+    """The JSON document of one snapshot (schemas/progress-snapshot.json)."""
+    import time
+
+    from kadmin.execute.progress import snapshot_json
+    from kadmin.throttle_records import now_iso
+
+    return snapshot_json(snap, now_iso(time.time()))
+
+
+class JsonLines(FollowReporter):
+    """One progress snapshot per line on stdout."""
+
+    def snapshot(self, snap) -> None:
+        from kadmin.commands import render
+
+        render.print_json_line(snapshot_document(snap))
+
+
+class PlainLines(FollowReporter):
+    """A line per snapshot, for logs and CI (not a terminal)."""
+
+    def __init__(self, err: bool = True):
+        self.err = err
+
+    def snapshot(self, snap) -> None:
+        click.echo(progress_line(snap), err=self.err)
+
+    def still_running(self, outcome) -> None:
+        click.echo("kadmin: nothing of the plan is copying, but the cluster still lists work running; waiting",
+                   err=True)
+
+
+class LiveTable(PlainLines):
+    """The table refreshed in place; moving replicas first, with bars."""
+
+    def __init__(self, err: bool = True):
+        super().__init__(err)
+        self.live = None
+
+    def __enter__(self):
+        return self
+
+    def snapshot(self, snap) -> None:
+        from rich.live import Live
+
+        from kadmin.commands import render
+
+        view = progress_table(snap, moving_first=True)
+        if self.live is None:
+            console = render.stderr() if self.err else render.stdout()
+            self.live = Live(view, console=console, auto_refresh=False, transient=False)
+            self.live.start(refresh=True)
+        else:
+            self.live.update(view, refresh=True)
+
+    def __exit__(self, *exc) -> None:
+        if self.live is not None:
+            self.live.stop()
+
+
+def reporter_for(output: str, err: bool = True):
+    """JSON lines with --output json; a live table on a terminal; plain lines otherwise.
+    ``err``: where people's views go (stderr when stdout carries another result)."""
+    from contextlib import nullcontext
+
+    if output == "json":
+        return nullcontext(JsonLines())
+    stream = sys.stderr if err else sys.stdout
+    if stream.isatty():
+        return LiveTable(err)
+    return nullcontext(PlainLines(err))

@@ -1,0 +1,39 @@
+"""One progress refresh: the reads it takes (cluster, ongoing reassignments, log dirs, end
+offsets), then ``kadmin.execute.progress``'s pure arithmetic. ``reassign progress`` and
+``execute --wait`` sample through this one callable."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from kadmin.backends.base import Backend, Capability
+from kadmin.execute.progress import ProgressSnapshot, snapshot
+from kadmin.model import ReassignmentPlan
+
+
+class Sampler:
+    """``sample(previous) -> ProgressSnapshot``; ``previous`` gives the rate baseline."""
+
+    def __init__(self, backend: Backend, plan: ReassignmentPlan | None, clock: Callable[[], float] | None = None):
+        self.backend = backend
+        self.plan = plan
+        self.clock = clock or time.monotonic
+
+    def __call__(self, previous: ProgressSnapshot | None) -> ProgressSnapshot:
+        b = self.backend
+        cluster = b.describe_cluster()
+        ongoing = b.list_partition_reassignments()
+        topics = None
+        if self.plan is not None:
+            topics = sorted({a.topic for a in self.plan.partitions} & set(cluster.topics)) or None
+        log_dirs = b.describe_log_dirs(topics=topics) if Capability.LOG_DIRS in b.capabilities else {}
+        if self.plan is None:
+            moving = set(ongoing)
+        else:
+            moving = {a.tp for a in self.plan.partitions} & set(cluster.partitions)
+        offsets = {}
+        if moving and Capability.END_OFFSETS in b.capabilities:
+            offsets = b.list_end_offsets(sorted(moving))
+        return snapshot(self.clock(), cluster, ongoing, log_dirs, plan=self.plan, end_offsets=offsets,
+                        previous=previous)
