@@ -68,13 +68,22 @@ def fleet_options(f: Callable) -> Callable:
 
 
 def run_fleet_report(kind: str, fleet: FleetOptions, output: str = "table", top: int | None = None,
-                     opener=None) -> None:
+                     opener=None, cluster=None) -> None:
     """Run the ``kind`` reports ("log-dirs", "reassign", "throttle") over the fleet and render
     them: tables (or the JSON document with ``--output json``) on stdout, files with
-    ``--report-dir``. Raises kadmin errors (usage, input) like any command."""
+    ``--report-dir``. Raises kadmin errors (usage, input) like any command. ``cluster``: the
+    command's own connection flags, refused here (the fleet names its clusters itself)."""
     from kadmin.errors import UsageError
     from kadmin.fleet.run import FleetRequest, build_reports
 
+    given = [flag for flag, value in (
+        ("--bootstrap-server", getattr(cluster, "bootstrap_server", None)),
+        ("--zookeeper", getattr(cluster, "zookeeper", None)),
+        ("--command-config", getattr(cluster, "command_config", None)),
+        ("--cluster", getattr(cluster, "cluster", None))) if value]
+    if given:
+        raise UsageError(f"{', '.join(given)} cannot be combined with fleet reports: --fleet names each "
+                         "cluster's connection (or profile), --from reads saved results")
     if output not in ("table", "json"):
         raise UsageError(f"fleet reports print as table or json, not {output!r}")
     request = FleetRequest(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from kadmin.commands.fleet import fleet_options, run_fleet_report
 from kadmin.commands.options import cluster_options, int_list, open_cluster, output_option, str_list
 
 
@@ -15,7 +16,8 @@ from kadmin.commands.options import cluster_options, int_list, open_cluster, out
               help="Largest partitions to show per directory.")
 @cluster_options
 @output_option(("table", "json", "csv", "kafka-json"))
-def describe(cluster, output, broker_list, topic_list, log_dir_list, top):
+@fleet_options
+def describe(cluster, output, broker_list, topic_list, log_dir_list, top, fleet):
     """Show each broker's log directories: status (online, offline, cordoned), used, total and
     usable bytes, replica count, future replicas in flight with their lag, and the largest
     partitions.
@@ -23,7 +25,11 @@ def describe(cluster, output, broker_list, topic_list, log_dir_list, top):
     \b
     --output kafka-json prints exactly kafka-log-dirs.sh's JSON, alone on stdout.
     --output json prints kadmin's shape (schemas/log-dirs-describe.json).
+    --spark / --fleet / --from report over many clusters (docs/fleet.md).
     """
+    if fleet.requested:
+        return run_fleet_report("log-dirs", fleet, output=output, cluster=cluster)
+
     from kadmin import logdirs
 
     requested = int_list(broker_list, "--broker-list")

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import click
 
+from kadmin.commands.fleet import fleet_options, run_fleet_report
 from kadmin.commands.options import cluster_options, open_cluster, output_option
 
 
 @click.command("list")
 @cluster_options
 @output_option(("table", "json"))
-def list_(cluster, output):
+@fleet_options
+def list_(cluster, output, fleet):
     """Ongoing reassignments with the replicas being added and removed, one line per partition
     as kafka-reassign-partitions.sh --list prints them (``foo-1: replicas: 1,2,3. adding: 4.
     removing: 1.``), or JSON with --output json."""
+    if fleet.requested:
+        return run_fleet_report("reassign", fleet, output=output, cluster=cluster)
     from kadmin.commands import render
     from kadmin.commands.render_reassign import reassignment_line
 

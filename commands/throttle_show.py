@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import click
 
+from kadmin.commands.fleet import fleet_options, run_fleet_report
 from kadmin.commands.options import cluster_options, open_cluster, output_option
 
 
 @click.command()
 @cluster_options
 @output_option(("table", "json"))
-def show(cluster, output):
+@fleet_options
+def show(cluster, output, fleet):
     """Show the replication throttles set on brokers (rates) and topics (throttled-replica
     lists): which kadmin set, for which plan, by whom and when; and whether an ongoing
     reassignment or log-dir move needs them. Throttles no move needs are flagged STALE
@@ -20,6 +22,8 @@ def show(cluster, output):
     \b
     --output json prints schemas/throttle-show-result.json, alone on stdout.
     """
+    if fleet.requested:
+        return run_fleet_report("throttle", fleet, output=output, cluster=cluster)
     from kadmin.throttle_records import open_record_store, read_throttle_state
 
     with open_cluster(cluster, read_only=True) as backend:

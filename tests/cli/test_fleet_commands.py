@@ -1,0 +1,70 @@
+"""--spark / --from / --fleet through the real reporting commands."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from kadmin.commands.root import cli
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def saved_fleet(tmp_path, sandbox_factory):
+    """Two clusters' earlier `--output json` results, one file per cluster, as an operator saves them."""
+    out = tmp_path / "fleet"
+    out.mkdir()
+    for name, brokers in (("east", 2), ("west", 3)):
+        sb = sandbox_factory(brokers=brokers, log_dirs=2, manual_clock=True)
+        sb.create_topic("t", partitions=4, replication_factor=2, size_bytes=2**20)
+        result = run("log-dirs", "describe", "-b", sb.bootstrap, "-o", "json")
+        assert result.exit_code == 0, result.output
+        (out / f"{name}.json").write_text(result.stdout)
+    return out
+
+
+def _report(doc, name):
+    return next(r for r in doc["reports"] if r["name"] == name)
+
+
+def test_log_dirs_describe_from_saved_results(saved_fleet):
+    from jsonschema import validate
+
+    from kadmin.schemas import load
+
+    result = run("log-dirs", "describe", "--from", str(saved_fleet), "-o", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    validate(doc, load("fleet-report"))
+    usage = {row["cluster"]: row for row in _report(doc, "cluster_usage")["rows"]}
+    assert set(usage) == {"east", "west"}
+    assert (usage["east"]["brokers"], usage["west"]["brokers"]) == (2, 3)
+    assert usage["east"]["replicas"] == usage["west"]["replicas"] == 8  # 4 partitions x RF 2 each
+
+    table = run("log-dirs", "describe", "--from", str(saved_fleet))
+    assert table.exit_code == 0 and "east" in table.stdout and "west" in table.stdout
+
+
+def test_fleet_and_single_cluster_flags_do_not_mix(saved_fleet):
+    result = run("log-dirs", "describe", "--from", str(saved_fleet), "--bootstrap-server", "127.0.0.1:9")
+    assert result.exit_code == 2 and "--bootstrap-server cannot be combined" in result.stderr
+    result = run("reassign", "list", "--spark")
+    assert result.exit_code == 2  # --spark alone names no fleet
+
+
+@pytest.mark.spark
+def test_the_same_numbers_on_spark(saved_fleet):
+    pytest.importorskip("pyspark")
+    plain = json.loads(run("log-dirs", "describe", "--from", str(saved_fleet), "-o", "json").stdout)
+    spark = run("log-dirs", "describe", "--from", str(saved_fleet), "--spark", "--spark-master", "local[2]",
+                "-o", "json")
+    assert spark.exit_code == 0, spark.output
+    spark = json.loads(spark.stdout)
+    assert spark["engine"] != plain["engine"]
+    for name in ("cluster_usage", "broker_usage", "dir_usage"):
+        assert _report(spark, name)["rows"] == _report(plain, name)["rows"]
