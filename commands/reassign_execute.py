@@ -71,6 +71,7 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
     the reassignment running, prints how to watch and clean up later, exit 130.
     --incremental already waits; --dry-run starts nothing to wait for.
     """
+    _only_with_incremental(incremental)
     if incremental:
         from kadmin.commands import reassign_incremental
         from kadmin.errors import UsageError
@@ -207,3 +208,23 @@ def _document(request, xplan, result, *, dry_run: bool) -> dict:
         "failures": 0 if result is None else len(result.failures),
         "aborted": None if result is None else result.aborted,
     }
+
+
+_INCREMENTAL_ONLY = ("max_parallel_replicas", "max_parallel_partitions", "max_leader_movements",
+                     "max_moves_per_broker", "state_file")
+
+
+def _only_with_incremental(incremental: bool) -> None:
+    """--max-* and --state-file shape an incremental run; given without --incremental they would
+    be silently ignored while every replica moves at once, so refuse them."""
+    from click.core import ParameterSource
+
+    from kadmin.errors import UsageError
+
+    if incremental:
+        return
+    ctx = click.get_current_context()
+    given = [f"--{name.replace('_', '-')}" for name in _INCREMENTAL_ONLY
+             if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)]
+    if given:
+        raise UsageError(f"{', '.join(given)} only apply to --incremental runs (without it every replica moves at once)")

@@ -187,3 +187,16 @@ def test_refused_plan_problems_as_json_for_scripts(fake, tmp_path, capsys):
         {"index": 1, "topic": "nope", "partition": 0, "field": "topic", "message": "unknown topic 'nope'"},
     ]
     assert fake.calls == []
+
+
+def test_incremental_limits_without_incremental_are_refused(tmp_path):
+    from click.testing import CliRunner
+
+    from kadmin.commands.root import cli
+
+    plan = tmp_path / "plan.json"
+    plan.write_text('{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2]}]}')
+    result = CliRunner().invoke(cli, ["reassign", "execute", "--reassignment-json-file", str(plan),
+                                      "--max-moves-per-broker", "2", "-b", "127.0.0.1:9"])
+    assert result.exit_code == 2
+    assert "--max-moves-per-broker only apply to --incremental" in result.stderr
