@@ -76,6 +76,7 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
             rate_brokers = log_dir_brokers = known
         result = throttle_changes(state.current, lists=lists, rate_brokers=rate_brokers,
                                   log_dir_brokers=log_dir_brokers, rates=rates, records=state.records.values())
+        _check_targets(result.changes, state.cluster)
         host, user = who()
         record = result.record(pid, created_at=now_iso(time.time()), host=host, user=user,
                                plan_file=str(Path(plan_file)) if plan_file else None, command="throttle set")
@@ -108,6 +109,22 @@ def _rates(rate, leader_rate, follower_rate, log_dir_rate):
         follower = parse_rate(follower_rate) if follower_rate is not None else None
     log_dir = parse_rate(log_dir_rate) if log_dir_rate is not None else None
     return ThrottleRates(leader, follower, log_dir)
+
+
+def _check_targets(changes, cluster) -> None:
+    """Every broker and topic about to be changed exists (a plan may name others): NotFoundError
+    before the first change, instead of a partial change and a wait for a broker that is not there."""
+    from kadmin.errors import NotFoundError
+    from kadmin.model import ConfigResourceType
+
+    brokers = sorted({int(c.resource.name) for c in changes
+                      if c.resource.type is ConfigResourceType.BROKER and c.resource.name.isdigit()} - set(cluster.brokers))
+    topics = sorted({c.resource.name for c in changes if c.resource.type is ConfigResourceType.TOPIC} - set(cluster.topics))
+    if brokers or topics:
+        named = ([f"broker(s) {','.join(map(str, brokers))}"] if brokers else []) + (
+            [f"topic(s) {', '.join(topics)}"] if topics else [])
+        raise NotFoundError(f"the plan names {' and '.join(named)} not in the cluster; nothing was changed",
+                            hint=f"the cluster has brokers {','.join(map(str, sorted(cluster.brokers)))}")
 
 
 def _read_plan(plan_file):

@@ -20,9 +20,11 @@ MUTATING = [("reassign", "execute"), ("reassign", "verify"), ("reassign", "cance
             ("throttle", "clear"), ("log-dirs", "balance")]
 READ_ONLY = [("reassign", "generate"), ("reassign", "list"), ("reassign", "progress"), ("log-dirs", "describe"),
              ("throttle", "show")]
-# Options that would wait, prompt or run for long, and the connection target: not fuzzed.
+# Options that would wait, prompt or run for long, and the connection target: not fuzzed. The
+# fleet flags start Spark or fan out to many clusters; inventories are fuzzed at their loader.
 SKIPPED = {"--watch", "--wait", "--incremental", "--interval", "--help", "--zookeeper", "--cluster",
-           "--bootstrap-server"}  # the target is the test's: the sandbox, or none
+           "--bootstrap-server",  # the target is the test's: the sandbox, or none
+           "--spark", "--fleet", "--from", "--spark-master", "--report-dir"}
 
 
 def command(group: str, name: str) -> click.Command:

@@ -14,18 +14,24 @@ from hypothesis import strategies as st
 from tests.fuzz.strategies import damaged, entries, reassignment_docs, topics_docs
 from tests.fuzz.support import EXAMPLES, FUZZ, check_outcome, check_unchanged, invoke
 
-# An entry that no cluster accepts, so a plan holding it is refused as a whole.
-BAD_ENTRIES = [
+# Entries no cluster accepts, so a plan holding one is refused as a whole: malformed ones...
+MALFORMED_ENTRIES = [
     {"topic": "orders", "partition": -1, "replicas": [0]},
+    {"topic": 5, "partition": 0, "replicas": [0, 1, 2]},
+    {"topic": "orders", "partition": "0", "replicas": [0, 1, 2]},
+    {"topic": "orders", "partition": 2**31, "replicas": [0, 1, 2]},
+    {"topic": "orders", "partition": 0, "replicas": [2**63, 1, 2]},
+    {"topic": "orders", "partition": 0, "replicas": [0, 1, 2], "log_dirs": "any"},
+    {"partition": 0, "replicas": [0, 1, 2]},
+]
+# ... and well-formed ones that this cluster cannot carry out.
+BAD_ENTRIES = MALFORMED_ENTRIES + [
     {"topic": "orders", "partition": 0, "replicas": [0, 0, 1]},
     {"topic": "unknown-topic", "partition": 0, "replicas": [0]},
     {"topic": "orders", "partition": 0, "replicas": [7, 1, 2]},
     {"topic": "orders", "partition": 99, "replicas": [0, 1, 2]},
     {"topic": "orders", "partition": 1, "replicas": [0, 1, 2], "log_dirs": ["any"]},
     {"topic": "orders", "partition": 2, "replicas": [0, 1, 2], "log_dirs": ["relative", "any", "any"]},
-    {"topic": 5, "partition": 0, "replicas": [0, 1, 2]},
-    {"topic": "orders", "partition": "0", "replicas": [0, 1, 2]},
-    {"topic": "orders", "partition": 0, "replicas": [2**63, 1, 2]},
 ]
 
 
@@ -37,7 +43,7 @@ def write(raw: bytes) -> str:
 
 
 @st.composite
-def refused_plans(draw):
+def refused_plans(draw, bad_entries=tuple(BAD_ENTRIES)):
     """Bytes of a plan that must be refused: damaged, or holding at least one bad entry."""
     raw = draw(damaged(reassignment_docs()))
     try:
@@ -45,7 +51,7 @@ def refused_plans(draw):
     except (ValueError, RecursionError):
         return raw  # not JSON: refused
     if isinstance(doc, dict) and isinstance(doc.get("partitions"), list):
-        doc["partitions"].insert(draw(st.integers(0, len(doc["partitions"]))), draw(st.sampled_from(BAD_ENTRIES)))
+        doc["partitions"].insert(draw(st.integers(0, len(doc["partitions"]))), draw(st.sampled_from(bad_entries)))
         return json.dumps(doc, allow_nan=True).encode("utf-8", "surrogatepass")
     return raw
 
@@ -109,3 +115,42 @@ def test_a_single_fuzzed_entry_in_a_valid_plan(fuzz_sandbox, entry):
                      "-b", fuzz_sandbox.bootstrap, "--timeout", "5s"])
     check_outcome(result, codes=(0, 2), what=repr(raw[:300]))
     check_unchanged(fuzz_sandbox, repr(raw[:300]))
+
+
+@FUZZ
+@given(raw=refused_plans(tuple(MALFORMED_ENTRIES)))
+def test_throttle_set_from_a_malformed_plan_changes_nothing(fuzz_sandbox, raw):
+    """throttle set takes a plan as a list of moves to throttle: only a malformed plan is
+    refused whole (a plan naming a missing broker or topic is refused by _check_targets)."""
+    EXAMPLES["reassignment files"] += 1
+    fuzz_sandbox.clear_requests()
+    result = invoke(["throttle", "set", "--rate", "1MB/s", "--from-plan", write(raw), "-b", fuzz_sandbox.bootstrap,
+                     "--timeout", "5s"])
+    check_outcome(result, codes=(2,), what=repr(raw[:300]))
+    check_unchanged(fuzz_sandbox, repr(raw[:300]))
+
+
+@FUZZ
+@given(raw=damaged(reassignment_docs()))
+def test_cancel_with_any_plan_changes_nothing_here(fuzz_sandbox, raw):
+    """Nothing is moving in the sandbox: cancelling any plan, good or bad, has nothing to change."""
+    EXAMPLES["reassignment files"] += 1
+    fuzz_sandbox.clear_requests()
+    result = invoke(["reassign", "cancel", "--reassignment-json-file", write(raw), "-b", fuzz_sandbox.bootstrap,
+                     "--timeout", "5s"])
+    check_outcome(result, codes=(0, 2), what=repr(raw[:300]))
+    assert [r for r in fuzz_sandbox.mutating_requests() if r[1] != "AlterPartitionReassignments"] == [], raw[:300]
+
+
+def test_throttle_set_refuses_a_plan_naming_a_missing_broker_before_any_change(fuzz_sandbox):
+    """Found by fuzzing: throttle set --from-plan used to change brokers 0-2, then wait 30 s for
+    broker 7 and fail (exit 1), leaving a partial change."""
+    fuzz_sandbox.clear_requests()
+    plan = write(json.dumps({"version": 1, "partitions": [
+        {"topic": "orders", "partition": 0, "replicas": [7, 1, 2]},
+        {"topic": "payments", "partition": 0, "replicas": [2, 1]}]}).encode())
+    result = invoke(["throttle", "set", "--rate", "1MB/s", "--from-plan", plan, "-b", fuzz_sandbox.bootstrap])
+    assert result.exit_code == 2
+    assert result.stderr == ("kadmin: error: the plan names broker(s) 7 not in the cluster; nothing was changed "
+                             "(the cluster has brokers 0,1,2)\n")
+    check_unchanged(fuzz_sandbox, "missing broker")
