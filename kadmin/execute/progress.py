@@ -19,11 +19,10 @@ Pure: cluster state, reassignments and DescribeLogDirs results in, a snapshot ou
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterable, Mapping, NamedTuple
 
+from kadmin.plan.gc_pause import gc_paused
 from kadmin.backends.base import BrokerLogDirs
 from kadmin.model import ClusterState, PartitionReassignment, ReassignmentPlan, TopicPartition
 
@@ -153,21 +152,9 @@ def snapshot(
 ) -> ProgressSnapshot:
     """Progress of ``plan``'s replicas, in plan order (or, without a plan, of every ongoing move,
     sorted) at time ``at``. ``previous`` (an earlier snapshot) gives rates and ETAs."""
-    with _gc_paused():
+    with gc_paused():
         return _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous)
 
-
-@contextmanager
-def _gc_paused():
-    """Tens of thousands of small acyclic objects per refresh: the cyclic garbage collector
-    would spend ~40% of the time scanning them for nothing, so it pauses (restored as it was)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous) -> ProgressSnapshot:
@@ -273,7 +260,7 @@ def _totals(rows: Iterable[ReplicaProgress]) -> Totals:
 # --- machine output -------------------------------------------------------------------------
 def snapshot_json(s: ProgressSnapshot, timestamp: str | None = None) -> dict:
     """The ``--output json`` document (schemas/progress-snapshot.json)."""
-    with _gc_paused():
+    with gc_paused():
         return _snapshot_json(s, timestamp)
 
 

@@ -27,10 +27,9 @@ Rules, in the KIP's order (the worked example (0,1,2,3,4) -> (5,6,7,8,9) pins th
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from typing import Mapping, NamedTuple, Sequence
 
+from kadmin.plan.gc_pause import gc_paused
 from kadmin.errors import InputError
 from kadmin.model import PartitionState, ReassignmentPlan, TopicPartition
 
@@ -197,7 +196,7 @@ def plan_steps(
     at their target get no steps. Unknown partitions, and brokers listed twice, are an
     InputError naming them all.
     """
-    with _gc_paused():  # hundreds of thousands of small, long-lived tuples: nothing to collect
+    with gc_paused():  # hundreds of thousands of small, long-lived tuples: nothing to collect
         entries = [(a.tp, a) for a in plan.partitions]
         states = [partitions.get(tp) for tp, _ in entries]
         unknown = [str(tp) for (tp, _), state in zip(entries, states) if state is None]
@@ -216,16 +215,6 @@ def plan_steps(
             out[tp] = steps_from_sets(tp, state.replicas, sets, state.leader) if sets else ()
     return out
 
-
-@contextmanager
-def _gc_paused():
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def throttled_replicas(

@@ -12,7 +12,8 @@ from typing import Mapping
 from kadmin.backends.base import BrokerLogDirs
 from kadmin.errors import InputError
 from kadmin.model import ANY_LOG_DIR, ClusterState, LogDirStatus, PartitionReassignment, TopicPartition
-from kadmin.plan.reassignment_file import ParsedPlan, Problem, gc_paused
+from kadmin.plan.gc_pause import gc_paused
+from kadmin.plan.reassignment_file import ParsedPlan, Problem
 
 
 class PlanProblems(InputError):
