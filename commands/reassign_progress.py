@@ -51,7 +51,7 @@ def progress(cluster, output, plan_file, watch, interval):
             with reporter_for(output, err=False) as reporter:
                 snap = follow(sample, clock, every, reporter)
             if output != "json" and not sys.stdout.isatty():
-                render.stdout().print(progress_table(snap))  # the end state, whole, after the lines
+                render.stdout().print(progress_table(snap, moving_first=True))  # the end state, after the lines
         else:
             snap = sample(None)
             if every > 0 and not snap.done:

@@ -74,12 +74,13 @@ def progress_table(snap, moving_first: bool = False):
 
 
 def progress_line(snap) -> str:
-    """One line for logs and CI."""
+    """One line for logs and CI. Replicas that have finished drop out of a snapshot's totals, so
+    the last line says only that nothing moves any more."""
     from kadmin.units import format_duration, format_rate, format_size
 
     t = snap.totals
     if snap.done:
-        return f"kadmin: nothing of the plan moves any more ({format_size(t.moved_bytes)} moved)"
+        return "kadmin: done: nothing moves any more"
     frac = fraction(t.moved_bytes, t.remaining_bytes)
     pct = f" ({frac * 100:.0f}%)" if frac is not None else ""
     rate = f", {format_rate(t.rate)}" if t.rate is not None else ""

@@ -37,7 +37,10 @@ def show(cluster, output, fleet):
     if output == "json":
         render.print_json(doc)
         return
-    render.stdout().print(_table(doc))
+    if doc["throttles"]:
+        render.stdout().print(_table(doc))
+    else:
+        render.stdout().print("No replication throttles are set.")
     if not state.log_dirs_known:
         render.warn("log-dir moves could not be seen on every broker: their log-dir rates count as needed")
     for r in doc["records"]:
