@@ -47,6 +47,14 @@ log = logging.getLogger(__name__)
 _OFFSET_ATTEMPTS = 3
 _OFFSET_BACKOFF = 0.1  # seconds; grows per attempt
 
+# kafka-python sends to one node (a random connected one, or the cached controller) and does not
+# try another when that node has just gone away; the Java AdminClient does. These failures are
+# retried a few times, against a fresh choice of node and controller. Every request retried this
+# way is idempotent: the same targets, directories or reads again.
+_TRANSIENT = ("KafkaConnectionError", "NodeNotReadyError", "NotControllerError", "RequestTimedOutError",
+              "KafkaTimeoutError", "NoBrokersAvailable", "UnknownBrokerIdError")
+_TRANSIENT_ATTEMPTS = 4
+
 DEFAULT_BROKER = ConfigResource(ConfigResourceType.BROKER, "")
 
 _CONFIG_SOURCES = {
@@ -91,8 +99,11 @@ class AdminBackend:
                 kwargs.setdefault("bootstrap_timeout_ms", int(self.timeout * 1000))
                 kwargs.setdefault("client_id", "kadmin")
                 try:
-                    self._kp = KafkaAdminClient(**kwargs)
+                    with _AuthFailureWatch() as watch:
+                        self._kp = KafkaAdminClient(**kwargs)
                 except (KafkaTimeoutError, KafkaConnectionError):
+                    if watch.error is not None:  # bootstrap retried a refused login until the timeout
+                        raise _cluster_error(watch.error, "connecting to " + self.bootstrap) from None
                     raise ConnectionFailed(
                         f"no broker answered at {self.bootstrap} within {self.timeout:g}s",
                         hint="check --bootstrap-server, the network and the security settings",
@@ -100,6 +111,33 @@ class AdminBackend:
                 except KafkaError as e:
                     raise _cluster_error(e, "connecting to " + self.bootstrap) from None
             return self._kp
+
+    def _kp_call(self, what: str, call):
+        """``call(kafka_python_client)``, retried on a transient connection failure; any other
+        kafka-python error, or one that persists, becomes a typed ClusterError."""
+        from kafka.errors import KafkaError
+
+        kp = self._kafka_python()
+        for attempt in range(1, _TRANSIENT_ATTEMPTS + 1):
+            try:
+                return call(kp)
+            except KafkaError as e:
+                if type(e).__name__ not in _TRANSIENT or attempt == _TRANSIENT_ATTEMPTS:
+                    raise _cluster_error(e, what) from None
+                log.debug("%s: %s (attempt %d); retrying", what, type(e).__name__, attempt)
+                if hasattr(kp, "_controller_id"):
+                    kp._controller_id = None  # it may be the node that went away: ask again
+                time.sleep(_OFFSET_BACKOFF * attempt)
+                self._refresh_metadata(kp)
+
+    @staticmethod
+    def _refresh_metadata(kp) -> None:
+        """Read the brokers again now (a broker back from a restart is otherwise unknown to
+        kafka-python until its next periodic refresh); best effort."""
+        try:
+            kp._manager.run(kp._manager.cluster.refresh_metadata)
+        except Exception as e:  # noqa: BLE001 - the retried call reports what still fails
+            log.debug("metadata refresh failed: %s", e)
 
     def _confluent(self):
         with self._lock:
@@ -112,8 +150,28 @@ class AdminBackend:
                 conf.setdefault("client.id", "kadmin")
                 conf.setdefault("socket.timeout.ms", int(self.timeout * 1000))
                 conf.setdefault("logger", _librdkafka_logger())
+                conf.setdefault("error_cb", self._note_ck_error)
                 self._ck = AdminClient(conf)
             return self._ck
+
+    def _note_ck_error(self, err) -> None:
+        """librdkafka reports a refused login or TLS handshake only here; requests just time out
+        (_TRANSPORT). Kept so that failure is reported as what it was."""
+        name = err.name() if hasattr(err, "name") else ""
+        if "AUTHENTICATION" in name or "_SSL" in name:
+            self._ck_login_error = err
+
+    def _ck_login_seen(self) -> bool:
+        if self._ck is not None:
+            self._ck.poll(0)  # serves error_cb
+        return getattr(self, "_ck_login_error", None) is not None
+
+    def _ck_error(self, err, what: str) -> ClusterError:
+        self._ck_login_seen()
+        login = getattr(self, "_ck_login_error", None)
+        if login is not None and (err is None or err.name() in ("_TRANSPORT", "_TIMED_OUT", "_ALL_BROKERS_DOWN")):
+            err = login
+        return _confluent_error(err, what)
 
     def _ck_result(self, future, what: str):
         from confluent_kafka import KafkaException
@@ -122,11 +180,15 @@ class AdminBackend:
             return future.result(timeout=self.timeout)
         except KafkaException as e:
             err = e.args[0] if e.args else None
-            raise _confluent_error(err, what) from None
+            raise self._ck_error(err, what) from None
         except TimeoutError:
+            if self._ck_login_seen():
+                raise self._ck_error(None, what) from None
             raise ConnectionFailed(f"{what}: no answer from {self.bootstrap} within {self.timeout:g}s") from None
         except Exception as e:  # concurrent.futures.TimeoutError on 3.10
             if type(e).__name__ == "TimeoutError":
+                if self._ck_login_seen():
+                    raise self._ck_error(None, what) from None
                 raise ConnectionFailed(f"{what}: no answer from {self.bootstrap} within {self.timeout:g}s") from None
             raise
 
@@ -150,7 +212,7 @@ class AdminBackend:
         try:
             md = ck.list_topics(timeout=self.timeout)
         except KafkaException as e:
-            raise _confluent_error(e.args[0] if e.args else None, "reading metadata") from None
+            raise self._ck_error(e.args[0] if e.args else None, "reading metadata") from None
         desc = self._ck_result(ck.describe_cluster(request_timeout=self.timeout), "describing the cluster")
         brokers = {
             n.id: Broker(id=n.id, host=n.host, port=n.port, rack=n.rack or None)
@@ -214,6 +276,9 @@ class AdminBackend:
                 result[b] = BrokerLogDirs(broker=b, error=_describe_exception(resp))
                 continue
             top = getattr(resp, "error_code", 0) or 0
+            if top == 31:  # CLUSTER_AUTHORIZATION_FAILED: the principal's, so every broker's
+                raise AuthorizationError(f"describing log directories: {error_name(top)} from broker {b}",
+                                         error_code=top, hint="the principal needs DESCRIBE on CLUSTER")
             if top:
                 result[b] = BrokerLogDirs(broker=b, error=f"{error_name(top)} from broker {b}")
                 continue
@@ -283,16 +348,12 @@ class AdminBackend:
         self, partitions: Iterable[TopicPartition] | None = None
     ) -> Mapping[TopicPartition, PartitionReassignment]:
         from kafka import TopicPartition as KTP
-        from kafka.errors import KafkaError
 
-        kp = self._kafka_python()
         tps = None if partitions is None else [KTP(tp.topic, tp.partition) for tp in partitions]
         if tps is not None and not tps:
             return {}
-        try:
-            raw = kp.list_partition_reassignments(tps, timeout_ms=int(self.timeout * 1000))
-        except KafkaError as e:
-            raise _cluster_error(e, "listing reassignments") from None
+        raw = self._kp_call("listing reassignments",
+                            lambda kp: kp.list_partition_reassignments(tps, timeout_ms=int(self.timeout * 1000)))
         out = {}
         for ktp, r in raw.items():
             tp = TopicPartition(ktp.topic, ktp.partition)
@@ -391,17 +452,12 @@ class AdminBackend:
 
     def _alter_reassignments(self, targets, what: str) -> dict[TopicPartition, str | None]:
         from kafka import TopicPartition as KTP
-        from kafka.errors import KafkaError
 
         if not targets:
             return {}
-        kp = self._kafka_python()
-        try:
-            raw = kp.alter_partition_reassignments(
-                {KTP(tp.topic, tp.partition): r for tp, r in targets.items()}, timeout_ms=int(self.timeout * 1000)
-            )
-        except KafkaError as e:
-            raise _cluster_error(e, what) from None
+        ktargets = {KTP(tp.topic, tp.partition): r for tp, r in targets.items()}
+        raw = self._kp_call(what, lambda kp: kp.alter_partition_reassignments(
+            ktargets, timeout_ms=int(self.timeout * 1000)))
         out = {}
         for ktp, err in raw.items():
             out[TopicPartition(ktp.topic, ktp.partition)] = None if err is None else _kp_error_name(err)
@@ -411,18 +467,13 @@ class AdminBackend:
         self, moves: Mapping[TopicPartitionReplica, str]
     ) -> Mapping[TopicPartitionReplica, str | None]:
         from kafka import TopicPartitionReplica as KTPR
-        from kafka.errors import KafkaError, NoError
+        from kafka.errors import NoError
 
         self._check_writable("alter_replica_log_dirs")
         if not moves:
             return {}
-        kp = self._kafka_python()
-        try:
-            raw = kp.alter_replica_log_dirs(
-                {KTPR(r.topic, r.partition, r.broker): path for r, path in moves.items()}
-            )
-        except KafkaError as e:
-            raise _cluster_error(e, "moving replicas between log directories") from None
+        kmoves = {KTPR(r.topic, r.partition, r.broker): path for r, path in moves.items()}
+        raw = self._kp_call("moving replicas between log directories", lambda kp: kp.alter_replica_log_dirs(kmoves))
         out = {}
         for ktpr, err in raw.items():
             key = TopicPartitionReplica(ktpr.topic, ktpr.partition, ktpr.broker_id)
@@ -498,13 +549,8 @@ class AdminBackend:
                                    + (f" ({r.error_message})" if r.error_message else ""), error_code=r.error_code)
 
     def _raw(self, request, what: str):
-        from kafka.errors import KafkaError
 
-        kp = self._kafka_python()
-        try:
-            return kp._manager.run(self._send_raw, kp, request)
-        except KafkaError as e:
-            raise _cluster_error(e, what) from None
+        return self._kp_call(what, lambda kp: kp._manager.run(self._send_raw, kp, request))
 
     @staticmethod
     async def _send_raw(kp, request):
@@ -585,13 +631,29 @@ def _cluster_error(e, what: str) -> ClusterError:
     detail = str(e)
     if detail and detail != name and name not in detail:
         text += f" ({detail})"
+    if code in (31, 58):  # the broker's own message, without the client's wrapping
+        detail = _broker_message(e)
+        text = f"{what}: {name}" + (f" ({detail})" if detail else "")
     if code == 31 or name.endswith("AUTHORIZATION_FAILED"):
         return AuthorizationError(text, error_code=code, hint="the principal needs ALTER/DESCRIBE on CLUSTER")
     if code == 58 or "Authentication" in type(e).__name__:
         return AuthenticationError(text, error_code=code)
     if code == 35:
         return UnsupportedOperation(text)
+    if type(e).__name__ in _TRANSIENT:
+        return ConnectionFailed(text, error_code=code, hint="a broker did not answer; check that it is up and run again")
     return ClusterError(text, error_code=code)
+
+
+def _broker_message(e) -> str:
+    """kafka-python's text of a broker error minus its "[Error N] Class:" prefixes and request dumps."""
+    import re
+
+    detail = re.sub(r"^\[Error -?\d+\] ", "", str(e)).strip()
+    cls = type(e).__name__
+    while detail.startswith(cls + ":"):
+        detail = detail[len(cls) + 1:].strip()
+    return "" if detail.startswith(("Request '", cls)) or detail == error_name(e.errno) else detail
 
 
 def _confluent_error(err, what: str) -> ClusterError:
@@ -609,6 +671,35 @@ def _confluent_error(err, what: str) -> ClusterError:
     if name in ("_TRANSPORT", "_TIMED_OUT", "_ALL_BROKERS_DOWN", "_RESOLVE"):
         return ConnectionFailed(text, error_code=err.code())
     return ClusterError(text, error_code=err.code())
+
+
+class _AuthFailureWatch(logging.Handler):
+    """Notes a SASL failure kafka-python's bootstrap only logs (it retries until its timeout), so a
+    wrong password is reported as one, not as "no broker answered"."""
+
+    _logger = logging.getLogger("kafka.net.manager")
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.error = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from kafka.errors import SaslAuthenticationFailedError
+
+        for arg in record.args if isinstance(record.args, tuple) else ():
+            if isinstance(arg, SaslAuthenticationFailedError):
+                self.error = arg
+
+    def __enter__(self) -> "_AuthFailureWatch":
+        self._level = self._logger.level
+        if not self._logger.isEnabledFor(logging.WARNING):
+            self._logger.setLevel(logging.WARNING)
+        self._logger.addHandler(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._logger.removeHandler(self)
+        self._logger.setLevel(self._level)
 
 
 def _librdkafka_logger() -> logging.Logger:

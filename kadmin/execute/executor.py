@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
 from kadmin.backends.base import Backend, Capability
-from kadmin.errors import KadminError
+from kadmin.errors import AuthenticationError, AuthorizationError, KadminError, UnsupportedOperation
 from kadmin.execute.changes import Change, LogDirMove, Reassign
 from kadmin.execute.plan_of_changes import (  # noqa: F401  (plan_execution re-exported for callers)
     ClusterView,
@@ -133,7 +133,10 @@ def _apply_changes(backend, xplan, request, result, done, records, reporter, clo
 
     retry: dict[TopicPartitionReplica, LogDirMove] = {}
     if xplan.log_dir_moves:
-        answers = backend.alter_replica_log_dirs({m.replica: m.target_dir for m in xplan.log_dir_moves})
+        try:
+            answers = backend.alter_replica_log_dirs({m.replica: m.target_dir for m in xplan.log_dir_moves})
+        except KadminError as e:  # every move is reported with why, so none is lost track of
+            answers = {m.replica: e.message for m in xplan.log_dir_moves}
         for m in xplan.log_dir_moves:
             err = answers.get(m.replica, "no answer from the broker")
             if err == REPLICA_NOT_AVAILABLE:
@@ -148,7 +151,12 @@ def _apply_changes(backend, xplan, request, result, done, records, reporter, clo
     if xplan.reassignments:
         by_tp = {r.tp: r for r in xplan.reassignments}
         plan = request.parsed.plan.by_partition()
-        answers = backend.reassign_partitions([plan[tp] for tp in by_tp])
+        try:
+            answers = backend.reassign_partitions([plan[tp] for tp in by_tp])
+        except KadminError:
+            for m in retry.values():
+                done(m, f"not sent: the reassignment of {m.replica.tp} was not started")
+            raise
         for tp, r in by_tp.items():
             done(r, answers.get(tp, "no answer from the controller"))
         refused = {c.tp for c, e in result.failures if isinstance(c, Reassign)}
@@ -158,8 +166,18 @@ def _apply_changes(backend, xplan, request, result, done, records, reporter, clo
                 done(m, f"not sent: the reassignment of {replica.tp} failed")
 
     deadline = clock() + request.timeout
+    unreachable: str | None = None  # the last failure to reach a broker, retried like REPLICA_NOT_AVAILABLE
     while retry:
-        answers = backend.alter_replica_log_dirs({r: m.target_dir for r, m in retry.items()})
+        try:
+            answers = backend.alter_replica_log_dirs({r: m.target_dir for r, m in retry.items()})
+            unreachable = None
+        except (AuthorizationError, AuthenticationError, UnsupportedOperation) as e:
+            for m in retry.values():  # retrying cannot help; each move is still reported
+                done(m, e.message)
+            raise
+        except KadminError as e:  # e.g. a destination broker restarting: it may be back before the timeout
+            answers = {r: REPLICA_NOT_AVAILABLE for r in retry}
+            unreachable = e.message
         for r, m in list(retry.items()):
             err = answers.get(r, "no answer from the broker")
             if err != REPLICA_NOT_AVAILABLE:
@@ -169,8 +187,10 @@ def _apply_changes(backend, xplan, request, result, done, records, reporter, clo
             break
         left = deadline - clock()
         if left <= 0:
+            why = (f"{unreachable}, until the {request.timeout:g}s timeout" if unreachable else
+                   f"{REPLICA_NOT_AVAILABLE} until the {request.timeout:g}s timeout: the replica was not created in time")
             for m in retry.values():
-                done(m, f"{REPLICA_NOT_AVAILABLE} until the {request.timeout:g}s timeout: the replica was not created in time")
+                done(m, why)
             break
         reporter.waiting(len(retry), left)
         sleep(min(request.retry_interval, left))

@@ -1,0 +1,82 @@
+"""Shared helpers of the fault tests: run kadmin in-process, check that a failure is one clear
+line with a documented exit code, advance a manual-clock sandbox until its moves are done, and a
+fault counter the note's figures come from (``FAULTS``: injected, survived)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from kadmin.commands.root import run
+
+MB = 1_000_000
+DOCUMENTED_EXITS = {0, 1, 2, 3, 4, 130}
+
+FAULTS: Counter = Counter()  # "injected" and "survived", summed over the session
+
+
+def kadmin(capsys, *args):
+    """(exit code, stdout, stderr) of one kadmin run through its real entry point."""
+    with pytest.raises(SystemExit) as e:
+        run([str(a) for a in args])
+    out, err = capsys.readouterr()
+    code = e.value.code
+    assert code in DOCUMENTED_EXITS, (code, err)
+    assert "Traceback" not in err and "Traceback" not in out, err
+    return code, out, err
+
+
+def clear_failure(code: int, err: str) -> str:
+    """A failure is a typed kadmin error: exit 1, one line on stderr, not a bug's catch-all."""
+    assert code == 1, err
+    lines = [ln for ln in err.splitlines() if ln.startswith("kadmin: error:")]
+    assert len(lines) == 1, err
+    assert "run with --debug for the traceback" not in lines[0], lines[0]
+    return lines[0]
+
+
+def write_plan(tmp_path, partitions, name="plan.json"):
+    p = tmp_path / name
+    p.write_text(json.dumps({"version": 1, "partitions": partitions}))
+    return str(p)
+
+
+def idle(snap) -> bool:
+    return not any(p.reassigning for p in snap.partitions.values()) and not any(
+        d.futures for b in snap.brokers.values() for d in b.dirs.values())
+
+
+def settle(sb, seconds=120):
+    """Advance a manual clock one simulated second at a time until nothing moves."""
+    for _ in range(int(seconds)):
+        if idle(sb.snapshot()):
+            return
+        sb.clock.advance(1)
+    assert idle(sb.snapshot()), "moves did not finish"
+
+
+def throttles_left(snap) -> dict:
+    """Every throttle config still set in the sandbox, by resource."""
+    names = ("leader.replication.throttled.rate", "follower.replication.throttled.rate",
+             "replica.alter.log.dirs.io.max.bytes.per.second",
+             "leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
+    left = {}
+    for b, cfg in snap.broker_configs.items():
+        got = {k: v for k, v in cfg.items() if k in names and v}
+        if got:
+            left[f"broker {b}"] = got
+    for t, cfg in snap.topic_configs.items():
+        got = {k: v for k, v in cfg.items() if k in names and v}
+        if got:
+            left[f"topic {t}"] = got
+    return left
+
+
+def injected(n: int = 1) -> None:
+    FAULTS["injected"] += n
+
+
+def survived(n: int = 1) -> None:
+    FAULTS["survived"] += n

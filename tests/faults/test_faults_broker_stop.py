@@ -1,0 +1,54 @@
+"""A target broker stops in the middle of a move (AdminClient protocol, manual clock): verify
+says "in progress" (exit 3) and keeps the throttles, progress shows the replica as on an
+unknown broker without failing, the broker comes back, the move completes, verify exits 0 and
+removes the throttles this plan set."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.faults.support import MB, injected, kadmin, settle, survived, throttles_left, write_plan
+
+
+@pytest.fixture
+def sb(sandbox_factory):
+    sb = sandbox_factory(brokers=4, log_dirs=2, manual_clock=True)
+    sb.create_topic("foo", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=10 * MB)
+    sb.clear_requests()
+    return sb
+
+
+def test_target_broker_stopped_mid_move_then_back(sb, tmp_path, capsys, records):
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}])
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                            "--throttle", "1MB/s")
+    assert code == 0, err
+    sb.clock.advance(2)  # some bytes copied to broker 3
+    sb.faults.broker_stop(3)
+    injected()
+
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 3, err
+    assert "still in progress" in err
+    assert throttles_left(sb.snapshot()), "a running move's throttles were removed"
+    assert records.load_all()
+
+    code, out, err = kadmin(capsys, "reassign", "progress", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                            "--interval", "0", "-o", "json")
+    assert code == 3, err
+    snap = json.loads(out)
+    rows = {r["broker"]: r for r in snap["replicas"]} if "replicas" in snap else None
+    assert rows is not None, snap
+    assert rows[3]["status"] == "Unknown broker", rows[3]
+
+    sb.faults.broker_start(3)
+    settle(sb)
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 0, err
+    assert "Reassignment of partition foo-0 is complete." in out
+    assert sb.snapshot().partition("foo", 0).replicas == (3, 1)
+    assert throttles_left(sb.snapshot()) == {}
+    assert records.load_all() == {}
+    survived()
