@@ -269,6 +269,16 @@ class AdminBackend:
             return out
 
         answers = kp._manager.run(fan_out)
+        for attempt in range(1, _TRANSIENT_ATTEMPTS):  # a dropped connection: ask that broker again
+            failed = [b for b in ids if isinstance(answers[b], Exception) and type(answers[b]).__name__ in _TRANSIENT]
+            if not failed:
+                break
+            log.debug("DescribeLogDirs to broker(s) %s failed (attempt %d); retrying", failed, attempt)
+            time.sleep(_OFFSET_BACKOFF * attempt)
+            self._refresh_metadata(kp)
+            ids_all, ids = ids, failed
+            answers.update(kp._manager.run(fan_out))
+            ids = ids_all
         result: dict[int, BrokerLogDirs] = {}
         for b in ids:
             resp = answers[b]
@@ -323,6 +333,7 @@ class AdminBackend:
         by_broker = self.describe_log_dirs(brokers={r.broker for r in wanted})
         out: dict[TopicPartitionReplica, ReplicaLogDir] = {}
         index: dict[TopicPartitionReplica, dict] = defaultdict(dict)
+        unanswered = {b for b, bl in by_broker.items() if bl.error is not None}
         for b, bl in by_broker.items():
             for d in bl.log_dirs:
                 for rep in d.replicas:
@@ -330,6 +341,8 @@ class AdminBackend:
                     slot = "future" if rep.is_future else "current"
                     index[key][slot] = (d.path, rep)
         for r in wanted:
+            if r.broker in unanswered:
+                continue  # unknown, not absent: left out, as the protocol says
             found = index.get(r, {})
             cur = found.get("current")
             fut = found.get("future")

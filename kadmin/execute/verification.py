@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kadmin.backends.base import Backend, Capability
+from kadmin.errors import ConnectionFailed
 from kadmin.model import ConfigResource, ConfigResourceType, ReassignmentPlan
 from kadmin.plan.throttles import Removal, ThrottleNeeds, current_throttles, removal_changes
 from kadmin.plan.verify import VerifyResult, log_dir_targets, verify_plan
@@ -38,6 +39,13 @@ def run_verify(
     targets = log_dir_targets(plan)
     live_targets = [r for r in targets if r.broker in cluster.brokers]
     replica_dirs = backend.describe_replica_log_dirs(live_targets) if live_targets else {}
+    unanswered = sorted({r.broker for r in targets if r not in replica_dirs})
+    if unanswered:  # a stopped or unreachable broker: unknown is not "differs", so no verdict
+        raise ConnectionFailed(
+            f"broker{'s' if len(unanswered) > 1 else ''} {', '.join(map(str, unanswered))} did not describe "
+            "its log directories (not alive, or not answering), so where this plan's replicas are cannot be told",
+            hint="check that the broker is up and run verify again",
+        )
     result = verify_plan(plan, cluster, ongoing, replica_dirs)
 
     if preserve_throttles or records is None:

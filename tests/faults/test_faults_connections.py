@@ -1,0 +1,149 @@
+"""Dropped connections and a slow broker while reading (AdminClient protocol): verify, list and
+progress --watch either retry and answer as usual, or fail in one clear line with exit 1 (a
+ConnectionFailed), never a traceback and never a wrong verdict."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.faults.support import (
+    MB,
+    clear_failure,
+    injected,
+    kadmin,
+    settle,
+    survived,
+    write_plan,
+)
+
+DATA0, DATA1 = "/var/lib/kafka/data0", "/var/lib/kafka/data1"
+
+
+@pytest.fixture
+def sb(sandbox_factory):
+    sb = sandbox_factory(brokers=4, log_dirs=2, manual_clock=True)
+    sb.create_topic("foo", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=10 * MB,
+                    log_dirs={(0, 0): DATA0, (0, 1): DATA0, (1, 1): DATA0, (1, 2): DATA0})
+    return sb
+
+
+def start_moves(sb, tmp_path, capsys):
+    """A move between brokers and one between directories, both throttled, left midway."""
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]},
+                                 {"topic": "foo", "partition": 1, "replicas": [1, 2], "log_dirs": [DATA1, "any"]}])
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                            "--throttle", "1MB/s", "--replica-alter-log-dirs-throttle", "1MB/s")
+    assert code == 0, err
+    sb.clock.advance(1)
+    return plan
+
+
+def drop_before(monkeypatch, sb, method, times=1):
+    """Drop every client connection of every broker right before the backend's ``method`` runs
+    (its first ``times`` calls): the client holds connections that are dead by the time it sends."""
+    from kadmin.backends.admin import AdminBackend
+
+    real = getattr(AdminBackend, method)
+    calls = {"n": 0}
+
+    def wrapped(self, *a, **k):
+        calls["n"] += 1
+        if calls["n"] <= times:
+            for b in range(4):
+                sb.faults.drop_connections(b)
+            injected()
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(AdminBackend, method, wrapped)
+    return calls
+
+
+@pytest.mark.parametrize("method", ["list_partition_reassignments", "describe_log_dirs", "describe_configs"])
+def test_verify_through_dropped_connections(sb, tmp_path, capsys, records, monkeypatch, method):
+    plan = start_moves(sb, tmp_path, capsys)
+    # The client connects on its first read; connections drop before the second kind of read.
+    from kadmin.backends.admin import AdminBackend
+
+    real_cluster = AdminBackend.describe_cluster
+    monkeypatch.setattr(AdminBackend, "describe_cluster", lambda self: (self._kafka_python(), real_cluster(self))[1])
+    drop_before(monkeypatch, sb, method)
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                            "-o", "json")
+    assert code == 3, err  # retried: the same verdict as without the fault
+    doc = json.loads(out)
+    assert doc["state"] == "in_progress"
+    assert {r["state"] for r in doc["replicas"]} == {"in_progress"}, doc
+    monkeypatch.undo()
+    settle(sb)
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 0, err
+    survived()
+
+
+def test_list_and_progress_watch_through_dropped_connections(sb, tmp_path, capsys, records, monkeypatch):
+    """progress --watch: connections drop between samples (the sleep between samples is the
+    hook), simulated time moves on; it keeps sampling to the end and exits 0."""
+    from kadmin.execute import incremental
+
+    plan = start_moves(sb, tmp_path, capsys)
+    code, out, err = kadmin(capsys, "reassign", "list", "-b", sb.bootstrap)
+    assert code == 0 and "foo-0: replicas: 3,1,0. adding: 3. removing: 0." in out, err
+
+    sleeps = {"n": 0}
+
+    def sleep(self, seconds):
+        sleeps["n"] += 1
+        for b in range(4):
+            sb.faults.drop_connections(b)
+        injected()
+        sb.clock.advance(5)
+
+    monkeypatch.setattr(incremental.SystemClock, "sleep", sleep)
+    code, out, err = kadmin(capsys, "reassign", "progress", "--reassignment-json-file", plan, "--watch",
+                            "--interval", "1s", "-o", "json", "-b", sb.bootstrap)
+    assert code == 0, err
+    lines = [json.loads(ln) for ln in out.splitlines()]
+    assert len(lines) == sleeps["n"] + 1 >= 3  # a snapshot per sample, none lost to a dropped connection
+    assert not lines[0]["done"] and lines[-1]["done"]
+    survived(sleeps["n"])
+    monkeypatch.undo()
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("command", [
+    ("reassign", "list"),
+    ("reassign", "verify", "--reassignment-json-file", "{plan}"),
+    ("reassign", "progress", "--reassignment-json-file", "{plan}", "--interval", "0"),
+    ("log-dirs", "describe"),
+])
+def test_every_broker_slower_than_the_timeout(sb, tmp_path, capsys, records, command):
+    """Every broker answers after 2.5 s, --timeout is 1s: one ConnectionFailed-style line, exit 1."""
+    plan = start_moves(sb, tmp_path, capsys)
+    for b in range(4):
+        sb.faults.slow(b, 2500)
+    injected()
+    args = [a.format(plan=plan) for a in command]
+    code, out, err = kadmin(capsys, *args, "-b", sb.bootstrap, "--timeout", "1s")
+    line = clear_failure(code, err)
+    assert any(w in line for w in ("within 1s", "TIMED_OUT", "_TRANSPORT", "did not answer", "KafkaTimeoutError")), line
+    for b in range(4):
+        sb.faults.slow(b, 0)
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 3, err  # nothing was changed by the failed command; the moves go on
+    survived()
+
+
+def test_one_slow_broker_answers_through_the_others(sb, tmp_path, capsys, records):
+    """One broker slower than --timeout that hosts nothing of the plan: reads go elsewhere, or fail clearly."""
+    plan = start_moves(sb, tmp_path, capsys)
+    sb.faults.slow(2, 2500)
+    injected()
+    code, out, err = kadmin(capsys, "reassign", "list", "-b", sb.bootstrap, "--timeout", "1s")
+    if code != 0:
+        clear_failure(code, err)
+    else:
+        assert "foo-0" in out
+    survived()
