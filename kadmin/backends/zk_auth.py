@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from kadmin.errors import ConfigError
-from kadmin.java_properties import Secret
+from kadmin.java_properties import Secret, mask_in_logs
 
 AUTH_DIGEST = "zookeeper.auth.digest"
 SET_ACL = "zookeeper.set.acl"
@@ -76,6 +76,7 @@ def zk_security(properties: Mapping[str, str]) -> ZkSecurity:
         user, sep, password = raw.strip().partition(":")
         if not sep or not user or not password:
             raise ConfigError(f"{AUTH_DIGEST} must have the form user:password")
+        mask_in_logs(password)  # also on its own, should a library log just the password
         digest = Secret(f"{user}:{password}")
     set_acl = _flag(properties, SET_ACL, False)
     if set_acl and digest is None:
