@@ -34,13 +34,25 @@ class Clock:
             raise UsageError("clock.advance needs a sandbox started with manual_clock=True")
         if seconds < 0:
             raise UsageError("time only moves forward")
+        # In ZooKeeper mode the controller reacts to watches on its own threads: what happened
+        # before the call is acted on before time moves, and what the step caused is written
+        # before the call returns, so tests see no race.
+        self._sb.settle()
         self._sb.engine.advance(seconds)
+        self._sb.settle()
 
 
 class Sandbox:
     def __init__(self, brokers: int = 3, log_dirs: int = 2, racks: int = 0, base_port: int = 0,
                  speed: float = 1.0, zookeeper: str | None = None, manual_clock: bool = False,
-                 dir_capacity: int = 100 * 2**30, bandwidth: int = 100 * 2**20, seed: int = 0):
+                 dir_capacity: int = 100 * 2**30, bandwidth: int = 100 * 2**20, seed: int = 0,
+                 tls: tuple[str, str | None] | None = None, sasl_users: dict[str, str] | None = None,
+                 sasl_mechanisms: tuple[str, ...] | None = None, super_users: set[str] | None = None,
+                 cluster_acls: dict[str, set[str]] | None = None):
+        """Security (kadmin.sandbox.security): ``tls=(certfile, keyfile)`` serves TLS;
+        ``sasl_users={"alice": "secret"}`` turns on SASL with ``sasl_mechanisms`` (default PLAIN,
+        SCRAM-SHA-256, SCRAM-SHA-512); ``super_users`` and ``cluster_acls`` ({user: {"DESCRIBE",
+        "ALTER", ...}}) turn on the authorizer for CLUSTER operations."""
         if brokers < 1:
             raise UsageError("a sandbox needs at least one broker")
         if log_dirs < 1:
@@ -61,6 +73,7 @@ class Sandbox:
         self.dir_capacity = dir_capacity
         self.bandwidth = bandwidth
         self._rng = random.Random(seed)
+        self.security = _security(tls, sasl_users, sasl_mechanisms, super_users, cluster_acls)
         self.engine: Engine | None = None
         self.faults = Faults(self)
         self.clock = Clock(self)
@@ -85,6 +98,7 @@ class Sandbox:
         if self.engine is not None:
             return self
         engine = Engine(self._build_cluster(), speed=self.speed, manual_clock=self.manual_clock)
+        engine.security = self.security
         engine.start_loop()
         ports = {i: (self.base_port + i if self.base_port else 0) for i in range(self.broker_count)}
         try:
@@ -139,6 +153,11 @@ class Sandbox:
     @property
     def ports(self) -> dict[int, int]:
         return dict(self._engine().ports)
+
+    @property
+    def security_protocol(self) -> str:
+        """What clients set as security.protocol for this sandbox's listeners."""
+        return self.security.protocol if self.security is not None else "PLAINTEXT"
 
     @property
     def mode(self) -> str:
@@ -236,6 +255,18 @@ class Sandbox:
                 raise TimeoutError(f"sandbox condition not met within {timeout}s (simulated time {snap.now:.1f}s)")
             time.sleep(interval)
 
+    def settle(self, timeout: float = 30.0) -> None:
+        """Return once the sandbox has acted on everything that happened before the call: in
+        ZooKeeper mode every watch already triggered (a reassign node written, a config change
+        announced, /controller deleted) and the controller's queued work, including its writes
+        back to ZooKeeper. The deterministic way for a test to say "nothing more will happen"
+        (with the manual clock; a running clock keeps making new work)."""
+        engine = self._engine()
+        if engine.zk is not None:
+            engine.zk.settle(timeout)
+        else:
+            engine.call(lambda: None, timeout=timeout)
+
     def status(self) -> dict:
         engine = self._engine()
 
@@ -254,6 +285,38 @@ class Sandbox:
             }
 
         return engine.call(run)
+
+
+def _security(tls, sasl_users, sasl_mechanisms, super_users, cluster_acls):
+    if not (tls or sasl_users or sasl_mechanisms or super_users is not None or cluster_acls):
+        return None
+    import ssl
+
+    from kadmin.sandbox.security import CLUSTER_OPERATIONS, MECHANISMS, ListenerSecurity, tls_context
+
+    context = None
+    if tls:
+        certfile, keyfile = tls if isinstance(tls, (tuple, list)) else (tls, None)
+        try:
+            context = tls_context(certfile, keyfile)
+        except (OSError, ssl.SSLError) as e:
+            raise InputError(f"cannot load the TLS certificate {certfile}: {getattr(e, 'strerror', None) or e}")
+    mechanisms = tuple(m.upper() for m in (sasl_mechanisms or (MECHANISMS if sasl_users else ())))
+    if mechanisms and not sasl_users:
+        raise UsageError("SASL needs at least one user (sasl_users / --sasl-user NAME:PASSWORD)")
+    for m in mechanisms:
+        if m not in MECHANISMS:
+            raise UsageError(f"SASL mechanism {m} is not supported (use {', '.join(MECHANISMS)})")
+    acls = {}
+    for user, ops in (cluster_acls or {}).items():
+        ops = frozenset(o.upper() for o in ops)
+        bad = sorted(ops - set(CLUSTER_OPERATIONS) - {"ALL"})
+        if bad:
+            raise UsageError(f"unknown cluster operation {bad[0]} (use {', '.join(CLUSTER_OPERATIONS)}, ALL)")
+        acls[user] = ops
+    return ListenerSecurity(tls=context, mechanisms=mechanisms, users=dict(sasl_users or {}),
+                            super_users=frozenset(super_users) if super_users is not None else None,
+                            cluster_acls=acls)
 
 
 def _base64_uuid(u: uuid.UUID) -> str:

@@ -65,6 +65,7 @@ class ZooKeeperMode:
         self._elect_lock = threading.Lock()
         self._io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kadmin-zk")
         self._closing = False
+        self._activity = 0  # bumped by every watch callback, queued task and flush; see settle()
 
     # --- lifecycle ---
 
@@ -107,15 +108,22 @@ class ZooKeeperMode:
 
     def stop(self) -> None:
         self._closing = True
-        logging.getLogger("kazoo.client").setLevel(logging.ERROR)  # no "connection dropped" noise
-        self._io.shutdown(wait=True)
-        for client in list(self.sessions.values()) + [self.zk]:
-            try:
-                client.stop()
-                client.close()
-            except Exception:
-                pass
-        self.sessions.clear()
+        # No "connection dropped" noise while our sessions close; the level is put back after,
+        # so other kazoo users in the process (and tests capturing their logs) are unaffected.
+        kazoo_log = logging.getLogger("kazoo.client")
+        level = kazoo_log.level
+        kazoo_log.setLevel(logging.ERROR)
+        try:
+            self._io.shutdown(wait=True)
+            for client in list(self.sessions.values()) + [self.zk]:
+                try:
+                    client.stop()
+                    client.close()
+                except Exception:
+                    pass
+            self.sessions.clear()
+        finally:
+            kazoo_log.setLevel(level)
 
     def _cluster_id(self) -> None:
         """Adopt the cluster id already in ZooKeeper, as a broker joining a cluster does."""
@@ -145,6 +153,51 @@ class ZooKeeperMode:
     def _mark_all_dirty(self) -> None:
         for p in self.engine.cluster.all_partitions():
             self.partition_changed(p.tp, topic_changed=True)
+
+    def _submit(self, fn, *args):
+        """Queue work for the controller's thread (one at a time, in order)."""
+        self._activity += 1
+        return self._io.submit(fn, *args)
+
+    def settle(self, timeout: float = 30.0) -> None:
+        """Return once the controller and brokers have acted on every ZooKeeper change made
+        before the call (by anyone) and their own writes have reached ZooKeeper.
+
+        Watches fire on kazoo's thread and the controller works on its own, so a test that
+        writes a znode and then advances the manual clock would otherwise race them. Each pass:
+        the loop thread's pending flush; a ``sync`` round trip on the shared session (ZooKeeper
+        delivers a watch event before the reply to any later request of that session, so every
+        notification is then queued behind it on kazoo's single callback thread, and the
+        flush's writes, sent earlier on the same session, are applied); a marker behind those
+        callbacks; a no-op behind the controller's queued tasks. Passes repeat until one causes
+        no new activity. With ZooKeeper unreachable there is nothing to wait for."""
+        from kazoo.exceptions import KazooException
+        from kazoo.protocol.states import Callback
+
+        if self._closing or self.zk is None:
+            return
+        deadline = time.monotonic() + timeout
+
+        def left() -> float:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"the ZooKeeper-mode controller did not settle within {timeout}s")
+            return remaining
+
+        while True:
+            before = self._activity
+            self.engine.call(lambda: None, timeout=left())
+            try:
+                self.zk.sync_async("/").get(timeout=left())
+            except (KazooException, self.zk.handler.timeout_exception):
+                return  # ZooKeeper unreachable (a fault under test): no notification can come
+            marker = threading.Event()
+            self.zk.handler.dispatch_callback(Callback("watch", marker.set, ()))
+            if not marker.wait(left()):
+                left()
+            self._io.submit(lambda: None).result(left())
+            if self._activity == before:
+                return
 
     # --- brokers and the controller ---
 
@@ -204,8 +257,9 @@ class ZooKeeperMode:
             self.engine.call(setattr, self.engine.cluster, "controller_id", -1)
 
     def _on_controller(self, data, stat, event=None):
+        self._activity += 1
         if data is None and not self._closing:
-            self._io.submit(self._elect)
+            self._submit(self._elect)
 
     # --- writing the model to ZooKeeper (loop thread) ---
 
@@ -215,6 +269,7 @@ class ZooKeeperMode:
             self._dirty_topics.add(tp.topic)
         if not self._flush_scheduled:
             self._flush_scheduled = True
+            self._activity += 1
             self.engine.loop.call_soon(self._flush)
 
     def _write(self, path: str, data: bytes) -> None:
@@ -264,7 +319,7 @@ class ZooKeeperMode:
     def topic_deleted(self, name: str) -> None:
         self._created = {p for p in self._created if not p.startswith(f"/brokers/topics/{name}/")
                          and p != f"/brokers/topics/{name}"}
-        self._io.submit(self._delete_topic_nodes, name)
+        self._submit(self._delete_topic_nodes, name)
 
     def _delete_topic_nodes(self, name: str) -> None:
         for path in (f"/brokers/topics/{name}", f"/config/topics/{name}"):
@@ -281,7 +336,7 @@ class ZooKeeperMode:
             config = dict(cluster.topics[name].configs)
         else:
             config = dict(cluster.broker_configs.get("" if name == "<default>" else name, {}))
-        self._io.submit(self._write_config, entity_type, name, config)
+        self._submit(self._write_config, entity_type, name, config)
 
     def _write_config(self, entity_type: str, name: str, config: dict) -> None:
         path = f"/config/{entity_type}/{name}"
@@ -301,7 +356,7 @@ class ZooKeeperMode:
                                   _json({"version": 1, "broker": broker_id, "event": 1}), sequence=True)
             self.zk.delete(path)
 
-        self._io.submit(run)
+        self._submit(run)
 
     # --- config changes (brokers act on the notification) ---
 
@@ -313,6 +368,7 @@ class ZooKeeperMode:
         return dict(json.loads(data or b"{}").get("config", {}))
 
     def _on_config_changes(self, children) -> None:
+        self._activity += 1
         if self._closing:
             return False
         for child in sorted(children):
@@ -342,13 +398,14 @@ class ZooKeeperMode:
 
     def _arm_reassign(self) -> None:
         if self.zk.exists(REASSIGN, watch=self._on_reassign_event) is not None:
-            self._io.submit(self._process_reassign_node)
+            self._submit(self._process_reassign_node)
 
     def _on_reassign_event(self, event) -> None:
         from kazoo.protocol.states import EventType
 
+        self._activity += 1
         if event.type == EventType.CREATED and not self._closing:
-            self._io.submit(self._process_reassign_node)
+            self._submit(self._process_reassign_node)
         # Any other event consumes the one-shot watch: the controller stays unarmed.
 
     def _process_reassign_node(self) -> None:
@@ -385,7 +442,12 @@ class ZooKeeperMode:
             if tp not in self.pending:
                 return
             del self.pending[tp]
-        self._io.submit(self._remove_from_node, {tp})
+        # Kafka's controller writes the finished partition's znodes before it rewrites the reassign
+        # node: a tool that sees the node gone must not still read adding/removing replicas. The
+        # flush's writes go out now, ahead of the removal, on the same (ordered) session.
+        if self.engine.in_loop() and self._flush_scheduled:
+            self._flush()
+        self._submit(self._remove_from_node, {tp})
 
     def _remove_from_node(self, done: set) -> None:
         """Kafka's removePartitionsFromZkReassignment: read the node, drop these partitions,
@@ -418,9 +480,10 @@ class ZooKeeperMode:
     # --- /admin/preferred_replica_election ---
 
     def _on_preferred(self, data, stat, event=None):
+        self._activity += 1
         if data is None or self._closing:
             return
-        self._io.submit(self._preferred_election, data)
+        self._submit(self._preferred_election, data)
 
     def _preferred_election(self, data: bytes) -> None:
         try:
