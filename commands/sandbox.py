@@ -50,14 +50,35 @@ def sandbox() -> None:
               help="Unthrottled replication bytes/s per broker.")
 @click.option("--demo/--no-demo", default=True, show_default=True, help="Create demo topics with uneven disk usage.")
 @click.option("--detach", is_flag=True, help="Run in the background; return once every broker answers.")
+@click.option("--tls-cert", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Serve TLS with this PEM certificate chain (with --tls-key, or holding the key too).")
+@click.option("--tls-key", type=click.Path(exists=True, dir_okay=False), default=None, help="PEM private key of --tls-cert.")
+@click.option("--sasl-user", "sasl_users", metavar="NAME:PASSWORD", multiple=True,
+              help="Require SASL and accept this user (repeatable).")
+@click.option("--sasl-mechanism", "sasl_mechanisms", multiple=True,
+              type=click.Choice(["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"], case_sensitive=False),
+              help="Enabled SASL mechanisms (repeatable; default: all three).")
+@click.option("--super-user", "super_users", metavar="NAME", multiple=True,
+              help="Turn on the authorizer: only these users may do CLUSTER operations (repeatable).")
 @STATE_DIR_OPTION
-def start(brokers, log_dirs, racks, base_port, speed, zookeeper, dir_capacity, bandwidth, demo, detach, state_dir):
+def start(brokers, log_dirs, racks, base_port, speed, zookeeper, dir_capacity, bandwidth, demo, detach,
+          tls_cert, tls_key, sasl_users, sasl_mechanisms, super_users, state_dir):
     """Start a sandbox and print its bootstrap address on stdout."""
     from kadmin.errors import UsageError
     from kadmin.sandbox import process
 
     if racks > brokers:
         raise UsageError(f"--racks ({racks}) cannot exceed --brokers ({brokers})")
+    if tls_key and not tls_cert:
+        raise UsageError("--tls-key needs --tls-cert")
+    users = {}
+    for entry in sasl_users:
+        name, sep, password = entry.partition(":")
+        if not sep or not name:
+            raise UsageError("--sasl-user takes NAME:PASSWORD")
+        users[name] = password
+    if sasl_mechanisms and not users:
+        raise UsageError("--sasl-mechanism needs at least one --sasl-user")
     state_dir = _state_dir(state_dir)
     if detach:
         argv = ["--brokers", str(brokers), "--log-dirs", str(log_dirs), "--racks", str(racks),
@@ -65,17 +86,25 @@ def start(brokers, log_dirs, racks, base_port, speed, zookeeper, dir_capacity, b
                 "--bandwidth", str(bandwidth), "--demo" if demo else "--no-demo"]
         if zookeeper:
             argv += ["--zookeeper", zookeeper]
+        argv += [a for path, flag in ((tls_cert, "--tls-cert"), (tls_key, "--tls-key")) if path
+                 for a in (flag, str(Path(path).resolve()))]
+        argv += [a for u in sasl_users for a in ("--sasl-user", u)]
+        argv += [a for m in sasl_mechanisms for a in ("--sasl-mechanism", m)]
+        argv += [a for u in super_users for a in ("--super-user", u)]
         state = process.start_detached(argv, state_dir)
         click.echo(state["bootstrap"])
         return
     from kadmin.sandbox import Sandbox
 
     sb = Sandbox(brokers=brokers, log_dirs=log_dirs, racks=racks, base_port=base_port, speed=speed,
-                 zookeeper=zookeeper, dir_capacity=dir_capacity, bandwidth=bandwidth)
+                 zookeeper=zookeeper, dir_capacity=dir_capacity, bandwidth=bandwidth,
+                 tls=(tls_cert, tls_key) if tls_cert else None, sasl_users=users or None,
+                 sasl_mechanisms=tuple(m.upper() for m in sasl_mechanisms) or None,
+                 super_users=set(super_users) if super_users else None)
 
     def ready(bootstrap: str) -> None:
         click.echo(bootstrap)
-        click.echo(f"kadmin: sandbox running ({sb.mode}, {brokers} brokers); Ctrl-C or `kadmin sandbox stop` ends it",
+        click.echo(f"kadmin: sandbox running ({sb.mode}, {brokers} brokers, {sb.security_protocol}); Ctrl-C or `kadmin sandbox stop` ends it",
                    err=True)
 
     process.run_foreground(sb, state_dir, demo=demo, on_ready=ready)

@@ -103,7 +103,7 @@ class AdminBackend:
                         self._kp = KafkaAdminClient(**kwargs)
                 except (KafkaTimeoutError, KafkaConnectionError):
                     if watch.error is not None:  # bootstrap retried a refused login until the timeout
-                        raise _cluster_error(watch.error, "connecting to " + self.bootstrap) from None
+                        raise _login_error(watch.error, "connecting to " + self.bootstrap) from None
                     raise ConnectionFailed(
                         f"no broker answered at {self.bootstrap} within {self.timeout:g}s",
                         hint="check --bootstrap-server, the network and the security settings",
@@ -697,10 +697,11 @@ class _AuthFailureWatch(logging.Handler):
         self.error = None
 
     def emit(self, record: logging.LogRecord) -> None:
-        from kafka.errors import SaslAuthenticationFailedError
+        from kafka.errors import KafkaConnectionError, SaslAuthenticationFailedError
 
         for arg in record.args if isinstance(record.args, tuple) else ():
-            if isinstance(arg, SaslAuthenticationFailedError):
+            if isinstance(arg, SaslAuthenticationFailedError) or (
+                    isinstance(arg, KafkaConnectionError) and "[SSL" in str(arg)):
                 self.error = arg
 
     def __enter__(self) -> "_AuthFailureWatch":
@@ -713,6 +714,15 @@ class _AuthFailureWatch(logging.Handler):
     def __exit__(self, *exc) -> None:
         self._logger.removeHandler(self)
         self._logger.setLevel(self._level)
+
+
+def _login_error(e, what: str) -> ClusterError:
+    """A refused SASL login or TLS handshake seen while kafka-python bootstrapped."""
+    if getattr(e, "errno", None) == 58:
+        return _cluster_error(e, what)
+    reason = str(e).split("Handshake failed: ", 1)[-1]
+    return AuthenticationError(f"{what}: TLS handshake failed ({reason})",
+                               hint="check ssl.truststore.location: it must hold the CA that signed the brokers' certificates")
 
 
 def _librdkafka_logger() -> logging.Logger:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import ssl
 import struct
 
 from kadmin.sandbox import protocol as P
@@ -19,6 +20,7 @@ from kadmin.sandbox.apis import HANDLERS
 log = logging.getLogger("kadmin.sandbox")
 UNKNOWN_SERVER_ERROR = -1
 MAX_FRAME = 100 * 2**20
+AUTH_FAILURE_CLOSE_DELAY = 0.1  # seconds; Kafka's connection.failed.authentication.delay.ms default
 
 
 class BrokerServer:
@@ -28,9 +30,11 @@ class BrokerServer:
         self.server: asyncio.base_events.Server | None = None
         self.writers: set[asyncio.StreamWriter] = set()
         self.held: set[asyncio.Future] = set()  # requests waiting to be answered (delayed Fetch)
+        self.security = getattr(engine, "security", None)  # security.ListenerSecurity: TLS, SASL, authorizer
 
     async def start(self, port: int) -> int:
-        self.server = await asyncio.start_server(self._serve, "127.0.0.1", port, reuse_address=True)
+        tls = self.security.tls if self.security is not None else None
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", port, reuse_address=True, ssl=tls)
         return self.server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
@@ -49,13 +53,14 @@ class BrokerServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.writers.add(writer)
+        session = self.security.session() if self.security is not None else None
         try:
             while True:
                 (size,) = struct.unpack(">i", await reader.readexactly(4))
                 if size < 8 or size > MAX_FRAME:
                     break
                 frame = await reader.readexactly(size)
-                response = self.handle(frame)
+                response = self.handle(frame, session)
                 if inspect.isawaitable(response):  # a request that waits (Fetch's max_wait_ms)
                     held = asyncio.ensure_future(response)
                     self.held.add(held)
@@ -74,7 +79,10 @@ class BrokerServer:
                     break
                 writer.write(response)
                 await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError):
+                if session is not None and session.close_after:  # a failed SASL authentication:
+                    await asyncio.sleep(AUTH_FAILURE_CLOSE_DELAY)  # let the client read why first
+                    break
+        except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError):
             pass
         except Exception:  # a bug: log it and drop this connection only
             log.exception("broker %d: connection failed", self.broker_id)
@@ -82,8 +90,15 @@ class BrokerServer:
             self.writers.discard(writer)
             writer.close()
 
-    def handle(self, frame: bytes) -> bytes | None:
-        """The encoded response to one request frame, or None to close the connection."""
+    def handle(self, frame: bytes, session=None) -> bytes | None:
+        """The encoded response to one request frame, or None to close the connection.
+        ``session``: the connection's security.Session (SASL exchange, principal), if any."""
+        if session is not None:
+            from kadmin.sandbox.security import PASS
+
+            answer = session.intercept(self.engine, self.broker_id, frame)
+            if answer is not PASS:
+                return answer
         key, version, correlation_id = P.peek_header(frame)
         served = P.served()
         api = served.get(key)
@@ -105,7 +120,10 @@ class BrokerServer:
         request = P.decode_request(api, version, frame)
         self.engine.record(self.broker_id, api.name, version)
         try:
-            response = HANDLERS[key](self.engine, self.broker_id, version, request)
+            response = session.authorize(self.engine, self.broker_id, api, version, request, HANDLERS[key]) \
+                if session is not None else None
+            if response is None:
+                response = HANDLERS[key](self.engine, self.broker_id, version, request)
         except Exception:  # a bug: answer like a broker would, and say so in the log
             log.exception("broker %d: %s v%d failed", self.broker_id, api.name, version)
             response = P.error_response(api, version, UNKNOWN_SERVER_ERROR)

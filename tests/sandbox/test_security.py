@@ -1,0 +1,268 @@
+"""The sandbox's listener security, through kafka-python and confluent-kafka directly: TLS, SASL
+(PLAIN, SCRAM-SHA-256/512) over SASL_PLAINTEXT and SASL_SSL, Kafka's answers to a wrong password
+and to requests before authentication, and CLUSTER_AUTHORIZATION_FAILED for principals without
+cluster permissions (with nothing changed)."""
+
+from __future__ import annotations
+
+import socket
+import struct
+import time
+
+import pytest
+
+from kadmin.sandbox import Sandbox
+from kadmin.sandbox.security import ScramServer, scram_credential
+from tests.support.tls import make_tls_files
+
+USERS = {"admin": "admin-pw-1", "reader": "reader-pw-2", "nobody": "nobody-pw-3"}
+MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
+
+
+@pytest.fixture(scope="module")
+def tls(tmp_path_factory):
+    try:
+        return make_tls_files(tmp_path_factory.mktemp("tls"))
+    except (RuntimeError, OSError) as e:
+        pytest.skip(f"cannot make test certificates: {e}")
+
+
+def _start(**kwargs) -> Sandbox:
+    sb = Sandbox(brokers=2, log_dirs=2, manual_clock=True, super_users={"admin"},
+                 cluster_acls={"reader": {"DESCRIBE", "DESCRIBE_CONFIGS"}}, **kwargs).start()
+    sb.create_topic("orders", assignment={0: [0, 1], 1: [1, 0]}, size_bytes=1000)
+    return sb
+
+
+@pytest.fixture(scope="module")
+def sasl_ssl(tls):
+    sb = _start(tls=(str(tls.cert), str(tls.key)), sasl_users=USERS)
+    yield sb
+    sb.stop()
+
+
+@pytest.fixture(scope="module")
+def sasl_plaintext():
+    sb = _start(sasl_users=USERS)
+    yield sb
+    sb.stop()
+
+
+def _kp(sb, user, mechanism, tls=None, password=None, **extra):
+    from kafka import KafkaAdminClient
+
+    kw = dict(bootstrap_servers=sb.bootstrap, security_protocol=sb.security_protocol, sasl_mechanism=mechanism,
+              sasl_plain_username=user, sasl_plain_password=password or USERS[user], request_timeout_ms=5000,
+              bootstrap_timeout_ms=5000)
+    if tls is not None:
+        kw["ssl_cafile"] = str(tls)
+    kw.update(extra)
+    return KafkaAdminClient(**kw)
+
+
+def _ck(sb, user, mechanism, tls=None, password=None):
+    from confluent_kafka.admin import AdminClient
+
+    conf = {"bootstrap.servers": sb.bootstrap, "security.protocol": sb.security_protocol.lower(),
+            "sasl.mechanism": mechanism, "sasl.username": user, "sasl.password": password or USERS[user]}
+    if tls is not None:
+        conf["ssl.ca.location"] = str(tls)
+    return AdminClient(conf)
+
+
+# --- SCRAM itself ---
+
+
+def test_scram_sha_256_matches_rfc_7677_example():
+    """RFC 7677 section 3: the server's messages and its signature, byte for byte."""
+    import base64
+
+    cred = scram_credential("SCRAM-SHA-256", "pencil", salt=base64.b64decode("W22ZaJ0SNY7soEsUEjb6gQ=="))
+    server = ScramServer("SCRAM-SHA-256", {"user": cred}, server_nonce="%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0")
+    first = server.step(b"n,,n=user,r=rOprNGfwEbeRWgbNEkqO")
+    assert first == b"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"
+    final = server.step(b"c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
+                        b"p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=")
+    assert final == b"v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="
+    assert server.complete and server.username == "user"
+
+
+# --- authentication through both libraries ---
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+@pytest.mark.parametrize("listener", ["sasl_plaintext", "sasl_ssl"])
+def test_both_libraries_authenticate(listener, mechanism, request, tls):
+    sb = request.getfixturevalue(listener)
+    ca = tls.ca if listener == "sasl_ssl" else None
+    admin = _kp(sb, "admin", mechanism, ca)
+    try:
+        dirs = admin.describe_log_dirs()
+        assert sorted(entry["broker"] for entry in dirs) == [0, 1]
+        assert all(entry["log_dirs"] for entry in dirs)
+        # Metadata advertises the listener kadmin connected to: same host and ports.
+        brokers = {b.node_id: (b.host, b.port) for b in admin._manager.cluster.brokers()}
+        assert brokers == {i: ("127.0.0.1", p) for i, p in sb.ports.items()}
+    finally:
+        admin.close()
+    md = _ck(sb, "admin", mechanism, ca).list_topics(timeout=10)
+    assert "orders" in md.topics
+    assert {b.id: b.port for b in md.brokers.values()} == sb.ports
+
+
+def test_ssl_listener_and_a_wrong_ca(tls):
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AdminClient
+    from kafka import KafkaAdminClient
+    from kafka.errors import KafkaError
+
+    sb = Sandbox(brokers=1, tls=(str(tls.cert), str(tls.key))).start()
+    try:
+        assert sb.security_protocol == "SSL"
+        admin = KafkaAdminClient(bootstrap_servers=sb.bootstrap, security_protocol="SSL", ssl_cafile=str(tls.ca),
+                                 request_timeout_ms=5000)
+        assert admin.describe_log_dirs()[0]["broker"] == 0
+        admin.close()
+        ck = AdminClient({"bootstrap.servers": sb.bootstrap, "security.protocol": "ssl", "ssl.ca.location": str(tls.ca)})
+        assert ck.list_topics(timeout=10).brokers
+        started = time.monotonic()
+        with pytest.raises(KafkaError):
+            KafkaAdminClient(bootstrap_servers=sb.bootstrap, security_protocol="SSL", ssl_cafile=str(tls.other_ca),
+                             request_timeout_ms=1500, bootstrap_timeout_ms=1500)
+        errors = []
+        wrong = AdminClient({"bootstrap.servers": sb.bootstrap, "security.protocol": "ssl",
+                             "ssl.ca.location": str(tls.other_ca), "error_cb": errors.append})
+        with pytest.raises(KafkaException):
+            wrong.list_topics(timeout=1.5)
+        wrong.poll(0)
+        assert any(e.name() == "_SSL" for e in errors), errors
+        assert time.monotonic() - started < 10
+        del ck, wrong  # librdkafka clients retry in the background until collected
+    finally:
+        sb.stop()
+
+
+# --- Kafka's answers on the wire ---
+
+
+def _send(sock, request, version, correlation_id):
+    request.with_header(correlation_id=correlation_id, client_id="test")
+    frame = bytes(request.encode(version=version, header=True))
+    sock.sendall(struct.pack(">i", len(frame)) + frame)
+    head = sock.recv(4, socket.MSG_WAITALL)
+    if len(head) < 4:
+        return None
+    (n,) = struct.unpack(">i", head)
+    return type(request).__mro__[0], sock.recv(n, socket.MSG_WAITALL)
+
+
+def _decode(response_cls, data, version):
+    return response_cls.decode(data, version=version, header=True)
+
+
+def test_wrong_password_gets_kafkas_error_then_the_connection_closes(sasl_plaintext):
+    from kafka.protocol.sasl import (SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest,
+                                     SaslHandshakeResponse)
+
+    with socket.create_connection(("127.0.0.1", sasl_plaintext.ports[0]), timeout=5) as s:
+        _, data = _send(s, SaslHandshakeRequest(mechanism="PLAIN"), 1, 1)
+        hs = _decode(SaslHandshakeResponse, data, 1)
+        assert hs.error_code == 0 and set(hs.mechanisms) == set(MECHANISMS)
+        _, data = _send(s, SaslAuthenticateRequest(auth_bytes=b"\0admin\0wrong"), 2, 2)
+        auth = _decode(SaslAuthenticateResponse, data, 2)
+        assert (auth.error_code, auth.error_message) == (58, "Authentication failed: Invalid username or password")
+        assert s.recv(1) == b""  # closed
+
+
+def test_unknown_mechanism_and_requests_before_authentication(sasl_plaintext):
+    from kafka.protocol.admin.cluster import DescribeLogDirsRequest
+    from kafka.protocol.sasl import SaslHandshakeRequest, SaslHandshakeResponse
+
+    with socket.create_connection(("127.0.0.1", sasl_plaintext.ports[0]), timeout=5) as s:
+        _, data = _send(s, SaslHandshakeRequest(mechanism="GSSAPI"), 1, 1)
+        assert _decode(SaslHandshakeResponse, data, 1).error_code == 33  # UNSUPPORTED_SASL_MECHANISM
+    with socket.create_connection(("127.0.0.1", sasl_plaintext.ports[0]), timeout=5) as s:
+        assert _send(s, DescribeLogDirsRequest(topics=None), 4, 1) is None  # closed, nothing served
+
+
+@pytest.mark.parametrize("mechanism", ["SCRAM-SHA-256", "SCRAM-SHA-512"])
+def test_scram_wrong_password_through_kafka_python(sasl_plaintext, mechanism, caplog):
+    from kafka.errors import KafkaError
+
+    with pytest.raises(KafkaError):
+        _kp(sasl_plaintext, "admin", mechanism, password="wrong", bootstrap_timeout_ms=1000)
+    assert (f"Authentication failed during authentication due to invalid credentials with SASL mechanism "
+            f"{mechanism}") in caplog.text
+
+
+# --- authorization ---
+
+
+def test_cluster_operations_refused_without_permission(sasl_ssl, tls):
+    from kafka.errors import ClusterAuthorizationFailedError
+    from kafka.structs import TopicPartition
+
+    before = sasl_ssl.snapshot()
+    sasl_ssl.clear_requests()
+    admin = _kp(sasl_ssl, "nobody", "SCRAM-SHA-512", tls.ca)
+    try:
+        assert "orders" in admin.list_topics()  # Metadata is not a cluster operation
+        with pytest.raises(ClusterAuthorizationFailedError):
+            admin.list_partition_reassignments()
+        with pytest.raises(ClusterAuthorizationFailedError):
+            admin.alter_partition_reassignments({TopicPartition("orders", 0): [1, 0]})
+        raw = admin._manager.run(admin._manager.send, _describe_log_dirs(), 0)
+        assert raw.error_code == 31 and raw.results == []
+    finally:
+        admin.close()
+    sent = {name for _, name, _ in sasl_ssl.requests}
+    assert {"ListPartitionReassignments", "AlterPartitionReassignments", "DescribeLogDirs"} <= sent
+    after = sasl_ssl.snapshot()
+    assert after.partitions == before.partitions
+
+
+def _describe_log_dirs():
+    from kafka.protocol.admin.cluster import DescribeLogDirsRequest
+
+    return DescribeLogDirsRequest(topics=None)
+
+
+def test_broker_configs_need_cluster_describe_configs_topic_configs_do_not(sasl_ssl, tls):
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import ConfigResource
+
+    ck = _ck(sasl_ssl, "nobody", "PLAIN", tls.ca)
+    futures = ck.describe_configs([ConfigResource("BROKER", "0")])
+    with pytest.raises(KafkaException) as err:
+        next(iter(futures.values())).result(timeout=10)
+    assert err.value.args[0].name() == "CLUSTER_AUTHORIZATION_FAILED"
+    topic = ck.describe_configs([ConfigResource("TOPIC", "orders")])
+    assert "retention.ms" in next(iter(topic.values())).result(timeout=10)
+    reader = _ck(sasl_ssl, "reader", "PLAIN", tls.ca)
+    assert next(iter(reader.describe_configs([ConfigResource("BROKER", "0")]).values())).result(timeout=10)
+
+
+def test_describe_permission_allows_listing_not_moving(sasl_ssl, tls):
+    from kafka.errors import ClusterAuthorizationFailedError
+    from kafka.structs import TopicPartition
+
+    before = sasl_ssl.snapshot()
+    admin = _kp(sasl_ssl, "reader", "SCRAM-SHA-256", tls.ca)
+    try:
+        assert admin.list_partition_reassignments() == {}
+        with pytest.raises(ClusterAuthorizationFailedError):
+            admin.alter_partition_reassignments({TopicPartition("orders", 0): [1, 0]})
+    finally:
+        admin.close()
+    assert sasl_ssl.snapshot().partitions == before.partitions
+
+
+def test_sandbox_refuses_bad_security_settings(tls):
+    from kadmin.errors import InputError, UsageError
+
+    with pytest.raises(UsageError, match="GSSAPI"):
+        Sandbox(sasl_users={"a": "b"}, sasl_mechanisms=("GSSAPI",))
+    with pytest.raises(UsageError, match="at least one user"):
+        Sandbox(sasl_mechanisms=("PLAIN",))
+    with pytest.raises(InputError, match="TLS certificate"):
+        Sandbox(tls=(str(tls.ca), str(tls.ca)))  # no key in it

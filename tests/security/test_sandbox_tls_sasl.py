@@ -1,0 +1,224 @@
+"""kadmin against a secured sandbox, through the real CLI with --command-config in Kafka's
+properties format: TLS (and a wrong CA), SASL/PLAIN and SCRAM-SHA-256/512 over SASL_PLAINTEXT and
+SASL_SSL, a wrong password (one line naming authentication, exit 1, within --timeout), a user
+without cluster permission (one line naming the permission, exit 1, nothing changed). Every
+output, --debug included, is scanned for every password (the scanner of tests/security)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+import time
+import traceback
+
+import pytest
+from click.testing import CliRunner
+
+from kadmin.commands.root import cli
+from kadmin.sandbox import Sandbox
+from tests.support.tls import make_tls_files
+
+PASSWORDS = {"admin": "adm1n-Pw-5527-s3cret", "nobody": "n0body-Pw-6638-s3cret"}
+WRONG_PASSWORD = "wr0ng-Pw-7749-s3cret"
+MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
+COMMANDS = [["log-dirs", "describe"], ["reassign", "list"], ["throttle", "show"]]
+TIMEOUT = 3.0
+
+
+@pytest.fixture(scope="module")
+def tls(tmp_path_factory):
+    try:
+        return make_tls_files(tmp_path_factory.mktemp("tls"))
+    except (RuntimeError, OSError) as e:
+        pytest.skip(f"cannot make test certificates: {e}")
+
+
+def _sandbox(**kwargs) -> Sandbox:
+    sb = Sandbox(brokers=2, log_dirs=2, manual_clock=True, **kwargs).start()
+    sb.create_topic("orders", assignment={0: [0, 1], 1: [1, 0]}, size_bytes=1000)
+    return sb
+
+
+@pytest.fixture(scope="module")
+def sandboxes(tls):
+    """One sandbox per security protocol, all with the same users and authorizer."""
+    sasl = dict(sasl_users=PASSWORDS, super_users={"admin"})
+    started = {
+        "SSL": _sandbox(tls=(str(tls.cert), str(tls.key))),
+        "SASL_PLAINTEXT": _sandbox(**sasl),
+        "SASL_SSL": _sandbox(tls=(str(tls.cert), str(tls.key)), **sasl),
+    }
+    yield started
+    for sb in started.values():
+        sb.stop()
+
+
+@pytest.fixture
+def properties(tmp_path, tls):
+    """properties(protocol, user=None, password=None, mechanism=None, ca=None) -> path."""
+    count = iter(range(1000))
+
+    def write(protocol, user=None, password=None, mechanism="SCRAM-SHA-256", ca=None):
+        lines = [f"security.protocol={protocol}"]
+        if "SSL" in protocol:
+            lines += ["ssl.truststore.type=PEM", f"ssl.truststore.location={ca or tls.ca}"]
+        if protocol.startswith("SASL"):
+            module = ("org.apache.kafka.common.security.plain.PlainLoginModule" if mechanism == "PLAIN"
+                      else "org.apache.kafka.common.security.scram.ScramLoginModule")
+            password = password if password is not None else PASSWORDS[user]
+            lines += [f"sasl.mechanism={mechanism}",
+                      f'sasl.jaas.config={module} required username="{user}" password="{password}";']
+        path = tmp_path / f"client-{next(count)}.properties"
+        path.write_text("\n".join(lines) + "\n")
+        return path
+
+    return write
+
+
+@pytest.fixture
+def run_kadmin(tmp_path, caplog, scanner_factory, monkeypatch):
+    """Run kadmin through Click's runner with DEBUG logs captured; every output is scanned."""
+    scanner = scanner_factory({"admin password": PASSWORDS["admin"], "nobody password": PASSWORDS["nobody"],
+                               "wrong password": WRONG_PASSWORD})
+    monkeypatch.setenv("KADMIN_CONFIG", str(tmp_path / "no-config.toml"))
+    for var in ("KADMIN_BOOTSTRAP_SERVER", "KADMIN_ZOOKEEPER", "KADMIN_COMMAND_CONFIG", "KADMIN_CLUSTER",
+                "KADMIN_TIMEOUT", "KADMIN_DEBUG"):
+        monkeypatch.delenv(var, raising=False)
+
+    def run(sb, config, *args, debug=False):
+        caplog.clear()
+        caplog.set_level(logging.DEBUG)
+        argv = (["--debug"] if debug else []) + [*args, "--bootstrap-server", sb.bootstrap,
+                                                 "--command-config", str(config), "--timeout", f"{TIMEOUT:g}s"]
+        started = time.monotonic()
+        result = CliRunner().invoke(cli, argv, catch_exceptions=True)
+        result.elapsed = time.monotonic() - started
+        texts = {"stdout": result.stdout, "stderr": result.stderr, "log": caplog.text,
+                 "log args": "\n".join(repr(r.args) for r in caplog.records)}
+        if result.exc_info and not isinstance(result.exception, SystemExit):
+            texts["traceback"] = "".join(traceback.format_exception(*result.exc_info))
+        for where, text in texts.items():
+            scanner.scan(f"{' '.join(args)}: {where}", text)
+        return result
+
+    return run
+
+
+def _one_line_error(result) -> str:
+    assert result.exit_code == 1, (result.exit_code, result.output)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kadmin: error: "), result.stderr
+    assert "Traceback" not in result.output
+    return lines[0]
+
+
+# --- connecting ---
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+@pytest.mark.parametrize("protocol", ["SASL_PLAINTEXT", "SASL_SSL"])
+def test_sasl_mechanisms_over_both_protocols(sandboxes, properties, run_kadmin, protocol, mechanism):
+    sb = sandboxes[protocol]
+    config = properties(protocol, "admin", mechanism=mechanism)
+    listed = run_kadmin(sb, config, "reassign", "list")
+    assert listed.exit_code == 0, listed.output
+    assert "No partition reassignments" in listed.stdout
+    dirs = run_kadmin(sb, config, "log-dirs", "describe", "--output", "json")
+    assert dirs.exit_code == 0, dirs.output
+    brokers = json.loads(dirs.stdout)["brokers"]
+    assert [b["broker"] for b in brokers] == [0, 1] and not any(b["error"] for b in brokers)
+    assert {d["path"] for b in brokers for d in b["log_dirs"]} == {"/var/lib/kafka/data0", "/var/lib/kafka/data1"}
+    shown = run_kadmin(sb, config, "throttle", "show")
+    assert shown.exit_code == 0, shown.output
+
+
+def test_tls_works_and_a_wrong_ca_fails_clearly(sandboxes, properties, run_kadmin, tls):
+    sb = sandboxes["SSL"]
+    for command in COMMANDS:
+        ok = run_kadmin(sb, properties("SSL"), *command)
+        assert ok.exit_code == 0, (command, ok.output)
+    for command in (["log-dirs", "describe"], ["throttle", "show"]):
+        bad = run_kadmin(sb, properties("SSL", ca=tls.other_ca), *command)
+        line = _one_line_error(bad)
+        assert "SSL" in line or "certificate" in line.lower(), line
+        assert bad.elapsed < TIMEOUT + 5
+
+
+# --- a wrong password ---
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c))
+@pytest.mark.parametrize("mechanism", ["PLAIN", "SCRAM-SHA-512"])
+def test_wrong_password_is_one_line_naming_authentication(sandboxes, properties, run_kadmin, command, mechanism):
+    sb = sandboxes["SASL_SSL"]
+    before = sb.snapshot()
+    result = run_kadmin(sb, properties("SASL_SSL", "admin", WRONG_PASSWORD, mechanism), *command)
+    line = _one_line_error(result)
+    assert "AUTHENTICATION" in line.upper(), line
+    assert mechanism in line or "Invalid username or password" in line, line
+    assert result.elapsed < TIMEOUT + 5, f"took {result.elapsed:.1f}s"
+    assert sb.snapshot().partitions == before.partitions
+
+
+def test_wrong_password_raises_authentication_error_under_debug(sandboxes, properties, run_kadmin):
+    from kadmin.errors import AuthenticationError
+
+    result = run_kadmin(sandboxes["SASL_PLAINTEXT"], properties("SASL_PLAINTEXT", "admin", WRONG_PASSWORD),
+                        "reassign", "list", debug=True)
+    assert isinstance(result.exception, AuthenticationError), result.exception
+
+
+# --- a missing permission ---
+
+
+@pytest.mark.parametrize("command,permission", [
+    (["log-dirs", "describe"], "DESCRIBE on CLUSTER"),
+    (["reassign", "list"], "CLUSTER"),
+    (["throttle", "show"], "CLUSTER_AUTHORIZATION_FAILED"),
+], ids=["log-dirs describe", "reassign list", "throttle show"])
+def test_missing_cluster_permission_is_one_line(sandboxes, properties, run_kadmin, command, permission):
+    sb = sandboxes["SASL_SSL"]
+    result = run_kadmin(sb, properties("SASL_SSL", "nobody", mechanism="SCRAM-SHA-256"), *command)
+    line = _one_line_error(result)
+    assert "CLUSTER_AUTHORIZATION_FAILED" in line and permission in line, line
+
+
+def test_unauthorized_execute_changes_nothing(sandboxes, properties, run_kadmin, tmp_path):
+    from kadmin.errors import AuthorizationError
+
+    sb = sandboxes["SASL_PLAINTEXT"]
+    before = sb.snapshot()
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": "orders", "partition": 0, "replicas": [1, 0], "log_dirs": ["any", "any"]}]}))
+    config = properties("SASL_PLAINTEXT", "nobody", mechanism="PLAIN")
+    result = run_kadmin(sb, config, "reassign", "execute", "--reassignment-json-file", str(plan))
+    line = _one_line_error(result)
+    assert "AUTHORIZATION_FAILED" in line, line
+    debug = run_kadmin(sb, config, "reassign", "execute", "--reassignment-json-file", str(plan), debug=True)
+    assert isinstance(debug.exception, AuthorizationError), debug.exception
+    after = sb.snapshot()
+    assert after.partitions == before.partitions
+    assert after.brokers == before.brokers
+
+
+# --- a real process ---
+
+
+def test_real_process_wrong_password_with_debug_shows_no_secret(sandboxes, properties, scanner_factory, tmp_path):
+    scanner = scanner_factory({"wrong password": WRONG_PASSWORD})
+    config = properties("SASL_SSL", "admin", WRONG_PASSWORD, "SCRAM-SHA-256")
+    for debug in ([], ["--debug"]):
+        proc = subprocess.run([sys.executable, "-m", "kadmin", *debug, "reassign", "list",
+                               "--bootstrap-server", sandboxes["SASL_SSL"].bootstrap,
+                               "--command-config", str(config), "--timeout", f"{TIMEOUT:g}s"],
+                              capture_output=True, text=True, timeout=60,
+                              env={"KADMIN_CONFIG": str(tmp_path / "none.toml"), "PATH": "/usr/bin:/bin"})
+        assert proc.returncode == 1, proc.stderr
+        scanner.scan(f"process {debug} stdout", proc.stdout)
+        scanner.scan(f"process {debug} stderr", proc.stderr)
+        if not debug:
+            assert proc.stderr.strip().splitlines() == [proc.stderr.strip()], proc.stderr
+            assert "SASL_AUTHENTICATION_FAILED" in proc.stderr
