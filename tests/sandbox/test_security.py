@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import socket
 import struct
+import subprocess
+import sys
 import time
 
 import pytest
@@ -266,3 +268,34 @@ def test_sandbox_refuses_bad_security_settings(tls):
         Sandbox(sasl_mechanisms=("PLAIN",))
     with pytest.raises(InputError, match="TLS certificate"):
         Sandbox(tls=(str(tls.ca), str(tls.ca)))  # no key in it
+
+
+def test_sandbox_start_flags_serve_sasl_ssl(tls, tmp_path):
+    """`kadmin sandbox start --detach` with TLS, a SASL user and a super user, then kadmin and a
+    second (unauthorized) user against it."""
+    state = tmp_path / "state"
+    kadmin = [sys.executable, "-m", "kadmin"]
+    started = subprocess.run([*kadmin, "sandbox", "start", "--detach", "--brokers", "1", "--no-demo",
+                              "--tls-cert", str(tls.cert), "--tls-key", str(tls.key), "--sasl-user", "admin:adm-pw",
+                              "--sasl-user", "eve:eve-pw", "--sasl-mechanism", "SCRAM-SHA-512",
+                              "--super-user", "admin", "--state-dir", str(state)],
+                             capture_output=True, text=True, timeout=60)
+    assert started.returncode == 0, started.stderr
+    bootstrap = started.stdout.strip()
+    try:
+        def reassign_list(user, password):
+            config = tmp_path / f"{user}.properties"
+            config.write_text("security.protocol=SASL_SSL\nssl.truststore.type=PEM\n"
+                              f"ssl.truststore.location={tls.ca}\nsasl.mechanism=SCRAM-SHA-512\n"
+                              "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+                              f'username="{user}" password="{password}";\n')
+            return subprocess.run([*kadmin, "reassign", "list", "--bootstrap-server", bootstrap,
+                                   "--command-config", str(config), "--timeout", "5s"],
+                                  capture_output=True, text=True, timeout=60)
+
+        ok = reassign_list("admin", "adm-pw")
+        assert ok.returncode == 0, ok.stderr
+        refused = reassign_list("eve", "eve-pw")
+        assert refused.returncode == 1 and "CLUSTER_AUTHORIZATION_FAILED" in refused.stderr, refused.stderr
+    finally:
+        subprocess.run([*kadmin, "sandbox", "stop", "--state-dir", str(state)], capture_output=True, timeout=60)
