@@ -131,7 +131,8 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
             )
         if xplan.nothing_to_change:
             if people:
-                click.echo("Nothing to change: every partition of the plan already has its replicas and directories.")
+                click.echo("Nothing to change: every partition of the plan already has, or is already moving to, "
+                           "its replicas and directories, with the throttles asked for.")
             else:
                 render.print_json({**_document(request, xplan, None, dry_run=dry_run), "changes": [], "rollback_file": None})
             if wait:

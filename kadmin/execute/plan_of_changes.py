@@ -89,7 +89,13 @@ class ExecutionPlan:
         return not (self.throttles.changes or self.log_dir_moves or self.reassignments)
 
 
-def check_no_other_reassignment(ongoing: Mapping[TopicPartition, PartitionReassignment], additional: bool) -> None:
+def check_no_other_reassignment(ongoing: Mapping[TopicPartition, PartitionReassignment], additional: bool,
+                                plan: ReassignmentPlan | None = None) -> None:
+    """Refuse while a reassignment runs, unless --additional. Partitions of ``plan`` already
+    heading to its targets are this plan running (a repeated execute), not another one."""
+    if plan is not None:
+        targets = {a.tp: tuple(a.replicas) for a in plan.partitions}
+        ongoing = {tp: r for tp, r in ongoing.items() if targets.get(tp) != tuple(r.target)}
     if ongoing and not additional:
         shown = ", ".join(str(tp) for tp in sorted(ongoing)[:5]) + (", ..." if len(ongoing) > 5 else "")
         raise ReassignmentInProgress(
@@ -113,12 +119,13 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
         request.parsed, view.cluster, view.log_dirs,
         allow_replication_factor_change=request.allow_replication_factor_change, ongoing=view.ongoing,
     )
-    check_no_other_reassignment(view.ongoing, request.additional)
     plan = request.parsed.plan
+    check_no_other_reassignment(view.ongoing, request.additional, plan)
     cluster, ongoing = view.cluster, view.ongoing
     dirs = view.replica_dirs()
 
     rollback = rollback_plan(plan, cluster, ongoing, dirs)
+    moves, reassignments, unchanged = _moves(plan, cluster, ongoing, dirs)
 
     rates = ThrottleRates(request.throttle, request.throttle, request.log_dir_throttle)
     moves_between_brokers = move_map(plan, cluster, ongoing) if request.throttle is not None else {}
@@ -126,7 +133,9 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
         current_throttles(view.configs),
         lists=lists_for_moves(moves_between_brokers) if request.throttle is not None else None,
         rate_brokers=brokers_for_moves(moves_between_brokers),
-        log_dir_brokers=log_dir_rate_brokers(plan) if request.log_dir_throttle is not None else (),
+        # Only brokers a move is sent to: a repeated execute sets nothing where nothing moves.
+        log_dir_brokers=log_dir_rate_brokers(plan) & {m.replica.broker for m in moves}
+        if request.log_dir_throttle is not None else (),
         rates=rates,
         records=view.records.values(),
     )
@@ -141,6 +150,20 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
         if earlier is not None:
             record = earlier.merged(record)
 
+    return ExecutionPlan(
+        rollback=rollback,
+        write_rollback=WriteRollback(request.rollback_path, len(rollback.partitions)),
+        throttles=throttles,
+        record=record,
+        log_dir_moves=tuple(moves),
+        reassignments=tuple(reassignments),
+        unchanged=tuple(unchanged),
+    )
+
+
+def _moves(plan: ReassignmentPlan, cluster: ClusterState, ongoing, dirs: ReplicaDirs):
+    """The log-dir moves and reassignments to send, and the partitions already at (or already
+    heading to) their targets."""
     moves = []
     reassignments = []
     unchanged = []
@@ -159,15 +182,7 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
             cur, fut = dirs.get((a.topic, a.partition, broker), (None, None))
             if cur == path and fut is None:
                 continue  # already there
-            if cur is None and fut == path:
-                continue
+            if fut == path:
+                continue  # already moving there: sending it again would change nothing
             moves.append(LogDirMove(TopicPartitionReplica(a.topic, a.partition, broker), cur, path, fut))
-    return ExecutionPlan(
-        rollback=rollback,
-        write_rollback=WriteRollback(request.rollback_path, len(rollback.partitions)),
-        throttles=throttles,
-        record=record,
-        log_dir_moves=tuple(moves),
-        reassignments=tuple(reassignments),
-        unchanged=tuple(unchanged),
-    )
+    return moves, reassignments, unchanged
