@@ -299,3 +299,52 @@ def test_sandbox_start_flags_serve_sasl_ssl(tls, tmp_path):
         assert refused.returncode == 1 and "CLUSTER_AUTHORIZATION_FAILED" in refused.stderr, refused.stderr
     finally:
         subprocess.run([*kadmin, "sandbox", "stop", "--state-dir", str(state)], capture_output=True, timeout=60)
+
+
+def test_every_cluster_operation_refused_and_nothing_changes(sasl_plaintext):
+    """AlterReplicaLogDirs (per partition), ElectLeaders (top level), CreateTopics (per topic,
+    TOPIC_AUTHORIZATION_FAILED) and broker IncrementalAlterConfigs (per resource), as Kafka answers
+    a principal without CLUSTER permissions; a topic resource in the same request still works."""
+    from kafka.protocol.admin.cluster import AlterReplicaLogDirsRequest as ARLD
+    from kafka.protocol.admin.configs import IncrementalAlterConfigsRequest as IAC
+    from kafka.protocol.admin.topics import CreateTopicsRequest as CT
+    from kafka.protocol.admin.topics import ElectLeadersRequest as EL
+
+    sb = sasl_plaintext
+    before = sb.snapshot()
+    admin = _kp(sb, "nobody", "PLAIN")
+
+    def send(request, node=0):
+        return admin._manager.run(admin._manager.send, request, node)
+
+    try:
+        moved = send(ARLD(dirs=[ARLD.AlterReplicaLogDir(path="/var/lib/kafka/data1", topics=[
+            ARLD.AlterReplicaLogDir.AlterReplicaLogDirTopic(name="orders", partitions=[0])])]))
+        assert [(t.topic_name, [(p.partition_index, p.error_code) for p in t.partitions]) for t in moved.results] \
+            == [("orders", [(0, 31)])]
+        elected = send(EL(election_type=0, topic_partitions=[EL.TopicPartitions(topic="orders", partitions=[0])],
+                          timeout_ms=1000))
+        assert elected.error_code == 31
+        created = send(CT(topics=[CT.CreatableTopic(name="new", num_partitions=1, replication_factor=1,
+                                                    assignments=[], configs=[])], timeout_ms=1000, validate_only=False))
+        assert [(t.name, t.error_code) for t in created.topics] == [("new", 29)]
+        Res = IAC.AlterConfigsResource
+        altered = send(IAC(validate_only=False, resources=[
+            Res(resource_type=4, resource_name="0", configs=[Res.AlterableConfig(
+                name="leader.replication.throttled.rate", config_operation=0, value="1000")]),
+            Res(resource_type=2, resource_name="orders", configs=[Res.AlterableConfig(
+                name="retention.ms", config_operation=0, value="60000")])]))
+        assert sorted((r.resource_type, r.resource_name, r.error_code) for r in altered.responses) \
+            == [(2, "orders", 0), (4, "0", 31)]
+    finally:
+        admin.close()
+    after = sb.snapshot()
+    assert after.partitions == before.partitions and after.broker_configs == before.broker_configs
+    assert "new" not in after.topics
+    assert after.topic_configs["orders"].get("retention.ms") == "60000"  # the topic was allowed
+    admin = _kp(sb, "admin", "PLAIN")  # the module's sandbox is shared: put the topic config back
+    try:
+        send(IAC(validate_only=False, resources=[Res(resource_type=2, resource_name="orders", configs=[
+            Res.AlterableConfig(name="retention.ms", config_operation=1, value=None)])]))
+    finally:
+        admin.close()
