@@ -42,14 +42,18 @@ def cancel(cluster, output, plan_file, cancel_all):
     people = output == "table"
     with open_cluster(cluster, read_only=False) as backend:
         ongoing = backend.list_partition_reassignments(None if plan is None else [a.tp for a in plan.partitions])
+        unseen = []  # brokers whose log-dir moves could not be seen: not cancelled, and said so
         if Capability.LOG_DIRS not in backend.capabilities:
             log_dirs = {}  # no log-dir moves can be seen or cancelled over this connection
         elif plan is None:
             log_dirs = backend.describe_log_dirs()
         else:
-            brokers = sorted({b for a in plan.partitions for b in a.log_dir_targets()} & set(backend.describe_brokers()))
+            wanted = {b for a in plan.partitions for b in a.log_dir_targets()}
+            brokers = sorted(wanted & set(backend.describe_brokers()))
+            unseen = sorted(wanted - set(brokers))
             topics = sorted({a.topic for a in plan.partitions})
             log_dirs = backend.describe_log_dirs(brokers=brokers, topics=topics) if brokers else {}
+        unseen = sorted({*unseen, *(b for b, bld in log_dirs.items() if bld.error is not None)})
         cplan = plan_cancel(plan, ongoing, replica_dirs(log_dirs))
         if cplan.reassignments and Capability.CANCEL_REASSIGNMENTS not in backend.capabilities:
             raise UnsupportedOperation(
@@ -57,10 +61,22 @@ def cancel(cluster, output, plan_file, cancel_all):
                 hint="use --bootstrap-server (Kafka 2.4+), as Kafka's tool requires for --cancel",
             )
         if people:
-            click.echo("Cancelling:" if cplan.changes() else "Nothing to cancel: no reassignment or log-dir move of this plan is running.")
+            if cplan.changes():
+                click.echo("Cancelling:")
+            elif not unseen:
+                click.echo("Nothing to cancel: no reassignment or log-dir move of this plan is running.")
         result = apply_cancel(backend, cplan, LineReporter(people))
     if not people:
         render.print_json({"version": 1, "cancelled": [change_json(c, e) for c, e in result.applied],
                            "failures": len(result.failures)})
     if result.failures:
         raise ClusterError(f"{len(result.failures)} cancellation(s) failed")
+    if unseen:
+        from kadmin.errors import ConnectionFailed
+
+        names = ", ".join(map(str, unseen))
+        raise ConnectionFailed(
+            f"log-dir moves on broker{'s' if len(unseen) > 1 else ''} {names} could not be seen (not alive, or not "
+            "answering), so none there was cancelled",
+            hint="run the same cancel again once the broker is back",
+        )

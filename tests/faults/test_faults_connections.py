@@ -137,7 +137,7 @@ def test_every_broker_slower_than_the_timeout(sb, tmp_path, capsys, records, com
 
 
 def test_one_slow_broker_answers_through_the_others(sb, tmp_path, capsys, records):
-    """One broker slower than --timeout that hosts nothing of the plan: reads go elsewhere, or fail clearly."""
+    """One broker slower than --timeout: the read goes to another broker, or fails in one clear line."""
     start_moves(sb, tmp_path, capsys)
     sb.faults.slow(2, 2500)
     injected()

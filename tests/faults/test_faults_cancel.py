@@ -1,0 +1,97 @@
+"""Cancel under faults (AdminClient protocol, manual clock): a target broker stopped, the
+broker of a log-dir move stopped, connections dropped. Cancel stops what it can see, says in
+one line what it could not, and a second cancel once the broker is back finishes the job."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.faults.support import MB, clear_failure, injected, kadmin, settle, survived, write_plan
+
+DATA0, DATA1 = "/var/lib/kafka/data0", "/var/lib/kafka/data1"
+
+
+@pytest.fixture
+def sb(sandbox_factory):
+    sb = sandbox_factory(brokers=4, log_dirs=2, manual_clock=True)
+    sb.create_topic("foo", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=10 * MB,
+                    log_dirs={(0, 0): DATA0, (0, 1): DATA0, (1, 1): DATA0, (1, 2): DATA0})
+    return sb
+
+
+PLAN = [{"topic": "foo", "partition": 0, "replicas": [3, 1]},
+        {"topic": "foo", "partition": 1, "replicas": [1, 2], "log_dirs": [DATA1, "any"]}]
+
+
+def start(sb, tmp_path, capsys):
+    plan = write_plan(tmp_path, PLAN)
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                            "--throttle", "1MB/s", "--replica-alter-log-dirs-throttle", "1MB/s")
+    assert code == 0, err
+    sb.clock.advance(1)
+    return plan
+
+
+def cancel(capsys, sb, plan):
+    return kadmin(capsys, "reassign", "cancel", "--reassignment-json-file", plan, "-b", sb.bootstrap, "-o", "json")
+
+
+def test_cancel_with_the_target_broker_stopped(sb, tmp_path, capsys, records):
+    plan = start(sb, tmp_path, capsys)
+    sb.faults.broker_stop(3)
+    injected()
+    code, out, err = cancel(capsys, sb, plan)
+    assert code == 0, err
+    assert sorted(c["kind"] for c in json.loads(out)["cancelled"]) == ["cancel_log_dir_move", "cancel_reassignment"]
+    sb.faults.broker_start(3)
+    settle(sb)
+    snap = sb.snapshot()
+    assert set(snap.partition("foo", 0).replicas) == {0, 1} and snap.replica_dir("foo", 1, 1) == DATA0
+    survived()
+
+
+def test_cancel_with_the_log_dir_moves_broker_stopped(sb, tmp_path, capsys, records):
+    """Broker 1 (moving foo-1 between its directories) is down: its move cannot be seen or
+    cancelled. Cancel says so (exit 1, one line) after cancelling the rest; once broker 1 is
+    back, the same cancel finishes the job."""
+    plan = start(sb, tmp_path, capsys)
+    sb.faults.broker_stop(1)
+    injected()
+    code, out, err = cancel(capsys, sb, plan)
+    line = clear_failure(code, err)
+    assert "broker 1" in line, line
+    assert [c["kind"] for c in json.loads(out)["cancelled"]] == ["cancel_reassignment"]
+    sb.faults.broker_start(1)
+    sb.clock.advance(0.1)
+    code, out, err = cancel(capsys, sb, plan)
+    assert code == 0, err
+    kinds = [c["kind"] for c in json.loads(out)["cancelled"]]
+    assert "cancel_reassignment" not in kinds  # not sent twice
+    settle(sb)
+    assert sb.snapshot().replica_dir("foo", 1, 1) == DATA0
+    survived()
+
+
+def test_cancel_through_dropped_connections(sb, tmp_path, capsys, records, monkeypatch):
+    from kadmin.backends.admin import AdminBackend
+
+    plan = start(sb, tmp_path, capsys)
+    for method in ("cancel_partition_reassignments", "alter_replica_log_dirs"):
+        real = getattr(AdminBackend, method)
+
+        def wrapped(self, *a, _real=real, **k):
+            for b in range(4):
+                sb.faults.drop_connections(b)
+            injected()
+            return _real(self, *a, **k)
+        monkeypatch.setattr(AdminBackend, method, wrapped)
+    code, out, err = cancel(capsys, sb, plan)
+    assert code == 0, err
+    assert len(json.loads(out)["cancelled"]) == 2
+    monkeypatch.undo()
+    settle(sb)
+    snap = sb.snapshot()
+    assert set(snap.partition("foo", 0).replicas) == {0, 1} and snap.replica_dir("foo", 1, 1) == DATA0
+    survived(2)
