@@ -52,3 +52,57 @@ def test_target_broker_stopped_mid_move_then_back(sb, tmp_path, capsys, records)
     assert throttles_left(sb.snapshot()) == {}
     assert records.load_all() == {}
     survived()
+
+
+def sleep_hook(monkeypatch, sb, on_sleep):
+    """The follow loops' sleep (progress --watch, execute --wait) moves simulated time and
+    injects faults at exact points: ``on_sleep(n)`` runs at the n-th sleep."""
+    from kadmin.execute import incremental
+
+    count = {"n": 0}
+
+    def sleep(clock, seconds):
+        count["n"] += 1
+        on_sleep(count["n"])
+        sb.clock.advance(2)
+
+    monkeypatch.setattr(incremental.SystemClock, "sleep", sleep)
+    return count
+
+
+def stop_then_start(sb, broker, stop_at, start_at):
+    def on_sleep(n):
+        if n == stop_at:
+            sb.faults.broker_stop(broker)
+            injected()
+        elif n == start_at:
+            sb.faults.broker_start(broker)
+    return on_sleep
+
+
+def test_progress_watch_through_a_broker_restart(sb, tmp_path, capsys, records, monkeypatch):
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}])
+    assert kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                  "--throttle", "1MB/s")[0] == 0
+    sleep_hook(monkeypatch, sb, stop_then_start(sb, 3, 1, 3))
+    code, out, err = kadmin(capsys, "reassign", "progress", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                            "--watch", "--interval", "1s", "-o", "json")
+    assert code == 0, err
+    snaps = [json.loads(ln) for ln in out.splitlines()]
+    statuses = [{r["broker"]: r["status"] for r in s["replicas"]}.get(3) for s in snaps]
+    assert "Unknown broker" in statuses  # seen while it was down, then followed to the end
+    assert snaps[-1]["done"]
+    survived()
+
+
+def test_execute_wait_through_a_broker_restart(sb, tmp_path, capsys, records, monkeypatch):
+    """execute --wait follows the move while its target broker restarts, then verifies and
+    removes the throttles it set."""
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}])
+    sleep_hook(monkeypatch, sb, stop_then_start(sb, 3, 1, 3))
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                            "--throttle", "1MB/s", "--wait", "--interval", "1s")
+    assert code == 0, err
+    assert sb.snapshot().partition("foo", 0).replicas == (3, 1)
+    assert throttles_left(sb.snapshot()) == {} and records.load_all() == {}
+    survived()
