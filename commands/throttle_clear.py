@@ -47,7 +47,8 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
                 render.warn(f"kadmin has no record of throttles set for plan {pid} ({plan_file}): nothing to remove")
                 _print(output, (), [], state, dry_run)
                 return
-            removal = removal_changes(record, state.current, state.needs, force=force)
+            removal = removal_changes(record, state.current, state.needs, force=force,
+                                      unreadable=set(record.brokers) - set(state.cluster.brokers))
             updated = [removal.kept]
         elif stale:
             removal = stale_throttles(state.current, state.needs, records.values())

@@ -69,7 +69,7 @@ def run_verify(
     resources = [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in record.brokers if b in cluster.brokers]
     resources += [ConfigResource(ConfigResourceType.TOPIC, t) for t in record.topics]
     current = current_throttles(backend.describe_configs(resources))
-    removal = removal_changes(record, current, needs)
+    removal = removal_changes(record, current, needs, unreadable=set(record.brokers) - set(cluster.brokers))
     if removal.changes:
         backend.incremental_alter_configs(removal.changes)
     records.put(removal.kept)  # an empty record is deleted

@@ -15,7 +15,7 @@ Everything here is pure: cluster state, configs and records in; config changes a
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Mapping
+from typing import Collection, Iterable, Mapping
 
 from kadmin.model import (
     FOLLOWER_RATE,
@@ -303,18 +303,21 @@ class Removal:
 
 
 def removal_changes(
-    record: ThrottleRecord, current: Throttle, needs: ThrottleNeeds, *, force: bool = False
+    record: ThrottleRecord, current: Throttle, needs: ThrottleNeeds, *, force: bool = False,
+    unreadable: Collection[int] = (),
 ) -> Removal:
     """Remove what ``record`` set, except what a running move still needs (unless ``force``).
 
     A rate someone changed since kadmin set it is no longer kadmin's: it is left as it is and
-    dropped from the record. An entry already gone is dropped from the record too.
+    dropped from the record. An entry already gone is dropped from the record too. A rate on a
+    broker in ``unreadable`` (down: its configs could not be read) is kept in the record, so a
+    later run removes it, rather than taken for changed and forgotten.
     """
     changes: list[ConfigChange] = []
     removed_rates: list[RateClaim] = []
     kept_rates: list[RateClaim] = []
     for c in sorted(record.rates):
-        if not force and needs.needs_rate(c.broker, c.name):
+        if c.broker in unreadable or (not force and needs.needs_rate(c.broker, c.name)):
             kept_rates.append(c)
             continue
         now = current.broker_rates.get(c.broker, {}).get(c.name)

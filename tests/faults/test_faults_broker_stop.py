@@ -106,3 +106,41 @@ def test_execute_wait_through_a_broker_restart(sb, tmp_path, capsys, records, mo
     assert sb.snapshot().partition("foo", 0).replicas == (3, 1)
     assert throttles_left(sb.snapshot()) == {} and records.load_all() == {}
     survived()
+
+
+def test_verify_with_a_throttled_broker_down_keeps_track_of_its_throttle(sb, tmp_path, capsys, records):
+    """The move finished, but broker 0 (its source, throttled) is down when verify runs: its
+    rate cannot be removed now, so the record keeps it and a later verify removes it."""
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}])
+    assert kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                  "--throttle", "1MB/s")[0] == 0
+    settle(sb)
+    sb.faults.broker_stop(0)
+    injected()
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 0, err
+    sb.faults.broker_start(0)
+    left = throttles_left(sb.snapshot())
+    if left:  # broker 0's rate stayed: kadmin's record must still hold it, and verify removes it now
+        assert records.load_all(), left
+        code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+        assert code == 0, err
+    assert throttles_left(sb.snapshot()) == {} and records.load_all() == {}
+    survived()
+
+
+def test_throttle_clear_with_a_throttled_broker_down_keeps_track_of_its_throttle(sb, tmp_path, capsys, records):
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}])
+    assert kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                  "--throttle", "1MB/s")[0] == 0
+    settle(sb)
+    sb.faults.broker_stop(0)
+    injected()
+    code, out, err = kadmin(capsys, "throttle", "clear", "--plan", plan, "-b", sb.bootstrap)
+    assert code == 0, err
+    assert [c.broker for c in records.load_all()[next(iter(records.load_all()))].rates] == [0, 0]
+    sb.faults.broker_start(0)
+    code, out, err = kadmin(capsys, "throttle", "clear", "--plan", plan, "-b", sb.bootstrap)
+    assert code == 0, err
+    assert throttles_left(sb.snapshot()) == {} and records.load_all() == {}
+    survived()
