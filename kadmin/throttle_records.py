@@ -438,6 +438,10 @@ class TopicRecordStore:
             except TopicAlreadyExistsError:
                 pass
         except KafkaError as e:
+            if getattr(e, "errno", None) in (29, 31):  # TOPIC/CLUSTER_AUTHORIZATION_FAILED: name the permission
+                from kadmin.backends.admin import _cluster_error
+
+                raise _cluster_error(e, f"creating the throttle record topic {self.topic}") from None
             raise ClusterError(f"creating the throttle record topic {self.topic}: {type(e).__name__}: {e}") from None
         finally:
             admin.close()

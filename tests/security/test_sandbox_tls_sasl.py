@@ -21,7 +21,7 @@ from kadmin.commands.root import cli
 from kadmin.sandbox import Sandbox
 from tests.support.tls import make_tls_files
 
-PASSWORDS = {"admin": "adm1n-Pw-5527-s3cret", "nobody": "n0body-Pw-6638-s3cret"}
+PASSWORDS = {"admin": "adm1n-Pw-5527-s3cret", "nobody": "n0body-Pw-6638-s3cret", "viewer": "v1ewer-Pw-8819-s3cret"}
 WRONG_PASSWORD = "wr0ng-Pw-7749-s3cret"
 MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
 COMMANDS = [["log-dirs", "describe"], ["reassign", "list"], ["throttle", "show"]]
@@ -45,7 +45,7 @@ def _sandbox(**kwargs) -> Sandbox:
 @pytest.fixture(scope="module")
 def sandboxes(tls):
     """One sandbox per security protocol, all with the same users and authorizer."""
-    sasl = dict(sasl_users=PASSWORDS, super_users={"admin"})
+    sasl = dict(sasl_users=PASSWORDS, super_users={"admin"}, cluster_acls={"viewer": {"DESCRIBE", "DESCRIBE_CONFIGS"}})
     started = {
         "SSL": _sandbox(tls=(str(tls.cert), str(tls.key))),
         "SASL_PLAINTEXT": _sandbox(**sasl),
@@ -81,7 +81,7 @@ def properties(tmp_path, tls):
 @pytest.fixture
 def run_kadmin(tmp_path, caplog, scanner_factory, monkeypatch):
     """Run kadmin through Click's runner with DEBUG logs captured; every output is scanned."""
-    scanner = scanner_factory({"admin password": PASSWORDS["admin"], "nobody password": PASSWORDS["nobody"],
+    scanner = scanner_factory({**{f"{user} password": pw for user, pw in PASSWORDS.items()},
                                "wrong password": WRONG_PASSWORD})
     monkeypatch.setenv("KADMIN_CONFIG", str(tmp_path / "no-config.toml"))
     for var in ("KADMIN_BOOTSTRAP_SERVER", "KADMIN_ZOOKEEPER", "KADMIN_COMMAND_CONFIG", "KADMIN_CLUSTER",
@@ -177,7 +177,7 @@ def test_wrong_password_raises_authentication_error_under_debug(sandboxes, prope
 @pytest.mark.parametrize("command,permission", [
     (["log-dirs", "describe"], "DESCRIBE on CLUSTER"),
     (["reassign", "list"], "CLUSTER"),
-    (["throttle", "show"], "CLUSTER_AUTHORIZATION_FAILED"),
+    (["throttle", "show"], "DESCRIBE_CONFIGS on CLUSTER"),
 ], ids=["log-dirs describe", "reassign list", "throttle show"])
 def test_missing_cluster_permission_is_one_line(sandboxes, properties, run_kadmin, command, permission):
     sb = sandboxes["SASL_SSL"]
@@ -201,6 +201,14 @@ def test_unauthorized_execute_changes_nothing(sandboxes, properties, run_kadmin,
     debug = run_kadmin(sb, config, *execute, debug=True)
     assert isinstance(debug.exception, AuthorizationError), debug.exception
     line = _one_line_error(run_kadmin(sb, config, "throttle", "set", "--rate", "10MB/s", "--brokers", "0,1"))
+    assert "CLUSTER_AUTHORIZATION_FAILED" in line and "DESCRIBE_CONFIGS on CLUSTER" in line, line
+    # A user who may read broker configs but not change them is refused at the change.
+    viewer = properties("SASL_PLAINTEXT", "viewer", mechanism="SCRAM-SHA-512")
+    line = _one_line_error(run_kadmin(sb, viewer, "throttle", "set", "--rate", "10MB/s", "--brokers", "0,1"))
+    # (kadmin first creates its throttle record topic: CREATE is refused before any config changes)
+    assert "TOPIC_AUTHORIZATION_FAILED" in line and "CREATE on CLUSTER" in line, line
+    assert run_kadmin(sb, viewer, "reassign", "list").exit_code == 0
+    line = _one_line_error(run_kadmin(sb, viewer, *execute))
     assert "CLUSTER_AUTHORIZATION_FAILED" in line, line
     after = sb.snapshot()
     assert dataclasses.replace(after, now=before.now) == before  # replicas, configs, throttles: all unchanged
