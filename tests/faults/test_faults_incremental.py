@@ -161,3 +161,40 @@ def test_broker_restart_and_ctrl_c_while_it_is_down(sb, tmp_path, capsys, record
     assert code == 0, err
     check_finished(sb, tmp_path, h, records)
     survived(2)
+
+
+def test_slow_cluster_during_the_run(sb, tmp_path, capsys, records, monkeypatch):
+    """Every broker answers slower than --timeout for a while (from the 3rd poll to the 6th):
+    reads are retried; a step whose request timed out on the client may still have been
+    applied. The run goes on, or stops in one clear line and resumes when run again; each
+    step is sent once either way."""
+    from tests.faults.support import clear_failure
+
+    plan = write_plan(tmp_path, PLAN)
+    h = Harness(sb, monkeypatch)
+
+    def poll(n):
+        if n == 3:
+            for b in range(5):
+                sb.faults.slow(b, 1500)
+            injected()
+        elif n == 6:
+            for b in range(5):
+                sb.faults.slow(b, 0)
+    h.on_poll = poll
+    args = [*run_args(sb, tmp_path, plan), "--timeout", "1s"]
+    code, out, err = kadmin(capsys, *args, "--rollback-file", tmp_path / "rb.json")
+    if code != 0:
+        clear_failure(code, err)
+        h.reset_hooks()
+        for b in range(5):
+            sb.faults.slow(b, 0)
+        code, out, err = kadmin(capsys, *args, "--rollback-file", tmp_path / "rb2.json")
+        assert code == 0, err
+    snap = sb.snapshot()
+    assert {tp.partition: p.replicas for tp, p in snap.partitions.items()} == TARGET
+    saved = state_file.load(tmp_path / "state.json")
+    every_step = sorted((tp.partition, tuple(s.after)) for tp, p in saved.partitions.items() for s in p.steps)
+    assert sorted(set(h.sent)) == every_step  # none skipped
+    assert len(h.sent) == len(every_step), h.sent  # none sent twice
+    survived()
