@@ -646,9 +646,12 @@ def _cluster_error(e, what: str) -> ClusterError:
     detail = str(e)
     if detail and detail != name and name not in detail:
         text += f" ({detail})"
-    if code in (31, 58):  # the broker's own message, without the client's wrapping
+    if code in (29, 31, 58):  # the broker's own message, without the client's wrapping
         detail = _broker_message(e)
         text = f"{what}: {name}" + (f" ({detail})" if detail else "")
+    if code == 29:
+        return AuthorizationError(text, error_code=code, hint="the principal needs CREATE on CLUSTER or on the topic"
+                                  if what.startswith("creating") else "the principal needs a permission on the topic")
     if code == 31 or name.endswith("AUTHORIZATION_FAILED"):
         return AuthorizationError(text, error_code=code, hint="the principal needs ALTER/DESCRIBE on CLUSTER")
     if code == 58 or "Authentication" in type(e).__name__:
@@ -680,12 +683,23 @@ def _confluent_error(err, what: str) -> ClusterError:
     if msg and msg != name:
         text += f" ({msg})"
     if "AUTHORIZATION" in name:
-        return AuthorizationError(text, error_code=err.code())
+        return AuthorizationError(text, error_code=err.code(), hint=_permission_hint(name, what))
     if "AUTHENTICATION" in name or "_SSL" in name:
         return AuthenticationError(text, error_code=err.code())
     if name in ("_TRANSPORT", "_TIMED_OUT", "_ALL_BROKERS_DOWN", "_RESOLVE"):
         return ConnectionFailed(text, error_code=err.code())
     return ClusterError(text, error_code=err.code())
+
+
+def _permission_hint(name: str, what: str) -> str | None:
+    """The ACL a refused configs request needs (Kafka checks CLUSTER for broker configs)."""
+    if name != "CLUSTER_AUTHORIZATION_FAILED":
+        return None
+    if what.startswith("describing configs"):
+        return "the principal needs DESCRIBE_CONFIGS on CLUSTER"
+    if what.startswith("changing configs"):
+        return "the principal needs ALTER_CONFIGS on CLUSTER"
+    return "the principal needs a permission on CLUSTER"
 
 
 class _AuthFailureWatch(logging.Handler):
