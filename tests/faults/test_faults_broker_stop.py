@@ -144,3 +144,27 @@ def test_throttle_clear_with_a_throttled_broker_down_keeps_track_of_its_throttle
     assert code == 0, err
     assert throttles_left(sb.snapshot()) == {} and records.load_all() == {}
     survived()
+
+
+def test_execute_with_a_target_broker_already_down(sb, tmp_path, capsys, records):
+    """A target broker is down before execute: either refused in one line with nothing
+    changed (exit 2), or started and finished once the broker is back; never half-applied."""
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}])
+    sb.faults.broker_stop(3)
+    injected()
+    sb.clear_requests()
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                            "--throttle", "1MB/s")
+    if code == 2:
+        assert "3" in err and [api for _, api, _ in sb.mutating_requests()] == []
+        assert records.load_all() == {} and throttles_left(sb.snapshot()) == {}
+        sb.faults.broker_start(3)
+        code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                                "--throttle", "1MB/s", "--rollback-file", tmp_path / "rb2.json")
+    assert code == 0, err
+    sb.faults.broker_start(3)
+    settle(sb)
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 0, err
+    assert throttles_left(sb.snapshot()) == {} and records.load_all() == {}
+    survived()
