@@ -22,6 +22,7 @@ import logging
 import os
 import ssl
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Mapping
 
 from kadmin.sandbox import protocol as P
@@ -114,6 +115,7 @@ class ScramServer:
             parts = text.split(",", 2)
             if len(parts) != 3 or parts[0] not in ("n", "y"):
                 raise AuthenticationFailed(f"Invalid SCRAM client first message for {self.mechanism}")
+            self.gs2_header = f"{parts[0]},{parts[1]},"
             self.client_first_bare = parts[2]
             attrs = _attributes(self.client_first_bare)
             if "n" not in attrs or "r" not in attrs:
@@ -133,6 +135,8 @@ class ScramServer:
             attrs = _attributes(without_proof)
             if not proof_part or attrs.get("r") != self.nonce:
                 raise AuthenticationFailed("Invalid client nonce in the final client message.")
+            if attrs.get("c") != base64.b64encode(self.gs2_header.encode()).decode():
+                raise AuthenticationFailed("Invalid channel binding in the final client message.")
             auth_message = f"{self.client_first_bare},{self.server_first},{without_proof}".encode()
             c = self.credential
             signature = hmac.new(c.stored_key, auth_message, self.hash).digest()
@@ -287,6 +291,9 @@ class Session:
             log.warning("broker %d: closing connection: unexpected request (key %d) during SASL handshake",
                         broker_id, key)
             return None
+        if key == SASL_HANDSHAKE and self.mechanism is not None:
+            log.warning("broker %d: closing connection on a second SaslHandshake", broker_id)
+            return None
         request = P.decode_request(api, version, frame)
         engine.record(broker_id, api.name, version)
         if key == SASL_HANDSHAKE:
@@ -295,8 +302,7 @@ class Session:
 
     def _handshake(self, api, version, request):
         enabled = list(self.security.mechanisms)
-        if self.mechanism is not None or request.mechanism not in enabled:
-            self.close_after = self.mechanism is not None
+        if request.mechanism not in enabled:
             return api.response(version=version, error_code=UNSUPPORTED_SASL_MECHANISM, mechanisms=enabled)
         self.mechanism = self.security.mechanism_server(request.mechanism)
         return api.response(version=version, error_code=P.NONE, mechanisms=enabled)
@@ -381,6 +387,7 @@ def _refusal(api, version: int, request):
     return response
 
 
+@lru_cache(maxsize=1)
 def sasl_apis() -> dict[int, P.Api]:
     """SaslHandshake (v1 only: v0's unframed tokens are not served) and SaslAuthenticate."""
     from kafka.protocol.sasl import (SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest,

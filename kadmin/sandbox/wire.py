@@ -4,6 +4,10 @@ Requests on a connection are answered in order, like a Kafka broker's. A request
 not serve gets Kafka's answer: ApiVersions at an unknown version gets a v0 body with
 UNSUPPORTED_VERSION and the supported ranges; other APIs kafka-python knows get their error
 response; an unknown API key closes the connection, as Kafka's SocketServer does.
+
+With listener security (kadmin.sandbox.security) the listener speaks TLS, each connection has a
+Session that runs the SASL exchange before anything else is served, and the authorizer may refuse
+a request before its handler runs.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ cluster permissions (with nothing changed)."""
 
 from __future__ import annotations
 
+import base64
 import socket
 import struct
 import subprocess
@@ -77,8 +78,6 @@ def _ck(sb, user, mechanism, tls=None, password=None):
 
 def test_scram_sha_256_matches_rfc_7677_example():
     """RFC 7677 section 3: the server's messages and its signature, byte for byte."""
-    import base64
-
     cred = scram_credential("SCRAM-SHA-256", "pencil", salt=base64.b64decode("W22ZaJ0SNY7soEsUEjb6gQ=="))
     server = ScramServer("SCRAM-SHA-256", {"user": cred}, server_nonce="%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0")
     first = server.step(b"n,,n=user,r=rOprNGfwEbeRWgbNEkqO")
@@ -87,6 +86,23 @@ def test_scram_sha_256_matches_rfc_7677_example():
                         b"p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=")
     assert final == b"v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="
     assert server.complete and server.username == "user"
+
+
+def test_scram_refuses_unknown_users_and_bad_proofs_alike():
+    """An unknown user and a wrong proof get the same message, so users cannot be probed."""
+    from kadmin.sandbox.security import AuthenticationFailed
+
+    creds = {"alice": scram_credential("SCRAM-SHA-512", "right")}
+    expected = ("Authentication failed during authentication due to invalid credentials with SASL mechanism "
+                "SCRAM-SHA-512")
+    with pytest.raises(AuthenticationFailed) as unknown:
+        ScramServer("SCRAM-SHA-512", creds).step(b"n,,n=mallory,r=abc")
+    server = ScramServer("SCRAM-SHA-512", creds, server_nonce="xyz")
+    server.step(b"n,,n=alice,r=abc")
+    with pytest.raises(AuthenticationFailed) as wrong:
+        server.step(b"c=biws,r=abcxyz,p=" + base64.b64encode(b"\0" * 64))
+    assert str(unknown.value) == str(wrong.value) == expected
+    assert not server.complete
 
 
 # --- authentication through both libraries ---
