@@ -123,9 +123,12 @@ def test_both_libraries_authenticate(listener, mechanism, request, tls):
         assert brokers == {i: ("127.0.0.1", p) for i, p in sb.ports.items()}
     finally:
         admin.close()
-    md = _ck(sb, "admin", mechanism, ca).list_topics(timeout=10)
+    ck = _ck(sb, "admin", mechanism, ca)
+    md = ck.list_topics(timeout=10)
     assert "orders" in md.topics
     assert {b.id: b.port for b in md.brokers.values()} == sb.ports
+    described = ck.describe_cluster(request_timeout=10).result(timeout=10)  # DescribeCluster agrees
+    assert {n.id: (n.host, n.port) for n in described.nodes} == {i: ("127.0.0.1", p) for i, p in sb.ports.items()}
 
 
 def test_ssl_listener_and_a_wrong_ca(tls):
