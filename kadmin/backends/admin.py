@@ -685,7 +685,7 @@ def _confluent_error(err, what: str) -> ClusterError:
     if "AUTHORIZATION" in name:
         return AuthorizationError(text, error_code=err.code(), hint=_permission_hint(name, what))
     if "AUTHENTICATION" in name or "_SSL" in name:
-        return AuthenticationError(text, error_code=err.code())
+        return AuthenticationError(text, error_code=err.code(), hint=_TRUSTSTORE_HINT if "_SSL" in name else None)
     if name in ("_TRANSPORT", "_TIMED_OUT", "_ALL_BROKERS_DOWN", "_RESOLVE"):
         return ConnectionFailed(text, error_code=err.code())
     return ClusterError(text, error_code=err.code())
@@ -737,8 +737,10 @@ def _login_error(e, what: str) -> ClusterError:
     if getattr(e, "errno", None) == 58:
         return _cluster_error(e, what)
     reason = str(e).split("Handshake failed: ", 1)[-1]
-    return AuthenticationError(f"{what}: TLS handshake failed ({reason})",
-                               hint="check ssl.truststore.location: it must hold the CA that signed the brokers' certificates")
+    return AuthenticationError(f"{what}: TLS handshake failed ({reason})", hint=_TRUSTSTORE_HINT)
+
+
+_TRUSTSTORE_HINT = "check ssl.truststore.location: it must hold the CA that signed the brokers' certificates"
 
 
 def _librdkafka_logger() -> logging.Logger:
