@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.faults.support import FAULTS
+from tests.faults.support import CURRENT, FAULTS
 
 
 @pytest.fixture
@@ -18,6 +18,20 @@ def records(monkeypatch):
     monkeypatch.setattr(reassign_execute, "open_records", lambda backend: store)
     monkeypatch.setattr(throttle_records, "open_record_store", lambda backend: store)
     return store
+
+
+@pytest.fixture(autouse=True)
+def _count_faults():
+    CURRENT.clear()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.passed:
+        FAULTS["survived"] += CURRENT["injected"]
 
 
 def pytest_terminal_summary(terminalreporter):

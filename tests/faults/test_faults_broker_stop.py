@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.faults.support import MB, injected, kadmin, settle, survived, throttles_left, write_plan
+from tests.faults.support import MB, injected, kadmin, settle, throttles_left, write_plan
 
 
 @pytest.fixture
@@ -51,7 +51,6 @@ def test_target_broker_stopped_mid_move_then_back(sb, tmp_path, capsys, records)
     assert sb.snapshot().partition("foo", 0).replicas == (3, 1)
     assert throttles_left(sb.snapshot()) == {}
     assert records.load_all() == {}
-    survived()
 
 
 def sleep_hook(monkeypatch, sb, on_sleep):
@@ -92,7 +91,6 @@ def test_progress_watch_through_a_broker_restart(sb, tmp_path, capsys, records, 
     statuses = [{r["broker"]: r["status"] for r in s["replicas"]}.get(3) for s in snaps]
     assert "Unknown broker" in statuses  # seen while it was down, then followed to the end
     assert snaps[-1]["done"]
-    survived()
 
 
 def test_execute_wait_through_a_broker_restart(sb, tmp_path, capsys, records, monkeypatch):
@@ -105,7 +103,6 @@ def test_execute_wait_through_a_broker_restart(sb, tmp_path, capsys, records, mo
     assert code == 0, err
     assert sb.snapshot().partition("foo", 0).replicas == (3, 1)
     assert throttles_left(sb.snapshot()) == {} and records.load_all() == {}
-    survived()
 
 
 def test_verify_with_a_throttled_broker_down_keeps_track_of_its_throttle(sb, tmp_path, capsys, records):
@@ -126,7 +123,6 @@ def test_verify_with_a_throttled_broker_down_keeps_track_of_its_throttle(sb, tmp
         code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
         assert code == 0, err
     assert throttles_left(sb.snapshot()) == {} and records.load_all() == {}
-    survived()
 
 
 def test_throttle_clear_with_a_throttled_broker_down_keeps_track_of_its_throttle(sb, tmp_path, capsys, records):
@@ -143,7 +139,6 @@ def test_throttle_clear_with_a_throttled_broker_down_keeps_track_of_its_throttle
     code, out, err = kadmin(capsys, "throttle", "clear", "--plan", plan, "-b", sb.bootstrap)
     assert code == 0, err
     assert throttles_left(sb.snapshot()) == {} and records.load_all() == {}
-    survived()
 
 
 def test_execute_with_a_target_broker_already_down(sb, tmp_path, capsys, records):
@@ -167,4 +162,3 @@ def test_execute_with_a_target_broker_already_down(sb, tmp_path, capsys, records
     code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
     assert code == 0, err
     assert throttles_left(sb.snapshot()) == {} and records.load_all() == {}
-    survived()

@@ -14,7 +14,6 @@ from tests.faults.support import (
     injected,
     kadmin,
     settle,
-    survived,
     write_plan,
 )
 
@@ -79,7 +78,6 @@ def test_verify_through_dropped_connections(sb, tmp_path, capsys, records, monke
     settle(sb)
     code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
     assert code == 0, err
-    survived()
 
 
 def test_list_and_progress_watch_through_dropped_connections(sb, tmp_path, capsys, records, monkeypatch):
@@ -107,7 +105,6 @@ def test_list_and_progress_watch_through_dropped_connections(sb, tmp_path, capsy
     lines = [json.loads(ln) for ln in out.splitlines()]
     assert len(lines) == sleeps["n"] + 1 >= 3  # a snapshot per sample, none lost to a dropped connection
     assert not lines[0]["done"] and lines[-1]["done"]
-    survived(sleeps["n"])
     monkeypatch.undo()
     code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
     assert code == 0, err
@@ -133,7 +130,6 @@ def test_every_broker_slower_than_the_timeout(sb, tmp_path, capsys, records, com
         sb.faults.slow(b, 0)
     code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
     assert code == 3, err  # nothing was changed by the failed command; the moves go on
-    survived()
 
 
 def test_one_slow_broker_answers_through_the_others(sb, tmp_path, capsys, records):
@@ -146,4 +142,3 @@ def test_one_slow_broker_answers_through_the_others(sb, tmp_path, capsys, record
         clear_failure(code, err)
     else:
         assert "foo-0" in out
-    survived()

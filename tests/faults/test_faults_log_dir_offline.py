@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.faults.support import MB, injected, kadmin, settle, survived, write_plan
+from tests.faults.support import MB, injected, kadmin, settle, write_plan
 
 DATA0, DATA1 = "/var/lib/kafka/data0", "/var/lib/kafka/data1"
 
@@ -61,4 +61,3 @@ def test_log_dir_offline_during_a_move(sb, tmp_path, capsys, records, which):
         code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
     assert code == 0, err
     assert sb.snapshot().replica_dir("foo", 1, 1) == DATA1
-    survived()

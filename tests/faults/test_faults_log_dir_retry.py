@@ -19,7 +19,6 @@ from tests.faults.support import (
     injected,
     kadmin,
     settle,
-    survived,
     write_plan,
 )
 
@@ -130,4 +129,3 @@ def test_broker_stopped_around_the_retry_loop(sb, tmp_path, capsys, monkeypatch,
     code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
     assert code == 0, err
     assert sb.snapshot().replica_dir("foo", 0, 3) == DATA1
-    survived()
