@@ -18,7 +18,9 @@ def cancel(cluster, output, plan_file, cancel_all):
     (replicas stay in their current directory). Give a plan, or --all.
 
     Throttles are left in place: `kadmin reassign verify` or `kadmin throttle clear --stale`
-    removes them once nothing needs them.
+    removes them once nothing needs them. Running it twice is safe: the second run finds
+    nothing to cancel. Exit 1 when a broker with log-dir moves of the plan is down or not
+    answering: the rest is cancelled; run it again once the broker is back.
     """
     from kadmin.backends.base import Capability
     from kadmin.errors import ClusterError, UnsupportedOperation, UsageError

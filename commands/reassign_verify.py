@@ -18,8 +18,10 @@ def verify(cluster, output, plan_file, preserve_throttles):
 
     \b
     Exit 0 when complete, 3 while in progress, 4 when nothing runs but the cluster differs
-    from the plan. Removes only the throttles this plan set, and only those no running move
-    (of this plan or any other) still needs; --preserve-throttles keeps them all.
+    from the plan, 1 when a broker holding a log-dir replica of the plan is down or not
+    answering (no verdict rather than a wrong one). Removes only the throttles this plan set,
+    and only those no running move (of this plan or any other) still needs; a rate on a broker
+    that is down stays recorded for the next verify. --preserve-throttles keeps them all.
     """
     from pathlib import Path
 
