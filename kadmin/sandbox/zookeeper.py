@@ -174,8 +174,8 @@ class ZooKeeperMode:
         from kazoo.exceptions import KazooException
         from kazoo.protocol.states import Callback
 
-        if self._closing or self.zk is None:
-            return
+        if self._closing or self.zk is None or not self.zk.connected:
+            return  # ZooKeeper unreachable (a fault under test): no notification can come
         deadline = time.monotonic() + timeout
 
         def left() -> float:
