@@ -33,6 +33,12 @@ def _scala_version(home: Path) -> str:
     return "2.13"
 
 
+# Short-lived test JVMs spend much of their start on JIT compilation; on a 2-core CI machine
+# C1 only and the serial collector bring master, worker and executor up sooner (measured: the
+# standalone test ~36-45 s -> ~26 s). Also passed to the executor (and driver) by the test.
+JVM_OPTS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
+
+
 class StandaloneSpark:
     def __init__(self, workdir: Path, cores: int = 2, memory: str = "1g"):
         self.workdir = Path(workdir)
@@ -49,7 +55,7 @@ class StandaloneSpark:
         env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", SPARK_HOME=str(home), PYSPARK_PYTHON=sys.executable,
                    SPARK_NO_DAEMONIZE="1", SPARK_SCALA_VERSION=_scala_version(home))
         log = open(self.workdir / f"{name}.log", "wb")
-        cmd = [shutil.which("java"), "-Xmx256m", "-cp", f"{home}/jars/*", main, *args]
+        cmd = [shutil.which("java"), "-Xmx256m", *JVM_OPTS, "-cp", f"{home}/jars/*", main, *args]
         self.procs.append(subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=self.workdir))
 
     def _alive_workers(self) -> int:

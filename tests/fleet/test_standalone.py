@@ -17,7 +17,7 @@ def test_report_on_a_standalone_cluster(tmp_path):
     pytest.importorskip("pyspark")
     if shutil.which("java") is None:
         pytest.skip("java not installed")
-    from tests.fleet.standalone import StandaloneSpark
+    from tests.fleet.standalone import JVM_OPTS, StandaloneSpark
 
     fleet = tmp_path / "fleet"
     write_fleet(fleet, clusters=4, brokers=3, dirs=2, replicas=25)
@@ -25,7 +25,9 @@ def test_report_on_a_standalone_cluster(tmp_path):
     with StandaloneSpark(tmp_path / "spark") as cluster:
         request = FleetRequest(
             "log-dirs", spark=True, spark_master=cluster.url, from_dir=str(fleet),
-            spark_conf={"spark.executor.memory": "512m", "spark.cores.max": "2", "spark.sql.shuffle.partitions": "2"},
+            spark_conf={"spark.executor.memory": "512m", "spark.cores.max": "2", "spark.sql.shuffle.partitions": "2",
+                        "spark.executor.extraJavaOptions": " ".join(JVM_OPTS),
+                        "spark.driver.extraJavaOptions": " ".join(JVM_OPTS)},
         )
         on_cluster = build_reports(request)
         work = list((tmp_path / "spark" / "work").glob("app-*"))
