@@ -4,8 +4,12 @@ exception, and, for the sandbox, no request that changes the cluster."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from collections import Counter
+from pathlib import Path
 
 from click.testing import CliRunner, Result
 from hypothesis import settings
@@ -21,6 +25,17 @@ CLEAN_ENV = {name: None for name in ("KADMIN_BOOTSTRAP_SERVER", "KADMIN_ZOOKEEPE
                                      "KADMIN_CLUSTER", "KADMIN_TIMEOUT", "KADMIN_DEBUG", "KADMIN_OUTPUT")}
 CLEAN_ENV["KADMIN_CONFIG"] = "/nonexistent/kadmin-fuzz/config.toml"
 MAX_FIRST_LINE = 2000  # a first line longer than this is not "one clear line"
+
+
+# Every fuzzed file goes under one directory per run, removed when the run ends (thousands of
+# examples must not leave thousands of directories behind in /tmp).
+_ROOT = Path(tempfile.mkdtemp(prefix="kadmin-fuzz-"))
+atexit.register(shutil.rmtree, _ROOT, True)
+
+
+def scratch_dir(prefix: str = "case-") -> Path:
+    """A fresh directory for one fuzzed example."""
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=_ROOT))
 
 
 def invoke(args: list[str], env: dict | None = None) -> Result:

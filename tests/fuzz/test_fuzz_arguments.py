@@ -6,15 +6,13 @@ Never a traceback, never an unexpected exception, and the sandbox never sees a c
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path
 
 import click
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kadmin.commands.root import cli
-from tests.fuzz.support import EXAMPLES, FUZZ, check_outcome, check_unchanged, error_lines, invoke
+from tests.fuzz.support import EXAMPLES, FUZZ, check_outcome, check_unchanged, error_lines, invoke, scratch_dir
 
 MUTATING = [("reassign", "execute"), ("reassign", "verify"), ("reassign", "cancel"), ("throttle", "set"),
             ("throttle", "clear"), ("log-dirs", "balance")]
@@ -39,7 +37,7 @@ def options(group: str, name: str) -> list[click.Option]:
 
 
 def files() -> dict[str, str]:
-    d = Path(tempfile.mkdtemp(prefix="kadmin-fuzz-args-"))
+    d = scratch_dir("args-")
     (d / "plan.json").write_text(json.dumps({"version": 1, "partitions": [
         {"topic": "orders", "partition": 0, "replicas": [1, 2, 0]}]}))
     (d / "topics.json").write_text('{"version":1,"topics":[{"topic":"orders"}]}')

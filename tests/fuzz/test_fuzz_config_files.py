@@ -5,14 +5,13 @@ one clear message; nothing else escapes, the CLI never shows a traceback, the cl
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kadmin.errors import InputError
-from tests.fuzz.support import EXAMPLES, FUZZ, check_outcome, check_unchanged, invoke
+from tests.fuzz.support import EXAMPLES, FUZZ, check_outcome, check_unchanged, invoke, scratch_dir
 
 # --- properties ----------------------------------------------------------------------------
 
@@ -58,7 +57,7 @@ def properties_files(draw):
 
 
 def write(raw: bytes, name: str) -> str:
-    p = Path(tempfile.mkdtemp(prefix="kadmin-fuzz-")) / name
+    p = scratch_dir() / name
     p.write_bytes(raw)
     return str(p)
 

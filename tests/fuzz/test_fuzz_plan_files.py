@@ -5,14 +5,12 @@ file where that is allowed), never a traceback, and the cluster never changed.""
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.fuzz.strategies import damaged, entries, reassignment_docs, topics_docs
-from tests.fuzz.support import EXAMPLES, FUZZ, check_outcome, check_unchanged, invoke
+from tests.fuzz.support import EXAMPLES, FUZZ, check_outcome, check_unchanged, invoke, scratch_dir
 
 # Entries no cluster accepts, so a plan holding one is refused as a whole: malformed ones...
 MALFORMED_ENTRIES = [
@@ -36,7 +34,7 @@ BAD_ENTRIES = MALFORMED_ENTRIES + [
 
 
 def write(raw: bytes) -> str:
-    d = Path(tempfile.mkdtemp(prefix="kadmin-fuzz-"))
+    d = scratch_dir()
     p = d / "plan.json"
     p.write_bytes(raw)
     return str(p)
