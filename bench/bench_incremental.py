@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.table import Figure, print_figures  # noqa: E402
+from tests.support.watch import Watch  # noqa: E402  (the same instrument the tests use)
 
 PLAN_PARTITIONS = 100_000
 MiB = 2**20
@@ -75,42 +76,6 @@ def planning() -> list[Figure]:
 
 
 # --- sandbox ----------------------------------------------------------------------------------
-class Watch:
-    """Clock for the executor: advances the sandbox in ticks and records what it shows."""
-
-    def __init__(self, sb, tick: float = 0.25):
-        self.sb, self.tick = sb, tick
-        self.peak: Counter = Counter()
-
-    def now(self) -> float:
-        return self.sb.clock.now
-
-    def sleep(self, seconds: float) -> None:
-        left = seconds
-        while left > 1e-9:
-            dt = min(self.tick, left)
-            self.sb.clock.advance(dt)
-            left -= dt
-            self.observe()
-
-    def observe(self) -> None:
-        snap = self.sb.snapshot()
-        moving = [p for p in snap.partitions.values() if p.reassigning]
-        per_broker = Counter(b for p in moving for b in (*p.adding, *p.removing))
-        leaders = sum(
-            p.leader in p.removing or [b for b in p.replicas if b not in p.removing][0] != p.leader for p in moving
-        )
-        for name, value in (
-            ("partitions", len(moving)),
-            ("replicas", sum(len(p.adding) for p in moving)),
-            ("per_broker", max(per_broker.values(), default=0)),
-            ("adding_per_partition", max((len(p.adding) for p in moving), default=0)),
-            ("extra_per_partition", max((len(p.removing) for p in moving), default=0)),  # |RS| - |target|
-            ("leader_movements", leaders),
-        ):
-            self.peak[name] = max(self.peak[name], value)
-
-
 def _scenario(sb):
     from kadmin.model import Assignment, ReassignmentPlan
 

@@ -7,7 +7,6 @@ per partition, partitions moving, replicas moving into or out of each broker) at
 
 from __future__ import annotations
 
-from collections import Counter
 
 import pytest
 
@@ -17,49 +16,10 @@ from kadmin.execute.step_throttles import RecordedThrottles
 from kadmin.model import Assignment, ReassignmentPlan, TopicPartition
 from kadmin.plan.batches import Limits
 from kadmin.plan.steps import partition_steps
-from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+from tests.support.watch import Watch
 
 MiB = 2**20
 RATE = 4 * MiB  # leader and follower throttle, bytes/s per broker
-
-
-class Watch:
-    """The executor's clock: advances the sandbox in ticks, snapshotting after each."""
-
-    def __init__(self, sb, tick: float = 0.25):
-        self.sb = sb
-        self.tick = tick
-        self.peak = Counter()
-        self.samples = 0
-
-    def now(self) -> float:
-        return self.sb.clock.now
-
-    def sleep(self, seconds: float) -> None:
-        left = seconds
-        while left > 1e-9:
-            dt = min(self.tick, left)
-            self.sb.clock.advance(dt)
-            left -= dt
-            self.observe()
-
-    def observe(self) -> None:
-        snap = self.sb.snapshot()
-        moving = [p for p in snap.partitions.values() if p.reassigning]
-        per_broker = Counter(b for p in moving for b in (*p.adding, *p.removing))
-        leaders = 0
-        for p in moving:
-            target = [b for b in p.replicas if b not in p.removing]
-            leaders += p.leader in p.removing or target[0] != p.leader
-        self.samples += 1
-        for name, value in (
-            ("partitions", len(moving)),
-            ("per_broker", max(per_broker.values(), default=0)),
-            ("adding_per_partition", max((len(p.adding) for p in moving), default=0)),
-            ("extra_per_partition", max((len(p.removing) for p in moving), default=0)),
-            ("leader_movements", leaders),
-        ):
-            self.peak[name] = max(self.peak[name], value)
 
 
 class Sends:
