@@ -347,20 +347,20 @@ def broker_started(cluster: Cluster, broker_id: int) -> None:
 
 
 def dir_offline(cluster: Cluster, broker_id: int, path: str) -> None:
-    d = cluster.brokers[broker_id].dirs[path]
-    d.online = False
-    cluster.bump()
-    for tp in list(d.logs):
-        p = cluster.partition(tp)
-        if p is not None:
-            replica_offline(cluster, p, broker_id)
+    _set_dir_online(cluster, broker_id, path, False)
 
 
 def dir_online(cluster: Cluster, broker_id: int, path: str) -> None:
+    _set_dir_online(cluster, broker_id, path, True)
+
+
+def _set_dir_online(cluster: Cluster, broker_id: int, path: str, online: bool) -> None:
+    """A directory goes offline or comes back: so do the replicas it holds (leadership follows)."""
     d = cluster.brokers[broker_id].dirs[path]
-    d.online = True
+    d.online = online
     cluster.bump()
+    change = replica_online if online else replica_offline
     for tp in list(d.logs):
         p = cluster.partition(tp)
         if p is not None:
-            replica_online(cluster, p, broker_id)
+            change(cluster, p, broker_id)
