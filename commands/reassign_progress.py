@@ -41,7 +41,7 @@ def progress(cluster, output, plan_file, watch, interval):
     from kadmin.commands import render
     from kadmin.commands.render_progress import JsonLines, progress_table, reporter_for
     from kadmin.execute.follow import follow
-    from kadmin.execute.incremental import SystemClock
+    from kadmin.execute.clock import SystemClock
     from kadmin.execute.sampler import Sampler
 
     clock = SystemClock()

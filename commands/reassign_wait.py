@@ -15,7 +15,7 @@ EXIT_INTERRUPTED = 130
 
 def follow_clock():
     """The clock and sleep of the wait (one name, so tests can drive simulated time)."""
-    from kadmin.execute.incremental import SystemClock
+    from kadmin.execute.clock import SystemClock
 
     return SystemClock()
 

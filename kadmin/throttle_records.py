@@ -467,7 +467,7 @@ def record_store_for(backend) -> RecordStore:
     """The store every kadmin run sees for this backend: KIP-179's znodes through ZooKeeper, the
     record topic through the AdminClient protocol. Read-only backends give read-only stores."""
     if getattr(backend, "name", None) == "zookeeper":
-        client = getattr(backend, "zk_client", None) or getattr(backend, "_zk", None)
+        client = getattr(backend, "zk_client", None)
         if client is None:
             raise ClusterError("the ZooKeeper backend has no open ZooKeeper client")
         return ZooKeeperRecordStore(client, read_only=backend.read_only)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Callable
 
 from kadmin.backends.base import Backend
-from kadmin.execute.incremental import Clock, SystemClock
+from kadmin.execute.clock import Clock, SystemClock
 from kadmin.execute.progress import ProgressSnapshot
 from kadmin.execute.verification import VerifyOutcome, run_verify
 from kadmin.model import ReassignmentPlan

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping, Protocol, Sequence
 
+from kadmin.execute.clock import Clock, SystemClock  # noqa: F401  (re-exported for callers)
 from kadmin.backends.base import Backend, Capability
 from kadmin.errors import ClusterError, KadminError, ReassignmentInProgress, UsageError
 from kadmin.execute import state_file
@@ -44,21 +45,6 @@ from kadmin.plan.batches import Backlog, Limits, exceeded, load_of, next_batch
 from kadmin.plan.steps import Step, plan_steps, resume_point
 
 MIN_INSYNC = "min.insync.replicas"
-
-
-class Clock(Protocol):
-    def now(self) -> float:
-        """Seconds, monotonic."""
-
-    def sleep(self, seconds: float) -> None: ...
-
-
-class SystemClock:
-    def now(self) -> float:
-        return time.monotonic()
-
-    def sleep(self, seconds: float) -> None:
-        time.sleep(seconds)
 
 
 @dataclass(frozen=True)
