@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import click
 
 from kadmin.commands.options import cluster_options, open_cluster, output_option
@@ -114,7 +116,7 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
                                    hint="choose another --rollback-file")
     people = output == "table"
     every = _wait_interval(interval) if wait else None
-    with open_cluster(cluster, read_only=dry_run) as backend:
+    with _file_problems_first(parsed, people), open_cluster(cluster, read_only=dry_run) as backend:
         throttles = request.throttle is not None or request.log_dir_throttle is not None
         records = open_records(backend) if throttles else None
         view = read_cluster(backend, parsed, records, throttles=throttles)
@@ -229,3 +231,25 @@ def _only_with_incremental(incremental: bool) -> None:
              if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)]
     if given:
         raise UsageError(f"{', '.join(given)} only apply to --incremental runs (without it every replica moves at once)")
+
+
+@contextlib.contextmanager
+def _file_problems_first(parsed, people: bool):
+    """A plan file with problems of its own is reported as such (exit 2) even when the cluster
+    cannot be reached; with a reachable cluster its problems are listed with the cluster's, at once."""
+    from kadmin.errors import ClusterError
+    from kadmin.plan.validate import PlanProblems
+
+    try:
+        yield
+    except ClusterError:
+        if not parsed.problems:
+            raise
+        n = len(parsed.problems)
+        if not people:
+            from kadmin.commands import render
+
+            render.print_json({"version": 1, "problems": [p.to_json() for p in parsed.problems]})
+        raise PlanProblems(f"the reassignment plan has {n} problem{'s' if n != 1 else ''} of its own "
+                           "(the cluster could not be reached to check the rest); nothing was changed",
+                           list(parsed.problems)) from None

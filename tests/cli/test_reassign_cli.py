@@ -200,3 +200,22 @@ def test_incremental_limits_without_incremental_are_refused(tmp_path):
                                       "--max-moves-per-broker", "2", "-b", "127.0.0.1:9"])
     assert result.exit_code == 2
     assert "--max-moves-per-broker only apply to --incremental" in result.stderr
+
+
+def test_a_bad_plan_file_is_reported_even_when_the_cluster_is_unreachable(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from kadmin.commands.root import cli
+    from tests.support.zookeeper import free_port
+
+    plan = tmp_path / "plan.json"
+    plan.write_text('{"version":2,"partitions":[]}')
+    args = ["reassign", "execute", "--reassignment-json-file", str(plan), "-b", f"127.0.0.1:{free_port()}",
+            "--timeout", "2s"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert "version: must be 1, not 2" in result.stderr and "could not be reached" in result.stderr
+    as_json = CliRunner().invoke(cli, args + ["-o", "json"])
+    assert as_json.exit_code == 2 and json.loads(as_json.stdout)["problems"]
