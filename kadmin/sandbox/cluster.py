@@ -11,6 +11,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from kadmin.model import TopicPartition
+from kadmin.sandbox.versions import DEFAULT, VERSIONS, KafkaVersion
 
 MESSAGE_SIZE = 1024  # bytes per simulated record
 
@@ -136,6 +137,7 @@ class Cluster:
     # Dynamic broker configs: "" is the cluster-wide default, "<id>" one broker.
     broker_configs: dict[str, dict[str, str]] = field(default_factory=dict)
     bandwidth: float = 100 * 2**20
+    version: KafkaVersion = VERSIONS[DEFAULT]  # the Kafka version emulated (kadmin.sandbox.versions)
     now: float = 0.0  # simulated seconds since start
     controller_id: int = 0
     # Partitions that need the simulation's attention: a replica outside the ISR, a

@@ -15,6 +15,7 @@ from kadmin.sandbox.cluster import KRAFT, ZOOKEEPER, BrokerState, Cluster, LogDi
 from kadmin.sandbox.controller import ControllerError
 from kadmin.sandbox.engine import Engine
 from kadmin.sandbox.faults import Faults
+from kadmin.sandbox.versions import kafka_version as kafka_version_of
 
 DATA_ROOT = "/var/lib/kafka"
 
@@ -48,7 +49,7 @@ class Sandbox:
                  dir_capacity: int = 100 * 2**30, bandwidth: int = 100 * 2**20, seed: int = 0,
                  tls: tuple[str, str | None] | None = None, sasl_users: dict[str, str] | None = None,
                  sasl_mechanisms: tuple[str, ...] | None = None, super_users: set[str] | None = None,
-                 cluster_acls: dict[str, set[str]] | None = None):
+                 cluster_acls: dict[str, set[str]] | None = None, kafka_version: str | None = None):
         """Security (kadmin.sandbox.security): ``tls=(certfile, keyfile)`` serves TLS;
         ``sasl_users={"alice": "secret"}`` turns on SASL with ``sasl_mechanisms`` (default PLAIN,
         SCRAM-SHA-256, SCRAM-SHA-512); ``super_users`` and ``cluster_acls`` ({user: {"DESCRIBE",
@@ -63,6 +64,7 @@ class Sandbox:
             raise UsageError("--speed must be positive")
         if base_port and not (1 <= base_port and base_port + brokers - 1 <= 65535):
             raise UsageError(f"ports {base_port}..{base_port + brokers - 1} are not valid TCP ports")
+        self.version = kafka_version_of(kafka_version, zookeeper=bool(zookeeper))
         self.broker_count = brokers
         self.log_dirs = log_dirs
         self.racks = racks
@@ -91,7 +93,8 @@ class Sandbox:
             rack = f"rack-{i % self.racks}" if self.racks else None
             brokers[i] = BrokerState(i, "127.0.0.1", 0, rack, dirs)
         cluster_id = _base64_uuid(uuid.UUID(int=rng.getrandbits(128)))
-        return Cluster(cluster_id, ZOOKEEPER if self.zookeeper else KRAFT, brokers, bandwidth=float(self.bandwidth))
+        return Cluster(cluster_id, ZOOKEEPER if self.zookeeper else KRAFT, brokers, bandwidth=float(self.bandwidth),
+                       version=self.version)
 
     def start(self) -> "Sandbox":
         """Returns when every broker accepts connections (and, in ZooKeeper mode, is registered)."""
