@@ -525,6 +525,13 @@ class AdminBackend:
             for ckr, fut in futures.items():
                 self._ck_result(fut, f"changing configs of {_ck_restype_label(ckr)} {ckr.name}")
 
+    def elect_leaders(self, election_type, partitions) -> Mapping[TopicPartition, str | None]:
+        """ElectLeaders (kadmin.backends.admin_elect)."""
+        from kadmin.backends.admin_elect import elect_leaders
+
+        self._check_writable("elect_leaders")
+        return elect_leaders(self, election_type, partitions)
+
     # The cluster-wide default broker resource (name "", kafka-configs' --entity-default): neither
     # client library accepts it, so these two go as raw requests through kafka-python.
     def _describe_default_broker(self) -> dict[str, ConfigEntry]:

@@ -31,6 +31,13 @@ from kadmin.model import (
 )
 
 
+class ElectionType(str, Enum):
+    """ElectLeaders' election type (KIP-460): PREFERRED is 0 on the wire, UNCLEAN 1."""
+
+    PREFERRED = "PREFERRED"
+    UNCLEAN = "UNCLEAN"
+
+
 class Capability(str, Enum):
     LOG_DIRS = "log_dirs"  # DescribeLogDirs / AlterReplicaLogDirs
     REASSIGN = "reassign"
@@ -112,6 +119,12 @@ class Backend(Protocol):
     def incremental_alter_configs(self, changes: Sequence[ConfigChange]) -> None:
         """Set or delete single config keys, leaving the others alone."""
 
+    def elect_leaders(
+        self, election_type: ElectionType, partitions: Iterable[TopicPartition]
+    ) -> Mapping[TopicPartition, str | None]:
+        """ElectLeaders (KIP-460): per partition None (elected) or Kafka's error name and
+        message, e.g. "ELECTION_NOT_NEEDED: ..." or "PREFERRED_LEADER_NOT_AVAILABLE: ..."."""
+
     def close(self) -> None: ...
 
 
@@ -124,4 +137,5 @@ MUTATING_METHODS = (
     "cancel_partition_reassignments",
     "alter_replica_log_dirs",
     "incremental_alter_configs",
+    "elect_leaders",
 )

@@ -24,6 +24,8 @@ _ERRORS: dict[int, tuple[str, str]] = {
     56: ("KAFKA_STORAGE_ERROR", "KafkaStorageException"),
     57: ("LOG_DIR_NOT_FOUND", "LogDirNotFoundException"),
     58: ("SASL_AUTHENTICATION_FAILED", "SaslAuthenticationException"),
+    80: ("PREFERRED_LEADER_NOT_AVAILABLE", "PreferredLeaderNotAvailableException"),
+    83: ("ELIGIBLE_LEADERS_NOT_AVAILABLE", "EligibleLeadersNotAvailableException"),
     84: ("ELECTION_NOT_NEEDED", "ElectionNotNeededException"),
     85: ("NO_REASSIGNMENT_IN_PROGRESS", "NoReassignmentInProgressException"),
 }

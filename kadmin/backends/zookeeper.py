@@ -72,7 +72,8 @@ class ZooKeeperBackend:
         self._broker_backend: Backend | None = None
         self._clock = clock
         self.security = security or ZkSecurity()
-        caps = {Capability.REASSIGN, Capability.LIST_REASSIGNMENTS, Capability.INCREMENTAL_ALTER_CONFIGS}
+        caps = {Capability.REASSIGN, Capability.LIST_REASSIGNMENTS, Capability.INCREMENTAL_ALTER_CONFIGS,
+                Capability.ELECT_LEADERS}
         if broker_backend_factory is not None:
             caps |= {Capability.LOG_DIRS, Capability.END_OFFSETS}
         self.capabilities = frozenset(caps)
@@ -406,6 +407,14 @@ class ZooKeeperBackend:
         for resource in sorted(by_resource, key=lambda r: (r.type.value, r.name)):
             entity_type, entity_name = _entity(resource)
             self._alter_entity(entity_type, entity_name, by_resource[resource])
+
+    def elect_leaders(self, election_type, partitions) -> Mapping[TopicPartition, str | None]:
+        """Preferred election through /admin/preferred_replica_election (kadmin.backends.zk_elect);
+        unclean election is refused, naming --bootstrap-server."""
+        from kadmin.backends.zk_elect import elect_leaders
+
+        self._check_writable("elect_leaders")
+        return elect_leaders(self, election_type, partitions)
 
     def _alter_entity(self, entity_type: str, entity_name: str, changes: Sequence[ConfigChange]) -> None:
         from kazoo.exceptions import BadVersionError, NodeExistsException, NoNodeError

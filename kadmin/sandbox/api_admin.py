@@ -127,7 +127,8 @@ def elect_leaders(engine, broker_id, version, req):
                 P.PREFERRED_LEADER_NOT_AVAILABLE: f"Failed to elect leader for partition {topic}-{index} under strategy PREFERRED",
                 P.ELIGIBLE_LEADERS_NOT_AVAILABLE: f"Failed to elect leader for partition {topic}-{index} under strategy UNCLEAN",
             }.get(code)
-        if explicit or code == P.NONE:
+        # All partitions (null): Kafka leaves out only those needing no election; failures stay.
+        if explicit or code != P.ELECTION_NOT_NEEDED:
             by_topic.setdefault(topic, []).append(
                 R.ReplicaElectionResult.PartitionResult(partition_id=index, error_code=code, error_message=msg))
     results = [R.ReplicaElectionResult(topic=t, partition_result=parts) for t, parts in by_topic.items()]

@@ -233,9 +233,18 @@ def elect_preferred(cluster: Cluster, p: PartitionState) -> int:
 
 
 def elect_unclean(cluster: Cluster, p: PartitionState) -> int:
-    """ElectLeaders type 1: only when there is no leader; any live replica will do."""
+    """ElectLeaders type 1: only when there is no (live) leader. A live in-sync replica is
+    taken first, keeping the ISR (a clean election); only when none is live does any live
+    replica lead, alone in the ISR (KRaft's PartitionChangeBuilder, ZooKeeper mode's
+    OfflinePartitionLeaderElectionStrategy with unclean allowed)."""
     if p.leader != -1 and cluster.replica_online(p.tp, p.leader):
         return P.ELECTION_NOT_NEEDED
+    clean = elect(cluster, p)
+    if clean != -1:
+        p.leader = clean
+        p.isr = [b for b in p.isr if cluster.replica_online(p.tp, b)]
+        _bump(cluster, p, True)
+        return P.NONE
     for b in p.replicas:
         if cluster.replica_online(p.tp, b):
             p.leader, p.isr = b, [b]

@@ -496,6 +496,7 @@ class ZooKeeperMode:
                 p = self.engine.cluster.partition_by(e.get("topic"), int(e.get("partition", -1)))
                 if p is not None:
                     controller.elect_preferred(self.engine.cluster, p)
+            self._flush()  # the new states reach ZooKeeper before the node goes, as Kafka's do
 
         self.engine.call(run)
         try:

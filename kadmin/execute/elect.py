@@ -1,0 +1,85 @@
+"""Leader elections against a cluster: read it, work out the candidates and batches
+(``kadmin.leaders``, pure), send one ElectLeaders per batch, one batch after the other, and
+turn the answers into outcomes. ``leaders elect`` and ``reassign ... --elect-preferred`` both
+come here; ``--dry-run`` stops after ``prepare``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from kadmin.backends.base import Backend, ElectionType
+from kadmin.leaders import (
+    NOT_NEEDED,
+    PREFERRED_NOT_AVAILABLE,
+    Candidate,
+    ElectionReport,
+    batches,
+    outcomes,
+    plan_election,
+)
+from kadmin.model import ClusterState, TopicPartition
+
+
+class ElectReporter:
+    """Hooks ``run_election`` calls; no-ops here."""
+
+    def batch(self, number: int, total: int, candidates: Sequence[Candidate]) -> None:
+        """Batch ``number`` of ``total`` is about to be sent."""
+
+
+@dataclass(frozen=True)
+class ElectionPlan:
+    election_type: ElectionType
+    cluster: ClusterState
+    candidates: tuple[Candidate, ...]
+    batches: tuple[tuple[Candidate, ...], ...]
+    max_per_broker: int | None = None
+    batch_size: int | None = None
+
+    @property
+    def changes(self) -> tuple[Candidate, ...]:
+        return tuple(c for c in self.candidates if c.changes)
+
+    @property
+    def data_loss(self) -> tuple[Candidate, ...]:
+        return tuple(c for c in self.candidates if c.data_loss)
+
+
+def prepare(backend: Backend, election_type: ElectionType, partitions: Iterable[TopicPartition] | None, *,
+            max_per_broker: int | None = None, batch_size: int | None = None,
+            only_needed: bool = False) -> ElectionPlan:
+    """Read the cluster and work out what the election would do, in batches. ``partitions``
+    None: every partition (those needing no election are left out, as Kafka does);
+    ``only_needed``: leave them out of an explicit list too."""
+    cluster = backend.describe_cluster()
+    cands = plan_election(cluster, election_type, partitions)
+    if only_needed:
+        cands = tuple(c for c in cands if c.expected != NOT_NEEDED)
+    groups = batches(cands, max_per_broker, batch_size)
+    return ElectionPlan(election_type, cluster, cands, tuple(tuple(g) for g in groups), max_per_broker, batch_size)
+
+
+def run_election(backend: Backend, plan: ElectionPlan, reporter: ElectReporter | None = None) -> ElectionReport:
+    """Send the plan's batches, one ElectLeaders after the other (each returns once its
+    elections are done), and report every partition's outcome."""
+    reporter = reporter or ElectReporter()
+    answers: dict[TopicPartition, str | None] = {}
+    for i, group in enumerate(plan.batches, 1):
+        reporter.batch(i, len(plan.batches), group)
+        answers.update(backend.elect_leaders(plan.election_type, [c.tp for c in group]))
+    after = None
+    if any(a and a.startswith(PREFERRED_NOT_AVAILABLE) for a in answers.values()):
+        after = backend.describe_cluster()  # tell why from the state the election met
+    limits = {"max_per_broker": plan.max_per_broker, "batch_size": plan.batch_size}
+    return ElectionReport(plan.election_type, outcomes(answers, plan.candidates, after), len(plan.batches), limits)
+
+
+def elect_preferred(backend: Backend, partitions: Iterable[TopicPartition], *, batch_size: int | None = None,
+                    max_per_broker: int | None = None, reporter: ElectReporter | None = None) -> ElectionReport:
+    """``reassign ... --elect-preferred``: elect the preferred leader of those ``partitions``
+    whose leader differs (``batch_size``: --max-leader-movements of an incremental run)."""
+    plan = prepare(backend, ElectionType.PREFERRED, list(partitions), max_per_broker=max_per_broker,
+                   batch_size=batch_size, only_needed=True)
+    return run_election(backend, plan, reporter)

@@ -1,0 +1,299 @@
+"""Leadership, the pure part: who leads what against who should (the preferred replica, the
+first of the replica list), which partitions an election would change, batches that never give
+one broker more than N new leaders at once, and each partition's outcome in Kafka's words.
+
+No I/O: cluster state (``kadmin.model.ClusterState``) in, values out. ``kadmin.execute.elect``
+sends the batches; ``commands/leaders_*`` render.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+from kadmin.backends.base import ElectionType
+from kadmin.model import ClusterState, PartitionState, TopicPartition
+
+NOT_NEEDED = "ELECTION_NOT_NEEDED"
+PREFERRED_NOT_AVAILABLE = "PREFERRED_LEADER_NOT_AVAILABLE"
+ELIGIBLE_NOT_AVAILABLE = "ELIGIBLE_LEADERS_NOT_AVAILABLE"
+
+
+def preferred_of(p: PartitionState) -> int | None:
+    """The preferred replica: the first of the replica list (None for an empty list)."""
+    return p.replicas[0] if p.replicas else None
+
+
+# --- leaders show ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PartitionLeadership:
+    tp: TopicPartition
+    leader: int
+    preferred: int | None
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+
+    @property
+    def leaderless(self) -> bool:
+        return self.leader == -1
+
+    @property
+    def not_preferred(self) -> bool:
+        return not self.leaderless and self.preferred is not None and self.leader != self.preferred
+
+    @property
+    def under_replicated(self) -> bool:
+        return len(set(self.isr)) < len(self.replicas)
+
+
+@dataclass(frozen=True)
+class BrokerLeadership:
+    broker: int
+    leaders: int  # partitions it leads now
+    preferred: int  # partitions whose preferred replica it is (what it leads when balanced)
+    live: bool = True
+
+    @property
+    def imbalance(self) -> int:
+        """Leaders above (positive) or below (negative) its preferred share."""
+        return self.leaders - self.preferred
+
+
+@dataclass(frozen=True)
+class LeadershipSummary:
+    partitions: tuple[PartitionLeadership, ...]
+    brokers: tuple[BrokerLeadership, ...]
+
+    @property
+    def not_preferred(self) -> tuple[PartitionLeadership, ...]:
+        return tuple(p for p in self.partitions if p.not_preferred)
+
+    @property
+    def leaderless(self) -> tuple[PartitionLeadership, ...]:
+        return tuple(p for p in self.partitions if p.leaderless)
+
+    @property
+    def under_replicated(self) -> tuple[PartitionLeadership, ...]:
+        return tuple(p for p in self.partitions if p.under_replicated)
+
+    @property
+    def balanced(self) -> bool:
+        return not self.not_preferred and not self.leaderless
+
+
+def summarize(cluster: ClusterState, topics: Iterable[str] | None = None,
+              brokers: Iterable[int] | None = None) -> LeadershipSummary:
+    """Leadership of the partitions of ``topics`` (None: all) that have a replica on one of
+    ``brokers`` (None: any); per-broker counts over those partitions, for ``brokers`` (None:
+    every broker that is live or holds a replica)."""
+    topic_set = None if topics is None else set(topics)
+    broker_set = None if brokers is None else set(brokers)
+    rows = []
+    for tp, p in sorted(cluster.partitions.items()):
+        if topic_set is not None and tp.topic not in topic_set:
+            continue
+        if broker_set is not None and not broker_set & set(p.replicas):
+            continue
+        rows.append(PartitionLeadership(tp, p.leader, preferred_of(p), tuple(p.replicas), tuple(p.isr)))
+    leaders = Counter(r.leader for r in rows if not r.leaderless)
+    preferred = Counter(r.preferred for r in rows if r.preferred is not None)
+    ids = set(cluster.brokers) | {b for r in rows for b in r.replicas}
+    if broker_set is not None:
+        ids = broker_set
+    per_broker = tuple(
+        BrokerLeadership(b, leaders.get(b, 0), preferred.get(b, 0), b in cluster.brokers) for b in sorted(ids)
+    )
+    return LeadershipSummary(tuple(rows), per_broker)
+
+
+# --- leaders elect: what would change --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One partition of an election request, as the cluster was read before it."""
+
+    tp: TopicPartition
+    leader: int | None  # None: the partition is unknown
+    new_leader: int | None  # who would lead after the election; None when nobody would change
+    expected: str | None  # None: would be elected; else the error name Kafka would answer
+    reason: str | None = None  # why, for a partition that cannot be elected
+    data_loss: str | None = None  # unclean: what may be lost
+
+    @property
+    def changes(self) -> bool:
+        return self.new_leader is not None and self.expected is None
+
+
+def unavailable_reason(p: PartitionState, live: Iterable[int]) -> str | None:
+    """Why the preferred replica cannot lead (None when it can): its broker is down, or it is not
+    in the ISR."""
+    preferred = preferred_of(p)
+    if preferred is None:
+        return "the partition has no replicas"
+    if preferred not in set(live):
+        return f"the preferred replica's broker {preferred} is down"
+    if preferred not in p.isr:
+        return f"the preferred replica {preferred} is not in the ISR [{','.join(map(str, p.isr))}]"
+    return None
+
+
+def candidate(p: PartitionState | None, tp: TopicPartition, election_type: ElectionType,
+              live: set[int]) -> Candidate:
+    """What ElectLeaders would do to one partition, judged from the state read before."""
+    if p is None:
+        return Candidate(tp, None, None, "UNKNOWN_TOPIC_OR_PARTITION", "the partition does not exist")
+    if election_type is ElectionType.PREFERRED:
+        preferred = preferred_of(p)
+        if p.leader == preferred:
+            return Candidate(tp, p.leader, None, NOT_NEEDED)
+        reason = unavailable_reason(p, live)
+        if reason:
+            return Candidate(tp, p.leader, None, PREFERRED_NOT_AVAILABLE, reason)
+        return Candidate(tp, p.leader, preferred, None)
+    # UNCLEAN: only a partition without a live leader; a live ISR member first, else any live replica.
+    if p.leader != -1 and p.leader in live:
+        return Candidate(tp, p.leader, None, NOT_NEEDED)
+    clean = next((b for b in p.replicas if b in p.isr and b in live), None)
+    if clean is not None:
+        return Candidate(tp, -1, clean, None)
+    dirty = next((b for b in p.replicas if b in live), None)
+    if dirty is None:
+        return Candidate(tp, -1, None, ELIGIBLE_NOT_AVAILABLE, "no replica of it is on a live broker")
+    isr = ",".join(map(str, p.isr)) or "none"
+    loss = (f"broker {dirty} is not in the ISR [{isr}]: messages it had not copied from the last in-sync "
+            "replicas are lost, and consumers may see offsets go back")
+    return Candidate(tp, -1, dirty, None, data_loss=loss)
+
+
+def plan_election(cluster: ClusterState, election_type: ElectionType,
+                  partitions: Iterable[TopicPartition] | None) -> tuple[Candidate, ...]:
+    """Candidates of an election over ``partitions`` (None: every partition, as
+    --all-topic-partitions; then, as Kafka answers, the ones needing no election are left
+    out)."""
+    live = set(cluster.brokers)
+    if partitions is None:
+        out = [candidate(p, tp, election_type, live) for tp, p in sorted(cluster.partitions.items())]
+        return tuple(c for c in out if c.expected != NOT_NEEDED)
+    return tuple(candidate(cluster.partitions.get(tp), tp, election_type, live) for tp in sorted(set(partitions)))
+
+
+def batches(candidates: Sequence[Candidate], max_per_broker: int | None = None,
+            batch_size: int | None = None) -> list[list[Candidate]]:
+    """Split an election into batches sent one after the other: no batch gives one broker more
+    than ``max_per_broker`` new leaders, nor holds more than ``batch_size`` partitions (None:
+    no limit). First fit, in the given order; deterministic. Partitions that change no leader
+    count only towards ``batch_size``."""
+    if max_per_broker is not None and max_per_broker < 1 or batch_size is not None and batch_size < 1:
+        raise ValueError("limits must be at least 1")
+    out: list[list[Candidate]] = []
+    per_broker: list[Counter] = []
+    first_open = 0  # batches before this one are full
+    next_for: dict[int, int] = {}  # broker -> first batch that may still have room for it
+    for c in candidates:
+        b = c.new_leader if c.changes else None
+        i = max(first_open, next_for.get(b, 0)) if b is not None else first_open
+        while True:
+            if i == len(out):
+                out.append([])
+                per_broker.append(Counter())
+            size_ok = batch_size is None or len(out[i]) < batch_size
+            broker_ok = b is None or max_per_broker is None or per_broker[i][b] < max_per_broker
+            if size_ok and broker_ok:
+                break
+            i += 1
+        out[i].append(c)
+        if b is not None:
+            per_broker[i][b] += 1
+            next_for[b] = i
+        while first_open < len(out) and batch_size is not None and len(out[first_open]) >= batch_size:
+            first_open += 1
+    return out
+
+
+# --- outcomes --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    tp: TopicPartition
+    error: str | None  # None: elected; else Kafka's error name
+    message: str | None = None  # the cluster's message
+    reason: str | None = None  # kadmin's explanation (e.g. why the preferred replica cannot lead)
+
+    @property
+    def elected(self) -> bool:
+        return self.error is None
+
+    @property
+    def not_needed(self) -> bool:
+        return self.error == NOT_NEEDED
+
+    @property
+    def failed(self) -> bool:
+        return not self.elected and not self.not_needed
+
+
+def outcomes(answers: Mapping[TopicPartition, str | None], candidates: Sequence[Candidate] = (),
+             after: ClusterState | None = None) -> tuple[Outcome, ...]:
+    """The backend's answers ("NAME: message" or None) as outcomes, each failure with its reason
+    (from the state read ``after`` when given, else from the candidate judged before)."""
+    by_tp = {c.tp: c for c in candidates}
+    live = set(after.brokers) if after is not None else set()
+    out = []
+    for tp, answer in sorted(answers.items()):
+        if answer is None:
+            out.append(Outcome(tp, None))
+            continue
+        name, _, message = answer.partition(":")
+        name, message = name.strip(), message.strip() or None
+        reason = None
+        if name == PREFERRED_NOT_AVAILABLE:
+            p = after.partitions.get(tp) if after is not None else None
+            reason = unavailable_reason(p, live) if p is not None else None
+            if reason is None and tp in by_tp:
+                reason = by_tp[tp].reason
+        elif name not in (NOT_NEEDED,) and tp in by_tp:
+            reason = by_tp[tp].reason
+        out.append(Outcome(tp, name, message, reason))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class ElectionReport:
+    election_type: ElectionType
+    outcomes: tuple[Outcome, ...]
+    batches: int = 0
+    limits: Mapping[str, int | None] = field(default_factory=dict)
+
+    @property
+    def elected(self) -> list[TopicPartition]:
+        return [o.tp for o in self.outcomes if o.elected]
+
+    @property
+    def not_needed(self) -> list[TopicPartition]:
+        return [o.tp for o in self.outcomes if o.not_needed]
+
+    @property
+    def failed(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.failed]
+
+
+def kafka_lines(report: ElectionReport) -> list[str]:
+    """The outcome in kafka-leader-election.sh's words (one line per kind, as it prints)."""
+    kind = report.election_type.value
+    lines = []
+    if report.elected:
+        lines.append(f"Successfully completed leader election ({kind}) for partitions "
+                     + ", ".join(map(str, report.elected)))
+    if report.not_needed:
+        lines.append("Valid replica already elected for partitions " + ", ".join(map(str, report.not_needed)))
+    for o in report.failed:
+        text = f"{o.error}: {o.message}" if o.message else o.error
+        if o.reason:
+            text += f" ({o.reason})"
+        lines.append(f"Error completing leader election ({kind}) for partition: {o.tp}: {text}")
+    return lines
