@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "log-dirs": ("kadmin.commands.log_dirs", "log_dirs", "Describe and balance JBOD log directories (KIP-113)."),
     "reassign": ("kadmin.commands.reassign", "reassign", "Plan, execute, verify and follow partition reassignments."),
     "throttle": ("kadmin.commands.throttle", "throttle", "Set, show and clear replication throttles."),
+    "leaders": ("kadmin.commands.leaders", "leaders", "Show leadership balance and elect preferred leaders."),
     "sandbox": ("kadmin.commands.sandbox", "sandbox", "Run an emulated Kafka cluster on loopback."),
 }
 

@@ -46,6 +46,7 @@ class Capability(str, Enum):
     INCREMENTAL_ALTER_CONFIGS = "incremental_alter_configs"
     END_OFFSETS = "end_offsets"
     ELECT_LEADERS = "elect_leaders"
+    UNCLEAN_ELECTION = "unclean_election"  # ElectLeaders UNCLEAN (not over ZooKeeper)
 
 
 @dataclass(frozen=True)

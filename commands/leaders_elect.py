@@ -1,0 +1,182 @@
+"""``kadmin leaders elect``: kafka-leader-election.sh's flags and words, plus --dry-run,
+batches (--max-per-broker, --batch-size) and a confirmation before an unclean election."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from kadmin.commands.options import cluster_options, open_cluster, output_option
+
+
+@click.command()
+@click.option("--preferred", is_flag=True, help="Elect the preferred replica (the first of the replica list).")
+@click.option("--unclean", is_flag=True,
+              help="Elect a leader for partitions that have none, even a replica out of the ISR (may lose data).")
+@click.option("--election-type", metavar="PREFERRED|UNCLEAN",
+              help="kafka-leader-election.sh's spelling of --preferred / --unclean.")
+@click.option("--all-topic-partitions", is_flag=True,
+              help="Every partition that needs the election (those that do not are left out, as Kafka does).")
+@click.option("--topic", metavar="TOPIC", help="The partitions of this topic (or one, with --partition).")
+@click.option("--partition", type=click.IntRange(min=0), metavar="P", help="With --topic: only this partition.")
+@click.option("--path-to-json-file", metavar="FILE", type=click.Path(dir_okay=False),
+              help='Partitions in Kafka\'s format: {"partitions":[{"topic":"foo","partition":1}]}.')
+@click.option("--dry-run", is_flag=True, help="List what would change, batch by batch; elect nothing.")
+@click.option("--max-per-broker", type=click.IntRange(min=1), metavar="N",
+              help="At most N partitions change leader to one broker per batch.")
+@click.option("--batch-size", type=click.IntRange(min=1), metavar="N", help="At most N partitions per batch.")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask before an unclean election.")
+@cluster_options
+@output_option(("table", "json"))
+def elect(cluster, output, preferred, unclean, election_type, all_topic_partitions, topic, partition,
+          path_to_json_file, dry_run, max_per_broker, batch_size, yes):
+    """Elect leaders, as kafka-leader-election.sh does, and say what happened to each partition
+    in its words ("Successfully completed leader election (PREFERRED) for partitions ...",
+    "Valid replica already elected for partitions ..."). A partition whose preferred replica
+    cannot lead is reported with the reason (its broker is down, or it is not in the ISR).
+
+    Batches (--max-per-broker, --batch-size) are sent one after the other, so no broker takes
+    hundreds of leaders at once. --unclean asks first on a terminal and says what may be lost;
+    without a terminal it needs --yes. Unclean election needs --bootstrap-server.
+
+    \b
+    Exit 0 when every partition was elected or needed no election, 1 when some could not be,
+    2 for bad flags or a bad file (nothing was changed).
+    --output json prints schemas/leaders-elect-result.json, alone on stdout.
+    """
+    from pathlib import Path
+
+    from kadmin.backends.base import Capability, ElectionType
+    from kadmin.errors import InputError, NotFoundError, UnsupportedOperation
+    from kadmin.leaders_request import ElectParams, parse_election_file
+    from kadmin.model import TopicPartition
+
+    params = ElectParams(preferred, unclean, election_type, all_topic_partitions, topic, partition,
+                         path_to_json_file, max_per_broker, batch_size)
+    etype = params.validate()
+    partitions = None
+    if path_to_json_file is not None:
+        try:
+            text = Path(path_to_json_file).read_text("utf-8")
+        except OSError as e:
+            raise InputError(f"cannot read {path_to_json_file}: {e.strerror or e}") from None
+        partitions = parse_election_file(text, path_to_json_file)
+    elif topic is not None and partition is not None:
+        partitions = [TopicPartition(topic, partition)]
+
+    from kadmin.commands import render
+    from kadmin.execute.elect import ElectReporter, prepare, run_election
+
+    with open_cluster(cluster, read_only=dry_run) as backend:
+        if etype is ElectionType.UNCLEAN and Capability.UNCLEAN_ELECTION not in backend.capabilities:
+            raise UnsupportedOperation(
+                "unclean leader election of chosen partitions is not possible over ZooKeeper: Kafka's "
+                "ZooKeeper-mode tooling could only allow it per topic (unclean.leader.election.enable)",
+                hint="use --bootstrap-server (ElectLeaders, Kafka 2.4+)")
+        if topic is not None and partition is None:
+            state = backend.describe_cluster()
+            partitions = [p.tp for p in state.partitions_of(topic)]
+            if not partitions:
+                raise NotFoundError(f"topic {topic!r} does not exist")
+        plan = prepare(backend, etype, partitions, max_per_broker=max_per_broker, batch_size=batch_size)
+        if dry_run:
+            _print_preview(plan, output, render)
+            return
+        if etype is ElectionType.UNCLEAN and plan.changes:
+            _confirm_unclean(plan, yes, render)
+
+        class Lines(ElectReporter):
+            def batch(self, number, total, candidates):
+                if total > 1 and output == "table":
+                    render.stderr().print(f"Batch {number} of {total}: {len(candidates)} partition(s)", highlight=False)
+
+        report = run_election(backend, plan, Lines())
+    if output == "json":
+        render.print_json(result_json(report, plan))
+    else:
+        from kadmin.leaders import kafka_lines
+
+        lines = kafka_lines(report)
+        if not lines:
+            lines = [f"Nothing to elect: no partition needs a {etype.value.lower()} election."]
+        for line in lines:
+            click.echo(line)
+    if report.failed:
+        from kadmin.errors import ClusterError
+
+        raise ClusterError(f"{len(report.failed)} replica(s) could not be elected")
+
+
+def _confirm_unclean(plan, yes: bool, render) -> None:
+    from kadmin.errors import UsageError
+
+    risky = plan.data_loss
+    if risky:
+        render.warn(f"unclean election of {len(risky)} partition(s) elects a replica out of the ISR:")
+        for c in risky[:20]:
+            click.echo(f"  {c.tp}: {c.data_loss}", err=True)
+        if len(risky) > 20:
+            click.echo(f"  ... and {len(risky) - 20} more", err=True)
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise UsageError("--unclean may lose data and nobody is at a terminal to confirm it; nothing was changed",
+                         hint="pass --yes to go ahead")
+    n = len(plan.changes)
+    if not click.confirm(f"Elect leaders uncleanly for {n} partition(s)?", default=False, err=True):
+        raise click.exceptions.Exit(1)
+
+
+def _candidate_json(c) -> dict:
+    return {"topic": c.tp.topic, "partition": c.tp.partition, "leader": c.leader, "new_leader": c.new_leader,
+            "expected": c.expected, "reason": c.reason, "data_loss": c.data_loss}
+
+
+def _print_preview(plan, output, render) -> None:
+    if output == "json":
+        render.print_json({
+            "version": 1, "dry_run": True, "election_type": plan.election_type.value,
+            "limits": {"max_per_broker": plan.max_per_broker, "batch_size": plan.batch_size},
+            "batches": [[_candidate_json(c) for c in b] for b in plan.batches],
+        })
+        return
+    kind = plan.election_type.value
+    if not plan.candidates:
+        click.echo(f"Nothing to elect: no partition needs a {kind.lower()} election.")
+        return
+    click.echo(f"Leader election ({kind}) would run in {len(plan.batches)} batch(es):")
+    for i, b in enumerate(plan.batches, 1):
+        click.echo(f"Batch {i}:")
+        for c in b:
+            if c.changes:
+                was = "none" if c.leader in (None, -1) else str(c.leader)
+                line = f"  {c.tp}: leader {was} -> {c.new_leader}"
+                if c.data_loss:
+                    line += f" (unclean: {c.data_loss})"
+            elif c.expected == "ELECTION_NOT_NEEDED":
+                line = f"  {c.tp}: valid replica already elected (leader {c.leader})"
+            else:
+                line = f"  {c.tp}: would fail, {c.expected}" + (f" ({c.reason})" if c.reason else "")
+            click.echo(line)
+
+
+def result_json(report, plan) -> dict:
+    """The ``--output json`` document (schemas/leaders-elect-result.json)."""
+    before = {c.tp: c for c in plan.candidates}
+
+    def outcome(o) -> dict:
+        c = before.get(o.tp)
+        state = "elected" if o.elected else "not_needed" if o.not_needed else "failed"
+        return {"topic": o.tp.topic, "partition": o.tp.partition, "outcome": state, "error": o.error,
+                "message": o.message, "reason": o.reason,
+                "leader_before": None if c is None else c.leader,
+                "new_leader": None if c is None or not o.elected else c.new_leader}
+
+    return {
+        "version": 1, "dry_run": False, "election_type": report.election_type.value,
+        "batches": report.batches,
+        "limits": {"max_per_broker": plan.max_per_broker, "batch_size": plan.batch_size},
+        "partitions": [outcome(o) for o in report.outcomes],
+        "elected": len(report.elected), "not_needed": len(report.not_needed), "failed": len(report.failed),
+    }
