@@ -1,0 +1,188 @@
+"""`leaders show | elect` over the sandbox, in KRaft mode (--bootstrap-server, ElectLeaders) and
+ZooKeeper mode (--zookeeper, /admin/preferred_replica_election): every outcome a user meets."""
+
+import json
+
+import pytest
+
+from kadmin.commands.root import run
+from kadmin.schemas import load
+from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+
+
+def kadmin(capsys, *args):
+    with pytest.raises(SystemExit) as e:
+        run(list(args))
+    out, err = capsys.readouterr()
+    return e.value.code, out, err
+
+
+class Cluster:
+    def __init__(self, sb, flags):
+        self.sb = sb
+        self.flags = flags
+
+    def leader(self, topic, p):
+        return self.sb.snapshot().partition(topic, p).leader
+
+    def bounce(self, broker, rejoin=True):
+        """Stop and start a broker: it loses its leaderships; with ``rejoin`` it catches up and
+        is back in the ISR (else it stays outside, catching up)."""
+        self.sb.faults.broker_stop(broker)
+        self.sb.faults.broker_start(broker)
+        if rejoin:
+            self.sb.clock.advance(1)
+        self.sb.settle()
+
+
+@pytest.fixture(params=["kraft", "zookeeper"])
+def cluster(request, sandbox_factory):  # noqa: F811
+    if request.param == "zookeeper":
+        zk = request.getfixturevalue("zk_connect")
+        sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True, zookeeper=zk)
+        flags = ["--zookeeper", zk]
+    else:
+        sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
+        flags = ["--bootstrap-server", sb.bootstrap]
+    sb.create_topic("t", assignment={0: [0, 1, 2], 1: [1, 2, 0], 2: [2, 0, 1], 3: [0, 2, 1]})
+    sb.settle()
+    c = Cluster(sb, flags)
+    c.mode = request.param
+    return c
+
+
+def test_show_then_elect_preferred_restores_balance(cluster, capsys):
+    cluster.bounce(0)
+    assert cluster.leader("t", 0) != 0 and cluster.leader("t", 3) != 0
+    code, out, _ = kadmin(capsys, "leaders", "show", "-o", "json", *cluster.flags)
+    assert code == 0
+    doc = json.loads(out)
+    import jsonschema
+
+    jsonschema.validate(doc, load("leaders-show-result"))
+    assert doc["balanced"] is False
+    assert {(p["topic"], p["partition"]) for p in doc["partitions"] if p["not_preferred"]} == {("t", 0), ("t", 3)}
+    assert next(b for b in doc["brokers"] if b["broker"] == 0)["imbalance"] == -2
+
+    code, out, err = kadmin(capsys, "leaders", "elect", "--preferred", "--all-topic-partitions", *cluster.flags)
+    assert code == 0, err
+    assert out.strip() == "Successfully completed leader election (PREFERRED) for partitions t-0, t-3"
+    assert cluster.leader("t", 0) == 0 and cluster.leader("t", 3) == 0
+
+    code, out, _ = kadmin(capsys, "leaders", "show", *cluster.flags)
+    assert code == 0 and "Leadership is balanced" in out
+
+
+def test_election_not_needed_is_not_an_error(cluster, capsys):
+    code, out, _ = kadmin(capsys, "leaders", "elect", "--election-type", "PREFERRED", "--topic", "t",
+                          "--partition", "1", *cluster.flags)
+    assert code == 0
+    assert out.strip() == "Valid replica already elected for partitions t-1"
+
+
+def test_preferred_broker_down_is_reported_with_the_reason(cluster, capsys):
+    cluster.sb.faults.broker_stop(0)
+    cluster.sb.settle()
+    code, out, err = kadmin(capsys, "leaders", "elect", "--preferred", "--topic", "t", "--partition", "0",
+                            *cluster.flags)
+    assert code == 1
+    assert "Error completing leader election (PREFERRED) for partition: t-0: PREFERRED_LEADER_NOT_AVAILABLE" in out
+    assert "the preferred replica's broker 0 is down" in out
+    assert "1 replica(s) could not be elected" in err
+
+
+def test_preferred_not_in_isr_is_reported_with_the_reason(cluster, capsys, tmp_path):
+    cluster.bounce(0, rejoin=False)  # back, but catching up outside the ISR
+    assert 0 not in cluster.sb.snapshot().partition("t", 0).isr
+    f = tmp_path / "election.json"
+    f.write_text(json.dumps({"partitions": [{"topic": "t", "partition": 0}, {"topic": "t", "partition": 1}]}))
+    code, out, _ = kadmin(capsys, "leaders", "elect", "--preferred", "--path-to-json-file", str(f), *cluster.flags)
+    assert code == 1
+    assert "Valid replica already elected for partitions t-1" in out
+    assert "t-0: PREFERRED_LEADER_NOT_AVAILABLE" in out and "the preferred replica 0 is not in the ISR" in out
+    assert cluster.leader("t", 0) != 0
+
+
+def test_unknown_partition_fails(cluster, capsys):
+    code, out, _ = kadmin(capsys, "leaders", "elect", "--preferred", "--topic", "t", "--partition", "9",
+                          *cluster.flags)
+    assert code == 1
+    assert "t-9: UNKNOWN_TOPIC_OR_PARTITION" in out
+
+
+def test_dry_run_lists_and_changes_nothing(cluster, capsys):
+    cluster.bounce(0)
+    before = cluster.leader("t", 0)
+    code, out, _ = kadmin(capsys, "leaders", "elect", "--preferred", "--all-topic-partitions", "--dry-run",
+                          *cluster.flags)
+    assert code == 0
+    assert f"t-0: leader {before} -> 0" in out and f"t-3: leader {cluster.leader('t', 3)} -> 0" in out
+    assert cluster.leader("t", 0) == before
+
+
+def test_batches_give_a_broker_at_most_n_new_leaders_each(cluster, capsys):
+    cluster.bounce(0)
+    cluster.sb.clear_requests()
+    code, out, _ = kadmin(capsys, "leaders", "elect", "--preferred", "--all-topic-partitions",
+                          "--max-per-broker", "1", "-o", "json", *cluster.flags)
+    assert code == 0
+    doc = json.loads(out)
+    import jsonschema
+
+    jsonschema.validate(doc, load("leaders-elect-result"))
+    assert doc["batches"] == 2 and doc["elected"] == 2
+    if cluster.mode == "kraft":
+        assert [r for r in cluster.sb.requests if r[1] == "ElectLeaders"].__len__() == 2
+
+
+def test_bad_input_is_exit_2(cluster, capsys, tmp_path):
+    f = tmp_path / "dup.json"
+    f.write_text(json.dumps({"partitions": [{"topic": "t", "partition": 0}, {"topic": "t", "partition": 0}]}))
+    code, _, err = kadmin(capsys, "leaders", "elect", "--preferred", "--path-to-json-file", str(f), *cluster.flags)
+    assert code == 2 and "duplicate" in err
+    code, _, err = kadmin(capsys, "leaders", "elect", "--preferred", *cluster.flags)
+    assert code == 2 and "--all-topic-partitions" in err
+
+
+def _leaderless_with_stale_survivor(sb):
+    """t-0 [0,1,2]: 1 and 2 stop (ISR [0]), then 0 stops (no leader, ISR [0]), then 1 comes
+    back: alive but not in the ISR, so only an unclean election gives t-0 a leader."""
+    for b in (1, 2, 0):
+        sb.faults.broker_stop(b)
+    sb.faults.broker_start(1)
+    sb.settle()
+
+
+def test_unclean_elects_out_of_isr_replica_with_yes(sandbox_factory, capsys):  # noqa: F811
+    sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1, 2]})
+    _leaderless_with_stale_survivor(sb)
+    assert sb.snapshot().partition("t", 0).leader == -1
+    flags = ["--bootstrap-server", sb.bootstrap]
+    code, out, err = kadmin(capsys, "leaders", "elect", "--unclean", "--all-topic-partitions", "--dry-run", *flags)
+    assert code == 0 and "t-0: leader none -> 1 (unclean: broker 1 is not in the ISR [0]" in out
+    # No terminal, no --yes: refused, nothing changed.
+    code, out, err = kadmin(capsys, "leaders", "elect", "--unclean", "--all-topic-partitions", *flags)
+    assert code == 2 and "--yes" in err and "messages it had not copied" in err
+    assert sb.snapshot().partition("t", 0).leader == -1
+    code, out, err = kadmin(capsys, "leaders", "elect", "--unclean", "--all-topic-partitions", "--yes", *flags)
+    assert code == 0, err
+    assert out.strip() == "Successfully completed leader election (UNCLEAN) for partitions t-0"
+    p = sb.snapshot().partition("t", 0)
+    assert p.leader == 1 and p.isr == (1,)
+
+
+def test_unclean_not_needed_with_a_live_leader(sandbox_factory, capsys):  # noqa: F811
+    sb = sandbox_factory(brokers=2, log_dirs=1, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1]})
+    code, out, _ = kadmin(capsys, "leaders", "elect", "--unclean", "--topic", "t", "--bootstrap-server", sb.bootstrap)
+    assert code == 0 and out.strip() == "Valid replica already elected for partitions t-0"
+
+
+@pytest.mark.zookeeper
+def test_unclean_over_zookeeper_names_bootstrap_server(sandbox_factory, zk_connect, capsys):  # noqa: F811
+    sb = sandbox_factory(brokers=2, log_dirs=1, manual_clock=True, zookeeper=zk_connect)
+    sb.create_topic("t", assignment={0: [0, 1]})
+    code, _, err = kadmin(capsys, "leaders", "elect", "--unclean", "--all-topic-partitions", "--yes",
+                          "--zookeeper", zk_connect)
+    assert code == 1 and "--bootstrap-server" in err and "ZooKeeper" in err
