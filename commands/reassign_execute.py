@@ -48,12 +48,15 @@ def open_records(backend):
                    "(exit codes as verify). Ctrl-C stops following, not the reassignment.")
 @click.option("--interval", default="2s", show_default=True, metavar="DURATION",
               help="--wait: time between progress samples.")
+@click.option("--elect-preferred", is_flag=True,
+              help="--wait or --incremental: once the plan is complete, elect the preferred leader of its partitions "
+                   "whose leader differs (--incremental: at most --max-leader-movements at a time).")
 @cluster_options
 @output_option(("table", "json"))
 def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, dry_run, rollback_file,
             allow_replication_factor_change, incremental=False, max_parallel_replicas=1,
             max_parallel_partitions=None, max_leader_movements=None, max_moves_per_broker=5, state_file=None,
-            wait=False, interval="2s"):
+            wait=False, interval="2s", elect_preferred=False):
     """Validate the whole plan against the cluster (every problem at once, exit 2, nothing
     changed), write the rollback file, set throttles, request log-dir moves, start the
     reassignment, and retry moves of new replicas until --timeout (default 10s) as KIP-113 says.
@@ -74,6 +77,11 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
     --incremental already waits; --dry-run starts nothing to wait for.
     """
     _only_with_incremental(incremental)
+    if elect_preferred and not (wait or incremental):
+        from kadmin.errors import UsageError
+
+        raise UsageError("--elect-preferred needs --wait or --incremental (the plan must be complete first); "
+                         "or run `kadmin reassign verify --elect-preferred` later")
     if incremental:
         from kadmin.commands import reassign_incremental
         from kadmin.errors import UsageError
@@ -83,7 +91,8 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
             raise UsageError("--replica-alter-log-dirs-throttle does not apply to --incremental (no log-dir moves)")
         limits = Limits(max_parallel_replicas, max_parallel_partitions, max_leader_movements, max_moves_per_broker)
         return reassign_incremental.run(cluster, output, plan_file, throttle, additional, dry_run, rollback_file,
-                                        allow_replication_factor_change, limits, state_file)
+                                        allow_replication_factor_change, limits, state_file,
+                                        elect_preferred=elect_preferred)
     import time
     from pathlib import Path
 
@@ -174,7 +183,8 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
 
             if records is None:  # verify's removal needs kadmin's record, even when this run set no throttle
                 records = open_records(backend)
-            reassign_wait.wait(backend, parsed.plan, plan_file, request.plan_id, records, output, every)
+            reassign_wait.wait(backend, parsed.plan, plan_file, request.plan_id, records, output, every,
+                               elect_preferred=elect_preferred)
     if result.failures or result.aborted:
         n = len(result.failures)
         failed = f"{n} change{'s' if n != 1 else ''} failed" if n else ""

@@ -114,7 +114,7 @@ def _progress_line(p) -> str:
 
 
 def run(cluster, output, plan_file, throttle, additional, dry_run, rollback_file, allow_rf_change,
-        limits, state_file_path) -> None:
+        limits, state_file_path, *, elect_preferred: bool = False) -> None:
     from pathlib import Path
 
     from kadmin.commands import render
@@ -193,15 +193,26 @@ def run(cluster, output, plan_file, throttle, additional, dry_run, rollback_file
             raise
         finally:
             reporter.close()
+        election = None
+        if elect_preferred:  # KIP-435: leader movements at most --max-leader-movements at a time
+            from kadmin.execute.elect import elect_after_plan
+
+            election = elect_after_plan(backend, plan, True, batch_size=limits.max_leader_movements)
+    from kadmin.commands.render_leaders import election_json, print_election, raise_if_failed
+
     if people:
         click.echo(f"Finished: {result.steps_total} step(s), {result.batches} batch(es) in this run, "
                    f"{result.elapsed:.0f}s.")
+        if election is not None:
+            print_election(election)
     else:
         render.print_json({
             "version": 1, "dry_run": False, "plan_id": pid, "state_file": str(state_path),
             "resumed": result.resumed, "steps_total": result.steps_total, "steps_run": result.steps_run,
             "batches": result.batches, "bytes_total": result.bytes_total, "elapsed_seconds": round(result.elapsed, 3),
+            **({"preferred_election": election_json(election)} if election is not None else {}),
         })
+    raise_if_failed(election)
 
 
 def _print_preview(people, steps, batches, render) -> None:

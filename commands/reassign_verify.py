@@ -11,9 +11,11 @@ from kadmin.commands.options import cluster_options, open_cluster, output_option
 @click.option("--reassignment-json-file", "plan_file", required=True, metavar="FILE",
               type=click.Path(dir_okay=False), help="The plan that was executed.")
 @click.option("--preserve-throttles", is_flag=True, help="Leave the throttles this plan set in place.")
+@click.option("--elect-preferred", is_flag=True,
+              help="Once the plan is complete, elect the preferred leader of its partitions whose leader differs.")
 @cluster_options
 @output_option(("table", "json"))
-def verify(cluster, output, plan_file, preserve_throttles):
+def verify(cluster, output, plan_file, preserve_throttles, elect_preferred=False):
     """State of every partition and every log-dir replica of the plan, in Kafka's words.
 
     \b
@@ -22,6 +24,8 @@ def verify(cluster, output, plan_file, preserve_throttles):
     answering (no verdict rather than a wrong one). Removes only the throttles this plan set,
     and only those no running move (of this plan or any other) still needs; a rate on a broker
     that is down stays recorded for the next verify. --preserve-throttles keeps them all.
+    --elect-preferred: once complete, moves leadership back to the preferred replicas of the
+    plan's partitions (exit 1 if some cannot take it).
     """
     from pathlib import Path
 
@@ -37,20 +41,27 @@ def verify(cluster, output, plan_file, preserve_throttles):
 
         raise InputError(f"reassignment file {plan_file} is not a valid plan", [str(p) for p in parsed.problems])
     pid = plan_id(Path(plan_file).read_bytes())
-    # Read-only unless throttles may be removed: verify never changes anything else.
-    with open_cluster(cluster, read_only=preserve_throttles) as backend:
+    # Read-only unless throttles may be removed or leaders elected: verify changes nothing else.
+    with open_cluster(cluster, read_only=preserve_throttles and not elect_preferred) as backend:
         records = None if preserve_throttles else open_records(backend)
         outcome = run_verify(backend, parsed.plan, plan_id=pid, records=records, preserve_throttles=preserve_throttles)
-    report(output, pid, outcome)
+        election = None
+        if elect_preferred:
+            from kadmin.execute.elect import elect_after_plan
+            from kadmin.plan.verify import State
+
+            election = elect_after_plan(backend, parsed.plan, outcome.result.state is State.COMPLETE)
+    report(output, pid, outcome, election=election)
 
 
-def report(output, pid, outcome, *, compact: bool = False) -> None:
+def report(output, pid, outcome, *, compact: bool = False, election=None) -> None:
     """Print a verify outcome as verify prints it (lines, or its JSON document; ``compact``:
     on one line, for JSON-line streams) and raise its exit-3/4 errors. ``execute --wait``
-    ends with this too."""
+    ends with this too. ``election``: the --elect-preferred outcome, reported after."""
     from kadmin.commands import render
     from kadmin.commands.render_reassign import change_json
     from kadmin.errors import DiffersFromPlan, StillInProgress
+    from kadmin.commands.render_leaders import election_json, print_election, raise_if_failed
     from kadmin.plan.verify import State
 
     result = outcome.result
@@ -75,6 +86,7 @@ def report(output, pid, outcome, *, compact: bool = False) -> None:
             ],
             "throttles_removed": [change_json(c) for c in removed],
             "throttles_kept": bool(kept is not None and not kept.empty),
+            **({"preferred_election": election_json(election)} if election is not None else {}),
         }, compact=compact)
     else:
         click.echo("Status of partition reassignment:")
@@ -94,6 +106,8 @@ def report(output, pid, outcome, *, compact: bool = False) -> None:
                 click.echo(f"  {describe(c)}")
         if kept is not None and not kept.empty:
             click.echo("Throttles this plan set that running moves still need were kept; verify again later.")
+        if election is not None:
+            print_election(election)
     if result.state is State.IN_PROGRESS:
         raise StillInProgress(
             f"still in progress: {_count(result.partitions, State.IN_PROGRESS, 'partition')} reassigning, "
@@ -104,6 +118,7 @@ def report(output, pid, outcome, *, compact: bool = False) -> None:
             f"nothing of this plan is moving, but {_count(result.partitions, State.DIFFERS, 'partition')} and "
             f"{_count(result.replicas, State.DIFFERS, 'log-dir replica')} differ from it"
         )
+    raise_if_failed(election)
 
 
 def _count(verdicts, state, noun: str) -> str:

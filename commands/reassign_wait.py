@@ -20,9 +20,11 @@ def follow_clock():
     return SystemClock()
 
 
-def wait(backend, plan, plan_file: str, plan_id: str, records, output: str, interval: float) -> None:
+def wait(backend, plan, plan_file: str, plan_id: str, records, output: str, interval: float, *,
+         elect_preferred: bool = False) -> None:
     """Follow the started ``plan`` to its end, verify it, remove its throttles, report as verify
-    does (raising its exit-4 error when the cluster differs). Ctrl-C stops following only."""
+    does (raising its exit-4 error when the cluster differs). Ctrl-C stops following only.
+    ``elect_preferred``: once complete, elect the preferred leaders of the plan's partitions."""
     from kadmin.commands.reassign_verify import report
     from kadmin.commands.render_progress import reporter_for
     from kadmin.execute.follow import wait_for_plan
@@ -44,4 +46,10 @@ def wait(backend, plan, plan_file: str, plan_id: str, records, output: str, inte
             err=True,
         )
         raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
-    report(output, plan_id, outcome, compact=True)
+    election = None
+    if elect_preferred:
+        from kadmin.execute.elect import elect_after_plan
+        from kadmin.plan.verify import State
+
+        election = elect_after_plan(backend, plan, outcome.result.state is State.COMPLETE)
+    report(output, plan_id, outcome, compact=True, election=election)

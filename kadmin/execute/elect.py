@@ -83,3 +83,13 @@ def elect_preferred(backend: Backend, partitions: Iterable[TopicPartition], *, b
     plan = prepare(backend, ElectionType.PREFERRED, list(partitions), max_per_broker=max_per_broker,
                    batch_size=batch_size, only_needed=True)
     return run_election(backend, plan, reporter)
+
+
+def elect_after_plan(backend: Backend, plan, complete: bool, *, batch_size: int | None = None,
+                     reporter: ElectReporter | None = None) -> ElectionReport | None:
+    """``--elect-preferred`` of ``reassign execute --wait | --incremental`` and ``reassign
+    verify``: once ``plan`` (a ReassignmentPlan) is complete, elect the preferred leader of its
+    partitions whose leader differs. None when the plan is not complete (nothing is done)."""
+    if not complete:
+        return None
+    return elect_preferred(backend, [a.tp for a in plan.partitions], batch_size=batch_size, reporter=reporter)
