@@ -54,4 +54,10 @@ run kadmin reassign execute --reassignment-json-file disks.json --replica-alter-
 run kadmin throttle show
 run kadmin log-dirs describe
 
+step "Leadership after the moves: who leads against the preferred replica (the first of each list)"
+run kadmin leaders show
+step "Elect the preferred leaders, at most 5 new leaders per broker at a time: leadership balanced again"
+run kadmin leaders elect --preferred --all-topic-partitions --max-per-broker 5
+run kadmin leaders show
+
 step "Done: the sandbox is stopped. Try it yourself: kadmin sandbox start --detach"
