@@ -15,9 +15,9 @@ from kadmin.commands.root import cli
 from tests.fuzz.support import EXAMPLES, FUZZ, check_outcome, check_unchanged, error_lines, invoke, scratch_dir
 
 MUTATING = [("reassign", "execute"), ("reassign", "verify"), ("reassign", "cancel"), ("throttle", "set"),
-            ("throttle", "clear"), ("log-dirs", "balance")]
+            ("throttle", "clear"), ("log-dirs", "balance"), ("leaders", "elect")]
 READ_ONLY = [("reassign", "generate"), ("reassign", "list"), ("reassign", "progress"), ("log-dirs", "describe"),
-             ("throttle", "show")]
+             ("throttle", "show"), ("leaders", "show")]
 # Options that would wait, prompt or run for long, and the connection target: not fuzzed. The
 # fleet flags start Spark or fan out to many clusters; inventories are fuzzed at their loader.
 SKIPPED = {"--watch", "--wait", "--incremental", "--interval", "--help", "--zookeeper", "--cluster",
@@ -81,6 +81,8 @@ BAD_ARGUMENTS = {
     "--output": ["xml", ""], "--reassignment-json-file": [FILES["missing"], FILES["bad"], FILES["dir"]],
     "--topics-to-move-json-file": [FILES["missing"], FILES["bad"]], "--max-parallel-replicas": ["0", "x"],
     "--top": ["-1", "x"], "--evacuate": ["x:y", "nocolon"], "--max-moves": ["-1", "x"], "--from-plan": [FILES["missing"]],
+    "--path-to-json-file": [FILES["missing"], FILES["bad"], FILES["plan"]], "--max-per-broker": ["0", "x"],
+    "--batch-size": ["-1"], "--partition": ["-1", "x"], "--election-type": ["sideways"],
 }
 
 
