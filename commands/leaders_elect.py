@@ -108,6 +108,11 @@ def elect(cluster, output, preferred, unclean, election_type, all_topic_partitio
         raise ClusterError(f"{len(report.failed)} replica(s) could not be elected")
 
 
+def stdin_is_tty() -> bool:
+    """Whether a person can answer a prompt (one name, so tests can stand in for a terminal)."""
+    return sys.stdin.isatty()
+
+
 def _confirm_unclean(plan, yes: bool, render) -> None:
     from kadmin.errors import UsageError
 
@@ -120,7 +125,7 @@ def _confirm_unclean(plan, yes: bool, render) -> None:
             click.echo(f"  ... and {len(risky) - 20} more", err=True)
     if yes:
         return
-    if not sys.stdin.isatty():
+    if not stdin_is_tty():
         raise UsageError("--unclean may lose data and nobody is at a terminal to confirm it; nothing was changed",
                          hint="pass --yes to go ahead")
     n = len(plan.changes)

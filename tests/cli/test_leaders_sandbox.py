@@ -186,3 +186,22 @@ def test_unclean_over_zookeeper_names_bootstrap_server(sandbox_factory, zk_conne
     code, _, err = kadmin(capsys, "leaders", "elect", "--unclean", "--all-topic-partitions", "--yes",
                           "--zookeeper", zk_connect)
     assert code == 1 and "--bootstrap-server" in err and "ZooKeeper" in err
+
+
+def test_unclean_asks_at_a_terminal(sandbox_factory, monkeypatch):  # noqa: F811
+    from click.testing import CliRunner
+
+    from kadmin.commands import leaders_elect
+    from kadmin.commands.root import cli
+
+    sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1, 2]})
+    _leaderless_with_stale_survivor(sb)
+    monkeypatch.setattr(leaders_elect, "stdin_is_tty", lambda: True)
+    args = ["leaders", "elect", "--unclean", "--all-topic-partitions", "--bootstrap-server", sb.bootstrap]
+    no = CliRunner().invoke(cli, args, input="n\n")
+    assert no.exit_code == 1 and "Elect leaders uncleanly for 1 partition(s)?" in no.output
+    assert sb.snapshot().partition("t", 0).leader == -1
+    yes = CliRunner().invoke(cli, args, input="y\n")
+    assert yes.exit_code == 0 and "Successfully completed leader election (UNCLEAN) for partitions t-0" in yes.output
+    assert sb.snapshot().partition("t", 0).leader == 1
