@@ -62,14 +62,12 @@ def test_throttle_rates_are_listed_only_once_set_with_their_source(sandbox_facto
     described = raw(sb, 2, DescribeConfigsRequest(resources=[DescribeConfigsRequest.DescribeConfigsResource(
         resource_type=4, resource_name="", configuration_keys=None)], include_synonyms=True), 4)
     assert [(c.name, c.value, c.config_source) for c in described.results[0].configs] == [
-        ("follower.replication.throttled.rate", "2000", 3),
-        ("min.insync.replicas", "1", 3)]  # written by 4.3's storage format
+        ("follower.replication.throttled.rate", "2000", 3)]
     # Describing another broker's own resource is refused, as Kafka's ConfigHelper does.
     other = raw(sb, 2, DescribeConfigsRequest(resources=[DescribeConfigsRequest.DescribeConfigsResource(
         resource_type=4, resource_name="1", configuration_keys=None)]), 4)
     assert other.results[0].error_code == 42
-    assert sb.snapshot().broker_configs == {"": {"follower.replication.throttled.rate": "2000",
-                                                 "min.insync.replicas": "1"},
+    assert sb.snapshot().broker_configs == {"": {"follower.replication.throttled.rate": "2000"},
                                             "1": {"leader.replication.throttled.rate": "1000"}}
 
     delete = ConfigResource("broker", "1", incremental_configs=[
@@ -130,7 +128,7 @@ def test_incremental_alter_rejects_bad_values_and_changes_nothing(sandbox_factor
             _result(admin.incremental_alter_configs([resource])[resource])
         assert err.value.args[0].code() == code, resource
     snap = sb.snapshot()
-    assert snap.topic_configs["t"] == {} and snap.broker_configs == {"": {"min.insync.replicas": "1"}}
+    assert snap.topic_configs["t"] == {} and snap.broker_configs == {}
     # A log-dir rate of 0 is accepted.
     ok = ConfigResource("broker", "2", incremental_configs=[ConfigEntry(
         "replica.alter.log.dirs.io.max.bytes.per.second", "0", incremental_operation=AlterConfigOpType.SET)])
@@ -142,7 +140,7 @@ def test_alter_configs_rejects_a_bad_rate_as_invalid_request(sandbox_factory):
     from confluent_kafka import KafkaException
     from confluent_kafka.admin import ConfigResource
 
-    sb = sandbox_factory(manual_clock=True, kafka_version="3.3")
+    sb = sandbox_factory(manual_clock=True, kafka_version="3.3", format_defaults=True)
     admin = confluent(sb)
     for value in ("fast", "-1"):
         r = ConfigResource("broker", "0", set_config={"leader.replication.throttled.rate": value})

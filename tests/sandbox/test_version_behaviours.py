@@ -223,8 +223,9 @@ def test_kafka_43_formats_min_insync_replicas_as_a_cluster_wide_default(versione
     from confluent_kafka.admin import ConfigResource
 
     for version, expected in (("4.3", ("1", 3)), ("3.3", ("1", 5))):
-        sb = versioned(version, False)
+        sb = versioned(version, False, format_defaults=True)
         r = ConfigResource("broker", "0")
         admin = confluent(sb)
         entry = admin.describe_configs([r])[r].result(timeout=10)["min.insync.replicas"]
         assert (entry.value, int(entry.source)) == expected, version
+        assert sb.snapshot().broker_configs == ({"": {"min.insync.replicas": "1"}} if version == "4.3" else {})
