@@ -141,7 +141,8 @@ def create_log(cluster: Cluster, broker_id: int, tp: TopicPartition, size: float
             continue
         if cluster.stray_deadlines.pop((broker_id, d.path, tp), None) is None and d.online:
             # The half-copied log of a cancelled move: the broker picks it up where it stopped.
-            d.logs[tp] = stray
+            p = cluster.partition(tp)
+            d.logs[tp] = ReplicaLog(stray.size, p.records if p is not None else stray.records)
             broker.preferred_dirs.pop(tp, None)
             return True
     preferred = broker.preferred_dirs.pop(tp, None)
@@ -177,7 +178,7 @@ def make_stray(cluster: Cluster, broker_id: int, tp: TopicPartition, expires_at:
     for d in broker.dirs.values():
         log = d.logs.pop(tp, None)
         if log is not None:
-            d.strays[tp] = ReplicaLog(log.size)
+            d.strays[tp] = log
             if expires_at is not None:
                 cluster.stray_deadlines[(broker_id, d.path, tp)] = expires_at
         elif expires_at is not None and tp in d.strays:
