@@ -229,3 +229,20 @@ def test_kafka_43_formats_min_insync_replicas_as_a_cluster_wide_default(versione
         entry = admin.describe_configs([r])[r].result(timeout=10)["min.insync.replicas"]
         assert (entry.value, int(entry.source)) == expected, version
         assert sb.snapshot().broker_configs == ({"": {"min.insync.replicas": "1"}} if version == "4.3" else {})
+
+
+def test_kadmin_verify_after_a_kraft_retarget_reports_differs(versioned, tmp_path, capsys):
+    from kadmin.commands.root import run
+
+    sb = versioned("4.3", False)
+    sb.create_topic("t", assignment={0: [0, 1]}, size_bytes=10 * MiB)
+    reassign(sb, {("t", 0): [0, 2]})
+    reassign(sb, {("t", 0): [0, 1, 2]})  # what `execute --additional` of a second plan sends
+    sb.clock.advance(5)
+    plan = tmp_path / "b.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [0, 1, 2]}]}))
+    with pytest.raises(SystemExit) as e:
+        run(["reassign", "verify", "--reassignment-json-file", str(plan), "-b", sb.bootstrap])
+    out = capsys.readouterr().out
+    assert e.value.code == 4, out  # finished, but not as planned: never "complete"
+    assert "0,2" in out.replace(", ", ",")
