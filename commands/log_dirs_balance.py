@@ -70,6 +70,8 @@ def balance(cluster, output, broker_list, max_moves, evacuate, output_file):
     else:
         render.stdout().print(balance_table(result, bars=render.stdout_is_tty()))
         click.echo(balance_summary(result))
+        for note in result.notes:
+            click.echo(f"Note: {note}")
         if result.moves and not output_file:
             click.echo(f"\nProposed partition reassignment configuration\n{format_reassignment(result.plan)}")
     if output_file:
@@ -108,6 +110,7 @@ def balance_document(result) -> dict:
         "log_dirs": rows,
         "brokers": [{"broker": b, "spread_before": before_spread[b], "spread_after": after_spread.get(b)}
                     for b in sorted(before_spread)],
+        "notes": list(result.notes),
     }
 
 

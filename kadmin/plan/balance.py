@@ -7,7 +7,13 @@ of a replica on its own broker does.
 
 - Measure: the used fraction of each directory's capacity, ``(total - usable) / total``, so
   bytes that are not Kafka's count too. When a broker does not report capacities (DescribeLogDirs
-  before v4) its directories are assumed equal and replica bytes are balanced instead.
+  before v4) its directories are assumed equal and replica bytes are balanced instead. So too
+  when its directories share one filesystem (common on test and cloud hosts): every directory
+  then reports the same total and usable bytes, their used fractions cannot differ, and Kafka
+  bytes are balanced instead, with a note saying so.
+- Stray logs (DescribeLogDirs lists a deleted topic's replicas for a while, and the half copy a
+  cancelled move left on a broker until it restarts) are no replicas to move or keep: an
+  evacuation leaves them where they are and names them in a note.
 - Never a target: offline or cordoned directories, or one being evacuated. A directory never
   receives more than its usable bytes, less what moves in flight still bring it; bytes it sends
   away are not counted as free, since moves finish in any order.
@@ -84,6 +90,7 @@ class BalanceResult:
     moves: tuple[LogDirMove, ...]
     before: tuple[DirUsage, ...]
     after: tuple[DirUsage, ...]
+    notes: tuple[str, ...] = ()  # what the operator should know about how the plan was made
 
 
 def usage_spread(usage: Iterable[DirUsage]) -> dict[int, float]:
@@ -138,6 +145,14 @@ class _Broker:
         known = bool(readable) and all(
             d.total_bytes is not None and d.usable_bytes is not None and d.total_bytes > 0 for d in readable
         )
+        # One filesystem under every directory: each reports its total and usable bytes, to the
+        # byte, while the Kafka bytes in them differ (separate disks equal to the byte would
+        # also hold equal Kafka bytes, or differ in other bytes by exactly as much: unlikely).
+        self.shared_fs = (known and len(readable) > 1
+                          and len({(d.total_bytes, d.usable_bytes) for d in readable}) == 1
+                          and len({d.used_bytes for d in readable}) > 1)
+        if self.shared_fs:
+            known = False  # balance Kafka bytes
         self.dirs = {d.path: _Dir(d, known) for d in readable}
         self.evacuate = evacuate
         self.targets = sorted(p for p, d in self.dirs.items()
@@ -145,6 +160,7 @@ class _Broker:
         self.moves: list[LogDirMove] = []
         self.gains: list[float] = []
         self.stuck: dict[str, list[str]] = {}  # evacuated dir -> replicas there that may not move
+        self.strays: dict[str, list[str]] = {}  # evacuated dir -> stray logs there, left in place
         # Keys are (topic, partition) tuples here: far cheaper to hash and sort than dataclasses.
         current: dict[tuple[str, int], tuple[str, int]] = {}
         future: dict[tuple[str, int], tuple[str, int]] = {}
@@ -177,13 +193,15 @@ class _Broker:
                 self.dirs[path].sizes.append((size, key))
             elif path in evacuate:
                 state = partitions.get(TopicPartition(*key))
-                why = "unknown partition" if state is None else (
-                    "being reassigned" if broker in state.replicas else "not a replica of this broker")
-                self.stuck.setdefault(path, []).append(f"{key[0]}-{key[1]} ({why})")
+                if state is not None and broker in state.replicas:
+                    self.stuck.setdefault(path, []).append(f"{key[0]}-{key[1]} (being reassigned)")
+                else:  # a stray log: a deleted topic's, or a cancelled move's half copy
+                    why = "unknown partition" if state is None else "not a replica of this broker"
+                    self.strays.setdefault(path, []).append(f"{key[0]}-{key[1]} ({why})")
         self.initial_redirect = dict(self.redirect)
         for d in self.dirs.values():
             d.sizes.sort()
-        for problems in self.stuck.values():
+        for problems in list(self.stuck.values()) + list(self.strays.values()):
             problems.sort()
 
     def move(self, size: int, key: tuple[str, int], src: str, dst: str) -> None:
@@ -241,7 +259,25 @@ def _balance_log_dirs(cluster, log_dirs, brokers, max_moves, evacuate, tolerance
         moves.extend(LogDirMove(b, k[0], k[1], src, src, 0) for k, src in sorted(state.redirect.items()))
         after.extend(_usage_of(b, log_dirs[b], state))
     moves.sort()
-    return BalanceResult(_plan(cluster, moves), tuple(moves), tuple(before), tuple(after))
+    return BalanceResult(_plan(cluster, moves), tuple(moves), tuple(before), tuple(after),
+                         tuple(_notes(log_dirs, states)))
+
+
+def _notes(log_dirs, states: Mapping[int, _Broker]) -> list[str]:
+    notes = []
+    shared = [b for b, s in states.items() if s.shared_fs]
+    if shared:
+        d = next(x for x in log_dirs[shared[0]] if x.status is not LogDirStatus.OFFLINE)
+        notes.append(
+            f"broker(s) {', '.join(map(str, shared))}: the log directories share one filesystem (each reports "
+            f"the same total and usable bytes, e.g. {d.total_bytes:,} and {d.usable_bytes:,}), so their used "
+            "share cannot differ; Kafka bytes were balanced instead")
+    for b, s in states.items():
+        for path, names in sorted(s.strays.items()):
+            notes.append(
+                f"broker {b} {path}: {len(names)} stray log(s) left in place, not replicas to move (a deleted "
+                f"topic's log, or the copy a cancelled move left; Kafka removes them itself): {', '.join(names)}")
+    return notes
 
 
 def _check_request(log_dirs, brokers, max_moves, evacuate) -> list[int]:

@@ -63,11 +63,12 @@ def _metadata(engine, version, req, all_topics):
             continue
         parts = []
         for p in sorted(topic.partitions.values(), key=lambda p: p.index):
-            offline = [b for b in p.replicas if b not in healthy and not cluster.replica_online(p.tp, b)]
+            replicas, isr, leader, epoch = p.metadata_view(cluster.now)  # lags in ZooKeeper mode
+            offline = [b for b in replicas if b not in healthy and not cluster.replica_online(p.tp, b)]
             parts.append(R.MetadataResponseTopic.MetadataResponsePartition(
-                error_code=LEADER_NOT_AVAILABLE if p.leader == -1 else P.NONE,
-                partition_index=p.index, leader_id=p.leader, leader_epoch=p.leader_epoch,
-                replica_nodes=list(p.replicas), isr_nodes=list(p.isr), offline_replicas=offline))
+                error_code=LEADER_NOT_AVAILABLE if leader == -1 else P.NONE,
+                partition_index=p.index, leader_id=leader, leader_epoch=epoch,
+                replica_nodes=list(replicas), isr_nodes=list(isr), offline_replicas=offline))
         topics.append(R.MetadataResponseTopic(error_code=P.NONE, name=name, topic_id=topic.topic_id,
                                               is_internal=False, partitions=parts))
     return R(version=version, throttle_time_ms=0, brokers=brokers, cluster_id=cluster.cluster_id,

@@ -44,9 +44,14 @@ class LogDirState:
     cordoned: bool = False
     logs: dict[TopicPartition, ReplicaLog] = field(default_factory=dict)
     futures: dict[TopicPartition, ReplicaLog] = field(default_factory=dict)
+    # Stray logs: on disk and listed by DescribeLogDirs, but no replica of the partition on this
+    # broker (the half-copied log of a cancelled move, until the broker restarts; a deleted
+    # topic's log, until its deletion delay passes: ``Cluster.stray_deadlines``).
+    strays: dict[TopicPartition, ReplicaLog] = field(default_factory=dict)
 
     def used(self) -> int:
-        return int(sum(r.size for r in self.logs.values()) + sum(r.size for r in self.futures.values()))
+        return int(sum(r.size for r in self.logs.values()) + sum(r.size for r in self.futures.values())
+                   + sum(r.size for r in self.strays.values()))
 
 
 @dataclass
@@ -102,6 +107,16 @@ class PartitionState:
     created_at: float = 0.0  # simulated time
     initial_size: float = 0.0
     records: object = None  # records.PartitionRecords: batches clients produced (api_records)
+    # ZooKeeper mode: what brokers' Metadata still shows (replicas, isr, leader, leader_epoch)
+    # until ``served_until`` (simulated time), while their UpdateMetadata is on its way.
+    served: tuple | None = None
+    served_until: float = 0.0
+
+    def metadata_view(self, now: float) -> tuple[list[int], list[int], int, int]:
+        """(replicas, isr, leader, leader_epoch) as brokers answer Metadata at ``now``."""
+        if self.served is not None and now < self.served_until:
+            return self.served
+        return self.replicas, self.isr, self.leader, self.leader_epoch
 
     @property
     def tp(self) -> TopicPartition:
@@ -145,6 +160,13 @@ class Cluster:
     attention: set[TopicPartition] = field(default_factory=set)
     producing: set[TopicPartition] = field(default_factory=set)
     generation: int = 0  # bumped on every change Metadata shows
+    # (broker, dir path, partition) -> simulated time a deleted topic's stray log disappears.
+    stray_deadlines: dict = field(default_factory=dict)
+    # Partitions whose brokers still serve stale Metadata (PartitionState.served).
+    metadata_lags: set = field(default_factory=set)
+    # Log directories of one broker share one filesystem: each reports the filesystem's total
+    # and usable bytes (Sandbox(shared_fs=True)), as on test and cloud hosts.
+    shared_fs: bool = False
     # Hooks for ZooKeeper mode: called with the partitions whose state changed.
     listeners: list = field(default_factory=list)
 

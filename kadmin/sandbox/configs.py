@@ -138,11 +138,14 @@ def validate_broker_config(name: str, value: str | None) -> tuple[int, str] | No
     if name in READ_ONLY or name in ("num.partitions", "default.replication.factor"):
         return P.INVALID_REQUEST, f"Cannot update these configs dynamically: Set({name})"
     if value is not None and name in BROKER_RATES:
+        # Seen on 3.3.1 and 4.3.1 alike: the broker's config parsing rejects these as a bad
+        # request (INVALID_REQUEST), not INVALID_CONFIG as a topic config's bad value is.
         try:
-            if int(value) < 0:
-                raise ValueError
+            rate = int(value)
         except ValueError:
-            return P.INVALID_CONFIG, f"Invalid value {value} for configuration {name}: Not a number of type LONG"
+            return P.INVALID_REQUEST, f"Invalid value {value} for configuration {name}: Not a number of type LONG"
+        if rate < 0:
+            return P.INVALID_REQUEST, f"Invalid value {value} for configuration {name}: Value must be at least 0"
     return None
 
 

@@ -13,7 +13,7 @@ import uuid
 
 from kadmin.model import TopicPartition
 from kadmin.sandbox import protocol as P
-from kadmin.sandbox.cluster import Cluster, PartitionState, ReplicaLog, TopicState
+from kadmin.sandbox.cluster import KRAFT, ZOOKEEPER, Cluster, PartitionState, ReplicaLog, TopicState
 
 
 class ControllerError(Exception):
@@ -135,6 +135,16 @@ def create_log(cluster: Cluster, broker_id: int, tp: TopicPartition, size: float
     broker = cluster.brokers[broker_id]
     if broker.dir_of(tp) is not None:
         return True
+    for d in broker.dirs.values():
+        stray = d.strays.pop(tp, None)
+        if stray is None:
+            continue
+        if cluster.stray_deadlines.pop((broker_id, d.path, tp), None) is None and d.online:
+            # The half-copied log of a cancelled move: the broker picks it up where it stopped.
+            p = cluster.partition(tp)
+            d.logs[tp] = ReplicaLog(stray.size, p.records if p is not None else stray.records)
+            broker.preferred_dirs.pop(tp, None)
+            return True
     preferred = broker.preferred_dirs.pop(tp, None)
     d = broker.dirs.get(preferred) if preferred else None
     if d is None or not d.online:
@@ -159,12 +169,68 @@ def delete_log(cluster: Cluster, broker_id: int, tp: TopicPartition) -> None:
         broker.move_queue.remove(tp)
 
 
+def make_stray(cluster: Cluster, broker_id: int, tp: TopicPartition, expires_at: float | None = None) -> None:
+    """The broker stops a replica but its log stays on disk, still listed by DescribeLogDirs:
+    until the broker restarts (``expires_at`` None) or until ``expires_at`` (simulated time)."""
+    broker = cluster.brokers.get(broker_id)
+    if broker is None:
+        return
+    for d in broker.dirs.values():
+        log = d.logs.pop(tp, None)
+        if log is not None:
+            d.strays[tp] = log
+            if expires_at is not None:
+                cluster.stray_deadlines[(broker_id, d.path, tp)] = expires_at
+        elif expires_at is not None and tp in d.strays:
+            cluster.stray_deadlines[(broker_id, d.path, tp)] = expires_at
+        d.futures.pop(tp, None)
+    broker.preferred_dirs.pop(tp, None)
+    if tp in broker.move_queue:
+        broker.move_queue.remove(tp)
+
+
+def forget_strays(cluster: Cluster, broker_id: int) -> None:
+    """A broker restart: it finds its stray logs and deletes them."""
+    for d in cluster.brokers[broker_id].dirs.values():
+        for tp in d.strays:
+            cluster.stray_deadlines.pop((broker_id, d.path, tp), None)
+        d.strays.clear()
+
+
+def expire_metadata_lags(cluster: Cluster) -> None:
+    """Brokers received their UpdateMetadata: Metadata shows the controller's state again."""
+    for tp in list(cluster.metadata_lags):
+        p = cluster.partition(tp)
+        if p is None or cluster.now + 1e-9 >= p.served_until:
+            cluster.metadata_lags.discard(tp)
+            if p is not None:
+                p.served = None
+            cluster.bump()
+
+
+def expire_strays(cluster: Cluster) -> None:
+    """Deleted topics' logs whose deletion delay has passed disappear."""
+    if not cluster.stray_deadlines:
+        return
+    for key, deadline in list(cluster.stray_deadlines.items()):
+        if deadline <= cluster.now + 1e-9:
+            broker_id, path, tp = key
+            del cluster.stray_deadlines[key]
+            cluster.brokers[broker_id].dirs[path].strays.pop(tp, None)
+
+
 def delete_topic(cluster: Cluster, name: str) -> None:
+    """The topic goes; its replicas' logs stay listed by DescribeLogDirs until the version's
+    deletion delay passes (``KafkaVersion.deleted_topic_logs_listed_seconds``)."""
     topic = cluster.topics.pop(name)
     cluster.bump()
+    linger = cluster.version.deleted_topic_logs_listed_seconds
     for p in topic.partitions.values():
         for b in cluster.brokers:
-            delete_log(cluster, b, p.tp)
+            if linger > 0:
+                make_stray(cluster, b, p.tp, expires_at=cluster.now + linger)
+            else:
+                delete_log(cluster, b, p.tp)
         cluster.attention.discard(p.tp)
         cluster.producing.discard(p.tp)
     for listener in cluster.listeners:
@@ -277,20 +343,49 @@ def alter_reassignment(cluster: Cluster, tp: TopicPartition, target: list[int] |
         if not allow_rf_change and len(target) != len(p.origin):
             raise ControllerError(P.INVALID_REPLICATION_FACTOR,
                                   "The replication factor is changed from %d to %d" % (len(p.origin), len(target)))
-    origin = p.origin
-    if p.reassigning and target == origin:
-        _revert(cluster, p)
-        return
-    full = list(dict.fromkeys(target + origin))
-    p.replicas = full
-    p.adding = [b for b in full if b not in origin]
-    p.removing = [b for b in full if b not in target]
+    before = list(p.replicas)
+    lag = cluster.version.zookeeper_metadata_lag_seconds if cluster.mode == ZOOKEEPER else 0.0
+    if lag > 0 and p.served is None:
+        # The controller writes the znodes now; brokers learn of it with UpdateMetadata later.
+        p.served = (list(p.replicas), list(p.isr), p.leader, p.leader_epoch)
+        p.served_until = cluster.now + lag
+        cluster.metadata_lags.add(tp)
+    if cluster.mode == KRAFT and cluster.version.kraft_retarget_keeps_adding:
+        _retarget_kraft(p, target)
+    else:
+        origin = p.origin
+        if p.reassigning and target == origin:
+            _revert(cluster, p)
+            return
+        full = list(dict.fromkeys(target + origin))
+        p.replicas = full
+        p.adding = [b for b in full if b not in origin]
+        p.removing = [b for b in full if b not in target]
+    for b in before:
+        if b not in p.replicas:  # an adding replica the re-target dropped: its copy stays on disk
+            make_stray(cluster, b, tp)
     for b in p.adding:
         if b in cluster.brokers and cluster.brokers[b].alive:
             create_log(cluster, b, tp)
     _bump(cluster, p, False)
     cluster.changed(tp, topic=True)
     maybe_complete_reassignment(cluster, p, just_started=True)
+
+
+def _retarget_kraft(p: PartitionState, target: list[int]) -> None:
+    """KRaft's rule (PartitionReassignmentReplicas): removing = current full set - target and
+    adding = target - current full set (each sorted), replicas = target ++ removing; adding and
+    removing are only replaced when the new ones are non-empty. Re-targeting [0,1]->[0,2] in
+    flight (replicas [0,2,1], adding [2], removing [1]) to [0,1,2] therefore keeps adding [2] and
+    removing [1], and the partition ends as [0,2], not the new target."""
+    current = list(p.replicas)
+    removing = sorted(set(current) - set(target))
+    adding = sorted(set(target) - set(current))
+    p.replicas = list(target) + removing
+    if removing:
+        p.removing = removing
+    if adding:
+        p.adding = adding
 
 
 def maybe_complete_reassignment(cluster: Cluster, p: PartitionState, just_started: bool = False) -> bool:
@@ -319,7 +414,10 @@ def maybe_complete_reassignment(cluster: Cluster, p: PartitionState, just_starte
 
 
 def _revert(cluster: Cluster, p: PartitionState) -> None:
-    """Cancel: back to the original replicas; adding replicas are stopped and deleted."""
+    """Cancel: back to the original replicas, computed as Kafka does (both modes): the current
+    full set minus the adding replicas, in the full set's order. So the original *set* comes back
+    but not always its order: [0,1] cancelled from [2,1] (full set [2,1,0]) is [1,0]. The leader
+    stays where it is; adding replicas are stopped and their logs left on disk as stray logs."""
     origin, adding = p.origin, list(p.adding)
     p.replicas, p.adding, p.removing = origin, [], []
     p.isr = [b for b in p.isr if b in origin] or p.isr
@@ -327,8 +425,8 @@ def _revert(cluster: Cluster, p: PartitionState) -> None:
     if p.leader not in origin:
         p.leader = elect(cluster, p)
         leader_changed = True
-    for b in adding:
-        delete_log(cluster, b, p.tp)
+    for b in adding:  # stopped; the half-copied log stays on the broker's disk (a stray log)
+        make_stray(cluster, b, p.tp)
     _bump(cluster, p, leader_changed)
     cluster.changed(p.tp, topic=True)
     for listener in cluster.listeners:
@@ -350,6 +448,7 @@ def broker_stopped(cluster: Cluster, broker_id: int) -> None:
 def broker_started(cluster: Cluster, broker_id: int) -> None:
     cluster.brokers[broker_id].alive = True
     cluster.bump()
+    forget_strays(cluster, broker_id)
     for p in cluster.all_partitions():
         if broker_id in p.replicas:
             replica_online(cluster, p, broker_id)

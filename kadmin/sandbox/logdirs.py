@@ -69,12 +69,19 @@ def describe_log_dirs(cluster: Cluster, broker_id: int,
         for tp, log in d.logs.items():
             if wanted is None or tp.partition in wanted.get(tp.topic, ()):
                 topics.setdefault(tp.topic, []).append((tp.partition, int(log.size), 0, False))
+        for tp, log in d.strays.items():  # listed like any replica until they are gone
+            if wanted is None or tp.partition in wanted.get(tp.topic, ()):
+                topics.setdefault(tp.topic, []).append((tp.partition, int(log.size), 0, False))
         for tp, future in d.futures.items():
             if wanted is None or tp.partition in wanted.get(tp.topic, ()):
                 current = broker.log(tp)
                 lag = max((current.end_offset if current else 0) - future.end_offset, 0)
                 topics.setdefault(tp.topic, []).append((tp.partition, int(future.size), lag, True))
-        used = d.used()
-        out.append(DirReport(d.path, P.NONE, d.capacity, max(d.capacity - used, 0), d.cordoned,
+        if cluster.shared_fs:  # one filesystem per broker: every dir reports its figures
+            capacity = max(x.capacity for x in broker.dirs.values())
+            used = sum(x.used() for x in broker.dirs.values())
+        else:
+            capacity, used = d.capacity, d.used()
+        out.append(DirReport(d.path, P.NONE, capacity, max(capacity - used, 0), d.cordoned,
                              {t: sorted(v) for t, v in sorted(topics.items())}))
     return out

@@ -31,6 +31,8 @@ def _substep(cluster: Cluster, dt: float) -> None:
     _catch_up(cluster, dt)
     _move_log_dirs(cluster, dt)
     _prune_attention(cluster)
+    controller.expire_strays(cluster)
+    controller.expire_metadata_lags(cluster)
 
 
 def _produce(cluster: Cluster, dt: float) -> None:

@@ -49,8 +49,14 @@ class Sandbox:
                  dir_capacity: int = 100 * 2**30, bandwidth: int = 100 * 2**20, seed: int = 0,
                  tls: tuple[str, str | None] | None = None, sasl_users: dict[str, str] | None = None,
                  sasl_mechanisms: tuple[str, ...] | None = None, super_users: set[str] | None = None,
-                 cluster_acls: dict[str, set[str]] | None = None, kafka_version: str | None = None):
-        """Security (kadmin.sandbox.security): ``tls=(certfile, keyfile)`` serves TLS;
+                 cluster_acls: dict[str, set[str]] | None = None, kafka_version: str | None = None,
+                 shared_fs: bool = False, format_defaults: bool = False):
+        """``shared_fs=True``: each broker's log directories share one filesystem of
+        ``dir_capacity`` bytes, so every directory reports the same total and usable bytes.
+        ``format_defaults=True``: the dynamic configs the version's storage format writes are
+        there from the start (4.3 KRaft: ``min.insync.replicas=1`` as a cluster-wide default),
+        as on a freshly formatted real cluster; off by default so tests see only what they set.
+        Security (kadmin.sandbox.security): ``tls=(certfile, keyfile)`` serves TLS;
         ``sasl_users={"alice": "secret"}`` turns on SASL with ``sasl_mechanisms`` (default PLAIN,
         SCRAM-SHA-256, SCRAM-SHA-512); ``super_users`` and ``cluster_acls`` ({user: {"DESCRIBE",
         "ALTER", ...}}) turn on the authorizer for CLUSTER operations."""
@@ -73,6 +79,8 @@ class Sandbox:
         self.zookeeper = zookeeper
         self.manual_clock = manual_clock
         self.dir_capacity = dir_capacity
+        self.shared_fs = bool(shared_fs)
+        self.format_defaults = bool(format_defaults)
         self.bandwidth = bandwidth
         self._rng = random.Random(seed)
         self.security = _security(tls, sasl_users, sasl_mechanisms, super_users, cluster_acls)
@@ -93,8 +101,12 @@ class Sandbox:
             rack = f"rack-{i % self.racks}" if self.racks else None
             brokers[i] = BrokerState(i, "127.0.0.1", 0, rack, dirs)
         cluster_id = _base64_uuid(uuid.UUID(int=rng.getrandbits(128)))
-        return Cluster(cluster_id, ZOOKEEPER if self.zookeeper else KRAFT, brokers, bandwidth=float(self.bandwidth),
-                       version=self.version)
+        cluster = Cluster(cluster_id, ZOOKEEPER if self.zookeeper else KRAFT, brokers,
+                          bandwidth=float(self.bandwidth), version=self.version, shared_fs=self.shared_fs)
+        if self.format_defaults and not self.zookeeper and self.version.formats_min_insync_replicas_default:
+            # Written by the storage format of a 4.x KRaft cluster: a dynamic default nobody set.
+            cluster.broker_configs[""] = {"min.insync.replicas": "1"}
+        return cluster
 
     def start(self) -> "Sandbox":
         """Returns when every broker accepts connections (and, in ZooKeeper mode, is registered)."""

@@ -33,6 +33,8 @@ class DirSnapshot:
     used: int
     replicas: Mapping[TopicPartition, ReplicaSnapshot]
     futures: Mapping[TopicPartition, ReplicaSnapshot]
+    # Stray logs (a cancelled move's half copy, a deleted topic's log): on disk, no replica.
+    strays: Mapping[TopicPartition, ReplicaSnapshot] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -117,8 +119,10 @@ def take(cluster: Cluster, controller_id: int) -> Snapshot:
                 current = b.log(tp)
                 lag = max((current.end_offset if current else 0) - r.end_offset, 0)
                 futures[tp] = ReplicaSnapshot(tp.topic, tp.partition, int(r.size), r.end_offset, True, lag)
+            strays = {tp: ReplicaSnapshot(tp.topic, tp.partition, int(r.size), r.end_offset)
+                      for tp, r in d.strays.items()}
             dirs[d.path] = DirSnapshot(d.path, str(d.dir_id), d.online, d.cordoned, d.capacity, d.used(),
-                                       replicas, futures)
+                                       replicas, futures, strays)
         brokers[b.id] = BrokerSnapshot(b.id, b.host, b.port, b.rack, b.alive, dirs, dict(b.preferred_dirs))
     partitions = {}
     for p in cluster.all_partitions():

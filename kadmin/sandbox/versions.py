@@ -27,6 +27,34 @@ class KafkaVersion:
         """ZooKeeper mode was removed in Kafka 4.0."""
         return self.major < 4
 
+    @property
+    def kraft_retarget_keeps_adding(self) -> bool:
+        """KRaft's controller (ReplicationControlManager, PartitionReassignmentReplicas) computes
+        a re-target's adding/removing from the partition's current *full* replica set and writes
+        them only when non-empty, so a re-target in flight can keep the old adding/removing
+        replicas. Every emulated version's KRaft controller does (3.3 used the same rule);
+        ZooKeeper mode re-targets from the original replicas instead."""
+        return self.at_least(3, 3)
+
+    @property
+    def deleted_topic_logs_listed_seconds(self) -> float:
+        """How long DescribeLogDirs still lists the replicas of a deleted topic (seen on real
+        clusters: up to a minute; Kafka's file.delete.delay.ms is 60 s)."""
+        return 60.0
+
+    @property
+    def zookeeper_metadata_lag_seconds(self) -> float:
+        """ZooKeeper mode: after the controller writes a reassignment's znodes, the brokers'
+        Metadata answers lag until their UpdateMetadata arrives (simulated seconds, short and
+        deterministic under the manual clock). KRaft brokers follow the metadata log: no lag."""
+        return 0.5 if self.supports_zookeeper else 0.0
+
+    @property
+    def formats_min_insync_replicas_default(self) -> bool:
+        """Kafka 4.x's storage format (KRaft) writes ``min.insync.replicas=1`` as a cluster-wide
+        dynamic broker default (seen on 4.3.1), so it shows up as a dynamic config nobody set."""
+        return self.at_least(4, 0)
+
     def at_least(self, major: int, minor: int = 0) -> bool:
         return (self.major, self.minor) >= (major, minor)
 

@@ -301,6 +301,9 @@ class ZooKeeperMode:
             if t is None:
                 continue
             ps = sorted(t.partitions.values(), key=lambda p: p.index)
+            if f"/brokers/topics/{name}" not in self._created:
+                # A new topic: Kafka's AdminZkClient writes its config znode first, even empty.
+                self._write(f"/config/topics/{name}", _json({"version": 1, "config": dict(t.configs)}))
             self._write(f"/brokers/topics/{name}", _json({
                 "version": 3, "partitions": {str(p.index): p.replicas for p in ps},
                 "adding_replicas": {str(p.index): p.adding for p in ps if p.adding},
@@ -318,7 +321,7 @@ class ZooKeeperMode:
 
     def topic_deleted(self, name: str) -> None:
         self._created = {p for p in self._created if not p.startswith(f"/brokers/topics/{name}/")
-                         and p != f"/brokers/topics/{name}"}
+                         and p not in (f"/brokers/topics/{name}", f"/config/topics/{name}")}
         self._submit(self._delete_topic_nodes, name)
 
     def _delete_topic_nodes(self, name: str) -> None:

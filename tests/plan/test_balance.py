@@ -196,3 +196,46 @@ def test_evacuation_refuses_a_move_in_flight_it_may_not_redirect():
     with pytest.raises(InputError) as e:
         balance_log_dirs(c, dirs, evacuate=[(1, "/b")])
     assert e.value.problems == ["t-0 (a move into it is in flight)"]
+
+
+def _shared_fs(broker: int, dirs: dict[str, list[tuple[str, int, int]]], total: int = 100 * GB,
+               other: int = 0) -> list[LogDir]:
+    """Directories on one filesystem: each reports the filesystem's total and usable bytes."""
+    used = sum(size for reps in dirs.values() for _, _, size in reps) + other
+    return [LogDir(broker, path, None, total, total - used, False,
+                   tuple(ReplicaInfo(t, p, size, 0, False) for t, p, size in reps)) for path, reps in dirs.items()]
+
+
+def test_directories_sharing_one_filesystem_are_balanced_by_kafka_bytes_with_a_note():
+    reps = [("t", p, GB) for p in range(6)]
+    dirs = {1: _shared_fs(1, {"/a": reps, "/b": []}, other=7 * GB),
+            2: [LogDir(2, "/a", None, 100 * GB, 99 * GB, False, (ReplicaInfo("u", 0, GB, 0, False),)),
+                LogDir(2, "/b", None, 100 * GB, 100 * GB)]}
+    parts = {TopicPartition("t", p): PartitionState("t", p, 1, (1,), (1,)) for p in range(6)}
+    parts[TopicPartition("u", 0)] = PartitionState("u", 0, 2, (2,), (2,))
+    c = ClusterState("c", 1, {b: Broker(b, "h", b) for b in (1, 2)}, parts)
+    assert usage_spread(balance_log_dirs(c, dirs).before)[1] == 0  # what the fraction alone sees
+    result = balance_log_dirs(c, dirs)
+    assert {u.path: u.replica_bytes for u in result.after if u.broker == 1} == {"/a": 3 * GB, "/b": 3 * GB}
+    assert {m.broker for m in result.moves} == {1}  # broker 2 has separate disks, 1% apart: left alone
+    assert len(result.notes) == 1
+    assert "broker(s) 1: the log directories share one filesystem" in result.notes[0]
+    assert "Kafka bytes were balanced instead" in result.notes[0]
+    # Separate disks reporting different figures: no note.
+    assert balance_log_dirs(CLUSTER, DIRS).notes == ()
+
+
+def test_evacuation_skips_stray_logs_and_names_them():
+    # /a holds a replica, a deleted topic's log (unknown partition) and the copy a cancelled move
+    # left (broker 1 is no replica of moved-0).
+    c, dirs = build({1: {"/a": [("t", 0, GB), ("gone", 0, GB), ("moved", 0, GB)], "/b": []},
+                     2: {"/a": [("moved", 0, GB)]}})
+    parts = {tp: s for tp, s in c.partitions.items() if tp.topic != "gone"}
+    parts[TopicPartition("moved", 0)] = PartitionState("moved", 0, 2, (2,), (2,))
+    c = ClusterState(c.cluster_id, c.controller_id, c.brokers, parts)
+    result = balance_log_dirs(c, dirs, evacuate=[(1, "/a")])
+    assert [(m.broker, str(m.tp), m.destination) for m in result.moves] == [(1, "t-0", "/b")]
+    assert result.notes == (
+        "broker 1 /a: 2 stray log(s) left in place, not replicas to move (a deleted topic's log, or the copy "
+        "a cancelled move left; Kafka removes them itself): gone-0 (unknown partition), "
+        "moved-0 (not a replica of this broker)",)

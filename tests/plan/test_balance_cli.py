@@ -128,3 +128,46 @@ def test_plan_is_executed_by_reassign_execute_on_the_sandbox(sandbox_factory, tm
         assert time.monotonic() < deadline, f"moves not done after 60 s: {again['log_dirs']}"
         time.sleep(0.2)
     assert again["moves"] == []  # balanced: nothing left to do
+
+
+def test_directories_sharing_one_filesystem_are_balanced_by_kafka_bytes_on_the_sandbox(sandbox_factory):
+    sb = sandbox_factory(brokers=2, log_dirs=2, manual_clock=True, shared_fs=True, dir_capacity=2**30)
+    first = sb.log_dir_paths(0)[0]
+    sb.create_topic("logs", assignment={p: [0, 1] for p in range(4)}, size_bytes=16 * MiB,
+                    log_dirs={(p, b): first for p in range(4) for b in (0, 1)})
+    doc = json.loads(_kadmin(sb, "log-dirs", "balance", "-o", "json").stdout)
+    jsonschema.validate(doc, load("log-dirs-balance-result"))
+    rows = doc["log_dirs"]
+    assert len({(r["total_bytes"], r["usable_bytes_before"]) for r in rows}) == 1  # one filesystem
+    assert len(doc["moves"]) == 4  # two of the four 16 MiB replicas leave on each broker
+    assert sorted(r["replica_bytes_after"] for r in rows) == [32 * MiB] * 4
+    assert len(doc["notes"]) == 1 and "share one filesystem" in doc["notes"][0]
+    table = _kadmin(sb, "log-dirs", "balance").stdout
+    assert "Note: broker(s) 0, 1: the log directories share one filesystem" in table
+
+
+def test_evacuate_skips_stray_logs_of_a_cancelled_move_and_a_deleted_topic(sandbox_factory):
+    from kafka import TopicPartition as KTP
+
+    from tests.sandbox.clients import kafka_python
+
+    sb = sandbox_factory(brokers=3, log_dirs=2, manual_clock=True, bandwidth=MiB)
+    d0, d1 = sb.log_dir_paths(2)
+    sb.create_topic("keep", assignment={0: [2]}, size_bytes=MiB, log_dirs={(0, 2): d1})
+    sb.create_topic("gone", assignment={0: [2]}, size_bytes=MiB, log_dirs={(0, 2): d1})
+    sb.create_topic("t", assignment={0: [0, 1]}, size_bytes=10 * MiB)
+    with kafka_python(sb) as admin:
+        admin.alter_replica_log_dirs({("t", 0, 2): d1})  # where broker 2 will create its copy
+        assert admin.alter_partition_reassignments({KTP("t", 0): [2, 1]}) == {KTP("t", 0): None}
+        sb.clock.advance(3)
+        assert admin.alter_partition_reassignments({KTP("t", 0): None}) == {KTP("t", 0): None}
+        admin.delete_topics(["gone"])
+    assert sb.snapshot().replica_dir("keep", 0, 2) == d1
+    assert set(sb.snapshot().brokers[2].dirs[d1].strays) == {TopicPartition("t", 0), TopicPartition("gone", 0)}
+    r = _kadmin(sb, "log-dirs", "balance", "-o", "json", "--evacuate", f"2:{d1}")
+    doc = json.loads(r.stdout)
+    assert [(m["topic"], m["destination"]) for m in doc["moves"]] == [("keep", d0)]
+    assert doc["notes"] == [
+        f"broker 2 {d1}: 2 stray log(s) left in place, not replicas to move (a deleted topic's log, or the copy "
+        "a cancelled move left; Kafka removes them itself): gone-0 (unknown partition), "
+        "t-0 (not a replica of this broker)"]

@@ -105,8 +105,19 @@ def test_incremental_alter_rejects_bad_values_and_changes_nothing(sandbox_factor
             "leader.replication.throttled.replicas", "zero:one", incremental_operation=AlterConfigOpType.SET)]), 40),
         (ConfigResource("topic", "t", incremental_configs=[ConfigEntry(
             "no.such.config", "1", incremental_operation=AlterConfigOpType.SET)]), 40),
+        (ConfigResource("topic", "t", incremental_configs=[ConfigEntry(
+            "follower.replication.throttled.replicas", "0:x", incremental_operation=AlterConfigOpType.SET)]), 40),
+        (ConfigResource("topic", "t", incremental_configs=[ConfigEntry(
+            "leader.replication.throttled.replicas", "0", incremental_operation=AlterConfigOpType.SET)]), 40),
+        # A bad rate is INVALID_REQUEST (42) on real 3.3.1 and 4.3.1 brokers, not INVALID_CONFIG.
         (ConfigResource("broker", "0", incremental_configs=[ConfigEntry(
-            "leader.replication.throttled.rate", "fast", incremental_operation=AlterConfigOpType.SET)]), 40),
+            "leader.replication.throttled.rate", "fast", incremental_operation=AlterConfigOpType.SET)]), 42),
+        (ConfigResource("broker", "0", incremental_configs=[ConfigEntry(
+            "leader.replication.throttled.rate", "-1", incremental_operation=AlterConfigOpType.SET)]), 42),
+        (ConfigResource("broker", "1", incremental_configs=[ConfigEntry(
+            "follower.replication.throttled.rate", "1.5", incremental_operation=AlterConfigOpType.SET)]), 42),
+        (ConfigResource("broker", "2", incremental_configs=[ConfigEntry(
+            "replica.alter.log.dirs.io.max.bytes.per.second", "-5", incremental_operation=AlterConfigOpType.SET)]), 42),
         (ConfigResource("topic", "missing", incremental_configs=[ConfigEntry(
             "retention.ms", "1", incremental_operation=AlterConfigOpType.SET)]), 3),
         (ConfigResource("topic", "t", incremental_configs=[ConfigEntry(
@@ -118,6 +129,25 @@ def test_incremental_alter_rejects_bad_values_and_changes_nothing(sandbox_factor
         assert err.value.args[0].code() == code, resource
     snap = sb.snapshot()
     assert snap.topic_configs["t"] == {} and snap.broker_configs == {}
+    # A log-dir rate of 0 is accepted.
+    ok = ConfigResource("broker", "2", incremental_configs=[ConfigEntry(
+        "replica.alter.log.dirs.io.max.bytes.per.second", "0", incremental_operation=AlterConfigOpType.SET)])
+    _result(admin.incremental_alter_configs([ok])[ok])
+    assert sb.snapshot().broker_configs["2"] == {"replica.alter.log.dirs.io.max.bytes.per.second": "0"}
+
+
+def test_alter_configs_rejects_a_bad_rate_as_invalid_request(sandbox_factory):
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import ConfigResource
+
+    sb = sandbox_factory(manual_clock=True, kafka_version="3.3", format_defaults=True)
+    admin = confluent(sb)
+    for value in ("fast", "-1"):
+        r = ConfigResource("broker", "0", set_config={"leader.replication.throttled.rate": value})
+        with pytest.raises(KafkaException) as err:
+            _result(admin.alter_configs([r])[r])
+        assert err.value.args[0].code() == 42
+    assert sb.snapshot().broker_configs == {}  # 3.3 writes no dynamic default at format time
 
 
 def test_alter_configs_replaces_the_whole_dynamic_set(sandbox_factory):
