@@ -23,7 +23,7 @@ def follow_clock():
 def wait(backend, plan, plan_file: str, plan_id: str, records, output: str, interval: float) -> None:
     """Follow the started ``plan`` to its end, verify it, remove its throttles, report as verify
     does (raising its exit-4 error when the cluster differs). Ctrl-C stops following only."""
-    from kadmin.commands.reassign_verify import report
+    from kadmin.commands.render_reassign import verify_report
     from kadmin.commands.render_progress import reporter_for
     from kadmin.execute.follow import wait_for_plan
     from kadmin.execute.sampler import Sampler
@@ -44,4 +44,4 @@ def wait(backend, plan, plan_file: str, plan_id: str, records, output: str, inte
             err=True,
         )
         raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
-    report(output, plan_id, outcome, compact=True)
+    verify_report(output, plan_id, outcome, compact=True)

@@ -208,11 +208,11 @@ def test_version_other_than_1_exits_2(shared_sb, tmp_path, capsys):
 def records(monkeypatch):
     """kadmin's throttle record, kept in memory across the in-process runs of one test: the
     sandbox does not serve Produce/Fetch, which the record topic needs. The configs are real."""
-    from kadmin.commands import reassign_execute
+    from kadmin.commands import options
     from kadmin.throttle_records import MemoryRecordStore
 
     store = MemoryRecordStore()
-    monkeypatch.setattr(reassign_execute, "open_records", lambda backend: store)
+    monkeypatch.setattr(options, "open_records", lambda backend: store)
     return store
 
 

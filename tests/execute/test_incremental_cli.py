@@ -34,11 +34,11 @@ def sb(sandbox_factory):  # noqa: F811
 def records(monkeypatch):
     """kadmin's throttle records in memory: the sandbox serves no Produce/Fetch, so the
     AdminClient-mode record topic cannot be used (tests/cli/test_reassign_sandbox.py does the same)."""
-    from kadmin.commands import reassign_execute
+    from kadmin.commands import options
     from kadmin.throttle_records import MemoryRecordStore
 
     store = MemoryRecordStore()
-    monkeypatch.setattr(reassign_execute, "open_records", lambda backend: store)
+    monkeypatch.setattr(options, "open_records", lambda backend: store)
     return store
 
 
@@ -78,8 +78,18 @@ def test_incremental_runs_to_the_end_and_cleans_up(sb, tmp_path, capsys, records
     rollback = json.loads((tmp_path / "rb.json").read_text())
     assert [p["replicas"] for p in rollback["partitions"]] == [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
 
-    # The same command again: the finished run is history; planned afresh, nothing left to do.
+    # The same command again, with the same rollback file: a clean no-op that says it is done
+    # (not "rollback file already exists"); nothing is sent, nothing is written.
     sb.clear_requests()
+    code, out, err = kadmin(
+        capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental",
+        "--bootstrap-server", sb.bootstrap, "--throttle", "20MB/s", "--state-file", str(state),
+        "--rollback-file", str(tmp_path / "rb.json"),
+    )
+    assert code == 0, err
+    assert "Nothing to do: every partition of the plan already has its planned replicas" in out
+    assert "already exists" not in err
+    assert json.loads((tmp_path / "rb.json").read_text()) == rollback  # untouched
     code, out, err = kadmin(
         capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental",
         "--bootstrap-server", sb.bootstrap, "--state-file", str(state), "--output", "json",
@@ -88,8 +98,9 @@ def test_incremental_runs_to_the_end_and_cleans_up(sb, tmp_path, capsys, records
     assert code == 0, err
     doc = json.loads(out)
     jsonschema.validate(doc, load("reassign-execute-incremental-result"))
-    assert doc["resumed"] is False and doc["steps_total"] == 0 and doc["batches"] == 0
-    assert "Planned: 0 step(s) over 3 partition(s); 0 done." in err
+    assert doc["already_done"] is True and doc["steps_run"] == 0 and doc["batches"] == 0
+    assert not (tmp_path / "rb2.json").exists()
+    assert state_file.load(state).finished
     assert not sb.mutating_requests()
 
 
