@@ -167,3 +167,55 @@ def test_incremental_bad_plan_exit_2_nothing_changed(sb, tmp_path, capsys):
     assert "appears more than once" in err
     assert not sb.mutating_requests() and not (tmp_path / "state.json").exists()
 
+
+
+def test_incremental_plan_with_log_dir_targets_is_refused_leaving_nothing_behind(sb, tmp_path, capsys):
+    """Refused before the rollback file is written, so the same command says the same thing
+    again rather than "rollback file already exists"."""
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 4, 2],
+                                  "log_dirs": ["/data/kafka-3", "any", "any"]}])
+    args = ["reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--bootstrap-server",
+            sb.bootstrap, "--state-file", str(tmp_path / "state.json"), "--rollback-file", str(tmp_path / "rb.json")]
+    sb.clear_requests()
+    for _ in range(2):
+        code, out, err = kadmin(capsys, *args)
+        assert code == 2, err
+        assert "this plan has log_dirs targets" in err and "already exists" not in err
+        assert not (tmp_path / "rb.json").exists() and not (tmp_path / "state.json").exists()
+    assert not sb.mutating_requests()
+
+
+def test_incremental_plan_with_any_log_dirs_finished_then_run_again_is_a_no_op(sb, tmp_path, capsys, records):
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1, 2], "log_dirs": ["any"] * 3}])
+    args = ["reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--bootstrap-server",
+            sb.bootstrap, "--state-file", str(tmp_path / "state.json"), "--rollback-file", str(tmp_path / "rb.json")]
+    code, out, err = kadmin(capsys, *args)
+    assert code == 0, err
+    assert "Finished:" in out
+    sb.clear_requests()
+    code, out, err = kadmin(capsys, *args)
+    assert code == 0, err
+    assert "Nothing to do: every partition of the plan already has its planned replicas " \
+           "(a run of this plan finished earlier)." in out
+    assert not sb.mutating_requests()
+
+
+def test_incremental_run_failing_before_any_step_leaves_no_rollback_or_state(sb, tmp_path, capsys, monkeypatch):
+    from kadmin.commands import options
+    from kadmin.throttle_records import MemoryRecordStore
+
+    class Broken(MemoryRecordStore):
+        def put(self, record):
+            raise KeyError("endpoint_type")
+
+    monkeypatch.setattr(options, "open_records", lambda backend: Broken())
+    plan = write_plan(tmp_path, PLAN)
+    args = ["reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--bootstrap-server",
+            sb.bootstrap, "--throttle", "20MB/s", "--state-file", str(tmp_path / "state.json"),
+            "--rollback-file", str(tmp_path / "rb.json")]
+    sb.clear_requests()
+    code, out, err = kadmin(capsys, *args)
+    assert code == 1
+    assert "unexpected KeyError: 'endpoint_type'" in err and "a bug in kadmin" in err
+    assert not (tmp_path / "rb.json").exists() and not (tmp_path / "state.json").exists()
+    assert not [r for r in sb.mutating_requests() if r[1] == "AlterPartitionReassignments"]
