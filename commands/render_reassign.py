@@ -94,14 +94,13 @@ def verify_report(output, pid, outcome, *, compact: bool = False) -> None:
             "throttles_kept": bool(kept is not None and not kept.empty),
         }, compact=compact)
     else:
+        # Kafka's --verify text: partitions by topic and partition, then the log-dir replicas
+        # by broker, topic and partition, in its words (ReassignPartitionsCommand.java).
         click.echo("Status of partition reassignment:")
-        for v in result.partitions:
+        for v in sorted(result.partitions, key=lambda v: (v.tp.topic, v.tp.partition)):
             click.echo(v.message)
-        if result.replicas:
-            click.echo("")
-            click.echo("Status of replica log dir movement:")
-            for v in result.replicas:
-                click.echo(v.message)
+        for v in sorted(result.replicas, key=lambda v: (v.replica.broker, v.replica.topic, v.replica.partition)):
+            click.echo(v.message)
         if removed:
             from kadmin.execute.changes import describe
 

@@ -303,3 +303,26 @@ def test_a_plan_with_many_problems_prints_the_first_50_and_the_count_json_carrie
     jsonschema.validate(doc, load("reassign-plan-problems"))
     assert len(doc["problems"]) == 120
     assert fake.calls == []
+
+
+def test_verify_prints_kafkas_words_in_kafkas_order(fake, tmp_path, capsys):
+    """As kafka-reassign-partitions.sh --verify (3.3.1 and later): "is completed.", partitions by
+    topic and partition, then the log-dir replicas by broker, topic and partition, no extra header."""
+    plan = plan_file(tmp_path, [
+        {"topic": "foo", "partition": 1, "replicas": [2, 3], "log_dirs": ["/d/b", "any"]},
+        {"topic": "foo", "partition": 0, "replicas": [1, 2], "log_dirs": ["/d/b", "/d/b"]},
+    ])
+    code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan,
+                          "--rollback-file", str(tmp_path / "rb.json"))
+    assert code == 0, err
+    fake.complete()
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan)
+    assert code == 0, err
+    assert out.splitlines()[:6] == [
+        "Status of partition reassignment:",
+        "Reassignment of partition foo-0 is completed.",
+        "Reassignment of partition foo-1 is completed.",
+        "Reassignment of replica foo-0-1 completed successfully.",
+        "Reassignment of replica foo-0-2 completed successfully.",
+        "Reassignment of replica foo-1-2 completed successfully.",
+    ]

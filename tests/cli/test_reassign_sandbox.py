@@ -65,7 +65,7 @@ def test_plain_move_then_verify(sb, tmp_path, capsys):
     assert kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)[0] == 3
     settle(sb)
     code, out, _ = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
-    assert code == 0 and "Reassignment of partition foo-0 is complete." in out
+    assert code == 0 and "Reassignment of partition foo-0 is completed." in out
     assert sb.snapshot().partition("foo", 0).replicas == (3, 1)
 
 
