@@ -287,17 +287,19 @@ def many_problems_plan(tmp_path, n):
     return plan_file(tmp_path, [{"topic": "foo", "partition": i, "replicas": "3,3"} for i in range(n)])
 
 
-@pytest.mark.parametrize("command", [["execute"], ["verify"], ["progress"], ["cancel"]])
+@pytest.mark.parametrize("command", [["reassign", "execute"], ["reassign", "verify"], ["reassign", "progress"],
+                                     ["reassign", "cancel"], ["throttle", "set", "--rate", "1MB/s"]])
 def test_a_plan_with_many_problems_prints_the_first_50_and_the_count_json_carries_all(
         fake, tmp_path, capsys, command):
     plan = many_problems_plan(tmp_path, 120)
-    code, out, err = kadmin(capsys, "reassign", *command, "--reassignment-json-file", plan)
+    flag = "--from-plan" if command[0] == "throttle" else "--reassignment-json-file"
+    code, out, err = kadmin(capsys, *command, flag, plan, "-b", "127.0.0.1:1")
     assert code == 2
     listed = [ln for ln in err.splitlines() if ln.startswith("  - ")]
     assert len(listed) == 50
     assert "  ... and 70 more problems (--output json lists every one)" in err
     assert len(err) < 10_000
-    code, out, err = kadmin(capsys, "reassign", *command, "--reassignment-json-file", plan, "-o", "json")
+    code, out, err = kadmin(capsys, *command, flag, plan, "-b", "127.0.0.1:1", "-o", "json")
     assert code == 2
     doc = json.loads(out)
     jsonschema.validate(doc, load("reassign-plan-problems"))
