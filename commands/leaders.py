@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from kadmin.commands.root import LazyGroup
+from kadmin.commands.options import LazyGroup
 
 ACTIONS = {
     "show": ("kadmin.commands.leaders_show", "show",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kadmin.commands.root import LazyGroup
+from kadmin.commands.options import LazyGroup
 
 ACTIONS = {
     "describe": ("kadmin.commands.log_dirs_describe", "describe", "Show each broker's log directories: usage, replicas, moves in flight."),

@@ -64,9 +64,20 @@ def output_option(formats: Sequence[str] = ("table", "json"), default: str = "ta
         return click.option(
             "--output", "-o", type=click.Choice(list(formats)), default=default, show_default=True,
             help="Output format. Machine formats print only data on stdout; diagnostics go to stderr.",
+            callback=_remember_output,
         )(f)
 
     return decorator
+
+
+def _remember_output(ctx: click.Context, param, value):
+    """Keep the chosen format where the root group's error mapping finds it (``ctx.obj`` is
+    shared by every context of one invocation): a refused plan's problems go to stdout as JSON
+    when the output is JSON."""
+    obj = ctx.ensure_object(dict)
+    if isinstance(obj, dict):
+        obj["output"] = value
+    return value
 
 
 def resolve(cluster: ClusterOptions):
@@ -103,6 +114,58 @@ def open_cluster(cluster: ClusterOptions, read_only: bool = True) -> Iterator:
         yield backend
     finally:
         backend.close()
+
+
+def open_records(backend):
+    """Where kadmin records the throttles it sets (kadmin.throttle_records), or None when this
+    connection offers no place for them. One name, so tests can keep records in memory."""
+    from kadmin.throttle_records import open_record_store
+
+    return open_record_store(backend)
+
+
+class LazyGroup(click.Group):
+    """A group whose sub-commands are imported on first use (pip's command registry pattern).
+
+    ``lazy`` maps a sub-command name to (module, attribute, one-line help).
+    """
+
+    def __init__(self, *args, lazy: dict[str, tuple[str, str, str]] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lazy = lazy or {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = {n for n, spec in self.lazy.items() if _available(spec)} | set(self.commands)
+        return sorted(names)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        import importlib
+
+        if name in self.commands:
+            return self.commands[name]
+        spec = self.lazy.get(name)
+        if spec is None or not _available(spec):
+            return None
+        module, attr, _ = spec
+        return getattr(importlib.import_module(module), attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Help text without importing the modules.
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in self.lazy:
+                rows.append((name, self.lazy[name][2]))
+            else:
+                rows.append((name, self.commands[name].get_short_help_str(80)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def _available(spec: tuple[str, str, str]) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(spec[0]) is not None
 
 
 def int_list(value: str | None, what: str) -> list[int] | None:

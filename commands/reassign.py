@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kadmin.commands.root import LazyGroup
+from kadmin.commands.options import LazyGroup
 
 ACTIONS = {
     "generate": ("kadmin.commands.reassign_generate", "generate", "Propose a reassignment of topics onto a broker list."),

@@ -1,20 +1,16 @@
-"""``kadmin reassign execute``: validate a plan, save the rollback, set throttles, start moving."""
+"""``kadmin reassign execute``: validate a plan, save the rollback, set throttles, start moving.
+
+The flags become one ``ExecuteParams`` (``kadmin.execute.params``, cross-flag rules in its
+``validate()``); a plain run and an ``--incremental`` run share one preamble
+(``kadmin.execute.preamble``: read the plan, open the backend, keep the rollback file only when
+something moved) and differ only in what they do in between.
+"""
 
 from __future__ import annotations
-
-import contextlib
 
 import click
 
 from kadmin.commands.options import cluster_options, open_cluster, output_option
-
-
-def open_records(backend):
-    """Where kadmin records the throttles it sets (kadmin.throttle_records), or None when this
-    connection offers no place for them. One name, so tests can keep records in memory."""
-    from kadmin.throttle_records import open_record_store
-
-    return open_record_store(backend)
 
 
 @click.command()
@@ -76,66 +72,51 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
     the reassignment running, prints how to watch and clean up later, exit 130.
     --incremental already waits; --dry-run starts nothing to wait for.
     """
-    _only_with_incremental(incremental)
-    if elect_preferred and not (wait or incremental):
-        from kadmin.errors import UsageError
+    from kadmin.execute.params import ExecuteParams
+    from kadmin.plan.batches import Limits
 
-        raise UsageError("--elect-preferred needs --wait or --incremental (the plan must be complete first); "
-                         "or run `kadmin reassign verify --elect-preferred` later")
-    if incremental:
-        from kadmin.commands import reassign_incremental
-        from kadmin.errors import UsageError
-        from kadmin.plan.batches import Limits
-
-        if log_dir_throttle is not None:
-            raise UsageError("--replica-alter-log-dirs-throttle does not apply to --incremental (no log-dir moves)")
-        limits = Limits(max_parallel_replicas, max_parallel_partitions, max_leader_movements, max_moves_per_broker)
-        return reassign_incremental.run(cluster, output, plan_file, throttle, additional, dry_run, rollback_file,
-                                        allow_replication_factor_change, limits, state_file,
-                                        elect_preferred=elect_preferred)
-    import time
-    from pathlib import Path
-
-    from kadmin.errors import ClusterError, UnsupportedOperation
-    from kadmin.execute.executor import ExecuteRequest, apply_execution, plan_execution, read_cluster
-    from kadmin.execute.rollback import default_rollback_path, utc_now
-    from kadmin.plan.reassignment_file import read_reassignment, write_reassignment
-    from kadmin.plan.validate import PlanProblems
-    from kadmin.throttle_records import plan_id, who
-    from kadmin.config import parse_timeout
-    from kadmin.units import parse_rate
-
-    from kadmin.commands import render
-    from kadmin.commands.render_reassign import LineReporter, print_plan_of_changes
-
-    parsed = read_reassignment(plan_file)
-    request = ExecuteRequest(
-        parsed=parsed,
-        plan_id=plan_id(Path(plan_file).read_bytes()),
-        rollback_path=str(rollback_file or default_rollback_path(plan_file, utc_now())),
-        plan_file=str(Path(plan_file).resolve()),
-        additional=additional,
-        throttle=parse_rate(throttle) if throttle is not None else None,
-        log_dir_throttle=parse_rate(log_dir_throttle) if log_dir_throttle is not None else None,
-        timeout=parse_timeout(cluster.timeout) if cluster.timeout else 10.0,
-        allow_replication_factor_change=allow_replication_factor_change,
+    params = ExecuteParams(
+        plan_file=plan_file, output=output, throttle=throttle, log_dir_throttle=log_dir_throttle,
+        additional=additional, dry_run=dry_run, rollback_file=rollback_file,
+        allow_replication_factor_change=allow_replication_factor_change, incremental=incremental,
+        limits=Limits(max_parallel_replicas, max_parallel_partitions, max_leader_movements, max_moves_per_broker),
+        state_file=state_file, wait=wait, interval=interval, elect_preferred=elect_preferred, timeout=cluster.timeout, given=_given_flags(),
     )
-    if not dry_run and Path(request.rollback_path).exists():
-        raise UnsupportedOperation(f"rollback file {request.rollback_path} already exists; nothing was changed",
-                                   hint="choose another --rollback-file")
-    people = output == "table"
-    every = _wait_interval(interval) if wait else None
-    with _file_problems_first(parsed, people), open_cluster(cluster, read_only=dry_run) as backend:
+    opener = lambda read_only: open_cluster(cluster, read_only=read_only)  # noqa: E731
+    if incremental:
+        return _run_incremental(params, opener)
+    return _run(params, opener)
+
+
+def _given_flags() -> frozenset[str]:
+    """The flags set on the command line (or by environment), not left at their defaults."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    return frozenset(f"--{name.replace('_', '-')}" for name in ctx.params
+                     if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT))
+
+
+def _run(params, opener) -> None:
+    import time
+
+    from kadmin.commands import options, render
+    from kadmin.commands.render_reassign import LineReporter, print_plan_of_changes
+    from kadmin.errors import ClusterError, UnsupportedOperation
+    from kadmin.execute.executor import apply_execution, plan_execution, read_cluster
+    from kadmin.execute.preamble import RollbackFile, open_for_execute, prepare, refuse_existing_rollback
+    from kadmin.execute.rollback import utc_now
+    from kadmin.throttle_records import who
+
+    prepared = prepare(params, utc_now())
+    request, people, wait = prepared.request, params.people, params.wait
+    every = params.wait_interval if wait else None
+    with open_for_execute(prepared, opener, read_only=params.dry_run) as backend:
         throttles = request.throttle is not None or request.log_dir_throttle is not None
-        records = open_records(backend) if throttles else None
-        view = read_cluster(backend, parsed, records, throttles=throttles)
-        try:
-            xplan = plan_execution(request, view, now=time.time(), operator=who())
-        except PlanProblems as e:
-            if not people:  # scripts get the problems as data too (schemas/reassign-plan-problems.json)
-                render.print_json({"version": 1, "problems": [p.to_json() for p in e.details]})
-            raise
-        if xplan.throttles.changes and records is None and not dry_run:
+        records = options.open_records(backend.backend) if throttles else None
+        view = read_cluster(backend, prepared.parsed, records, throttles=throttles)
+        xplan = plan_execution(request, view, now=time.time(), operator=who())  # raises PlanProblems
+        if xplan.throttles.changes and records is None and not params.dry_run:
             raise UnsupportedOperation(
                 "this connection has no place to record the throttles kadmin sets, so they could not be removed safely; nothing was changed",
                 hint="run without --throttle, or set throttles with `kadmin throttle set`",
@@ -145,11 +126,12 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
                 click.echo("Nothing to change: every partition of the plan already has, or is already moving to, "
                            "its replicas and directories, with the throttles asked for.")
             else:
-                render.print_json({**_document(request, xplan, None, dry_run=dry_run), "changes": [], "rollback_file": None})
+                render.print_json({**_document(request, xplan, None, dry_run=params.dry_run), "changes": [],
+                                   "rollback_file": None})
             if wait:
                 click.echo("kadmin: --wait: nothing was started, so there is nothing to wait for", err=True)
             return
-        if dry_run:
+        if params.dry_run:
             if people:
                 print_plan_of_changes(xplan)
             else:
@@ -157,51 +139,44 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
             if wait:
                 click.echo("kadmin: --wait: a dry run starts nothing, so there is nothing to wait for", err=True)
             return
+        refuse_existing_rollback(request.rollback_path)
         if people:
             click.echo(f"Saving the current assignment to {request.rollback_path} (to roll back: "
                        f"kadmin reassign execute --reassignment-json-file {request.rollback_path})")
             click.echo("Changes:")
-        result = apply_execution(
-            backend, xplan, request,
-            write_rollback=lambda path, plan: write_reassignment(path, plan),
-            records=records,
-            reporter=LineReporter(people),
-        )
+        with RollbackFile(request.rollback_path, backend) as rollback:
+            result = apply_execution(backend, xplan, request, write_rollback=rollback.write, records=records,
+                                     reporter=LineReporter(people))
         started = not result.failures and not result.aborted
+        if rollback.discarded and people:
+            click.echo(f"Nothing was moved, so the rollback file {request.rollback_path} was removed again.")
         if people:
             if xplan.unchanged:
                 click.echo(f"{len(xplan.unchanged)} partition(s) already have the planned replicas.")
             if started and not wait:
                 click.echo("Started. Follow with `kadmin reassign verify --reassignment-json-file "
-                           f"{plan_file}` (exit 3 while in progress).")
+                           f"{params.plan_file}` (exit 3 while in progress).")
             elif started:
                 click.echo("Started. Following it to the end (Ctrl-C stops following, not the reassignment).")
         else:
-            render.print_json(_document(request, xplan, result, dry_run=False), compact=wait)
+            doc = _document(request, xplan, result, dry_run=False)
+            if rollback.discarded:
+                doc["rollback_file"] = None
+            render.print_json(doc, compact=wait)
         if wait and started:
             from kadmin.commands import reassign_wait
 
             if records is None:  # verify's removal needs kadmin's record, even when this run set no throttle
-                records = open_records(backend)
-            reassign_wait.wait(backend, parsed.plan, plan_file, request.plan_id, records, output, every,
-                               elect_preferred=elect_preferred)
+                records = options.open_records(backend.backend)
+            reassign_wait.wait(backend.backend, prepared.parsed.plan, params.plan_file, request.plan_id, records,
+                               params.output, every, elect_preferred=params.elect_preferred)
     if result.failures or result.aborted:
         n = len(result.failures)
         failed = f"{n} change{'s' if n != 1 else ''} failed" if n else ""
-        raise ClusterError(
-            "; ".join(x for x in (failed, result.aborted) if x),
-            hint=f"the rollback file {request.rollback_path} holds the assignment from before this run",
-        )
-
-
-def _wait_interval(interval: str) -> float:
-    from kadmin.errors import InputError
-    from kadmin.units import parse_duration
-
-    every = parse_duration(interval)
-    if every <= 0:
-        raise InputError("--interval must be more than 0 with --wait")
-    return every
+        hint = ("no replica was moved, so no rollback file was kept; fix the cause and run the same command again"
+                if rollback.discarded else
+                f"the rollback file {request.rollback_path} holds the assignment from before this run")
+        raise ClusterError("; ".join(x for x in (failed, result.aborted) if x), hint=hint)
 
 
 def _document(request, xplan, result, *, dry_run: bool) -> dict:
@@ -223,43 +198,131 @@ def _document(request, xplan, result, *, dry_run: bool) -> dict:
     }
 
 
-_INCREMENTAL_ONLY = ("max_parallel_replicas", "max_parallel_partitions", "max_leader_movements",
-                     "max_moves_per_broker", "state_file")
+def _run_incremental(params, opener) -> None:
+    """--incremental (``kadmin.execute.incremental``). A fresh run validates the plan exactly as
+    a plain run does and writes the rollback file; a run that finds its unfinished state file
+    resumes (the plan was validated when it started; the state file's plan digest proves it is
+    the same plan). A plan the cluster already matches is a clean no-op that says so. Progress
+    goes to stderr; ``--output json`` prints one document on stdout at the end."""
+    import time
+    from dataclasses import replace
+    from pathlib import Path
+
+    from kadmin.commands import options, render
+    from kadmin.commands.render_incremental import incremental_reporter, print_preview
+    from kadmin.errors import UnsupportedOperation
+    from kadmin.execute import state_file
+    from kadmin.execute.executor import plan_execution, read_cluster
+    from kadmin.execute.incremental import min_insync_of, plan_fingerprint, run_incremental
+    from kadmin.execute.preamble import (RollbackFile, open_for_execute, prepare, refuse_existing_rollback,
+                                        refuse_log_dir_targets)
+    from kadmin.execute.rollback import utc_now
+    from kadmin.execute.step_throttles import RecordedThrottles
+    from kadmin.plan.batches import plan_batches
+    from kadmin.plan.steps import plan_steps
+
+    prepared = prepare(params, utc_now())
+    plan, people, pid = prepared.parsed.plan, params.people, prepared.plan_id
+    state_path = Path(params.state_file) if params.state_file else state_file.default_state_path(params.plan_file)
+    saved = state_file.load(state_path)
+    resuming = saved is not None and saved.plan_digest == plan_fingerprint(plan) and not saved.finished
+    if not resuming:
+        refuse_log_dir_targets(plan)
+    request = replace(prepared.request, additional=params.additional or resuming)  # a resumed run joins its own
+    rate = params.throttle_rate
+    with open_for_execute(prepared, opener, read_only=params.dry_run) as backend:
+        records = options.open_records(backend.backend)
+        if rate is not None and records is None and not params.dry_run:
+            raise UnsupportedOperation(
+                "this connection has no place to record the throttles kadmin sets, so they could not be removed safely; nothing was changed",
+                hint="run without --throttle, or set throttles with `kadmin throttle set`",
+            )
+        if resuming and params.dry_run:
+            if people:
+                click.echo(f"A run of this plan is in progress (state file {state_path}); "
+                           f"{saved.steps_completed} of {saved.steps_total} steps done.")
+            else:
+                render.print_json({"version": 1, "dry_run": True, "state_file": str(state_path),
+                                   "steps_total": saved.steps_total, "steps_done": saved.steps_completed})
+            return
+        if not resuming:
+            view = read_cluster(backend, prepared.parsed, records)
+            xplan = plan_execution(request, view, now=time.time())  # validates; raises, changing nothing
+            if params.dry_run:
+                steps = plan_steps(plan, view.cluster.partitions, params.limits.max_parallel_replicas,
+                                   min_insync_of(view.configs))
+                print_preview(people, steps, plan_batches(steps, params.limits), render)
+                return
+            if xplan.nothing_to_change and not any(a.tp in view.ongoing for a in plan.partitions):
+                _print_done(params, pid, state_path, saved)
+                return
+            refuse_existing_rollback(request.rollback_path)
+        control = RecordedThrottles(backend, rate, pid, records, plan_file=request.plan_file) if rate is not None else None
+        with RollbackFile(request.rollback_path, backend) as rollback:
+            if not resuming:
+                rollback.write(request.rollback_path, xplan.rollback)
+                if people:
+                    click.echo(f"Saving the current assignment to {request.rollback_path} (to roll back: "
+                               f"kadmin reassign execute --reassignment-json-file {request.rollback_path})")
+            if people:
+                click.echo(f"State file: {state_path} (run the same command again to resume)")
+            reporter = incremental_reporter()
+            try:
+                result = run_incremental(backend, plan, params.limits, state_path, reporter,
+                                         plan_file=request.plan_file, throttle=control)
+            except KeyboardInterrupt:
+                click.echo(f"Interrupted. Steps already sent go on; throttles stay. Run the same command again to "
+                           f"resume (state file {state_path}).", err=True)
+                raise
+            finally:
+                reporter.close()
+                _forget_unstarted_state(rollback, backend, state_path)
+        election = None
+        if params.elect_preferred:  # KIP-435: leader movements at most --max-leader-movements at a time
+            from kadmin.execute.elect import elect_after_plan
+
+            election = elect_after_plan(backend.backend, plan, True, batch_size=params.limits.max_leader_movements)
+    from kadmin.commands.render_leaders import election_json, print_election, raise_if_failed
+
+    if people:
+        click.echo(f"Finished: {result.steps_total} step(s), {result.batches} batch(es) in this run, "
+                   f"{result.elapsed:.0f}s.")
+        if election is not None:
+            print_election(election)
+    else:
+        render.print_json({
+            "version": 1, "dry_run": False, "plan_id": pid, "state_file": str(state_path),
+            "resumed": result.resumed, "steps_total": result.steps_total, "steps_run": result.steps_run,
+            "batches": result.batches, "bytes_total": result.bytes_total, "elapsed_seconds": round(result.elapsed, 3),
+            **({"preferred_election": election_json(election)} if election is not None else {}),
+        })
+    raise_if_failed(election)
 
 
-def _only_with_incremental(incremental: bool) -> None:
-    """--max-* and --state-file shape an incremental run; given without --incremental they would
-    be silently ignored while every replica moves at once, so refuse them."""
-    from click.core import ParameterSource
+def _forget_unstarted_state(rollback, backend, state_path) -> None:
+    """A fresh run that sent no step and set no throttle leaves no state file behind either, so
+    the same command starts afresh (and writes its rollback file) rather than resuming a run
+    that never began."""
+    from kadmin.execute import state_file
 
-    from kadmin.errors import UsageError
-
-    if incremental:
+    if not rollback.written or backend.moved:
         return
-    ctx = click.get_current_context()
-    given = [f"--{name.replace('_', '-')}" for name in _INCREMENTAL_ONLY
-             if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)]
-    if given:
-        raise UsageError(f"{', '.join(given)} only apply to --incremental runs (without it every replica moves at once)")
+    saved = state_file.load(state_path)
+    if saved is not None and not saved.throttles_set and not saved.finished:
+        state_path.unlink(missing_ok=True)
 
 
-@contextlib.contextmanager
-def _file_problems_first(parsed, people: bool):
-    """A plan file with problems of its own is reported as such (exit 2) even when the cluster
-    cannot be reached; with a reachable cluster its problems are listed with the cluster's, at once."""
-    from kadmin.errors import ClusterError
-    from kadmin.plan.validate import PlanProblems
+def _print_done(params, pid, state_path, saved) -> None:
+    """Every partition already has its planned replicas: nothing to run, nothing written."""
+    from kadmin.commands import render
 
-    try:
-        yield
-    except ClusterError:
-        if not parsed.problems:
-            raise
-        n = len(parsed.problems)
-        if not people:
-            from kadmin.commands import render
-
-            render.print_json({"version": 1, "problems": [p.to_json() for p in parsed.problems]})
-        raise PlanProblems(f"the reassignment plan has {n} problem{'s' if n != 1 else ''} of its own "
-                           "(the cluster could not be reached to check the rest); nothing was changed",
-                           list(parsed.problems)) from None
+    total = saved.steps_total if saved is not None and saved.finished else 0
+    if params.people:
+        when = " (a run of this plan finished earlier)" if saved is not None and saved.finished else ""
+        click.echo(f"Nothing to do: every partition of the plan already has its planned replicas{when}.")
+        return
+    render.print_json({
+        "version": 1, "dry_run": False, "plan_id": pid, "state_file": str(state_path), "resumed": False,
+        "steps_total": total, "steps_run": 0, "batches": 0, "bytes_total": 0, "elapsed_seconds": 0,
+        "already_done": True,
+    })

@@ -10,16 +10,37 @@ import click
 from kadmin.errors import InputError, KadminError
 
 
+PROBLEMS_SHOWN = 50  # a malformed plan of millions of entries must not flood the terminal
+
+
 def print_error(err: KadminError) -> None:
     """One clear line on stderr (the hint, if any, on the same line); a bad input file adds
-    one line per problem found, each saying where it is."""
+    one line per problem found, each saying where it is: the first ``PROBLEMS_SHOWN``, then how
+    many more (``--output json`` carries them all, see ``problems_document``)."""
     line = f"kadmin: error: {err.message}"
     if err.hint:
         line += f" ({err.hint})"
     click.echo(_one_line(line), err=True)
     if isinstance(err, InputError):
-        for problem in err.problems:
+        for problem in err.problems[:PROBLEMS_SHOWN]:
             click.echo(f"  - {_one_line(str(problem))}", err=True)
+        rest = len(err.problems) - PROBLEMS_SHOWN
+        if rest > 0:
+            click.echo(f"  ... and {rest} more problem{'s' if rest != 1 else ''} "
+                       "(--output json lists every one)", err=True)
+
+
+def problems_document(err: InputError) -> dict:
+    """Every problem of a refused input as data (schemas/reassign-plan-problems.json): what
+    ``--output json`` prints on stdout when a command refuses its plan. Structured where the
+    error keeps the problems' places (``details``), else one message each."""
+    details = getattr(err, "details", None)
+    if details is not None:
+        problems = [p.to_json() for p in details]
+    else:
+        problems = [{"index": None, "topic": None, "partition": None, "field": None, "message": str(p)}
+                    for p in err.problems]
+    return {"version": 1, "problems": problems}
 
 
 def _one_line(text: str) -> str:

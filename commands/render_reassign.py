@@ -60,3 +60,74 @@ def reassignment_line(r) -> str:
     if r.removing:
         line += f" removing: {','.join(map(str, r.removing))}."
     return line
+
+
+def verify_report(output, pid, outcome, *, compact: bool = False, election=None) -> None:
+    """Print a verify outcome as ``reassign verify`` prints it (lines, or its JSON document;
+    ``compact``: on one line, for JSON-line streams) and raise its exit-3/4 errors.
+    ``execute --wait`` ends with this too. ``election``: the --elect-preferred outcome, reported
+    after (and its failures raised once the plan's own exit codes are)."""
+    from kadmin.commands import render
+    from kadmin.commands.render_leaders import election_json, print_election, raise_if_failed
+    from kadmin.errors import DiffersFromPlan, StillInProgress
+    from kadmin.plan.verify import State
+
+    result = outcome.result
+    removed = list(outcome.removal.changes) if outcome.removal else []
+    kept = outcome.removal.kept if outcome.removal else None
+    if output == "json":
+        render.print_json({
+            "version": 1,
+            "plan_id": pid,
+            "state": result.state.value,
+            "partitions": [
+                {"topic": v.tp.topic, "partition": v.tp.partition, "state": v.state.value,
+                 "replicas": None if v.current is None else list(v.current), "target": list(v.target),
+                 "message": v.message}
+                for v in result.partitions
+            ],
+            "replicas": [
+                {"topic": v.replica.topic, "partition": v.replica.partition, "broker": v.replica.broker,
+                 "state": v.state.value, "move": v.move.value, "target_dir": v.target_dir,
+                 "current_dir": v.current_dir, "future_dir": v.future_dir, "message": v.message}
+                for v in result.replicas
+            ],
+            "throttles_removed": [change_json(c) for c in removed],
+            "throttles_kept": bool(kept is not None and not kept.empty),
+            **({"preferred_election": election_json(election)} if election is not None else {}),
+        }, compact=compact)
+    else:
+        # Kafka's --verify text: partitions by topic and partition, then the log-dir replicas
+        # by broker, topic and partition, in its words (ReassignPartitionsCommand.java).
+        click.echo("Status of partition reassignment:")
+        for v in sorted(result.partitions, key=lambda v: (v.tp.topic, v.tp.partition)):
+            click.echo(v.message)
+        for v in sorted(result.replicas, key=lambda v: (v.replica.broker, v.replica.topic, v.replica.partition)):
+            click.echo(v.message)
+        if removed:
+            from kadmin.execute.changes import describe
+
+            click.echo("")
+            click.echo("Removed throttles this plan set:")
+            for c in removed:
+                click.echo(f"  {describe(c)}")
+        if kept is not None and not kept.empty:
+            click.echo("Throttles this plan set that running moves still need were kept; verify again later.")
+        if election is not None:
+            print_election(election)
+    if result.state is State.IN_PROGRESS:
+        raise StillInProgress(
+            f"still in progress: {_count(result.partitions, State.IN_PROGRESS, 'partition')} reassigning, "
+            f"{_count(result.replicas, State.IN_PROGRESS, 'log-dir replica')} moving"
+        )
+    if result.state is State.DIFFERS:
+        raise DiffersFromPlan(
+            f"nothing of this plan is moving, but {_count(result.partitions, State.DIFFERS, 'partition')} and "
+            f"{_count(result.replicas, State.DIFFERS, 'log-dir replica')} differ from it"
+        )
+    raise_if_failed(election)
+
+
+def _count(verdicts, state, noun: str) -> str:
+    n = sum(1 for v in verdicts if v.state is state)
+    return f"{n} {noun}{'s' if n != 1 else ''}"

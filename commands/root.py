@@ -3,12 +3,10 @@ become a line on stderr and an exit code."""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-
 import click
 
 from kadmin import __version__
+from kadmin.commands.options import LazyGroup
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -29,46 +27,6 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
-class LazyGroup(click.Group):
-    """A group whose sub-commands are imported on first use (pip's command registry pattern).
-
-    ``lazy`` maps a sub-command name to (module, attribute, one-line help).
-    """
-
-    def __init__(self, *args, lazy: dict[str, tuple[str, str, str]] | None = None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.lazy = lazy or {}
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        names = {n for n, spec in self.lazy.items() if _available(spec)} | set(self.commands)
-        return sorted(names)
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name in self.commands:
-            return self.commands[name]
-        spec = self.lazy.get(name)
-        if spec is None or not _available(spec):
-            return None
-        module, attr, _ = spec
-        return getattr(importlib.import_module(module), attr)
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        # Help text without importing the modules.
-        rows = []
-        for name in self.list_commands(ctx):
-            if name in self.lazy:
-                rows.append((name, self.lazy[name][2]))
-            else:
-                rows.append((name, self.commands[name].get_short_help_str(80)))
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
-
-
-def _available(spec: tuple[str, str, str]) -> bool:
-    return importlib.util.find_spec(spec[0]) is not None
-
-
 class KadminFailure(click.ClickException):
     """A library error on its way out: Click prints it with ``show`` and exits with its code."""
 
@@ -84,10 +42,27 @@ class KadminFailure(click.ClickException):
 
 
 class UnexpectedFailure(click.ClickException):
+    """An exception kadmin did not expect (a bug, or a client library failing in a way kadmin
+    does not know): one line naming it, never a bare ``KeyError: 'x'``."""
+
     exit_code = 1
 
+    def __init__(self, error: BaseException):
+        super().__init__(unexpected_message(error))
+        self.error = error
+
     def show(self, file=None) -> None:
-        click.echo(f"kadmin: error: {self.message} (run with --debug for the traceback)", err=True)
+        from kadmin.commands.render import _one_line
+
+        click.echo(_one_line(self.message), err=True)
+
+
+def unexpected_message(error: BaseException) -> str:
+    """``kadmin: error: unexpected KeyError: 'x' (a bug in kadmin ...)``: says it is kadmin's fault, names
+    the exception and its message, and how to see more."""
+    detail = str(error)
+    what = f"{type(error).__name__}: {detail}" if detail else type(error).__name__
+    return f"kadmin: error: unexpected {what} (a bug in kadmin: please report it; run with --debug for the traceback)"
 
 
 class RootGroup(LazyGroup):
@@ -107,6 +82,7 @@ class RootGroup(LazyGroup):
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except KadminError as e:
+            _problems_as_data(ctx, e)
             if debug:
                 raise
             raise KadminFailure(e) from None
@@ -118,7 +94,21 @@ class RootGroup(LazyGroup):
         except Exception as e:  # a bug or an unexpected client failure: one line unless --debug
             if debug:
                 raise
-            raise UnexpectedFailure(f"{type(e).__name__}: {e}") from None
+            raise UnexpectedFailure(e) from None
+
+
+def _problems_as_data(ctx: click.Context, error) -> None:
+    """With ``--output json``, a refused input's problems are printed on stdout as data, every
+    one of them (stderr shows the first few): the one place this happens for every command."""
+    from kadmin.errors import InputError
+
+    if not isinstance(error, InputError) or not error.problems:
+        return
+    if not isinstance(ctx.obj, dict) or ctx.obj.get("output") != "json":
+        return
+    from kadmin.commands import render
+
+    render.print_json(render.problems_document(error))
 
 
 @click.group(

@@ -112,7 +112,8 @@ def start(brokers, log_dirs, racks, base_port, speed, zookeeper, dir_capacity, b
 
 
 @sandbox.command()
-@click.option("--output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--output", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="Output format: a table for people, or one JSON document.")
 @click.option("--bootstrap", "bootstrap_only", is_flag=True, help="Print only the bootstrap address.")
 @STATE_DIR_OPTION
 def status(output, bootstrap_only, state_dir):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kadmin.commands.root import LazyGroup
+from kadmin.commands.options import LazyGroup
 
 ACTIONS = {
     "set": ("kadmin.commands.throttle_set", "set_", "Set replication rates and throttled-replica lists."),

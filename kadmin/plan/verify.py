@@ -53,7 +53,7 @@ class PartitionVerdict:
     @property
     def message(self) -> str:
         if self.state is State.COMPLETE:
-            return f"Reassignment of partition {self.tp} is complete."
+            return f"Reassignment of partition {self.tp} is completed."
         if self.state is State.IN_PROGRESS:
             return f"Reassignment of partition {self.tp} is still in progress."
         if self.current is None:

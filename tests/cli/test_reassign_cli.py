@@ -8,7 +8,7 @@ import json
 import jsonschema
 import pytest
 
-from kadmin.commands import reassign_cancel, reassign_execute, reassign_list, reassign_verify
+from kadmin.commands import options, reassign_cancel, reassign_execute, reassign_list, reassign_verify
 from kadmin.commands.root import run
 from kadmin.model import Assignment, ConfigResource, ConfigResourceType, TopicPartition
 from kadmin.plan.reassignment_file import read_reassignment
@@ -28,11 +28,15 @@ def fake(monkeypatch):
 
     @contextlib.contextmanager
     def open_cluster(cluster, read_only=True):
-        yield be
+        be.read_only = read_only  # the fake refuses changes on a read-only connection, as backends do
+        try:
+            yield be
+        finally:
+            be.read_only = False
 
     for mod in (reassign_execute, reassign_verify, reassign_cancel, reassign_list):
         monkeypatch.setattr(mod, "open_cluster", open_cluster)
-    monkeypatch.setattr(reassign_execute, "open_records", lambda backend: store)
+    monkeypatch.setattr(options, "open_records", lambda backend: store)
     be.store = store
     return be
 
@@ -219,3 +223,108 @@ def test_a_bad_plan_file_is_reported_even_when_the_cluster_is_unreachable(tmp_pa
     assert "version: must be 1, not 2" in result.stderr and "could not be reached" in result.stderr
     as_json = CliRunner().invoke(cli, args + ["-o", "json"])
     assert as_json.exit_code == 2 and json.loads(as_json.stdout)["problems"]
+
+
+class _BrokenStore(MemoryRecordStore):
+    """The record store of the real-cluster issue: kafka-python's describe_cluster failing
+    against DescribeCluster v0 while the record topic is created."""
+
+    def put(self, record):
+        raise KeyError("endpoint_type")
+
+
+def test_an_execute_that_fails_before_changing_anything_leaves_no_rollback_and_can_run_again(
+        fake, tmp_path, capsys, monkeypatch):
+    plan = plan_file(tmp_path, MOVE)
+    rollback = tmp_path / "rb.json"
+    args = ["reassign", "execute", "--reassignment-json-file", plan, "--rollback-file", str(rollback),
+            "--throttle", "50MB/s"]
+    monkeypatch.setattr(options, "open_records", lambda backend: _BrokenStore())
+    code, out, err = kadmin(capsys, *args)
+    assert code == 1
+    [line] = [ln for ln in err.splitlines() if ln.startswith("kadmin:")]
+    assert line.startswith("kadmin: error: unexpected KeyError: 'endpoint_type'")
+    assert "a bug in kadmin" in line and "--debug" in line
+    assert "Traceback" not in err
+    assert fake.calls == [] and not rollback.exists()  # nothing changed, nothing left behind
+
+    monkeypatch.setattr(options, "open_records", lambda backend: fake.store)
+    code, out, err = kadmin(capsys, *args)
+    assert code == 0, err  # not "rollback file already exists"
+    assert rollback.exists()
+
+
+def test_an_execute_whose_every_move_is_refused_removes_its_rollback_file(fake, tmp_path, capsys):
+    fake.reassign_errors[FOO0] = "INVALID_REPLICA_ASSIGNMENT"
+    plan = plan_file(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 2]}])
+    rollback = tmp_path / "rb.json"
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan,
+                            "--rollback-file", str(rollback))
+    assert code == 1
+    assert "  FAILED  reassign foo-0" in out and "INVALID_REPLICA_ASSIGNMENT" in out
+    assert "no replica was moved, so no rollback file was kept" in err
+    assert not rollback.exists()
+    fake.reassign_errors.clear()
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan,
+                            "--rollback-file", str(rollback))
+    assert code == 0, err
+    assert read_reassignment(rollback).plan.partitions[0].replicas == (1, 2)
+
+
+def test_an_execute_that_moved_something_keeps_its_rollback_file_though_a_later_change_failed(
+        fake, tmp_path, capsys):
+    fake.reassign_errors[TopicPartition("foo", 1)] = "INVALID_REPLICA_ASSIGNMENT"
+    plan = plan_file(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 2]},
+                                {"topic": "foo", "partition": 1, "replicas": [4, 3]}])
+    rollback = tmp_path / "rb.json"
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan,
+                            "--rollback-file", str(rollback))
+    assert code == 1
+    assert rollback.exists() and f"the rollback file {rollback} holds the assignment" in err
+
+
+def many_problems_plan(tmp_path, n):
+    return plan_file(tmp_path, [{"topic": "foo", "partition": i, "replicas": "3,3"} for i in range(n)])
+
+
+@pytest.mark.parametrize("command", [["reassign", "execute"], ["reassign", "verify"], ["reassign", "progress"],
+                                     ["reassign", "cancel"], ["throttle", "set", "--rate", "1MB/s"]])
+def test_a_plan_with_many_problems_prints_the_first_50_and_the_count_json_carries_all(
+        fake, tmp_path, capsys, command):
+    plan = many_problems_plan(tmp_path, 120)
+    flag = "--from-plan" if command[0] == "throttle" else "--reassignment-json-file"
+    code, out, err = kadmin(capsys, *command, flag, plan, "-b", "127.0.0.1:1")
+    assert code == 2
+    listed = [ln for ln in err.splitlines() if ln.startswith("  - ")]
+    assert len(listed) == 50
+    assert "  ... and 70 more problems (--output json lists every one)" in err
+    assert len(err) < 10_000
+    code, out, err = kadmin(capsys, *command, flag, plan, "-b", "127.0.0.1:1", "-o", "json")
+    assert code == 2
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("reassign-plan-problems"))
+    assert len(doc["problems"]) == 120
+    assert fake.calls == []
+
+
+def test_verify_prints_kafkas_words_in_kafkas_order(fake, tmp_path, capsys):
+    """As kafka-reassign-partitions.sh --verify (3.3.1 and later): "is completed.", partitions by
+    topic and partition, then the log-dir replicas by broker, topic and partition, no extra header."""
+    plan = plan_file(tmp_path, [
+        {"topic": "foo", "partition": 1, "replicas": [2, 3], "log_dirs": ["/d/b", "any"]},
+        {"topic": "foo", "partition": 0, "replicas": [1, 2], "log_dirs": ["/d/b", "/d/b"]},
+    ])
+    code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan,
+                          "--rollback-file", str(tmp_path / "rb.json"))
+    assert code == 0, err
+    fake.complete()
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan)
+    assert code == 0, err
+    assert out.splitlines()[:6] == [
+        "Status of partition reassignment:",
+        "Reassignment of partition foo-0 is completed.",
+        "Reassignment of partition foo-1 is completed.",
+        "Reassignment of replica foo-0-1 completed successfully.",
+        "Reassignment of replica foo-0-2 completed successfully.",
+        "Reassignment of replica foo-1-2 completed successfully.",
+    ]

@@ -65,7 +65,7 @@ def test_plain_move_then_verify(sb, tmp_path, capsys):
     assert kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)[0] == 3
     settle(sb)
     code, out, _ = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
-    assert code == 0 and "Reassignment of partition foo-0 is complete." in out
+    assert code == 0 and "Reassignment of partition foo-0 is completed." in out
     assert sb.snapshot().partition("foo", 0).replicas == (3, 1)
 
 
@@ -208,11 +208,11 @@ def test_version_other_than_1_exits_2(shared_sb, tmp_path, capsys):
 def records(monkeypatch):
     """kadmin's throttle record, kept in memory across the in-process runs of one test: the
     sandbox does not serve Produce/Fetch, which the record topic needs. The configs are real."""
-    from kadmin.commands import reassign_execute
+    from kadmin.commands import options
     from kadmin.throttle_records import MemoryRecordStore
 
     store = MemoryRecordStore()
-    monkeypatch.setattr(reassign_execute, "open_records", lambda backend: store)
+    monkeypatch.setattr(options, "open_records", lambda backend: store)
     return store
 
 

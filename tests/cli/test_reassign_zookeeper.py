@@ -76,7 +76,7 @@ def test_plain_move_writes_kafkas_znode_and_refuses_while_it_exists(zsb, tmp_pat
     assert code == 2 and "another reassignment is running" in err
     advance_until(zsb, lambda s: s.partition("foo", 0).replicas == (3, 1) and not s.partition("foo", 0).reassigning)
     code, out, _ = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "--zookeeper", zsb.zk_connect)
-    assert code == 0 and "Reassignment of partition foo-0 is complete." in out
+    assert code == 0 and "Reassignment of partition foo-0 is completed." in out
     assert kadmin(capsys, "reassign", "list", "--zookeeper", zsb.zk_connect)[1] == "No partition reassignments found.\n"
 
 

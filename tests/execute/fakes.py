@@ -7,7 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterable, Mapping, Sequence
 
-from kadmin.backends.base import BrokerLogDirs, Capability
+import functools
+
+from kadmin.backends.base import MUTATING_METHODS, BrokerLogDirs, Capability, ReadOnlyViolation
 from kadmin.model import (
     AlterOp,
     Assignment,
@@ -53,6 +55,26 @@ def broker_log_dirs(dirs: Mapping[int, Sequence[str]], placement: Mapping[tuple[
     return out
 
 
+def read_only_enforced(cls):
+    """Make a fake refuse every mutating method while ``read_only`` is set, as the real backends
+    do (``ReadOnlyViolation``), so a command that changes the cluster from a read-only connection
+    fails its tests instead of passing them."""
+    for name in MUTATING_METHODS:
+        method = getattr(cls, name, None)
+        if method is None:  # a change this fake does not model at all (e.g. elect_leaders)
+            continue
+
+        @functools.wraps(method)
+        def guarded(self, *args, _method=method, _name=name, **kwargs):
+            if self.read_only:
+                raise ReadOnlyViolation(f"{_name} called on a read-only backend")
+            return _method(self, *args, **kwargs)
+
+        setattr(cls, name, guarded)
+    return cls
+
+
+@read_only_enforced
 class FakeBackend:
     name = "fake"
     read_only = False

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from kadmin.backends.base import BrokerLogDirs, Capability
 from kadmin.errors import ReassignmentInProgress
+from tests.execute.fakes import read_only_enforced
 from kadmin.model import (
     AlterOp,
     Broker,
@@ -37,6 +38,7 @@ class _Part:
     copied: dict[int, float] = field(default_factory=dict)  # adding broker -> bytes
 
 
+@read_only_enforced
 class FakeBackend:
     def __init__(self, brokers, partitions, *, sizes=None, rate=1000.0, name="admin", min_insync=None):
         self.name = name

@@ -34,11 +34,11 @@ def sb(sandbox_factory):  # noqa: F811
 def records(monkeypatch):
     """kadmin's throttle records in memory: the sandbox serves no Produce/Fetch, so the
     AdminClient-mode record topic cannot be used (tests/cli/test_reassign_sandbox.py does the same)."""
-    from kadmin.commands import reassign_execute
+    from kadmin.commands import options
     from kadmin.throttle_records import MemoryRecordStore
 
     store = MemoryRecordStore()
-    monkeypatch.setattr(reassign_execute, "open_records", lambda backend: store)
+    monkeypatch.setattr(options, "open_records", lambda backend: store)
     return store
 
 
@@ -78,8 +78,18 @@ def test_incremental_runs_to_the_end_and_cleans_up(sb, tmp_path, capsys, records
     rollback = json.loads((tmp_path / "rb.json").read_text())
     assert [p["replicas"] for p in rollback["partitions"]] == [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
 
-    # The same command again: the finished run is history; planned afresh, nothing left to do.
+    # The same command again, with the same rollback file: a clean no-op that says it is done
+    # (not "rollback file already exists"); nothing is sent, nothing is written.
     sb.clear_requests()
+    code, out, err = kadmin(
+        capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental",
+        "--bootstrap-server", sb.bootstrap, "--throttle", "20MB/s", "--state-file", str(state),
+        "--rollback-file", str(tmp_path / "rb.json"),
+    )
+    assert code == 0, err
+    assert "Nothing to do: every partition of the plan already has its planned replicas" in out
+    assert "already exists" not in err
+    assert json.loads((tmp_path / "rb.json").read_text()) == rollback  # untouched
     code, out, err = kadmin(
         capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental",
         "--bootstrap-server", sb.bootstrap, "--state-file", str(state), "--output", "json",
@@ -88,8 +98,9 @@ def test_incremental_runs_to_the_end_and_cleans_up(sb, tmp_path, capsys, records
     assert code == 0, err
     doc = json.loads(out)
     jsonschema.validate(doc, load("reassign-execute-incremental-result"))
-    assert doc["resumed"] is False and doc["steps_total"] == 0 and doc["batches"] == 0
-    assert "Planned: 0 step(s) over 3 partition(s); 0 done." in err
+    assert doc["already_done"] is True and doc["steps_run"] == 0 and doc["batches"] == 0
+    assert not (tmp_path / "rb2.json").exists()
+    assert state_file.load(state).finished
     assert not sb.mutating_requests()
 
 
@@ -156,3 +167,55 @@ def test_incremental_bad_plan_exit_2_nothing_changed(sb, tmp_path, capsys):
     assert "appears more than once" in err
     assert not sb.mutating_requests() and not (tmp_path / "state.json").exists()
 
+
+
+def test_incremental_plan_with_log_dir_targets_is_refused_leaving_nothing_behind(sb, tmp_path, capsys):
+    """Refused before the rollback file is written, so the same command says the same thing
+    again rather than "rollback file already exists"."""
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 4, 2],
+                                  "log_dirs": ["/data/kafka-3", "any", "any"]}])
+    args = ["reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--bootstrap-server",
+            sb.bootstrap, "--state-file", str(tmp_path / "state.json"), "--rollback-file", str(tmp_path / "rb.json")]
+    sb.clear_requests()
+    for _ in range(2):
+        code, out, err = kadmin(capsys, *args)
+        assert code == 2, err
+        assert "this plan has log_dirs targets" in err and "already exists" not in err
+        assert not (tmp_path / "rb.json").exists() and not (tmp_path / "state.json").exists()
+    assert not sb.mutating_requests()
+
+
+def test_incremental_plan_with_any_log_dirs_finished_then_run_again_is_a_no_op(sb, tmp_path, capsys, records):
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1, 2], "log_dirs": ["any"] * 3}])
+    args = ["reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--bootstrap-server",
+            sb.bootstrap, "--state-file", str(tmp_path / "state.json"), "--rollback-file", str(tmp_path / "rb.json")]
+    code, out, err = kadmin(capsys, *args)
+    assert code == 0, err
+    assert "Finished:" in out
+    sb.clear_requests()
+    code, out, err = kadmin(capsys, *args)
+    assert code == 0, err
+    assert "Nothing to do: every partition of the plan already has its planned replicas " \
+           "(a run of this plan finished earlier)." in out
+    assert not sb.mutating_requests()
+
+
+def test_incremental_run_failing_before_any_step_leaves_no_rollback_or_state(sb, tmp_path, capsys, monkeypatch):
+    from kadmin.commands import options
+    from kadmin.throttle_records import MemoryRecordStore
+
+    class Broken(MemoryRecordStore):
+        def put(self, record):
+            raise KeyError("endpoint_type")
+
+    monkeypatch.setattr(options, "open_records", lambda backend: Broken())
+    plan = write_plan(tmp_path, PLAN)
+    args = ["reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--bootstrap-server",
+            sb.bootstrap, "--throttle", "20MB/s", "--state-file", str(tmp_path / "state.json"),
+            "--rollback-file", str(tmp_path / "rb.json")]
+    sb.clear_requests()
+    code, out, err = kadmin(capsys, *args)
+    assert code == 1
+    assert "unexpected KeyError: 'endpoint_type'" in err and "a bug in kadmin" in err
+    assert not (tmp_path / "rb.json").exists() and not (tmp_path / "state.json").exists()
+    assert not [r for r in sb.mutating_requests() if r[1] == "AlterPartitionReassignments"]

@@ -11,11 +11,11 @@ from tests.faults.support import CURRENT, FAULTS
 @pytest.fixture
 def records(monkeypatch):
     from kadmin import throttle_records
-    from kadmin.commands import reassign_execute
+    from kadmin.commands import options
     from kadmin.throttle_records import MemoryRecordStore
 
     store = MemoryRecordStore()
-    monkeypatch.setattr(reassign_execute, "open_records", lambda backend: store)
+    monkeypatch.setattr(options, "open_records", lambda backend: store)
     monkeypatch.setattr(throttle_records, "open_record_store", lambda backend: store)
     return store
 

@@ -47,7 +47,7 @@ def test_target_broker_stopped_mid_move_then_back(sb, tmp_path, capsys, records)
     settle(sb)
     code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
     assert code == 0, err
-    assert "Reassignment of partition foo-0 is complete." in out
+    assert "Reassignment of partition foo-0 is completed." in out
     assert sb.snapshot().partition("foo", 0).replicas == (3, 1)
     assert throttles_left(sb.snapshot()) == {}
     assert records.load_all() == {}

@@ -5,8 +5,6 @@ Golden files: tests/plan/golden/balance_*.json (KADMIN_UPDATE_GOLDEN=1 rewrites 
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from kadmin.errors import InputError, NotFoundError
 from kadmin.model import Broker, ClusterState, LogDir, LogDirStatus, PartitionState, ReplicaInfo, TopicPartition
 from kadmin.plan.balance import balance_log_dirs, usage_spread
 from kadmin.plan.reassignment_file import plan_to_json
+from tests.support.golden import check_golden
 
 GOLDEN = Path(__file__).parent / "golden"
 GB = 10**9
@@ -60,9 +59,7 @@ def golden(name: str, result) -> None:
         "after": [[u.broker, u.path, u.status.value, u.usable_bytes, u.replica_bytes, u.replicas] for u in result.after],
     }
     path = GOLDEN / f"balance_{name}.json"
-    if os.environ.get("KADMIN_UPDATE_GOLDEN") or not path.exists():
-        path.write_text(json.dumps(doc, indent=1) + "\n")
-    assert json.loads(path.read_text()) == doc
+    check_golden(path, doc)
 
 
 def test_golden_balance():

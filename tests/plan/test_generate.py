@@ -6,8 +6,6 @@ change with KADMIN_UPDATE_GOLDEN=1 and review the diff.
 
 from __future__ import annotations
 
-import json
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -24,6 +22,7 @@ from kadmin.plan.generate import (
 )
 from kadmin.plan.kafka_assign import assign_replicas_to_brokers, rack_alternated_brokers
 from kadmin.plan.reassignment_file import plan_to_json
+from tests.support.golden import check_golden
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -54,9 +53,7 @@ CLUSTER6 = cluster(
 def golden(name: str, current, proposed) -> None:
     doc = {"current": plan_to_json(current.partitions), "proposed": plan_to_json(proposed.partitions)}
     path = GOLDEN / f"generate_{name}.json"
-    if os.environ.get("KADMIN_UPDATE_GOLDEN") or not path.exists():
-        path.write_text(json.dumps(doc, indent=1) + "\n")
-    assert json.loads(path.read_text()) == doc
+    check_golden(path, doc)
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ def test_partitions_in_kafkas_words():
     ongoing = {FOO1: PartitionReassignment("foo", 1, (4, 3, 2), (4,), (2,))}
     result = verify_plan(plan, CLUSTER, ongoing, {})
     assert [v.message for v in result.partitions] == [
-        "Reassignment of partition foo-0 is complete.",
+        "Reassignment of partition foo-0 is completed.",
         "Reassignment of partition foo-1 is still in progress.",
         "There is no active reassignment of partition foo-2, but replica set is 3,1 rather than 1,3.",
     ]

@@ -1,0 +1,123 @@
+"""Rendering for ``kadmin reassign execute --incremental`` (``kadmin.execute.incremental``):
+progress on stderr (a bar on a terminal, plain lines otherwise) and the batch preview of
+``--dry-run``. The run itself is in ``reassign_execute``."""
+
+from __future__ import annotations
+
+import time
+
+import click
+
+from kadmin.execute.incremental import IncrementalReporter
+
+
+class IncrementalLines(IncrementalReporter):
+    """Progress as plain lines on stderr: each batch, and "step x of y" with bytes and ETA at
+    most every ``every`` seconds."""
+
+    def __init__(self, enabled: bool, every: float = 5.0):
+        self.enabled = enabled
+        self.every = every
+        self._last = 0.0
+        self._last_note: str | None = None
+
+    def _echo(self, text: str) -> None:
+        if self.enabled:
+            click.echo(text, err=True)
+
+    def planned(self, state, resumed) -> None:
+        verb = "Resuming" if resumed else "Planned"
+        self._echo(f"{verb}: {state.steps_total} step(s) over {len(state.partitions)} partition(s); "
+                   f"{state.steps_completed} done.")
+
+    def throttles(self, action, changes) -> None:
+        self._echo(f"Throttles {action} ({changes} config change(s)).")
+
+    def batch(self, number, steps) -> None:
+        shown = ", ".join(f"{s.tp} step {s.number}/{s.of} -> {','.join(map(str, s.after))}" for s in list(steps)[:4])
+        more = f" (+{len(steps) - 4} more)" if len(steps) > 4 else ""
+        self._echo(f"Batch {number}: {shown}{more}")
+
+    def progress(self, p) -> None:
+        now = time.monotonic()
+        if now - self._last < self.every:
+            return
+        self._last = now
+        self._echo(_progress_line(p))
+
+    def note(self, message) -> None:
+        if message != self._last_note:  # a wait repeated every poll: say it once
+            self._last_note = message
+            self._echo(f"note: {message}")
+
+    def finished(self, p) -> None:
+        self._echo("Done: " + _progress_line(p))
+
+    def close(self) -> None:
+        """Nothing to tidy for plain lines."""
+
+
+class IncrementalBar(IncrementalLines):
+    """On a terminal: a rich progress bar ("step x of y", bytes copied of the total, rate, ETA)
+    with the batch and throttle messages printed above it."""
+
+    def __init__(self):
+        super().__init__(True)
+        from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
+                                   TransferSpeedColumn)
+
+        from kadmin.commands import render
+
+        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(),
+                            TransferSpeedColumn(), TimeRemainingColumn(), console=render.stderr(), transient=False)
+        self.task = None
+
+    def _echo(self, text: str) -> None:
+        self.bar.console.print(text, highlight=False, markup=False)
+
+    def planned(self, state, resumed) -> None:
+        super().planned(state, resumed)
+        self.bar.start()
+
+    def progress(self, p) -> None:
+        if self.task is None:
+            self.task = self.bar.add_task(p.step_label, total=p.bytes_total or None)
+        self.bar.update(self.task, description=f"{p.step_label} ({len(p.in_flight)} running)",
+                        completed=p.bytes_done, total=p.bytes_total or None)
+
+    def finished(self, p) -> None:
+        self.progress(p)
+        self.close()
+        self._echo("Done: " + _progress_line(p))
+
+    def close(self) -> None:
+        self.bar.stop()  # also on Ctrl-C or an error: give the terminal its cursor back
+
+
+def incremental_reporter() -> IncrementalReporter:
+    import sys
+
+    return IncrementalBar() if sys.stderr.isatty() else IncrementalLines(True)
+
+
+def _progress_line(p) -> str:
+    from kadmin.units import format_duration, format_size
+
+    eta = f", ETA {format_duration(p.eta_seconds)}" if p.eta_seconds is not None and p.steps_done < p.steps_total else ""
+    return (f"{p.step_label}, {len(p.in_flight)} running, {format_size(p.bytes_done)} of "
+            f"{format_size(p.bytes_total)} copied{eta}")
+
+
+def print_preview(people, steps, batches, render) -> None:
+    if not people:
+        render.print_json({
+            "version": 1, "dry_run": True,
+            "batches": [[{"topic": s.tp.topic, "partition": s.tp.partition, "step": s.number, "of": s.of,
+                          "replicas": list(s.after)} for s in b] for b in batches],
+        })
+        return
+    total = sum(len(c) for c in steps.values())
+    click.echo(f"{total} step(s) over {sum(1 for c in steps.values() if c)} partition(s), "
+               f"{len(batches)} batch(es) if each waits for the previous one:")
+    for i, b in enumerate(batches, 1):
+        click.echo(f"Batch {i}: " + ", ".join(f"{s.tp} -> {','.join(map(str, s.after))}" for s in b))

@@ -1,0 +1,169 @@
+"""What every ``reassign execute`` run does first, plain or ``--incremental``: check the flags,
+read the plan, open the backend (a plan file with problems of its own is reported as such even
+when the cluster cannot be reached), and keep the rollback file only when it is needed.
+
+A run that ends without having moved any replica leaves no rollback file behind: there is
+nothing to roll back, and running the same command again must not be refused because of it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Callable, ContextManager, Iterator
+
+from kadmin.errors import ClusterError, UnsupportedOperation
+from kadmin.execute.params import ExecuteParams
+from kadmin.execute.plan_of_changes import ExecuteRequest
+from kadmin.model import ReassignmentPlan
+from kadmin.plan.reassignment_file import ParsedPlan
+
+# Backend calls that move replicas (or put them back); a rollback file matters once one was made.
+MOVING_CALLS = ("reassign_partitions", "alter_replica_log_dirs", "cancel_partition_reassignments")
+_ACCEPTED = (None, "REPLICA_NOT_AVAILABLE")  # per-item answers after which a move may happen
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The checked flags, the parsed plan and the request every run builds from them."""
+
+    params: ExecuteParams
+    parsed: ParsedPlan
+    plan_id: str
+    request: ExecuteRequest
+
+    @property
+    def rollback_path(self) -> str:
+        return self.request.rollback_path
+
+
+def prepare(params: ExecuteParams, now: datetime) -> Prepared:
+    """Validate the flags (``params.validate()``), read the plan (its shape problems are kept
+    for the cluster check) and build the request."""
+    from kadmin.execute.rollback import default_rollback_path
+    from kadmin.plan.reassignment_file import read_reassignment
+    from kadmin.throttle_records import plan_id
+
+    params.validate()
+    parsed = read_reassignment(params.plan_file)
+    incremental = params.incremental  # its throttles are set per step (step_throttles), not up front
+    request = ExecuteRequest(
+        parsed=parsed,
+        plan_id=plan_id(Path(params.plan_file).read_bytes()),
+        rollback_path=str(params.rollback_file or default_rollback_path(params.plan_file, now)),
+        plan_file=str(Path(params.plan_file).resolve()),
+        additional=params.additional,
+        throttle=None if incremental else params.throttle_rate,
+        log_dir_throttle=None if incremental else params.log_dir_rate,
+        timeout=params.timeout_seconds,
+        allow_replication_factor_change=params.allow_replication_factor_change,
+    )
+    return Prepared(params, parsed, request.plan_id, request)
+
+
+def refuse_existing_rollback(path: str) -> None:
+    """A rollback file is never overwritten: it may be the only record of an earlier state."""
+    if Path(path).exists():
+        raise UnsupportedOperation(f"rollback file {path} already exists; nothing was changed",
+                                   hint="choose another --rollback-file")
+
+
+def refuse_log_dir_targets(plan: ReassignmentPlan) -> None:
+    """--incremental moves replicas between brokers only: refused before anything is written."""
+    from kadmin.errors import UsageError
+
+    if any(a.log_dir_targets() for a in plan.partitions):
+        raise UsageError(
+            "--incremental moves replicas between brokers only; this plan has log_dirs targets",
+            hint="run the plan without --incremental, or move the directories afterwards",
+        )
+
+
+@contextlib.contextmanager
+def open_for_execute(prepared: Prepared, opener: Callable[[bool], ContextManager], *,
+                     read_only: bool) -> Iterator[ChangeWatch]:
+    """``opener(read_only)``'s backend, watched for moves (``ChangeWatch``). A plan file with
+    problems of its own is reported as such (exit 2) even when the cluster cannot be reached;
+    with a reachable cluster its problems are listed with the cluster's, at once."""
+    from kadmin.plan.validate import PlanProblems
+
+    parsed = prepared.parsed
+    try:
+        with opener(read_only) as backend:
+            yield ChangeWatch(backend)
+    except ClusterError:
+        if not parsed.problems:
+            raise
+        n = len(parsed.problems)
+        raise PlanProblems(f"the reassignment plan has {n} problem{'s' if n != 1 else ''} of its own "
+                           "(the cluster could not be reached to check the rest); nothing was changed",
+                           list(parsed.problems)) from None
+
+
+class ChangeWatch:
+    """A backend, unchanged, that notes whether a call that may have moved a replica was made:
+    one that answered "accepted" for at least one item, or one that failed in a way that leaves
+    it unknown. Everything else passes straight through."""
+
+    def __init__(self, backend):
+        self._backend = backend
+        self.moved = False
+
+    @property
+    def backend(self):
+        return self._backend
+
+    def __getattr__(self, name: str):
+        attr = getattr(self._backend, name)
+        if name not in MOVING_CALLS:
+            return attr
+
+        def call(*args, **kwargs):
+            from kadmin.backends.base import ReadOnlyViolation
+
+            try:
+                answers = attr(*args, **kwargs)
+            except (ReadOnlyViolation, UnsupportedOperation):
+                raise  # refused before anything was sent
+            except BaseException:
+                self.moved = True  # the request may have reached the cluster
+                raise
+            if kwargs.get("validate_only"):
+                return answers
+            if any(err in _ACCEPTED for err in dict(answers or {}).values()):
+                self.moved = True
+            return answers
+
+        return call
+
+
+class RollbackFile:
+    """The rollback file of one run. ``write`` refuses to overwrite a file; leaving the
+    ``with`` block (normally or by an exception) removes the file again when the watched
+    backend moved nothing (``discarded`` then says so)."""
+
+    def __init__(self, path: str, watch: ChangeWatch):
+        self.path = path
+        self.watch = watch
+        self.written = False
+        self.discarded = False
+
+    def write(self, path: str, plan: ReassignmentPlan) -> None:
+        from kadmin.plan.reassignment_file import write_reassignment
+
+        write_reassignment(path, plan)  # refuses to overwrite
+        self.written = True
+        self.path = path
+
+    def __enter__(self) -> RollbackFile:
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        if self.written and not self.watch.moved:
+            with contextlib.suppress(FileNotFoundError):
+                Path(self.path).unlink()
+            self.written = False
+            self.discarded = True
+        return False
