@@ -29,6 +29,23 @@ ADVERTISED = {
 }
 
 
+@pytest.mark.parametrize(("kafka_version", "listing"), [("3.3", "kafka-3.3.1-zk.txt"), ("4.3", "kafka-4.3.1-kraft.txt")])
+def test_the_table_holds_what_real_brokers_advertised(kafka_version, listing):
+    """api_ranges.TABLE against kafka-broker-api-versions.sh's output on real 3.3.1 and 4.3.1
+    brokers (tests/sandbox/data/)."""
+    import re
+    from pathlib import Path
+
+    from kadmin.sandbox.api_ranges import broker_ranges
+
+    text = (Path(__file__).parent / "data" / listing).read_text()
+    real = {}
+    for name, key, lo, hi in re.findall(r"\t(\w+)\((\d+)\): (\d+)(?: to (\d+))? \[", text):
+        real[int(key)] = (int(lo), int(hi or lo))
+    table = broker_ranges()[kafka_version]
+    assert {k: (adv, hi) for k, (adv, _, hi) in table.items()} == {k: real[k] for k in table}
+
+
 def _api_versions(version=3):
     from kafka.protocol.metadata import ApiVersionsRequest
 
