@@ -45,6 +45,9 @@ def sandbox() -> None:
               help="Simulated seconds per real second (100 makes a 20 GB move take seconds).")
 @click.option("--zookeeper", metavar="HOST:PORT[/chroot]", default=None,
               help="ZooKeeper mode: register brokers and keep topics in this ZooKeeper.")
+@click.option("--kafka-version", type=click.Choice(["3.3", "3.9", "4.3"]), default=None,
+              help="Kafka version to emulate: the protocol versions its brokers accept and its behaviours "
+                   "(default: 4.3; 3.9 with --zookeeper, which 4.x does not have).")
 @click.option("--dir-capacity", type=click.IntRange(1), default=100 * 2**30, show_default=True, help="Bytes per log directory.")
 @click.option("--bandwidth", type=click.IntRange(1), default=100 * 2**20, show_default=True,
               help="Unthrottled replication bytes/s per broker.")
@@ -61,12 +64,14 @@ def sandbox() -> None:
 @click.option("--super-user", "super_users", metavar="NAME", multiple=True,
               help="Turn on the authorizer: only these users may do CLUSTER operations (repeatable).")
 @STATE_DIR_OPTION
-def start(brokers, log_dirs, racks, base_port, speed, zookeeper, dir_capacity, bandwidth, demo, detach,
-          tls_cert, tls_key, sasl_users, sasl_mechanisms, super_users, state_dir):
+def start(brokers, log_dirs, racks, base_port, speed, zookeeper, kafka_version, dir_capacity, bandwidth, demo,
+          detach, tls_cert, tls_key, sasl_users, sasl_mechanisms, super_users, state_dir):
     """Start a sandbox and print its bootstrap address on stdout."""
     from kadmin.errors import UsageError
     from kadmin.sandbox import process
+    from kadmin.sandbox.versions import kafka_version as kafka_version_of
 
+    version = kafka_version_of(kafka_version, zookeeper=bool(zookeeper))  # 4.x has no ZooKeeper mode
     if racks > brokers:
         raise UsageError(f"--racks ({racks}) cannot exceed --brokers ({brokers})")
     if tls_key and not tls_cert:
@@ -83,7 +88,7 @@ def start(brokers, log_dirs, racks, base_port, speed, zookeeper, dir_capacity, b
     if detach:
         argv = ["--brokers", str(brokers), "--log-dirs", str(log_dirs), "--racks", str(racks),
                 "--port", str(base_port), "--speed", repr(speed), "--dir-capacity", str(dir_capacity),
-                "--bandwidth", str(bandwidth), "--demo" if demo else "--no-demo"]
+                "--bandwidth", str(bandwidth), "--demo" if demo else "--no-demo", "--kafka-version", str(version)]
         if zookeeper:
             argv += ["--zookeeper", zookeeper]
         argv += [a for path, flag in ((tls_cert, "--tls-cert"), (tls_key, "--tls-key")) if path
@@ -97,14 +102,15 @@ def start(brokers, log_dirs, racks, base_port, speed, zookeeper, dir_capacity, b
     from kadmin.sandbox import Sandbox
 
     sb = Sandbox(brokers=brokers, log_dirs=log_dirs, racks=racks, base_port=base_port, speed=speed,
-                 zookeeper=zookeeper, dir_capacity=dir_capacity, bandwidth=bandwidth,
+                 zookeeper=zookeeper, kafka_version=str(version), dir_capacity=dir_capacity, bandwidth=bandwidth,
                  tls=(tls_cert, tls_key) if tls_cert else None, sasl_users=users or None,
                  sasl_mechanisms=tuple(m.upper() for m in sasl_mechanisms) or None,
                  super_users=set(super_users) if super_users else None)
 
     def ready(bootstrap: str) -> None:
         click.echo(bootstrap)
-        click.echo(f"kadmin: sandbox running ({sb.mode}, {brokers} brokers, {sb.security_protocol}); Ctrl-C or `kadmin sandbox stop` ends it",
+        click.echo(f"kadmin: sandbox running (Kafka {sb.version}, {sb.mode}, {brokers} brokers, {sb.security_protocol}); "
+                   "Ctrl-C or `kadmin sandbox stop` ends it",
                    err=True)
 
     process.run_foreground(sb, state_dir, demo=demo, on_ready=ready)
@@ -117,7 +123,7 @@ def start(brokers, log_dirs, racks, base_port, speed, zookeeper, dir_capacity, b
 @click.option("--bootstrap", "bootstrap_only", is_flag=True, help="Print only the bootstrap address.")
 @STATE_DIR_OPTION
 def status(output, bootstrap_only, state_dir):
-    """Show the running sandbox: mode, brokers and ports, topics."""
+    """Show the running sandbox: Kafka version, mode, brokers and ports, topics."""
     from kadmin.sandbox import control
 
     st = control.request(_state_dir(state_dir), "status")
@@ -126,6 +132,7 @@ def status(output, bootstrap_only, state_dir):
     elif output == "json":
         click.echo(json.dumps(st, indent=2))
     else:
+        click.echo(f"kafka version: {st['kafka_version']}")
         click.echo(f"mode: {st['mode']}" + (f" ({st['zookeeper']})" if st.get("zookeeper") else ""))
         click.echo(f"bootstrap: {st['bootstrap']}")
         click.echo(f"topics: {st['topics']} ({st['partitions']} partitions)")

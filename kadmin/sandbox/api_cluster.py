@@ -13,16 +13,17 @@ LEADER_NOT_AVAILABLE = 5
 MISMATCHED_ENDPOINT_TYPE = 114
 
 
-def api_versions_body(error_code: int = P.NONE, version: int = 0):
+def api_versions_body(error_code: int = P.NONE, version: int = 0, kafka_version=None):
+    """The ranges a broker of ``kafka_version`` advertises (None: the default version)."""
     from kafka.protocol.metadata.api_versions import ApiVersionsResponse
 
-    keys = [ApiVersionsResponse.ApiVersion(api_key=a.key, min_version=a.min_version, max_version=a.max_version)
-            for a in sorted(P.served().values(), key=lambda a: a.key)]
+    keys = [ApiVersionsResponse.ApiVersion(api_key=a.key, min_version=a.advertised[0], max_version=a.max_version)
+            for a in sorted(P.served(kafka_version).values(), key=lambda a: a.key)]
     return ApiVersionsResponse(version=version, error_code=error_code, api_keys=keys, throttle_time_ms=0)
 
 
 def api_versions(engine, broker_id, version, req):
-    return api_versions_body(P.NONE, version)
+    return api_versions_body(P.NONE, version, engine.cluster.version)
 
 
 def metadata(engine, broker_id, version, req):

@@ -55,8 +55,9 @@ ERROR_NAMES = {
     NO_REASSIGNMENT_IN_PROGRESS: "NO_REASSIGNMENT_IN_PROGRESS",
 }
 
-# API keys the sandbox serves. ApiVersions advertises exactly these, with the version range
-# kafka-python's classes (built from Kafka 4.x's JSON definitions) can decode.
+# API keys the sandbox serves. ApiVersions advertises exactly these, with the version range the
+# emulated Kafka version's brokers advertise (api_ranges) that kafka-python's classes (built from
+# Kafka 4.x's JSON definitions) can decode.
 PRODUCE = 0
 FETCH = 1
 API_VERSIONS = 18
@@ -100,8 +101,13 @@ class Api:
     name: str  # Kafka's name without the Request suffix, e.g. "DescribeLogDirs"
     request: type
     response: type
-    min_version: int
+    min_version: int  # the oldest version accepted
     max_version: int
+    advertised_min: int | None = None  # what ApiVersions says, when below min_version (Produce on 4.x)
+
+    @property
+    def advertised(self) -> tuple[int, int]:
+        return (self.min_version if self.advertised_min is None else self.advertised_min), self.max_version
 
 
 @lru_cache(maxsize=1)
@@ -127,10 +133,30 @@ def registry() -> dict[int, Api]:
     return apis
 
 
-def served() -> dict[int, Api]:
+@lru_cache(maxsize=None)
+def served(kafka_version=None) -> dict[int, Api]:
+    """The APIs a broker of ``kafka_version`` (a versions.KafkaVersion or its name; None = the
+    default) serves, each with the versions it accepts: the range that Kafka version's brokers
+    advertise, within what kafka-python's classes decode and the sandbox implements. Kafka closes
+    the connection on any other version (but ApiVersions', see wire.py)."""
+    from kadmin.sandbox.api_ranges import broker_ranges
+    from kadmin.sandbox.versions import DEFAULT
+
+    ranges = broker_ranges()[str(kafka_version or DEFAULT)]
     reg = registry()
-    return {k: replace(reg[k], max_version=min(reg[k].max_version, MAX_VERSIONS[k])) if k in MAX_VERSIONS else reg[k]
-            for k in SERVED}
+    out = {}
+    for k in SERVED:
+        if k not in ranges:  # an API this Kafka version does not have
+            continue
+        advertised_lo, accepted_lo, hi = ranges[k]
+        lo = max(accepted_lo, reg[k].min_version)
+        hi = min(hi, reg[k].max_version, MAX_VERSIONS.get(k, hi))
+        if lo > hi:
+            continue
+        # Advertised below the accepted range only where Kafka itself does so (Produce on 4.x).
+        advertised_min = advertised_lo if advertised_lo < accepted_lo else None
+        out[k] = replace(reg[k], min_version=lo, max_version=hi, advertised_min=advertised_min)
+    return out
 
 
 def peek_header(frame: bytes) -> tuple[int, int, int]:

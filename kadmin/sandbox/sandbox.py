@@ -288,7 +288,7 @@ class Sandbox:
         def run():
             c = engine.cluster
             return {
-                "mode": c.mode, "bootstrap": self.bootstrap, "cluster_id": c.cluster_id,
+                "kafka_version": str(c.version), "mode": c.mode, "bootstrap": self.bootstrap, "cluster_id": c.cluster_id,
                 "controller": engine.controller_id(), "topics": len(c.topics),
                 "partitions": sum(len(t.partitions) for t in c.topics.values()),
                 "simulated_seconds": round(c.now, 3), "speed": self.speed,

@@ -275,11 +275,11 @@ class Session:
         if not self.security.sasl:
             return PASS
         if key == P.API_VERSIONS:
-            api = P.served()[P.API_VERSIONS]
+            api = P.served(engine.cluster.version)[P.API_VERSIONS]
             if not 0 <= version <= api.max_version:
                 return PASS  # the ordinary UNSUPPORTED_VERSION answer
             engine.record(broker_id, api.name, version)
-            body = _api_versions_with_sasl(version)
+            body = _api_versions_with_sasl(version, engine.cluster.version)
             return P.encode_response(body, version, correlation_id)
         if self.authenticated:
             if key in (SASL_HANDSHAKE, SASL_AUTHENTICATE):  # no KIP-368 re-authentication here
@@ -401,12 +401,12 @@ def sasl_apis() -> dict[int, P.Api]:
     }
 
 
-def _api_versions_with_sasl(version: int):
+def _api_versions_with_sasl(version: int, kafka_version=None):
     from kafka.protocol.metadata.api_versions import ApiVersionsResponse
 
     from kadmin.sandbox.api_cluster import api_versions_body
 
-    body = api_versions_body(P.NONE, version)
+    body = api_versions_body(P.NONE, version, kafka_version)
     extra = [ApiVersionsResponse.ApiVersion(api_key=a.key, min_version=a.min_version, max_version=a.max_version)
              for a in sasl_apis().values()]
     body.api_keys = sorted(list(body.api_keys) + extra, key=lambda a: a.api_key)

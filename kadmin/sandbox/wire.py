@@ -1,9 +1,12 @@
 """One broker's listener: Kafka's framing (4-byte size, request header, body) on 127.0.0.1.
 
-Requests on a connection are answered in order, like a Kafka broker's. A request the sandbox does
-not serve gets Kafka's answer: ApiVersions at an unknown version gets a v0 body with
-UNSUPPORTED_VERSION and the supported ranges; other APIs kafka-python knows get their error
-response; an unknown API key closes the connection, as Kafka's SocketServer does.
+Requests on a connection are answered in order, like a Kafka broker's. Requests are served at the
+versions the emulated Kafka version accepts (protocol.served) and answered at the version asked
+for. Otherwise Kafka's answer: ApiVersions at a version the broker does not know gets a v0 body
+with UNSUPPORTED_VERSION and the supported ranges (RequestContext); any other request at a version
+it does not accept, and an unknown API key, close the connection (SocketServer's
+parseRequestHeader); other APIs kafka-python knows but the sandbox does not serve get their error
+response.
 
 With listener security (kadmin.sandbox.security) the listener speaks TLS, each connection has a
 Session that runs the SASL exchange before anything else is served, and the authorizer may refuse
@@ -104,16 +107,17 @@ class BrokerServer:
             if answer is not PASS:
                 return answer
         key, version, correlation_id = P.peek_header(frame)
-        served = P.served()
+        kafka_version = self.engine.cluster.version
+        served = P.served(kafka_version)
         api = served.get(key)
         if key == P.API_VERSIONS and not (0 <= version <= api.max_version):
             from kadmin.sandbox.api_cluster import api_versions_body
 
             self.engine.record(self.broker_id, api.name, version)
-            return P.encode_response(api_versions_body(P.UNSUPPORTED_VERSION, 0), 0, correlation_id)
+            return P.encode_response(api_versions_body(P.UNSUPPORTED_VERSION, 0, kafka_version), 0, correlation_id)
         if api is None:
             other = P.registry().get(key)
-            if other is None or not 0 <= version <= other.max_version:
+            if other is None or key in P.SERVED or not 0 <= version <= other.max_version:
                 log.warning("broker %d: closing connection on unknown API key %d v%d", self.broker_id, key, version)
                 return None
             self.engine.record(self.broker_id, other.name, version)

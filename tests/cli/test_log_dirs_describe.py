@@ -94,6 +94,7 @@ def test_offline_directory_is_shown_offline_not_an_error(sandbox):
     assert (d["status"], d["total_bytes"], d["usable_bytes"]) == ("offline", None, None)
 
 
+@pytest.mark.parametrize("kafka_version", ["4.3"], indirect=True)  # cordoning came with Kafka 4 (DescribeLogDirs v5)
 def test_cordoned_directory_is_shown_cordoned(sandbox):
     path = sandbox.log_dir_paths(0)[1]
     sandbox.faults.dir_cordon(0, path)

@@ -104,3 +104,31 @@ def test_foreground_prints_bootstrap_and_stops_cleanly_on_ctrl_c(state_dir):
     assert "sandbox stopped" in err and "Traceback" not in err
     assert not (state_dir / "control.sock").exists()
     assert not (state_dir / "sandbox.json").exists()
+
+
+def test_kafka_version_is_chosen_at_start_and_shown_by_status(state_dir):
+    started = run("sandbox", "start", "--detach", "--brokers", "1", "--no-demo", "--kafka-version", "3.3",
+                  "--state-dir", str(state_dir))
+    assert started.returncode == 0, started.stderr
+    status = run("sandbox", "status", "--state-dir", str(state_dir))
+    assert "kafka version: 3.3" in status.stdout
+    from types import SimpleNamespace
+
+    from kafka.protocol.metadata import ApiVersionsRequest
+
+    from tests.sandbox.clients import raw
+
+    broker0 = SimpleNamespace(ports={0: int(started.stdout.strip().split(":")[1])})
+    answer = raw(broker0, 0, ApiVersionsRequest(version=3, client_software_name="t", client_software_version="1"), 3)
+    ranges = {k.api_key: (k.min_version, k.max_version) for k in answer.api_keys}
+    assert ranges[35] == (1, 4) and ranges[60] == (0, 0)  # Kafka 3.3's DescribeLogDirs and DescribeCluster
+
+
+def test_default_kafka_version_is_4_3_and_4_x_has_no_zookeeper_mode(state_dir):
+    started = run("sandbox", "start", "--detach", "--brokers", "1", "--no-demo", "--state-dir", str(state_dir))
+    assert started.returncode == 0, started.stderr
+    assert "kafka version: 4.3" in run("sandbox", "status", "--state-dir", str(state_dir)).stdout
+    refused = run("sandbox", "start", "--kafka-version", "4.3", "--zookeeper", "127.0.0.1:1",
+                  "--state-dir", str(state_dir / "other"))
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("kadmin: error: Kafka 4.3 has no ZooKeeper mode")
