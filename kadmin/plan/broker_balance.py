@@ -37,7 +37,7 @@ from types import SimpleNamespace
 from typing import Iterable, Mapping, Sequence
 
 from kadmin.errors import InputError, NotFoundError
-from kadmin.model import ANY_LOG_DIR, Assignment, ClusterState, LogDir, ReassignmentPlan, TopicPartition
+from kadmin.model import ANY_LOG_DIR, Assignment, ClusterState, LogDir, LogDirStatus, ReassignmentPlan, TopicPartition
 from kadmin.plan.balance import DirUsage
 from kadmin.plan.broker_balance_state import (
     BrokerState,
@@ -202,6 +202,7 @@ class _Planner:
             dirs, where[b] = load_dirs(b, log_dirs[b], self.parts, frozen, assumed, request.max_dir_usage)
             rack = cluster.brokers[b].rack if b in cluster.brokers else None
             self.brokers[b] = BrokerState(b, rack, dirs)
+        self.offline = {b: [d for d in log_dirs[b] if d.status is LogDirStatus.OFFLINE] for b in self.scope}
         self.where = where  # broker -> partition -> (directory, size), kept up to date
         self._classify(topics, frozen)
         self.dirs_before = self._dir_usage()
@@ -321,9 +322,12 @@ class _Planner:
     def _dir_usage(self) -> tuple[DirUsage, ...]:
         out = []
         for b in self.brokers.values():
+            rows = [DirUsage(b.id, d.path, d.status, d.total, d.usable_bytes, d.used_bytes, len(d.replicas))
+                    for d in self.offline[b.id]]
             for d in b.dirs.values():
                 usable = d.total - d.occ if d.known else None
-                out.append(DirUsage(b.id, d.path, d.status, d.total, usable, d.replica_bytes, d.replicas))
+                rows.append(DirUsage(b.id, d.path, d.status, d.total, usable, d.replica_bytes, d.replicas))
+            out += sorted(rows, key=lambda u: u.path)
         return tuple(out)
 
     def _moves(self) -> tuple[ReplicaMove, ...]:
