@@ -322,7 +322,7 @@ class _Planner:
     def _dir_usage(self) -> tuple[DirUsage, ...]:
         out = []
         for b in self.brokers.values():
-            rows = [DirUsage(b.id, d.path, d.status, d.total, d.usable_bytes, d.used_bytes, len(d.replicas))
+            rows = [DirUsage(b.id, d.path, d.status, d.total_bytes, d.usable_bytes, d.used_bytes, len(d.replicas))
                     for d in self.offline[b.id]]
             for d in b.dirs.values():
                 usable = d.total - d.occ if d.known else None
