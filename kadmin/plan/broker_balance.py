@@ -193,6 +193,9 @@ class _Planner:
             state = cluster.partitions[tp]
             if state.adding or state.removing:
                 frozen.add(i)
+        for ds in log_dirs.values():  # a move in flight on any broker, in scope or not
+            for d in ds:
+                frozen.update(self.parts.index[r.tp] for r in d.replicas if r.is_future and r.tp in self.parts.index)
         known = [d.total_bytes for ds in log_dirs.values() for d in ds
                  if d.total_bytes is not None and d.usable_bytes is not None and d.total_bytes > 0]
         assumed = max(known, default=0) or max(1, sum(d.used_bytes for ds in log_dirs.values() for d in ds))
@@ -205,6 +208,13 @@ class _Planner:
         self.offline = {b: [d for d in log_dirs[b] if d.status is LogDirStatus.OFFLINE] for b in self.scope}
         self.where = where  # broker -> partition -> (directory, size), kept up to date
         self._classify(topics, frozen)
+        # Preferred leaders per broker: a move of a preferred leader's replica hands its role to
+        # the destination; it may not take a broker beyond the widest counts seen before.
+        self.leaders = {b: 0 for b in self.scope}
+        for reps in self.parts.reps:
+            if reps and reps[0] in self.leaders:
+                self.leaders[reps[0]] += 1
+        self.leader_range = (min(self.leaders.values(), default=0), max(self.leaders.values(), default=0))
         self.dirs_before = self._dir_usage()
         self.brokers_before = self._broker_usage()
         self.moves: dict[tuple[int, int], list] = {}  # (partition, dest broker) -> move fields
@@ -272,6 +282,9 @@ class _Planner:
         ddir.add(size)
         add_item(ddir.placed, (size, i))
         reps = self.parts.reps[i]
+        if reps[0] == src.id:
+            self.leaders[src.id] -= 1
+            self.leaders[dst.id] += 1
         reps[reps.index(src.id)] = dst.id
         del self.where[src.id][i]
         self.where[dst.id][i] = (ddir, size)

@@ -110,11 +110,14 @@ def _trade(p, src: BrokerState, dst: BrokerState, want: float, racks) -> bool:
             p.limited = True
         return False
     parts = p.parts
+    leaders, (low_leaders, high_leaders) = p.leaders, p.leader_range
 
     def ok(size: int, i: int) -> bool:
         reps = parts.reps[i]
         if dst.id in reps:
             return False
+        if reps[0] == src.id and (leaders[src.id] <= low_leaders or leaders[dst.id] >= high_leaders):
+            return False  # the preferred-leader spread would widen
         if parts.rack_aware[i]:
             if dst.rack is None or any(racks.get(b) == dst.rack for b in reps if b != src.id):
                 return False
@@ -197,16 +200,21 @@ def _shift(p, broker: BrokerState, src: Dir, dst: Dir, want: float, low: float, 
 # --- step 3: preferred leaders -------------------------------------------------------------------
 
 def balance_leaders(p) -> int:
-    """Reorder replicas so preferred-leader counts per broker are within one of each other, over
-    the partitions the plan may touch that live on brokers in scope only. Returns how many
-    partitions end with another preferred leader than they started with."""
+    """Reorder replicas so preferred-leader counts per broker in scope are within one of each
+    other, reordering only partitions the plan may touch whose replicas are all in scope; the
+    others count as they are (as one-replica lists the leader step cannot reorder). Returns how
+    many partitions end with another preferred leader than they started with."""
     from kadmin.plan.broker_balance import leader_namespace
     from kadmin.plan.minimal_assign import _balance_leaders
 
     parts = p.parts
     scope = set(p.brokers)
-    chosen = [parts.reps[i] for i in range(len(parts.tps))
-              if parts.movable[i] and all(b in scope for b in parts.reps[i])]
-    if chosen and len(scope) > 1:
-        _balance_leaders(leader_namespace(chosen, sorted(scope)))  # edits the lists in place
+    lists = []
+    for i, reps in enumerate(parts.reps):
+        if parts.movable[i] and all(b in scope for b in reps):
+            lists.append(reps)  # edited in place
+        elif reps and reps[0] in scope:
+            lists.append([reps[0]])
+    if lists and len(scope) > 1:
+        _balance_leaders(leader_namespace(lists, sorted(scope)))
     return sum(1 for i, r in enumerate(parts.reps) if r[:1] != list(parts.original[i][:1]))
