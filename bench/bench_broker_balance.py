@@ -88,6 +88,23 @@ def generate_outcome(cluster: ClusterState, log_dirs, mean: float) -> tuple[int,
     return moved, max(abs(occ[b] / cap[b] - mean) for b in occ), secs
 
 
+def dir_bytes_needed(result, t: float) -> int:
+    """Bytes the moves between directories must carry at least, given the moves between
+    brokers: each directory's bytes above its broker's final share plus ``t``, less what leaves
+    it for another broker anyway (the bytes arriving can be placed anywhere for free)."""
+    broker = {u.broker: u.used_fraction for u in result.brokers_after}
+    leaving: dict = {}
+    for m in result.moves:
+        if m.inter_broker:
+            leaving[m.source_broker, m.source_dir] = leaving.get((m.source_broker, m.source_dir), 0) + m.size
+    total = 0.0
+    for d in result.dirs_before:
+        if d.total_bytes:
+            occupied = d.total_bytes - d.usable_bytes - leaving.get((d.broker, d.path), 0)
+            total += max(0.0, occupied - (broker[d.broker] + t) * d.total_bytes)
+    return int(total)
+
+
 def figures() -> list[Figure]:
     cluster, log_dirs = skewed_cluster()
     request = BalanceRequest(threshold=0.05)
@@ -110,6 +127,8 @@ def figures() -> list[Figure]:
         Figure(area, "moved / lower bound", round(moved / bound, 4) if bound else 1.0, "x", "<= 1.2",
                moved <= 1.2 * bound),
         Figure(area, "bytes moved between directories", result.intra_broker_bytes / 1e12, "TB", ""),
+        Figure(area, "bytes between directories needed at least (given those between brokers)",
+               dir_bytes_needed(result, request.threshold) / 1e12, "TB", ""),
         Figure(area, "broker distance from mean, before", max_deviation(result.brokers_before, result.mean), "", ""),
         Figure(area, "broker distance from mean, after", max_deviation(result.brokers_after, result.mean), "",
                "<= 0.05", max_deviation(result.brokers_after, result.mean) <= 0.05 + 1e-9),
