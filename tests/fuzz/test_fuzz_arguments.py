@@ -15,7 +15,7 @@ from kadmin.commands.root import cli
 from tests.fuzz.support import EXAMPLES, FUZZ, check_outcome, check_unchanged, error_lines, invoke, scratch_dir
 
 MUTATING = [("reassign", "execute"), ("reassign", "verify"), ("reassign", "cancel"), ("throttle", "set"),
-            ("throttle", "clear"), ("log-dirs", "balance")]
+            ("throttle", "clear"), ("log-dirs", "balance"), ("reassign", "balance")]
 READ_ONLY = [("reassign", "generate"), ("reassign", "list"), ("reassign", "progress"), ("log-dirs", "describe"),
              ("throttle", "show")]
 # Options that would wait, prompt or run for long, and the connection target: not fuzzed. The
@@ -81,6 +81,8 @@ BAD_ARGUMENTS = {
     "--output": ["xml", ""], "--reassignment-json-file": [FILES["missing"], FILES["bad"], FILES["dir"]],
     "--topics-to-move-json-file": [FILES["missing"], FILES["bad"]], "--max-parallel-replicas": ["0", "x"],
     "--top": ["-1", "x"], "--evacuate": ["x:y", "nocolon"], "--max-moves": ["-1", "x"], "--from-plan": [FILES["missing"]],
+    "--threshold": ["lots", "150%", "nan"], "--max-dir-usage": ["0%", "x"], "--max-bytes": ["5Mb", "-1"],
+    "--exclude-topics": ["(", "[z-a]"],
 }
 
 
