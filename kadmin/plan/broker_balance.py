@@ -265,7 +265,9 @@ class _Planner:
 
     # --- limits and bookkeeping --------------------------------------------------------------
 
-    def _allowed(self, size: int, new_move: bool) -> bool:
+    def allowed(self, size: int, new_move: bool) -> bool:
+        """Whether one more move of ``size`` bytes stays within --max-moves and --max-bytes;
+        when not, planning stops (``limited``)."""
         r = self.request
         if new_move and r.max_moves is not None and len(self.moves) >= r.max_moves:
             self.limited = True
@@ -275,7 +277,7 @@ class _Planner:
             return False
         return True
 
-    def _move_between_brokers(self, i: int, src: BrokerState, sdir: Dir, size: int,
+    def move_between_brokers(self, i: int, src: BrokerState, sdir: Dir, size: int,
                               dst: BrokerState, ddir: Dir) -> None:
         remove_item(sdir.resident, (size, i))
         sdir.add(-size, -1, incoming=False)
@@ -292,18 +294,29 @@ class _Planner:
         self.moves[i, dst.id] = [src.id, sdir.path, dst.id, ddir.path, size]
         self.moved_bytes += size
 
-    def _move_between_dirs(self, broker: BrokerState, i: int, size: int, sdir: Dir, ddir: Dir) -> None:
+    def move_between_dirs(self, broker: BrokerState, i: int, size: int, sdir: Dir, ddir: Dir) -> None:
+        """Move a replica between two directories of ``broker``; one the plan already moves is
+        only re-aimed (and a move back to where it is now is dropped)."""
         placed = (size, i) in _slice(sdir.placed, (size, i))
         remove_item(sdir.placed if placed else sdir.resident, (size, i))
         sdir.add(-size, -1, incoming=False)
         if placed and sdir.room is not None:
             sdir.room += size  # it will not arrive here after all
+        record = self.moves.get((i, broker.id))
+        if placed and record[0] == broker.id and record[1] == ddir.path:  # back home: no move at all
+            del self.moves[i, broker.id]
+            del self.parts.dir_target[i, broker.id]
+            self.moved_bytes -= size
+            ddir.add(size, incoming=False)
+            add_item(ddir.resident, (size, i))
+            self.where[broker.id][i] = (ddir, size)
+            return
         ddir.add(size)
         add_item(ddir.placed, (size, i))
         self.where[broker.id][i] = (ddir, size)
         self.parts.dir_target[i, broker.id] = ddir.path
         if placed:
-            self.moves[i, broker.id][3] = ddir.path
+            record[3] = ddir.path
         else:
             self.moves[i, broker.id] = [broker.id, sdir.path, broker.id, ddir.path, size]
             self.moved_bytes += size

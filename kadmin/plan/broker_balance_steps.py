@@ -134,9 +134,9 @@ def _trade(p, src: BrokerState, dst: BrokerState, want: float, racks) -> bool:
     if best is None:
         return False
     (size, i), sdir = best
-    if not p._allowed(size, True):
+    if not p.allowed(size, True):
         return False
-    p._move_between_brokers(i, src, sdir, size, dst, dst.best_dir(size))
+    p.move_between_brokers(i, src, sdir, size, dst, dst.best_dir(size))
     return True
 
 
@@ -190,10 +190,10 @@ def _shift(p, broker: BrokerState, src: Dir, dst: Dir, want: float, low: float, 
         c = pick(src.resident, want, limit, lambda size, i: dst.fits(size)) if limit > 0 else None
         if c is None:
             return False
-        if not p._allowed(c[0][0], True):
+        if not p.allowed(c[0][0], True):
             return False
     (size, i), _ = c
-    p._move_between_dirs(broker, i, size, src, dst)
+    p.move_between_dirs(broker, i, size, src, dst)
     return True
 
 

@@ -114,6 +114,7 @@ def test_no_plan_breaks_a_constraint(data):
         assert (m.dest_broker, m.dest_dir) in dirs and dirs[m.dest_broker, m.dest_dir].status is LogDirStatus.ONLINE
         assert m.source_broker in cluster.partitions[TopicPartition(m.topic, m.partition)].replicas, "no stray moved"
         assert m.size > 0
+        assert (m.source_broker, m.source_dir) != (m.dest_broker, m.dest_dir), "no move to where it is"
     if request.max_moves is not None:
         assert len(result.moves) <= request.max_moves
     if request.max_bytes is not None:
