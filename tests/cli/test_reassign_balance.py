@@ -8,6 +8,7 @@ import contextlib
 import json
 import subprocess
 import sys
+import time
 
 import jsonschema
 import pytest
@@ -125,10 +126,11 @@ def _kadmin(sb, *args):
                           capture_output=True, text=True, timeout=180)
 
 
-def _skewed(sandbox_factory):  # noqa: F811
+def _skewed(sandbox_factory, **kwargs):  # noqa: F811
     """4 brokers on 2 racks, 2 x 256 MiB disks each: "big" (6 x 16 MiB, RF 2) on brokers 0 and 1,
     all in their first directory; "small" (4 x 1 MiB) on brokers 2 and 3."""
-    sb = sandbox_factory(brokers=4, log_dirs=2, racks=2, speed=50.0, dir_capacity=256 * MiB)
+    kwargs.setdefault("speed", 50.0)
+    sb = sandbox_factory(brokers=4, log_dirs=2, racks=2, dir_capacity=256 * MiB, **kwargs)
     first = {b: sb.log_dir_paths(b)[0] for b in range(4)}
     sb.create_topic("big", assignment={p: [p % 2, 1 - p % 2] for p in range(6)}, size_bytes=16 * MiB,
                     log_dirs={(p, b): first[b] for p in range(6) for b in (0, 1)})
@@ -178,3 +180,43 @@ def test_the_plan_executed_with_wait_brings_the_sandbox_within_the_threshold(san
     snap = sb.snapshot()
     for m in first["moves"]:
         assert snap.replica_dir(m["topic"], m["partition"], m["dest_broker"]) == m["dest_dir"]
+
+
+def test_a_partition_being_reassigned_is_left_alone(sandbox_factory, tmp_path):  # noqa: F811
+    sb = _skewed(sandbox_factory, manual_clock=True, speed=1.0)
+    moving = tmp_path / "moving.json"
+    moving.write_text(json.dumps({"version": 1, "partitions": [{"topic": "big", "partition": 2, "replicas": [2, 1]}]}))
+    started = _kadmin(sb, "reassign", "execute", "--reassignment-json-file", str(moving),
+                      "--rollback-file", str(tmp_path / "rollback.json"))
+    assert started.returncode == 0, started.stderr
+    assert sb.snapshot().partition("big", 2).reassigning  # the clock is stopped: it stays in flight
+    p = _kadmin(sb, "reassign", "balance", "-o", "json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["moves"]
+    assert all((e["topic"], e["partition"]) != ("big", 2) for e in doc["plan"]["partitions"])
+
+
+@pytest.mark.zookeeper
+def test_over_zookeeper(sandbox_factory, zk_connect):  # noqa: F811
+    from kazoo.client import KazooClient
+
+    sb = _skewed(sandbox_factory, zookeeper=zk_connect)
+    zk = KazooClient(hosts=zk_connect)
+    zk.start(timeout=15)
+    try:  # the topics reach ZooKeeper through the sandbox's controller a moment later
+        deadline = time.monotonic() + 15
+        while not all(zk.exists(f"/brokers/topics/{t}") for t in ("big", "small")):
+            assert time.monotonic() < deadline, "topics not registered in ZooKeeper"
+            time.sleep(0.05)
+    finally:
+        zk.stop()
+        zk.close()
+    p = subprocess.run([sys.executable, "-m", "kadmin", "reassign", "balance", "-o", "json", "--zookeeper", zk_connect],
+                       capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, p.stderr
+    assert "deprecated" in p.stderr
+    doc = json.loads(p.stdout)
+    jsonschema.validate(doc, load("reassign-balance-result"))
+    assert {m["dest_broker"] for m in doc["moves"] if m["source_broker"] != m["dest_broker"]} <= {2, 3}
+    assert doc["moves"] and doc["stopped"] == "balanced"
