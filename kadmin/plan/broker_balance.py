@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Iterable, Mapping, Sequence
 
 from kadmin.errors import InputError, NotFoundError
@@ -42,9 +41,9 @@ from kadmin.plan.balance import DirUsage
 from kadmin.plan.broker_balance_state import (
     BrokerState,
     Dir,
-    Item,
     Partitions,
     add_item,
+    has_item,
     load_dirs,
     remove_item,
 )
@@ -297,7 +296,7 @@ class _Planner:
     def move_between_dirs(self, broker: BrokerState, i: int, size: int, sdir: Dir, ddir: Dir) -> None:
         """Move a replica between two directories of ``broker``; one the plan already moves is
         only re-aimed (and a move back to where it is now is dropped)."""
-        placed = (size, i) in _slice(sdir.placed, (size, i))
+        placed = has_item(sdir.placed, (size, i))
         remove_item(sdir.placed if placed else sdir.resident, (size, i))
         sdir.add(-size, -1, incoming=False)
         if placed and sdir.room is not None:
@@ -370,15 +369,3 @@ class _Planner:
             dirs = tuple(parts.dir_target.get((i, b), ANY_LOG_DIR) for b in reps)
             entries.append(Assignment(tp.topic, tp.partition, reps, dirs))
         return ReassignmentPlan(tuple(entries))
-
-
-def _slice(items: list[Item], item: Item) -> list[Item]:
-    from bisect import bisect_left
-
-    k = bisect_left(items, item)
-    return items[k:k + 1]
-
-
-def leader_namespace(parts: Sequence[list[int]], brokers: Sequence[int]) -> SimpleNamespace:
-    """The three fields ``minimal_assign``'s leader step reads."""
-    return SimpleNamespace(parts=list(range(len(parts))), reps=list(parts), brokers=sorted(brokers))

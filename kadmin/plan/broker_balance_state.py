@@ -15,7 +15,7 @@ receives (moves finish in any order), but are in its projected usage.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from typing import Mapping, Sequence
+from typing import Sequence
 
 from kadmin.model import LogDir, LogDirStatus, TopicPartition
 
@@ -99,6 +99,11 @@ def remove_item(items: list[Item], item: Item) -> None:
 
 def add_item(items: list[Item], item: Item) -> None:
     insort(items, item)
+
+
+def has_item(items: list[Item], item: Item) -> bool:
+    k = bisect_left(items, item)
+    return k < len(items) and items[k] == item
 
 
 class Partitions:

@@ -4,6 +4,7 @@ working state. See ``kadmin.plan.broker_balance`` for what they do and why."""
 from __future__ import annotations
 
 from bisect import bisect_right
+from types import SimpleNamespace
 from typing import Callable, Iterable
 
 from kadmin.plan.broker_balance_state import BrokerState, Dir, Item
@@ -204,7 +205,6 @@ def balance_leaders(p) -> int:
     other, reordering only partitions the plan may touch whose replicas are all in scope; the
     others count as they are (as one-replica lists the leader step cannot reorder). Returns how
     many partitions end with another preferred leader than they started with."""
-    from kadmin.plan.broker_balance import leader_namespace
     from kadmin.plan.minimal_assign import _balance_leaders
 
     parts = p.parts
@@ -216,5 +216,6 @@ def balance_leaders(p) -> int:
         elif reps and reps[0] in scope:
             lists.append([reps[0]])
     if lists and len(scope) > 1:
-        _balance_leaders(leader_namespace(lists, sorted(scope)))
+        # The three fields minimal_assign's leader step reads (its _State has more).
+        _balance_leaders(SimpleNamespace(parts=list(range(len(lists))), reps=lists, brokers=sorted(scope)))
     return sum(1 for i, r in enumerate(parts.reps) if r[:1] != list(parts.original[i][:1]))
