@@ -220,3 +220,21 @@ def test_over_zookeeper(sandbox_factory, zk_connect):  # noqa: F811
     jsonschema.validate(doc, load("reassign-balance-result"))
     assert {m["dest_broker"] for m in doc["moves"] if m["source_broker"] != m["dest_broker"]} <= {2, 3}
     assert doc["moves"] and doc["stopped"] == "balanced"
+
+
+def test_on_a_terminal_the_tables_show_usage_bars():
+    from io import StringIO
+
+    from rich.console import Console
+
+    from kadmin.commands.render_balance import brokers_table, dirs_table
+    from kadmin.plan.broker_balance import balance_brokers
+
+    b = Backend()
+    result = balance_brokers(b.cluster, {k: v for k, v in b.dirs.items() if k != 5})
+    out = StringIO()
+    console = Console(file=out, width=200, color_system=None)
+    console.print(brokers_table(result, bars=True))
+    console.print(dirs_table(result, bars=True))
+    text = out.getvalue()
+    assert "█" in text and "░" in text and " 30.0%" in text  # brokers 1-3 before: 60 of 200 GB
