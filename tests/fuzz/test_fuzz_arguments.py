@@ -15,7 +15,8 @@ from kadmin.commands.root import cli
 from tests.fuzz.support import EXAMPLES, FUZZ, check_outcome, check_unchanged, error_lines, invoke, scratch_dir
 
 MUTATING = [("reassign", "execute"), ("reassign", "verify"), ("reassign", "cancel"), ("throttle", "set"),
-            ("throttle", "clear"), ("log-dirs", "balance"), ("leaders", "elect")]
+            ("throttle", "clear"), ("log-dirs", "balance"), ("leaders", "elect"),
+            ("reassign", "balance")]
 READ_ONLY = [("reassign", "generate"), ("reassign", "list"), ("reassign", "progress"), ("log-dirs", "describe"),
              ("throttle", "show"), ("leaders", "show")]
 # Options that would wait, prompt or run for long, and the connection target: not fuzzed. The
@@ -83,6 +84,8 @@ BAD_ARGUMENTS = {
     "--top": ["-1", "x"], "--evacuate": ["x:y", "nocolon"], "--max-moves": ["-1", "x"], "--from-plan": [FILES["missing"]],
     "--path-to-json-file": [FILES["missing"], FILES["bad"], FILES["plan"]], "--max-per-broker": ["0", "x"],
     "--batch-size": ["-1"], "--partition": ["-1", "x"], "--election-type": ["sideways"],
+    "--threshold": ["lots", "150%", "nan"], "--max-dir-usage": ["0%", "x"], "--max-bytes": ["5Mb", "-1"],
+    "--exclude-topics": ["(", "[z-a]"],
 }
 
 

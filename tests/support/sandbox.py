@@ -28,6 +28,7 @@ MATRIX_FILES = (
     "tests/cli/test_leaders_sandbox.py",
     "tests/cli/test_log_dirs_describe.py",
     "tests/cli/test_progress_sandbox.py",
+    "tests/cli/test_reassign_balance.py",
     "tests/cli/test_reassign_elect_preferred.py",
     "tests/cli/test_reassign_sandbox.py",
     "tests/cli/test_reassign_zookeeper.py",

@@ -1,0 +1,127 @@
+"""``kadmin reassign balance``: even out used disk space across brokers and their directories,
+moving the fewest bytes, in one reassignment plan (both levels of KIP-113)."""
+
+from __future__ import annotations
+
+import click
+
+from kadmin.commands.options import cluster_options, int_list, open_cluster, output_option, str_list
+
+
+def _percent(ctx, param, value):
+    """"5%", "5" or "2.5%" -> 0.05, 0.05, 0.025 (always percentage points)."""
+    if value is None:
+        return None
+    text = str(value).strip().removesuffix("%").strip()
+    try:
+        number = float(text)
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: expected a percentage such as 5% or 90%") from None
+    return number / 100
+
+
+def _size(ctx, param, value):
+    if value is None:
+        return None
+    from kadmin.errors import InputError
+    from kadmin.units import parse_size
+
+    try:
+        return parse_size(value)
+    except InputError as e:
+        raise click.BadParameter(str(e)) from None
+
+
+def _rate(ctx, param, value):
+    if value is None:
+        return None
+    from kadmin.errors import InputError
+    from kadmin.units import parse_rate
+
+    try:
+        return parse_rate(value)
+    except InputError as e:
+        raise click.BadParameter(str(e)) from None
+
+
+@click.command()
+@click.option("--topic-list", metavar="T1,T2", help="Topics whose replicas may move (default: all).")
+@click.option("--broker-list", metavar="1,2,3", help="Brokers to balance among (default: all that answer).")
+@click.option("--threshold", default="5%", show_default=True, callback=_percent, metavar="PCT",
+              help="Balanced when every broker's used share is within this of the cluster's mean, "
+                   "and every directory's within this of its broker's.")
+@click.option("--max-moves", type=click.IntRange(min=0), metavar="N", help="Plan at most N replica moves.")
+@click.option("--max-bytes", callback=_size, metavar="SIZE", help="Move at most this many bytes, e.g. 500GB.")
+@click.option("--exclude-topics", metavar="REGEX", help="Never move replicas of topics matching this.")
+@click.option("--max-dir-usage", default="90%", show_default=True, callback=_percent, metavar="PCT",
+              help="No directory receiving replicas ends fuller than this.")
+@click.option("--throttle", callback=_rate, metavar="RATE",
+              help="Replication throttle you will execute with, e.g. 50MB/s: prints the estimated copy time.")
+@click.option("--output-file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write the plan here (reassignment JSON with log_dirs, for `reassign execute`); refuses to overwrite.")
+@cluster_options
+@output_option(("table", "json"))
+def balance(cluster, output, topic_list, broker_list, threshold, max_moves, max_bytes, exclude_topics,
+            max_dir_usage, throttle, output_file):
+    """Plan moves that bring every broker's used disk share within --threshold of the cluster's
+    mean and every directory within --threshold of its broker's, moving as few bytes as possible.
+
+    Moved replicas carry the absolute directory they land in (the destination's that stays
+    emptiest), so one `reassign execute` moves them between brokers and disks at once. Racks,
+    replication factors and the preferred-leader spread are kept; offline and cordoned
+    directories never receive; partitions being moved already and stray logs are left alone.
+    Nothing in the cluster changes.
+    """
+    from pathlib import Path
+
+    from kadmin import logdirs
+    from kadmin.backends.base import Capability
+    from kadmin.errors import ClusterError, InputError
+    from kadmin.plan.broker_balance import BalanceRequest, balance_brokers
+
+    requested = int_list(broker_list, "--broker-list")
+    topics = str_list(topic_list)
+    request = BalanceRequest(
+        topics=None if topics is None else tuple(topics), brokers=None if requested is None else tuple(requested),
+        threshold=threshold, max_moves=max_moves, max_bytes=max_bytes, exclude_topics=exclude_topics,
+        max_dir_usage=max_dir_usage,
+    )
+    request.validate()
+    if output_file and Path(output_file).exists():
+        raise InputError(f"{output_file} already exists; choose another path (nothing was changed)")
+    with open_cluster(cluster, read_only=True) as backend:
+        state = backend.describe_cluster()
+        ids = logdirs.check_brokers(requested, state.brokers)
+        answers = backend.describe_log_dirs(brokers=ids)
+        reassigning = ()
+        if Capability.LIST_REASSIGNMENTS in backend.capabilities:
+            reassigning = tuple(backend.list_partition_reassignments())
+    failed = {b: a.error for b, a in answers.items() if a.error}
+    if failed.keys() & set(requested or ()):
+        raise ClusterError("; ".join(f"broker {b} did not answer DescribeLogDirs: {failed[b]}"
+                                     for b in sorted(failed.keys() & set(requested))))
+    from kadmin.commands import render
+
+    for b in sorted(failed):
+        render.warn(f"broker {b} did not answer DescribeLogDirs and is left out: {failed[b]}")
+    dirs = {b: a.log_dirs for b, a in answers.items() if not a.error}
+    result = balance_brokers(state, dirs, request, reassigning)
+
+    from kadmin.commands.render_balance import balance_document, balance_summary, brokers_table, dirs_table
+    from kadmin.plan.reassignment_file import format_reassignment, write_reassignment
+
+    if output == "json":
+        render.print_json(balance_document(result, state, throttle))
+    else:
+        bars = render.stdout_is_tty()
+        render.stdout().print(brokers_table(result, bars=bars))
+        render.stdout().print(dirs_table(result, bars=bars))
+        click.echo(balance_summary(result, state, throttle))
+        if result.plan.partitions and not output_file:
+            click.echo(f"\nProposed partition reassignment configuration\n{format_reassignment(result.plan)}")
+    if output_file:
+        if result.plan.partitions:
+            write_reassignment(output_file, result.plan)
+            click.echo(f"kadmin: plan with {len(result.plan.partitions)} partitions written to {output_file}", err=True)
+        else:
+            click.echo(f"kadmin: nothing to move; {output_file} not written", err=True)

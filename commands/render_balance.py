@@ -1,0 +1,134 @@
+"""Rendering of ``reassign balance``: brokers and directories before and after (bars on a
+terminal), the summary lines, and the --output json document (schemas/reassign-balance-result.json)."""
+
+from __future__ import annotations
+
+from kadmin.units import format_duration, format_size
+
+
+def _show(fraction, bars: bool):
+    from rich.text import Text
+
+    from kadmin.commands.render_logdirs import usage_bar
+
+    if bars:
+        return usage_bar(fraction, 16)
+    return Text("-" if fraction is None else f"{fraction:.1%}")
+
+
+def _traffic(result):
+    out: dict = {}
+    inn: dict = {}
+    for m in result.moves:
+        if m.inter_broker:
+            out[m.source_broker] = out.get(m.source_broker, 0) + m.size
+            inn[m.dest_broker] = inn.get(m.dest_broker, 0) + m.size
+    return out, inn
+
+
+def brokers_table(result, *, bars: bool):
+    from rich.table import Table
+
+    out, inn = _traffic(result)
+    after = {u.broker: u for u in result.brokers_after}
+    low, high = max(result.mean - result.threshold, 0), result.mean + result.threshold
+    table = Table(title=f"Brokers: used share before and after (band {low:.1%}..{high:.1%}, mean {result.mean:.1%})",
+                  header_style="bold")
+    for col, kw in [("Broker", {"justify": "right"}), ("Rack", {}), ("Used before", {}), ("Used after", {}),
+                    ("Out", {"justify": "right"}), ("In", {"justify": "right"}), ("Replicas", {"justify": "right"})]:
+        table.add_column(col, no_wrap=True, **kw)
+    for u in result.brokers_before:
+        a = after[u.broker]
+        replicas = str(u.replicas) if u.replicas == a.replicas else f"{u.replicas} -> {a.replicas}"
+        table.add_row(str(u.broker), u.rack or "-", _show(u.used_fraction, bars), _show(a.used_fraction, bars),
+                      format_size(out[u.broker]) if u.broker in out else "",
+                      format_size(inn[u.broker]) if u.broker in inn else "", replicas)
+    return table
+
+
+def dirs_table(result, *, bars: bool):
+    from rich.table import Table
+
+    after = {(u.broker, u.path): u for u in result.dirs_after}
+    moved_out: dict = {}
+    moved_in: dict = {}
+    for m in result.moves:
+        moved_out[m.source_broker, m.source_dir] = moved_out.get((m.source_broker, m.source_dir), 0) + 1
+        moved_in[m.dest_broker, m.dest_dir] = moved_in.get((m.dest_broker, m.dest_dir), 0) + 1
+    table = Table(title="Log directories: used share before and after", header_style="bold")
+    for col, kw in [("Broker", {"justify": "right"}), ("Log dir", {}), ("Status", {}), ("Used before", {}),
+                    ("Used after", {}), ("Kafka bytes", {"justify": "right"}), ("Out/in", {"justify": "right"})]:
+        table.add_column(col, no_wrap=True, **kw)
+    last = None
+    for u in result.dirs_before:
+        a = after[u.broker, u.path]
+        if last is not None and u.broker != last:
+            table.add_section()
+        first, last = u.broker != last, u.broker
+        status = u.status.value if u.status.value == "online" else f"[red]{u.status.value}[/]"
+        kafka = (format_size(u.replica_bytes) if u.replica_bytes == a.replica_bytes
+                 else f"{format_size(u.replica_bytes)} -> {format_size(a.replica_bytes)}")
+        o, i = moved_out.get((u.broker, u.path), 0), moved_in.get((u.broker, u.path), 0)
+        table.add_row(str(u.broker) if first else "", u.path, status, _show(u.used_fraction, bars),
+                      _show(a.used_fraction, bars), kafka, f"{o}/{i}" if o or i else "")
+    return table
+
+
+def balance_summary(result, cluster, throttle) -> str:
+    from kadmin.plan.broker_balance import max_deviation, transfer_seconds
+
+    inter = [m for m in result.moves if m.inter_broker]
+    intra = [m for m in result.moves if not m.inter_broker]
+    lines = [
+        f"{len(inter)} replica moves between brokers ({format_size(result.inter_broker_bytes)}; "
+        f"at least {format_size(result.lower_bound_bytes)} needed), "
+        f"{len(intra)} between directories ({format_size(result.intra_broker_bytes)}), "
+        f"{result.leaders_changed} preferred leaders changed.",
+        f"Widest distance of a broker from the mean: {max_deviation(result.brokers_before, result.mean):.1%} before, "
+        f"{max_deviation(result.brokers_after, result.mean):.1%} after (threshold {result.threshold:.1%}).",
+    ]
+    if throttle:
+        lines.append(f"Estimated copy time at {format_size(throttle)}/s: "
+                     f"{format_duration(transfer_seconds(result, cluster, throttle))} "
+                     "(the busiest broker's bytes in or out).")
+    lines.append(f"Stopped: {result.stopped}.")
+    lines += [f"  - {why}" for why in result.unresolved]
+    return "\n".join(lines)
+
+
+def balance_document(result, cluster, throttle) -> dict:
+    from kadmin.plan.broker_balance import transfer_seconds
+    from kadmin.plan.reassignment_file import plan_to_json
+
+    after = {u.broker: u for u in result.brokers_after}
+    dirs_after = {(u.broker, u.path): u for u in result.dirs_after}
+    return {
+        "version": 1,
+        "stopped": result.stopped,
+        "unresolved": list(result.unresolved),
+        "mean_used_fraction": result.mean,
+        "threshold": result.threshold,
+        "bytes_between_brokers": result.inter_broker_bytes,
+        "bytes_between_dirs": result.intra_broker_bytes,
+        "lower_bound_bytes": result.lower_bound_bytes,
+        "leaders_changed": result.leaders_changed,
+        "throttle_bytes_per_second": throttle,
+        "estimated_seconds": transfer_seconds(result, cluster, throttle) if throttle else None,
+        "plan": plan_to_json(result.plan.partitions),
+        "moves": [{"topic": m.topic, "partition": m.partition, "source_broker": m.source_broker,
+                   "source_dir": m.source_dir, "dest_broker": m.dest_broker, "dest_dir": m.dest_dir,
+                   "size_bytes": m.size} for m in result.moves],
+        "brokers": [{"broker": u.broker, "rack": u.rack, "capacity_bytes": u.capacity,
+                     "used_bytes_before": u.occupied, "used_bytes_after": after[u.broker].occupied,
+                     "used_fraction_before": u.used_fraction, "used_fraction_after": after[u.broker].used_fraction,
+                     "replicas_before": u.replicas, "replicas_after": after[u.broker].replicas}
+                    for u in result.brokers_before],
+        "log_dirs": [{"broker": u.broker, "path": u.path, "status": u.status.value, "total_bytes": u.total_bytes,
+                      "usable_bytes_before": u.usable_bytes, "usable_bytes_after": dirs_after[u.broker, u.path].usable_bytes,
+                      "used_fraction_before": u.used_fraction,
+                      "used_fraction_after": dirs_after[u.broker, u.path].used_fraction,
+                      "replica_bytes_before": u.replica_bytes,
+                      "replica_bytes_after": dirs_after[u.broker, u.path].replica_bytes,
+                      "replicas_before": u.replicas, "replicas_after": dirs_after[u.broker, u.path].replicas}
+                     for u in result.dirs_before],
+    }

@@ -1,0 +1,371 @@
+"""``reassign balance`` as a pure function: even out used disk space across brokers and across
+the directories of each broker, moving as few bytes as possible (both levels of KIP-113 in one
+reassignment plan).
+
+Measure: a broker's used fraction is the occupied bytes of its readable directories over their
+capacity (``broker_balance_state`` says how these are read). The goal is every broker within
+``threshold`` of the cluster's mean (total occupied over total capacity of the brokers in
+scope, which moves do not change), and every directory within ``threshold`` of its broker's.
+
+1. Brokers. While a broker is outside the band ``mean +- threshold``, the one furthest out
+   trades with a partner: an overfull broker sends to the emptiest broker that can take a
+   replica, an underfull one receives from the fullest. The replica is the largest one no
+   bigger than what is missing to reach the band (else the smallest bigger one), searched in the
+   sender's fullest directory first, and the move never pushes either broker across the far
+   edge of the band, so no broker ends further from the mean than before. A moved replica takes
+   the place of the one it replaces in the replica list, and lands in the destination's
+   directory that stays emptiest.
+2. Directories, per broker, the same way against the broker's mean: first by re-aiming
+   replicas the plan already brings to the broker (free), then by moving resident replicas.
+3. Preferred leaders: reordering replicas (no data moves) until preferred-leader counts per
+   broker are within one of each other (``minimal_assign``'s leader step), over the partitions
+   the planner may touch.
+
+Constraints, always: replication factor unchanged; a topic whose partitions all have their
+replicas on distinct racks keeps that; no directory receives more than its usable bytes nor
+ends above ``max_dir_usage`` of its capacity; offline and cordoned directories never receive;
+partitions being reassigned (adding/removing replicas, or listed in ``reassigning``) or with a
+future replica anywhere are not touched; stray logs never move. ``max_moves``/``max_bytes``
+stop the planning where they would be exceeded.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from kadmin.errors import InputError, NotFoundError
+from kadmin.model import ANY_LOG_DIR, Assignment, ClusterState, LogDir, LogDirStatus, ReassignmentPlan, TopicPartition
+from kadmin.plan.balance import DirUsage
+from kadmin.plan.broker_balance_state import (
+    BrokerState,
+    Dir,
+    Partitions,
+    add_item,
+    has_item,
+    load_dirs,
+    remove_item,
+)
+from kadmin.plan.gc_pause import gc_paused
+
+DEFAULT_THRESHOLD = 0.05
+DEFAULT_MAX_DIR_USAGE = 0.90
+SCAN = 64  # candidates looked at on each side of the ideal size, per directory
+
+BALANCED, LIMIT, STUCK = "balanced", "limit reached", "cannot improve"
+
+
+@dataclass(frozen=True)
+class BalanceRequest:
+    """What to balance and within which limits; ``validate()`` checks the values alone."""
+
+    topics: tuple[str, ...] | None = None
+    brokers: tuple[int, ...] | None = None
+    threshold: float = DEFAULT_THRESHOLD
+    max_moves: int | None = None
+    max_bytes: int | None = None
+    exclude_topics: str | None = None
+    max_dir_usage: float = DEFAULT_MAX_DIR_USAGE
+
+    def validate(self) -> None:
+        if not 0 <= self.threshold < 1:
+            raise InputError(f"--threshold must be between 0% and 100%, not {self.threshold:.1%}")
+        if not 0 < self.max_dir_usage <= 1:
+            raise InputError(f"--max-dir-usage must be above 0% and at most 100%, not {self.max_dir_usage:.1%}")
+        if self.max_moves is not None and self.max_moves < 0:
+            raise InputError(f"--max-moves must be 0 or more, not {self.max_moves}")
+        if self.max_bytes is not None and self.max_bytes < 0:
+            raise InputError(f"--max-bytes must be 0 or more, not {self.max_bytes}")
+        if self.exclude_topics is not None:
+            try:
+                re.compile(self.exclude_topics)
+            except re.error as e:
+                raise InputError(f"--exclude-topics {self.exclude_topics!r} is not a regular expression: {e}") from None
+
+
+@dataclass(frozen=True, order=True)
+class ReplicaMove:
+    """One replica moving: between brokers (``source_broker != dest_broker``), or between two
+    directories of one broker."""
+
+    topic: str
+    partition: int
+    source_broker: int
+    source_dir: str
+    dest_broker: int
+    dest_dir: str
+    size: int
+
+    @property
+    def inter_broker(self) -> bool:
+        return self.source_broker != self.dest_broker
+
+
+@dataclass(frozen=True)
+class BrokerUsage:
+    broker: int
+    rack: str | None
+    capacity: int
+    occupied: int
+    replicas: int
+
+    @property
+    def used_fraction(self) -> float | None:
+        return self.occupied / self.capacity if self.capacity else None
+
+
+@dataclass(frozen=True)
+class BrokerBalanceResult:
+    plan: ReassignmentPlan
+    moves: tuple[ReplicaMove, ...]
+    brokers_before: tuple[BrokerUsage, ...]
+    brokers_after: tuple[BrokerUsage, ...]
+    dirs_before: tuple[DirUsage, ...]
+    dirs_after: tuple[DirUsage, ...]
+    mean: float  # the cluster's used fraction over the brokers in scope
+    threshold: float
+    stopped: str  # BALANCED, LIMIT or STUCK
+    unresolved: tuple[str, ...]  # brokers and directories left outside the band, and why
+    lower_bound_bytes: int  # bytes any plan must move between brokers to reach the band
+    leaders_changed: int
+
+    @property
+    def inter_broker_bytes(self) -> int:
+        return sum(m.size for m in self.moves if m.inter_broker)
+
+    @property
+    def intra_broker_bytes(self) -> int:
+        return sum(m.size for m in self.moves if not m.inter_broker)
+
+
+def balance_brokers(
+    cluster: ClusterState,
+    log_dirs: Mapping[int, Sequence[LogDir]],
+    request: BalanceRequest = BalanceRequest(),
+    reassigning: Iterable[TopicPartition] = (),
+) -> BrokerBalanceResult:
+    """Plan; see the module docstring. ``log_dirs``: DescribeLogDirs per broker (brokers that
+    did not answer left out); ``reassigning``: partitions ListPartitionReassignments lists."""
+    request.validate()
+    with gc_paused():
+        return _Planner(cluster, log_dirs, request, set(reassigning)).run()
+
+
+def max_deviation(usage: Iterable[BrokerUsage], mean: float) -> float:
+    return max((abs(u.used_fraction - mean) for u in usage if u.used_fraction is not None), default=0.0)
+
+
+def dir_deviation(dirs: Iterable[DirUsage], brokers: Iterable[BrokerUsage]) -> float:
+    """Widest distance of an online directory's used fraction from its broker's."""
+    mean = {u.broker: u.used_fraction for u in brokers}
+    out = 0.0
+    for d in dirs:
+        f, m = d.used_fraction, mean.get(d.broker)
+        if d.status.value == "online" and f is not None and m is not None:
+            out = max(out, abs(f - m))
+    return out
+
+
+def transfer_seconds(result: BrokerBalanceResult, cluster: ClusterState, rate: int) -> float:
+    """Time the inter-broker copies take at a replication throttle of ``rate`` bytes/s per broker:
+    the busiest broker's bytes in (as a follower) or out (as the partition's leader)."""
+    load: dict[int, int] = {}
+    for m in result.moves:
+        if m.inter_broker:
+            state = cluster.partitions.get(TopicPartition(m.topic, m.partition))
+            leader = state.leader if state and state.leader >= 0 else m.source_broker
+            load[m.dest_broker] = load.get(m.dest_broker, 0) + m.size
+            load[leader] = load.get(leader, 0) + m.size
+    return max(load.values(), default=0) / rate
+
+
+class _Planner:
+    def __init__(self, cluster, log_dirs, request: BalanceRequest, reassigning: set[TopicPartition]):
+        self.cluster, self.request, self.t = cluster, request, request.threshold
+        self.scope = self._scope(cluster, log_dirs, request)
+        topics = self._topics(cluster, request)
+        tps = sorted(cluster.partitions)
+        self.parts = Partitions(tps, [cluster.partitions[tp].replicas for tp in tps])
+        frozen = {self.parts.index[tp] for tp in reassigning if tp in self.parts.index}
+        for i, tp in enumerate(tps):
+            state = cluster.partitions[tp]
+            if state.adding or state.removing:
+                frozen.add(i)
+        for ds in log_dirs.values():  # a move in flight on any broker, in scope or not
+            for d in ds:
+                frozen.update(self.parts.index[r.tp] for r in d.replicas if r.is_future and r.tp in self.parts.index)
+        known = [d.total_bytes for ds in log_dirs.values() for d in ds
+                 if d.total_bytes is not None and d.usable_bytes is not None and d.total_bytes > 0]
+        assumed = max(known, default=0) or max(1, sum(d.used_bytes for ds in log_dirs.values() for d in ds))
+        self.brokers: dict[int, BrokerState] = {}
+        where: dict[int, dict[int, tuple[Dir, int]]] = {}
+        for b in self.scope:
+            dirs, where[b] = load_dirs(b, log_dirs[b], self.parts, frozen, assumed, request.max_dir_usage)
+            rack = cluster.brokers[b].rack if b in cluster.brokers else None
+            self.brokers[b] = BrokerState(b, rack, dirs)
+        self.offline = {b: [d for d in log_dirs[b] if d.status is LogDirStatus.OFFLINE] for b in self.scope}
+        self.where = where  # broker -> partition -> (directory, size), kept up to date
+        self._classify(topics, frozen)
+        # Preferred leaders per broker: a move of a preferred leader's replica hands its role to
+        # the destination; it may not take a broker beyond the widest counts seen before.
+        self.leaders = {b: 0 for b in self.scope}
+        for reps in self.parts.reps:
+            if reps and reps[0] in self.leaders:
+                self.leaders[reps[0]] += 1
+        self.leader_range = (min(self.leaders.values(), default=0), max(self.leaders.values(), default=0))
+        self.dirs_before = self._dir_usage()
+        self.brokers_before = self._broker_usage()
+        self.moves: dict[tuple[int, int], list] = {}  # (partition, dest broker) -> move fields
+        self.moved_bytes = 0
+        self.limited = False
+
+    @staticmethod
+    def _scope(cluster, log_dirs, request) -> list[int]:
+        if request.brokers is None:
+            return sorted(log_dirs)
+        scope = sorted(set(request.brokers))
+        unknown = [b for b in scope if b not in log_dirs]
+        if unknown:
+            raise NotFoundError(f"no log directories known for broker(s) {', '.join(map(str, unknown))} "
+                                f"(known: {', '.join(map(str, sorted(log_dirs))) or 'none'})")
+        return scope
+
+    @staticmethod
+    def _topics(cluster, request) -> set[str]:
+        topics = set(cluster.topics) if request.topics is None else set(request.topics)
+        unknown = sorted(topics - set(cluster.topics))
+        if unknown:
+            raise NotFoundError(f"unknown topic(s): {', '.join(unknown)}")
+        if request.exclude_topics:
+            pattern = re.compile(request.exclude_topics)
+            topics = {t for t in topics if not pattern.search(t)}
+        return topics
+
+    def _classify(self, topics: set[str], frozen: set[int]) -> None:
+        parts, racks = self.parts, {b: x.rack for b, x in self.cluster.brokers.items()}
+        distinct_racks = len({r for r in racks.values() if r is not None}) > 1
+        by_topic: dict[str, bool] = {}
+        for i, tp in enumerate(parts.tps):
+            reps = parts.original[i]
+            rs = [racks.get(b) for b in reps]
+            spread = distinct_racks and None not in rs and len(set(rs)) == len(rs)
+            by_topic[tp.topic] = by_topic.get(tp.topic, True) and spread
+        for i, tp in enumerate(parts.tps):
+            parts.rack_aware[i] = by_topic[tp.topic]
+            parts.movable[i] = tp.topic in topics and i not in frozen
+        for b, where in self.where.items():
+            for i, (d, size) in sorted(where.items()):
+                if parts.movable[i]:
+                    d.resident.append((size, i))
+        for broker in self.brokers.values():
+            for d in broker.dirs.values():
+                d.resident.sort()
+
+    # --- limits and bookkeeping --------------------------------------------------------------
+
+    def allowed(self, size: int, new_move: bool) -> bool:
+        """Whether one more move of ``size`` bytes stays within --max-moves and --max-bytes;
+        when not, planning stops (``limited``)."""
+        r = self.request
+        if new_move and r.max_moves is not None and len(self.moves) >= r.max_moves:
+            self.limited = True
+            return False
+        if r.max_bytes is not None and self.moved_bytes + size > r.max_bytes:
+            self.limited = True
+            return False
+        return True
+
+    def move_between_brokers(self, i: int, src: BrokerState, sdir: Dir, size: int,
+                              dst: BrokerState, ddir: Dir) -> None:
+        remove_item(sdir.resident, (size, i))
+        sdir.add(-size, -1, incoming=False)
+        ddir.add(size)
+        add_item(ddir.placed, (size, i))
+        reps = self.parts.reps[i]
+        if reps[0] == src.id:
+            self.leaders[src.id] -= 1
+            self.leaders[dst.id] += 1
+        reps[reps.index(src.id)] = dst.id
+        del self.where[src.id][i]
+        self.where[dst.id][i] = (ddir, size)
+        self.parts.dir_target[i, dst.id] = ddir.path
+        self.moves[i, dst.id] = [src.id, sdir.path, dst.id, ddir.path, size]
+        self.moved_bytes += size
+
+    def move_between_dirs(self, broker: BrokerState, i: int, size: int, sdir: Dir, ddir: Dir) -> None:
+        """Move a replica between two directories of ``broker``; one the plan already moves is
+        only re-aimed (and a move back to where it is now is dropped)."""
+        placed = has_item(sdir.placed, (size, i))
+        remove_item(sdir.placed if placed else sdir.resident, (size, i))
+        sdir.add(-size, -1, incoming=False)
+        if placed and sdir.room is not None:
+            sdir.room += size  # it will not arrive here after all
+        record = self.moves.get((i, broker.id))
+        if placed and record[0] == broker.id and record[1] == ddir.path:  # back home: no move at all
+            del self.moves[i, broker.id]
+            del self.parts.dir_target[i, broker.id]
+            self.moved_bytes -= size
+            ddir.add(size, incoming=False)
+            add_item(ddir.resident, (size, i))
+            self.where[broker.id][i] = (ddir, size)
+            return
+        ddir.add(size)
+        add_item(ddir.placed, (size, i))
+        self.where[broker.id][i] = (ddir, size)
+        self.parts.dir_target[i, broker.id] = ddir.path
+        if placed:
+            record[3] = ddir.path
+        else:
+            self.moves[i, broker.id] = [broker.id, sdir.path, broker.id, ddir.path, size]
+            self.moved_bytes += size
+
+    # --- the steps -----------------------------------------------------------------------------
+
+    def run(self) -> BrokerBalanceResult:
+        from kadmin.plan.broker_balance_steps import balance_dirs, balance_leaders, balance_load, lower_bound
+
+        cap = sum(b.cap for b in self.brokers.values())
+        self.mean = sum(b.occ for b in self.brokers.values()) / cap if cap else 0.0
+        bound = lower_bound(self.brokers.values(), self.mean, self.t)
+        unresolved = balance_load(self)
+        for broker in self.brokers.values():
+            unresolved += balance_dirs(self, broker)
+        leaders = balance_leaders(self)
+        stopped = LIMIT if self.limited else STUCK if unresolved else BALANCED
+        return BrokerBalanceResult(
+            plan=self._plan(), moves=self._moves(), brokers_before=self.brokers_before,
+            brokers_after=self._broker_usage(), dirs_before=self.dirs_before, dirs_after=self._dir_usage(),
+            mean=self.mean, threshold=self.t, stopped=stopped, unresolved=tuple(unresolved),
+            lower_bound_bytes=bound, leaders_changed=leaders,
+        )
+
+    def _broker_usage(self) -> tuple[BrokerUsage, ...]:
+        return tuple(BrokerUsage(b.id, b.rack, b.cap, b.occ, sum(d.replicas for d in b.dirs.values()))
+                     for b in self.brokers.values())
+
+    def _dir_usage(self) -> tuple[DirUsage, ...]:
+        out = []
+        for b in self.brokers.values():
+            rows = [DirUsage(b.id, d.path, d.status, d.total_bytes, d.usable_bytes, d.used_bytes, len(d.replicas))
+                    for d in self.offline[b.id]]
+            for d in b.dirs.values():
+                usable = d.total - d.occ if d.known else None
+                rows.append(DirUsage(b.id, d.path, d.status, d.total, usable, d.replica_bytes, d.replicas))
+            out += sorted(rows, key=lambda u: u.path)
+        return tuple(out)
+
+    def _moves(self) -> tuple[ReplicaMove, ...]:
+        tps = self.parts.tps
+        return tuple(sorted(ReplicaMove(tps[i].topic, tps[i].partition, *fields)
+                            for (i, _), fields in self.moves.items()))
+
+    def _plan(self) -> ReassignmentPlan:
+        parts = self.parts
+        changed = {i for i, _ in parts.dir_target} | {i for i, r in enumerate(parts.reps) if tuple(r) != parts.original[i]}
+        entries = []
+        for i in sorted(changed):
+            tp, reps = parts.tps[i], tuple(parts.reps[i])
+            dirs = tuple(parts.dir_target.get((i, b), ANY_LOG_DIR) for b in reps)
+            entries.append(Assignment(tp.topic, tp.partition, reps, dirs))
+        return ReassignmentPlan(tuple(entries))

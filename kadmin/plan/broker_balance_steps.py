@@ -1,0 +1,221 @@
+"""The three steps of ``broker_balance`` (brokers, directories, preferred leaders) over its
+working state. See ``kadmin.plan.broker_balance`` for what they do and why."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from types import SimpleNamespace
+from typing import Callable, Iterable
+
+from kadmin.plan.broker_balance_state import BrokerState, Dir, Item
+
+EPS = 1e-9
+BIG = 1 << 62
+
+
+def lower_bound(brokers: Iterable[BrokerState], mean: float, t: float) -> int:
+    """Bytes any plan must move between brokers to bring them all into ``mean +- t``: at least
+    what the overfull brokers hold above the band, and at least what the underfull ones lack."""
+    over = under = 0.0
+    for b in brokers:
+        over += max(0.0, b.occ - (mean + t) * b.cap)
+        under += max(0.0, (mean - t) * b.cap - b.occ)
+    return int(max(over, under))
+
+
+def pick(items: list[Item], want: float, limit: float, ok: Callable[[int, int], bool]) -> tuple[Item, bool] | None:
+    """The largest item no bigger than ``want`` (and ``limit``) that ``ok`` accepts, else the
+    smallest bigger one within ``limit``; (item, within_want), or None."""
+    top = min(want, limit)
+    k = bisect_right(items, (int(top), BIG))
+    for j in range(k - 1, max(-1, k - 1 - SCAN), -1):
+        item = items[j]
+        if item[0] <= 0:
+            break
+        if ok(*item):
+            return item, True
+    for j in range(k, min(len(items), k + SCAN)):
+        item = items[j]
+        if item[0] > limit:
+            break
+        if item[0] > 0 and ok(*item):
+            return item, False
+    return None
+
+
+SCAN = 64
+
+
+def _best(found: list[tuple[tuple[Item, bool], Dir]]) -> tuple[Item, Dir] | None:
+    """From candidates in directories ordered fullest first: the first within what is wanted,
+    else the smallest overshoot."""
+    for (item, within), d in found:
+        if within:
+            return item, d
+    if not found:
+        return None
+    (item, _), d = min(found, key=lambda f: (f[0][0], f[1].path))
+    return item, d
+
+
+# --- step 1: brokers -----------------------------------------------------------------------------
+
+def balance_load(p) -> list[str]:
+    """Move replicas between brokers until all are in the band (or stuck, or a limit is hit)."""
+    t, mean = p.t, p.mean
+    low, high = mean - t, mean + t
+    brokers = [b for b in p.brokers.values() if b.cap > 0]
+    racks = {b: x.rack for b, x in p.cluster.brokers.items()}
+    stuck: set[int] = set()
+    while not p.limited:
+        worst = None
+        for b in brokers:
+            if b.id in stuck:
+                continue
+            f = b.fraction
+            v = max(f - high, low - f)
+            if v > EPS and (worst is None or v > worst[0]):
+                worst = (v, b, f > high)
+        if worst is None:
+            break
+        _, b, over = worst
+        moved = _send(p, b, brokers, racks) if over else _receive(p, b, brokers, racks)
+        if not moved:
+            stuck.add(b.id)
+    return [f"broker {b.id}: {b.fraction:.1%} used, outside {max(low, 0):.1%}..{high:.1%}; "
+            "no replica can move without breaking a constraint"
+            for b in brokers if b.id in stuck]
+
+
+def _send(p, src: BrokerState, brokers, racks) -> bool:
+    want = src.occ - (p.mean + p.t) * src.cap
+    partners = sorted((b for b in brokers if b is not src and b.targets), key=lambda b: (b.fraction, b.id))
+    return any(_trade(p, src, dst, want, racks) for dst in partners)
+
+
+def _receive(p, dst: BrokerState, brokers, racks) -> bool:
+    if not dst.targets:
+        return False
+    want = (p.mean - p.t) * dst.cap - dst.occ
+    partners = sorted((b for b in brokers if b is not dst), key=lambda b: (-b.fraction, b.id))
+    return any(_trade(p, src, dst, want, racks) for src in partners)
+
+
+def _trade(p, src: BrokerState, dst: BrokerState, want: float, racks) -> bool:
+    limit = min((p.mean + p.t) * dst.cap - dst.occ, src.occ - (p.mean - p.t) * src.cap)
+    budget = None if p.request.max_bytes is None else p.request.max_bytes - p.moved_bytes
+    if budget is not None:
+        limit = min(limit, budget)
+    if limit <= 0:
+        if budget is not None and budget <= 0:
+            p.limited = True
+        return False
+    parts = p.parts
+    leaders, (low_leaders, high_leaders) = p.leaders, p.leader_range
+
+    def ok(size: int, i: int) -> bool:
+        reps = parts.reps[i]
+        if dst.id in reps:
+            return False
+        if reps[0] == src.id and (leaders[src.id] <= low_leaders or leaders[dst.id] >= high_leaders):
+            return False  # the preferred-leader spread would widen
+        if parts.rack_aware[i]:
+            if dst.rack is None or any(racks.get(b) == dst.rack for b in reps if b != src.id):
+                return False
+        return dst.best_dir(size) is not None
+
+    found = []
+    for d in sorted(src.dirs.values(), key=lambda d: (-d.fraction, d.path)):
+        c = pick(d.resident, want, limit, ok)
+        if c is not None:
+            found.append((c, d))
+            if c[1]:
+                break
+    best = _best(found)
+    if best is None:
+        return False
+    (size, i), sdir = best
+    if not p.allowed(size, True):
+        return False
+    p.move_between_brokers(i, src, sdir, size, dst, dst.best_dir(size))
+    return True
+
+
+# --- step 2: directories of each broker ----------------------------------------------------------
+
+def balance_dirs(p, broker: BrokerState) -> list[str]:
+    """Move replicas between the broker's directories until each is within the threshold of
+    the broker's used fraction; re-aiming a replica the plan brings here first (it costs no
+    extra copy)."""
+    t = p.t
+    m = broker.fraction
+    low, high = m - t, m + t
+    dirs = sorted(broker.dirs.values(), key=lambda d: d.path)
+    stuck: set[str] = set()
+    while not p.limited:
+        worst = None
+        for d in dirs:
+            if d.path in stuck:
+                continue
+            f = d.fraction
+            v = max(f - high, (low - f) if d.online else 0.0)
+            if v > EPS and (worst is None or v > worst[0]):
+                worst = (v, d, f > high)
+        if worst is None:
+            break
+        _, d, over = worst
+        if over:
+            want = d.occ - high * d.cap
+            partners = sorted((x for x in broker.targets if x is not d), key=lambda x: (x.fraction, x.path))
+            moved = any(_shift(p, broker, d, x, want, low, high) for x in partners)
+        else:
+            want = low * d.cap - d.occ
+            partners = sorted((x for x in dirs if x is not d), key=lambda x: (-x.fraction, x.path))
+            moved = any(_shift(p, broker, x, d, want, low, high) for x in partners)
+        if not moved:
+            stuck.add(d.path)
+    return [f"broker {broker.id} {d.path}: {d.fraction:.1%} used, outside {max(low, 0):.1%}..{high:.1%} "
+            "(its broker's share); no replica can move there or away"
+            for d in dirs if d.path in stuck]
+
+
+def _shift(p, broker: BrokerState, src: Dir, dst: Dir, want: float, low: float, high: float) -> bool:
+    limit = min(high * dst.cap - dst.occ, src.occ - low * src.cap)
+    if limit <= 0:
+        return False
+    c = pick(src.placed, want, limit, lambda size, i: dst.fits(size))
+    if c is None:
+        budget = None if p.request.max_bytes is None else p.request.max_bytes - p.moved_bytes
+        if budget is not None:
+            limit = min(limit, budget)
+        c = pick(src.resident, want, limit, lambda size, i: dst.fits(size)) if limit > 0 else None
+        if c is None:
+            return False
+        if not p.allowed(c[0][0], True):
+            return False
+    (size, i), _ = c
+    p.move_between_dirs(broker, i, size, src, dst)
+    return True
+
+
+# --- step 3: preferred leaders -------------------------------------------------------------------
+
+def balance_leaders(p) -> int:
+    """Reorder replicas so preferred-leader counts per broker in scope are within one of each
+    other, reordering only partitions the plan may touch whose replicas are all in scope; the
+    others count as they are (as one-replica lists the leader step cannot reorder). Returns how
+    many partitions end with another preferred leader than they started with."""
+    from kadmin.plan.minimal_assign import _balance_leaders
+
+    parts = p.parts
+    scope = set(p.brokers)
+    lists = []
+    for i, reps in enumerate(parts.reps):
+        if parts.movable[i] and all(b in scope for b in reps):
+            lists.append(reps)  # edited in place
+        elif reps and reps[0] in scope:
+            lists.append([reps[0]])
+    if lists and len(scope) > 1:
+        # The three fields minimal_assign's leader step reads (its _State has more).
+        _balance_leaders(SimpleNamespace(parts=list(range(len(lists))), reps=lists, brokers=sorted(scope)))
+    return sum(1 for i, r in enumerate(parts.reps) if r[:1] != list(parts.original[i][:1]))

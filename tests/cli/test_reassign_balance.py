@@ -1,0 +1,240 @@
+"""`kadmin reassign balance` through the real Click tree over an in-memory cluster; on the sandbox
+(skewed topics made with size_bytes and assignments); and end to end: the plan it writes, run by
+`reassign execute --wait`, leaves the sandbox's brokers and disks within the threshold."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import time
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from kadmin.backends.base import BrokerLogDirs, Capability
+from kadmin.commands.root import cli
+from kadmin.errors import EXIT_ERROR, EXIT_USAGE
+from kadmin.model import PartitionReassignment, TopicPartition
+from kadmin.plan.reassignment_file import read_reassignment
+from kadmin.schemas import load
+from tests.support.broker_balance import GB, build
+from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+
+MiB = 2**20
+
+
+class Backend:
+    """No racks. Brokers 1-3 hold "logs" (6 x 10 GB, RF 3) in /d0; broker 4 is empty; broker 5 does not
+    answer DescribeLogDirs; logs-5 is being reassigned."""
+
+    name, read_only = "fake", True
+    capabilities = frozenset({Capability.LOG_DIRS, Capability.LIST_REASSIGNMENTS})
+
+    def __init__(self):
+        self.cluster, self.dirs = build(dict.fromkeys(range(1, 6)), {("logs", p): [1 + (p + k) % 3 for k in range(3)] for p in range(6)},
+                                        10 * GB, capacity=100 * GB)
+
+    def describe_cluster(self):
+        return self.cluster
+
+    def describe_log_dirs(self, brokers=None, topics=None):
+        out = {b: BrokerLogDirs(b, tuple(ds)) for b, ds in self.dirs.items()}
+        out[5] = BrokerLogDirs(5, error="connection refused")
+        return {b: out[b] for b in (brokers or out)}
+
+    def list_partition_reassignments(self, partitions=None):
+        tp = TopicPartition("logs", 5)
+        return {tp: PartitionReassignment("logs", 5, (3, 1, 2), (), ())}
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    @contextlib.contextmanager
+    def open_cluster(cluster, read_only=True):
+        assert read_only, "balance must not be able to change the cluster"
+        yield Backend()
+
+    monkeypatch.setattr("kadmin.commands.reassign_balance.open_cluster", open_cluster)
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["reassign", "balance", *args, "--bootstrap-server", "127.0.0.1:1"])
+
+
+def test_table_shows_brokers_and_dirs_before_and_after_the_bytes_the_time_and_why_it_stopped(fake):
+    r = run("--throttle", "100MB/s")
+    assert r.exit_code == 0, r.output
+    assert "Brokers: used share before and after" in r.stdout and "Log directories" in r.stdout
+    assert "replica moves between brokers" in r.stdout and "at least" in r.stdout
+    assert "Estimated copy time at 100.0 MB/s" in r.stdout
+    assert "Stopped: balanced." in r.stdout
+    assert "Proposed partition reassignment configuration" in r.stdout
+    assert "broker 5 did not answer DescribeLogDirs and is left out" in r.stderr
+
+
+def test_json_is_pure_and_valid_and_the_plan_file_carries_absolute_log_dirs(fake, tmp_path):
+    out = tmp_path / "plan.json"
+    r = run("-o", "json", "--output-file", str(out), "--throttle", "50MB/s")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, load("reassign-balance-result"))
+    assert doc["stopped"] == "balanced" and doc["estimated_seconds"] > 0
+    assert {m["dest_broker"] for m in doc["moves"] if m["source_broker"] != m["dest_broker"]} == {4}
+    assert all(m["partition"] != 5 for m in doc["moves"])  # being reassigned: left alone
+    parsed = read_reassignment(out)
+    assert not parsed.problems
+    for _, entry in parsed.entries:
+        for b, d in zip(entry.replicas, entry.log_dirs):
+            moved = any(m["dest_broker"] == b and m["partition"] == entry.partition for m in doc["moves"])
+            assert d == (doc_dir(doc, entry.partition, b) if moved else "any")
+    again = run("--output-file", str(out))
+    assert again.exit_code == EXIT_USAGE and "already exists" in again.stderr
+
+
+def doc_dir(doc, partition, broker):
+    return next(m["dest_dir"] for m in doc["moves"] if m["partition"] == partition and m["dest_broker"] == broker)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--threshold", "lots"], "expected a percentage"),
+    (["--threshold", "150%"], "--threshold must be between"),
+    (["--max-bytes", "5Mb"], "ambiguous"),
+    (["--exclude-topics", "("], "not a regular expression"),
+    (["--topic-list", "nope"], "unknown topic(s): nope"),
+    (["--broker-list", "9"], "do not exist: 9"),
+])
+def test_bad_input_is_refused_with_exit_2(fake, args, words):
+    r = run(*args)
+    assert r.exit_code == EXIT_USAGE, r.output
+    assert words in r.output
+
+
+def test_limits_and_a_broker_that_does_not_answer(fake):
+    doc = json.loads(run("-o", "json", "--max-moves", "1").stdout)
+    assert len(doc["moves"]) == 1 and doc["stopped"] == "limit reached"
+    r = run("--broker-list", "4,5")
+    assert r.exit_code == EXIT_ERROR and "broker 5 did not answer DescribeLogDirs" in r.stderr
+
+
+# --- on the sandbox ---------------------------------------------------------------------------------
+
+def _kadmin(sb, *args):
+    return subprocess.run([sys.executable, "-m", "kadmin", *args, "--bootstrap-server", sb.bootstrap],
+                          capture_output=True, text=True, timeout=180)
+
+
+def _skewed(sandbox_factory, **kwargs):  # noqa: F811
+    """4 brokers on 2 racks, 2 x 256 MiB disks each: "big" (6 x 16 MiB, RF 2) on brokers 0 and 1,
+    all in their first directory; "small" (4 x 1 MiB) on brokers 2 and 3."""
+    kwargs.setdefault("speed", 50.0)
+    sb = sandbox_factory(brokers=4, log_dirs=2, racks=2, dir_capacity=256 * MiB, **kwargs)
+    first = {b: sb.log_dir_paths(b)[0] for b in range(4)}
+    sb.create_topic("big", assignment={p: [p % 2, 1 - p % 2] for p in range(6)}, size_bytes=16 * MiB,
+                    log_dirs={(p, b): first[b] for p in range(6) for b in (0, 1)})
+    sb.create_topic("small", assignment={p: [2 + p % 2, 3 - p % 2] for p in range(4)}, size_bytes=MiB)
+    return sb
+
+
+def _within(doc, threshold=0.05) -> bool:
+    mean = doc["mean_used_fraction"]
+    brokers = {b["broker"]: b["used_fraction_before"] for b in doc["brokers"]}
+    dirs_ok = all(abs(d["used_fraction_before"] - brokers[d["broker"]]) <= threshold + 1e-9
+                  for d in doc["log_dirs"] if d["status"] == "online")
+    return dirs_ok and all(abs(f - mean) <= threshold + 1e-9 for f in brokers.values())
+
+
+def test_plan_on_the_sandbox_moves_bytes_to_the_light_brokers(sandbox_factory, tmp_path):  # noqa: F811
+    sb = _skewed(sandbox_factory)
+    p = _kadmin(sb, "reassign", "balance", "-o", "json", "--output-file", str(tmp_path / "plan.json"))
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    jsonschema.validate(doc, load("reassign-balance-result"))
+    assert not _within(doc) and doc["stopped"] == "balanced"
+    inter = [m for m in doc["moves"] if m["source_broker"] != m["dest_broker"]]
+    assert inter and {m["source_broker"] for m in inter} <= {0, 1} and {m["dest_broker"] for m in inter} <= {2, 3}
+    racks = {0: "rack-0", 1: "rack-1", 2: "rack-0", 3: "rack-1"}
+    for entry in doc["plan"]["partitions"]:
+        assert len({racks[b] for b in entry["replicas"]}) == 2  # "big" was rack-aware and stays so
+    assert doc["bytes_between_brokers"] >= doc["lower_bound_bytes"] > 0
+
+
+def test_the_plan_executed_with_wait_brings_the_sandbox_within_the_threshold(sandbox_factory, tmp_path):  # noqa: F811
+    sb = _skewed(sandbox_factory)
+    plan = tmp_path / "plan.json"
+    first = json.loads(_kadmin(sb, "reassign", "balance", "-o", "json", "--output-file", str(plan)).stdout)
+    assert not _within(first)
+    kinds = {m["source_broker"] == m["dest_broker"] for m in first["moves"]}
+    assert kinds == {True, False}  # moves between brokers and between the disks of one broker
+    done = _kadmin(sb, "reassign", "execute", "--reassignment-json-file", str(plan), "--wait", "--interval", "0.2s",
+                   "--rollback-file", str(tmp_path / "rollback.json"))
+    assert done.returncode == 0, done.stderr + done.stdout
+    after = _kadmin(sb, "reassign", "balance", "-o", "json")
+    assert after.returncode == 0, after.stderr
+    doc = json.loads(after.stdout)
+    assert _within(doc), doc["brokers"]
+    assert doc["moves"] == [] and doc["stopped"] == "balanced"
+    # Every moved replica landed in the directory the plan named.
+    snap = sb.snapshot()
+    for m in first["moves"]:
+        assert snap.replica_dir(m["topic"], m["partition"], m["dest_broker"]) == m["dest_dir"]
+
+
+def test_a_partition_being_reassigned_is_left_alone(sandbox_factory, tmp_path):  # noqa: F811
+    sb = _skewed(sandbox_factory, manual_clock=True, speed=1.0)
+    moving = tmp_path / "moving.json"
+    moving.write_text(json.dumps({"version": 1, "partitions": [{"topic": "big", "partition": 2, "replicas": [2, 1]}]}))
+    started = _kadmin(sb, "reassign", "execute", "--reassignment-json-file", str(moving),
+                      "--rollback-file", str(tmp_path / "rollback.json"))
+    assert started.returncode == 0, started.stderr
+    assert sb.snapshot().partition("big", 2).reassigning  # the clock is stopped: it stays in flight
+    p = _kadmin(sb, "reassign", "balance", "-o", "json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["moves"]
+    assert all((e["topic"], e["partition"]) != ("big", 2) for e in doc["plan"]["partitions"])
+
+
+@pytest.mark.zookeeper
+def test_over_zookeeper(sandbox_factory, zk_connect):  # noqa: F811
+    from kazoo.client import KazooClient
+
+    sb = _skewed(sandbox_factory, zookeeper=zk_connect)
+    zk = KazooClient(hosts=zk_connect)
+    zk.start(timeout=15)
+    try:  # the topics reach ZooKeeper through the sandbox's controller a moment later
+        deadline = time.monotonic() + 15
+        while not all(zk.exists(f"/brokers/topics/{t}") for t in ("big", "small")):
+            assert time.monotonic() < deadline, "topics not registered in ZooKeeper"
+            time.sleep(0.05)
+    finally:
+        zk.stop()
+        zk.close()
+    p = subprocess.run([sys.executable, "-m", "kadmin", "reassign", "balance", "-o", "json", "--zookeeper", zk_connect],
+                       capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, p.stderr
+    assert "deprecated" in p.stderr
+    doc = json.loads(p.stdout)
+    jsonschema.validate(doc, load("reassign-balance-result"))
+    assert {m["dest_broker"] for m in doc["moves"] if m["source_broker"] != m["dest_broker"]} <= {2, 3}
+    assert doc["moves"] and doc["stopped"] == "balanced"
+
+
+def test_on_a_terminal_the_tables_show_usage_bars():
+    from io import StringIO
+
+    from rich.console import Console
+
+    from kadmin.commands.render_balance import brokers_table, dirs_table
+    from kadmin.plan.broker_balance import balance_brokers
+
+    b = Backend()
+    result = balance_brokers(b.cluster, {k: v for k, v in b.dirs.items() if k != 5})
+    out = StringIO()
+    console = Console(file=out, width=200, color_system=None)
+    console.print(brokers_table(result, bars=True))
+    console.print(dirs_table(result, bars=True))
+    text = out.getvalue()
+    assert "█" in text and "░" in text and " 30.0%" in text  # brokers 1-3 before: 60 of 200 GB

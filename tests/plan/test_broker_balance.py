@@ -1,0 +1,230 @@
+"""`reassign balance` planner: golden plans for literal clusters, and each constraint on its own.
+
+Golden files: tests/plan/golden/broker_balance_*.json. The test never writes them: a missing
+one fails; KADMIN_UPDATE_GOLDEN=1 rewrites them after a deliberate change (review the diff).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from kadmin.errors import InputError, NotFoundError
+from kadmin.model import ANY_LOG_DIR, TopicPartition
+from kadmin.plan.broker_balance import (
+    BALANCED,
+    LIMIT,
+    STUCK,
+    BalanceRequest,
+    balance_brokers,
+    dir_deviation,
+    max_deviation,
+)
+from kadmin.plan.reassignment_file import plan_to_json
+from tests.support.broker_balance import GB, build, racks_of
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def golden(name: str, result) -> None:
+    doc = {
+        "stopped": result.stopped,
+        "plan": plan_to_json(result.plan.partitions),
+        "moves": [[m.topic, m.partition, m.source_broker, m.source_dir, m.dest_broker, m.dest_dir, m.size]
+                  for m in result.moves],
+        "brokers_after": [[u.broker, u.occupied, u.replicas] for u in result.brokers_after],
+        "dirs_after": [[u.broker, u.path, u.usable_bytes, u.replicas] for u in result.dirs_after],
+    }
+    path = GOLDEN / f"broker_balance_{name}.json"
+    if os.environ.get("KADMIN_UPDATE_GOLDEN"):
+        path.write_text(json.dumps(doc, indent=1) + "\n")
+    assert path.exists(), f"{path} is missing: run with KADMIN_UPDATE_GOLDEN=1 once and review it"
+    assert json.loads(path.read_text()) == doc
+
+
+def skewed():
+    """Six brokers on three racks: "logs" (12 partitions, 1-12 GB, RF 3) all on brokers 1-3 and
+    in their first directory; "metrics" (6 x 2 GB, RF 2) on brokers 4-5; broker 6 empty."""
+    assign = {("logs", p): [1 + (p + k) % 3 for k in range(3)] for p in range(12)}
+    assign.update({("metrics", p): [4, 5] if p % 2 else [5, 4] for p in range(6)})
+    size = {("logs", p): (p + 1) * GB for p in range(12)}
+    size.update({("metrics", p): 2 * GB for p in range(6)})
+    return build(racks_of(6), assign, size, capacity=100 * GB)
+
+
+def test_golden_skewed_cluster():
+    cluster, dirs = skewed()
+    result = balance_brokers(cluster, dirs)
+    golden("skewed", result)
+    assert result.stopped == BALANCED
+    assert max_deviation(result.brokers_after, result.mean) <= 0.05 + 1e-9
+    assert dir_deviation(result.dirs_after, result.brokers_after) <= 0.05 + 1e-9
+    assert result.inter_broker_bytes <= 1.2 * result.lower_bound_bytes + 12 * GB  # one replica's overshoot
+
+
+def test_golden_with_limits_and_exclusions():
+    cluster, dirs = skewed()
+    result = balance_brokers(cluster, dirs, BalanceRequest(threshold=0.02, max_bytes=40 * GB,
+                                                           exclude_topics="^metrics$"))
+    golden("limited", result)
+    assert result.stopped == LIMIT
+    assert result.inter_broker_bytes + result.intra_broker_bytes <= 40 * GB
+    assert all(m.topic == "logs" for m in result.moves)
+
+
+def test_moved_replicas_name_their_destination_directory_and_the_others_say_any():
+    cluster, dirs = skewed()
+    result = balance_brokers(cluster, dirs)
+    plan = result.plan.by_partition()
+    for m in result.moves:
+        entry = plan[TopicPartition(m.topic, m.partition)]
+        assert entry.log_dirs[entry.replicas.index(m.dest_broker)] == m.dest_dir
+    for entry in plan.values():
+        original = cluster.partitions[entry.tp].replicas
+        assert len(entry.replicas) == len(original)  # replication factor unchanged
+        for b, d in zip(entry.replicas, entry.log_dirs):
+            moved_here = any(m.dest_broker == b and (m.topic, m.partition) == (entry.topic, entry.partition)
+                             for m in result.moves)
+            assert (d != ANY_LOG_DIR) == moved_here
+
+
+def test_a_new_replica_takes_the_place_of_the_one_it_replaces():
+    cluster, dirs = build({1: None, 2: None, 3: None}, {("t", 0): [1, 2], ("t", 1): [2, 1]}, 10 * GB,
+                          dirs=1, capacity=50 * GB)
+    result = balance_brokers(cluster, dirs, BalanceRequest(threshold=0.1))
+    (move,) = result.moves
+    (entry,) = result.plan.partitions
+    before = cluster.partitions[entry.tp].replicas
+    assert entry.replicas == tuple(move.dest_broker if b == move.source_broker else b for b in before)
+
+
+def test_rack_aware_topics_never_get_two_replicas_in_one_rack():
+    # Racks: 1, 3 in rA; 2 in rB. Broker 3 is empty but in the rack of broker 1: t's replicas on
+    # 1 and 2 can only move to 3 from broker 1. Forbidding that leaves the cluster unbalanced.
+    cluster, dirs = build({1: "rA", 2: "rB", 3: "rA"}, {("t", p): [2, 1] for p in range(4)}, 10 * GB,
+                          dirs=1, capacity=100 * GB, pin={})
+    result = balance_brokers(cluster, dirs, BalanceRequest(threshold=0.02))
+    racks = {1: "rA", 2: "rB", 3: "rA"}
+    for entry in result.plan.partitions:
+        assert len({racks[b] for b in entry.replicas}) == len(entry.replicas)
+    assert all(m.source_broker == 1 for m in result.moves if m.inter_broker)
+    # Broker 2 stays above the band: nothing of it may go to rack rA, which holds the other copy.
+    assert result.stopped == STUCK and any(u.startswith("broker 2") for u in result.unresolved)
+
+
+def test_topics_that_were_not_rack_aware_may_share_a_rack():
+    cluster, dirs = build({1: "rA", 2: "rA", 3: "rB"}, {("t", p): [1, 2] for p in range(4)}, 10 * GB,
+                          dirs=1, capacity=100 * GB)
+    result = balance_brokers(cluster, dirs, BalanceRequest(threshold=0.1))
+    assert {m.dest_broker for m in result.moves if m.inter_broker} == {3}
+    assert result.stopped == BALANCED
+
+
+def test_partitions_being_moved_and_future_replicas_are_left_alone():
+    assign = {("t", p): [1, 2] for p in range(6)}
+    cluster, dirs = build({1: None, 2: None, 3: None}, assign, 10 * GB, dirs=2, capacity=100 * GB,
+                          adding={("t", 0)}, futures={("t", 1, 1): (1, 4 * GB)})
+    result = balance_brokers(cluster, dirs, BalanceRequest(threshold=0.01), reassigning=[TopicPartition("t", 2)])
+    touched = {m.partition for m in result.moves} | {a.partition for a in result.plan.partitions}
+    assert touched and not touched & {0, 1, 2}
+    after = {(u.broker, u.path): u for u in result.dirs_after}
+    assert after[1, "/d1"].replica_bytes >= 10 * GB  # the move in flight counts as done
+
+
+def test_stray_logs_are_never_moved():
+    cluster, dirs = build({1: None, 2: None}, {("t", 0): [1], ("t", 1): [1]}, 10 * GB, dirs=1, capacity=100 * GB,
+                          strays=[(1, 0, "t", 2, 30 * GB), (1, 0, "gone", 0, 30 * GB)])
+    result = balance_brokers(cluster, dirs, BalanceRequest(threshold=0.01))
+    assert {(m.topic, m.partition) for m in result.moves} <= {("t", 0), ("t", 1)}
+    assert result.brokers_before[0].occupied == 80 * GB  # the strays' bytes still count
+    assert result.moves
+
+
+def test_offline_and_cordoned_directories_never_receive():
+    cluster, dirs = build({1: None, 2: None}, {("t", p): [1] for p in range(8)}, 5 * GB, dirs=3,
+                          capacity=100 * GB, cordoned={(2, 0)}, offline={(2, 1)})
+    result = balance_brokers(cluster, dirs, BalanceRequest(threshold=0.01))
+    assert result.moves and {(m.dest_broker, m.dest_dir) for m in result.moves if m.dest_broker == 2} == {(2, "/d2")}
+    status = {(u.broker, u.path): u.status.value for u in result.dirs_after}
+    assert status[2, "/d0"] == "cordoned" and status[2, "/d1"] == "offline"
+
+
+def test_no_directory_ends_above_the_max_usage():
+    # Broker 1 holds 80 GB; broker 2's only directory is 55% full of other files. Balance wants
+    # 10 GB on broker 2 (80% down to within 5 points of 67.5%), but at most 60% use allows 5 GB.
+    cluster, dirs = build({1: None, 2: None}, {("t", p): [1] for p in range(16)}, 5 * GB, dirs=1,
+                          capacity=100 * GB)
+    d = dirs[2][0]
+    dirs[2] = [type(d)(2, d.path, None, d.total_bytes, d.total_bytes - 55 * GB, False, ())]
+    assert balance_brokers(cluster, dirs).inter_broker_bytes == 10 * GB
+    result = balance_brokers(cluster, dirs, BalanceRequest(max_dir_usage=0.6))
+    after = {u.broker: u for u in result.brokers_after}
+    assert after[2].occupied <= 60 * GB
+    assert sum(m.size for m in result.moves) == 5 * GB and result.stopped == STUCK
+
+
+def test_max_moves_stops_with_limit_reached():
+    cluster, dirs = skewed()
+    result = balance_brokers(cluster, dirs, BalanceRequest(max_moves=2))
+    assert len(result.moves) == 2 and result.stopped == LIMIT
+    assert max_deviation(result.brokers_after, result.mean) < max_deviation(result.brokers_before, result.mean)
+    assert balance_brokers(cluster, dirs, BalanceRequest(max_moves=0)).moves == ()
+
+
+def test_topic_list_limits_what_moves():
+    cluster, dirs = skewed()
+    result = balance_brokers(cluster, dirs, BalanceRequest(topics=("metrics",)))
+    assert {m.topic for m in result.moves} <= {"metrics"}
+    assert {a.topic for a in result.plan.partitions} <= {"metrics"}
+
+
+def test_broker_list_limits_sources_and_destinations():
+    cluster, dirs = skewed()
+    result = balance_brokers(cluster, dirs, BalanceRequest(brokers=(1, 2, 3, 6)))
+    assert {m.source_broker for m in result.moves} | {m.dest_broker for m in result.moves} <= {1, 2, 3, 6}
+    assert [u.broker for u in result.brokers_after] == [1, 2, 3, 6]
+
+
+def test_preferred_leaders_end_within_one_of_each_other():
+    assign = {("t", p): [1, 2, 3] for p in range(9)}  # broker 1 leads everything
+    cluster, dirs = build({b: None for b in (1, 2, 3)}, assign, GB, dirs=1)
+    result = balance_brokers(cluster, dirs)
+    assert not result.moves
+    leaders = Counter(a.replicas[0] for a in result.plan.partitions)
+    leaders.update(cluster.partitions[tp].replicas[0] for tp in cluster.partitions
+                   if tp not in result.plan.by_partition())
+    assert sorted(leaders.values()) == [3, 3, 3]
+    assert result.leaders_changed == 6
+
+
+def test_balanced_cluster_gives_an_empty_plan():
+    assign = {("t", p): [1 + p % 3, 1 + (p + 1) % 3] for p in range(6)}
+    cluster, dirs = build(racks_of(3), assign, GB, dirs=1)
+    result = balance_brokers(cluster, dirs)
+    assert result.plan.partitions == () and result.stopped == BALANCED and result.lower_bound_bytes == 0
+
+
+@pytest.mark.parametrize("request_, error, words", [
+    (BalanceRequest(topics=("nope",)), NotFoundError, "unknown topic(s): nope"),
+    (BalanceRequest(brokers=(9,)), NotFoundError, "no log directories known for broker(s) 9"),
+    (BalanceRequest(exclude_topics="("), InputError, "is not a regular expression"),
+    (BalanceRequest(threshold=1.5), InputError, "--threshold"),
+    (BalanceRequest(max_dir_usage=0), InputError, "--max-dir-usage"),
+    (BalanceRequest(max_bytes=-1), InputError, "--max-bytes"),
+])
+def test_bad_requests(request_, error, words):
+    cluster, dirs = skewed()
+    with pytest.raises(error) as e:
+        balance_brokers(cluster, dirs, request_)
+    assert words in str(e.value)
+
+
+def test_directories_without_capacity_figures_are_balanced_by_replica_bytes():
+    cluster, dirs = build({1: None, 2: None}, {("t", p): [1] for p in range(4)}, GB, dirs=1)
+    dirs = {b: [type(d)(d.broker, d.path, replicas=d.replicas) for d in ds] for b, ds in dirs.items()}
+    result = balance_brokers(cluster, dirs, BalanceRequest(threshold=0.01))
+    assert [u.replicas for u in result.brokers_after] == [2, 2]

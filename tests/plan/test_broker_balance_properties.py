@@ -1,0 +1,177 @@
+"""Properties of `reassign balance` plans for any cluster (hypothesis): no constraint is ever
+broken, no broker ends further from the mean than the furthest one started, and the same input
+gives the same plan whatever order it comes in."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kadmin.model import (
+    Broker,
+    ClusterState,
+    LogDir,
+    LogDirStatus,
+    PartitionState,
+    ReassignmentPlan,
+    ReplicaInfo,
+    TopicPartition,
+)
+from kadmin.plan.broker_balance import BalanceRequest, balance_brokers, dir_deviation, max_deviation
+
+
+@st.composite
+def clusters(draw):
+    """2-5 brokers (racked or not), 1-3 directories each (some offline or cordoned), partitions
+    of RF 1-3 with sizes, some being reassigned, some with a move in flight, some stray logs."""
+    n = draw(st.integers(2, 5))
+    racked = draw(st.booleans())
+    racks = {b: (f"r{b % 2}" if racked else None) for b in range(1, n + 1)}
+    brokers = {b: Broker(b, "127.0.0.1", 9092 + b, r) for b, r in racks.items()}
+    paths = {b: [f"/d{k}" for k in range(draw(st.integers(1, 3)))] for b in racks}
+    status = {(b, p): draw(st.sampled_from(["online"] * 5 + ["offline", "cordoned"])) for b in racks for p in paths[b]}
+    placed: dict[tuple[int, str], list[ReplicaInfo]] = {(b, p): [] for b in racks for p in paths[b]}
+    parts = {}
+    for i in range(draw(st.integers(0, 16))):
+        tp = TopicPartition(f"t{i % 3}", i)
+        reps = draw(st.permutations(sorted(racks)))[:draw(st.integers(1, min(3, n)))]
+        size = draw(st.integers(0, 40))
+        adding = (reps[-1],) if draw(st.integers(0, 9)) == 0 else ()
+        parts[tp] = PartitionState(tp.topic, tp.partition, reps[0], tuple(reps), tuple(reps), adding=adding)
+        for b in reps:
+            readable = [p for p in paths[b] if status[b, p] != "offline"]
+            if not readable:
+                continue
+            path = draw(st.sampled_from(readable))
+            placed[b, path].append(ReplicaInfo(tp.topic, tp.partition, size, 0, False))
+            others = [p for p in readable if p != path]
+            if others and draw(st.integers(0, 9)) == 0:
+                placed[b, draw(st.sampled_from(others))].append(
+                    ReplicaInfo(tp.topic, tp.partition, draw(st.integers(0, size)), 0, True))
+    for _ in range(draw(st.integers(0, 2))):  # stray logs
+        b = draw(st.sampled_from(sorted(racks)))
+        readable = [p for p in paths[b] if status[b, p] != "offline"]
+        if readable:
+            placed[b, readable[0]].append(ReplicaInfo("gone", draw(st.integers(0, 3)), draw(st.integers(1, 30)), 0, False))
+    log_dirs = {}
+    for b in racks:
+        total = draw(st.integers(100, 300))
+        log_dirs[b] = []
+        for p in paths[b]:
+            if status[b, p] == "offline":
+                log_dirs[b].append(LogDir(b, p, "KafkaStorageException"))
+                continue
+            used = sum(r.size for r in placed[b, p]) + draw(st.integers(0, 30))
+            cap = max(total, used)
+            log_dirs[b].append(LogDir(b, p, None, cap, cap - used, status[b, p] == "cordoned", tuple(placed[b, p])))
+    request = BalanceRequest(
+        threshold=draw(st.sampled_from([0.0, 0.02, 0.05, 0.2])),
+        max_moves=draw(st.none() | st.integers(0, 8)),
+        max_bytes=draw(st.none() | st.integers(0, 150)),
+        max_dir_usage=draw(st.sampled_from([0.5, 0.9, 1.0])),
+        brokers=draw(st.none() | st.just(tuple(sorted(racks))[1:])),
+    )
+    reassigning = [tp for tp in sorted(parts) if draw(st.integers(0, 12)) == 0]
+    return ClusterState("c", 1, brokers, parts), log_dirs, request, reassigning
+
+
+def _frozen(cluster, log_dirs, reassigning):
+    out = set(reassigning) | {tp for tp, p in cluster.partitions.items() if p.adding or p.removing}
+    out |= {r.tp for ds in log_dirs.values() for d in ds for r in d.replicas if r.is_future}
+    return out
+
+
+def _rack_aware_topics(cluster):
+    racks = {b: x.rack for b, x in cluster.brokers.items()}
+    many = len({r for r in racks.values() if r}) > 1
+    aware: dict[str, bool] = {}
+    for tp, p in cluster.partitions.items():
+        rs = [racks[b] for b in p.replicas]
+        aware[tp.topic] = aware.get(tp.topic, True) and many and None not in rs and len(set(rs)) == len(rs)
+    return {t for t, ok in aware.items() if ok}
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters())
+def test_no_plan_breaks_a_constraint(data):
+    cluster, log_dirs, request, reassigning = data
+    result = balance_brokers(cluster, log_dirs, request, reassigning)
+    scope = set(request.brokers or log_dirs)
+    frozen = _frozen(cluster, log_dirs, reassigning)
+    aware = _rack_aware_topics(cluster)
+    racks = {b: x.rack for b, x in cluster.brokers.items()}
+    dirs = {(d.broker, d.path): d for ds in log_dirs.values() for d in ds}
+    for entry in result.plan.partitions:
+        original = cluster.partitions[entry.tp].replicas
+        assert entry.tp not in frozen, "a partition in flight was touched"
+        assert len(entry.replicas) == len(original) == len(set(entry.replicas)), "replication factor kept"
+        assert set(entry.replicas) - set(original) <= scope
+        if entry.topic in aware:
+            assert len({racks[b] for b in entry.replicas}) == len(entry.replicas), "racks kept distinct"
+    for m in result.moves:
+        assert (m.dest_broker, m.dest_dir) in dirs and dirs[m.dest_broker, m.dest_dir].status is LogDirStatus.ONLINE
+        assert m.source_broker in cluster.partitions[TopicPartition(m.topic, m.partition)].replicas, "no stray moved"
+        assert m.size > 0
+        assert (m.source_broker, m.source_dir) != (m.dest_broker, m.dest_dir), "no move to where it is"
+    if request.max_moves is not None:
+        assert len(result.moves) <= request.max_moves
+    if request.max_bytes is not None:
+        assert sum(m.size for m in result.moves) <= request.max_bytes
+    incoming = Counter()
+    for m in result.moves:
+        incoming[m.dest_broker, m.dest_dir] += m.size
+    after = {(u.broker, u.path): u for u in result.dirs_after}
+    for key, n in incoming.items():
+        d = dirs[key]
+        current = {r.tp: r.size for x in log_dirs[d.broker] for r in x.replicas if not r.is_future}
+        in_flight = sum(max(current.get(r.tp, r.size) - r.size, 0) for r in d.replicas if r.is_future)
+        assert n + in_flight <= d.usable_bytes, "never more than the usable bytes arrive"
+        assert after[key].used_fraction <= request.max_dir_usage + 1e-9, "never above --max-dir-usage"
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters())
+def test_never_further_from_the_mean_than_before(data):
+    cluster, log_dirs, request, reassigning = data
+    result = balance_brokers(cluster, log_dirs, request, reassigning)
+    before = max_deviation(result.brokers_before, result.mean)
+    after = max_deviation(result.brokers_after, result.mean)
+    assert after <= before + 1e-9
+    assert sum(u.occupied for u in result.brokers_after) == sum(u.occupied for u in result.brokers_before)
+    if result.stopped == "balanced":  # both levels: brokers around the mean, directories around their broker
+        assert after <= request.threshold + 1e-9
+        assert dir_deviation(result.dirs_after, result.brokers_after) <= request.threshold + 1e-9
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters())
+def test_same_input_same_plan_whatever_the_order(data):
+    cluster, log_dirs, request, reassigning = data
+    first = balance_brokers(cluster, log_dirs, request, reassigning)
+    shuffled = {b: [LogDir(d.broker, d.path, d.error, d.total_bytes, d.usable_bytes, d.cordoned, tuple(reversed(d.replicas)))
+                    for d in reversed(ds)] for b, ds in reversed(list(log_dirs.items()))}
+    cluster2 = ClusterState(cluster.cluster_id, cluster.controller_id, dict(reversed(list(cluster.brokers.items()))),
+                            dict(reversed(list(cluster.partitions.items()))))
+    again = balance_brokers(cluster2, shuffled, request, list(reversed(reassigning)))
+    assert first == again
+
+
+def _leader_spread(cluster, plan, scope) -> int:
+    new = plan.by_partition()
+    count = Counter({b: 0 for b in scope})
+    for tp, p in cluster.partitions.items():
+        reps = new[tp].replicas if tp in new else p.replicas
+        if reps[0] in scope:
+            count[reps[0]] += 1
+    return max(count.values()) - min(count.values())
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters())
+def test_preferred_leaders_never_spread_wider(data):
+    cluster, log_dirs, request, reassigning = data
+    result = balance_brokers(cluster, log_dirs, request, reassigning)
+    scope = set(request.brokers or log_dirs)
+    assert _leader_spread(cluster, result.plan, scope) <= _leader_spread(cluster, ReassignmentPlan(()), scope)
