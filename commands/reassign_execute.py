@@ -10,9 +10,9 @@ from kadmin.commands.options import cluster_options, open_cluster, output_option
 
 
 def open_records(backend):
-    """Where kadmin records the throttles it sets (kadmin.throttle_records), or None when this
+    """Where kadmin records the throttles it sets (kadmin.throttling.stores), or None when this
     connection offers no place for them. One name, so tests can keep records in memory."""
-    from kadmin.throttle_records import open_record_store
+    from kadmin.throttling.stores import open_record_store
 
     return open_record_store(backend)
 
@@ -92,7 +92,7 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
     from kadmin.execute.rollback import default_rollback_path, utc_now
     from kadmin.plan.reassignment_file import read_reassignment, write_reassignment
     from kadmin.plan.validate import PlanProblems
-    from kadmin.throttle_records import plan_id, who
+    from kadmin.throttling.record import plan_id, who
     from kadmin.config import parse_timeout
     from kadmin.units import parse_rate
 

@@ -129,7 +129,7 @@ def run(cluster, output, plan_file, throttle, additional, dry_run, rollback_file
     from kadmin.plan.batches import plan_batches
     from kadmin.plan.reassignment_file import read_reassignment, write_reassignment
     from kadmin.plan.steps import plan_steps
-    from kadmin.throttle_records import plan_id
+    from kadmin.throttling.record import plan_id
     from kadmin.config import parse_timeout
     from kadmin.units import parse_rate
 

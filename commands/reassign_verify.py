@@ -27,7 +27,7 @@ def verify(cluster, output, plan_file, preserve_throttles):
 
     from kadmin.execute.verification import run_verify
     from kadmin.plan.reassignment_file import read_reassignment
-    from kadmin.throttle_records import plan_id
+    from kadmin.throttling.record import plan_id
 
     from kadmin.commands.reassign_execute import open_records
 

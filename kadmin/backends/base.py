@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 from kadmin.model import (
     Assignment,
@@ -30,6 +30,9 @@ from kadmin.model import (
     TopicPartitionReplica,
 )
 
+if TYPE_CHECKING:
+    from kadmin.throttling.stores import RecordStore
+
 
 class Capability(str, Enum):
     LOG_DIRS = "log_dirs"  # DescribeLogDirs / AlterReplicaLogDirs
@@ -39,6 +42,10 @@ class Capability(str, Enum):
     INCREMENTAL_ALTER_CONFIGS = "incremental_alter_configs"
     END_OFFSETS = "end_offsets"
     ELECT_LEADERS = "elect_leaders"
+    # New reassignments may be added while others run (AlterPartitionReassignments); ZooKeeper's
+    # /admin/reassign_partitions takes a new set only once the previous one is gone.
+    CONCURRENT_REASSIGNMENTS = "concurrent_reassignments"
+    THROTTLE_RECORDS = "throttle_records"  # throttle_record_store(): where kadmin's records live
 
 
 @dataclass(frozen=True)
@@ -111,6 +118,11 @@ class Backend(Protocol):
 
     def incremental_alter_configs(self, changes: Sequence[ConfigChange]) -> None:
         """Set or delete single config keys, leaving the others alone."""
+
+    # --- kadmin's throttle records (Capability.THROTTLE_RECORDS) ---------------------------
+    def throttle_record_store(self) -> "RecordStore":
+        """Where kadmin records the throttles it set (kadmin.throttling.stores), reached over this
+        backend's connection, timeout and error mapping; read-only when the backend is."""
 
     def close(self) -> None: ...
 

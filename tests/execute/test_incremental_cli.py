@@ -35,7 +35,7 @@ def records(monkeypatch):
     """kadmin's throttle records in memory: the sandbox serves no Produce/Fetch, so the
     AdminClient-mode record topic cannot be used (tests/cli/test_reassign_sandbox.py does the same)."""
     from kadmin.commands import reassign_execute
-    from kadmin.throttle_records import MemoryRecordStore
+    from kadmin.throttling.stores import MemoryRecordStore
 
     store = MemoryRecordStore()
     monkeypatch.setattr(reassign_execute, "open_records", lambda backend: store)

@@ -21,7 +21,7 @@ from kadmin.model import (
     Throttle,
     TopicPartition,
 )
-from kadmin.plan.throttles import (
+from kadmin.throttling.maths import (
     ThrottleNeeds,
     ThrottleRates,
     brokers_needing_rates,
@@ -36,7 +36,7 @@ from kadmin.plan.throttles import (
     throttle_changes,
     throttle_items,
 )
-from kadmin.throttle_records import RateClaim, ThrottleRecord
+from kadmin.throttling.record import RateClaim, ThrottleRecord
 
 TP = TopicPartition
 
