@@ -3,8 +3,8 @@ start with no consumer group, written with acks=all, created on first write.
 
 It is reached through ``AdminBackend.throttle_record_store()``, so it uses the backend's
 settings, ``--timeout`` and error translation, and the backend's admin client for the topic
-(never kafka-python's ``describe_cluster``: broken against DescribeCluster v0, Kafka < 3.7's
-brokers, with ``KeyError: 'endpoint_type'``).
+(never kafka-python's ``describe_cluster``: broken against brokers serving DescribeCluster v0 only, as
+Kafka 3.3's, with ``KeyError: 'endpoint_type'``).
 """
 
 from __future__ import annotations

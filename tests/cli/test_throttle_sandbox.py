@@ -271,3 +271,16 @@ def test_verify_of_the_last_plan_removes_the_rates_two_plans_shared(sandbox_fact
             if name in (LEADER_RATE, FOLLOWER_RATE)}
     assert left == set()
     assert records_of(sb)["records"] == []
+
+
+def test_a_cluster_without_produce_and_fetch_is_refused_before_any_change(sandbox_factory, monkeypatch):  # noqa: F811
+    from kadmin.sandbox import protocol
+
+    served = protocol.served
+    monkeypatch.setattr(protocol, "served", lambda: {k: v for k, v in served().items()
+                                                     if k not in (protocol.PRODUCE, protocol.FETCH)})
+    sb = sandbox_factory(brokers=2, log_dirs=1, manual_clock=True)
+    r = kadmin("throttle", "set", "--rate", "1MB/s", "-b", sb.bootstrap)
+    assert r.exit_code != 0
+    assert "does not serve Produce/Fetch" in r.output and "nothing was changed" in r.output
+    assert all(LEADER_RATE not in c for c in sb.snapshot().broker_configs.values())
