@@ -284,3 +284,29 @@ def test_a_cluster_without_produce_and_fetch_is_refused_before_any_change(sandbo
     assert r.exit_code != 0
     assert "does not serve Produce/Fetch" in r.output and "nothing was changed" in r.output
     assert all(LEADER_RATE not in c for c in sb.snapshot().broker_configs.values())
+
+
+@pytest.mark.zookeeper
+def test_zookeeper_mode_shows_and_clears_the_cluster_wide_default(sandbox_factory, zk_connect):  # noqa: F811
+    """/config/brokers/<default> (kafka-configs --zookeeper ... --entity-default) in ZooKeeper mode."""
+    sb = sandbox_factory(brokers=3, log_dirs=1, zookeeper=zk_connect, manual_clock=True)
+    assert kadmin("throttle", "set", "--rate", "1MB/s", "--brokers", "1", "--zookeeper", zk_connect).exit_code == 0
+    from kadmin.backends.zookeeper import ZooKeeperBackend
+
+    with ZooKeeperBackend(zk_connect, timeout=10) as be:
+        be.incremental_alter_configs([ConfigChange(ConfigResource(ConfigResourceType.BROKER, ""), FOLLOWER_RATE,
+                                                   AlterOp.SET, "3000")])
+    def show():  # after the --zookeeper deprecation warning (CliRunner mixes stderr in)
+        r = kadmin("throttle", "show", "-o", "json", "--zookeeper", zk_connect)
+        assert r.exit_code == 0, r.output
+        return json.loads(r.output[r.output.index("{"):])
+
+    doc = show()
+    assert {(t["resource"], t["config"], t["stale"]) for t in doc["throttles"]} == {
+        ("<default>", FOLLOWER_RATE, True), ("1", LEADER_RATE, True), ("1", FOLLOWER_RATE, True)}
+    r = kadmin("throttle", "clear", "--all", "--yes", "--zookeeper", zk_connect)
+    assert r.exit_code == 0, r.output
+    assert "broker <default> follower.replication.throttled.rate: 3000 -> (deleted)" in r.output
+    doc = show()
+    assert doc["throttles"] == [] and doc["records"] == []
+    sb.wait_for(lambda s: FOLLOWER_RATE not in s.broker_configs.get("", {}), timeout=20)  # the brokers saw it
