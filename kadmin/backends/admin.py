@@ -14,7 +14,7 @@ from collections import defaultdict
 from typing import Iterable, Mapping, Sequence
 
 from kadmin.backends.admin_clients import BACKOFF, TRANSIENT_ATTEMPTS, AdminClients, log
-from kadmin.backends.admin_errors import TRANSIENT, describe_exception, kp_error_name
+from kadmin.backends.admin_errors import TRANSIENT, describe_exception, kp_error_name, permission_hint
 from kadmin.backends.base import BrokerLogDirs, Capability
 from kadmin.backends.kafka_errors import error_name, java_class_name
 from kadmin.errors import (
@@ -62,6 +62,12 @@ class AdminBackend(AdminClients):
     capabilities = frozenset(Capability)
 
     # --- reads ---------------------------------------------------------------------------
+    @property
+    def cluster_id(self) -> str | None:
+        """From kafka-python's Metadata: it has no public call for it (its describe_cluster fails
+        against brokers that serve DescribeCluster v0 only)."""
+        return self._kafka_python()._manager.cluster.cluster_id
+
     def describe_brokers(self) -> Mapping[int, Broker]:
         """From kafka-python's Metadata (it has no public call for the brokers it knows)."""
         kp = self._kafka_python()
@@ -402,11 +408,11 @@ class AdminBackend(AdminClients):
         Res = DescribeConfigsRequest.DescribeConfigsResource
         req = DescribeConfigsRequest(resources=[Res(resource_type=4, resource_name="", configuration_keys=None)],
                                      include_synonyms=False, include_documentation=False)
-        resp = self._raw(req, "describing the default broker configs")
+        what = "describing configs of broker <default>"
+        resp = self._raw(req, what)
         [result] = resp.results
         if result.error_code:
-            raise ClusterError(f"describing the default broker configs: {error_name(result.error_code)}",
-                               error_code=result.error_code)
+            raise _default_broker_error(result.error_code, what)
         sources = {1: ConfigSource.TOPIC, 2: ConfigSource.DYNAMIC_BROKER, 3: ConfigSource.DYNAMIC_DEFAULT_BROKER,
                    4: ConfigSource.STATIC_BROKER, 5: ConfigSource.DEFAULT}
         return {
@@ -426,12 +432,19 @@ class AdminBackend(AdminClients):
                 for c in changes])],
             validate_only=False,
         )
-        resp = self._raw(req, "changing the default broker configs")
+        what = "changing configs of broker <default>"
+        resp = self._raw(req, what)
         for r in resp.responses:
             if r.error_code:
-                raise ClusterError(f"changing the default broker configs: {error_name(r.error_code)}"
-                                   + (f" ({r.error_message})" if r.error_message else ""), error_code=r.error_code)
+                raise _default_broker_error(r.error_code, what, r.error_message)
 
+
+
+def _default_broker_error(code: int, what: str, message: str | None = None) -> ClusterError:
+    name = error_name(code)
+    text = f"{what}: {name}" + (f" ({message})" if message else "")
+    cls = AuthorizationError if name.endswith("AUTHORIZATION_FAILED") else ClusterError
+    return cls(text, error_code=code, hint=permission_hint(name, what))
 
 
 def _one_broker_per_batch(resources: Sequence[ConfigResource]) -> list[list[ConfigResource]]:
