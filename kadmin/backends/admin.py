@@ -14,7 +14,7 @@ from collections import defaultdict
 from typing import Iterable, Mapping, Sequence
 
 from kadmin.backends.admin_clients import BACKOFF, TRANSIENT_ATTEMPTS, AdminClients, log
-from kadmin.backends.admin_errors import TRANSIENT, describe_exception, kp_error_name, permission_hint
+from kadmin.backends.admin_errors import TRANSIENT, cluster_error, describe_exception, kp_error_name, permission_hint
 from kadmin.backends.base import BrokerLogDirs, Capability
 from kadmin.backends.kafka_errors import error_name, java_class_name
 from kadmin.errors import (
@@ -43,6 +43,11 @@ from kadmin.model import (
 )
 
 _OFFSET_ATTEMPTS = 3
+
+# The names these had before the split (admin_clients / admin_errors), for code written against
+# them on a parallel branch; remove once merged.
+_cluster_error, _kp_error_name, _describe_exception = cluster_error, kp_error_name, describe_exception
+_TRANSIENT, _TRANSIENT_ATTEMPTS, _OFFSET_BACKOFF = TRANSIENT, TRANSIENT_ATTEMPTS, BACKOFF
 
 DEFAULT_BROKER = ConfigResource(ConfigResourceType.BROKER, "")
 
