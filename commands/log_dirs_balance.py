@@ -41,27 +41,19 @@ def balance(cluster, output, broker_list, max_moves, evacuate, output_file):
     from pathlib import Path
 
     from kadmin import logdirs
-    from kadmin.errors import ClusterError, InputError
+    from kadmin.errors import InputError
     from kadmin.plan.balance import balance_log_dirs
 
     requested = int_list(broker_list, "--broker-list")
     if output_file and Path(output_file).exists():
         raise InputError(f"{output_file} already exists; choose another path (nothing was changed)")
     with open_cluster(cluster, read_only=True) as backend:
-        state = backend.describe_cluster()
-        ids = logdirs.check_brokers(requested, state.brokers)
-        answers = backend.describe_log_dirs(brokers=ids)
-    failed = {b: a.error for b, a in answers.items() if a.error}
-    needed = set(requested or ()) | {b for b, _ in evacuate}
-    if failed.keys() & needed:
-        raise ClusterError("; ".join(f"broker {b} did not answer DescribeLogDirs: {failed[b]}"
-                                     for b in sorted(failed.keys() & needed)))
+        got = logdirs.read_for_balance(backend, requested, evacuate)
     from kadmin.commands import render
 
-    for b in sorted(failed):
-        render.warn(f"broker {b} did not answer DescribeLogDirs and is left out: {failed[b]}")
-    dirs = {b: a.log_dirs for b, a in answers.items() if not a.error}
-    result = balance_log_dirs(state, dirs, brokers=sorted(dirs), max_moves=max_moves, evacuate=evacuate)
+    for b, error in got.left_out.items():
+        render.warn(f"broker {b} did not answer DescribeLogDirs and is left out: {error}")
+    result = balance_log_dirs(got.cluster, got.dirs, brokers=sorted(got.dirs), max_moves=max_moves, evacuate=evacuate)
 
     from kadmin.plan.reassignment_file import format_reassignment, write_reassignment
 

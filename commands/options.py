@@ -117,9 +117,9 @@ def open_cluster(cluster: ClusterOptions, read_only: bool = True) -> Iterator:
 
 
 def open_records(backend):
-    """Where kadmin records the throttles it sets (kadmin.throttle_records), or None when this
+    """Where kadmin records the throttles it sets (kadmin.throttling.stores), or None when this
     connection offers no place for them. One name, so tests can keep records in memory."""
-    from kadmin.throttle_records import open_record_store
+    from kadmin.throttling.stores import open_record_store
 
     return open_record_store(backend)
 

@@ -22,10 +22,8 @@ def cancel(cluster, output, plan_file, cancel_all):
     nothing to cancel. Exit 1 when a broker with log-dir moves of the plan is down or not
     answering: the rest is cancelled; run it again once the broker is back.
     """
-    from kadmin.backends.base import Capability
-    from kadmin.errors import ClusterError, UnsupportedOperation, UsageError
-    from kadmin.execute.cancel import apply_cancel, plan_cancel
-    from kadmin.execute.rollback import replica_dirs
+    from kadmin.errors import ClusterError, UsageError
+    from kadmin.execute.cancel import apply_cancel, prepare_cancel
     from kadmin.plan.reassignment_file import read_reassignment
 
     from kadmin.commands import render
@@ -43,25 +41,7 @@ def cancel(cluster, output, plan_file, cancel_all):
         plan = parsed.plan
     people = output == "table"
     with open_cluster(cluster, read_only=False) as backend:
-        ongoing = backend.list_partition_reassignments(None if plan is None else [a.tp for a in plan.partitions])
-        unseen = []  # brokers whose log-dir moves could not be seen: not cancelled, and said so
-        if Capability.LOG_DIRS not in backend.capabilities:
-            log_dirs = {}  # no log-dir moves can be seen or cancelled over this connection
-        elif plan is None:
-            log_dirs = backend.describe_log_dirs()
-        else:
-            wanted = {b for a in plan.partitions for b in a.log_dir_targets()}
-            brokers = sorted(wanted & set(backend.describe_brokers()))
-            unseen = sorted(wanted - set(brokers))
-            topics = sorted({a.topic for a in plan.partitions})
-            log_dirs = backend.describe_log_dirs(brokers=brokers, topics=topics) if brokers else {}
-        unseen = sorted({*unseen, *(b for b, bld in log_dirs.items() if bld.error is not None)})
-        cplan = plan_cancel(plan, ongoing, replica_dirs(log_dirs))
-        if cplan.reassignments and Capability.CANCEL_REASSIGNMENTS not in backend.capabilities:
-            raise UnsupportedOperation(
-                f"cancelling a reassignment needs the AdminClient protocol ({len(cplan.reassignments)} to cancel); nothing was changed",
-                hint="use --bootstrap-server (Kafka 2.4+), as Kafka's tool requires for --cancel",
-            )
+        cplan, unseen = prepare_cancel(backend, plan)
         if people:
             if cplan.changes():
                 click.echo("Cancelling:")

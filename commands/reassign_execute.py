@@ -106,7 +106,7 @@ def _run(params, opener) -> None:
     from kadmin.execute.executor import apply_execution, plan_execution, read_cluster
     from kadmin.execute.preamble import RollbackFile, open_for_execute, prepare, refuse_existing_rollback
     from kadmin.execute.rollback import utc_now
-    from kadmin.throttle_records import who
+    from kadmin.throttling.record import who
 
     prepared = prepare(params, utc_now())
     request, people, wait = prepared.request, params.people, params.wait

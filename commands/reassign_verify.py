@@ -29,7 +29,7 @@ def verify(cluster, output, plan_file, preserve_throttles, elect_preferred=False
 
     from kadmin.execute.verification import run_verify
     from kadmin.plan.reassignment_file import read_reassignment
-    from kadmin.throttle_records import plan_id
+    from kadmin.throttling.record import plan_id
 
     from kadmin.commands.options import open_records
     from kadmin.commands.render_reassign import verify_report

@@ -94,7 +94,7 @@ def snapshot_document(snap) -> dict:
     import time
 
     from kadmin.execute.progress import snapshot_json
-    from kadmin.throttle_records import now_iso
+    from kadmin.throttling.record import now_iso
 
     return snapshot_json(snap, now_iso(time.time()))
 

@@ -26,8 +26,9 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
     from pathlib import Path
 
     from kadmin.errors import UsageError
-    from kadmin.plan.throttles import clear_changes, prune_records, removal_changes, stale_throttles
-    from kadmin.throttle_records import open_record_store, plan_id, read_throttle_state
+    from kadmin.throttling.operations import plan_throttle_clear, read_throttle_state, remove_throttles
+    from kadmin.throttling.record import plan_id
+    from kadmin.throttling.stores import open_record_store
 
     if sum([plan_file is not None, stale, all_]) != 1:
         raise UsageError("choose exactly one of --plan FILE, --stale or --all")
@@ -39,38 +40,19 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
         state = read_throttle_state(backend, store)
         if not dry_run:
             state.require_records()
-        records = state.records
-        if plan_file is not None:
-            pid = plan_id(Path(plan_file).read_bytes())
-            record = records.get(pid)
-            if record is None:
-                render.warn(f"kadmin has no record of throttles set for plan {pid} ({plan_file}): nothing to remove")
-                _print(output, (), [], state, dry_run)
-                return
-            removal = removal_changes(record, state.current, state.needs, force=force,
-                                      unreadable=set(record.brokers) - set(state.cluster.brokers))
-            updated = [removal.kept]
-        elif stale:
-            removal = stale_throttles(state.current, state.needs, records.values())
-            updated = prune_records(records.values(), removal)
-        else:
-            removal = clear_changes(state.current, state.needs, force=force)
-            updated = prune_records(records.values(), removal)
-        if plan_file is not None:
-            kept = _kept_of_record(removal.kept)
-        else:  # --stale never touches what a move needs: nothing to explain there
-            kept = [] if stale else _kept(state, removal, force)
+        pid = plan_id(Path(plan_file).read_bytes()) if plan_file is not None else None
+        cplan = plan_throttle_clear(state, plan_id=pid, stale=stale, force=force)
+        if cplan is None:
+            render.warn(f"kadmin has no record of throttles set for plan {pid} ({plan_file}): nothing to remove")
+            _print(output, (), [], state, dry_run)
+            return
+        removal = cplan.removal
         if removal.changes and not dry_run and not yes and render.stdout_is_tty() and _stdin_is_tty():
             _print("table", removal.changes, [], state, True, heading="Would remove:")
             click.confirm(f"Remove these {len(removal.changes)} throttle settings?", abort=True, err=True)
         if not dry_run:
-            if removal.changes:
-                backend.incremental_alter_configs(removal.changes)
-            if store is not None:
-                for r in updated:
-                    if r != records.get(r.plan_id):
-                        store.put(r)  # an emptied record is deleted
-    _print(output, removal.changes, kept, state, dry_run)
+            remove_throttles(backend, store, removal, state.records, cplan.updated)
+    _print(output, removal.changes, list(cplan.kept_needed), state, dry_run)
 
 
 def _stdin_is_tty() -> bool:
@@ -79,39 +61,15 @@ def _stdin_is_tty() -> bool:
     return sys.stdin.isatty()
 
 
-def _kept(state, removal, force) -> list[str]:
-    """What stays because a running move needs it (for the message)."""
-    if force:
-        return []
-    out = []
-    for b, by_name in sorted(state.current.broker_rates.items()):
-        for name in sorted(by_name):
-            if state.needs.needs_rate(b, name) and not any(
-                    c.resource.name == str(b) and c.name == name for c in removal.changes):
-                out.append(f"broker {b} {name}")
-    for t, kinds in sorted(state.current.topic_replicas.items()):
-        for name, entries in sorted(kinds.items()):
-            needed = [e for e in entries if state.needs.needs_entry(t, name, e)]
-            if needed:
-                out.append(f"topic {t} {name} {','.join(needed)}")
-    return out
-
-
-def _kept_of_record(record) -> list[str]:
-    out = [f"broker {c.broker} {c.name}" for c in record.rates]
-    out += [f"topic {t} {name} {','.join(entries)}" for t, kinds in sorted(record.replicas.items())
-            for name, entries in sorted(kinds.items())]
-    return out
-
-
 def change_line(change, current) -> str:
     """"broker 1 leader.replication.throttled.rate: 5000000 -> 10000000 (10.0 MB/s)"."""
     from kadmin.model import AlterOp, ConfigResourceType
+    from kadmin.throttling.maths import broker_label
     from kadmin.units import format_rate
 
     before = _before(change, current)
     res = change.resource
-    where = f"broker {res.name}" if res.type == ConfigResourceType.BROKER else f"topic {res.name}"
+    where = f"broker {broker_label(res.name)}" if res.type == ConfigResourceType.BROKER else f"topic {res.name}"
     after = "(deleted)" if change.op is AlterOp.DELETE else change.value
     if res.type == ConfigResourceType.BROKER and change.op is AlterOp.SET:
         after = f"{change.value} ({format_rate(int(change.value))})"
@@ -120,20 +78,23 @@ def change_line(change, current) -> str:
 
 def _before(change, current):
     from kadmin.model import ConfigResourceType, format_replica_list
+    from kadmin.throttling.maths import DEFAULT_BROKER_ID
 
     res = change.resource
     if res.type == ConfigResourceType.BROKER:
-        v = current.broker_rates.get(int(res.name), {}).get(change.name)
+        v = current.broker_rates.get(int(res.name) if res.name else DEFAULT_BROKER_ID, {}).get(change.name)
         return None if v is None else str(v)
     v = current.topic_replicas.get(res.name, {}).get(change.name)
     return None if v is None else format_replica_list(v)
 
 
 def changes_json(changes, current) -> list[dict]:
+    from kadmin.throttling.maths import broker_label
+
     return [
         {
             "resource_type": c.resource.type.value,
-            "resource": c.resource.name,
+            "resource": broker_label(c.resource.name) if c.resource.type.value == "broker" else c.resource.name,
             "config": c.name,
             "op": c.op.value,
             "before": _before(c, current),

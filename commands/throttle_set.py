@@ -6,8 +6,6 @@ import click
 
 from kadmin.commands.options import cluster_options, int_list, open_cluster, output_option
 
-MANUAL_PLAN_ID = "manual"
-
 
 @click.command("set")
 @click.option("--rate", metavar="RATE", help="Leader and follower rate, e.g. 50MB/s, 10MiB/s, 1000000 (bytes/s).")
@@ -31,12 +29,14 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
     With --from-plan, the plan's moving partitions get Kafka's throttled-replica lists (leader:
     every current replica; follower: every new one), added to the entries already there.
     """
+    import time
     from pathlib import Path
 
-    from kadmin.errors import KadminError, UsageError
-    from kadmin.plan.throttles import (
-        ThrottleRates, brokers_needing_rates, kafka_throttle_lists, log_dir_rate_brokers, throttle_changes)
-    from kadmin.throttle_records import now_iso, open_record_store, plan_id, read_throttle_state, who
+    from kadmin.errors import UnsupportedOperation, UsageError
+    from kadmin.throttling.maths import ThrottleRates
+    from kadmin.throttling.operations import MANUAL_PLAN_ID, apply_throttles, plan_throttle_set, read_throttle_state
+    from kadmin.throttling.record import now_iso, plan_id, who
+    from kadmin.throttling.stores import open_record_store
 
     rates = _rates(rate, leader_rate, follower_rate, log_dir_rate)
     chosen = int_list(brokers, "--brokers")
@@ -48,54 +48,26 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
                          "or --from-plan")
     pid = plan_id(raw) if raw is not None else MANUAL_PLAN_ID
 
-    import time
-
     with open_cluster(cluster, read_only=dry_run) as backend:
         store = open_record_store(backend)
         if store is None and not dry_run:
-            from kadmin.errors import UnsupportedOperation
-
             raise UnsupportedOperation("this connection offers no place to record the throttles kadmin sets; nothing was changed")
         state = read_throttle_state(backend, store)
         if not dry_run:
             state.require_records()
-        known = set(state.cluster.brokers)
-        if chosen is not None:
-            unknown = sorted(set(chosen) - known)
-            if unknown:
-                from kadmin.errors import NotFoundError
-
-                raise NotFoundError(f"unknown broker(s) {','.join(map(str, unknown))}; the cluster has {','.join(map(str, sorted(known)))}")
-        lists = kafka_throttle_lists(plan, state.cluster, state.ongoing) if plan is not None else None
-        if chosen is not None:
-            rate_brokers = log_dir_brokers = set(chosen)
-        elif plan is not None:
-            rate_brokers = brokers_needing_rates(plan, state.cluster, state.ongoing)
-            log_dir_brokers = log_dir_rate_brokers(plan) or {b for a in plan.partitions for b in a.replicas}
-        else:
-            rate_brokers = log_dir_brokers = known
-        result = throttle_changes(state.current, lists=lists, rate_brokers=rate_brokers,
-                                  log_dir_brokers=log_dir_brokers, rates=rates, records=state.records.values())
-        _check_targets(result.changes, state.cluster)
         host, user = who()
-        record = result.record(pid, created_at=now_iso(time.time()), host=host, user=user,
-                               plan_file=str(Path(plan_file)) if plan_file else None, command="throttle set")
-        existing = state.records.get(pid)
-        merged = existing.merged(record) if existing is not None else record
-        if not dry_run and result.changes:
-            try:
-                store.put(merged)  # the record first (KIP-179's order): a crash leaves no unrecorded throttle
-            except KadminError as e:
-                e.message = f"{e.message}; nothing was changed"
-                raise
-            backend.incremental_alter_configs(result.changes)
+        result, record = plan_throttle_set(
+            state, rates=rates, plan=plan, plan_id=pid, brokers=chosen, created_at=now_iso(time.time()), host=host,
+            user=user, plan_file=str(Path(plan_file)) if plan_file else None, command="throttle set")
+        if not dry_run and result.claims_anything:
+            apply_throttles(backend, store, result.changes, record)
 
-    _print(output, result, pid, merged, dry_run, state)
+    _print(output, result, pid, record, dry_run, state)
 
 
 def _rates(rate, leader_rate, follower_rate, log_dir_rate):
     from kadmin.errors import UsageError
-    from kadmin.plan.throttles import ThrottleRates
+    from kadmin.throttling.maths import ThrottleRates
     from kadmin.units import parse_rate
 
     if rate is not None and (leader_rate is not None or follower_rate is not None):
@@ -109,22 +81,6 @@ def _rates(rate, leader_rate, follower_rate, log_dir_rate):
         follower = parse_rate(follower_rate) if follower_rate is not None else None
     log_dir = parse_rate(log_dir_rate) if log_dir_rate is not None else None
     return ThrottleRates(leader, follower, log_dir)
-
-
-def _check_targets(changes, cluster) -> None:
-    """Every broker and topic about to be changed exists (a plan may name others): NotFoundError
-    before the first change, instead of a partial change and a wait for a broker that is not there."""
-    from kadmin.errors import NotFoundError
-    from kadmin.model import ConfigResourceType
-
-    brokers = sorted({int(c.resource.name) for c in changes
-                      if c.resource.type is ConfigResourceType.BROKER and c.resource.name.isdigit()} - set(cluster.brokers))
-    topics = sorted({c.resource.name for c in changes if c.resource.type is ConfigResourceType.TOPIC} - set(cluster.topics))
-    if brokers or topics:
-        named = ([f"broker(s) {','.join(map(str, brokers))}"] if brokers else []) + (
-            [f"topic(s) {', '.join(topics)}"] if topics else [])
-        raise NotFoundError(f"the plan names {' and '.join(named)} not in the cluster; nothing was changed",
-                            hint=f"the cluster has brokers {','.join(map(str, sorted(cluster.brokers)))}")
 
 
 def _read_plan(plan_file):
@@ -159,6 +115,6 @@ def _print(output, result, pid, record, dry_run, state) -> None:
     for c in result.changes:
         click.echo("  " + change_line(c, state.current))
     if not dry_run:
-        what = "no plan" if pid == MANUAL_PLAN_ID else f"plan {pid}"
+        what = "no plan" if pid == "manual" else f"plan {pid}"
         click.echo(f"Recorded as set by kadmin for {what}: `kadmin throttle clear --plan FILE` (or --stale) removes "
                    "exactly these once no move needs them.")

@@ -24,7 +24,8 @@ def show(cluster, output, fleet):
     """
     if fleet.requested:
         return run_fleet_report("throttle", fleet, output=output, cluster=cluster)
-    from kadmin.throttle_records import open_record_store, read_throttle_state
+    from kadmin.throttling.operations import read_throttle_state
+    from kadmin.throttling.stores import open_record_store
 
     with open_cluster(cluster, read_only=True) as backend:
         store = open_record_store(backend)
@@ -49,7 +50,7 @@ def show(cluster, output, fleet):
 
 def show_json(state) -> dict:
     """The ``--output json`` document (schemas/throttle-show-result.json)."""
-    from kadmin.plan.throttles import throttle_items
+    from kadmin.throttling.maths import throttle_items
 
     items = throttle_items(state.current, state.needs, state.records.values())
     return {

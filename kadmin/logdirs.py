@@ -172,3 +172,30 @@ def rows(brokers: Mapping[int, Broker], result: Mapping[int, BrokerLogDirs], top
                 )
             )
     return out
+
+
+@dataclass(frozen=True)
+class BalanceInput:
+    """What ``log-dirs balance`` plans from: the cluster, the directories of every broker that
+    answered, and the brokers left out because they did not (with why)."""
+
+    cluster: object  # kadmin.model.ClusterState
+    dirs: dict[int, tuple[LogDir, ...]]
+    left_out: dict[int, str]
+
+
+def read_for_balance(backend, requested: Iterable[int] | None, evacuate: Iterable[tuple[int, str]] = ()) -> BalanceInput:
+    """DescribeLogDirs of the brokers to balance. A broker that does not answer is left out,
+    unless it was asked for by name (``requested`` or an evacuation): then ClusterError."""
+    from kadmin.errors import ClusterError
+
+    cluster = backend.describe_cluster()
+    ids = check_brokers(requested, cluster.brokers)
+    answers = backend.describe_log_dirs(brokers=ids)
+    failed = {b: a.error for b, a in answers.items() if a.error}
+    needed = set(requested or ()) | {b for b, _ in evacuate}
+    if failed.keys() & needed:
+        raise ClusterError("; ".join(f"broker {b} did not answer DescribeLogDirs: {failed[b]}"
+                                     for b in sorted(failed.keys() & needed)))
+    dirs = {b: a.log_dirs for b, a in answers.items() if not a.error}
+    return BalanceInput(cluster, dirs, dict(sorted(failed.items())))

@@ -54,11 +54,3 @@ def pytest_generate_tests(metafunc):
         return  # the test chooses its versions itself
     versions = matrix_versions(zookeeper="zk_connect" in metafunc.fixturenames)
     metafunc.parametrize("kafka_version", versions, indirect=True, ids=[f"kafka{v}" for v in versions])
-
-
-def pytest_collection_modifyitems(items):
-    from tests.support.sandbox import DESCRIBE_CLUSTER_V0, XFAIL_DESCRIBE_CLUSTER_V0
-
-    for item in items:
-        if item.nodeid in XFAIL_DESCRIBE_CLUSTER_V0:
-            item.add_marker(pytest.mark.xfail(strict=False, reason=DESCRIBE_CLUSTER_V0))

@@ -1,27 +1,27 @@
-"""The AdminClient-protocol backend (``--bootstrap-server``).
+"""The AdminClient-protocol backend (``--bootstrap-server``): KIP-179's operations.
 
 confluent-kafka (librdkafka) does what it has: cluster and topic metadata, configs,
 end offsets. kafka-python does the four RPCs librdkafka lacks: DescribeLogDirs,
 AlterReplicaLogDirs, AlterPartitionReassignments and ListPartitionReassignments.
-Each client is created on first use, so a command pays only for the library it needs.
+The clients, their retries and timeouts are in ``admin_clients``; error translation in
+``admin_errors``; kadmin's throttle-record topic in ``admin_records``.
 """
 
 from __future__ import annotations
 
-import logging
-import threading
 import time
 from collections import defaultdict
 from typing import Iterable, Mapping, Sequence
 
-from kadmin.backends.base import BrokerLogDirs, Capability, ReadOnlyViolation
+from kadmin.backends.admin_clients import BACKOFF, TRANSIENT_ATTEMPTS, AdminClients, log
+from kadmin.backends.admin_errors import TRANSIENT, cluster_error, describe_exception, kp_error_name, permission_hint
+from kadmin.backends.base import BrokerLogDirs, Capability
 from kadmin.backends.kafka_errors import error_name, java_class_name
 from kadmin.errors import (
     AuthenticationError,
     AuthorizationError,
     ClusterError,
     ConnectionFailed,
-    UnsupportedOperation,
 )
 from kadmin.model import (
     AlterOp,
@@ -42,20 +42,12 @@ from kadmin.model import (
     TopicPartitionReplica,
 )
 
-log = logging.getLogger(__name__)
-
 _OFFSET_ATTEMPTS = 3
-_OFFSET_BACKOFF = 0.1  # seconds; grows per attempt
 
-# kafka-python sends to one node (a random connected one, or the cached controller) and does not
-# try another when that node has just gone away; the Java AdminClient does. These failures are
-# retried a few times, against a fresh choice of node and controller. Every request retried this
-# way is idempotent: the same targets, directories or reads again.
-# A request that timed out is not retried: --timeout bounds each call, as the user asked.
-_TRANSIENT = ("KafkaConnectionError", "NodeNotReadyError", "NotControllerError", "NoBrokersAvailable",
-              "UnknownBrokerIdError")
-_TRANSIENT_ATTEMPTS = 4
-_UNREACHABLE = (*_TRANSIENT, "RequestTimedOutError", "KafkaTimeoutError")  # reported as ConnectionFailed
+# The names these had before the split (admin_clients / admin_errors), for code written against
+# them on a parallel branch; remove once merged.
+_cluster_error, _kp_error_name, _describe_exception = cluster_error, kp_error_name, describe_exception
+_TRANSIENT, _TRANSIENT_ATTEMPTS, _OFFSET_BACKOFF = TRANSIENT, TRANSIENT_ATTEMPTS, BACKOFF
 
 DEFAULT_BROKER = ConfigResource(ConfigResourceType.BROKER, "")
 
@@ -68,138 +60,21 @@ _CONFIG_SOURCES = {
 }
 
 
-class AdminBackend:
+class AdminBackend(AdminClients):
     """KIP-179's interface over the Kafka AdminClient protocol."""
 
     name = "admin"
     capabilities = frozenset(Capability)
 
-    def __init__(self, settings, read_only: bool = True):
-        """``settings``: a ``kadmin.config.ConnectionSettings`` with ``bootstrap_servers``."""
-        self.settings = settings
-        self.read_only = read_only
-        self.timeout = float(getattr(settings, "timeout", None) or 30.0)
-        self._kp = None  # kafka-python KafkaAdminClient
-        self._ck = None  # confluent-kafka AdminClient
-        self._lock = threading.Lock()
-
-    @property
-    def bootstrap(self) -> str:
-        return self.settings.bootstrap_servers
-
-    # --- clients ---------------------------------------------------------------------------
-    def _kafka_python(self):
-        with self._lock:
-            if self._kp is None:
-                from kafka.admin import KafkaAdminClient
-                from kafka.errors import KafkaConnectionError, KafkaError, KafkaTimeoutError
-
-                from kadmin.config import to_kafka_python
-
-                kwargs = to_kafka_python(self.settings)
-                kwargs.setdefault("request_timeout_ms", int(self.timeout * 1000))
-                kwargs.setdefault("bootstrap_timeout_ms", int(self.timeout * 1000))
-                kwargs.setdefault("client_id", "kadmin")
-                try:
-                    with _AuthFailureWatch() as watch:
-                        self._kp = KafkaAdminClient(**kwargs)
-                except (KafkaTimeoutError, KafkaConnectionError):
-                    if watch.error is not None:  # bootstrap retried a refused login until the timeout
-                        raise _login_error(watch.error, "connecting to " + self.bootstrap) from None
-                    raise ConnectionFailed(
-                        f"no broker answered at {self.bootstrap} within {self.timeout:g}s",
-                        hint="check --bootstrap-server, the network and the security settings",
-                    ) from None
-                except KafkaError as e:
-                    raise _cluster_error(e, "connecting to " + self.bootstrap) from None
-            return self._kp
-
-    def _kp_call(self, what: str, call):
-        """``call(kafka_python_client)``, retried on a transient connection failure; any other
-        kafka-python error, or one that persists, becomes a typed ClusterError."""
-        from kafka.errors import KafkaError
-
-        kp = self._kafka_python()
-        for attempt in range(1, _TRANSIENT_ATTEMPTS + 1):
-            try:
-                return call(kp)
-            except KafkaError as e:
-                if type(e).__name__ not in _TRANSIENT or attempt == _TRANSIENT_ATTEMPTS:
-                    raise _cluster_error(e, what) from None
-                log.debug("%s: %s (attempt %d); retrying", what, type(e).__name__, attempt)
-                if hasattr(kp, "_controller_id"):
-                    kp._controller_id = None  # it may be the node that went away: ask again
-                time.sleep(_OFFSET_BACKOFF * attempt)
-                self._refresh_metadata(kp)
-
-    @staticmethod
-    def _refresh_metadata(kp) -> None:
-        """Read the brokers again now (a broker back from a restart is otherwise unknown to
-        kafka-python until its next periodic refresh); best effort."""
-        try:
-            kp._manager.run(kp._manager.cluster.refresh_metadata)
-        except Exception as e:  # noqa: BLE001 - the retried call reports what still fails
-            log.debug("metadata refresh failed: %s", e)
-
-    def _confluent(self):
-        with self._lock:
-            if self._ck is None:
-                from confluent_kafka.admin import AdminClient
-
-                from kadmin.config import to_confluent
-
-                conf = to_confluent(self.settings)
-                conf.setdefault("client.id", "kadmin")
-                conf.setdefault("socket.timeout.ms", int(self.timeout * 1000))
-                conf.setdefault("logger", _librdkafka_logger())
-                conf.setdefault("error_cb", self._note_ck_error)
-                self._ck = AdminClient(conf)
-            return self._ck
-
-    def _note_ck_error(self, err) -> None:
-        """librdkafka reports a refused login or TLS handshake only here; requests just time out
-        (_TRANSPORT). Kept so that failure is reported as what it was."""
-        name = err.name() if hasattr(err, "name") else ""
-        if "AUTHENTICATION" in name or "_SSL" in name:
-            self._ck_login_error = err
-
-    def _ck_login_seen(self) -> bool:
-        if self._ck is not None:
-            self._ck.poll(0)  # serves error_cb
-        return getattr(self, "_ck_login_error", None) is not None
-
-    def _ck_error(self, err, what: str) -> ClusterError:
-        self._ck_login_seen()
-        login = getattr(self, "_ck_login_error", None)
-        if login is not None and (err is None or err.name() in ("_TRANSPORT", "_TIMED_OUT", "_ALL_BROKERS_DOWN")):
-            err = login
-        return _confluent_error(err, what)
-
-    def _ck_result(self, future, what: str):
-        from confluent_kafka import KafkaException
-
-        try:
-            return future.result(timeout=self.timeout)
-        except KafkaException as e:
-            err = e.args[0] if e.args else None
-            raise self._ck_error(err, what) from None
-        except TimeoutError:
-            if self._ck_login_seen():
-                raise self._ck_error(None, what) from None
-            raise ConnectionFailed(f"{what}: no answer from {self.bootstrap} within {self.timeout:g}s") from None
-        except Exception as e:  # concurrent.futures.TimeoutError on 3.10
-            if type(e).__name__ == "TimeoutError":
-                if self._ck_login_seen():
-                    raise self._ck_error(None, what) from None
-                raise ConnectionFailed(f"{what}: no answer from {self.bootstrap} within {self.timeout:g}s") from None
-            raise
-
     # --- reads ---------------------------------------------------------------------------
     @property
     def cluster_id(self) -> str | None:
+        """From kafka-python's Metadata: it has no public call for it (its describe_cluster fails
+        against brokers that serve DescribeCluster v0 only)."""
         return self._kafka_python()._manager.cluster.cluster_id
 
     def describe_brokers(self) -> Mapping[int, Broker]:
+        """From kafka-python's Metadata (it has no public call for the brokers it knows)."""
         kp = self._kafka_python()
         cluster = kp._manager.cluster
         return {
@@ -271,12 +146,12 @@ class AdminBackend:
             return out
 
         answers = kp._manager.run(fan_out)
-        for attempt in range(1, _TRANSIENT_ATTEMPTS):  # a dropped connection: ask that broker again
-            failed = [b for b in ids if isinstance(answers[b], Exception) and type(answers[b]).__name__ in _TRANSIENT]
+        for attempt in range(1, TRANSIENT_ATTEMPTS):  # a dropped connection: ask that broker again
+            failed = [b for b in ids if isinstance(answers[b], Exception) and type(answers[b]).__name__ in TRANSIENT]
             if not failed:
                 break
             log.debug("DescribeLogDirs to broker(s) %s failed (attempt %d); retrying", failed, attempt)
-            time.sleep(_OFFSET_BACKOFF * attempt)
+            time.sleep(BACKOFF * attempt)
             self._refresh_metadata(kp)
             ids_all, ids = ids, failed
             answers.update(kp._manager.run(fan_out))
@@ -285,7 +160,7 @@ class AdminBackend:
         for b in ids:
             resp = answers[b]
             if isinstance(resp, Exception):
-                result[b] = BrokerLogDirs(broker=b, error=_describe_exception(resp))
+                result[b] = BrokerLogDirs(broker=b, error=describe_exception(resp))
                 continue
             top = getattr(resp, "error_code", 0) or 0
             if top == 31:  # CLUSTER_AUTHORIZATION_FAILED: the principal's, so every broker's
@@ -441,14 +316,10 @@ class AdminBackend:
                     log.debug("end offset of %s (attempt %d): %s", tp, attempt + 1, e)
             pending = sorted(retry)
             if pending:
-                time.sleep(_OFFSET_BACKOFF * (attempt + 1))  # let metadata catch up with the new leader
+                time.sleep(BACKOFF * (attempt + 1))  # let metadata catch up with the new leader
         return {tp: (v.offset if hasattr(v, "offset") else v) for tp, v in sorted(out.items())}
 
     # --- changes ---------------------------------------------------------------------------
-    def _check_writable(self, what: str) -> None:
-        if self.read_only:
-            raise ReadOnlyViolation(f"{what} called on a read-only backend")
-
     def reassign_partitions(
         self, assignments: Sequence[Assignment], validate_only: bool = False
     ) -> Mapping[TopicPartition, str | None]:
@@ -475,7 +346,7 @@ class AdminBackend:
             ktargets, timeout_ms=int(self.timeout * 1000)))
         out = {}
         for ktp, err in raw.items():
-            out[TopicPartition(ktp.topic, ktp.partition)] = None if err is None else _kp_error_name(err)
+            out[TopicPartition(ktp.topic, ktp.partition)] = None if err is None else kp_error_name(err)
         return dict(sorted(out.items()))
 
     def alter_replica_log_dirs(
@@ -492,7 +363,7 @@ class AdminBackend:
         out = {}
         for ktpr, err in raw.items():
             key = TopicPartitionReplica(ktpr.topic, ktpr.partition, ktpr.broker_id)
-            out[key] = None if err is NoError or err is None else _kp_error_name(err)
+            out[key] = None if err is NoError or err is None else kp_error_name(err)
         return dict(sorted(out.items()))
 
     def incremental_alter_configs(self, changes: Sequence[ConfigChange]) -> None:
@@ -532,6 +403,15 @@ class AdminBackend:
         self._check_writable("elect_leaders")
         return elect_leaders(self, election_type, partitions)
 
+    # --- kadmin's throttle records ----------------------------------------------------------
+    def throttle_record_store(self):
+        """kadmin's throttle records in the compacted topic ``__kadmin_throttle_records``, read
+        and written over this connection (``admin_records``)."""
+        from kadmin.backends.admin_records import RecordTopic
+        from kadmin.throttling.stores import RECORD_TOPIC, TopicRecordStore
+
+        return TopicRecordStore(RecordTopic(self, RECORD_TOPIC), read_only=self.read_only)
+
     # The cluster-wide default broker resource (name "", kafka-configs' --entity-default): neither
     # client library accepts it, so these two go as raw requests through kafka-python.
     def _describe_default_broker(self) -> dict[str, ConfigEntry]:
@@ -540,11 +420,11 @@ class AdminBackend:
         Res = DescribeConfigsRequest.DescribeConfigsResource
         req = DescribeConfigsRequest(resources=[Res(resource_type=4, resource_name="", configuration_keys=None)],
                                      include_synonyms=False, include_documentation=False)
-        resp = self._raw(req, "describing the default broker configs")
+        what = "describing configs of broker <default>"
+        resp = self._raw(req, what)
         [result] = resp.results
         if result.error_code:
-            raise ClusterError(f"describing the default broker configs: {error_name(result.error_code)}",
-                               error_code=result.error_code)
+            raise _default_broker_error(result.error_code, what)
         sources = {1: ConfigSource.TOPIC, 2: ConfigSource.DYNAMIC_BROKER, 3: ConfigSource.DYNAMIC_DEFAULT_BROKER,
                    4: ConfigSource.STATIC_BROKER, 5: ConfigSource.DEFAULT}
         return {
@@ -564,35 +444,19 @@ class AdminBackend:
                 for c in changes])],
             validate_only=False,
         )
-        resp = self._raw(req, "changing the default broker configs")
+        what = "changing configs of broker <default>"
+        resp = self._raw(req, what)
         for r in resp.responses:
             if r.error_code:
-                raise ClusterError(f"changing the default broker configs: {error_name(r.error_code)}"
-                                   + (f" ({r.error_message})" if r.error_message else ""), error_code=r.error_code)
+                raise _default_broker_error(r.error_code, what, r.error_message)
 
-    def _raw(self, request, what: str):
 
-        return self._kp_call(what, lambda kp: kp._manager.run(self._send_raw, kp, request))
 
-    @staticmethod
-    async def _send_raw(kp, request):
-        return await kp._manager.send(request)
-
-    def close(self) -> None:
-        with self._lock:
-            if self._kp is not None:
-                try:
-                    self._kp.close()
-                except Exception:  # noqa: BLE001 - closing is best effort
-                    pass
-                self._kp = None
-            self._ck = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
+def _default_broker_error(code: int, what: str, message: str | None = None) -> ClusterError:
+    name = error_name(code)
+    text = f"{what}: {name}" + (f" ({message})" if message else "")
+    cls = AuthorizationError if name.endswith("AUTHORIZATION_FAILED") else ClusterError
+    return cls(text, error_code=code, hint=permission_hint(name, what))
 
 
 def _one_broker_per_batch(resources: Sequence[ConfigResource]) -> list[list[ConfigResource]]:
@@ -629,130 +493,3 @@ def _source_name(source) -> str:
         return CKSource(source).name
     except ValueError:
         return "UNKNOWN"
-
-
-def _kp_error_name(err) -> str:
-    """A kafka-python error class or instance -> Kafka's protocol name."""
-    code = getattr(err, "errno", None)
-    if code is not None:
-        return error_name(code)
-    return getattr(err, "__name__", type(err).__name__)
-
-
-def _describe_exception(e: Exception) -> str:
-    code = getattr(e, "errno", None)
-    if code is not None:
-        return error_name(code)
-    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
-
-
-def _cluster_error(e, what: str) -> ClusterError:
-    code = getattr(e, "errno", None)
-    name = error_name(code) if code is not None else type(e).__name__
-    text = f"{what}: {name}"
-    detail = str(e)
-    if detail and detail != name and name not in detail:
-        text += f" ({detail})"
-    if code in (29, 31, 58):  # the broker's own message, without the client's wrapping
-        detail = _broker_message(e)
-        text = f"{what}: {name}" + (f" ({detail})" if detail else "")
-    if code == 29:
-        return AuthorizationError(text, error_code=code, hint="the principal needs CREATE on CLUSTER or on the topic"
-                                  if what.startswith("creating") else "the principal needs a permission on the topic")
-    if code == 31 or name.endswith("AUTHORIZATION_FAILED"):
-        return AuthorizationError(text, error_code=code, hint="the principal needs ALTER/DESCRIBE on CLUSTER")
-    if code == 58 or "Authentication" in type(e).__name__:
-        return AuthenticationError(text, error_code=code)
-    if code == 35:
-        return UnsupportedOperation(text)
-    if type(e).__name__ in _UNREACHABLE:
-        return ConnectionFailed(text, error_code=code, hint="a broker did not answer; check that it is up and run again")
-    return ClusterError(text, error_code=code)
-
-
-def _broker_message(e) -> str:
-    """kafka-python's text of a broker error minus its "[Error N] Class:" prefixes and request dumps."""
-    import re
-
-    detail = re.sub(r"^\[Error -?\d+\] ", "", str(e)).strip()
-    cls = type(e).__name__
-    while detail.startswith(cls + ":"):
-        detail = detail[len(cls) + 1:].strip()
-    return "" if detail.startswith(("Request '", cls)) or detail == error_name(e.errno) else detail
-
-
-def _confluent_error(err, what: str) -> ClusterError:
-    if err is None:
-        return ClusterError(what + ": unknown error")
-    name = err.name() if hasattr(err, "name") else str(err)
-    text = f"{what}: {name}"
-    msg = err.str() if hasattr(err, "str") else ""
-    if msg and msg != name:
-        text += f" ({msg})"
-    if "AUTHORIZATION" in name:
-        return AuthorizationError(text, error_code=err.code(), hint=_permission_hint(name, what))
-    if "AUTHENTICATION" in name or "_SSL" in name:
-        return AuthenticationError(text, error_code=err.code(), hint=_TRUSTSTORE_HINT if "_SSL" in name else None)
-    if name in ("_TRANSPORT", "_TIMED_OUT", "_ALL_BROKERS_DOWN", "_RESOLVE"):
-        return ConnectionFailed(text, error_code=err.code())
-    return ClusterError(text, error_code=err.code())
-
-
-def _permission_hint(name: str, what: str) -> str | None:
-    """The ACL a refused configs request needs (Kafka checks CLUSTER for broker configs)."""
-    if name != "CLUSTER_AUTHORIZATION_FAILED":
-        return None
-    if what.startswith("describing configs"):
-        return "the principal needs DESCRIBE_CONFIGS on CLUSTER"
-    if what.startswith("changing configs"):
-        return "the principal needs ALTER_CONFIGS on CLUSTER"
-    return "the principal needs a permission on CLUSTER"
-
-
-class _AuthFailureWatch(logging.Handler):
-    """Notes a SASL failure kafka-python's bootstrap only logs (it retries until its timeout), so a
-    wrong password is reported as one, not as "no broker answered"."""
-
-    _logger = logging.getLogger("kafka.net.manager")
-
-    def __init__(self):
-        super().__init__(logging.WARNING)
-        self.error = None
-
-    def emit(self, record: logging.LogRecord) -> None:
-        from kafka.errors import KafkaConnectionError, SaslAuthenticationFailedError
-
-        for arg in record.args if isinstance(record.args, tuple) else ():
-            if isinstance(arg, SaslAuthenticationFailedError) or (
-                    isinstance(arg, KafkaConnectionError) and "[SSL" in str(arg)):
-                self.error = arg
-
-    def __enter__(self) -> "_AuthFailureWatch":
-        self._level = self._logger.level
-        if not self._logger.isEnabledFor(logging.WARNING):
-            self._logger.setLevel(logging.WARNING)
-        self._logger.addHandler(self)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._logger.removeHandler(self)
-        self._logger.setLevel(self._level)
-
-
-def _login_error(e, what: str) -> ClusterError:
-    """A refused SASL login or TLS handshake seen while kafka-python bootstrapped."""
-    if getattr(e, "errno", None) == 58:
-        return _cluster_error(e, what)
-    reason = str(e).split("Handshake failed: ", 1)[-1]
-    return AuthenticationError(f"{what}: TLS handshake failed ({reason})", hint=_TRUSTSTORE_HINT)
-
-
-_TRUSTSTORE_HINT = "check ssl.truststore.location: it must hold the CA that signed the brokers' certificates"
-
-
-def _librdkafka_logger() -> logging.Logger:
-    """librdkafka's logs go to Python logging (shown with --debug), never straight to stderr."""
-    logger = logging.getLogger("kadmin.librdkafka")
-    if not logger.handlers:
-        logger.addHandler(logging.NullHandler())
-    return logger

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 from kadmin.model import (
     Assignment,
@@ -29,6 +29,9 @@ from kadmin.model import (
     TopicPartition,
     TopicPartitionReplica,
 )
+
+if TYPE_CHECKING:
+    from kadmin.throttling.stores import RecordStore
 
 
 class ElectionType(str, Enum):
@@ -47,6 +50,10 @@ class Capability(str, Enum):
     END_OFFSETS = "end_offsets"
     ELECT_LEADERS = "elect_leaders"
     UNCLEAN_ELECTION = "unclean_election"  # ElectLeaders UNCLEAN (not over ZooKeeper)
+    # New reassignments may be added while others run (AlterPartitionReassignments); ZooKeeper's
+    # /admin/reassign_partitions takes a new set only once the previous one is gone.
+    CONCURRENT_REASSIGNMENTS = "concurrent_reassignments"
+    THROTTLE_RECORDS = "throttle_records"  # throttle_record_store(): where kadmin's records live
 
 
 @dataclass(frozen=True)
@@ -125,6 +132,11 @@ class Backend(Protocol):
     ) -> Mapping[TopicPartition, str | None]:
         """ElectLeaders (KIP-460): per partition None (elected) or Kafka's error name and
         message, e.g. "ELECTION_NOT_NEEDED: ..." or "PREFERRED_LEADER_NOT_AVAILABLE: ..."."""
+
+    # --- kadmin's throttle records (Capability.THROTTLE_RECORDS) ---------------------------
+    def throttle_record_store(self) -> "RecordStore":
+        """Where kadmin records the throttles it set (kadmin.throttling.stores), reached over this
+        backend's connection, timeout and error mapping; read-only when the backend is."""
 
     def close(self) -> None: ...
 

@@ -73,7 +73,7 @@ class ZooKeeperBackend:
         self._clock = clock
         self.security = security or ZkSecurity()
         caps = {Capability.REASSIGN, Capability.LIST_REASSIGNMENTS, Capability.INCREMENTAL_ALTER_CONFIGS,
-                Capability.ELECT_LEADERS}
+                Capability.ELECT_LEADERS, Capability.THROTTLE_RECORDS}
         if broker_backend_factory is not None:
             caps |= {Capability.LOG_DIRS, Capability.END_OFFSETS}
         self.capabilities = frozenset(caps)
@@ -90,10 +90,16 @@ class ZooKeeperBackend:
 
     # --- plumbing ------------------------------------------------------------------------
 
+    def throttle_record_store(self):
+        """KIP-179's throttle removal znodes (kadmin.throttling.stores), written through this
+        connection: bounded by its timeout, with its error mapping."""
+        from kadmin.throttling.stores import ZooKeeperRecordStore
+
+        return ZooKeeperRecordStore(_Znodes(self), read_only=self.read_only)
+
     @property
     def zk_client(self):
-        """The started kazoo client, for ZooKeeper-only extensions (KIP-179's throttle removal
-        znodes in kadmin.throttle_records)."""
+        """The started kazoo client."""
         if self._zk is None:
             raise ConnectionFailed("the ZooKeeper connection is closed")
         return self._zk
@@ -450,6 +456,17 @@ class ZooKeeperBackend:
             return fn(*args)
         except (ValueError, KeyError, TypeError) as e:
             raise ClusterError(f"unreadable znode in ZooKeeper at {self.zookeeper}: {e}") from None
+
+
+class _Znodes:
+    """kazoo's znode calls (get, set, create, ...) through the backend's ``_op``: each waits at
+    most the timeout, and connection or ACL failures become kadmin's errors."""
+
+    def __init__(self, backend: "ZooKeeperBackend"):
+        self._backend = backend
+
+    def __getattr__(self, name: str):
+        return lambda *args, **kwargs: self._backend._op(name, *args, **kwargs)
 
 
 def _entity(resource: ConfigResource) -> tuple[str, str]:

@@ -11,10 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from kadmin.backends.base import Backend
+from kadmin.backends.base import Backend, Capability
+from kadmin.errors import UnsupportedOperation
 from kadmin.execute.changes import LogDirMove, Reassign
 from kadmin.execute.executor import ExecutionResult, NullReporter, Reporter
 from kadmin.execute.rollback import ReplicaDirs
+from kadmin.execute.rollback import replica_dirs as dirs_of_replicas
 from kadmin.model import PartitionReassignment, ReassignmentPlan, TopicPartition, TopicPartitionReplica
 
 
@@ -51,6 +53,34 @@ def plan_cancel(
         topic, partition, broker = key
         moves.append(LogDirMove(TopicPartitionReplica(topic, partition, broker), cur, cur, fut))
     return CancelPlan(reassignments, tuple(moves))
+
+
+def prepare_cancel(backend: Backend, plan: ReassignmentPlan | None) -> tuple[CancelPlan, list[int]]:
+    """Read what runs (the plan's partitions, or everything) and plan the cancel; also the
+    brokers whose log-dir moves could not be seen (not cancelled: the caller says so).
+    Throttles are left in place: verify or ``throttle clear --stale`` removes them once nothing
+    needs them. UnsupportedOperation (nothing changed) when reassignments are to be cancelled
+    over a connection that cannot."""
+    ongoing = backend.list_partition_reassignments(None if plan is None else [a.tp for a in plan.partitions])
+    unseen: list[int] = []
+    if Capability.LOG_DIRS not in backend.capabilities:
+        log_dirs = {}  # no log-dir moves can be seen or cancelled over this connection
+    elif plan is None:
+        log_dirs = backend.describe_log_dirs()
+    else:
+        wanted = {b for a in plan.partitions for b in a.log_dir_targets()}
+        brokers = sorted(wanted & set(backend.describe_brokers()))
+        unseen = sorted(wanted - set(brokers))
+        topics = sorted({a.topic for a in plan.partitions})
+        log_dirs = backend.describe_log_dirs(brokers=brokers, topics=topics) if brokers else {}
+    unseen = sorted({*unseen, *(b for b, bld in log_dirs.items() if bld.error is not None)})
+    cplan = plan_cancel(plan, ongoing, dirs_of_replicas(log_dirs))
+    if cplan.reassignments and Capability.CANCEL_REASSIGNMENTS not in backend.capabilities:
+        raise UnsupportedOperation(
+            f"cancelling a reassignment needs the AdminClient protocol ({len(cplan.reassignments)} to cancel); nothing was changed",
+            hint="use --bootstrap-server (Kafka 2.4+), as Kafka's tool requires for --cancel",
+        )
+    return cplan, unseen
 
 
 def apply_cancel(backend: Backend, cplan: CancelPlan, reporter: Reporter = NullReporter()) -> ExecutionResult:

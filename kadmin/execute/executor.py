@@ -31,7 +31,8 @@ from kadmin.execute.plan_of_changes import (  # noqa: F401  (plan_execution re-e
 )
 from kadmin.model import ConfigResource, ConfigResourceType, ReassignmentPlan, TopicPartitionReplica
 from kadmin.plan.reassignment_file import ParsedPlan
-from kadmin.throttle_records import RecordStore
+from kadmin.throttling.operations import apply_throttles
+from kadmin.throttling.stores import RecordStore
 
 REPLICA_NOT_AVAILABLE = "REPLICA_NOT_AVAILABLE"
 
@@ -124,10 +125,8 @@ def apply_execution(
 
 def _apply_changes(backend, xplan, request, result, done, records, reporter, clock, sleep) -> None:
     """Steps 2-5 of the module docstring."""
-    if xplan.throttles.changes:
-        if xplan.record is not None and records is not None:
-            records.put(xplan.record)  # before the configs: a crash leaves a record, not orphans
-        backend.incremental_alter_configs(xplan.throttles.changes)
+    if xplan.throttles.changes or xplan.record is not None:
+        apply_throttles(backend, records, xplan.throttles.changes, xplan.record)
         for c in xplan.throttles.changes:
             done(c, None)
 

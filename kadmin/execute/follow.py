@@ -19,7 +19,7 @@ from kadmin.execute.progress import ProgressSnapshot
 from kadmin.execute.verification import VerifyOutcome, run_verify
 from kadmin.model import ReassignmentPlan
 from kadmin.plan.verify import State
-from kadmin.throttle_records import RecordStore
+from kadmin.throttling.stores import RecordStore
 
 Sample = Callable[[ProgressSnapshot | None], ProgressSnapshot]
 

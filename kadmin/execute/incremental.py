@@ -155,7 +155,7 @@ class _Run:
         self.pickup_grace = pickup_grace
         self.read_retries = read_retries
         # ZooKeeper: a new /admin/reassign_partitions node only once the previous one is gone.
-        self.overlap = getattr(backend, "name", "") != "zookeeper"
+        self.overlap = Capability.CONCURRENT_REASSIGNMENTS in getattr(backend, "capabilities", frozenset())
         self.tps = [a.tp for a in plan.partitions]
         self.pending: dict[TopicPartition, tuple[Step, float]] = {}  # sent, not yet seen
         self.in_flight: dict[TopicPartition, Step] = {}

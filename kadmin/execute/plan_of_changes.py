@@ -23,7 +23,8 @@ from kadmin.model import (
     TopicPartitionReplica,
 )
 from kadmin.plan.reassignment_file import ParsedPlan, gc_paused
-from kadmin.plan.throttles import (
+from kadmin.plan.validate import check_reassignment
+from kadmin.throttling.maths import (
     ThrottleRates,
     ThrottleSet,
     brokers_for_moves,
@@ -31,10 +32,10 @@ from kadmin.plan.throttles import (
     lists_for_moves,
     log_dir_rate_brokers,
     move_map,
+    recorded,
     throttle_changes,
 )
-from kadmin.plan.validate import check_reassignment
-from kadmin.throttle_records import ThrottleRecord, now_iso
+from kadmin.throttling.record import ThrottleRecord, now_iso
 
 
 @dataclass(frozen=True)
@@ -139,16 +140,9 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
         rates=rates,
         records=view.records.values(),
     )
-    record = None
-    if throttles.changes:
-        host, user = operator
-        record = throttles.record(
-            request.plan_id, created_at=now_iso(now), host=host, user=user,
-            plan_file=request.plan_file, command="reassign execute",
-        )
-        earlier = view.records.get(request.plan_id)
-        if earlier is not None:
-            record = earlier.merged(record)
+    host, user = operator
+    record = recorded(throttles, request.plan_id, view.records, created_at=now_iso(now), host=host, user=user,
+                      plan_file=request.plan_file, command="reassign execute")
 
     return ExecutionPlan(
         rollback=rollback,

@@ -44,7 +44,7 @@ def prepare(params: ExecuteParams, now: datetime) -> Prepared:
     for the cluster check) and build the request."""
     from kadmin.execute.rollback import default_rollback_path
     from kadmin.plan.reassignment_file import read_reassignment
-    from kadmin.throttle_records import plan_id
+    from kadmin.throttling.record import plan_id
 
     params.validate()
     parsed = read_reassignment(params.plan_file)

@@ -3,7 +3,8 @@
 An incremental run keeps its throttles in place from the first step to the last: the lists cover
 every step at once (not Kafka's one-shot lists, where a destination is never a source), and they
 are removed only after the last step, and only what this run recorded and no running move needs.
-``run_incremental`` calls ``apply`` and ``remove`` (its ``ThrottleControl`` protocol).
+``run_incremental`` calls ``apply`` and ``remove`` (its ``ThrottleControl`` protocol); both go
+through ``kadmin.throttling.operations`` (record first; remove only what nobody needs).
 """
 
 from __future__ import annotations
@@ -14,16 +15,10 @@ from typing import Mapping, Sequence
 from kadmin.backends.base import Backend
 from kadmin.model import ConfigResource, ConfigResourceType, TopicPartition
 from kadmin.plan.steps import Step, throttled_replicas
-from kadmin.plan.throttles import (
-    FOLLOWER,
-    LEADER,
-    ThrottleNeeds,
-    ThrottleRates,
-    current_throttles,
-    removal_changes,
-    throttle_changes,
-)
-from kadmin.throttle_records import MemoryRecordStore, now_iso, who
+from kadmin.throttling.maths import FOLLOWER, LEADER, ThrottleRates, current_throttles, recorded, throttle_changes
+from kadmin.throttling.operations import apply_throttles, remove_plan_throttles
+from kadmin.throttling.record import now_iso, who
+from kadmin.throttling.stores import MemoryRecordStore
 
 
 class RecordedThrottles:
@@ -61,29 +56,16 @@ class RecordedThrottles:
             current, lists=lists, rate_brokers=brokers,
             rates=ThrottleRates.both(self.rate), records=records.values(),
         )
-        if not ts.changes:
-            return 0
         host, user = who()
-        record = ts.record(
-            self.plan_id, created_at=now_iso(time.time()), host=host, user=user,
-            plan_file=self.plan_file, command="reassign execute --incremental",
-        )
-        earlier = records.get(self.plan_id)
-        self.records.put(earlier.merged(record) if earlier is not None else record)
-        self.backend.incremental_alter_configs(ts.changes)  # after the record: a crash leaves no orphan
+        record = recorded(ts, self.plan_id, records, created_at=now_iso(time.time()), host=host, user=user,
+                          plan_file=self.plan_file, command="reassign execute --incremental")
+        if record is not None:
+            apply_throttles(self.backend, self.records, ts.changes, record)
         return len(ts.changes)
 
     def remove(self) -> int:
-        record = self.records.load_all().get(self.plan_id)
-        if record is None:
-            return 0
-        current = current_throttles(self.backend.describe_configs(_resources(record.topics, record.brokers)))
-        needs = ThrottleNeeds.of(self.backend.list_partition_reassignments())
-        removal = removal_changes(record, current, needs)
-        if removal.changes:
-            self.backend.incremental_alter_configs(removal.changes)
-        self.records.put(removal.kept)
-        return len(removal.changes)
+        removal = remove_plan_throttles(self.backend, self.records, self.plan_id)
+        return 0 if removal is None else len(removal.changes)
 
 
 def _resources(topics, brokers) -> list[ConfigResource]:

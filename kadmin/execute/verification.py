@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kadmin.backends.base import Backend, Capability
+from kadmin.backends.base import Backend
 from kadmin.errors import ConnectionFailed
-from kadmin.model import ConfigResource, ConfigResourceType, ReassignmentPlan
-from kadmin.plan.throttles import Removal, ThrottleNeeds, current_throttles, removal_changes
+from kadmin.model import ReassignmentPlan
 from kadmin.plan.verify import VerifyResult, log_dir_targets, verify_plan
-from kadmin.throttle_records import RecordStore
+from kadmin.throttling.maths import Removal
+from kadmin.throttling.operations import remove_plan_throttles
+from kadmin.throttling.stores import RecordStore
 
 
 @dataclass(frozen=True)
@@ -50,27 +51,5 @@ def run_verify(
 
     if preserve_throttles or records is None:
         return VerifyOutcome(result, None, "--preserve-throttles" if preserve_throttles else None)
-    record = records.load_all().get(plan_id)
-    if record is None or record.empty:
-        return VerifyOutcome(result, None)
-
-    # What every running move in the cluster needs, not only this plan's. A broker whose
-    # log-dir moves cannot be seen counts as moving: unknown is not "unneeded".
-    if Capability.LOG_DIRS in backend.capabilities:
-        log_dirs = backend.describe_log_dirs(brokers=sorted(cluster.brokers))
-        moving_brokers = {
-            b for b, bld in log_dirs.items()
-            if bld.error is not None or any(r.is_future for d in bld.log_dirs for r in d.replicas)
-        }
-        moving_brokers |= set(cluster.brokers) - set(log_dirs)
-    else:
-        moving_brokers = set(cluster.brokers)
-    needs = ThrottleNeeds.of(ongoing, moving_brokers)
-    resources = [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in record.brokers if b in cluster.brokers]
-    resources += [ConfigResource(ConfigResourceType.TOPIC, t) for t in record.topics]
-    current = current_throttles(backend.describe_configs(resources))
-    removal = removal_changes(record, current, needs, unreadable=set(record.brokers) - set(cluster.brokers))
-    if removal.changes:
-        backend.incremental_alter_configs(removal.changes)
-    records.put(removal.kept)  # an empty record is deleted
-    return VerifyOutcome(result, removal)
+    # What every running move in the cluster needs, not only this plan's, is kept.
+    return VerifyOutcome(result, remove_plan_throttles(backend, records, plan_id))

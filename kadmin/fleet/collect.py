@@ -89,8 +89,9 @@ def cluster_task(entry: Mapping[str, Any], kind: str, opener: Opener | None = No
 def throttle_show(backend) -> dict:
     """What ``throttle show --output json`` says of this cluster (the parts the reports read):
     the same library calls, so stale means the same thing in both."""
-    from kadmin.plan.throttles import throttle_items
-    from kadmin.throttle_records import open_record_store, read_throttle_state
+    from kadmin.throttling.maths import throttle_items
+    from kadmin.throttling.operations import read_throttle_state
+    from kadmin.throttling.stores import open_record_store
 
     state = read_throttle_state(backend, open_record_store(backend))
     items = throttle_items(state.current, state.needs, state.records.values())

@@ -28,7 +28,8 @@ from kadmin.model import (
     ConfigResourceType,
 )
 from kadmin.schemas import load
-from kadmin.throttle_records import open_record_store, plan_id
+from kadmin.throttling.record import plan_id
+from kadmin.throttling.stores import open_record_store
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
 
 MB = 1_000_000

@@ -13,7 +13,7 @@ from kadmin.commands.root import run
 from kadmin.model import Assignment, ConfigResource, ConfigResourceType, TopicPartition
 from kadmin.plan.reassignment_file import read_reassignment
 from kadmin.schemas import load
-from kadmin.throttle_records import MemoryRecordStore
+from kadmin.throttling.stores import MemoryRecordStore
 from tests.execute.fakes import FakeBackend, cluster_state
 
 FOO0 = TopicPartition("foo", 0)

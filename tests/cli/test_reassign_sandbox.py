@@ -209,7 +209,7 @@ def records(monkeypatch):
     """kadmin's throttle record, kept in memory across the in-process runs of one test: the
     sandbox does not serve Produce/Fetch, which the record topic needs. The configs are real."""
     from kadmin.commands import options
-    from kadmin.throttle_records import MemoryRecordStore
+    from kadmin.throttling.stores import MemoryRecordStore
 
     store = MemoryRecordStore()
     monkeypatch.setattr(options, "open_records", lambda backend: store)

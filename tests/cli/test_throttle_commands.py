@@ -23,7 +23,8 @@ from kadmin.model import (
     ConfigSource,
 )
 from kadmin.schemas import load
-from kadmin.throttle_records import MemoryRecordStore, plan_id
+from kadmin.throttling.record import plan_id
+from kadmin.throttling.stores import MemoryRecordStore
 from tests.execute.fakes import FakeBackend, cluster_state
 
 
@@ -50,7 +51,7 @@ def env(monkeypatch):
 
     for mod in ("throttle_set", "throttle_show", "throttle_clear"):
         monkeypatch.setattr(f"kadmin.commands.{mod}.open_cluster", open_cluster)
-    monkeypatch.setattr("kadmin.throttle_records.open_record_store", lambda b: store)
+    monkeypatch.setattr("kadmin.throttling.stores.open_record_store", lambda b: store)
     return backend, store
 
 

@@ -7,15 +7,8 @@ import pytest
 
 from kadmin.errors import InputError
 from kadmin.model import FOLLOWER_REPLICAS, LEADER_RATE, LEADER_REPLICAS, LOG_DIR_RATE
-from kadmin.throttle_records import (
-    RATES_REMOVAL,
-    REPLICAS_REMOVAL,
-    MemoryRecordStore,
-    RateClaim,
-    ThrottleRecord,
-    ZooKeeperRecordStore,
-    plan_id,
-)
+from kadmin.throttling.record import RateClaim, ThrottleRecord, plan_id
+from kadmin.throttling.stores import MemoryRecordStore, RATES_REMOVAL, REPLICAS_REMOVAL, ZooKeeperRecordStore
 
 
 def sample(pid="a1b2c3d4e5f60718", **kw):

@@ -21,7 +21,7 @@ from kadmin.model import (
     ConfigResource,
     ConfigResourceType,
 )
-from kadmin.throttle_records import plan_id
+from kadmin.throttling.record import plan_id
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
 
 MiB = 2**20
@@ -151,3 +151,162 @@ def test_admin_mode_record_topic_round_trip(sandbox_factory, tmp_path):  # noqa:
     assert sb.snapshot().topic_configs["__kadmin_throttle_records"] == {"cleanup.policy": "compact"}
     doc = json.loads(run("throttle", "show", "-o", "json").stdout)
     assert [r["plan_id"] for r in doc["records"]] == [plan_id(plan.read_bytes())]
+
+
+# --- issue 12: what broke on real clusters ----------------------------------------------------
+def write_plan(tmp_path, name, partitions):
+    p = tmp_path / name
+    p.write_text(json.dumps({"version": 1, "partitions": partitions}))
+    return str(p)
+
+
+def records_of(sb):
+    r = kadmin("throttle", "show", "-o", "json", "-b", sb.bootstrap)
+    assert r.exit_code == 0, r.output
+    return json.loads(r.output)
+
+
+def test_record_topic_is_created_on_a_cluster_that_serves_describe_cluster_v0_only(sandbox_factory, tmp_path,  # noqa: F811
+                                                                                  monkeypatch):
+    """Kafka 3.3 answers DescribeCluster v0 only (no endpoint_type): creating the record topic
+    must not go through kafka-python's describe_cluster (KeyError: 'endpoint_type')."""
+    from kadmin.sandbox import protocol
+
+    monkeypatch.setitem(protocol.MAX_VERSIONS, protocol.DESCRIBE_CLUSTER, 0)
+    sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
+    sb.create_topic("orders", assignment={0: [0, 1]}, size_bytes=MiB)
+    r = kadmin("throttle", "set", "--rate", "1MB/s", "-b", sb.bootstrap)
+    assert r.exit_code == 0, r.output
+    assert sb.snapshot().broker_configs["2"][LEADER_RATE] == "1000000"
+    assert [x["plan_id"] for x in records_of(sb)["records"]] == ["manual"]
+
+    plan = write_plan(tmp_path, "plan.json", [{"topic": "orders", "partition": 0, "replicas": [2, 1]}])
+    r = kadmin("reassign", "execute", "--reassignment-json-file", plan, "--throttle", "2MB/s",
+               "--rollback-file", str(tmp_path / "rb.json"), "-b", sb.bootstrap)
+    assert r.exit_code == 0, r.output
+    assert plan_id(open(plan, "rb").read()) in [x["plan_id"] for x in records_of(sb)["records"]]
+
+
+def set_default_rate(sb, value="7000000"):
+    """kafka-configs --entity-type brokers --entity-default --alter --add-config leader...rate=..."""
+    with admin(sb) as be:
+        be.incremental_alter_configs([ConfigChange(ConfigResource(ConfigResourceType.BROKER, ""), LEADER_RATE,
+                                                   AlterOp.SET, value)])
+
+
+def test_cluster_wide_default_throttle_is_shown_and_cleared_like_a_broker_rate(sandbox_factory):  # noqa: F811
+    sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
+    sb.create_topic("orders", assignment={0: [0, 1]}, size_bytes=MiB)
+    set_default_rate(sb)
+    [item] = [t for t in records_of(sb)["throttles"] if t["config"] == LEADER_RATE]
+    assert (item["resource"], item["value"], item["stale"]) == ("<default>", "7000000", True)
+    table = kadmin("throttle", "show", "-b", sb.bootstrap)
+    assert "broker <default>" in table.output
+
+    r = kadmin("throttle", "clear", "--stale", "-o", "json", "-b", sb.bootstrap)
+    assert r.exit_code == 0, r.output
+    assert [(c["resource"], c["config"], c["op"]) for c in json.loads(r.output)["removed"]] == [
+        ("<default>", LEADER_RATE, "delete")]
+    assert LEADER_RATE not in sb.snapshot().broker_configs.get("", {})
+
+
+def test_cluster_wide_default_throttle_is_kept_by_clear_all_while_a_move_needs_it(moving):
+    set_default_rate(moving)
+    r = kadmin("throttle", "clear", "--all", "--yes", "-b", moving.bootstrap)
+    assert r.exit_code == 0, r.output
+    assert moving.snapshot().broker_configs[""][LEADER_RATE] == "7000000"
+    assert "broker <default> leader.replication.throttled.rate" in r.output
+    r = kadmin("throttle", "clear", "--all", "--yes", "--force", "-b", moving.bootstrap)
+    assert r.exit_code == 0, r.output
+    assert LEADER_RATE not in moving.snapshot().broker_configs.get("", {})
+
+
+def test_clear_all_after_someone_deleted_a_rate_leaves_no_record_behind(sandbox_factory):  # noqa: F811
+    sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
+    sb.create_topic("orders", assignment={0: [0, 1]}, size_bytes=MiB)
+    assert kadmin("throttle", "set", "--rate", "1MB/s", "-b", sb.bootstrap).exit_code == 0
+    with admin(sb) as be:  # someone else: kafka-configs --delete-config on broker 1
+        be.incremental_alter_configs([ConfigChange(broker(1), LEADER_RATE, AlterOp.DELETE)])
+    r = kadmin("throttle", "clear", "--all", "--yes", "-b", sb.bootstrap)
+    assert r.exit_code == 0, r.output
+    doc = records_of(sb)
+    assert doc["throttles"] == [] and doc["records"] == []
+
+
+def test_verify_of_the_last_plan_removes_the_rates_two_plans_shared(sandbox_factory, tmp_path):  # noqa: F811
+    """A and B (B with --additional) both throttled; A verified while B still moves keeps the
+    rates B uses; B verified once it finished removes kadmin's rates: nothing moves any more."""
+    sb = sandbox_factory(brokers=4, log_dirs=1, manual_clock=True)
+    sb.create_topic("small", assignment={0: [0, 1]}, size_bytes=MiB)
+    sb.create_topic("big", assignment={0: [0, 1]}, size_bytes=20 * MiB)
+    a = write_plan(tmp_path, "a.json", [{"topic": "small", "partition": 0, "replicas": [2, 1]}])
+    b = write_plan(tmp_path, "b.json", [{"topic": "big", "partition": 0, "replicas": [2, 1]}])
+
+    def execute(plan, *extra):
+        r = kadmin("reassign", "execute", "--reassignment-json-file", plan, "--throttle", "1MB/s", *extra,
+                   "--rollback-file", str(tmp_path / (plan.rsplit("/", 1)[-1] + ".rb")), "-b", sb.bootstrap)
+        assert r.exit_code == 0, r.output
+
+    def verify(plan):
+        return kadmin("reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+
+    execute(a)
+    execute(b, "--additional")
+    for _ in range(60):
+        if not sb.snapshot().partition("small", 0).reassigning:
+            break
+        sb.clock.advance(1)
+    assert sb.snapshot().partition("big", 0).reassigning
+    assert verify(a).exit_code == 0
+    snap = sb.snapshot()
+    assert snap.broker_configs["2"][FOLLOWER_RATE] == "1000000"  # B still needs it
+    for _ in range(120):
+        if not sb.snapshot().partition("big", 0).reassigning:
+            break
+        sb.clock.advance(1)
+    assert not sb.snapshot().partition("big", 0).reassigning
+    assert verify(b).exit_code == 0
+    snap = sb.snapshot()
+    left = {(bk, name) for bk, configs in snap.broker_configs.items() for name in configs
+            if name in (LEADER_RATE, FOLLOWER_RATE)}
+    assert left == set()
+    assert records_of(sb)["records"] == []
+
+
+def test_a_cluster_without_produce_and_fetch_is_refused_before_any_change(sandbox_factory, monkeypatch):  # noqa: F811
+    from kadmin.sandbox import protocol
+
+    served = protocol.served
+    monkeypatch.setattr(protocol, "served", lambda *a, **kw: {k: v for k, v in served(*a, **kw).items()
+                                                              if k not in (protocol.PRODUCE, protocol.FETCH)})
+    sb = sandbox_factory(brokers=2, log_dirs=1, manual_clock=True)
+    r = kadmin("throttle", "set", "--rate", "1MB/s", "-b", sb.bootstrap)
+    assert r.exit_code != 0
+    assert "does not serve Produce/Fetch" in r.output and "nothing was changed" in r.output
+    assert all(LEADER_RATE not in c for c in sb.snapshot().broker_configs.values())
+
+
+@pytest.mark.zookeeper
+def test_zookeeper_mode_shows_and_clears_the_cluster_wide_default(sandbox_factory, zk_connect):  # noqa: F811
+    """/config/brokers/<default> (kafka-configs --zookeeper ... --entity-default) in ZooKeeper mode."""
+    sb = sandbox_factory(brokers=3, log_dirs=1, zookeeper=zk_connect, manual_clock=True)
+    assert kadmin("throttle", "set", "--rate", "1MB/s", "--brokers", "1", "--zookeeper", zk_connect).exit_code == 0
+    from kadmin.backends.zookeeper import ZooKeeperBackend
+
+    with ZooKeeperBackend(zk_connect, timeout=10) as be:
+        be.incremental_alter_configs([ConfigChange(ConfigResource(ConfigResourceType.BROKER, ""), FOLLOWER_RATE,
+                                                   AlterOp.SET, "3000")])
+    def show():  # after the --zookeeper deprecation warning (CliRunner mixes stderr in)
+        r = kadmin("throttle", "show", "-o", "json", "--zookeeper", zk_connect)
+        assert r.exit_code == 0, r.output
+        return json.loads(r.output[r.output.index("{"):])
+
+    doc = show()
+    assert {(t["resource"], t["config"], t["stale"]) for t in doc["throttles"]} == {
+        ("<default>", FOLLOWER_RATE, True), ("1", LEADER_RATE, True), ("1", FOLLOWER_RATE, True)}
+    r = kadmin("throttle", "clear", "--all", "--yes", "--zookeeper", zk_connect)
+    assert r.exit_code == 0, r.output
+    assert "broker <default> follower.replication.throttled.rate: 3000 -> (deleted)" in r.output
+    doc = show()
+    assert doc["throttles"] == [] and doc["records"] == []
+    sb.wait_for(lambda s: FOLLOWER_RATE not in s.broker_configs.get("", {}), timeout=20)  # the brokers saw it

@@ -43,7 +43,8 @@ class FakeBackend:
     def __init__(self, brokers, partitions, *, sizes=None, rate=1000.0, name="admin", min_insync=None):
         self.name = name
         self.read_only = False
-        self.capabilities = frozenset(Capability)
+        self.capabilities = frozenset(Capability) - (
+            {Capability.CONCURRENT_REASSIGNMENTS} if name == "zookeeper" else set())
         self.brokers = {b: Broker(b, "127.0.0.1", 9000 + b) for b in brokers}
         self.parts = {
             tp: _Part(tuple(r), r[0], (sizes or {}).get(tp, 1000)) for tp, r in partitions.items()

@@ -8,7 +8,7 @@ from kadmin.execute.rollback import replica_dirs
 from kadmin.execute.verification import run_verify
 from kadmin.model import Assignment, ConfigResource, ConfigResourceType, ReassignmentPlan, TopicPartition, TopicPartitionReplica
 from kadmin.plan.verify import State
-from kadmin.throttle_records import MemoryRecordStore
+from kadmin.throttling.stores import MemoryRecordStore
 from tests.execute.test_executor import backend, execute, request
 
 FOO0, FOO1 = TopicPartition("foo", 0), TopicPartition("foo", 1)

@@ -10,7 +10,7 @@ from kadmin.execute.changes import LogDirMove, describe
 from kadmin.execute.executor import ExecuteRequest, apply_execution, plan_execution, read_cluster
 from kadmin.model import Assignment, ConfigResource, ConfigResourceType, TopicPartition
 from kadmin.plan.reassignment_file import parse_reassignment
-from kadmin.throttle_records import MemoryRecordStore
+from kadmin.throttling.stores import MemoryRecordStore
 from tests.execute.fakes import FakeBackend, cluster_state
 
 DIRS = {b: ["/d/a", "/d/b"] for b in (1, 2, 3, 4)}

@@ -35,7 +35,7 @@ def records(monkeypatch):
     """kadmin's throttle records in memory: the sandbox serves no Produce/Fetch, so the
     AdminClient-mode record topic cannot be used (tests/cli/test_reassign_sandbox.py does the same)."""
     from kadmin.commands import options
-    from kadmin.throttle_records import MemoryRecordStore
+    from kadmin.throttling.stores import MemoryRecordStore
 
     store = MemoryRecordStore()
     monkeypatch.setattr(options, "open_records", lambda backend: store)
@@ -202,7 +202,7 @@ def test_incremental_plan_with_any_log_dirs_finished_then_run_again_is_a_no_op(s
 
 def test_incremental_run_failing_before_any_step_leaves_no_rollback_or_state(sb, tmp_path, capsys, monkeypatch):
     from kadmin.commands import options
-    from kadmin.throttle_records import MemoryRecordStore
+    from kadmin.throttling.stores import MemoryRecordStore
 
     class Broken(MemoryRecordStore):
         def put(self, record):

@@ -74,7 +74,7 @@ def test_one_node_write_per_batch_and_limits_hold(sandbox_factory, zk_connect, t
         watch = ZkWatch(sb, backend._b)
         notes = Notes()
         limits = Limits(max_parallel_partitions=2, max_moves_per_broker=2)
-        from kadmin.throttle_records import MemoryRecordStore
+        from kadmin.throttling.stores import MemoryRecordStore
 
         throttle = RecordedThrottles(backend, 4 * MiB, plan_id="zk-test", records=MemoryRecordStore())
         result = run_incremental(backend, plan, limits, tmp_path / "s.json", notes, watch,

@@ -10,13 +10,13 @@ from tests.faults.support import CURRENT, FAULTS
 
 @pytest.fixture
 def records(monkeypatch):
-    from kadmin import throttle_records
     from kadmin.commands import options
-    from kadmin.throttle_records import MemoryRecordStore
+    from kadmin.throttling import stores
+    from kadmin.throttling.stores import MemoryRecordStore
 
     store = MemoryRecordStore()
     monkeypatch.setattr(options, "open_records", lambda backend: store)
-    monkeypatch.setattr(throttle_records, "open_record_store", lambda backend: store)
+    monkeypatch.setattr(stores, "open_record_store", lambda backend: store)
     return store
 
 

@@ -21,7 +21,8 @@ from kadmin.model import (
     Throttle,
     TopicPartition,
 )
-from kadmin.plan.throttles import (
+from kadmin.throttling.maths import (
+    DEFAULT_BROKER_ID,
     ThrottleNeeds,
     ThrottleRates,
     brokers_needing_rates,
@@ -30,13 +31,14 @@ from kadmin.plan.throttles import (
     kafka_throttle_lists,
     log_dir_rate_brokers,
     merge_replica_lists,
+    reconcile_records,
     remove_from_replica_list,
     removal_changes,
     stale_throttles,
     throttle_changes,
     throttle_items,
 )
-from kadmin.throttle_records import RateClaim, ThrottleRecord
+from kadmin.throttling.record import RateClaim, ThrottleRecord
 
 TP = TopicPartition
 
@@ -227,3 +229,38 @@ def test_current_throttles_reads_only_dynamic_values():
     t = current_throttles(configs)
     assert t.broker_rates == {1: {LEADER_RATE: 100}}
     assert t.topic_replicas == {"foo": {LEADER_REPLICAS: ("0:1", "1:1")}}
+
+
+# --- issue 12: defaults, shared rates, records that drifted ---------------------------------------
+def test_a_cluster_wide_default_rate_is_read_needed_while_anything_moves_and_removed_by_its_empty_name():
+    default = ConfigResource(ConfigResourceType.BROKER, "")
+    configs = {default: {LEADER_RATE: ConfigEntry(LEADER_RATE, "7000", ConfigSource.DYNAMIC_DEFAULT_BROKER)},
+               broker(1): {LEADER_RATE: ConfigEntry(LEADER_RATE, "7000", ConfigSource.DYNAMIC_DEFAULT_BROKER)}}
+    current = current_throttles(configs)
+    assert current.broker_rates == {DEFAULT_BROKER_ID: {LEADER_RATE: 7000}}  # broker 1 only inherits it
+    idle, moving = ThrottleNeeds(), ThrottleNeeds(rate_brokers=frozenset({3}))
+    assert idle.needs_rate(DEFAULT_BROKER_ID, LEADER_RATE) is False
+    assert moving.needs_rate(DEFAULT_BROKER_ID, LEADER_RATE) is True
+    [item] = throttle_items(current, idle, [])
+    assert (item.resource, item.stale) == ("<default>", True)
+    assert stale_throttles(current, idle).changes == (ConfigChange(default, LEADER_RATE, AlterOp.DELETE),)
+    assert stale_throttles(current, moving).changes == ()
+
+
+def test_a_rate_another_kadmin_record_set_to_the_same_value_is_claimed_too_with_its_previous():
+    current = Throttle(broker_rates={1: {LEADER_RATE: 1000}, 2: {LEADER_RATE: 1000}})
+    a = ThrottleRecord("a", rates=(RateClaim(1, LEADER_RATE, 1000, previous=None),))
+    ts = throttle_changes(current, rate_brokers=[1, 2], rates=ThrottleRates(1000, None), records=[a])
+    assert ts.changes == ()
+    assert ts.rates == (RateClaim(1, LEADER_RATE, 1000, None),)  # broker 2's is a person's: not claimed
+    assert ts.claims_anything
+
+
+def test_reconcile_drops_what_someone_else_removed_and_keeps_claims_on_brokers_that_are_down():
+    current = Throttle(broker_rates={1: {LEADER_RATE: 1000}}, topic_replicas={"t": {LEADER_REPLICAS: ("0:1",)}})
+    r = ThrottleRecord("m", rates=(RateClaim(1, LEADER_RATE, 1000), RateClaim(2, LEADER_RATE, 1000),
+                                   RateClaim(3, LEADER_RATE, 1000)),
+                       replicas={"t": {LEADER_REPLICAS: ("0:1", "1:1")}})
+    [kept] = reconcile_records([r], current, unreadable={3})
+    assert kept.rates == (RateClaim(1, LEADER_RATE, 1000), RateClaim(3, LEADER_RATE, 1000))
+    assert kept.replicas == {"t": {LEADER_REPLICAS: ("0:1",)}}

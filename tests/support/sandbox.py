@@ -41,21 +41,6 @@ MATRIX_FILES = (
     "tests/plan/test_balance_cli.py",
 )
 
-# Matrix tests that fail against 3.3 for one known reason: kafka-python 3.0.12's
-# KafkaAdminClient.describe_cluster raises KeyError 'endpoint_type' on a DescribeCluster v0
-# answer, and kadmin's throttle-record store calls it. The throttle refactor removes that call;
-# then this list goes (they are xfail(strict=False), so they pass unnoticed meanwhile).
-DESCRIBE_CLUSTER_V0 = "describe_cluster v0 (throttle refactor): kafka-python's describe_cluster raises KeyError 'endpoint_type'"
-XFAIL_DESCRIBE_CLUSTER_V0 = (
-    "tests/cli/test_execute_wait.py::test_wait_follows_to_the_end_and_removes_exactly_its_throttles[admin-kafka3.3]",
-    "tests/cli/test_execute_wait.py::test_wait_in_a_log_prints_lines_then_verify_report[admin-kafka3.3]",
-    "tests/cli/test_execute_wait.py::test_ctrl_c_leaves_the_move_running_and_says_how_to_follow_and_clean_up[admin-kafka3.3]",
-    "tests/cli/test_execute_wait.py::test_finished_but_different_exits_4_as_verify[kafka3.3]",
-    "tests/cli/test_execute_wait.py::test_wait_follows_a_log_dir_move_and_removes_its_rate[admin-kafka3.3]",
-    "tests/cli/test_throttle_sandbox.py::test_admin_mode_record_topic_round_trip[kafka3.3]",
-)
-
-
 def matrix_versions(*, zookeeper: bool) -> list[str]:
     """The versions a matrix test runs against; in ZooKeeper mode a 4.x is replaced by the newest
     version that has ZooKeeper mode."""

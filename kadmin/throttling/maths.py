@@ -10,6 +10,10 @@ with what is already set (Kafka's tool overwrites) and removes only what it set 
 nothing that needs it still moves (Kafka's tool deletes everything on ``--verify``).
 
 Everything here is pure: cluster state, configs and records in; config changes and records out.
+
+Cluster-wide default rates (the broker resource with an empty name, ``kafka-configs
+--entity-default``) are rates of the pseudo-broker ``DEFAULT_BROKER_ID``: shown, needed while any
+move runs, and removed like per-broker rates.
 """
 
 from __future__ import annotations
@@ -37,13 +41,24 @@ from kadmin.model import (
     format_replica_list,
     parse_replica_list,
 )
-from kadmin.throttle_records import RateClaim, ThrottleRecord, freeze_replicas
+from kadmin.throttling.record import RateClaim, ThrottleRecord, freeze_replicas
 
 LEADER = "leader"
 FOLLOWER = "follower"
 LIST_CONFIG = {LEADER: LEADER_REPLICAS, FOLLOWER: FOLLOWER_REPLICAS}
 INTER_BROKER_RATES = (LEADER_RATE, FOLLOWER_RATE)
 WILDCARD = "*"
+DEFAULT_BROKER_ID = -1  # the cluster-wide default broker resource (name "")
+
+
+def broker_resource(broker: int) -> ConfigResource:
+    """The config resource of a broker id; ``DEFAULT_BROKER_ID`` is the default resource ("")."""
+    return ConfigResource(ConfigResourceType.BROKER, "" if broker == DEFAULT_BROKER_ID else str(broker))
+
+
+def broker_label(broker: int | str) -> str:
+    """"3", or "<default>" for the cluster-wide default (as ``throttle show`` names it)."""
+    return "<default>" if broker in (DEFAULT_BROKER_ID, "", str(DEFAULT_BROKER_ID)) else str(broker)
 
 ReplicaLists = dict[str, dict[str, set[str]]]  # topic -> "leader"/"follower" -> {"p:b"}
 
@@ -154,19 +169,20 @@ def remove_from_replica_list(existing: str | None, remove: Iterable[str]) -> str
 
 # --- reading what is set ----------------------------------------------------------------------
 def current_throttles(configs: Mapping[ConfigResource, Mapping[str, ConfigEntry]]) -> Throttle:
-    """The throttles set on brokers (per-broker dynamic values only) and topics, from
-    DescribeConfigs. A value whose source is DEFAULT is not set: a real broker may still show a
-    just-deleted dynamic value that way for a moment."""
+    """The throttles set on brokers (per-broker dynamic values, and the cluster-wide dynamic
+    default under ``DEFAULT_BROKER_ID``) and topics, from DescribeConfigs. A value whose source
+    is DEFAULT is not set: a real broker may still show a just-deleted dynamic value that way for
+    a moment."""
     rates: dict[int, dict[str, int]] = {}
     lists: dict[str, dict[str, tuple[str, ...]]] = {}
     for res, entries in configs.items():
-        if res.type == ConfigResourceType.BROKER and res.name.lstrip("-").isdigit():
+        if res.type == ConfigResourceType.BROKER and (res.name == "" or res.name.lstrip("-").isdigit()):
+            broker, own = (DEFAULT_BROKER_ID, ConfigSource.DYNAMIC_DEFAULT_BROKER) if res.name == "" else (
+                int(res.name), ConfigSource.DYNAMIC_BROKER)
             for name in (LEADER_RATE, FOLLOWER_RATE, LOG_DIR_RATE):
                 e = entries.get(name)
-                if e is not None and e.value not in (None, "") and e.source in (
-                    ConfigSource.DYNAMIC_BROKER, ConfigSource.UNKNOWN
-                ):
-                    rates.setdefault(int(res.name), {})[name] = int(e.value)
+                if e is not None and e.value not in (None, "") and e.source in (own, ConfigSource.UNKNOWN):
+                    rates.setdefault(broker, {})[name] = int(e.value)
         elif res.type == ConfigResourceType.TOPIC:
             for name in (LEADER_REPLICAS, FOLLOWER_REPLICAS):
                 e = entries.get(name)
@@ -196,8 +212,23 @@ class ThrottleSet:
     rates: tuple[RateClaim, ...]
     replicas: dict[str, dict[str, tuple[str, ...]]]
 
+    @property
+    def claims_anything(self) -> bool:
+        """Something to change, or a rate to share with another kadmin record."""
+        return bool(self.changes or self.rates or self.replicas)
+
     def record(self, plan_id: str, **who) -> ThrottleRecord:
         return ThrottleRecord(plan_id=plan_id, rates=self.rates, replicas=self.replicas, **who)
+
+
+def recorded(ts: ThrottleSet, plan_id: str, records: Mapping[str, ThrottleRecord], **who) -> ThrottleRecord | None:
+    """The record to write for ``ts``: this plan's earlier record plus what ``ts`` claims; None
+    when ``ts`` claims nothing."""
+    if not ts.claims_anything:
+        return None
+    record = ts.record(plan_id, **who)
+    earlier = records.get(plan_id)
+    return earlier.merged(record) if earlier is not None else record
 
 
 def throttle_changes(
@@ -210,10 +241,12 @@ def throttle_changes(
     records: Iterable[ThrottleRecord] = (),
 ) -> ThrottleSet:
     """Config changes that add ``lists`` to the topics' lists (merging) and set ``rates`` on the
-    brokers, plus what kadmin now owns. Rates equal to what is set already change nothing and
-    are not claimed. A claim's ``previous`` is the value a person set before kadmin: when the
-    value being replaced was itself set by another kadmin record, its ``previous`` is inherited,
-    so removal never restores a kadmin value."""
+    brokers, plus what kadmin now owns. Rates equal to what is set already change nothing; they
+    are claimed only when another kadmin record claims them (both plans then own the rate, so
+    whichever finishes last can remove it: a rate a person set stays theirs). A claim's
+    ``previous`` is the value a person set before kadmin: when the value being replaced was
+    itself set by another kadmin record, its ``previous`` is inherited, so removal never restores
+    a kadmin value."""
     claimed = {(c.broker, c.name): c for r in records for c in r.rates}
     changes: list[ConfigChange] = []
     claims: list[RateClaim] = []
@@ -222,10 +255,12 @@ def throttle_changes(
         if value is None:
             return
         now = current.broker_rates.get(broker, {}).get(name)
-        if now == value:
-            return
         other = claimed.get((broker, name))
         previous = other.previous if other is not None and other.value == now else now
+        if now == value:
+            if other is not None and other.value == now:
+                claims.append(RateClaim(broker, name, value, previous))
+            return
         changes.append(ConfigChange(ConfigResource(ConfigResourceType.BROKER, str(broker)), name, AlterOp.SET, str(value)))
         claims.append(RateClaim(broker, name, value, previous))
 
@@ -286,9 +321,9 @@ class ThrottleNeeds:
         return entry in self.lists.get(topic, {}).get(name, frozenset())
 
     def needs_rate(self, broker: int, name: str) -> bool:
-        if name == LOG_DIR_RATE:
-            return broker in self.log_dir_brokers
-        return broker in self.rate_brokers
+        """A cluster-wide default rate is needed while any broker moves (it throttles them all)."""
+        brokers = self.log_dir_brokers if name == LOG_DIR_RATE else self.rate_brokers
+        return bool(brokers) if broker == DEFAULT_BROKER_ID else broker in brokers
 
 
 # --- removing what kadmin set -----------------------------------------------------------------
@@ -323,7 +358,7 @@ def removal_changes(
         now = current.broker_rates.get(c.broker, {}).get(c.name)
         if now != c.value:
             continue
-        res = ConfigResource(ConfigResourceType.BROKER, str(c.broker))
+        res = broker_resource(c.broker)
         if c.previous is None:
             changes.append(ConfigChange(res, c.name, AlterOp.DELETE))
         else:
@@ -393,7 +428,8 @@ def throttle_items(
         for name, value in sorted(current.broker_rates[b].items()):
             owners = tuple(sorted(r.plan_id for r in records for c in r.rates
                                   if c.broker == b and c.name == name and c.value == value))
-            items.append(ThrottleItem("broker_rate", str(b), name, str(value), owners, needs.needs_rate(b, name)))
+            items.append(ThrottleItem("broker_rate", broker_label(b), name, str(value), owners,
+                                      needs.needs_rate(b, name)))
     for t in sorted(current.topic_replicas):
         for name, entries in sorted(current.topic_replicas[t].items()):
             owners = tuple(sorted(r.plan_id for r in records
@@ -437,4 +473,23 @@ def prune_records(records: Iterable[ThrottleRecord], removal: Removal) -> list[T
             rates=tuple(c for c in r.rates if (c.broker, c.name) not in gone_rates),
             replicas=freeze_replicas(replicas),
         ))
+    return out
+
+
+def reconcile_records(
+    records: Iterable[ThrottleRecord], current: Throttle, *, unreadable: Collection[int] = ()
+) -> list[ThrottleRecord]:
+    """Records without what is no longer set as they claim it: a rate someone deleted or
+    changed, an entry someone removed (records and live configs must not drift). ``current``
+    must cover every broker and topic the records name; claims on ``unreadable`` brokers (down)
+    are kept for a later run."""
+    out = []
+    for r in records:
+        rates = tuple(c for c in r.rates if c.broker in unreadable
+                      or current.broker_rates.get(c.broker, {}).get(c.name) == c.value)
+        replicas = {
+            t: {n: set(v) & set(current.topic_replicas.get(t, {}).get(n, ())) for n, v in kinds.items()}
+            for t, kinds in r.replicas.items()
+        }
+        out.append(replace(r, rates=rates, replicas=freeze_replicas(replicas)))
     return out

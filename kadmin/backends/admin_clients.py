@@ -1,0 +1,189 @@
+"""The AdminClient-protocol backend's clients: created on first use, closed together, and each
+call retried on a transient connection failure and bounded by ``--timeout``.
+
+confluent-kafka (librdkafka) serves metadata, configs and end offsets; kafka-python the RPCs
+librdkafka lacks. ``AdminClients`` holds both; ``admin.AdminBackend`` adds the operations.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from kadmin.backends.admin_errors import (
+    TRANSIENT,
+    AuthFailureWatch,
+    cluster_error,
+    confluent_error,
+    login_error,
+)
+from kadmin.backends.base import ReadOnlyViolation
+from kadmin.errors import ClusterError, ConnectionFailed
+
+log = logging.getLogger("kadmin.backends.admin")
+
+BACKOFF = 0.1  # seconds; grows per attempt
+# Every request retried is idempotent: the same targets, directories or reads again. A request
+# that timed out is not retried: --timeout bounds each call, as the user asked.
+TRANSIENT_ATTEMPTS = 4
+
+
+class AdminClients:
+    """kafka-python's KafkaAdminClient and confluent-kafka's AdminClient for one connection."""
+
+    def __init__(self, settings, read_only: bool = True):
+        """``settings``: a ``kadmin.config.ConnectionSettings`` with ``bootstrap_servers``."""
+        self.settings = settings
+        self.read_only = read_only
+        self.timeout = float(getattr(settings, "timeout", None) or 30.0)
+        self._kp = None  # kafka-python KafkaAdminClient
+        self._ck = None  # confluent-kafka AdminClient
+        self._lock = threading.Lock()
+
+    @property
+    def bootstrap(self) -> str:
+        return self.settings.bootstrap_servers
+
+    # --- clients ---------------------------------------------------------------------------
+    def _kafka_python(self):
+        with self._lock:
+            if self._kp is None:
+                from kafka.admin import KafkaAdminClient
+                from kafka.errors import KafkaConnectionError, KafkaError, KafkaTimeoutError
+
+                from kadmin.config import to_kafka_python
+
+                kwargs = to_kafka_python(self.settings)
+                kwargs.setdefault("request_timeout_ms", int(self.timeout * 1000))
+                kwargs.setdefault("bootstrap_timeout_ms", int(self.timeout * 1000))
+                kwargs.setdefault("client_id", "kadmin")
+                try:
+                    with AuthFailureWatch() as watch:
+                        self._kp = KafkaAdminClient(**kwargs)
+                except (KafkaTimeoutError, KafkaConnectionError):
+                    if watch.error is not None:  # bootstrap retried a refused login until the timeout
+                        raise login_error(watch.error, "connecting to " + self.bootstrap) from None
+                    raise ConnectionFailed(
+                        f"no broker answered at {self.bootstrap} within {self.timeout:g}s",
+                        hint="check --bootstrap-server, the network and the security settings",
+                    ) from None
+                except KafkaError as e:
+                    raise cluster_error(e, "connecting to " + self.bootstrap) from None
+            return self._kp
+
+    def _kp_call(self, what: str, call):
+        """``call(kafka_python_client)``, retried on a transient connection failure; any other
+        kafka-python error, or one that persists, becomes a typed ClusterError."""
+        from kafka.errors import KafkaError
+
+        kp = self._kafka_python()
+        for attempt in range(1, TRANSIENT_ATTEMPTS + 1):
+            try:
+                return call(kp)
+            except KafkaError as e:
+                if type(e).__name__ not in TRANSIENT or attempt == TRANSIENT_ATTEMPTS:
+                    raise cluster_error(e, what) from None
+                log.debug("%s: %s (attempt %d); retrying", what, type(e).__name__, attempt)
+                if hasattr(kp, "_controller_id"):
+                    kp._controller_id = None  # it may be the node that went away: ask again
+                time.sleep(BACKOFF * attempt)
+                self._refresh_metadata(kp)
+
+    @staticmethod
+    def _refresh_metadata(kp) -> None:
+        """Read the brokers again now (a broker back from a restart is otherwise unknown to
+        kafka-python until its next periodic refresh); best effort."""
+        try:
+            kp._manager.run(kp._manager.cluster.refresh_metadata)
+        except Exception as e:  # noqa: BLE001 - the retried call reports what still fails
+            log.debug("metadata refresh failed: %s", e)
+
+    def _confluent(self):
+        with self._lock:
+            if self._ck is None:
+                from confluent_kafka.admin import AdminClient
+
+                from kadmin.config import to_confluent
+
+                conf = to_confluent(self.settings)
+                conf.setdefault("client.id", "kadmin")
+                conf.setdefault("socket.timeout.ms", int(self.timeout * 1000))
+                conf.setdefault("logger", _librdkafka_logger())
+                conf.setdefault("error_cb", self._note_ck_error)
+                self._ck = AdminClient(conf)
+            return self._ck
+
+    def _note_ck_error(self, err) -> None:
+        """librdkafka reports a refused login or TLS handshake only here; requests just time out
+        (_TRANSPORT). Kept so that failure is reported as what it was."""
+        name = err.name() if hasattr(err, "name") else ""
+        if "AUTHENTICATION" in name or "_SSL" in name:
+            self._cklogin_error = err
+
+    def _ck_login_seen(self) -> bool:
+        if self._ck is not None:
+            self._ck.poll(0)  # serves error_cb
+        return getattr(self, "_cklogin_error", None) is not None
+
+    def _ck_error(self, err, what: str) -> ClusterError:
+        self._ck_login_seen()
+        login = getattr(self, "_cklogin_error", None)
+        if login is not None and (err is None or err.name() in ("_TRANSPORT", "_TIMED_OUT", "_ALL_BROKERS_DOWN")):
+            err = login
+        return confluent_error(err, what)
+
+    def _ck_result(self, future, what: str):
+        from confluent_kafka import KafkaException
+
+        try:
+            return future.result(timeout=self.timeout)
+        except KafkaException as e:
+            err = e.args[0] if e.args else None
+            raise self._ck_error(err, what) from None
+        except TimeoutError:
+            if self._ck_login_seen():
+                raise self._ck_error(None, what) from None
+            raise ConnectionFailed(f"{what}: no answer from {self.bootstrap} within {self.timeout:g}s") from None
+        except Exception as e:  # concurrent.futures.TimeoutError on 3.10
+            if type(e).__name__ == "TimeoutError":
+                if self._ck_login_seen():
+                    raise self._ck_error(None, what) from None
+                raise ConnectionFailed(f"{what}: no answer from {self.bootstrap} within {self.timeout:g}s") from None
+            raise
+
+    def _check_writable(self, what: str) -> None:
+        if self.read_only:
+            raise ReadOnlyViolation(f"{what} called on a read-only backend")
+
+    def _raw(self, request, what: str):
+        """A request neither library offers, sent through kafka-python's connection manager."""
+        return self._kp_call(what, lambda kp: kp._manager.run(self._send_raw, kp, request))
+
+    @staticmethod
+    async def _send_raw(kp, request):
+        return await kp._manager.send(request)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._kp is not None:
+                try:
+                    self._kp.close()
+                except Exception:  # noqa: BLE001 - closing is best effort
+                    pass
+                self._kp = None
+            self._ck = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _librdkafka_logger() -> logging.Logger:
+    """librdkafka's logs go to Python logging (shown with --debug), never straight to stderr."""
+    logger = logging.getLogger("kadmin.librdkafka")
+    if not logger.handlers:
+        logger.addHandler(logging.NullHandler())
+    return logger

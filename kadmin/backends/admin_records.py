@@ -1,0 +1,120 @@
+"""kadmin's throttle-record topic over the AdminClient protocol: a compacted topic read from the
+start with no consumer group, written with acks=all, created on first write.
+
+It is reached through ``AdminBackend.throttle_record_store()``, so it uses the backend's
+settings, ``--timeout`` and error translation, and the backend's admin client for the topic
+(never kafka-python's ``describe_cluster``: broken against brokers serving DescribeCluster v0 only, as
+Kafka 3.3's, with ``KeyError: 'endpoint_type'``).
+"""
+
+from __future__ import annotations
+
+import time
+
+from kadmin.backends.admin_errors import cluster_error
+from kadmin.errors import ClusterError, UnsupportedOperation
+
+PRODUCE_API_KEY = 0
+FETCH_API_KEY = 1
+TOPIC_ALREADY_EXISTS = 36
+
+
+class RecordTopic:
+    """A ``kadmin.throttling.stores.KeyedLog`` on one partition of ``topic``."""
+
+    def __init__(self, backend, topic: str):
+        self.backend = backend  # an AdminBackend
+        self.topic = topic
+
+    @property
+    def timeout(self) -> float:
+        return self.backend.timeout
+
+    def _client_kwargs(self) -> dict:
+        from kadmin.config import to_kafka_python
+
+        kw = to_kafka_python(self.backend.settings)
+        kw.setdefault("client_id", "kadmin-throttle-records")
+        return kw
+
+    def _error(self, e: Exception, what: str) -> ClusterError:
+        if type(e).__name__ in ("UnsupportedVersionError", "IncompatibleBrokerVersion"):
+            return self._unsupported(e)
+        return cluster_error(e, what)
+
+    def _unsupported(self, e: Exception | str) -> UnsupportedOperation:
+        why = e if isinstance(e, str) else f"{type(e).__name__}: {e}"
+        return UnsupportedOperation(
+            f"cannot read or write kadmin's throttle records in topic {self.topic}: the cluster does not "
+            f"serve Produce/Fetch ({why})",
+            hint="throttles can still be set and cleared by hand; see docs/throttle-records.md",
+        )
+
+    def read_all(self) -> dict[str, bytes | None]:
+        from kafka import KafkaConsumer, TopicPartition as KTP
+        from kafka.errors import KafkaError
+
+        what = f"reading throttle records from {self.topic}"
+        try:
+            consumer = KafkaConsumer(group_id=None, enable_auto_commit=False, **self._client_kwargs())
+        except KafkaError as e:
+            raise self._error(e, what) from None
+        try:
+            if not consumer.partitions_for_topic(self.topic):
+                return {}
+            tp = KTP(self.topic, 0)
+            consumer.assign([tp])
+            end = consumer.end_offsets([tp])[tp]
+            consumer.seek_to_beginning(tp)
+            values: dict[str, bytes | None] = {}
+            deadline = time.monotonic() + self.timeout
+            while consumer.position(tp) < end:
+                if time.monotonic() > deadline:
+                    raise ClusterError(f"{what}: no data within {self.timeout:g}s")
+                for batch in consumer.poll(timeout_ms=200).values():
+                    for msg in batch:
+                        values[msg.key.decode("utf-8")] = msg.value
+            return values
+        except KafkaError as e:
+            raise self._error(e, what) from None
+        finally:
+            consumer.close()
+
+    def write(self, key: str, value: bytes | None) -> None:
+        from kafka import KafkaProducer
+        from kafka.errors import KafkaError
+
+        self.backend._check_writable("writing a throttle record")
+        self._ensure_topic()
+        what = f"writing the throttle record of plan {key} to {self.topic}"
+        try:
+            producer = KafkaProducer(acks=-1, enable_idempotence=False, retries=5,
+                                     max_block_ms=int(self.timeout * 1000), **self._client_kwargs())
+        except KafkaError as e:
+            raise self._error(e, what) from None
+        try:
+            producer.send(self.topic, key=key.encode("utf-8"), value=value, partition=0).get(timeout=self.timeout)
+        except KafkaError as e:
+            raise self._error(e, what) from None
+        finally:
+            producer.close(timeout=self.timeout)
+
+    def _ensure_topic(self) -> None:
+        """Refuse before creating anything when the cluster cannot store messages; create the
+        topic (one partition, compacted, replicated like the cluster's default up to 3)."""
+        from kafka.admin import NewTopic
+
+        what = f"creating the throttle record topic {self.topic}"
+        served = {int(k) for k in self.backend._kp_call(what, lambda kp: kp.api_versions())}
+        missing = [name for key, name in ((PRODUCE_API_KEY, "Produce"), (FETCH_API_KEY, "Fetch")) if key not in served]
+        if missing:
+            raise self._unsupported(f"no {' or '.join(missing)} in ApiVersions")
+        if self.topic in self.backend._kp_call(what, lambda kp: kp.list_topics()):
+            return
+        replicas = min(3, len(self.backend.describe_brokers()) or 1)
+        topic = NewTopic(self.topic, 1, replicas, topic_configs={"cleanup.policy": "compact"})
+        try:
+            self.backend._kp_call(what, lambda kp: kp.create_topics([topic]))
+        except ClusterError as e:
+            if e.error_code != TOPIC_ALREADY_EXISTS:
+                raise
