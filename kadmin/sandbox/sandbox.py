@@ -49,7 +49,8 @@ class Sandbox:
                  dir_capacity: int = 100 * 2**30, bandwidth: int = 100 * 2**20, seed: int = 0,
                  tls: tuple[str, str | None] | None = None, sasl_users: dict[str, str] | None = None,
                  sasl_mechanisms: tuple[str, ...] | None = None, super_users: set[str] | None = None,
-                 cluster_acls: dict[str, set[str]] | None = None, kafka_version: str | None = None):
+                 cluster_acls: dict[str, set[str]] | None = None, kafka_version: str | None = None,
+                 lag: bool | None = None):
         """Security (kadmin.sandbox.security): ``tls=(certfile, keyfile)`` serves TLS;
         ``sasl_users={"alice": "secret"}`` turns on SASL with ``sasl_mechanisms`` (default PLAIN,
         SCRAM-SHA-256, SCRAM-SHA-512); ``super_users`` and ``cluster_acls`` ({user: {"DESCRIBE",
@@ -72,6 +73,7 @@ class Sandbox:
         self.speed = speed
         self.zookeeper = zookeeper
         self.manual_clock = manual_clock
+        self.lag = (not manual_clock) if lag is None else lag
         self.dir_capacity = dir_capacity
         self.bandwidth = bandwidth
         self._rng = random.Random(seed)
@@ -102,6 +104,10 @@ class Sandbox:
             return self
         engine = Engine(self._build_cluster(), speed=self.speed, manual_clock=self.manual_clock)
         engine.security = self.security
+        if self.lag:
+            from kadmin.sandbox import lag
+
+            engine.lag = lag.install(engine.cluster)
         engine.start_loop()
         ports = {i: (self.base_port + i if self.base_port else 0) for i in range(self.broker_count)}
         try:
