@@ -50,7 +50,7 @@ def judge(backend: Backend, plan: ReassignmentPlan, *, clock: Clock | None = Non
         if result.state is not State.DIFFERS:
             return result, cluster, ongoing
         left = deadline - clock.now()
-        if left <= 0:
+        if left <= interval / 100:  # (a remainder from rounding is no time to wait for)
             return (result.finishing() if result.settling else result), cluster, ongoing
         clock.sleep(min(interval, left))
 

@@ -130,3 +130,21 @@ def test_execute_wait_interrupted_then_verify_until_done_ends_complete(lagging, 
     assert (snap.partition("w", 0).replicas, snap.partition("w", 1).replicas) == ((2, 1), (3, 1))
     assert snap.replica_dir("w", 0, 2) == d2 and snap.replica_dir("w", 1, 1) == d1
     assert "Removed throttles this plan set:" in last
+
+
+def test_a_cancelled_move_still_differs_once_the_views_agree(lagging, tmp_path, capsys):
+    """The re-reading never hides a real difference: right after a cancel the brokers still show
+    the move's full replica set, and verify reads on until they show the original one: 4."""
+    sb = lagging
+    sb.create_topic("c", assignment={0: [0, 1]}, size_bytes=20 * MB)
+    plan = write_plan(tmp_path, "c", [{"topic": "c", "partition": 0, "replicas": [2, 1]}])
+    assert kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap)[0] == 0
+    sb.clock.advance(0.2)
+    assert kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)[0] == 3
+    code, _, err = kadmin(capsys, "reassign", "cancel", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 0, err
+    start = sb.clock.now
+    code, out, _ = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 4 and "rather than 2,1" in out
+    assert sb.clock.now - start <= 2.5  # the bound, in the simulated time verify slept
+    assert set(sb.snapshot().partition("c", 0).replicas) == {0, 1}

@@ -78,3 +78,19 @@ def test_a_running_move_is_in_progress_at_once():
 def test_complete_is_said_at_once():
     be, clock = Lagging([(3, 1)]), FakeClock()
     assert judge(be, PLAN, clock=clock)[0].state is State.COMPLETE and clock.sleeps == []
+
+
+def test_the_bound_ends_on_a_clock_that_rounds():
+    """A clock that loses a rounding remainder on each sleep and ignores a sleep of a few
+    picoseconds (as the sandbox's simulated time does) must not keep verify reading forever."""
+
+    class Rounding(FakeClock):
+        def sleep(self, seconds):
+            self.sleeps.append(seconds)
+            assert len(self.sleeps) < 100, "verify kept reading"
+            if seconds >= 1e-9:
+                self.t += seconds - 1e-12
+
+    be, clock = Lagging([(3, 1, 0)]), Rounding()
+    assert judge(be, PLAN, clock=clock)[0].state is State.IN_PROGRESS
+    assert len(clock.sleeps) == 10
