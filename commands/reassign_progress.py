@@ -15,8 +15,9 @@ from kadmin.commands.options import cluster_options, open_cluster, output_option
                    "whoever started it).")
 @click.option("--watch", "-w", is_flag=True, help="Keep refreshing until every move is done (Ctrl-C stops watching, "
                                                   "not the moves).")
-@click.option("--interval", default="2s", show_default=True, metavar="DURATION",
-              help="Time between samples. Without --watch, two samples this far apart give the rate and ETA "
+@click.option("--interval", default=None, metavar="DURATION",
+              help="Time between samples (default 2s with --watch). Without --watch, when anything moves, a "
+                   "second sample this far after the first (default 1s) gives the rate and ETA "
                    "(0: one sample, no rate).")
 @cluster_options
 @output_option(("table", "json"))
@@ -33,14 +34,15 @@ def progress(cluster, output, plan_file, watch, interval):
     from kadmin.errors import EXIT_IN_PROGRESS, InputError
     from kadmin.units import parse_duration
 
-    every = parse_duration(interval)
+    from kadmin.execute.follow import ONE_SHOT_GAP, follow, sample_once
+
+    every = parse_duration(interval) if interval is not None else (2.0 if watch else ONE_SHOT_GAP)
     if watch and every <= 0:
         raise InputError("--interval must be more than 0 with --watch")
     plan = _read_plan(plan_file) if plan_file else None
 
     from kadmin.commands import render
     from kadmin.commands.render_progress import JsonLines, progress_table, reporter_for
-    from kadmin.execute.follow import follow
     from kadmin.execute.clock import SystemClock
     from kadmin.execute.sampler import Sampler
 
@@ -53,10 +55,7 @@ def progress(cluster, output, plan_file, watch, interval):
             if output != "json" and not sys.stdout.isatty():
                 render.stdout().print(progress_table(snap, moving_first=True))  # the end state, after the lines
         else:
-            snap = sample(None)
-            if every > 0 and not snap.done:
-                clock.sleep(every)
-                snap = sample(snap)
+            snap = sample_once(sample, clock, every)
             if output == "json":
                 JsonLines().snapshot(snap)
             else:

@@ -47,6 +47,20 @@ def follow(sample: Sample, clock: Clock, interval: float, reporter: FollowReport
     return snap
 
 
+ONE_SHOT_GAP = 1.0  # seconds between the two samples of a one-shot progress answer
+
+
+def sample_once(sample: Sample, clock: Clock, gap: float = ONE_SHOT_GAP) -> ProgressSnapshot:
+    """A one-shot answer: a snapshot and, when anything moves, a second one ``gap`` seconds
+    later with the first as its baseline, so the answer already has rates and ETAs (a single
+    snapshot has none). ``gap`` 0: the single snapshot."""
+    snap = sample(None)
+    if gap > 0 and not snap.done:
+        clock.sleep(gap)
+        snap = sample(snap)
+    return snap
+
+
 def wait_for_plan(
     backend: Backend,
     plan: ReassignmentPlan,
@@ -71,7 +85,7 @@ def wait_for_plan(
     snap = None
     while True:
         snap = follow(sample, clock, interval, reporter, snap)
-        check = run_verify(backend, plan, plan_id=plan_id, records=None)
+        check = run_verify(backend, plan, plan_id=plan_id, records=None, clock=clock)
         if check.result.state is not State.IN_PROGRESS:
             break
         reporter.still_running(check)
@@ -79,4 +93,4 @@ def wait_for_plan(
         snap = sample(snap)
     if records is None:
         return check
-    return run_verify(backend, plan, plan_id=plan_id, records=records)
+    return run_verify(backend, plan, plan_id=plan_id, records=records, clock=clock)

@@ -250,11 +250,33 @@ def _totals(rows: Iterable[ReplicaProgress]) -> Totals:
     if remaining == 0 and moving:
         eta = 0.0
     elif rated:
-        # The bytes left shrink at the sum of each replica's closing rate.
-        closing = sum(r.remaining_bytes / r.eta for r in rated if r.eta and r.remaining_bytes)
-        if closing > 0:
-            eta = remaining / closing
+        eta = makespan(moving)
     return Totals(len(moving), moved, remaining, rate, eta)
+
+
+def makespan(moving: Iterable[ReplicaProgress]) -> float | None:
+    """When the last of ``moving`` will be done: the moves into one broker (or between its
+    directories) share its quota and run alongside other brokers', so each broker finishes its
+    bytes left at the rate they shrink on it, and the total is the slowest broker's time, never
+    less than any one replica's ETA. None when a broker has bytes left that do not shrink."""
+    left: dict[tuple[int, str], float] = {}
+    closing: dict[tuple[int, str], float] = {}
+    slowest = 0.0
+    for r in moving:
+        key = (r.broker, r.move)
+        left[key] = left.get(key, 0.0) + (r.remaining_bytes or 0)
+        closing.setdefault(key, 0.0)
+        if r.eta is not None:
+            slowest = max(slowest, r.eta)
+            if r.eta > 0 and r.remaining_bytes:
+                closing[key] += r.remaining_bytes / r.eta
+    for key, bytes_left in left.items():
+        if bytes_left <= 0:
+            continue
+        if closing[key] <= 0:
+            return None
+        slowest = max(slowest, bytes_left / closing[key])
+    return slowest
 
 
 # --- machine output -------------------------------------------------------------------------

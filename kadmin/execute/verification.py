@@ -5,6 +5,13 @@ Kafka's tool deletes every throttle of the plan's topics and brokers on ``--veri
 set them and whatever still moves. kadmin removes only what its record for this plan holds, and
 keeps each entry or rate a running move (this plan's or anyone's) still uses; the next verify
 removes the rest.
+
+Kafka's views change at different moments when a move ends (ListPartitionReassignments first,
+then each broker's Metadata and DescribeLogDirs), so one read can see a plan "finished but
+different" that is only not caught up yet. The controller's list is read first (a move it no
+longer lists has ended before the other reads); when something differs, everything is read
+again, every ``REREAD_INTERVAL`` for up to ``SETTLE_SECONDS``, and what still differs only as a
+finishing move explains is reported in progress. "Differs" is said only of views that agree.
 """
 
 from __future__ import annotations
@@ -13,8 +20,9 @@ from dataclasses import dataclass
 
 from kadmin.backends.base import Backend
 from kadmin.errors import ConnectionFailed
+from kadmin.execute.clock import Clock, SystemClock
 from kadmin.model import ReassignmentPlan
-from kadmin.plan.verify import VerifyResult, log_dir_targets, verify_plan
+from kadmin.plan.verify import State, VerifyResult, log_dir_targets, verify_plan
 from kadmin.throttling.maths import Removal
 from kadmin.throttling.operations import remove_plan_throttles
 from kadmin.throttling.stores import RecordStore
@@ -27,16 +35,31 @@ class VerifyOutcome:
     kept_reason: str | None = None
 
 
-def run_verify(
-    backend: Backend,
-    plan: ReassignmentPlan,
-    *,
-    plan_id: str,
-    records: RecordStore | None,
-    preserve_throttles: bool = False,
-) -> VerifyOutcome:
-    cluster = backend.describe_cluster()
+SETTLE_SECONDS = 2.0  # how long views that disagree are read again before a verdict
+REREAD_INTERVAL = 0.2
+
+
+def judge(backend: Backend, plan: ReassignmentPlan, *, clock: Clock | None = None,
+          settle_seconds: float = SETTLE_SECONDS, interval: float = REREAD_INTERVAL):
+    """Read the cluster and judge ``plan`` (``kadmin.plan.verify``), reading again while
+    something differs, up to ``settle_seconds``; then differences a finishing move explains
+    count as in progress. Returns (result, cluster, ongoing) of the last read."""
+    clock = clock or SystemClock()
+    deadline = clock.now() + settle_seconds
+    while True:
+        result, cluster, ongoing = _read_and_judge(backend, plan)
+        if result.state is not State.DIFFERS:
+            return result, cluster, ongoing
+        left = deadline - clock.now()
+        if left <= interval / 100:  # (a remainder from rounding is no time to wait for)
+            return (result.finishing() if result.settling else result), cluster, ongoing
+        clock.sleep(min(interval, left))
+
+
+def _read_and_judge(backend: Backend, plan: ReassignmentPlan):
+    # The controller's list first: a move it no longer lists ended before Metadata was read.
     ongoing = backend.list_partition_reassignments()
+    cluster = backend.describe_cluster()
     targets = log_dir_targets(plan)
     live_targets = [r for r in targets if r.broker in cluster.brokers]
     replica_dirs = backend.describe_replica_log_dirs(live_targets) if live_targets else {}
@@ -47,7 +70,19 @@ def run_verify(
             "its log directories (not alive, or not answering), so where this plan's replicas are cannot be told",
             hint="check that the broker is up and run verify again",
         )
-    result = verify_plan(plan, cluster, ongoing, replica_dirs)
+    return verify_plan(plan, cluster, ongoing, replica_dirs), cluster, ongoing
+
+
+def run_verify(
+    backend: Backend,
+    plan: ReassignmentPlan,
+    *,
+    plan_id: str,
+    records: RecordStore | None,
+    preserve_throttles: bool = False,
+    clock: Clock | None = None,
+) -> VerifyOutcome:
+    result, cluster, ongoing = judge(backend, plan, clock=clock)
 
     if preserve_throttles or records is None:
         return VerifyOutcome(result, None, "--preserve-throttles" if preserve_throttles else None)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from kadmin.sandbox import protocol as P
 from kadmin.sandbox.cluster import MESSAGE_SIZE
+from kadmin.sandbox.lag import partition_view
 
 LEADER_NOT_AVAILABLE = 5
 MISMATCHED_ENDPOINT_TYPE = 114
@@ -28,22 +29,24 @@ def api_versions(engine, broker_id, version, req):
 
 def metadata(engine, broker_id, version, req):
     """Answers for all topics are cached until the cluster changes: clients that poll Metadata
-    on a 20,000-partition sandbox would otherwise rebuild it every time."""
+    on a 20,000-partition sandbox would otherwise rebuild it every time. A broker whose view of
+    a just-finished reassignment lags (``kadmin.sandbox.lag``) answers from that view, uncached."""
     cluster = engine.cluster
     all_topics = req.topics is None or (version == 0 and not req.topics)
+    stale = engine.lag.stale_metadata(broker_id) if getattr(engine, "lag", None) is not None else {}
     key = (version, cluster.generation, engine.controller_id())
-    if all_topics:
+    if all_topics and not stale:
         cached = engine.metadata_cache.get(key)
         if cached is not None:
             return cached
-    response = _metadata(engine, version, req, all_topics)
-    if all_topics:
+    response = _metadata(engine, version, req, all_topics, stale)
+    if all_topics and not stale:
         engine.metadata_cache = {k: v for k, v in engine.metadata_cache.items() if k[1] == cluster.generation}
         engine.metadata_cache[key] = response
     return response
 
 
-def _metadata(engine, version, req, all_topics):
+def _metadata(engine, version, req, all_topics, stale=None):
     from kafka.protocol.metadata.metadata import MetadataResponse as R
 
     cluster = engine.cluster
@@ -64,7 +67,9 @@ def _metadata(engine, version, req, all_topics):
             continue
         parts = []
         for p in sorted(topic.partitions.values(), key=lambda p: p.index):
-            replicas, isr, leader, epoch = p.metadata_view(cluster.now)  # lags in ZooKeeper mode
+            # a finished move lags per broker (kadmin.sandbox.lag); a started one in ZooKeeper mode
+            replicas, isr, leader, epoch = (partition_view(p, stale) if stale and p.tp in stale
+                                            else p.metadata_view(cluster.now))
             offline = [b for b in replicas if b not in healthy and not cluster.replica_online(p.tp, b)]
             parts.append(R.MetadataResponseTopic.MetadataResponsePartition(
                 error_code=LEADER_NOT_AVAILABLE if leader == -1 else P.NONE,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kadmin.model import TopicPartition
-from kadmin.sandbox import logdirs
+from kadmin.sandbox import lag, logdirs
 from kadmin.sandbox import protocol as P
 
 
@@ -16,7 +16,10 @@ def describe_log_dirs(engine, broker_id, version, req):
         for t in req.topics:
             wanted.setdefault(t.topic, set()).update(t.partitions)
     results = []
-    for d in logdirs.describe_log_dirs(engine.cluster, broker_id, wanted):
+    reports = logdirs.describe_log_dirs(engine.cluster, broker_id, wanted)
+    if getattr(engine, "lag", None) is not None:
+        reports = lag.lagging_reports(reports, engine.lag.stale_log_dirs(broker_id), wanted)
+    for d in reports:
         topics = [R.DescribeLogDirsResult.DescribeLogDirsTopic(
             name=name,
             partitions=[R.DescribeLogDirsResult.DescribeLogDirsTopic.DescribeLogDirsPartition(

@@ -202,6 +202,13 @@ class Cluster:
         for listener in self.listeners:
             listener.partition_changed(tp, topic_changed=topic)
 
+    def log_dir_moved(self, broker_id: int, tp: TopicPartition, source: str, destination: str, size: float) -> None:
+        """A future replica replaced the current one: tell the listeners that care."""
+        for listener in self.listeners:
+            hook = getattr(listener, "log_dir_moved", None)
+            if hook is not None:
+                hook(broker_id, tp, source, destination, size)
+
     def all_partitions(self):
         for t in self.topics.values():
             yield from t.partitions.values()

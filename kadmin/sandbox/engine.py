@@ -29,6 +29,7 @@ class Engine:
         self.servers: dict[int, BrokerServer] = {}
         self.ports: dict[int, int] = {}
         self.zk = None  # ZooKeeperMode, when running against ZooKeeper
+        self.lag = None  # lag.Lag: brokers' views that catch up late after a move ends
         self.loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._ticker: asyncio.Task | None = None

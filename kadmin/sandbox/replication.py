@@ -161,6 +161,7 @@ def _move_log_dirs(cluster: Cluster, dt: float) -> None:
             del dst.futures[tp]
             del src.logs[tp]
             broker.move_queue.pop(0)
+            cluster.log_dir_moved(broker.id, tp, src.path, dst.path, current.size)
 
 
 def _prune_attention(cluster: Cluster) -> None:

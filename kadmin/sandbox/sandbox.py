@@ -50,12 +50,14 @@ class Sandbox:
                  tls: tuple[str, str | None] | None = None, sasl_users: dict[str, str] | None = None,
                  sasl_mechanisms: tuple[str, ...] | None = None, super_users: set[str] | None = None,
                  cluster_acls: dict[str, set[str]] | None = None, kafka_version: str | None = None,
-                 shared_fs: bool = False, format_defaults: bool = False):
+                 shared_fs: bool = False, format_defaults: bool = False, lag: bool | None = None):
         """``shared_fs=True``: each broker's log directories share one filesystem of
         ``dir_capacity`` bytes, so every directory reports the same total and usable bytes.
         ``format_defaults=True``: the dynamic configs the version's storage format writes are
         there from the start (4.3 KRaft: ``min.insync.replicas=1`` as a cluster-wide default),
         as on a freshly formatted real cluster; off by default so tests see only what they set.
+        ``lag``: brokers' Metadata and DescribeLogDirs catch up with a finished move a moment
+        later, per broker (kadmin.sandbox.lag); default on, off under a manual clock.
         Security (kadmin.sandbox.security): ``tls=(certfile, keyfile)`` serves TLS;
         ``sasl_users={"alice": "secret"}`` turns on SASL with ``sasl_mechanisms`` (default PLAIN,
         SCRAM-SHA-256, SCRAM-SHA-512); ``super_users`` and ``cluster_acls`` ({user: {"DESCRIBE",
@@ -78,6 +80,7 @@ class Sandbox:
         self.speed = speed
         self.zookeeper = zookeeper
         self.manual_clock = manual_clock
+        self.lag = (not manual_clock) if lag is None else lag
         self.dir_capacity = dir_capacity
         self.shared_fs = bool(shared_fs)
         self.format_defaults = bool(format_defaults)
@@ -114,6 +117,10 @@ class Sandbox:
             return self
         engine = Engine(self._build_cluster(), speed=self.speed, manual_clock=self.manual_clock)
         engine.security = self.security
+        if self.lag:
+            from kadmin.sandbox import lag
+
+            engine.lag = lag.install(engine.cluster)
         engine.start_loop()
         ports = {i: (self.base_port + i if self.base_port else 0) for i in range(self.broker_count)}
         try:

@@ -252,7 +252,7 @@ def test_throttles_are_only_touched_once_verify_sees_nothing_running(monkeypatch
     states = iter([State.IN_PROGRESS, State.COMPLETE, State.COMPLETE])
     calls = []
 
-    def run_verify(backend, plan, *, plan_id, records):
+    def run_verify(backend, plan, *, plan_id, records, clock=None):
         calls.append(records)
         return VerifyOutcome(VerifyResult((PartitionVerdict(tp, next(states), (3, 1), (3, 1)),), ()), None)
 

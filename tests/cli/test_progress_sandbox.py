@@ -178,3 +178,36 @@ def test_zookeeper_mode_progress_and_throttle_lifecycle(sandbox_factory, zk_conn
     assert kadmin("throttle", "clear", "--plan", str(plan), *zk).exit_code == 0
     show = json.loads(kadmin("throttle", "show", "-o", "json", *zk).stdout)
     assert show["throttles"] == [] and show["records"] == []
+
+
+def test_one_shot_progress_already_has_a_rate_and_eta_for_a_log_dir_move(slow, monkeypatch):
+    """Without --interval, a one-shot answer takes a second sample shortly after the first when
+    anything moves (issue 17): a log-dir move's row has its rate and ETA, not "0.0"."""
+    from kadmin.execute import clock as clocks
+    from kadmin.execute.follow import ONE_SHOT_GAP
+
+    sleeps = []
+
+    class SandboxClock:  # kadmin sleeping is simulated time passing
+        def now(self):
+            return slow.clock.now
+
+        def sleep(self, seconds):
+            sleeps.append(seconds)
+            slow.clock.advance(seconds)
+
+    monkeypatch.setattr(clocks, "SystemClock", SandboxClock)
+    with admin(slow) as be:
+        be.incremental_alter_configs([ConfigChange(ConfigResource(ConfigResourceType.BROKER, "1"), LOG_DIR_RATE, AlterOp.SET, str(RATE))])
+        src = slow.snapshot().replica_dir("orders", 1, 1)
+        dst = next(p for p in slow.log_dir_paths(1) if p != src)
+        be.alter_replica_log_dirs({TopicPartitionReplica("orders", 1, 1): dst})
+    slow.clock.advance(1)
+    r = kadmin("reassign", "progress", "-o", "json", "-b", slow.bootstrap)
+    assert r.exit_code == 3, r.output
+    [line] = r.output.strip().splitlines()
+    doc = json.loads(line)
+    row = next(x for x in doc["replicas"] if x["move"] == "log-dir")
+    assert row["status"].startswith("Behind: ") and row["rate_bytes_per_second"] == pytest.approx(RATE, rel=0.1)
+    assert row["eta_seconds"] is not None and doc["totals"]["eta_seconds"] >= row["eta_seconds"]
+    assert sleeps == [ONE_SHOT_GAP] and 0.5 <= ONE_SHOT_GAP <= 1.0

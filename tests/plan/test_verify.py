@@ -83,3 +83,30 @@ def test_a_new_replica_not_yet_created_is_in_progress_while_its_partition_moves(
     assert result.partitions[0].state is State.COMPLETE
     assert result.replicas[0].state is State.DIFFERS
     assert result.state is State.DIFFERS
+
+
+def test_a_view_a_finishing_move_explains_is_settling_not_a_verdict():
+    """ListPartitionReassignments has emptied but a broker's Metadata still shows the target
+    followed by the replicas being removed: settling; the caller reads again, and if the views
+    still disagree that way, reports the plan in progress."""
+    from kadmin.plan.verify import finishing_view
+
+    assert finishing_view((3, 1), (3, 1, 0)) and finishing_view((2, 1, 3), (2, 1, 3, 0))
+    assert not finishing_view((3, 1), (1, 3, 0))  # another order: not how Kafka lists a move
+    assert not finishing_view((0, 1, 2), (0, 2))  # a re-target Kafka did not honour
+    assert not finishing_view((2, 1), (1, 0))  # a cancelled move, back to the original set
+    assert not finishing_view((3, 1), (3, 1))
+    cluster = cluster_state({"foo": {0: [3, 1, 2], 1: [2, 3]}}, brokers=(1, 2, 3, 4))
+    plan = ReassignmentPlan((Assignment("foo", 0, (3, 1), ("/d/a", "any")), Assignment("foo", 1, (1, 3))))
+    dirs = {rep(0, 3): ReplicaLogDir(rep(0, 3), None)}  # its log not listed yet either
+    result = verify_plan(plan, cluster, {}, dirs)
+    assert result.state is State.DIFFERS and result.settling
+    assert [v.settling for v in result.partitions] == [True, False]
+    assert [(v.move, v.settling) for v in result.replicas] == [(MoveState.MISSING_REPLICA, True)]
+    finishing = result.finishing()
+    assert [v.state for v in finishing.partitions] == [State.IN_PROGRESS, State.DIFFERS]
+    assert finishing.partitions[0].message == "Reassignment of partition foo-0 is still in progress."
+    assert finishing.state is State.IN_PROGRESS
+    # Only an unexplained difference: no settling, the verdict stands.
+    only = verify_plan(ReassignmentPlan((Assignment("foo", 1, (1, 3)),)), cluster, {}, {})
+    assert not only.settling and only.finishing().state is State.DIFFERS

@@ -1,0 +1,96 @@
+"""verify's judgment reads again while views disagree (issue 17): a broker's Metadata that has
+not caught up with a finished move is never reported as "differs"; a real difference is, once
+the views agree or the bound has passed."""
+
+import pytest
+
+from kadmin.execute.verification import SETTLE_SECONDS, judge, run_verify
+from kadmin.model import Assignment, PartitionReassignment, ReassignmentPlan, TopicPartition
+from kadmin.plan.verify import State
+from tests.execute.fakes import FakeBackend, cluster_state
+
+FOO0 = TopicPartition("foo", 0)
+PLAN = ReassignmentPlan((Assignment("foo", 0, (3, 1)),))
+
+
+class FakeClock:
+    def __init__(self):
+        self.t = 100.0
+        self.sleeps = []
+
+    def now(self):
+        return self.t
+
+    def sleep(self, seconds):
+        self.sleeps.append(seconds)
+        self.t += seconds
+
+
+class Lagging(FakeBackend):
+    """Metadata answers from ``views`` in turn (the last one repeats), as brokers catching up
+    would; the controller's list is ``ongoing`` throughout."""
+
+    def __init__(self, views, ongoing=None):
+        super().__init__(cluster_state({"foo": {0: views[-1]}}, brokers=(0, 1, 2, 3)), {b: ["/d/a"] for b in range(4)})
+        self.views = [cluster_state({"foo": {0: v}}, brokers=(0, 1, 2, 3)) for v in views]
+        self.reassigning = dict(ongoing or {})
+        self.reads = []
+
+    def list_partition_reassignments(self, partitions=None):
+        self.reads.append("ongoing")
+        return super().list_partition_reassignments(partitions)
+
+    def describe_cluster(self):
+        self.reads.append("metadata")
+        return self.views.pop(0) if len(self.views) > 1 else self.views[0]
+
+
+def test_a_lagging_view_is_read_again_until_it_agrees():
+    be, clock = Lagging([(3, 1, 0), (3, 1, 0), (3, 1)]), FakeClock()
+    result, _, _ = judge(be, PLAN, clock=clock)
+    assert result.state is State.COMPLETE
+    assert be.reads[:2] == ["ongoing", "metadata"]  # the controller's list before Metadata
+    assert len(clock.sleeps) == 2
+
+
+def test_views_that_never_agree_within_the_bound_are_in_progress_not_differs():
+    be, clock = Lagging([(3, 1, 0)]), FakeClock()
+    outcome = run_verify(be, PLAN, plan_id="p", records=None, clock=clock)
+    assert outcome.result.state is State.IN_PROGRESS
+    assert outcome.result.partitions[0].message == "Reassignment of partition foo-0 is still in progress."
+    assert sum(clock.sleeps) == pytest.approx(SETTLE_SECONDS)
+
+
+@pytest.mark.parametrize("settled", [(1, 0), (0, 1), (3, 2)])
+def test_a_cancelled_or_diverted_move_differs_once_the_views_agree(settled):
+    be, clock = Lagging([(3, 1, 0), settled]), FakeClock()
+    result, _, _ = judge(be, PLAN, clock=clock)
+    assert result.state is State.DIFFERS and not result.settling
+    assert sum(clock.sleeps) == pytest.approx(SETTLE_SECONDS)  # "differs" only from views read for the bound
+
+
+def test_a_running_move_is_in_progress_at_once():
+    ongoing = {FOO0: PartitionReassignment("foo", 0, (3, 1, 0), (3,), (0,))}
+    be, clock = Lagging([(3, 1, 0)], ongoing), FakeClock()
+    assert judge(be, PLAN, clock=clock)[0].state is State.IN_PROGRESS and clock.sleeps == []
+
+
+def test_complete_is_said_at_once():
+    be, clock = Lagging([(3, 1)]), FakeClock()
+    assert judge(be, PLAN, clock=clock)[0].state is State.COMPLETE and clock.sleeps == []
+
+
+def test_the_bound_ends_on_a_clock_that_rounds():
+    """A clock that loses a rounding remainder on each sleep and ignores a sleep of a few
+    picoseconds (as the sandbox's simulated time does) must not keep verify reading forever."""
+
+    class Rounding(FakeClock):
+        def sleep(self, seconds):
+            self.sleeps.append(seconds)
+            assert len(self.sleeps) < 100, "verify kept reading"
+            if seconds >= 1e-9:
+                self.t += seconds - 1e-12
+
+    be, clock = Lagging([(3, 1, 0)]), Rounding()
+    assert judge(be, PLAN, clock=clock)[0].state is State.IN_PROGRESS
+    assert len(clock.sleeps) == 10
