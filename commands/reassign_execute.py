@@ -214,8 +214,13 @@ def _run_incremental(params, opener) -> None:
     from kadmin.execute import state_file
     from kadmin.execute.executor import plan_execution, read_cluster
     from kadmin.execute.incremental import min_insync_of, plan_fingerprint, run_incremental
-    from kadmin.execute.preamble import (RollbackFile, open_for_execute, prepare, refuse_existing_rollback,
-                                        refuse_log_dir_targets)
+    from kadmin.execute.preamble import (
+        RollbackFile,
+        open_for_execute,
+        prepare,
+        refuse_existing_rollback,
+        refuse_log_dir_targets,
+    )
     from kadmin.execute.rollback import utc_now
     from kadmin.execute.step_throttles import RecordedThrottles
     from kadmin.plan.batches import plan_batches

@@ -63,8 +63,14 @@ class IncrementalBar(IncrementalLines):
 
     def __init__(self):
         super().__init__(True)
-        from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
-                                   TransferSpeedColumn)
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
 
         from kadmin.commands import render
 

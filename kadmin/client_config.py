@@ -9,8 +9,9 @@ ConfigError naming the property, never quoting a secret.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from kadmin.errors import ConfigError
 from kadmin.java_properties import PLAIN_MODULE, SCRAM_MODULE, Secret, parse_jaas_config

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from kadmin.backends import zk_paths as zp
 from kadmin.backends.base import ElectionType

@@ -8,7 +8,7 @@ treat both backends alike.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from kadmin.backends.zk_paths import REASSIGN_PARTITIONS, TopicAssignment
 from kadmin.model import Assignment, PartitionReassignment, TopicPartition

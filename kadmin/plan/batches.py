@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Iterable, Mapping, Sequence
 
 from kadmin.errors import UsageError
 from kadmin.model import TopicPartition
@@ -191,7 +191,7 @@ def next_batch(
         heapq.heapify(turns)
         passed = set()
 
-        def next_in_turn():
+        def next_in_turn(turns=turns, queues=queues, passed=passed):  # this round's heaps, bound now
             while turns:
                 k, b = heapq.heappop(turns)
                 if max_b is not None and per_broker[b] >= max_b:

@@ -32,8 +32,8 @@ stop the planning where they would be exceeded.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 from kadmin.errors import InputError, NotFoundError
 from kadmin.model import ANY_LOG_DIR, Assignment, ClusterState, LogDir, LogDirStatus, ReassignmentPlan, TopicPartition
@@ -209,7 +209,7 @@ class _Planner:
         self._classify(topics, frozen)
         # Preferred leaders per broker: a move of a preferred leader's replica hands its role to
         # the destination; it may not take a broker beyond the widest counts seen before.
-        self.leaders = {b: 0 for b in self.scope}
+        self.leaders = dict.fromkeys(self.scope, 0)
         for reps in self.parts.reps:
             if reps and reps[0] in self.leaders:
                 self.leaders[reps[0]] += 1
@@ -254,7 +254,7 @@ class _Planner:
         for i, tp in enumerate(parts.tps):
             parts.rack_aware[i] = by_topic[tp.topic]
             parts.movable[i] = tp.topic in topics and i not in frozen
-        for b, where in self.where.items():
+        for where in self.where.values():
             for i, (d, size) in sorted(where.items()):
                 if parts.movable[i]:
                     d.resident.append((size, i))

@@ -15,7 +15,7 @@ receives (moves finish in any order), but are in its projected usage.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from typing import Sequence
+from collections.abc import Sequence
 
 from kadmin.model import LogDir, LogDirStatus, TopicPartition
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from kadmin.model import TopicPartition
 
@@ -40,9 +40,9 @@ class _State:
         self.reps: list[list[int]] = [list(current[tp]) for tp in self.tps]
         self.brokers = sorted(brokers)
         self.listed = set(brokers)
-        self.rack = dict(racks) if racks else {b: "" for b in self.brokers}
-        self.racks = sorted(set(self.rack[b] for b in self.brokers))
-        self.count = {b: 0 for b in self.brokers}
+        self.rack = dict(racks) if racks else dict.fromkeys(self.brokers, "")
+        self.racks = sorted({self.rack[b] for b in self.brokers})
+        self.count = dict.fromkeys(self.brokers, 0)
         self.tcount: dict[int, dict[str, int]] = {b: defaultdict(int) for b in self.brokers}
         self.hosted: dict[int, set[int]] = {b: set() for b in self.brokers}
         # Per partition: rack -> replicas on listed brokers there (kept up to date by move()).
@@ -280,7 +280,7 @@ def _lead(st: _State, tp: int, b: int) -> None:
 
 
 def _balance_leaders(st: _State) -> None:
-    lcount = {b: 0 for b in st.brokers}
+    lcount = dict.fromkeys(st.brokers, 0)
     for tp in st.parts:
         lcount[st.reps[tp][0]] += 1
     low, rem = divmod(len(st.parts), len(st.brokers))
@@ -317,7 +317,7 @@ def _leader_chain(st: _State, lcount: dict[int, int]) -> bool:
         ([b for b in st.brokers if lcount[b] >= low + 2], lambda b: lcount[b] == low),
     )
     for sources, is_goal in attempts:
-        parent: dict[int, tuple[int, int] | None] = {b: None for b in sources}
+        parent: dict[int, tuple[int, int] | None] = dict.fromkeys(sources)
         queue = list(sources)
         for x in queue:
             for tp in led[x]:

@@ -13,13 +13,14 @@ Rules that need no cluster but are about meaning (duplicates, lengths, paths) li
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from kadmin.plan.gc_pause import gc_paused
 from kadmin.errors import InputError
 from kadmin.model import Assignment, ReassignmentPlan, TopicPartition
+from kadmin.plan.gc_pause import gc_paused
 
 
 @dataclass(frozen=True)

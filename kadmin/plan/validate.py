@@ -7,7 +7,7 @@ a mistake in its last entry must fail before its first entry touches the cluster
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from kadmin.backends.base import BrokerLogDirs
 from kadmin.errors import InputError

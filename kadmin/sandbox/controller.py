@@ -35,7 +35,7 @@ def place_replicas(cluster: Cluster, partitions: int, replication_factor: int,
         raise ControllerError(P.INVALID_REPLICATION_FACTOR,
                               f"Replication factor: {replication_factor} larger than available brokers: {len(brokers)}.")
     if partitions <= 0:
-        raise ControllerError(P.INVALID_PARTITIONS, f"Number of partitions was set to an invalid non-positive value.")
+        raise ControllerError(P.INVALID_PARTITIONS, "Number of partitions was set to an invalid non-positive value.")
     racks = {b: cluster.brokers[b].rack for b in brokers}
     if all(racks.values()):
         brokers = _rack_alternating(brokers, racks)
@@ -342,7 +342,7 @@ def alter_reassignment(cluster: Cluster, tp: TopicPartition, target: list[int] |
         validate_assignment(cluster, target, require_live=require_live)
         if not allow_rf_change and len(target) != len(p.origin):
             raise ControllerError(P.INVALID_REPLICATION_FACTOR,
-                                  "The replication factor is changed from %d to %d" % (len(p.origin), len(target)))
+                                  f"The replication factor is changed from {len(p.origin)} to {len(target)}")
     before = list(p.replicas)
     lag = cluster.version.zookeeper_metadata_lag_seconds if cluster.mode == ZOOKEEPER else 0.0
     if lag > 0 and p.served is None:

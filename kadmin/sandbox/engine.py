@@ -9,7 +9,8 @@ import asyncio
 import logging
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kadmin.sandbox import configs, replication
 from kadmin.sandbox.cluster import ZOOKEEPER, Cluster

@@ -12,7 +12,7 @@ import inspect
 import pkgutil
 import struct
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache, lru_cache
 
 # Error codes (org.apache.kafka.common.protocol.Errors) the sandbox answers with.
 NONE = 0
@@ -133,7 +133,7 @@ def registry() -> dict[int, Api]:
     return apis
 
 
-@lru_cache(maxsize=None)
+@cache
 def served(kafka_version=None) -> dict[int, Api]:
     """The APIs a broker of ``kafka_version`` (a versions.KafkaVersion or its name; None = the
     default) serves, each with the versions it accepts: the range that Kafka version's brokers

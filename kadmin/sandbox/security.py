@@ -21,9 +21,9 @@ import hmac
 import logging
 import os
 import ssl
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Mapping
 
 from kadmin.sandbox import protocol as P
 
@@ -239,7 +239,7 @@ class ListenerSecurity:
             return PlainServer(self.users)
         return ScramServer(mechanism, self._scram[mechanism])
 
-    def session(self) -> "Session":
+    def session(self) -> Session:
         return Session(self)
 
 
@@ -390,8 +390,12 @@ def _refusal(api, version: int, request):
 @lru_cache(maxsize=1)
 def sasl_apis() -> dict[int, P.Api]:
     """SaslHandshake (v1 only: v0's unframed tokens are not served) and SaslAuthenticate."""
-    from kafka.protocol.sasl import (SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest,
-                                     SaslHandshakeResponse)
+    from kafka.protocol.sasl import (
+        SaslAuthenticateRequest,
+        SaslAuthenticateResponse,
+        SaslHandshakeRequest,
+        SaslHandshakeResponse,
+    )
 
     lo, hi = SaslAuthenticateRequest.valid_versions
     return {

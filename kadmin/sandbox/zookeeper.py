@@ -18,6 +18,7 @@ listener hooks run on the loop thread and only issue asynchronous writes.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import logging
 import threading
@@ -76,11 +77,11 @@ class ZooKeeperMode:
         try:
             client.start(timeout=5)
         except Exception as e:
-            try:
+            with contextlib.suppress(Exception):
                 client.close()
-            except Exception:
-                pass
-            raise errors.ConnectionFailed(f"cannot reach ZooKeeper at {self.connect}: {e or type(e).__name__}")
+            raise errors.ConnectionFailed(
+                f"cannot reach ZooKeeper at {self.connect}: {e or type(e).__name__}"
+            ) from None
         return client
 
     def start(self) -> None:
@@ -115,7 +116,7 @@ class ZooKeeperMode:
         kazoo_log.setLevel(logging.ERROR)
         try:
             self._io.shutdown(wait=True)
-            for client in list(self.sessions.values()) + [self.zk]:
+            for client in [*self.sessions.values(), self.zk]:
                 try:
                     client.stop()
                     client.close()
@@ -326,10 +327,8 @@ class ZooKeeperMode:
 
     def _delete_topic_nodes(self, name: str) -> None:
         for path in (f"/brokers/topics/{name}", f"/config/topics/{name}"):
-            try:
+            with contextlib.suppress(Exception):
                 self.zk.delete(path, recursive=True)
-            except Exception:
-                pass
 
     def config_written(self, entity_type: str, name: str) -> None:
         """A config changed through the AdminClient path: store it and announce it, as Kafka's
@@ -502,7 +501,5 @@ class ZooKeeperMode:
             self._flush()  # the new states reach ZooKeeper before the node goes, as Kafka's do
 
         self.engine.call(run)
-        try:
+        with contextlib.suppress(Exception):
             self.zk.delete(PREFERRED)
-        except Exception:
-            pass
