@@ -301,8 +301,8 @@ class _Planner:
         sdir.add(-size, -1, incoming=False)
         if placed and sdir.room is not None:
             sdir.room += size  # it will not arrive here after all
-        record = self.moves.get((i, broker.id))
-        if placed and record[0] == broker.id and record[1] == ddir.path:  # back home: no move at all
+        record = self.moves[i, broker.id] if placed else None
+        if record is not None and record[0] == broker.id and record[1] == ddir.path:  # back home: no move at all
             del self.moves[i, broker.id]
             del self.parts.dir_target[i, broker.id]
             self.moved_bytes -= size
@@ -314,7 +314,7 @@ class _Planner:
         add_item(ddir.placed, (size, i))
         self.where[broker.id][i] = (ddir, size)
         self.parts.dir_target[i, broker.id] = ddir.path
-        if placed:
+        if record is not None:
             record[3] = ddir.path
         else:
             self.moves[i, broker.id] = [broker.id, sdir.path, broker.id, ddir.path, size]
@@ -350,7 +350,7 @@ class _Planner:
             rows = [DirUsage(b.id, d.path, d.status, d.total_bytes, d.usable_bytes, d.used_bytes, len(d.replicas))
                     for d in self.offline[b.id]]
             for d in b.dirs.values():
-                usable = d.total - d.occ if d.known else None
+                usable = d.total - d.occ if d.known and d.total is not None else None
                 rows.append(DirUsage(b.id, d.path, d.status, d.total, usable, d.replica_bytes, d.replicas))
             out += sorted(rows, key=lambda u: u.path)
         return tuple(out)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from kadmin.model import TopicPartition
 
@@ -83,7 +84,7 @@ class _State:
             return 2 * rc.get(rd, 0) + 1
         if rs == rd:
             return 0
-        delta = 2 * (rc.get(rd, 0) - rc[rs] + 1)
+        delta = 2 * (rc.get(rd, 0) - rc[rs] + 1)  # type: ignore[index]  # src is listed: it has a rack
         return delta if delta <= 0 else None
 
 
@@ -273,13 +274,21 @@ def _movable(st: _State, src: int, dst: int) -> int | None:
     return None if best is None else best[1]
 
 
-def _lead(st: _State, tp: int, b: int) -> None:
+def _lead(st: _LeaderLists, tp: int, b: int) -> None:
     reps = st.reps[tp]
     reps.remove(b)
     reps.insert(0, b)
 
 
-def _balance_leaders(st: _State) -> None:
+class _LeaderLists(Protocol):
+    """What the leader step reads: a _State, or broker_balance's own lists."""
+
+    parts: list[int]
+    reps: list[list[int]]
+    brokers: list[int]
+
+
+def _balance_leaders(st: _LeaderLists) -> None:
     lcount = dict.fromkeys(st.brokers, 0)
     for tp in st.parts:
         lcount[st.reps[tp][0]] += 1
@@ -307,7 +316,7 @@ def _balance_leaders(st: _State) -> None:
             return
 
 
-def _leader_chain(st: _State, lcount: dict[int, int]) -> bool:
+def _leader_chain(st: _LeaderLists, lcount: dict[int, int]) -> bool:
     led: dict[int, list[int]] = defaultdict(list)
     for tp in st.parts:
         led[st.reps[tp][0]].append(tp)
@@ -332,7 +341,7 @@ def _leader_chain(st: _State, lcount: dict[int, int]) -> bool:
     return False
 
 
-def _shift(st: _State, lcount: dict[int, int], parent, goal: int) -> None:
+def _shift(st: _LeaderLists, lcount: dict[int, int], parent, goal: int) -> None:
     node = goal
     lcount[goal] += 1
     while parent[node] is not None:

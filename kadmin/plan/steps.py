@@ -207,9 +207,9 @@ def plan_steps(
         if doubled:
             raise InputError(f"{len(doubled)} partition(s) list a broker twice", problems=doubled)
         out: dict[TopicPartition, tuple[Step, ...]] = {}
-        per_topic = min_insync if not isinstance(min_insync, int) else None
         for (tp, a), state in zip(entries, states):
-            m = min_insync if per_topic is None else per_topic.get(tp.topic, 1)
+            assert state is not None  # unknown partitions were refused above
+            m = min_insync if isinstance(min_insync, int) else min_insync.get(tp.topic, 1)
             sets = replica_steps(state.replicas, a.replicas, max_replicas, min_insync=m, isr=state.isr)
             out[tp] = steps_from_sets(tp, state.replicas, sets, state.leader) if sets else ()
     return out

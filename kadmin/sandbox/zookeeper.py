@@ -25,6 +25,7 @@ import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from kadmin import errors
 from kadmin.model import TopicPartition
@@ -53,8 +54,8 @@ class ZooKeeperMode:
     def __init__(self, engine, connect: str):
         self.engine = engine
         self.connect = connect
-        self.zk = None  # the controller's and brokers' shared session for persistent znodes
-        self.sessions: dict[int, object] = {}  # broker id -> its session (ephemeral registration)
+        self.zk: Any = None  # a KazooClient once started: the controller's and brokers' shared session for persistent znodes
+        self.sessions: dict[int, Any] = {}  # broker id -> its session (ephemeral registration)
         self.controller_epoch = 0
         self.pending: dict[TopicPartition, list[int]] = {}  # partitions of the reassign node in flight
         self._created: set[str] = set()
@@ -369,7 +370,7 @@ class ZooKeeperMode:
             return {}
         return dict(json.loads(data or b"{}").get("config", {}))
 
-    def _on_config_changes(self, children) -> None:
+    def _on_config_changes(self, children) -> bool | None:  # False ends kazoo's watch
         self._activity += 1
         if self._closing:
             return False
