@@ -100,7 +100,7 @@ class IncrementalBar(IncrementalLines):
         self.bar.stop()  # also on Ctrl-C or an error: give the terminal its cursor back
 
 
-def incremental_reporter() -> IncrementalReporter:
+def incremental_reporter() -> IncrementalLines:
     import sys
 
     return IncrementalBar() if sys.stderr.isatty() else IncrementalLines(True)

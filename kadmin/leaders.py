@@ -244,6 +244,7 @@ def outcomes(answers: Mapping[TopicPartition, str | None], candidates: Sequence[
     by_tp = {c.tp: c for c in candidates}
     live = set(after.brokers) if after is not None else set()
     out = []
+    message: str | None
     for tp, answer in sorted(answers.items()):
         if answer is None:
             out.append(Outcome(tp, None))
@@ -292,7 +293,7 @@ def kafka_lines(report: ElectionReport) -> list[str]:
     if report.not_needed:
         lines.append("Valid replica already elected for partitions " + ", ".join(map(str, report.not_needed)))
     for o in report.failed:
-        text = f"{o.error}: {o.message}" if o.message else o.error
+        text = f"{o.error}: {o.message}" if o.message else str(o.error)
         if o.reason:
             text += f" ({o.reason})"
         lines.append(f"Error completing leader election ({kind}) for partition: {o.tp}: {text}")

@@ -107,6 +107,7 @@ def partition_states(backend, partitions: Iterable[TopicPartition]
     for tp in known:
         path = zp.partition_state_path(tp.topic, tp.partition)
         got = states.get(path)
+        isr: tuple[int, ...]
         leader, isr = -1, ()
         if got:
             s = backend._decode(zp.decode_partition_state, got[0], path)

@@ -34,7 +34,7 @@ class ControlServer:
         self.sandbox = sandbox
         self.path = Path(state_dir) / SOCKET_NAME
         self.on_stop = on_stop
-        self.server = None
+        self.server: asyncio.Server | None = None
 
     async def start(self) -> None:
         if self.path.exists():

@@ -63,9 +63,11 @@ class Engine:
         async def run():
             return fn(*args, **kwargs)
 
+        assert self.loop is not None, "the engine is not started"
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(timeout)
 
     def run(self, coro, timeout: float = 60.0) -> Any:
+        assert self.loop is not None, "the engine is not started"
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
     # --- brokers ---
