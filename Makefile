@@ -8,11 +8,12 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: help venv system-deps test test-fast demo bench completions wheel-check clean
+.PHONY: help venv system-deps lint test test-fast demo bench completions wheel-check clean
 
 help:
 	@echo "make demo         set up, start a sandbox cluster, run the walkthrough, stop it"
 	@echo "make test         set up everything (apt + pip) and run the whole test suite"
+	@echo "make lint         ruff (lint and format check) and mypy over kadmin/ and commands/"
 	@echo "make bench        print the table of performance figures"
 	@echo "make completions  regenerate completions/ from the Click tree"
 
@@ -36,6 +37,13 @@ system-deps:
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+
+# Settings in pyproject.toml ([tool.ruff], [tool.mypy]). scripts/mypy.sh lays out kadmin.commands
+# the way the package installs it, which mypy cannot do from the source tree.
+lint: venv
+	$(VENV)/bin/ruff check kadmin commands
+	$(VENV)/bin/ruff format --check kadmin commands
+	MYPY=$(VENV)/bin/mypy bash scripts/mypy.sh
 
 test: system-deps venv
 	SPARK_LOCAL_IP=127.0.0.1 $(PY) -m pytest -q -p no:cacheprovider

@@ -15,8 +15,8 @@ matplotlib load only when a report runs.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import click
 
@@ -128,7 +128,7 @@ def report_table(report, limit: int = TABLE_ROWS):
                 cells.append("-")
             elif kind == "double":
                 cells.append(f"{value * 100:.1f}%")
-            elif kind == "long" and (name.endswith("bytes") or name.endswith("size")):
+            elif kind == "long" and name.endswith(("bytes", "size")):
                 cells.append(format_size(value))
             elif kind == "array<int>":
                 cells.append(",".join(str(v) for v in value))

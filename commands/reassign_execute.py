@@ -168,6 +168,7 @@ def _run(params, opener) -> None:
 
             if records is None:  # verify's removal needs kadmin's record, even when this run set no throttle
                 records = options.open_records(backend.backend)
+            assert every is not None  # set whenever wait is
             reassign_wait.wait(backend.backend, prepared.parsed.plan, params.plan_file, request.plan_id, records,
                                params.output, every, elect_preferred=params.elect_preferred)
     if result.failures or result.aborted:
@@ -214,8 +215,13 @@ def _run_incremental(params, opener) -> None:
     from kadmin.execute import state_file
     from kadmin.execute.executor import plan_execution, read_cluster
     from kadmin.execute.incremental import min_insync_of, plan_fingerprint, run_incremental
-    from kadmin.execute.preamble import (RollbackFile, open_for_execute, prepare, refuse_existing_rollback,
-                                        refuse_log_dir_targets)
+    from kadmin.execute.preamble import (
+        RollbackFile,
+        open_for_execute,
+        prepare,
+        refuse_existing_rollback,
+        refuse_log_dir_targets,
+    )
     from kadmin.execute.rollback import utc_now
     from kadmin.execute.step_throttles import RecordedThrottles
     from kadmin.plan.batches import plan_batches
@@ -238,6 +244,7 @@ def _run_incremental(params, opener) -> None:
                 hint="run without --throttle, or set throttles with `kadmin throttle set`",
             )
         if resuming and params.dry_run:
+            assert saved is not None  # resuming means a saved state
             if people:
                 click.echo(f"A run of this plan is in progress (state file {state_path}); "
                            f"{saved.steps_completed} of {saved.steps_total} steps done.")

@@ -33,7 +33,8 @@ def generate(cluster, output, topics_file, broker_list, disable_rack_aware, stra
     from pathlib import Path
 
     from kadmin.errors import InputError
-    from kadmin.plan.generate import generate as plan, leaders_moved, replicas_moved
+    from kadmin.plan.generate import generate as plan
+    from kadmin.plan.generate import leaders_moved, replicas_moved
     from kadmin.plan.topics_file import parse_topics_to_move
 
     try:

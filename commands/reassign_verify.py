@@ -27,12 +27,11 @@ def verify(cluster, output, plan_file, preserve_throttles, elect_preferred=False
     """
     from pathlib import Path
 
+    from kadmin.commands.options import open_records
+    from kadmin.commands.render_reassign import verify_report
     from kadmin.execute.verification import run_verify
     from kadmin.plan.reassignment_file import read_reassignment
     from kadmin.throttling.record import plan_id
-
-    from kadmin.commands.options import open_records
-    from kadmin.commands.render_reassign import verify_report
 
     parsed = read_reassignment(plan_file)
     if parsed.problems:

@@ -25,8 +25,8 @@ def wait(backend, plan, plan_file: str, plan_id: str, records, output: str, inte
     """Follow the started ``plan`` to its end, verify it, remove its throttles, report as verify
     does (raising its exit-4 error when the cluster differs). Ctrl-C stops following only.
     ``elect_preferred``: once complete, elect the preferred leaders of the plan's partitions."""
-    from kadmin.commands.render_reassign import verify_report
     from kadmin.commands.render_progress import reporter_for
+    from kadmin.commands.render_reassign import verify_report
     from kadmin.execute.follow import wait_for_plan
     from kadmin.execute.sampler import Sampler
 

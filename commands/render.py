@@ -9,7 +9,6 @@ import click
 
 from kadmin.errors import InputError, KadminError
 
-
 PROBLEMS_SHOWN = 50  # a malformed plan of millions of entries must not flood the terminal
 
 

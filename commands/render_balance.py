@@ -3,6 +3,8 @@ terminal), the summary lines, and the --output json document (schemas/reassign-b
 
 from __future__ import annotations
 
+from typing import Any
+
 from kadmin.units import format_duration, format_size
 
 
@@ -34,8 +36,10 @@ def brokers_table(result, *, bars: bool):
     low, high = max(result.mean - result.threshold, 0), result.mean + result.threshold
     table = Table(title=f"Brokers: used share before and after (band {low:.1%}..{high:.1%}, mean {result.mean:.1%})",
                   header_style="bold")
-    for col, kw in [("Broker", {"justify": "right"}), ("Rack", {}), ("Used before", {}), ("Used after", {}),
-                    ("Out", {"justify": "right"}), ("In", {"justify": "right"}), ("Replicas", {"justify": "right"})]:
+    columns: list[tuple[str, dict[str, Any]]] = [
+        ("Broker", {"justify": "right"}), ("Rack", {}), ("Used before", {}), ("Used after", {}),
+        ("Out", {"justify": "right"}), ("In", {"justify": "right"}), ("Replicas", {"justify": "right"})]
+    for col, kw in columns:
         table.add_column(col, no_wrap=True, **kw)
     for u in result.brokers_before:
         a = after[u.broker]
@@ -56,8 +60,10 @@ def dirs_table(result, *, bars: bool):
         moved_out[m.source_broker, m.source_dir] = moved_out.get((m.source_broker, m.source_dir), 0) + 1
         moved_in[m.dest_broker, m.dest_dir] = moved_in.get((m.dest_broker, m.dest_dir), 0) + 1
     table = Table(title="Log directories: used share before and after", header_style="bold")
-    for col, kw in [("Broker", {"justify": "right"}), ("Log dir", {}), ("Status", {}), ("Used before", {}),
-                    ("Used after", {}), ("Kafka bytes", {"justify": "right"}), ("Out/in", {"justify": "right"})]:
+    columns: list[tuple[str, dict[str, Any]]] = [
+        ("Broker", {"justify": "right"}), ("Log dir", {}), ("Status", {}), ("Used before", {}),
+        ("Used after", {}), ("Kafka bytes", {"justify": "right"}), ("Out/in", {"justify": "right"})]
+    for col, kw in columns:
         table.add_column(col, no_wrap=True, **kw)
     last = None
     for u in result.dirs_before:

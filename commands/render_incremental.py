@@ -63,8 +63,14 @@ class IncrementalBar(IncrementalLines):
 
     def __init__(self):
         super().__init__(True)
-        from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
-                                   TransferSpeedColumn)
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
 
         from kadmin.commands import render
 
@@ -94,7 +100,7 @@ class IncrementalBar(IncrementalLines):
         self.bar.stop()  # also on Ctrl-C or an error: give the terminal its cursor back
 
 
-def incremental_reporter() -> IncrementalReporter:
+def incremental_reporter() -> IncrementalLines:
     import sys
 
     return IncrementalBar() if sys.stderr.isatty() else IncrementalLines(True)

@@ -6,7 +6,12 @@ wrapping every cell; piped output is never narrow (see render.stdout).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kadmin.units import format_size
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
 
 WIDE = 150  # columns from which every column fits
 
@@ -56,7 +61,7 @@ def log_dirs_table(rows, width: int = WIDE):
         status = Text(r.status, style=_STATUS_STYLE.get(r.status, ""))
         broker = f"{r.broker}" + (f" {r.rack}" if r.rack else "") if first else ""
         if r.status == "unreachable":
-            cells = [broker, "-", status, Text(r.error or "", style="dim"), "", ""]
+            cells: list[RenderableType] = [broker, "-", status, Text(r.error or "", style="dim"), "", ""]
             cells += [""] if wide else []
             cells += ["", ""] + ([""] if wide else [])
             table.add_row(*cells)

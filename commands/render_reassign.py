@@ -13,7 +13,7 @@ class LineReporter:
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
-        self._last_wait = None
+        self._last_wait: int | None = None
 
     def change(self, change, error) -> None:
         if not self.enabled:

@@ -9,8 +9,9 @@ ConfigError naming the property, never quoting a secret.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from kadmin.errors import ConfigError
 from kadmin.java_properties import PLAIN_MODULE, SCRAM_MODULE, Secret, parse_jaas_config
@@ -170,6 +171,7 @@ def to_confluent(settings: ConnectionSettings) -> dict[str, str]:
             conf["ssl.key.password"] = sec.key_password.reveal()
         conf["ssl.endpoint.identification.algorithm"] = "https" if sec.check_hostname else "none"
     if sec.uses_sasl:
+        assert sec.mechanism is not None and sec.username is not None and sec.password is not None, "set for SASL_*"
         conf["sasl.mechanism"] = sec.mechanism
         conf["sasl.username"] = sec.username
         conf["sasl.password"] = sec.password.reveal()
@@ -207,6 +209,7 @@ def to_kafka_python(settings: ConnectionSettings) -> dict[str, Any]:
             if sec.key_password:
                 kw["ssl_password"] = sec.key_password.reveal()
     if sec.uses_sasl:
+        assert sec.mechanism is not None and sec.username is not None and sec.password is not None, "set for SASL_*"
         kw["sasl_mechanism"] = sec.mechanism
         kw["sasl_plain_username"] = sec.username
         kw["sasl_plain_password"] = sec.password.reveal()

@@ -16,9 +16,11 @@ reprs or error messages.
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from kadmin.client_config import security_config, to_confluent, to_kafka_python
 from kadmin.errors import ConfigError, UsageError
@@ -33,7 +35,7 @@ from kadmin.java_properties import (
     redact,
 )
 
-__all__ = [
+__all__ = [  # noqa: RUF022 - grouped by where each name comes from
     "ConnectionSettings", "resolve_connection", "parse_timeout", "default_config_path", "load_profiles",
     "validate_profiles", "DEFAULT_TIMEOUT",
     # re-exported from kadmin.client_config and kadmin.java_properties
@@ -71,7 +73,7 @@ class ConnectionSettings:
             f"source={self.source!r})"
         )
 
-    def with_bootstrap(self, bootstrap_servers: str) -> "ConnectionSettings":
+    def with_bootstrap(self, bootstrap_servers: str) -> ConnectionSettings:
         """The same security settings pointed at brokers (used by the ZooKeeper backend to reach
         the brokers it finds under /brokers/ids)."""
         return replace(self, bootstrap_servers=bootstrap_servers, zookeeper=None)
@@ -162,11 +164,11 @@ def resolve_connection(
             f"bootstrap_server and zookeeper in profile {name!r}",
         )
 
-    for target, source in ((flags_target, "flags"), (env_target, "environment"), (profile_target, f"profile {name}")):
-        if target is not None:
-            break
-    else:
+    candidates = ((flags_target, "flags"), (env_target, "environment"), (profile_target, f"profile {name}"))
+    found = next(((t, s) for t, s in candidates if t is not None), None)
+    if found is None:
         raise UsageError(NO_TARGET_HELP.format(path=path))
+    target, source = found
 
     properties: dict[str, str] = {}
     if profile is not None:
@@ -227,9 +229,9 @@ def load_profiles(path: Path, required: bool = False) -> dict[str, Any]:
             raise ConfigError(f"profile file {path} does not exist",
                               hint="create it with [clusters.NAME] tables, or set KADMIN_CONFIG")
         return {"clusters": {}}
-    try:
-        import tomllib  # Python 3.11+
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
     try:
         data = tomllib.loads(path.read_text("utf-8"))

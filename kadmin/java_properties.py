@@ -5,9 +5,10 @@ wrapper and ``redact()`` that keep passwords out of reprs, logs and errors."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from kadmin.errors import ConfigError
 

@@ -9,8 +9,8 @@ sends the batches; ``commands/leaders_*`` render.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
 
 from kadmin.backends.base import ElectionType
 from kadmin.model import ClusterState, PartitionState, TopicPartition
@@ -187,7 +187,7 @@ def batches(candidates: Sequence[Candidate], max_per_broker: int | None = None,
     than ``max_per_broker`` new leaders, nor holds more than ``batch_size`` partitions (None:
     no limit). First fit, in the given order; deterministic. Partitions that change no leader
     count only towards ``batch_size``."""
-    if max_per_broker is not None and max_per_broker < 1 or batch_size is not None and batch_size < 1:
+    if (max_per_broker is not None and max_per_broker < 1) or (batch_size is not None and batch_size < 1):
         raise ValueError("limits must be at least 1")
     out: list[list[Candidate]] = []
     per_broker: list[Counter] = []
@@ -244,6 +244,7 @@ def outcomes(answers: Mapping[TopicPartition, str | None], candidates: Sequence[
     by_tp = {c.tp: c for c in candidates}
     live = set(after.brokers) if after is not None else set()
     out = []
+    message: str | None
     for tp, answer in sorted(answers.items()):
         if answer is None:
             out.append(Outcome(tp, None))
@@ -292,7 +293,7 @@ def kafka_lines(report: ElectionReport) -> list[str]:
     if report.not_needed:
         lines.append("Valid replica already elected for partitions " + ", ".join(map(str, report.not_needed)))
     for o in report.failed:
-        text = f"{o.error}: {o.message}" if o.message else o.error
+        text = f"{o.error}: {o.message}" if o.message else str(o.error)
         if o.reason:
             text += f" ({o.reason})"
         lines.append(f"Error completing leader election ({kind}) for partition: {o.tp}: {text}")

@@ -6,8 +6,8 @@ Shapes: kadmin's own JSON (schemas/log-dirs-describe.json) and exactly the JSON 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 from kadmin.backends.base import BrokerLogDirs
 from kadmin.errors import NotFoundError

@@ -7,9 +7,9 @@ commands only ever see these.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Mapping, Sequence
 
 
 @dataclass(frozen=True, order=True)

@@ -50,7 +50,7 @@ def _quantity(text: str, what: str, example: str) -> int:
         value /= 8
     if not math.isfinite(value) or value > 2**63 - 1:
         raise InputError(f"{what} {raw!r} is too large")
-    return int(round(value))
+    return round(value)
 
 
 def _canonical(prefix: str) -> str:
@@ -130,7 +130,7 @@ def format_duration(seconds: float | None) -> str:
     """"45s", "2m 05s", "3h 20m", "2d 4h"; "-" when unknown (e.g. an ETA with no rate yet)."""
     if seconds is None or not math.isfinite(seconds):
         return "-"
-    s = int(round(max(seconds, 0.0)))
+    s = round(max(seconds, 0.0))
     if s < 60:
         return f"{s}s"
     if s < 3600:

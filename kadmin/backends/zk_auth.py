@@ -23,8 +23,9 @@ silently connecting differently. Passwords live in ``Secret`` and are never part
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from kadmin.errors import ConfigError
 from kadmin.java_properties import Secret, mask_in_logs

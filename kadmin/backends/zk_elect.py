@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from kadmin.backends import zk_paths as zp
 from kadmin.backends.base import ElectionType
@@ -107,6 +107,7 @@ def partition_states(backend, partitions: Iterable[TopicPartition]
     for tp in known:
         path = zp.partition_state_path(tp.topic, tp.partition)
         got = states.get(path)
+        isr: tuple[int, ...]
         leader, isr = -1, ()
         if got:
             s = backend._decode(zp.decode_partition_state, got[0], path)

@@ -8,8 +8,8 @@ version Kafka ever wrote (missing keys mean empty).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from kadmin.model import Assignment, Broker, TopicPartition
 

@@ -8,7 +8,7 @@ treat both backends alike.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from kadmin.backends.zk_paths import REASSIGN_PARTITIONS, TopicAssignment
 from kadmin.model import Assignment, PartitionReassignment, TopicPartition
@@ -81,10 +81,10 @@ def ongoing_reassignments(
                 out[TopicPartition(t.topic, p)] = PartitionReassignment(
                     t.topic, p, t.partitions[p], t.adding.get(p, ()), t.removing.get(p, ()))
     for tp, target in (node or {}).items():
-        t = topics.get(tp.topic)
-        if tp in out or t is None or tp.partition not in t.partitions:
+        topic = topics.get(tp.topic)
+        if tp in out or topic is None or tp.partition not in topic.partitions:
             continue
-        current = t.partitions[tp.partition]
+        current = topic.partitions[tp.partition]
         if tuple(target) != tuple(current):
             out[tp] = reassignment_of(current, target, tp.topic, tp.partition)
     return dict(sorted(out.items()))

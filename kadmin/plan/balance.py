@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 from kadmin.errors import InputError, NotFoundError
 from kadmin.model import (
@@ -109,9 +109,16 @@ class _Dir:
         self.path = d.path
         self.status = d.status
         self.capacity_known = capacity_known
-        self.capacity = d.total_bytes if capacity_known else 1
-        self.occupied = (d.total_bytes - d.usable_bytes) if capacity_known else d.used_bytes
-        self.usable = d.usable_bytes if capacity_known else None
+        self.capacity: int
+        self.occupied: int
+        self.usable: int | None
+        if capacity_known:
+            assert d.total_bytes is not None and d.usable_bytes is not None  # what "known" means
+            self.capacity = d.total_bytes
+            self.occupied = d.total_bytes - d.usable_bytes
+            self.usable = d.usable_bytes
+        else:
+            self.capacity, self.occupied, self.usable = 1, d.used_bytes, None
         # Bytes that may still arrive. Departures are not credited: moves finish in any order,
         # so a directory must hold everything coming in before anything it sends has gone.
         self.room = self.usable
@@ -132,7 +139,7 @@ class _Dir:
         self.replicas += count
         if self.usable is not None:
             self.usable -= size
-            if size > 0:
+            if size > 0 and self.room is not None:  # room is None only when usable is
                 self.room -= size
 
 
@@ -199,8 +206,8 @@ class _Broker:
                     why = "unknown partition" if state is None else "not a replica of this broker"
                     self.strays.setdefault(path, []).append(f"{key[0]}-{key[1]} ({why})")
         self.initial_redirect = dict(self.redirect)
-        for d in self.dirs.values():
-            d.sizes.sort()
+        for working in self.dirs.values():
+            working.sizes.sort()
         for problems in list(self.stuck.values()) + list(self.strays.values()):
             problems.sort()
 

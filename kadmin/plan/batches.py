@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Iterable, Mapping, Sequence
 
 from kadmin.errors import UsageError
 from kadmin.model import TopicPartition
@@ -58,7 +58,7 @@ class Limits:
 
     @classmethod
     def from_json(cls, data: Mapping) -> Limits:
-        return cls(**{k: data.get(k) for k in asdict(cls()) if k in data})
+        return cls(**{k: data[k] for k in asdict(cls()) if k in data})
 
 
 @dataclass(frozen=True)
@@ -189,9 +189,9 @@ def next_batch(
             heapq.heapify(q)
         turns = [(key(b), b) for b in queues]
         heapq.heapify(turns)
-        passed = set()
+        passed: set[int] = set()
 
-        def next_in_turn():
+        def next_in_turn(turns=turns, queues=queues, passed=passed):  # this round's heaps, bound now
             while turns:
                 k, b = heapq.heappop(turns)
                 if max_b is not None and per_broker[b] >= max_b:
@@ -215,11 +215,12 @@ def next_batch(
                 return tuple(chosen)
             if want_leader and max_l is not None and leaders >= max_l:
                 break
-            i = next(pending, None)
-            if i is None:
-                i = next_in_turn()
-                if i is None:
+            picked = next(pending, None)
+            if picked is None:
+                picked = next_in_turn()
+                if picked is None:
                     break
+            i = picked
             passed.add(i)
             st = steps[i]
             brokers = st.brokers_moving

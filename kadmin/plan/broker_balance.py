@@ -32,8 +32,8 @@ stop the planning where they would be exceeded.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 from kadmin.errors import InputError, NotFoundError
 from kadmin.model import ANY_LOG_DIR, Assignment, ClusterState, LogDir, LogDirStatus, ReassignmentPlan, TopicPartition
@@ -209,7 +209,7 @@ class _Planner:
         self._classify(topics, frozen)
         # Preferred leaders per broker: a move of a preferred leader's replica hands its role to
         # the destination; it may not take a broker beyond the widest counts seen before.
-        self.leaders = {b: 0 for b in self.scope}
+        self.leaders = dict.fromkeys(self.scope, 0)
         for reps in self.parts.reps:
             if reps and reps[0] in self.leaders:
                 self.leaders[reps[0]] += 1
@@ -254,7 +254,7 @@ class _Planner:
         for i, tp in enumerate(parts.tps):
             parts.rack_aware[i] = by_topic[tp.topic]
             parts.movable[i] = tp.topic in topics and i not in frozen
-        for b, where in self.where.items():
+        for where in self.where.values():
             for i, (d, size) in sorted(where.items()):
                 if parts.movable[i]:
                     d.resident.append((size, i))
@@ -301,8 +301,8 @@ class _Planner:
         sdir.add(-size, -1, incoming=False)
         if placed and sdir.room is not None:
             sdir.room += size  # it will not arrive here after all
-        record = self.moves.get((i, broker.id))
-        if placed and record[0] == broker.id and record[1] == ddir.path:  # back home: no move at all
+        record = self.moves[i, broker.id] if placed else None
+        if record is not None and record[0] == broker.id and record[1] == ddir.path:  # back home: no move at all
             del self.moves[i, broker.id]
             del self.parts.dir_target[i, broker.id]
             self.moved_bytes -= size
@@ -314,7 +314,7 @@ class _Planner:
         add_item(ddir.placed, (size, i))
         self.where[broker.id][i] = (ddir, size)
         self.parts.dir_target[i, broker.id] = ddir.path
-        if placed:
+        if record is not None:
             record[3] = ddir.path
         else:
             self.moves[i, broker.id] = [broker.id, sdir.path, broker.id, ddir.path, size]
@@ -350,7 +350,7 @@ class _Planner:
             rows = [DirUsage(b.id, d.path, d.status, d.total_bytes, d.usable_bytes, d.used_bytes, len(d.replicas))
                     for d in self.offline[b.id]]
             for d in b.dirs.values():
-                usable = d.total - d.occ if d.known else None
+                usable = d.total - d.occ if d.known and d.total is not None else None
                 rows.append(DirUsage(b.id, d.path, d.status, d.total, usable, d.replica_bytes, d.replicas))
             out += sorted(rows, key=lambda u: u.path)
         return tuple(out)

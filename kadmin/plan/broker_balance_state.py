@@ -15,7 +15,7 @@ receives (moves finish in any order), but are in its projected usage.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from typing import Sequence
+from collections.abc import Sequence
 
 from kadmin.model import LogDir, LogDirStatus, TopicPartition
 
@@ -27,17 +27,27 @@ class Dir:
         self.broker = broker
         self.path = d.path
         self.status = d.status
-        known = d.total_bytes is not None and d.usable_bytes is not None and d.total_bytes > 0
-        self.known = known
         self.total = d.total_bytes
-        self.cap = d.total_bytes if known else assumed_capacity
-        self.occ = (d.total_bytes - d.usable_bytes) if known else d.used_bytes
-        self.replica_bytes = d.used_bytes
-        self.replicas = sum(1 for r in d.replicas if not r.is_future)
+        self.cap: int
+        self.occ: int
         # What may still arrive: the usable bytes (less what moves in flight bring), and never
         # above max_usage of the capacity once the plan is done.
-        self.room = d.usable_bytes if known else None
-        self.ceiling = max_usage * self.cap if known else None
+        self.room: int | None
+        self.ceiling: float | None
+        if d.total_bytes is not None and d.usable_bytes is not None and d.total_bytes > 0:
+            self.known = True
+            self.cap = d.total_bytes
+            self.occ = d.total_bytes - d.usable_bytes
+            self.room = d.usable_bytes
+            self.ceiling = max_usage * self.cap
+        else:
+            self.known = False
+            self.cap = assumed_capacity
+            self.occ = d.used_bytes
+            self.room = None
+            self.ceiling = None
+        self.replica_bytes = d.used_bytes
+        self.replicas = sum(1 for r in d.replicas if not r.is_future)
         self.resident: list[Item] = []  # replicas that may move, sorted
         self.placed: list[Item] = []  # replicas the plan puts here: re-aiming them costs nothing
         self.online = self.status is LogDirStatus.ONLINE

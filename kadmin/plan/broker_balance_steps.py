@@ -4,8 +4,8 @@ working state. See ``kadmin.plan.broker_balance`` for what they do and why."""
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable, Iterable
 from types import SimpleNamespace
-from typing import Callable, Iterable
 
 from kadmin.plan.broker_balance_state import BrokerState, Dir, Item
 
@@ -119,9 +119,10 @@ def _trade(p, src: BrokerState, dst: BrokerState, want: float, racks) -> bool:
             return False
         if reps[0] == src.id and (leaders[src.id] <= low_leaders or leaders[dst.id] >= high_leaders):
             return False  # the preferred-leader spread would widen
-        if parts.rack_aware[i]:
-            if dst.rack is None or any(racks.get(b) == dst.rack for b in reps if b != src.id):
-                return False
+        if parts.rack_aware[i] and (
+            dst.rack is None or any(racks.get(b) == dst.rack for b in reps if b != src.id)
+        ):
+            return False
         return dst.best_dir(size) is not None
 
     found = []

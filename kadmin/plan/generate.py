@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from kadmin.errors import InputError, NotFoundError
 from kadmin.model import Assignment, ClusterState, ReassignmentPlan, TopicPartition
@@ -144,7 +144,7 @@ def moves_lower_bound(current: Replicas, brokers: Sequence[int], racks: Mapping[
     under ``floor``); per partition, its replicas on unlisted brokers or its missing racks.
     """
     listed = set(brokers)
-    count = Counter({b: 0 for b in brokers})
+    count = Counter(dict.fromkeys(brokers, 0))
     outside = 0
     rack_needed = 0
     n_racks = len(set(racks.values())) if racks else 1

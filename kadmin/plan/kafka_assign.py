@@ -12,7 +12,7 @@ parameters, so callers choose them from a seeded generator and output is reprodu
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from kadmin.errors import InputError
 

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from kadmin.model import TopicPartition
 
@@ -40,9 +41,9 @@ class _State:
         self.reps: list[list[int]] = [list(current[tp]) for tp in self.tps]
         self.brokers = sorted(brokers)
         self.listed = set(brokers)
-        self.rack = dict(racks) if racks else {b: "" for b in self.brokers}
-        self.racks = sorted(set(self.rack[b] for b in self.brokers))
-        self.count = {b: 0 for b in self.brokers}
+        self.rack = dict(racks) if racks else dict.fromkeys(self.brokers, "")
+        self.racks = sorted({self.rack[b] for b in self.brokers})
+        self.count = dict.fromkeys(self.brokers, 0)
         self.tcount: dict[int, dict[str, int]] = {b: defaultdict(int) for b in self.brokers}
         self.hosted: dict[int, set[int]] = {b: set() for b in self.brokers}
         # Per partition: rack -> replicas on listed brokers there (kept up to date by move()).
@@ -83,7 +84,7 @@ class _State:
             return 2 * rc.get(rd, 0) + 1
         if rs == rd:
             return 0
-        delta = 2 * (rc.get(rd, 0) - rc[rs] + 1)
+        delta = 2 * (rc.get(rd, 0) - rc[rs] + 1)  # type: ignore[index]  # src is listed: it has a rack
         return delta if delta <= 0 else None
 
 
@@ -273,14 +274,22 @@ def _movable(st: _State, src: int, dst: int) -> int | None:
     return None if best is None else best[1]
 
 
-def _lead(st: _State, tp: int, b: int) -> None:
+def _lead(st: _LeaderLists, tp: int, b: int) -> None:
     reps = st.reps[tp]
     reps.remove(b)
     reps.insert(0, b)
 
 
-def _balance_leaders(st: _State) -> None:
-    lcount = {b: 0 for b in st.brokers}
+class _LeaderLists(Protocol):
+    """What the leader step reads: a _State, or broker_balance's own lists."""
+
+    parts: list[int]
+    reps: list[list[int]]
+    brokers: list[int]
+
+
+def _balance_leaders(st: _LeaderLists) -> None:
+    lcount = dict.fromkeys(st.brokers, 0)
     for tp in st.parts:
         lcount[st.reps[tp][0]] += 1
     low, rem = divmod(len(st.parts), len(st.brokers))
@@ -307,7 +316,7 @@ def _balance_leaders(st: _State) -> None:
             return
 
 
-def _leader_chain(st: _State, lcount: dict[int, int]) -> bool:
+def _leader_chain(st: _LeaderLists, lcount: dict[int, int]) -> bool:
     led: dict[int, list[int]] = defaultdict(list)
     for tp in st.parts:
         led[st.reps[tp][0]].append(tp)
@@ -317,7 +326,7 @@ def _leader_chain(st: _State, lcount: dict[int, int]) -> bool:
         ([b for b in st.brokers if lcount[b] >= low + 2], lambda b: lcount[b] == low),
     )
     for sources, is_goal in attempts:
-        parent: dict[int, tuple[int, int] | None] = {b: None for b in sources}
+        parent: dict[int, tuple[int, int] | None] = dict.fromkeys(sources)
         queue = list(sources)
         for x in queue:
             for tp in led[x]:
@@ -332,7 +341,7 @@ def _leader_chain(st: _State, lcount: dict[int, int]) -> bool:
     return False
 
 
-def _shift(st: _State, lcount: dict[int, int], parent, goal: int) -> None:
+def _shift(st: _LeaderLists, lcount: dict[int, int], parent, goal: int) -> None:
     node = goal
     lcount[goal] += 1
     while parent[node] is not None:

@@ -13,13 +13,14 @@ Rules that need no cluster but are about meaning (duplicates, lengths, paths) li
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from kadmin.plan.gc_pause import gc_paused
 from kadmin.errors import InputError
 from kadmin.model import Assignment, ReassignmentPlan, TopicPartition
+from kadmin.plan.gc_pause import gc_paused
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,8 @@ def _parse_entry(index: int, raw: Any) -> tuple[Assignment | None, list[Problem]
     if not isinstance(raw, dict):
         return None, [Problem(f"must be an object, not {_kind(raw)}", index)]
     problems: list[Problem] = []
-    topic, partition = raw.get("topic"), raw.get("partition")
+    topic: Any = raw.get("topic")  # untrusted JSON: checked below
+    partition: Any = raw.get("partition")
     if "topic" not in raw:
         problems.append(Problem("is missing", index, field="topic"))
     elif not isinstance(topic, str) or not topic:
@@ -122,7 +124,7 @@ def _parse_entry(index: int, raw: Any) -> tuple[Assignment | None, list[Problem]
                                 field="partition"))
     tp = TopicPartition(topic, partition) if not problems else None
 
-    replicas = raw.get("replicas")
+    replicas: Any = raw.get("replicas")
     if "replicas" not in raw:
         problems.append(Problem("is missing", index, tp, "replicas"))
     elif not isinstance(replicas, list):
@@ -135,7 +137,7 @@ def _parse_entry(index: int, raw: Any) -> tuple[Assignment | None, list[Problem]
                 problems.append(Problem(f"must be a broker id of at most {INT32_MAX} (32 bits), not {_kind(b)}", index,
                                         tp, f"replicas[{i}]"))
 
-    log_dirs = raw.get("log_dirs")
+    log_dirs: Any = raw.get("log_dirs")
     if "log_dirs" in raw:
         if not isinstance(log_dirs, list):
             problems.append(Problem(f"must be a list of paths, not {_kind(log_dirs)}", index, tp, "log_dirs"))

@@ -27,11 +27,12 @@ Rules, in the KIP's order (the worked example (0,1,2,3,4) -> (5,6,7,8,9) pins th
 
 from __future__ import annotations
 
-from typing import Mapping, NamedTuple, Sequence
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
-from kadmin.plan.gc_pause import gc_paused
 from kadmin.errors import InputError
 from kadmin.model import PartitionState, ReassignmentPlan, TopicPartition
+from kadmin.plan.gc_pause import gc_paused
 
 Replicas = tuple[int, ...]
 
@@ -122,7 +123,7 @@ def replica_steps(
     if not in_order:
         order = sorted(excess, key=lambda b: b in in_sync)  # stable: out-of-sync first
         drop_rank = [(b, order.index(b) + 1) for b in excess]
-    n_ftr, n_add, n_drop = len(ftr), len(missing), len(excess)
+    n_add, n_drop = len(missing), len(excess)
     shortfall = min_insync - len(in_sync.intersection(cr))
     added = dropped = 0
     sets: list[Replicas] = []
@@ -174,10 +175,8 @@ def steps_from_sets(
     out: list[Step] = []
     n = len(sets)
     new = tuple.__new__  # what Step(...) does, minus a Python-level call: planning 100,000s
-    number = 0
-    for after in sets:
-        number += 1
-        after = tuple(after)
+    for number, step_after in enumerate(sets, 1):
+        after = tuple(step_after)
         lead_after = lead if lead in after else after[0]
         out.append(new(Step, (tp, number, n, before, after, lead, lead_after)))
         before, lead = after, lead_after
@@ -208,9 +207,9 @@ def plan_steps(
         if doubled:
             raise InputError(f"{len(doubled)} partition(s) list a broker twice", problems=doubled)
         out: dict[TopicPartition, tuple[Step, ...]] = {}
-        per_topic = min_insync if not isinstance(min_insync, int) else None
         for (tp, a), state in zip(entries, states):
-            m = min_insync if per_topic is None else per_topic.get(tp.topic, 1)
+            assert state is not None  # unknown partitions were refused above
+            m = min_insync if isinstance(min_insync, int) else min_insync.get(tp.topic, 1)
             sets = replica_steps(state.replicas, a.replicas, max_replicas, min_insync=m, isr=state.isr)
             out[tp] = steps_from_sets(tp, state.replicas, sets, state.leader) if sets else ()
     return out

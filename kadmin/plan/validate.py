@@ -7,7 +7,7 @@ a mistake in its last entry must fail before its first entry touches the cluster
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from kadmin.backends.base import BrokerLogDirs
 from kadmin.errors import InputError
@@ -151,17 +151,17 @@ def validate_reassignment(
                 found.append((f"changes the replication factor from {len(target)} to {n} "
                               "(pass --allow-replication-factor-change if this is meant)", "replicas"))
 
-        log_dirs = a.log_dirs
-        if log_dirs is not None:
-            if len(log_dirs) != n:
-                found.append((f"has {len(log_dirs)} entries but replicas has {n}: give one per replica", "log_dirs"))
-            for i, d in enumerate(log_dirs):
-                if d == ANY_LOG_DIR:
+        wanted_dirs = a.log_dirs
+        if wanted_dirs is not None:
+            if len(wanted_dirs) != n:
+                found.append((f"has {len(wanted_dirs)} entries but replicas has {n}: give one per replica", "log_dirs"))
+            for i, spec in enumerate(wanted_dirs):
+                if spec == ANY_LOG_DIR:
                     continue
-                if not is_log_dir_spec(d):
-                    found.append((f'{d!r} is neither "any" nor an absolute path', f"log_dirs[{i}]"))
+                if not is_log_dir_spec(spec):
+                    found.append((f'{spec!r} is neither "any" nor an absolute path', f"log_dirs[{i}]"))
                 elif i < n and replicas[i] in live_ids:
-                    why = dir_problem(replicas[i], d)
+                    why = dir_problem(replicas[i], spec)
                     if why:
                         found.append((why, f"log_dirs[{i}]"))
                 elif i < n and current is not None and replicas[i] in current.replicas:

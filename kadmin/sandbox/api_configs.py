@@ -153,7 +153,7 @@ def incremental_alter_configs(engine, broker_id, version, req):
         if error is None:
             changed = {c.name: new.get(c.name) for c in res.configs}
             error = _validate(engine, broker_id, res.resource_type, res.resource_name,
-                              {k: v for k, v in changed.items()})
+                              dict(changed))
         if error is None and not req.validate_only:
             _apply(engine, res.resource_type, res.resource_name, new)
         code, msg = error or (P.NONE, None)

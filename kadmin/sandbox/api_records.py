@@ -10,6 +10,7 @@ on errors. acks=0 gets no response at all (Kafka's rule).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import weakref
 
 from kadmin.sandbox import protocol as P
@@ -23,7 +24,7 @@ UNKNOWN_LEADER_EPOCH = 75
 MAX_WAIT = 5.0  # seconds a Fetch may be held, whatever it asks (bounds a stop's wait)
 
 # Engine -> event set when records are appended: wakes Fetches waiting for data (DelayedFetch).
-_appended: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_appended: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def produce(engine, broker_id, version, req):
@@ -139,10 +140,8 @@ async def _delayed(engine, broker_id, version, req, wait: float):
         remaining = deadline - loop.time()
         if remaining <= 0 or not _worth_waiting(response, req.min_bytes):
             return response
-        try:
+        with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(event.wait(), remaining)
-        except asyncio.TimeoutError:
-            pass
 
 
 def _fetch_now(engine, broker_id, version, req):

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kadmin.model import TopicPartition
 from kadmin.sandbox.versions import DEFAULT, VERSIONS, KafkaVersion
+
+if TYPE_CHECKING:
+    from kadmin.sandbox.records import PartitionRecords
 
 MESSAGE_SIZE = 1024  # bytes per simulated record
 
@@ -26,7 +30,7 @@ class ReplicaLog:
     size: float = 0.0
     # The partition's stored batches (records.PartitionRecords) once clients produced to it;
     # shared with the other replicas, which hold the prefix that fits in their size.
-    records: object = None
+    records: PartitionRecords | None = None
 
     @property
     def end_offset(self) -> int:
@@ -106,7 +110,7 @@ class PartitionState:
     produce_rate: float = 0.0  # bytes per simulated second on the leader
     created_at: float = 0.0  # simulated time
     initial_size: float = 0.0
-    records: object = None  # records.PartitionRecords: batches clients produced (api_records)
+    records: PartitionRecords | None = None  # batches clients produced (api_records)
     # ZooKeeper mode: what brokers' Metadata still shows (replicas, isr, leader, leader_epoch)
     # until ``served_until`` (simulated time), while their UpdateMetadata is on its way.
     served: tuple | None = None

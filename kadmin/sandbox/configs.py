@@ -177,7 +177,7 @@ def describe_broker(cluster: Cluster, resource_name: str, static: dict[str, str]
     names = set(BROKER_DEFAULTS) | set(static) | set(default_dyn) | set(own)
     out = []
     for name in sorted(names):
-        syn = []
+        syn: list[tuple[str, str | None, int]] = []
         if name in own:
             syn.append((name, own[name], DYNAMIC_BROKER))
         if name in default_dyn:

@@ -34,7 +34,7 @@ class ControlServer:
         self.sandbox = sandbox
         self.path = Path(state_dir) / SOCKET_NAME
         self.on_stop = on_stop
-        self.server = None
+        self.server: asyncio.Server | None = None
 
     async def start(self) -> None:
         if self.path.exists():
@@ -102,9 +102,9 @@ def request(state_dir: Path, op: str, timeout: float = 30.0, **args):
                     break
                 data += chunk
     except (ConnectionRefusedError, FileNotFoundError):
-        raise errors.NotFoundError(f"no sandbox is running in {state_dir} (stale control socket)")
+        raise errors.NotFoundError(f"no sandbox is running in {state_dir} (stale control socket)") from None
     except OSError as e:
-        raise errors.ConnectionFailed(f"cannot reach the sandbox in {state_dir}: {e}")
+        raise errors.ConnectionFailed(f"cannot reach the sandbox in {state_dir}: {e}") from None
     if not data:
         if op == "stop":
             return None

@@ -35,7 +35,7 @@ def place_replicas(cluster: Cluster, partitions: int, replication_factor: int,
         raise ControllerError(P.INVALID_REPLICATION_FACTOR,
                               f"Replication factor: {replication_factor} larger than available brokers: {len(brokers)}.")
     if partitions <= 0:
-        raise ControllerError(P.INVALID_PARTITIONS, f"Number of partitions was set to an invalid non-positive value.")
+        raise ControllerError(P.INVALID_PARTITIONS, "Number of partitions was set to an invalid non-positive value.")
     racks = {b: cluster.brokers[b].rack for b in brokers}
     if all(racks.values()):
         brokers = _rack_alternating(brokers, racks)
@@ -119,8 +119,9 @@ def create_topic(cluster: Cluster, name: str, assignment: dict[int, list[int]],
             broker = cluster.brokers.get(b)
             if broker is None:
                 continue
-            if (log_dirs or {}).get((index, b)):
-                broker.preferred_dirs[tp] = log_dirs[(index, b)]
+            wanted_dir = (log_dirs or {}).get((index, b))
+            if wanted_dir:
+                broker.preferred_dirs[tp] = wanted_dir
             if broker.alive:
                 create_log(cluster, b, tp, size_bytes)
         if produce_rate:
@@ -146,14 +147,14 @@ def create_log(cluster: Cluster, broker_id: int, tp: TopicPartition, size: float
             broker.preferred_dirs.pop(tp, None)
             return True
     preferred = broker.preferred_dirs.pop(tp, None)
-    d = broker.dirs.get(preferred) if preferred else None
-    if d is None or not d.online:
+    target = broker.dirs.get(preferred) if preferred else None
+    if target is None or not target.online:
         candidates = [d for d in broker.dirs.values() if d.online and not d.cordoned]
         if not candidates:
             return False
-        d = min(candidates, key=lambda d: (len(d.logs) + len(d.futures), list(broker.dirs).index(d.path)))
+        target = min(candidates, key=lambda d: (len(d.logs) + len(d.futures), list(broker.dirs).index(d.path)))
     p = cluster.partition(tp)
-    d.logs[tp] = ReplicaLog(float(size), p.records if p is not None else None)
+    target.logs[tp] = ReplicaLog(float(size), p.records if p is not None else None)
     return True
 
 
@@ -342,7 +343,7 @@ def alter_reassignment(cluster: Cluster, tp: TopicPartition, target: list[int] |
         validate_assignment(cluster, target, require_live=require_live)
         if not allow_rf_change and len(target) != len(p.origin):
             raise ControllerError(P.INVALID_REPLICATION_FACTOR,
-                                  "The replication factor is changed from %d to %d" % (len(p.origin), len(target)))
+                                  f"The replication factor is changed from {len(p.origin)} to {len(target)}")
     before = list(p.replicas)
     lag = cluster.version.zookeeper_metadata_lag_seconds if cluster.mode == ZOOKEEPER else 0.0
     if lag > 0 and p.served is None:

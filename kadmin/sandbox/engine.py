@@ -9,7 +9,8 @@ import asyncio
 import logging
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kadmin.sandbox import configs, replication
 from kadmin.sandbox.cluster import ZOOKEEPER, Cluster
@@ -63,9 +64,11 @@ class Engine:
         async def run():
             return fn(*args, **kwargs)
 
+        assert self.loop is not None, "the engine is not started"
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(timeout)
 
     def run(self, coro, timeout: float = 60.0) -> Any:
+        assert self.loop is not None, "the engine is not started"
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
     # --- brokers ---

@@ -15,8 +15,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from kadmin import errors
 from kadmin.sandbox import control
@@ -146,8 +146,8 @@ def _alive(pid: int) -> bool:
 
 
 def _child_error(log_path: Path, code: int) -> errors.KadminError:
-    lines = [l for l in log_path.read_text(errors="replace").splitlines() if l.strip()]
-    message = next((l for l in reversed(lines) if l.startswith("kadmin: error: ")), None)
+    lines = [line for line in log_path.read_text(errors="replace").splitlines() if line.strip()]
+    message = next((line for line in reversed(lines) if line.startswith("kadmin: error: ")), None)
     message = message[len("kadmin: error: "):] if message else (lines[-1] if lines else f"exit code {code}")
     err = errors.UsageError(message) if code == errors.EXIT_USAGE else errors.ClusterError(message)
     return err

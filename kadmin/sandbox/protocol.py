@@ -12,7 +12,8 @@ import inspect
 import pkgutil
 import struct
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache, lru_cache
+from typing import Any
 
 # Error codes (org.apache.kafka.common.protocol.Errors) the sandbox answers with.
 NONE = 0
@@ -99,8 +100,8 @@ MUTATING = frozenset({
 class Api:
     key: int
     name: str  # Kafka's name without the Request suffix, e.g. "DescribeLogDirs"
-    request: type
-    response: type
+    request: Any  # kafka-python's message classes (untyped)
+    response: Any
     min_version: int  # the oldest version accepted
     max_version: int
     advertised_min: int | None = None  # what ApiVersions says, when below min_version (Produce on 4.x)
@@ -115,16 +116,17 @@ def registry() -> dict[int, Api]:
     """Every API kafka-python has message classes for, by key."""
     from kafka.protocol.api_message import ApiMessage
 
-    found: dict[int, dict[bool, type]] = {}
+    found: dict[int, dict[bool, Any]] = {}
     for package in ("admin", "metadata", "consumer", "producer"):
         pkg = importlib.import_module(f"kafka.protocol.{package}")
         for info in pkgutil.iter_modules(pkg.__path__):
             module = importlib.import_module(f"kafka.protocol.{package}.{info.name}")
-            for cls in vars(module).values():
-                if (inspect.isclass(cls) and issubclass(cls, ApiMessage) and cls is not ApiMessage
-                        and cls.__module__ == module.__name__):
+            for obj in vars(module).values():
+                if (inspect.isclass(obj) and issubclass(obj, ApiMessage) and obj is not ApiMessage
+                        and obj.__module__ == module.__name__):
+                    cls: Any = obj  # a kafka-python message class
                     found.setdefault(cls.API_KEY, {})[cls.is_request()] = cls
-    apis = {}
+    apis: dict[int, Api] = {}
     for key, pair in found.items():
         if True in pair and False in pair:
             req = pair[True]
@@ -133,7 +135,7 @@ def registry() -> dict[int, Api]:
     return apis
 
 
-@lru_cache(maxsize=None)
+@cache
 def served(kafka_version=None) -> dict[int, Api]:
     """The APIs a broker of ``kafka_version`` (a versions.KafkaVersion or its name; None = the
     default) serves, each with the versions it accepts: the range that Kafka version's brokers
@@ -179,7 +181,7 @@ def encode_response(response, version: int, correlation_id: int) -> bytes:
 def error_response(api: Api, version: int, error_code: int):
     """A response body carrying ``error_code`` wherever the schema has a top-level error field,
     as Kafka's ``AbstractRequest.getErrorResponse`` does for APIs it cannot serve."""
-    fields = {}
+    fields: dict[str, Any] = {}
     for field in api.response._struct._fields:
         if not field.for_version_q(version):
             continue

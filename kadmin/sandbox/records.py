@@ -102,7 +102,8 @@ class PartitionRecords:
         """Batches from the one holding ``offset``, up to ``max_bytes`` (one batch regardless when
         ``at_least_one``: KIP-74), none at or beyond ``upper`` (the high watermark)."""
         i = bisect.bisect_right(self.next_offsets, offset)
-        out, total = [], 0
+        out: list[bytes] = []
+        total = 0
         while i < len(self.batches):
             if upper is not None and self.base_offsets[i] >= upper:
                 break

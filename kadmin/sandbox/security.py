@@ -21,9 +21,9 @@ import hmac
 import logging
 import os
 import ssl
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Mapping
 
 from kadmin.sandbox import protocol as P
 
@@ -76,7 +76,7 @@ def scram_credential(mechanism: str, password: str, salt: bytes | None = None,
 
 
 def _attributes(message: str) -> dict[str, str]:
-    out = {}
+    out: dict[str, str] = {}
     for part in message.split(","):
         if len(part) >= 2 and part[1] == "=":
             out.setdefault(part[0], part[2:])
@@ -223,13 +223,13 @@ class ListenerSecurity:
             return "SASL_SSL" if self.tls else "SASL_PLAINTEXT"
         return "SSL" if self.tls else "PLAINTEXT"
 
-    def allowed(self, user: str, operation: str) -> bool:
+    def allowed(self, user: str | None, operation: str) -> bool:
         """May ``User:user`` do ``operation`` on the CLUSTER resource?"""
         if not self.authorizing:
             return True
         if user in (self.super_users or ()):
             return True
-        ops = self.cluster_acls.get(user, frozenset())
+        ops = self.cluster_acls.get(user, frozenset()) if user is not None else frozenset()
         # Kafka's implied operations: ALTER implies DESCRIBE; ALTER_CONFIGS implies DESCRIBE_CONFIGS.
         implied = {"DESCRIBE": {"ALTER"}, "DESCRIBE_CONFIGS": {"ALTER_CONFIGS"}}.get(operation, set())
         return operation in ops or bool(implied & set(ops)) or "ALL" in ops
@@ -239,7 +239,7 @@ class ListenerSecurity:
             return PlainServer(self.users)
         return ScramServer(mechanism, self._scram[mechanism])
 
-    def session(self) -> "Session":
+    def session(self) -> Session:
         return Session(self)
 
 
@@ -275,10 +275,10 @@ class Session:
         if not self.security.sasl:
             return PASS
         if key == P.API_VERSIONS:
-            api = P.served(engine.cluster.version)[P.API_VERSIONS]
-            if not 0 <= version <= api.max_version:
+            versions_api = P.served(engine.cluster.version)[P.API_VERSIONS]
+            if not 0 <= version <= versions_api.max_version:
                 return PASS  # the ordinary UNSUPPORTED_VERSION answer
-            engine.record(broker_id, api.name, version)
+            engine.record(broker_id, versions_api.name, version)
             body = _api_versions_with_sasl(version, engine.cluster.version)
             return P.encode_response(body, version, correlation_id)
         if self.authenticated:
@@ -346,7 +346,7 @@ class Session:
         items_field = "results" if api.name == "DescribeConfigs" else "responses"
         items = list(getattr(response, items_field)) if response is not None else []
         item_cls = _item_class(api.response, items_field)
-        extra = {"configs": []} if api.name == "DescribeConfigs" else {}
+        extra: dict[str, list] = {"configs": []} if api.name == "DescribeConfigs" else {}
         for r in denied:
             items.append(item_cls(error_code=P.CLUSTER_AUTHORIZATION_FAILED,
                                   error_message="Cluster authorization failed.", resource_type=r.resource_type,
@@ -390,8 +390,12 @@ def _refusal(api, version: int, request):
 @lru_cache(maxsize=1)
 def sasl_apis() -> dict[int, P.Api]:
     """SaslHandshake (v1 only: v0's unframed tokens are not served) and SaslAuthenticate."""
-    from kafka.protocol.sasl import (SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest,
-                                     SaslHandshakeResponse)
+    from kafka.protocol.sasl import (
+        SaslAuthenticateRequest,
+        SaslAuthenticateResponse,
+        SaslHandshakeRequest,
+        SaslHandshakeResponse,
+    )
 
     lo, hi = SaslAuthenticateRequest.valid_versions
     return {

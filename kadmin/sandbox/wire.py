@@ -20,6 +20,7 @@ import inspect
 import logging
 import ssl
 import struct
+from collections.abc import Awaitable
 
 from kadmin.sandbox import protocol as P
 from kadmin.sandbox.apis import HANDLERS
@@ -97,8 +98,9 @@ class BrokerServer:
             self.writers.discard(writer)
             writer.close()
 
-    def handle(self, frame: bytes, session=None) -> bytes | None:
-        """The encoded response to one request frame, or None to close the connection.
+    def handle(self, frame: bytes, session=None) -> bytes | Awaitable[bytes] | None:
+        """The encoded response to one request frame (awaitable for a request that waits), or None
+        to close the connection.
         ``session``: the connection's security.Session (SASL exchange, principal), if any."""
         if session is not None:
             from kadmin.sandbox.security import PASS
@@ -110,7 +112,7 @@ class BrokerServer:
         kafka_version = self.engine.cluster.version
         served = P.served(kafka_version)
         api = served.get(key)
-        if key == P.API_VERSIONS and not (0 <= version <= api.max_version):
+        if key == P.API_VERSIONS and api is not None and not (0 <= version <= api.max_version):
             from kadmin.sandbox.api_cluster import api_versions_body
 
             self.engine.record(self.broker_id, api.name, version)

@@ -18,12 +18,14 @@ listener hooks run on the loop thread and only issue asynchronous writes.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import logging
 import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from kadmin import errors
 from kadmin.model import TopicPartition
@@ -52,8 +54,8 @@ class ZooKeeperMode:
     def __init__(self, engine, connect: str):
         self.engine = engine
         self.connect = connect
-        self.zk = None  # the controller's and brokers' shared session for persistent znodes
-        self.sessions: dict[int, object] = {}  # broker id -> its session (ephemeral registration)
+        self.zk: Any = None  # a KazooClient once started: the controller's and brokers' shared session for persistent znodes
+        self.sessions: dict[int, Any] = {}  # broker id -> its session (ephemeral registration)
         self.controller_epoch = 0
         self.pending: dict[TopicPartition, list[int]] = {}  # partitions of the reassign node in flight
         self._created: set[str] = set()
@@ -76,11 +78,11 @@ class ZooKeeperMode:
         try:
             client.start(timeout=5)
         except Exception as e:
-            try:
+            with contextlib.suppress(Exception):
                 client.close()
-            except Exception:
-                pass
-            raise errors.ConnectionFailed(f"cannot reach ZooKeeper at {self.connect}: {e or type(e).__name__}")
+            raise errors.ConnectionFailed(
+                f"cannot reach ZooKeeper at {self.connect}: {e or type(e).__name__}"
+            ) from None
         return client
 
     def start(self) -> None:
@@ -115,7 +117,7 @@ class ZooKeeperMode:
         kazoo_log.setLevel(logging.ERROR)
         try:
             self._io.shutdown(wait=True)
-            for client in list(self.sessions.values()) + [self.zk]:
+            for client in [*self.sessions.values(), self.zk]:
                 try:
                     client.stop()
                     client.close()
@@ -326,10 +328,8 @@ class ZooKeeperMode:
 
     def _delete_topic_nodes(self, name: str) -> None:
         for path in (f"/brokers/topics/{name}", f"/config/topics/{name}"):
-            try:
+            with contextlib.suppress(Exception):
                 self.zk.delete(path, recursive=True)
-            except Exception:
-                pass
 
     def config_written(self, entity_type: str, name: str) -> None:
         """A config changed through the AdminClient path: store it and announce it, as Kafka's
@@ -370,7 +370,7 @@ class ZooKeeperMode:
             return {}
         return dict(json.loads(data or b"{}").get("config", {}))
 
-    def _on_config_changes(self, children) -> None:
+    def _on_config_changes(self, children) -> bool | None:  # False ends kazoo's watch
         self._activity += 1
         if self._closing:
             return False
@@ -502,7 +502,5 @@ class ZooKeeperMode:
             self._flush()  # the new states reach ZooKeeper before the node goes, as Kafka's do
 
         self.engine.call(run)
-        try:
+        with contextlib.suppress(Exception):
             self.zk.delete(PREFERRED)
-        except Exception:
-            pass
