@@ -6,8 +6,6 @@ one fails; KADMIN_UPDATE_GOLDEN=1 rewrites them after a deliberate change (revie
 
 from __future__ import annotations
 
-import json
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -26,6 +24,7 @@ from kadmin.plan.broker_balance import (
 )
 from kadmin.plan.reassignment_file import plan_to_json
 from tests.support.broker_balance import GB, build, racks_of
+from tests.support.golden import check_golden
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -39,11 +38,7 @@ def golden(name: str, result) -> None:
         "brokers_after": [[u.broker, u.occupied, u.replicas] for u in result.brokers_after],
         "dirs_after": [[u.broker, u.path, u.usable_bytes, u.replicas] for u in result.dirs_after],
     }
-    path = GOLDEN / f"broker_balance_{name}.json"
-    if os.environ.get("KADMIN_UPDATE_GOLDEN"):
-        path.write_text(json.dumps(doc, indent=1) + "\n")
-    assert path.exists(), f"{path} is missing: run with KADMIN_UPDATE_GOLDEN=1 once and review it"
-    assert json.loads(path.read_text()) == doc
+    check_golden(GOLDEN / f"broker_balance_{name}.json", doc)
 
 
 def skewed():
