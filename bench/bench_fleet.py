@@ -136,7 +136,7 @@ def figures(sizes: tuple[int, ...] = (2, 20), limit: float = 600.0,
                 continue
             loads = ", ".join(f"{r['load']:.1f}" for r in runs[engine])
             n = len(runs[engine])
-            what = f"{label}: report time ({'median of %d, ' % n if n > 1 else ''}load {loads})"
+            what = f"{label}: report time ({f'median of {n}, ' if n > 1 else ''}load {loads})"
             starts = [r["start"] for r in runs[engine] if "start" in r]
             if starts:
                 out.append(Figure(name, f"{label}: session start", statistics.median(starts), "s"))

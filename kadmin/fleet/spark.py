@@ -180,9 +180,10 @@ def _log_dirs_tagged(spark, log_files: list, top: int | None, cache: bool):
 
     sc = spark.sparkContext
     slices = min(len(log_files), max(2, sc.defaultParallelism) * 8)
-    paths = sc.parallelize([(f.path, f.cluster, f.name) for f in log_files], slices).toDF(
-        "path string, stem string, name string"
-    )
+    # A local relation, spread over the tasks: no Python RDD stage (and its workers) before mapInArrow.
+    paths = spark.createDataFrame(
+        [(f.path, f.cluster, f.name) for f in log_files], "path string, stem string, name string"
+    ).repartition(slices)
     return paths.mapInArrow(partial(read_batches, top=top, cache=cache), struct(TAGGED)).persist(
         StorageLevel.MEMORY_AND_DISK
     )
@@ -281,7 +282,8 @@ def log_dirs_reports(frames: Frames, top: int = local.DEFAULT_TOP) -> list[Repor
     ).select(
         *keys, F.col("path").alias("source_path"), F.col("size").alias("source_size")
     )
-    moves = futures.join(current, keys, "left").select(
+    # The current side holds only the few partitions with a future replica: broadcast it too.
+    moves = futures.join(F.broadcast(current), keys, "left").select(
         *keys, "source_path", F.col("path").alias("target_path"), "source_size",
         F.col("size").alias("future_size"), "offset_lag",
     )
