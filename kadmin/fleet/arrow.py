@@ -4,11 +4,21 @@ The Spark engine runs this in its tasks (``mapInArrow``, one file per task): pya
 in C++ and hands columns to the JVM without per-row Python work, several times faster here
 than Spark's own reader of whole-file JSON. One pass yields every table of a file as one
 "tagged" Arrow table (``TAGGED`` columns), which Spark caches once and splits by ``tag``.
+
+Two things keep the JVM's share small (docs/fleet.md, "Figures"):
+- a columnar copy: the tagged table of each file is kept as Parquet in ``.kadmin-cache/`` next
+  to the input, named after the file, its size and its modification time, so a report over the
+  same fleet reads Parquet instead of parsing JSON again, and a changed file is parsed anew;
+- the log-dirs reports need of a file's replica rows only its largest ``top`` (per cluster) and
+  the moves in flight (future replicas and the current replicas they copy): the task keeps those
+  and drops the rest before anything reaches the JVM (``for_log_dirs_reports``).
 """
 
 from __future__ import annotations
 
 import os
+import uuid
+from pathlib import Path
 from typing import Iterator
 
 from kadmin.fleet.rows import BAD_LOG_DIRS
@@ -60,11 +70,11 @@ def _tagged(tag: str, n: int, columns: dict):
     arrays = []
     for field in schema:
         if field.name == "tag":
-            arrays.append(pa.array([tag] * n, pa.string()))
+            arrays.append(pa.repeat(pa.scalar(tag, pa.string()), n))
         elif field.name in columns:
             value = columns[field.name]
             arrays.append(value.cast(field.type) if isinstance(value, (pa.Array, pa.ChunkedArray))
-                          else pa.array([value] * n, field.type))
+                          else pa.repeat(pa.scalar(value, field.type), n))
         else:
             arrays.append(pa.nulls(n, field.type))
     arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
@@ -149,8 +159,107 @@ def read_log_dirs_file(path: str, stem: str, name: str):
     return pa.concat_tables(parts)
 
 
-def read_batches(batches: Iterator) -> Iterator:
-    """``mapInArrow`` function: input rows (path, stem, name) -> tagged record batches."""
+# ---- the columnar copy ------------------------------------------------------------------------
+
+CACHE_DIR = ".kadmin-cache"
+CACHE_FORMAT = 1  # bumped when the tagged table changes: older copies are then parsed again
+
+
+def copy_path(path: str) -> Path:
+    """Where the columnar copy of ``path`` lives: keyed by its name, size and mtime (OSError if
+    the file cannot be examined)."""
+    st = os.stat(path)
+    p = Path(path)
+    return p.parent / CACHE_DIR / f"{p.name}@{st.st_size}-{st.st_mtime_ns}.v{CACHE_FORMAT}.parquet"
+
+
+def _write_copy(target: Path, name: str, table) -> None:
+    """Write the copy atomically and remove older copies of the same file; a directory that
+    cannot be written only means no copy."""
+    import pyarrow.parquet as pq
+
+    tmp = target.parent / f".{uuid.uuid4().hex}.tmp"
+    try:
+        target.parent.mkdir(exist_ok=True)
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, target)
+        for old in target.parent.glob("*.parquet"):
+            if old != target and old.name.rsplit("@", 1)[0] == name:
+                old.unlink(missing_ok=True)
+    except OSError:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def load_log_dirs_file(path: str, stem: str, name: str, cache: bool = True):
+    """``read_log_dirs_file``, through the columnar copy when ``cache``: a copy matching the
+    file's size and mtime is read instead of the JSON; otherwise the JSON is parsed and the copy
+    written. A file that cannot be read is never cached (the next run tries it again)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if not cache:
+        return read_log_dirs_file(path, stem, name)
+    try:
+        target = copy_path(path)
+    except OSError:
+        return read_log_dirs_file(path, stem, name)
+    if target.is_file():
+        try:
+            table = pq.read_table(target)
+            if table.schema.equals(tagged_schema()):
+                return table
+        except (OSError, pa.ArrowInvalid):
+            pass  # damaged or vanished: parse the JSON again
+    table = read_log_dirs_file(path, stem, name)
+    unreadable = table.num_rows == 1 and table.column("tag")[0].as_py() == "e" and \
+        table.column("error")[0].as_py().startswith("cannot read ")
+    if not unreadable:
+        _write_copy(target, name, table)
+    return table
+
+
+# ---- narrowing for the log-dirs reports -------------------------------------------------------
+
+# The order of ``largest_partitions`` (local.largest_partitions and the Spark window).
+LARGEST_ORDER = [("size", "descending"), ("topic", "ascending"), ("partition", "ascending"),
+                 ("broker", "ascending"), ("path", "ascending"), ("is_future", "ascending")]
+MOVE_KEYS = ["broker", "topic", "partition"]
+
+
+def for_log_dirs_reports(table, top: int):
+    """The tagged table of one file with only the replica rows the log-dirs reports can use:
+    the file's ``top`` largest (in the report's total order) and every future replica with the
+    current replicas of the same broker and partition. Exact while a cluster's replicas come
+    from one file (the Spark engine checks, and otherwise does not narrow)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    is_rep = pc.equal(table.column("tag"), "r")
+    reps = table.filter(is_rep)
+    if reps.num_rows <= top:
+        return table
+    reps = reps.append_column("_i", pa.array(np.arange(reps.num_rows, dtype=np.int64)))
+    largest = pc.select_k_unstable(reps, k=top, sort_keys=LARGEST_ORDER)
+    future = reps.column("is_future")
+    futures = reps.filter(future)
+    keep = pc.is_in(reps.column("_i"), value_set=pc.take(reps.column("_i"), largest).combine_chunks())
+    if futures.num_rows:
+        sources = reps.filter(pc.invert(future)).select([*MOVE_KEYS, "_i"]).join(
+            futures.select(MOVE_KEYS), MOVE_KEYS, join_type="left semi")
+        keep = pc.or_(pc.or_(keep, future), pc.is_in(reps.column("_i"), value_set=sources.column("_i").combine_chunks()))
+    return pa.concat_tables([table.filter(pc.invert(is_rep)), reps.filter(keep).drop_columns(["_i"])])
+
+
+def read_batches(batches: Iterator, top: int | None = None, cache: bool = True) -> Iterator:
+    """``mapInArrow`` function: input rows (path, stem, name) -> tagged record batches; with
+    ``top``, narrowed for the log-dirs reports."""
     for batch in batches:
         for path, stem, name in zip(*(batch.column(i).to_pylist() for i in range(3))):
-            yield from read_log_dirs_file(path, stem, name).to_batches(max_chunksize=1 << 16)
+            table = load_log_dirs_file(path, stem, name, cache)
+            if top is not None:
+                table = for_log_dirs_reports(table, top)
+            yield from table.to_batches(max_chunksize=1 << 16)

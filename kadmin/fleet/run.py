@@ -24,6 +24,7 @@ class FleetRequest:
     report_dir: str | None = None
     top: int = 10
     spark_conf: Mapping[str, str] = field(default_factory=dict)
+    cache: bool = True  # Spark: columnar copies of --from log-dirs files in DIR/.kadmin-cache
 
     @property
     def engine(self) -> str:
@@ -80,5 +81,5 @@ def build_reports(request: FleetRequest, opener: Any = None) -> list[Report]:
         if entries is not None:
             frames = engine.frames_from_fleet(session, entries, request.kind, opener)
         else:
-            frames = engine.frames_from_files(session, files, request.kind)
+            frames = engine.frames_from_files(session, files, request.kind, request.top, request.cache)
         return engine.reports(request.kind, frames, request.top)

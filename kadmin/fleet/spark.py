@@ -127,18 +127,21 @@ def _tag(rows: Rows) -> list[tuple[str, tuple]]:
     return [(name, row) for name, table in rows.items() for row in table]
 
 
-def frames_from_files(spark, files: list, kind: str) -> Frames:
+def frames_from_files(spark, files: list, kind: str, top: int | None = None, cache: bool = True) -> Frames:
     """``--from DIR``: log-dirs results through pyarrow in Spark tasks, the rest through Python
-    tasks (one per file)."""
-    from pyspark import StorageLevel
-    from pyspark.sql import functions as F
+    tasks (one per file).
 
-    from kadmin.fleet.files import read_rows
+    ``top`` (log-dirs reports only): the tasks keep of the replica rows only those the log-dirs
+    reports use (``arrow.for_log_dirs_reports``), unless two files name the same cluster.
+    ``cache``: read and write the columnar copies of the log-dirs files (``arrow.py``)."""
+    from pyspark.sql import functions as F
 
     log_files = [f for f in files if f.kind == "log-dirs"]
     other_files = [f for f in files if f.kind != "log-dirs"]
     sc = spark.sparkContext
     if other_files:
+        from kadmin.fleet.files import read_rows
+
         tagged = sc.parallelize(other_files, len(other_files)).flatMap(lambda f: _tag(read_rows(f)))
         frames = _frames_from_tagged(spark, tagged)
     else:
@@ -146,14 +149,12 @@ def frames_from_files(spark, files: list, kind: str) -> Frames:
     if not log_files:
         return frames
 
-    # One task per file: pyarrow parses it and flattens it to tagged rows (kadmin/fleet/arrow.py);
-    # cached once, then split into the tables.
-    from kadmin.fleet.arrow import TAGGED, read_batches
-
-    paths = sc.parallelize([(f.path, f.cluster, f.name) for f in log_files], len(log_files)).toDF(
-        "path string, stem string, name string"
-    )
-    tagged = paths.mapInArrow(read_batches, struct(TAGGED)).persist(StorageLevel.MEMORY_AND_DISK)
+    tagged = _log_dirs_tagged(spark, log_files, top if kind == "log-dirs" else None, cache)
+    if kind == "log-dirs" and top is not None:
+        names = [r[0] for r in tagged.filter(F.col("tag") == "c").select("cluster").collect()]
+        if len(names) != len(set(names)):  # a cluster in several files: narrowing per file is not exact
+            tagged.unpersist()
+            tagged = _log_dirs_tagged(spark, log_files, None, cache)
     tag = F.col("tag")
     clusters = tagged.filter(tag == "c").select("cluster", F.col("status").alias("kind"), "source")
     errors = tagged.filter(tag == "e").select(*t.column_names(t.ERRORS))
@@ -165,6 +166,27 @@ def frames_from_files(spark, files: list, kind: str) -> Frames:
     out["log_dirs"] = out["log_dirs"].unionByName(log_dirs)
     out["replicas"] = out["replicas"].unionByName(replicas)
     return Frames(spark, out)
+
+
+def _log_dirs_tagged(spark, log_files: list, top: int | None, cache: bool):
+    """The tagged rows of the log-dirs files (kadmin/fleet/arrow.py), persisted: a few files per
+    task (pyarrow parses each in C++, or reads its columnar copy), handed to the JVM as Arrow
+    batches."""
+    from functools import partial
+
+    from pyspark import StorageLevel
+
+    from kadmin.fleet.arrow import TAGGED, read_batches
+
+    sc = spark.sparkContext
+    slices = min(len(log_files), max(2, sc.defaultParallelism) * 8)
+    # A local relation, spread over the tasks: no Python RDD stage (and its workers) before mapInArrow.
+    paths = spark.createDataFrame(
+        [(f.path, f.cluster, f.name) for f in log_files], "path string, stem string, name string"
+    ).repartition(slices)
+    return paths.mapInArrow(partial(read_batches, top=top, cache=cache), struct(TAGGED)).persist(
+        StorageLevel.MEMORY_AND_DISK
+    )
 
 
 def frames_from_fleet(spark, entries: list[Mapping[str, Any]], kind: str, opener=None) -> Frames:
@@ -260,7 +282,8 @@ def log_dirs_reports(frames: Frames, top: int = local.DEFAULT_TOP) -> list[Repor
     ).select(
         *keys, F.col("path").alias("source_path"), F.col("size").alias("source_size")
     )
-    moves = futures.join(current, keys, "left").select(
+    # The current side holds only the few partitions with a future replica: broadcast it too.
+    moves = futures.join(F.broadcast(current), keys, "left").select(
         *keys, "source_path", F.col("path").alias("target_path"), "source_size",
         F.col("size").alias("future_size"), "offset_lag",
     )

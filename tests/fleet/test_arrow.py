@@ -54,3 +54,76 @@ def test_same_rows_as_plain_python(tmp_path, name, doc):
     path.write_text(doc if isinstance(doc, str) else json.dumps(doc, indent=2))
     stem = name[:-5]
     assert arrow_rows(path, stem) == python_rows(path, stem)
+
+
+def tables_of(tagged: list[dict]) -> dict:
+    out = {}
+    for tag, name in (("c", "clusters"), ("e", "errors"), ("d", "log_dirs"), ("r", "replicas")):
+        cols = t.column_names(t.ROW_TABLES[name])
+        rows = [r for r in tagged if r["tag"] == tag]
+        if name == "clusters":
+            out[name] = [(r["cluster"], r["status"], r["source"]) for r in rows]
+        else:
+            out[name] = [tuple(r[c] for c in cols) for r in rows]
+    return out
+
+
+def test_narrowed_replicas_give_the_same_log_dirs_reports(tmp_path):
+    """The Spark tasks keep only the replica rows the log-dirs reports use: the same reports."""
+    from kadmin.fleet import local
+    from kadmin.fleet.arrow import for_log_dirs_reports, read_log_dirs_file
+    from kadmin.fleet.rows import merge_rows
+    from tests.fleet.synthetic import write_fleet
+
+    write_fleet(tmp_path, clusters=4, brokers=3, dirs=3, replicas=200)
+    files = sorted(tmp_path.glob("*.json"))
+    full = merge_rows(python_rows(p, p.name[:-5]) | {"reassignments": [], "throttles": []} for p in files)
+    narrowed = merge_rows(
+        tables_of(for_log_dirs_reports(read_log_dirs_file(str(p), p.name[:-5], p.name), 5).to_pylist())
+        | {"reassignments": [], "throttles": []} for p in files
+    )
+    assert len(narrowed["replicas"]) < len(full["replicas"]) / 5
+    expected = local.log_dirs_reports(full, top=5)
+    assert [r.rows for r in local.log_dirs_reports(narrowed, top=5)] == [r.rows for r in expected]
+    assert {r.name: r for r in expected}["moves_in_flight"].rows  # the moves survived the narrowing
+
+
+def test_the_columnar_copy_is_read_instead_of_the_json_until_the_file_changes(tmp_path, monkeypatch):
+    import os
+
+    import pyarrow.json as pj
+
+    from kadmin.fleet import arrow
+
+    path = tmp_path / "east.json"
+    path.write_text(json.dumps(fx.EAST))
+    first = arrow.load_log_dirs_file(str(path), "east", "east.json")
+    copies = list((tmp_path / arrow.CACHE_DIR).glob("*.parquet"))
+    assert [c.name.split("@")[0] for c in copies] == ["east.json"]
+
+    def no_parsing(*a, **kw):
+        raise AssertionError("the JSON was parsed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(pj, "read_json", no_parsing)
+        assert arrow.load_log_dirs_file(str(path), "east", "east.json").equals(first)
+
+    # a changed file (same size, newer mtime) is parsed again; its old copy goes
+    west = json.dumps(dict(fx.EAST, cluster="renamed"))
+    path.write_text(west)
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    again = arrow.load_log_dirs_file(str(path), "east", "east.json")
+    assert set(again.column("cluster").to_pylist()) == {"renamed"}
+    assert len(list((tmp_path / arrow.CACHE_DIR).glob("*.parquet"))) == 1
+    assert arrow.load_log_dirs_file(str(path), "east", "east.json", cache=True).equals(again)
+
+
+def test_an_unwritable_directory_means_no_copy_not_an_error(tmp_path):
+    from kadmin.fleet import arrow
+
+    path = tmp_path / "east.json"
+    path.write_text(json.dumps(fx.EAST))
+    (tmp_path / arrow.CACHE_DIR).write_text("not a directory")
+    table = arrow.load_log_dirs_file(str(path), "east", "east.json")
+    assert table.equals(arrow.read_log_dirs_file(str(path), "east", "east.json"))

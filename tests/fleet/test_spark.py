@@ -43,6 +43,24 @@ def test_same_numbers_on_the_hand_made_fleets(spark, tmp_path):
     assert_same(*both("throttle", spark, from_dir=str(fx.throttle_fleet(tmp_path / "t"))))
 
 
+def test_same_numbers_when_two_files_hold_one_cluster(spark, tmp_path):
+    """Files that name the same cluster: a move whose current replica is in the other file is
+    still found (the tasks narrow the replica rows per file only when each cluster has one)."""
+    import json
+
+    moving, rest = fx.EAST["brokers"][0]["log_dirs"][1], fx.EAST["brokers"][0]["log_dirs"][0]
+    split = {
+        "a.json": fx.log_dirs_doc(fx.broker(1, [moving], rack="a")),
+        "b.json": fx.log_dirs_doc(fx.broker(1, [rest, fx.log_dir("/d3", [fx.replica("t", p, 10 * fx.GB + p) for p in range(30)])])),
+    }
+    for name, doc in split.items():
+        (tmp_path / name).write_text(json.dumps(dict(doc, cluster="east")))
+    local, on_spark = both("log-dirs", spark, from_dir=str(tmp_path), top=2)
+    assert_same(local, on_spark)
+    moves = {r.name: r for r in on_spark}["moves_in_flight"].rows
+    assert [(m[2], m[3], m[4], m[5]) for m in moves] == [("orders", 0, "/d1", "/d2")]
+
+
 def inventory(tmp_path, names, dead_port=None):
     lines = []
     for name in names:
