@@ -151,8 +151,9 @@ def test_admin_client_config_changes_are_written_to_zookeeper(sandbox_factory, z
     admin = confluent(sb)
     admin.incremental_alter_configs([r])[r].result(timeout=10)
     poll(lambda: zk.exists("/config/topics/t") and read(zk, "/config/topics/t")["config"] == {"retention.ms": "1000"})
-    changes = zk.get_children("/config/changes")
-    assert any(read(zk, f"/config/changes/{c}")["entity_path"] == "topics/t" for c in changes)
+    # The notification follows the config node (as Kafka writes them): await it too.
+    poll(lambda: any(read(zk, f"/config/changes/{c}")["entity_path"] == "topics/t"
+                     for c in zk.get_children("/config/changes")))
 
 
 def test_admin_client_reassignment_rejects_brokers_that_are_not_live(sandbox_factory, zk_connect):
