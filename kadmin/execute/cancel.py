@@ -8,13 +8,13 @@ current directory: the broker drops the future replica and the replica stays whe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from kadmin.backends.base import Backend, Capability
 from kadmin.errors import UnsupportedOperation
 from kadmin.execute.changes import LogDirMove, Reassign
-from kadmin.execute.executor import ExecutionResult, NullReporter, Reporter
+from kadmin.execute.executor import NULL_REPORTER, ExecutionResult, Reporter
 from kadmin.execute.rollback import ReplicaDirs
 from kadmin.execute.rollback import replica_dirs as dirs_of_replicas
 from kadmin.model import PartitionReassignment, ReassignmentPlan, TopicPartition, TopicPartitionReplica
@@ -83,7 +83,7 @@ def prepare_cancel(backend: Backend, plan: ReassignmentPlan | None) -> tuple[Can
     return cplan, unseen
 
 
-def apply_cancel(backend: Backend, cplan: CancelPlan, reporter: Reporter = NullReporter()) -> ExecutionResult:
+def apply_cancel(backend: Backend, cplan: CancelPlan, reporter: Reporter = NULL_REPORTER) -> ExecutionResult:
     result = ExecutionResult()
 
     def done(change, error):

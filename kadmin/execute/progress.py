@@ -19,12 +19,13 @@ Pure: cluster state, reassignments and DescribeLogDirs results in, a snapshot ou
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping, NamedTuple
+from typing import NamedTuple
 
-from kadmin.plan.gc_pause import gc_paused
 from kadmin.backends.base import BrokerLogDirs
 from kadmin.model import ClusterState, PartitionReassignment, ReassignmentPlan, TopicPartition
+from kadmin.plan.gc_pause import gc_paused
 
 IN_SYNC = "In sync"
 UNKNOWN_TOPIC = "Unknown topic"

@@ -5,7 +5,7 @@ offsets), then ``kadmin.execute.progress``'s pure arithmetic. ``reassign progres
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from kadmin.backends.base import Backend, Capability
 from kadmin.execute.progress import ProgressSnapshot, snapshot

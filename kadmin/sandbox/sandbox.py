@@ -7,7 +7,7 @@ import os
 import random
 import time
 import uuid
-from typing import Callable
+from collections.abc import Callable
 
 from kadmin.errors import InputError, NotFoundError, UsageError
 from kadmin.sandbox import configs, controller, protocol, snapshot
@@ -23,7 +23,7 @@ DATA_ROOT = "/var/lib/kafka"
 class Clock:
     """Simulated time. With ``manual_clock=True`` it only moves when a test advances it."""
 
-    def __init__(self, sandbox: "Sandbox"):
+    def __init__(self, sandbox: Sandbox):
         self._sb = sandbox
 
     @property
@@ -70,7 +70,7 @@ class Sandbox:
             raise UsageError(f"--racks must be between 0 and the number of brokers ({brokers})")
         if speed <= 0:
             raise UsageError("--speed must be positive")
-        if base_port and not (1 <= base_port and base_port + brokers - 1 <= 65535):
+        if base_port and not (base_port >= 1 and base_port + brokers - 1 <= 65535):
             raise UsageError(f"ports {base_port}..{base_port + brokers - 1} are not valid TCP ports")
         self.version = kafka_version_of(kafka_version, zookeeper=bool(zookeeper))
         self.broker_count = brokers
@@ -111,7 +111,7 @@ class Sandbox:
             cluster.broker_configs[""] = {"min.insync.replicas": "1"}
         return cluster
 
-    def start(self) -> "Sandbox":
+    def start(self) -> Sandbox:
         """Returns when every broker accepts connections (and, in ZooKeeper mode, is registered)."""
         if self.engine is not None:
             return self
@@ -130,7 +130,7 @@ class Sandbox:
             busy = next((p for p in ports.values() if p and not _port_free(p)), None)
             where = f"127.0.0.1:{busy}" if busy else "127.0.0.1"
             reason = os.strerror(e.errno) if e.errno else str(e)
-            raise UsageError(f"cannot listen on {where}: {reason} (is another sandbox or broker running?)")
+            raise UsageError(f"cannot listen on {where}: {reason} (is another sandbox or broker running?)") from e
         self.engine = engine
         if self.zookeeper:
             from kadmin.sandbox.zookeeper import ZooKeeperMode
@@ -154,7 +154,7 @@ class Sandbox:
         finally:
             engine.stop_loop()
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -224,7 +224,7 @@ class Sandbox:
                 assignment = controller.place_replicas(cluster, partitions or 1, rf, self._rng,
                                                        live=cluster.live_brokers())
         except ControllerError as e:
-            raise InputError(f"cannot create topic {name}: {e}")
+            raise InputError(f"cannot create topic {name}: {e}") from e
         for (p, b), path in (log_dirs or {}).items():
             if b not in assignment.get(p, []):
                 raise InputError(f"log_dirs names {name}-{p} on broker {b}, which holds no replica of it")
@@ -322,7 +322,7 @@ def _security(tls, sasl_users, sasl_mechanisms, super_users, cluster_acls):
         try:
             context = tls_context(certfile, keyfile)
         except (OSError, ssl.SSLError) as e:
-            raise InputError(f"cannot load the TLS certificate {certfile}: {getattr(e, 'strerror', None) or e}")
+            raise InputError(f"cannot load the TLS certificate {certfile}: {getattr(e, 'strerror', None) or e}") from e
     mechanisms = tuple(m.upper() for m in (sasl_mechanisms or (MECHANISMS if sasl_users else ())))
     if mechanisms and not sasl_users:
         raise UsageError("SASL needs at least one user (sasl_users / --sasl-user NAME:PASSWORD)")
