@@ -346,6 +346,7 @@ class _Run:
             if running is not None:
                 in_flight[tp] = running
             if not startup:
+                assert self.backlog is not None  # built in run() before the first look after startup
                 for s in p.steps[p.completed:completed]:
                     self.steps_run += 1
                     self.backlog.done(s)

@@ -15,6 +15,7 @@ from kadmin.sandbox.cluster import KRAFT, ZOOKEEPER, BrokerState, Cluster, LogDi
 from kadmin.sandbox.controller import ControllerError
 from kadmin.sandbox.engine import Engine
 from kadmin.sandbox.faults import Faults
+from kadmin.sandbox.snapshot import Snapshot
 from kadmin.sandbox.versions import kafka_version as kafka_version_of
 
 DATA_ROOT = "/var/lib/kafka"
@@ -28,7 +29,7 @@ class Clock:
 
     @property
     def now(self) -> float:
-        return self._sb.engine.cluster.now
+        return self._sb._engine().cluster.now
 
     def advance(self, seconds: float) -> None:
         if not self._sb.manual_clock:
@@ -39,7 +40,7 @@ class Clock:
         # before the call is acted on before time moves, and what the step caused is written
         # before the call returns, so tests see no race.
         self._sb.settle()
-        self._sb.engine.advance(seconds)
+        self._sb._engine().advance(seconds)
         self._sb.settle()
 
 
@@ -249,7 +250,7 @@ class Sandbox:
 
     # --- observation ---
 
-    def snapshot(self) -> snapshot.Snapshot:
+    def snapshot(self) -> Snapshot:
         engine = self._engine()
         return engine.call(lambda: snapshot.take(engine.cluster, engine.controller_id()))
 
@@ -265,8 +266,8 @@ class Sandbox:
         engine = self._engine()
         engine.call(engine.requests.clear)
 
-    def wait_for(self, predicate: Callable[[snapshot.Snapshot], bool], timeout: float = 10.0,
-                 interval: float = 0.02) -> snapshot.Snapshot:
+    def wait_for(self, predicate: Callable[[Snapshot], bool], timeout: float = 10.0,
+                 interval: float = 0.02) -> Snapshot:
         """Poll ``predicate(snapshot)`` until true; TimeoutError with the last state otherwise."""
         deadline = time.monotonic() + timeout
         while True:
