@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from kadmin.commands.options import cluster_options, int_list, open_cluster, output_option
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
 
 
 def _evacuation(ctx, param, values):
@@ -133,10 +138,11 @@ def balance_table(result, *, bars: bool):
             moves_in[m.broker, m.destination] = moves_in.get((m.broker, m.destination), 0) + 1
     show = _bar if bars else _pct
     table = Table(title="Log directory usage before and after the plan", header_style="bold")
-    for col, kw in [("Broker", {"justify": "right"}), ("Log dir", {}), ("Status", {}),
-                    ("Used before", {}), ("Used after", {}), ("Kafka bytes", {"justify": "right"}),
-                    ("Replicas", {"justify": "right"}), ("Out/in", {"justify": "right"})]:
-        table.add_column(col, **kw)
+    columns: list[tuple[str, JustifyMethod]] = [
+        ("Broker", "right"), ("Log dir", "left"), ("Status", "left"), ("Used before", "left"), ("Used after", "left"),
+        ("Kafka bytes", "right"), ("Replicas", "right"), ("Out/in", "right")]
+    for col, justify in columns:
+        table.add_column(col, justify=justify)
     last = None
     for u in result.before:
         a = after[u.broker, u.path]

@@ -22,12 +22,11 @@ def cancel(cluster, output, plan_file, cancel_all):
     nothing to cancel. Exit 1 when a broker with log-dir moves of the plan is down or not
     answering: the rest is cancelled; run it again once the broker is back.
     """
+    from kadmin.commands import render
+    from kadmin.commands.render_reassign import LineReporter, change_json
     from kadmin.errors import ClusterError, UsageError
     from kadmin.execute.cancel import apply_cancel, prepare_cancel
     from kadmin.plan.reassignment_file import read_reassignment
-
-    from kadmin.commands import render
-    from kadmin.commands.render_reassign import LineReporter, change_json
 
     if bool(plan_file) == cancel_all:
         raise UsageError("give either --reassignment-json-file FILE or --all")

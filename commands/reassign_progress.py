@@ -32,9 +32,8 @@ def progress(cluster, output, plan_file, watch, interval):
     interval with --watch. Exit 0 when nothing moves any more, 3 while moves are in progress.
     """
     from kadmin.errors import EXIT_IN_PROGRESS, InputError
-    from kadmin.units import parse_duration
-
     from kadmin.execute.follow import ONE_SHOT_GAP, follow, sample_once
+    from kadmin.units import parse_duration
 
     every = parse_duration(interval) if interval is not None else (2.0 if watch else ONE_SHOT_GAP)
     if watch and every <= 0:

@@ -5,10 +5,15 @@ JSON lines for scripts, and the reporters that put them on screen while ``follow
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from kadmin.execute.follow import FollowReporter
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
+    from rich.live import Live
 
 BAR = 12
 
@@ -43,9 +48,11 @@ def progress_table(snap, moving_first: bool = False):
     title = (f"Reassignment progress: {snap.reassigning_partitions} partitions reassigning, "
              f"{t.moving_replicas} replicas moving")
     table = Table(title=title, title_justify="left", header_style="bold")
-    for col, justify in (("Topic", "left"), ("Partition", "right"), ("Broker", "right"), ("Status", "left"),
-                         ("Move", "left"), ("Progress", "left"), ("Moved", "right"), ("Left", "right"),
-                         ("Rate", "right"), ("ETA", "right")):
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("Topic", "left"), ("Partition", "right"), ("Broker", "right"), ("Status", "left"),
+        ("Move", "left"), ("Progress", "left"), ("Moved", "right"), ("Left", "right"),
+        ("Rate", "right"), ("ETA", "right"))
+    for col, justify in columns:
         table.add_column(col, justify=justify, no_wrap=col != "Move")
     rows = list(snap.replicas)
     folded = 0
@@ -127,7 +134,7 @@ class LiveTable(PlainLines):
 
     def __init__(self, err: bool = True):
         super().__init__(err)
-        self.live = None
+        self.live: Live | None = None
 
     def __enter__(self):
         return self

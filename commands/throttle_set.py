@@ -111,7 +111,7 @@ def _print(output, result, pid, record, dry_run, state) -> None:
     if not result.changes:
         click.echo("Nothing to change: these throttles are already set.")
         return
-    click.echo(("Would set (dry run, nothing changed):" if dry_run else "Set:"))
+    click.echo("Would set (dry run, nothing changed):" if dry_run else "Set:")
     for c in result.changes:
         click.echo("  " + change_line(c, state.current))
     if not dry_run:

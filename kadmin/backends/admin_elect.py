@@ -7,7 +7,7 @@ answer covers every partition asked for; Kafka's ELECTION_NOT_NEEDED is one of t
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from kadmin.backends.base import ElectionType
 from kadmin.backends.kafka_errors import error_name

@@ -12,9 +12,10 @@ thing and explains what to use instead when it cannot.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from kadmin.model import (
     Assignment,
@@ -134,7 +135,7 @@ class Backend(Protocol):
         message, e.g. "ELECTION_NOT_NEEDED: ..." or "PREFERRED_LEADER_NOT_AVAILABLE: ..."."""
 
     # --- kadmin's throttle records (Capability.THROTTLE_RECORDS) ---------------------------
-    def throttle_record_store(self) -> "RecordStore":
+    def throttle_record_store(self) -> RecordStore:
         """Where kadmin records the throttles it set (kadmin.throttling.stores), reached over this
         backend's connection, timeout and error mapping; read-only when the backend is."""
 

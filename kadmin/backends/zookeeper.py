@@ -11,8 +11,9 @@ Kept apart from the rest so it can be retired cleanly with ZooKeeper itself.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from kadmin.backends import zk_paths as zp
 from kadmin.backends.base import Backend, BrokerLogDirs, Capability, ReadOnlyViolation
@@ -81,7 +82,7 @@ class ZooKeeperBackend:
 
     @classmethod
     def from_settings(cls, settings, *, read_only: bool = False,
-                      broker_backend_factory: BrokerBackendFactory | None = None) -> "ZooKeeperBackend":
+                      broker_backend_factory: BrokerBackendFactory | None = None) -> ZooKeeperBackend:
         """From ``kadmin.config.ConnectionSettings``: its security.protocol picks the listener used
         to reach brokers; its ``zookeeper.*`` properties the ZooKeeper credentials and ACLs."""
         return cls(settings.zookeeper, timeout=settings.timeout, read_only=read_only,
@@ -176,7 +177,7 @@ class ZooKeeperBackend:
                 self._zk.close()
                 self._zk = None
 
-    def __enter__(self) -> "ZooKeeperBackend":
+    def __enter__(self) -> ZooKeeperBackend:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -462,7 +463,7 @@ class _Znodes:
     """kazoo's znode calls (get, set, create, ...) through the backend's ``_op``: each waits at
     most the timeout, and connection or ACL failures become kadmin's errors."""
 
-    def __init__(self, backend: "ZooKeeperBackend"):
+    def __init__(self, backend: ZooKeeperBackend):
         self._backend = backend
 
     def __getattr__(self, name: str):

@@ -8,13 +8,13 @@ current directory: the broker drops the future replica and the replica stays whe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
-from kadmin.backends.base import Backend, Capability
+from kadmin.backends.base import Backend, BrokerLogDirs, Capability
 from kadmin.errors import UnsupportedOperation
 from kadmin.execute.changes import LogDirMove, Reassign
-from kadmin.execute.executor import ExecutionResult, NullReporter, Reporter
+from kadmin.execute.executor import NULL_REPORTER, ExecutionResult, Reporter
 from kadmin.execute.rollback import ReplicaDirs
 from kadmin.execute.rollback import replica_dirs as dirs_of_replicas
 from kadmin.model import PartitionReassignment, ReassignmentPlan, TopicPartition, TopicPartitionReplica
@@ -64,7 +64,7 @@ def prepare_cancel(backend: Backend, plan: ReassignmentPlan | None) -> tuple[Can
     ongoing = backend.list_partition_reassignments(None if plan is None else [a.tp for a in plan.partitions])
     unseen: list[int] = []
     if Capability.LOG_DIRS not in backend.capabilities:
-        log_dirs = {}  # no log-dir moves can be seen or cancelled over this connection
+        log_dirs: Mapping[int, BrokerLogDirs] = {}  # no log-dir moves can be seen or cancelled over this connection
     elif plan is None:
         log_dirs = backend.describe_log_dirs()
     else:
@@ -83,7 +83,7 @@ def prepare_cancel(backend: Backend, plan: ReassignmentPlan | None) -> tuple[Can
     return cplan, unseen
 
 
-def apply_cancel(backend: Backend, cplan: CancelPlan, reporter: Reporter = NullReporter()) -> ExecutionResult:
+def apply_cancel(backend: Backend, cplan: CancelPlan, reporter: Reporter = NULL_REPORTER) -> ExecutionResult:
     result = ExecutionResult()
 
     def done(change, error):
@@ -95,7 +95,7 @@ def apply_cancel(backend: Backend, cplan: CancelPlan, reporter: Reporter = NullR
         for r in cplan.reassignments:
             done(r, answers.get(r.tp, "no answer from the controller"))
     if cplan.log_dir_moves:
-        answers = backend.alter_replica_log_dirs({m.replica: m.target_dir for m in cplan.log_dir_moves})
+        moved = backend.alter_replica_log_dirs({m.replica: m.target_dir for m in cplan.log_dir_moves})
         for m in cplan.log_dir_moves:
-            done(m, answers.get(m.replica, "no answer from the broker"))
+            done(m, moved.get(m.replica, "no answer from the broker"))
     return result

@@ -5,7 +5,6 @@ the preview and the run cannot drift apart."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from kadmin.model import AlterOp, ConfigChange, ConfigResourceType, TopicPartition, TopicPartitionReplica
 
@@ -59,7 +58,7 @@ class Reassign:
         return tuple(b for b in self.current if b not in (self.target or ()))
 
 
-Change = Union[WriteRollback, ConfigChange, LogDirMove, Reassign]
+Change = WriteRollback | ConfigChange | LogDirMove | Reassign
 
 
 def _ids(brokers) -> str:
@@ -71,8 +70,8 @@ def describe(change: Change) -> str:
     if isinstance(change, WriteRollback):
         return f"write rollback file {change.path} ({change.partitions} partitions)"
     if isinstance(change, ConfigChange):
-        r = change.resource
-        what = f"topic {r.name}" if r.type is ConfigResourceType.TOPIC else f"broker {r.name or '<default>'}"
+        res = change.resource
+        what = f"topic {res.name}" if res.type is ConfigResourceType.TOPIC else f"broker {res.name or '<default>'}"
         if change.op is AlterOp.DELETE:
             return f"delete {what} {change.name}"
         return f"set {what} {change.name}={change.value}"

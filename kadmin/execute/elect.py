@@ -6,8 +6,8 @@ come here; ``--dry-run`` stops after ``prepare``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from kadmin.backends.base import Backend, ElectionType
 from kadmin.leaders import (

@@ -17,8 +17,9 @@ protocol; clock and sleep are injected for the retry loop.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Protocol
 
 from kadmin.backends.base import Backend, Capability
 from kadmin.errors import AuthenticationError, AuthorizationError, KadminError, UnsupportedOperation
@@ -82,6 +83,10 @@ class NullReporter:
         pass
 
 
+# The default reporter: it keeps no state, so one instance serves every call.
+NULL_REPORTER = NullReporter()
+
+
 @dataclass
 class ExecutionResult:
     """What was applied, in order, with the cluster's error for each change that failed."""
@@ -101,7 +106,7 @@ def apply_execution(
     *,
     write_rollback: Callable[[str, ReassignmentPlan], object],
     records: RecordStore | None,
-    reporter: Reporter = NullReporter(),
+    reporter: Reporter = NULL_REPORTER,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
 ) -> ExecutionResult:
@@ -175,7 +180,7 @@ def _apply_changes(backend, xplan, request, result, done, records, reporter, clo
                 done(m, e.message)
             raise
         except KadminError as e:  # e.g. a destination broker restarting: it may be back before the timeout
-            answers = {r: REPLICA_NOT_AVAILABLE for r in retry}
+            answers = dict.fromkeys(retry, REPLICA_NOT_AVAILABLE)
             unreachable = e.message
         for r, m in list(retry.items()):
             err = answers.get(r, "no answer from the broker")

@@ -11,7 +11,7 @@ hooks do nothing by default, so the loop never prints and tests inject both.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from kadmin.backends.base import Backend
 from kadmin.execute.clock import Clock, SystemClock

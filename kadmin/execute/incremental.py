@@ -22,14 +22,15 @@ the end, only when the last step has finished.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping, Protocol, Sequence
+from typing import Protocol
 
-from kadmin.execute.clock import Clock, SystemClock  # noqa: F401  (re-exported for callers)
 from kadmin.backends.base import Backend, Capability
 from kadmin.errors import ClusterError, KadminError, ReassignmentInProgress, UsageError
 from kadmin.execute import state_file
+from kadmin.execute.clock import Clock, SystemClock  # also re-exported for callers
 from kadmin.execute.state_file import IncrementalState, PartitionProgress
 from kadmin.model import (
     Assignment,
@@ -345,6 +346,7 @@ class _Run:
             if running is not None:
                 in_flight[tp] = running
             if not startup:
+                assert self.backlog is not None  # built in run() before the first look after startup
                 for s in p.steps[p.completed:completed]:
                     self.steps_run += 1
                     self.backlog.done(s)
@@ -392,7 +394,7 @@ class _Run:
             return {}
         try:
             answers = self.backend.describe_log_dirs(brokers=sorted(self.live), topics=self.plan.topics)
-        except Exception as e:  # noqa: BLE001 - sizes only feed progress figures; the run goes on
+        except Exception as e:  # sizes only feed progress figures; the run goes on
             self.reporter.note(f"could not read partition sizes; progress will count steps only ({type(e).__name__}: {e})")
             return {}
         wanted = set(self.tps)
@@ -424,7 +426,7 @@ class _Run:
             return self.partial
         try:
             answers = self.backend.describe_log_dirs(brokers=brokers, topics=topics)
-        except Exception as e:  # noqa: BLE001 - progress figures are best effort; the run goes on
+        except Exception as e:  # progress figures are best effort; the run goes on
             self.reporter.note(f"could not read replica sizes for progress ({type(e).__name__}: {e})")
             return self.partial
         copied = {}

@@ -6,8 +6,8 @@ value, ``kadmin.execute.executor`` applies it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from kadmin.backends.base import BrokerLogDirs
 from kadmin.errors import ReassignmentInProgress

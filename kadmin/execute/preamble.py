@@ -9,10 +9,11 @@ nothing to roll back, and running the same command again must not be refused bec
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, ContextManager, Iterator
 
 from kadmin.errors import ClusterError, UnsupportedOperation
 from kadmin.execute.params import ExecuteParams
@@ -82,7 +83,7 @@ def refuse_log_dir_targets(plan: ReassignmentPlan) -> None:
 
 
 @contextlib.contextmanager
-def open_for_execute(prepared: Prepared, opener: Callable[[bool], ContextManager], *,
+def open_for_execute(prepared: Prepared, opener: Callable[[bool], AbstractContextManager], *,
                      read_only: bool) -> Iterator[ChangeWatch]:
     """``opener(read_only)``'s backend, watched for moves (``ChangeWatch``). A plan file with
     problems of its own is reported as such (exit 2) even when the cluster cannot be reached;
@@ -160,10 +161,9 @@ class RollbackFile:
     def __enter__(self) -> RollbackFile:
         return self
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc) -> None:
         if self.written and not self.watch.moved:
             with contextlib.suppress(FileNotFoundError):
                 Path(self.path).unlink()
             self.written = False
             self.discarded = True
-        return False

@@ -19,12 +19,13 @@ Pure: cluster state, reassignments and DescribeLogDirs results in, a snapshot ou
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping, NamedTuple
+from typing import NamedTuple
 
-from kadmin.plan.gc_pause import gc_paused
 from kadmin.backends.base import BrokerLogDirs
 from kadmin.model import ClusterState, PartitionReassignment, ReassignmentPlan, TopicPartition
+from kadmin.plan.gc_pause import gc_paused
 
 IN_SYNC = "In sync"
 UNKNOWN_TOPIC = "Unknown topic"
@@ -234,22 +235,26 @@ def _catching_up(topic, partition, broker, state, here, dirs, end_offset) -> tup
 def _moving_dir(here: DirReplica) -> tuple:
     """A future replica catching up with the current one in another directory of the broker."""
     total, moved, lag = here.current_size, here.future_size, here.future_lag
-    known = total is not None and moved is not None
     status = f"Behind: {lag} messages" if lag is not None else "Behind"
-    return (status, LOG_DIR, lag, False, total, min(moved, total) if known else None,
-            max(total - moved, 0) if known else None, here.current_dir, here.future_dir)
+    shown: int | None
+    remaining: int | None
+    if total is not None and moved is not None:
+        shown, remaining = min(moved, total), max(total - moved, 0)
+    else:
+        shown = remaining = None
+    return (status, LOG_DIR, lag, False, total, shown, remaining, here.current_dir, here.future_dir)
 
 
 def _totals(rows: Iterable[ReplicaProgress]) -> Totals:
     moving = [r for r in rows if r.moving]
     moved = sum(r.moved_bytes or 0 for r in moving)
     remaining = sum(r.remaining_bytes or 0 for r in moving)
-    rated = [r for r in moving if r.rate is not None]
-    rate = sum(r.rate for r in rated) if rated else None
+    rates = [r.rate for r in moving if r.rate is not None]
+    rate = sum(rates) if rates else None
     eta = None
     if remaining == 0 and moving:
         eta = 0.0
-    elif rated:
+    elif rates:
         eta = makespan(moving)
     return Totals(len(moving), moved, remaining, rate, eta)
 

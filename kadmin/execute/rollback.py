@@ -6,9 +6,9 @@ back where they were. It is written before the first change, so it exists even i
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Mapping
 
 from kadmin.backends.base import BrokerLogDirs
 from kadmin.model import ANY_LOG_DIR, Assignment, ClusterState, PartitionReassignment, ReassignmentPlan, TopicPartition

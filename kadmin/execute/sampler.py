@@ -5,11 +5,11 @@ offsets), then ``kadmin.execute.progress``'s pure arithmetic. ``reassign progres
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable, Mapping
 
 from kadmin.backends.base import Backend, Capability
 from kadmin.execute.progress import ProgressSnapshot, snapshot
-from kadmin.model import ReassignmentPlan
+from kadmin.model import ReassignmentPlan, TopicPartition
 
 
 class Sampler:
@@ -32,7 +32,7 @@ class Sampler:
             moving = set(ongoing)
         else:
             moving = {a.tp for a in self.plan.partitions} & set(cluster.partitions)
-        offsets = {}
+        offsets: Mapping[TopicPartition, int] = {}
         if moving and Capability.END_OFFSETS in b.capabilities:
             offsets = b.list_end_offsets(sorted(moving))
         return snapshot(self.clock(), cluster, ongoing, log_dirs, plan=self.plan, end_offsets=offsets,

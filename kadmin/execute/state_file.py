@@ -11,13 +11,14 @@ crash leaves the previous version or the new one, never half a file. Format:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping
 
 from kadmin.errors import InputError
 from kadmin.model import TopicPartition
@@ -188,10 +189,8 @@ def save(path: str | os.PathLike, state: IncrementalState) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, p)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
     try:
         dfd = os.open(p.parent, os.O_RDONLY)

@@ -10,7 +10,7 @@ through ``kadmin.throttling.operations`` (record first; remove only what nobody 
 from __future__ import annotations
 
 import time
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from kadmin.backends.base import Backend
 from kadmin.model import ConfigResource, ConfigResourceType, TopicPartition

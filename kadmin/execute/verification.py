@@ -82,7 +82,7 @@ def run_verify(
     preserve_throttles: bool = False,
     clock: Clock | None = None,
 ) -> VerifyOutcome:
-    result, cluster, ongoing = judge(backend, plan, clock=clock)
+    result, _cluster, _ongoing = judge(backend, plan, clock=clock)
 
     if preserve_throttles or records is None:
         return VerifyOutcome(result, None, "--preserve-throttles" if preserve_throttles else None)

@@ -15,9 +15,9 @@ plan in progress (``VerifyResult.finishing``) rather than different.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Mapping
 
 from kadmin.model import (
     ClusterState,
@@ -123,7 +123,7 @@ class VerifyResult:
         """Something differs only as a move that just finished explains: views not caught up."""
         return any(v.settling for v in self.partitions) or any(v.settling for v in self.replicas)
 
-    def finishing(self) -> "VerifyResult":
+    def finishing(self) -> VerifyResult:
         """The verdicts with the differences a finishing move explains reported as in progress:
         what is said once reading again did not make the views agree."""
         return VerifyResult(

@@ -10,11 +10,16 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kadmin.sandbox import configs, replication
 from kadmin.sandbox.cluster import ZOOKEEPER, Cluster
 from kadmin.sandbox.wire import BrokerServer
+
+if TYPE_CHECKING:
+    from kadmin.sandbox.lag import Lag
+    from kadmin.sandbox.security import ListenerSecurity
+    from kadmin.sandbox.zookeeper import ZooKeeperMode
 
 TICK = 0.05  # real seconds between simulation steps
 log = logging.getLogger("kadmin.sandbox")
@@ -29,8 +34,9 @@ class Engine:
         self.requests: list[tuple[int, str, int]] = []
         self.servers: dict[int, BrokerServer] = {}
         self.ports: dict[int, int] = {}
-        self.zk = None  # ZooKeeperMode, when running against ZooKeeper
-        self.lag = None  # lag.Lag: brokers' views that catch up late after a move ends
+        self.zk: ZooKeeperMode | None = None  # when running against ZooKeeper
+        self.lag: Lag | None = None  # brokers' views that catch up late after a move ends
+        self.security: ListenerSecurity | None = None  # TLS, SASL, authorizer (the Sandbox sets it)
         self.loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._ticker: asyncio.Task | None = None

@@ -20,7 +20,9 @@ replication step do not know about it.
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from kadmin.model import TopicPartition
 from kadmin.sandbox.cluster import ZOOKEEPER, Cluster, PartitionState
@@ -128,7 +130,8 @@ class Lag:
         self.log_dirs.setdefault(broker_id, {})[tp] = ListedReplica(source, int(size), until, destination)
 
     def topic_deleted(self, name: str) -> None:
-        for views in (self._before, *self.metadata.values(), *self.log_dirs.values()):
+        every: list[MutableMapping[TopicPartition, Any]] = [self._before, *self.metadata.values(), *self.log_dirs.values()]
+        for views in every:
             for tp in [tp for tp in views if tp.topic == name]:
                 del views[tp]
 

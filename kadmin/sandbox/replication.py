@@ -47,7 +47,9 @@ def _produce(cluster: Cluster, dt: float) -> None:
         leader.size += p.produce_rate * dt
         for b in p.isr:
             if b != p.leader and cluster.replica_online(tp, b):
-                cluster.brokers[b].log(tp).size = leader.size
+                follower = cluster.brokers[b].log(tp)
+                assert follower is not None  # online: the broker has a directory holding tp
+                follower.size = leader.size
 
 
 def _ensure_logs(cluster: Cluster) -> None:
@@ -81,7 +83,7 @@ def allocate(flows: list[tuple], capacity: dict) -> list[float]:
                 share = max(remaining[k], 0.0) / n
                 if best_share is None or share < best_share:
                     best_key, best_share = k, share
-        if best_key is None:
+        if best_key is None or best_share is None:  # both None or both set
             return rates
         for i in users[best_key]:
             if fixed[i]:
@@ -115,6 +117,7 @@ def _catch_up(cluster: Cluster, dt: float) -> None:
             if b == p.leader or b in p.isr or not cluster.replica_online(tp, b):
                 continue
             follower_log = cluster.brokers[b].log(tp)
+            assert follower_log is not None  # online: the broker has a directory holding tp
             if follower_log.size >= leader_log.size:
                 joins.append((p, b))
                 continue

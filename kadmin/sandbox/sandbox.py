@@ -7,7 +7,7 @@ import os
 import random
 import time
 import uuid
-from typing import Callable
+from collections.abc import Callable
 
 from kadmin.errors import InputError, NotFoundError, UsageError
 from kadmin.sandbox import configs, controller, protocol, snapshot
@@ -15,6 +15,7 @@ from kadmin.sandbox.cluster import KRAFT, ZOOKEEPER, BrokerState, Cluster, LogDi
 from kadmin.sandbox.controller import ControllerError
 from kadmin.sandbox.engine import Engine
 from kadmin.sandbox.faults import Faults
+from kadmin.sandbox.snapshot import Snapshot
 from kadmin.sandbox.versions import kafka_version as kafka_version_of
 
 DATA_ROOT = "/var/lib/kafka"
@@ -23,12 +24,12 @@ DATA_ROOT = "/var/lib/kafka"
 class Clock:
     """Simulated time. With ``manual_clock=True`` it only moves when a test advances it."""
 
-    def __init__(self, sandbox: "Sandbox"):
+    def __init__(self, sandbox: Sandbox):
         self._sb = sandbox
 
     @property
     def now(self) -> float:
-        return self._sb.engine.cluster.now
+        return self._sb._engine().cluster.now
 
     def advance(self, seconds: float) -> None:
         if not self._sb.manual_clock:
@@ -39,7 +40,7 @@ class Clock:
         # before the call is acted on before time moves, and what the step caused is written
         # before the call returns, so tests see no race.
         self._sb.settle()
-        self._sb.engine.advance(seconds)
+        self._sb._engine().advance(seconds)
         self._sb.settle()
 
 
@@ -70,7 +71,7 @@ class Sandbox:
             raise UsageError(f"--racks must be between 0 and the number of brokers ({brokers})")
         if speed <= 0:
             raise UsageError("--speed must be positive")
-        if base_port and not (1 <= base_port and base_port + brokers - 1 <= 65535):
+        if base_port and not (base_port >= 1 and base_port + brokers - 1 <= 65535):
             raise UsageError(f"ports {base_port}..{base_port + brokers - 1} are not valid TCP ports")
         self.version = kafka_version_of(kafka_version, zookeeper=bool(zookeeper))
         self.broker_count = brokers
@@ -111,7 +112,7 @@ class Sandbox:
             cluster.broker_configs[""] = {"min.insync.replicas": "1"}
         return cluster
 
-    def start(self) -> "Sandbox":
+    def start(self) -> Sandbox:
         """Returns when every broker accepts connections (and, in ZooKeeper mode, is registered)."""
         if self.engine is not None:
             return self
@@ -130,7 +131,7 @@ class Sandbox:
             busy = next((p for p in ports.values() if p and not _port_free(p)), None)
             where = f"127.0.0.1:{busy}" if busy else "127.0.0.1"
             reason = os.strerror(e.errno) if e.errno else str(e)
-            raise UsageError(f"cannot listen on {where}: {reason} (is another sandbox or broker running?)")
+            raise UsageError(f"cannot listen on {where}: {reason} (is another sandbox or broker running?)") from e
         self.engine = engine
         if self.zookeeper:
             from kadmin.sandbox.zookeeper import ZooKeeperMode
@@ -154,7 +155,7 @@ class Sandbox:
         finally:
             engine.stop_loop()
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -224,7 +225,7 @@ class Sandbox:
                 assignment = controller.place_replicas(cluster, partitions or 1, rf, self._rng,
                                                        live=cluster.live_brokers())
         except ControllerError as e:
-            raise InputError(f"cannot create topic {name}: {e}")
+            raise InputError(f"cannot create topic {name}: {e}") from e
         for (p, b), path in (log_dirs or {}).items():
             if b not in assignment.get(p, []):
                 raise InputError(f"log_dirs names {name}-{p} on broker {b}, which holds no replica of it")
@@ -249,7 +250,7 @@ class Sandbox:
 
     # --- observation ---
 
-    def snapshot(self) -> snapshot.Snapshot:
+    def snapshot(self) -> Snapshot:
         engine = self._engine()
         return engine.call(lambda: snapshot.take(engine.cluster, engine.controller_id()))
 
@@ -265,8 +266,8 @@ class Sandbox:
         engine = self._engine()
         engine.call(engine.requests.clear)
 
-    def wait_for(self, predicate: Callable[[snapshot.Snapshot], bool], timeout: float = 10.0,
-                 interval: float = 0.02) -> snapshot.Snapshot:
+    def wait_for(self, predicate: Callable[[Snapshot], bool], timeout: float = 10.0,
+                 interval: float = 0.02) -> Snapshot:
         """Poll ``predicate(snapshot)`` until true; TimeoutError with the last state otherwise."""
         deadline = time.monotonic() + timeout
         while True:
@@ -322,7 +323,7 @@ def _security(tls, sasl_users, sasl_mechanisms, super_users, cluster_acls):
         try:
             context = tls_context(certfile, keyfile)
         except (OSError, ssl.SSLError) as e:
-            raise InputError(f"cannot load the TLS certificate {certfile}: {getattr(e, 'strerror', None) or e}")
+            raise InputError(f"cannot load the TLS certificate {certfile}: {getattr(e, 'strerror', None) or e}") from e
     mechanisms = tuple(m.upper() for m in (sasl_mechanisms or (MECHANISMS if sasl_users else ())))
     if mechanisms and not sasl_users:
         raise UsageError("SASL needs at least one user (sasl_users / --sasl-user NAME:PASSWORD)")

@@ -18,8 +18,8 @@ move runs, and removed like per-broker rates.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Collection, Iterable, Mapping
 
 from kadmin.model import (
     FOLLOWER_RATE,
@@ -200,7 +200,7 @@ class ThrottleRates:
     log_dir: int | None = None
 
     @classmethod
-    def both(cls, rate: int | None, log_dir: int | None = None) -> "ThrottleRates":
+    def both(cls, rate: int | None, log_dir: int | None = None) -> ThrottleRates:
         return cls(rate, rate, log_dir)
 
 
@@ -302,7 +302,7 @@ class ThrottleNeeds:
         cls,
         ongoing: Mapping[TopicPartition, PartitionReassignment],
         log_dir_moving_brokers: Iterable[int] = (),
-    ) -> "ThrottleNeeds":
+    ) -> ThrottleNeeds:
         moves = ongoing_move_map(ongoing)
         lists = {
             t: {LIST_CONFIG[k]: frozenset(v) for k, v in kinds.items()}

@@ -12,8 +12,8 @@ the decisions (which brokers, what to merge, what to keep) are the pure function
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Collection, Iterable, Mapping
 
 from kadmin.errors import KadminError, NotFoundError, UnsupportedOperation
 from kadmin.model import (

@@ -25,9 +25,9 @@ import hashlib
 import json
 import os
 import socket
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Iterable, Mapping
 
 from kadmin.errors import InputError
 from kadmin.model import format_replica_list, parse_replica_list
@@ -82,7 +82,7 @@ class ThrottleRecord:
     def topics(self) -> list[str]:
         return sorted(t for t, kinds in self.replicas.items() if any(kinds.values()))
 
-    def merged(self, other: "ThrottleRecord") -> "ThrottleRecord":
+    def merged(self, other: ThrottleRecord) -> ThrottleRecord:
         """This record plus what ``other`` (same plan, a later run) set. A later claim on the
         same broker rate keeps the earliest ``previous``: that is what was there before kadmin."""
         claims = {(c.broker, c.name): c for c in self.rates}
@@ -122,7 +122,7 @@ class ThrottleRecord:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping) -> "ThrottleRecord":
+    def from_json(cls, data: Mapping) -> ThrottleRecord:
         try:
             if data.get("version") != RECORD_VERSION:
                 raise ValueError(f"unsupported record version {data.get('version')!r}")
@@ -151,7 +151,7 @@ class ThrottleRecord:
         return json.dumps(self.to_json(), separators=(",", ":"), sort_keys=True).encode("utf-8")
 
     @classmethod
-    def loads(cls, raw: bytes | str) -> "ThrottleRecord":
+    def loads(cls, raw: bytes | str) -> ThrottleRecord:
         try:
             return cls.from_json(json.loads(raw))
         except json.JSONDecodeError as e:
