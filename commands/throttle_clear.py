@@ -61,51 +61,9 @@ def _stdin_is_tty() -> bool:
     return sys.stdin.isatty()
 
 
-def change_line(change, current) -> str:
-    """"broker 1 leader.replication.throttled.rate: 5000000 -> 10000000 (10.0 MB/s)"."""
-    from kadmin.model import AlterOp, ConfigResourceType
-    from kadmin.throttling.maths import broker_label
-    from kadmin.units import format_rate
-
-    before = _before(change, current)
-    res = change.resource
-    where = f"broker {broker_label(res.name)}" if res.type == ConfigResourceType.BROKER else f"topic {res.name}"
-    after = "(deleted)" if change.op is AlterOp.DELETE else change.value
-    if res.type == ConfigResourceType.BROKER and change.op is AlterOp.SET:
-        after = f"{change.value} ({format_rate(int(change.value))})"
-    return f"{where} {change.name}: {before if before is not None else '(not set)'} -> {after}"
-
-
-def _before(change, current):
-    from kadmin.model import ConfigResourceType, format_replica_list
-    from kadmin.throttling.maths import DEFAULT_BROKER_ID
-
-    res = change.resource
-    if res.type == ConfigResourceType.BROKER:
-        v = current.broker_rates.get(int(res.name) if res.name else DEFAULT_BROKER_ID, {}).get(change.name)
-        return None if v is None else str(v)
-    v = current.topic_replicas.get(res.name, {}).get(change.name)
-    return None if v is None else format_replica_list(v)
-
-
-def changes_json(changes, current) -> list[dict]:
-    from kadmin.throttling.maths import broker_label
-
-    return [
-        {
-            "resource_type": c.resource.type.value,
-            "resource": broker_label(c.resource.name) if c.resource.type.value == "broker" else c.resource.name,
-            "config": c.name,
-            "op": c.op.value,
-            "before": _before(c, current),
-            "after": c.value,
-        }
-        for c in changes
-    ]
-
-
 def _print(output, changes, kept, state, dry_run, heading=None) -> None:
     from kadmin.commands import render
+    from kadmin.commands.render_throttles import change_line, changes_json
 
     if output == "json":
         render.print_json({

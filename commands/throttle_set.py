@@ -97,7 +97,7 @@ def _read_plan(plan_file):
 
 def _print(output, result, pid, record, dry_run, state) -> None:
     from kadmin.commands import render
-    from kadmin.commands.throttle_clear import change_line, changes_json
+    from kadmin.commands.render_throttles import change_line, changes_json
 
     if output == "json":
         render.print_json({
