@@ -16,10 +16,11 @@ Two things keep the JVM's share small (docs/fleet.md, "Figures"):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from kadmin.fleet.rows import BAD_LOG_DIRS
 
@@ -106,7 +107,7 @@ def read_log_dirs_file(path: str, stem: str, name: str):
     cluster = doc.column("cluster")[0].as_py() if doc.num_rows else None
     cluster = cluster or stem
     brokers_list = doc.column("brokers").combine_chunks() if doc.num_rows else None
-    if doc.num_rows != 1 or brokers_list.null_count:
+    if doc.num_rows != 1 or brokers_list is None or brokers_list.null_count:
         return _tagged("e", 1, {"cluster": cluster, "source": name, "error": BAD_LOG_DIRS})
 
     parts = [_tagged("c", 1, {"cluster": cluster, "source": name, "status": "log-dirs"})]
@@ -187,10 +188,8 @@ def _write_copy(target: Path, name: str, table) -> None:
             if old != target and old.name.rsplit("@", 1)[0] == name:
                 old.unlink(missing_ok=True)
     except OSError:
-        try:
+        with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
 
 
 def load_log_dirs_file(path: str, stem: str, name: str, cache: bool = True):

@@ -10,8 +10,10 @@ connection settings (``kadmin.config.resolve_connection``). Tests pass their own
 
 from __future__ import annotations
 
+import contextlib
 import os
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from kadmin.fleet.rows import (
     LOG_DIRS_KIND,
@@ -25,6 +27,8 @@ from kadmin.fleet.rows import (
 )
 
 Opener = Callable[[Mapping[str, Any]], Any]
+# One DescribeLogDirs task: (inventory entry, broker id, its rack, topics to describe or None = all).
+BrokerJob = tuple[Mapping[str, Any], int, "str | None", "list[str] | None"]
 
 # KADMIN_* variables that pick a target; an inventory entry names its own target, so these
 # must not override it.
@@ -58,13 +62,15 @@ def _describe(exc: BaseException) -> str:
     return text if type(exc).__module__.startswith("kadmin") else f"{type(exc).__name__}: {text}"
 
 
-def cluster_task(entry: Mapping[str, Any], kind: str, opener: Opener | None = None) -> tuple[list, Rows]:
+def cluster_task(
+    entry: Mapping[str, Any], kind: str, opener: Opener | None = None
+) -> tuple[list[tuple[int, str | None]], Rows]:
     """Read what is per cluster: the broker list, and for reassign/throttle reports the
-    ongoing reassignments and throttle configs. Returns (broker ids, rows)."""
+    ongoing reassignments and throttle configs. Returns ((broker id, rack) pairs, rows)."""
     name = entry["name"]
     try:
         backend = (opener or open_entry)(entry)
-    except Exception as e:  # noqa: BLE001 - any failure to connect is this cluster's result
+    except Exception as e:  # any failure to connect is this cluster's result
         return [], error_rows(name, None, "live", f"cannot connect: {_describe(e)}")
     try:
         brokers = backend.describe_brokers()
@@ -80,7 +86,7 @@ def cluster_task(entry: Mapping[str, Any], kind: str, opener: Opener | None = No
             parts.append(throttle_document_rows(name, "live", throttle_show(backend)))
             return [], merge_rows(parts)  # throttle show reads the log dirs itself
         return [(b, racks[b]) for b in sorted(brokers)], merge_rows(parts)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return [], error_rows(name, None, "live", _describe(e))
     finally:
         _close(backend)
@@ -115,7 +121,7 @@ def broker_task(
     name = entry["name"]
     try:
         backend = (opener or open_entry)(entry)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return error_rows(name, broker, "live", f"cannot connect: {_describe(e)}")
     try:
         answer = backend.describe_log_dirs(brokers=[broker], topics=topics)
@@ -125,10 +131,16 @@ def broker_task(
         rows = broker_log_dirs_rows(name, result, rack)
         rows["clusters"].append((name, LOG_DIRS_KIND, "live"))
         return rows
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return error_rows(name, broker, "live", _describe(e))
     finally:
         _close(backend)
+
+
+def run_broker_job(job: BrokerJob, opener: Opener | None = None) -> Rows:
+    """``broker_task`` of one job tuple, as both engines queue them."""
+    entry, broker, rack, topics = job
+    return broker_task(entry, broker, rack, topics, opener=opener)
 
 
 def topics_to_describe(kind: str, rows: Rows, cluster: str) -> list[str] | None:
@@ -141,25 +153,24 @@ def topics_to_describe(kind: str, rows: Rows, cluster: str) -> list[str] | None:
 def _close(backend) -> None:
     close = getattr(backend, "close", None)
     if close is not None:
-        try:
+        # closing a broken connection must not hide the result
+        with contextlib.suppress(Exception):
             close()
-        except Exception:  # noqa: BLE001 - closing a broken connection must not hide the result
-            pass
 
 
-def collect_local(entries: list[Mapping[str, Any]], kind: str, opener: Opener | None = None,
+def collect_local(entries: Sequence[Mapping[str, Any]], kind: str, opener: Opener | None = None,
                   workers: int = 8) -> Rows:
     """The same tasks on a thread pool: the engine without ``--spark``."""
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         firsts = list(pool.map(lambda e: cluster_task(e, kind, opener), entries))
-        jobs = []
+        jobs: list[BrokerJob] = []
         for entry, (brokers, rows) in zip(entries, firsts):
             topics = topics_to_describe(kind, rows, entry["name"])
             if topics == []:
                 continue  # nothing moves: no sizes needed
             for broker, rack in brokers:
                 jobs.append((entry, broker, rack, topics))
-        seconds = list(pool.map(lambda j: broker_task(*j, opener=opener), jobs))
+        seconds = list(pool.map(lambda j: run_broker_job(j, opener), jobs))
     return merge_rows([rows for _, rows in firsts] + seconds)

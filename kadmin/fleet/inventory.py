@@ -17,6 +17,7 @@ relative paths made absolute.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +33,9 @@ def load_inventory(path: str | Path) -> list[dict[str, Any]]:
         raise InputError(f"--fleet {path}: cannot read: {e.strerror or e}") from None
     except UnicodeDecodeError as e:  # TOML is UTF-8 by definition
         raise InputError(f"--fleet {path}: not valid TOML: not UTF-8 text (byte {e.start})") from None
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
     try:
         data = tomllib.loads(text)
@@ -80,6 +81,6 @@ def entries_of(data: dict[str, Any], base: Path) -> list[dict[str, Any]]:
         if "config" in data:
             entry["config"] = str((base / data["config"]).expanduser())
         if "command_config" in entry:
-            entry["command_config"] = str((base / Path(entry["command_config"]).expanduser()))
+            entry["command_config"] = str(base / Path(entry["command_config"]).expanduser())
         out.append(entry)
     return out

@@ -13,7 +13,7 @@ Arithmetic rules both engines follow (docs/fleet.md):
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable
+from collections.abc import Iterable
 
 from kadmin.fleet import tables as t
 from kadmin.fleet.report import Report
@@ -27,7 +27,9 @@ def measurable(status: str, total: int | None, usable: int | None) -> bool:
 
 
 def dir_fraction(status: str, total: int | None, usable: int | None) -> float | None:
-    return (total - usable) / total if measurable(status, total, usable) else None
+    if total is None or usable is None or not measurable(status, total, usable):
+        return None
+    return (total - usable) / total
 
 
 def _skew(values: Iterable[float | None]) -> tuple[float | None, float | None, float | None]:
@@ -98,7 +100,7 @@ def largest_partitions(replicas: list[tuple], top: int) -> list[tuple]:
     for r in replicas:
         groups[r[0]].append(r)
     out = []
-    for cluster, reps in groups.items():
+    for reps in groups.values():
         # size desc, then topic, partition, broker, path, is_future: the Spark window's order
         reps.sort(key=lambda r: (-r[5], r[3], r[4], r[1], r[2], r[7]))
         for rank, (c, broker, path, topic, partition, size, _lag, fut) in enumerate(reps[:top], 1):
@@ -114,7 +116,8 @@ def moves_in_flight(replicas: list[tuple]) -> list[tuple]:
     out = []
     for r in replicas:
         if r[7]:
-            sources = current.get((r[0], r[1], r[3], r[4])) or [None]
+            found = current.get((r[0], r[1], r[3], r[4]))
+            sources: list[tuple | None] = list(found) if found else [None]
             for s in sources:
                 out.append((r[0], r[1], r[3], r[4], s[2] if s else None, r[2],
                             s[5] if s else None, r[5], r[6]))
@@ -178,6 +181,13 @@ def new_facts() -> dict:
     }
 
 
+def _replica_size(f: dict, topic: str, partition: int, broker: int) -> int | None:
+    """Bytes of one replica; 0 when its broker's log dirs were read without it; None = unknown."""
+    if (topic, partition, broker) in f["sizes"]:
+        return f["sizes"][(topic, partition, broker)]
+    return 0 if broker in f["log_dir_brokers"] else None
+
+
 def reassignment_status(cluster: str, f: dict) -> list[tuple]:
     """Each ongoing reassignment with the bytes its adding replicas hold, and whether it moves.
 
@@ -187,16 +197,13 @@ def reassignment_status(cluster: str, f: dict) -> list[tuple]:
     """
     out = []
     for (_c, topic, partition, replicas, adding, removing) in f["reassignments"]:
-        def size(broker: int) -> int | None:
-            if (topic, partition, broker) in f["sizes"]:
-                return f["sizes"][(topic, partition, broker)]
-            return 0 if broker in f["log_dir_brokers"] else None
-
-        sources = [size(b) for b in replicas if b not in adding]
+        sources = [_replica_size(f, topic, partition, b) for b in replicas if b not in adding]
         known_sources = [s for s in sources if s is not None]
         source_size = max(known_sources) if known_sources else None
-        adds = [size(b) for b in adding]
-        adding_size = None if not adds or any(a is None for a in adds) else min(adds)
+        adds = [_replica_size(f, topic, partition, b) for b in adding]
+        known_adds = [a for a in adds if a is not None]
+        # unknown unless every adding replica's size is known
+        adding_size = min(known_adds) if adds and len(known_adds) == len(adds) else None
         if not adding:
             status = "finishing"
         elif any(b in f["unreachable"] for b in adding):

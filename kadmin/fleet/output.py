@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from kadmin.fleet.report import Report
 
@@ -75,9 +76,11 @@ def write_reports(directory: str | Path, kind: str, engine: str, reports: Sequen
     (d / "fleet-report.json").write_text(json.dumps(doc, indent=1) + "\n", "utf-8")
     written.append(d / "fleet-report.json")
     by_name = {r.name: r for r in reports}
-    if "dir_usage" in by_name and "cluster_usage" in by_name:
-        if write_chart(by_name["dir_usage"], by_name["cluster_usage"], d / CHART):
-            written.append(d / CHART)
+    if (
+        "dir_usage" in by_name and "cluster_usage" in by_name
+        and write_chart(by_name["dir_usage"], by_name["cluster_usage"], d / CHART)
+    ):
+        written.append(d / CHART)
     return written
 
 

@@ -6,8 +6,9 @@ same sequence of rows whichever engine computed them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from kadmin.fleet.tables import ReportSpec, column_names
 
@@ -18,7 +19,7 @@ class Report:
     rows: tuple[tuple, ...]
 
     @classmethod
-    def of(cls, spec: ReportSpec, rows: Iterable[Iterable[Any]]) -> "Report":
+    def of(cls, spec: ReportSpec, rows: Iterable[Iterable[Any]]) -> Report:
         return cls(spec, tuple(sort_rows(spec, [tuple(r) for r in rows])))
 
     @property
@@ -42,7 +43,7 @@ class _Descending:
     def __init__(self, key):
         self.key = key
 
-    def __lt__(self, other: "_Descending") -> bool:
+    def __lt__(self, other: _Descending) -> bool:
         return other.key < self.key
 
     def __eq__(self, other: object) -> bool:
@@ -55,7 +56,7 @@ def sort_rows(spec: ReportSpec, rows: list[tuple]) -> list[tuple]:
     names = column_names(spec.columns)
     index = {n: i for i, n in enumerate(names)}
     keys = list(spec.order) + [n for n in names if n not in spec.order]
-    ranks = dict((v, i) for i, v in enumerate(spec.ranked[1])) if spec.ranked else {}
+    ranks = {v: i for i, v in enumerate(spec.ranked[1])} if spec.ranked else {}
 
     def key(row: tuple) -> tuple:
         out = []

@@ -9,7 +9,8 @@ file never hides the rest of the fleet.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from kadmin.fleet.tables import ROW_TABLES
 

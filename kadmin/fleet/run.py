@@ -6,12 +6,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from kadmin.errors import UsageError
 from kadmin.fleet.report import Report
 from kadmin.fleet.tables import KINDS
+
+if TYPE_CHECKING:
+    from kadmin.fleet.files import ResultFile
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,8 @@ class FleetRequest:
 def build_reports(request: FleetRequest, opener: Any = None) -> list[Report]:
     """Load or collect the rows and compute the reports with the requested engine."""
     request.validate()
-    entries = files = None
+    entries: list[dict[str, Any]] | None = None
+    files: list[ResultFile] = []
     if request.fleet:
         from kadmin.fleet.inventory import load_inventory
 
@@ -58,6 +63,7 @@ def build_reports(request: FleetRequest, opener: Any = None) -> list[Report]:
     else:
         from kadmin.fleet.files import discover
 
+        assert request.from_dir is not None  # validate(): --fleet or --from
         files = discover(request.from_dir, request.kind)
 
     if not request.spark:

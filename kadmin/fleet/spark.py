@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, Iterator, Mapping
+from typing import Any
 
-from kadmin.fleet import local, tables as t
+from kadmin.fleet import local
+from kadmin.fleet import tables as t
 from kadmin.fleet.report import Report
 from kadmin.fleet.rows import Rows, empty_rows
 
@@ -189,13 +191,13 @@ def _log_dirs_tagged(spark, log_files: list, top: int | None, cache: bool):
     )
 
 
-def frames_from_fleet(spark, entries: list[Mapping[str, Any]], kind: str, opener=None) -> Frames:
+def frames_from_fleet(spark, entries: Sequence[Mapping[str, Any]], kind: str, opener=None) -> Frames:
     """Live collection: one Spark task per cluster, then one per (cluster, broker)."""
-    from kadmin.fleet.collect import broker_task, cluster_task, topics_to_describe
+    from kadmin.fleet.collect import BrokerJob, cluster_task, run_broker_job, topics_to_describe
 
     sc = spark.sparkContext
     firsts = sc.parallelize(entries, len(entries)).map(lambda e: cluster_task(e, kind, opener)).collect()
-    jobs = []
+    jobs: list[BrokerJob] = []
     tagged_first = []
     for entry, (brokers, rows) in zip(entries, firsts):
         tagged_first.extend(_tag(rows))
@@ -206,7 +208,7 @@ def frames_from_fleet(spark, entries: list[Mapping[str, Any]], kind: str, opener
     tagged = sc.parallelize(tagged_first, 1)
     if jobs:
         tagged = tagged.union(
-            sc.parallelize(jobs, len(jobs)).flatMap(lambda j: _tag(broker_task(*j, opener=opener)))
+            sc.parallelize(jobs, len(jobs)).flatMap(lambda j: _tag(run_broker_job(j, opener)))
         )
     return _frames_from_tagged(spark, tagged)
 
@@ -219,7 +221,8 @@ def _collect(df) -> list[tuple]:
 
 
 def log_dirs_reports(frames: Frames, top: int = local.DEFAULT_TOP) -> list[Report]:
-    from pyspark.sql import Window, functions as F
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
 
     dirs, replicas = frames["log_dirs"], frames["replicas"]
     total, usable, status = F.col("total_bytes"), F.col("usable_bytes"), F.col("status")
