@@ -44,19 +44,28 @@ def fleet_options(f: Callable) -> Callable:
 
     @click.option("--spark", is_flag=True, help=f"{FLEET_HELP}: run on Spark (pip install 'kadmin[spark]').")
     @click.option(
-        "--fleet", "fleet_file", metavar="INVENTORY.toml", type=click.Path(dir_okay=False),
+        "--fleet",
+        "fleet_file",
+        metavar="INVENTORY.toml",
+        type=click.Path(dir_okay=False),
         help=f"{FLEET_HELP}: the clusters to read live (schemas/fleet-inventory.json).",
     )
     @click.option(
-        "--from", "from_dir", metavar="DIR", type=click.Path(file_okay=False),
+        "--from",
+        "from_dir",
+        metavar="DIR",
+        type=click.Path(file_okay=False),
         help=f"{FLEET_HELP}: earlier `--output json` results, one <cluster>.json per cluster.",
     )
     @click.option(
-        "--spark-master", metavar="URL",
+        "--spark-master",
+        metavar="URL",
         help="Spark master for --spark (default local[*]; e.g. spark://127.0.0.1:7077).",
     )
     @click.option(
-        "--report-dir", metavar="DIR", type=click.Path(file_okay=False),
+        "--report-dir",
+        metavar="DIR",
+        type=click.Path(file_okay=False),
         help=f"{FLEET_HELP}: write every report as Parquet and JSON, plus charts (PNG).",
     )
     @functools.wraps(f)
@@ -67,8 +76,9 @@ def fleet_options(f: Callable) -> Callable:
     return wrapper
 
 
-def run_fleet_report(kind: str, fleet: FleetOptions, output: str = "table", top: int | None = None,
-                     opener=None, cluster=None) -> None:
+def run_fleet_report(
+    kind: str, fleet: FleetOptions, output: str = "table", top: int | None = None, opener=None, cluster=None
+) -> None:
     """Run the ``kind`` reports ("log-dirs", "reassign", "throttle") over the fleet and render
     them: tables (or the JSON document with ``--output json``) on stdout, files with
     ``--report-dir``. Raises kadmin errors (usage, input) like any command. ``cluster``: the
@@ -76,19 +86,31 @@ def run_fleet_report(kind: str, fleet: FleetOptions, output: str = "table", top:
     from kadmin.errors import UsageError
     from kadmin.fleet.run import FleetRequest, build_reports
 
-    given = [flag for flag, value in (
-        ("--bootstrap-server", getattr(cluster, "bootstrap_server", None)),
-        ("--zookeeper", getattr(cluster, "zookeeper", None)),
-        ("--command-config", getattr(cluster, "command_config", None)),
-        ("--cluster", getattr(cluster, "cluster", None))) if value]
+    given = [
+        flag
+        for flag, value in (
+            ("--bootstrap-server", getattr(cluster, "bootstrap_server", None)),
+            ("--zookeeper", getattr(cluster, "zookeeper", None)),
+            ("--command-config", getattr(cluster, "command_config", None)),
+            ("--cluster", getattr(cluster, "cluster", None)),
+        )
+        if value
+    ]
     if given:
-        raise UsageError(f"{', '.join(given)} cannot be combined with fleet reports: --fleet names each "
-                         "cluster's connection (or profile), --from reads saved results")
+        raise UsageError(
+            f"{', '.join(given)} cannot be combined with fleet reports: --fleet names each "
+            "cluster's connection (or profile), --from reads saved results"
+        )
     if output not in ("table", "json"):
         raise UsageError(f"fleet reports print as table or json, not {output!r}")
     request = FleetRequest(
-        kind=kind, spark=fleet.spark, fleet=fleet.fleet, from_dir=fleet.from_dir,
-        spark_master=fleet.spark_master, report_dir=fleet.report_dir, top=top or 10,
+        kind=kind,
+        spark=fleet.spark,
+        fleet=fleet.fleet,
+        from_dir=fleet.from_dir,
+        spark_master=fleet.spark_master,
+        report_dir=fleet.report_dir,
+        top=top or 10,
     )
     reports = build_reports(request, opener=opener)
 

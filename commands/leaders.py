@@ -8,10 +8,16 @@ import click
 from kadmin.commands.options import LazyGroup
 
 ACTIONS = {
-    "show": ("kadmin.commands.leaders_show", "show",
-             "Leaders per broker against the preferred count; partitions not led by their preferred replica."),
-    "elect": ("kadmin.commands.leaders_elect", "elect",
-              "Elect preferred (or, with care, unclean) leaders, in batches (kafka-leader-election.sh)."),
+    "show": (
+        "kadmin.commands.leaders_show",
+        "show",
+        "Leaders per broker against the preferred count; partitions not led by their preferred replica.",
+    ),
+    "elect": (
+        "kadmin.commands.leaders_elect",
+        "elect",
+        "Elect preferred (or, with care, unclean) leaders, in batches (kafka-leader-election.sh).",
+    ),
 }
 
 

@@ -12,25 +12,55 @@ from kadmin.commands.options import cluster_options, open_cluster, output_option
 
 @click.command()
 @click.option("--preferred", is_flag=True, help="Elect the preferred replica (the first of the replica list).")
-@click.option("--unclean", is_flag=True,
-              help="Elect a leader for partitions that have none, even a replica out of the ISR (may lose data).")
-@click.option("--election-type", metavar="PREFERRED|UNCLEAN",
-              help="kafka-leader-election.sh's spelling of --preferred / --unclean.")
-@click.option("--all-topic-partitions", is_flag=True,
-              help="Every partition that needs the election (those that do not are left out, as Kafka does).")
+@click.option(
+    "--unclean",
+    is_flag=True,
+    help="Elect a leader for partitions that have none, even a replica out of the ISR (may lose data).",
+)
+@click.option(
+    "--election-type",
+    metavar="PREFERRED|UNCLEAN",
+    help="kafka-leader-election.sh's spelling of --preferred / --unclean.",
+)
+@click.option(
+    "--all-topic-partitions",
+    is_flag=True,
+    help="Every partition that needs the election (those that do not are left out, as Kafka does).",
+)
 @click.option("--topic", metavar="TOPIC", help="The partitions of this topic (or one, with --partition).")
 @click.option("--partition", type=click.IntRange(min=0), metavar="P", help="With --topic: only this partition.")
-@click.option("--path-to-json-file", metavar="FILE", type=click.Path(dir_okay=False),
-              help='Partitions in Kafka\'s format: {"partitions":[{"topic":"foo","partition":1}]}.')
+@click.option(
+    "--path-to-json-file",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help='Partitions in Kafka\'s format: {"partitions":[{"topic":"foo","partition":1}]}.',
+)
 @click.option("--dry-run", is_flag=True, help="List what would change, batch by batch; elect nothing.")
-@click.option("--max-per-broker", type=click.IntRange(min=1), metavar="N",
-              help="At most N partitions change leader to one broker per batch.")
+@click.option(
+    "--max-per-broker",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="At most N partitions change leader to one broker per batch.",
+)
 @click.option("--batch-size", type=click.IntRange(min=1), metavar="N", help="At most N partitions per batch.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask before an unclean election.")
 @cluster_options
 @output_option(("table", "json"))
-def elect(cluster, output, preferred, unclean, election_type, all_topic_partitions, topic, partition,
-          path_to_json_file, dry_run, max_per_broker, batch_size, yes):
+def elect(
+    cluster,
+    output,
+    preferred,
+    unclean,
+    election_type,
+    all_topic_partitions,
+    topic,
+    partition,
+    path_to_json_file,
+    dry_run,
+    max_per_broker,
+    batch_size,
+    yes,
+):
     """Elect leaders, as kafka-leader-election.sh does, and say what happened to each partition
     in its words ("Successfully completed leader election (PREFERRED) for partitions ...",
     "Valid replica already elected for partitions ..."). A partition whose preferred replica
@@ -52,8 +82,17 @@ def elect(cluster, output, preferred, unclean, election_type, all_topic_partitio
     from kadmin.leaders_request import ElectParams, parse_election_file
     from kadmin.model import TopicPartition
 
-    params = ElectParams(preferred, unclean, election_type, all_topic_partitions, topic, partition,
-                         path_to_json_file, max_per_broker, batch_size)
+    params = ElectParams(
+        preferred,
+        unclean,
+        election_type,
+        all_topic_partitions,
+        topic,
+        partition,
+        path_to_json_file,
+        max_per_broker,
+        batch_size,
+    )
     etype = params.validate()
     partitions = None
     if path_to_json_file is not None:
@@ -73,7 +112,8 @@ def elect(cluster, output, preferred, unclean, election_type, all_topic_partitio
             raise UnsupportedOperation(
                 "unclean leader election of chosen partitions is not possible over ZooKeeper: Kafka's "
                 "ZooKeeper-mode tooling could only allow it per topic (unclean.leader.election.enable)",
-                hint="use --bootstrap-server (ElectLeaders, Kafka 2.4+)")
+                hint="use --bootstrap-server (ElectLeaders, Kafka 2.4+)",
+            )
         if topic is not None and partition is None:
             state = backend.describe_cluster()
             partitions = [p.tp for p in state.partitions_of(topic)]
@@ -126,25 +166,38 @@ def _confirm_unclean(plan, yes: bool, render) -> None:
     if yes:
         return
     if not stdin_is_tty():
-        raise UsageError("--unclean may lose data and nobody is at a terminal to confirm it; nothing was changed",
-                         hint="pass --yes to go ahead")
+        raise UsageError(
+            "--unclean may lose data and nobody is at a terminal to confirm it; nothing was changed",
+            hint="pass --yes to go ahead",
+        )
     n = len(plan.changes)
     if not click.confirm(f"Elect leaders uncleanly for {n} partition(s)?", default=False, err=True):
         raise click.exceptions.Exit(1)
 
 
 def _candidate_json(c) -> dict:
-    return {"topic": c.tp.topic, "partition": c.tp.partition, "leader": c.leader, "new_leader": c.new_leader,
-            "expected": c.expected, "reason": c.reason, "data_loss": c.data_loss}
+    return {
+        "topic": c.tp.topic,
+        "partition": c.tp.partition,
+        "leader": c.leader,
+        "new_leader": c.new_leader,
+        "expected": c.expected,
+        "reason": c.reason,
+        "data_loss": c.data_loss,
+    }
 
 
 def _print_preview(plan, output, render) -> None:
     if output == "json":
-        render.print_json({
-            "version": 1, "dry_run": True, "election_type": plan.election_type.value,
-            "limits": {"max_per_broker": plan.max_per_broker, "batch_size": plan.batch_size},
-            "batches": [[_candidate_json(c) for c in b] for b in plan.batches],
-        })
+        render.print_json(
+            {
+                "version": 1,
+                "dry_run": True,
+                "election_type": plan.election_type.value,
+                "limits": {"max_per_broker": plan.max_per_broker, "batch_size": plan.batch_size},
+                "batches": [[_candidate_json(c) for c in b] for b in plan.batches],
+            }
+        )
         return
     kind = plan.election_type.value
     if not plan.candidates:
@@ -173,15 +226,25 @@ def result_json(report, plan) -> dict:
     def outcome(o) -> dict:
         c = before.get(o.tp)
         state = "elected" if o.elected else "not_needed" if o.not_needed else "failed"
-        return {"topic": o.tp.topic, "partition": o.tp.partition, "outcome": state, "error": o.error,
-                "message": o.message, "reason": o.reason,
-                "leader_before": None if c is None else c.leader,
-                "new_leader": None if c is None or not o.elected else c.new_leader}
+        return {
+            "topic": o.tp.topic,
+            "partition": o.tp.partition,
+            "outcome": state,
+            "error": o.error,
+            "message": o.message,
+            "reason": o.reason,
+            "leader_before": None if c is None else c.leader,
+            "new_leader": None if c is None or not o.elected else c.new_leader,
+        }
 
     return {
-        "version": 1, "dry_run": False, "election_type": report.election_type.value,
+        "version": 1,
+        "dry_run": False,
+        "election_type": report.election_type.value,
         "batches": report.batches,
         "limits": {"max_per_broker": plan.max_per_broker, "batch_size": plan.batch_size},
         "partitions": [outcome(o) for o in report.outcomes],
-        "elected": len(report.elected), "not_needed": len(report.not_needed), "failed": len(report.failed),
+        "elected": len(report.elected),
+        "not_needed": len(report.not_needed),
+        "failed": len(report.failed),
     }

@@ -13,8 +13,11 @@ SHOWN = 50  # partitions listed per section in the table view
 
 @click.command()
 @click.option("--topic-list", metavar="T1,T2", help="Only these topics (default: all).")
-@click.option("--broker-list", metavar="1,2,3",
-              help="Only these brokers, and the partitions with a replica on one of them (default: all).")
+@click.option(
+    "--broker-list",
+    metavar="1,2,3",
+    help="Only these brokers, and the partitions with a replica on one of them (default: all).",
+)
 @cluster_options
 @output_option(("table", "json", "csv"))
 def show(cluster, output, topic_list, broker_list):
@@ -38,8 +41,10 @@ def show(cluster, output, topic_list, broker_list):
         if unknown:
             from kadmin.errors import NotFoundError
 
-            raise NotFoundError(f"unknown broker(s) {', '.join(map(str, unknown))}; the cluster has "
-                                f"{', '.join(map(str, sorted(state.brokers)))}")
+            raise NotFoundError(
+                f"unknown broker(s) {', '.join(map(str, unknown))}; the cluster has "
+                f"{', '.join(map(str, sorted(state.brokers)))}"
+            )
     if topics is not None:
         missing = sorted(set(topics) - set(state.topics))
         if missing:
@@ -53,8 +58,10 @@ def show(cluster, output, topic_list, broker_list):
     if output == "json":
         render.print_json(show_json(summary))
     elif output == "csv":
-        render.print_csv(["broker", "live", "leaders", "preferred", "imbalance"],
-                         ([b.broker, str(b.live).lower(), b.leaders, b.preferred, b.imbalance] for b in summary.brokers))
+        render.print_csv(
+            ["broker", "live", "leaders", "preferred", "imbalance"],
+            ([b.broker, str(b.live).lower(), b.leaders, b.preferred, b.imbalance] for b in summary.brokers),
+        )
     else:
         _print_tables(summary, render)
 
@@ -63,18 +70,33 @@ def show_json(summary) -> dict:
     """The ``--output json`` document (schemas/leaders-show-result.json)."""
 
     def part(p) -> dict:
-        return {"topic": p.tp.topic, "partition": p.tp.partition, "leader": p.leader, "preferred": p.preferred,
-                "replicas": list(p.replicas), "isr": list(p.isr), "not_preferred": p.not_preferred,
-                "leaderless": p.leaderless, "under_replicated": p.under_replicated}
+        return {
+            "topic": p.tp.topic,
+            "partition": p.tp.partition,
+            "leader": p.leader,
+            "preferred": p.preferred,
+            "replicas": list(p.replicas),
+            "isr": list(p.isr),
+            "not_preferred": p.not_preferred,
+            "leaderless": p.leaderless,
+            "under_replicated": p.under_replicated,
+        }
 
     return {
         "version": 1,
         "partition_count": len(summary.partitions),
         "balanced": summary.balanced,
-        "brokers": [{"broker": b.broker, "live": b.live, "leaders": b.leaders, "preferred": b.preferred,
-                     "imbalance": b.imbalance} for b in summary.brokers],
-        "partitions": [part(p) for p in summary.partitions
-                       if p.not_preferred or p.leaderless or p.under_replicated],
+        "brokers": [
+            {
+                "broker": b.broker,
+                "live": b.live,
+                "leaders": b.leaders,
+                "preferred": b.preferred,
+                "imbalance": b.imbalance,
+            }
+            for b in summary.brokers
+        ],
+        "partitions": [part(p) for p in summary.partitions if p.not_preferred or p.leaderless or p.under_replicated],
     }
 
 
@@ -98,8 +120,13 @@ def _print_tables(summary, render) -> None:
     t.add_column("", no_wrap=True)
     for b in summary.brokers:
         name = str(b.broker) if b.live else f"{b.broker} (down)"
-        t.add_row(name, str(b.leaders), str(b.preferred), f"{b.imbalance:+d}" if b.imbalance else "0",
-                  imbalance_bar(b.imbalance, widest))
+        t.add_row(
+            name,
+            str(b.leaders),
+            str(b.preferred),
+            f"{b.imbalance:+d}" if b.imbalance else "0",
+            imbalance_bar(b.imbalance, widest),
+        )
     console.print(t)
     sections = (
         ("Not led by their preferred replica", summary.not_preferred),
@@ -113,15 +140,25 @@ def _print_tables(summary, render) -> None:
         for col in ("Topic", "Partition", "Leader", "Preferred", "Replicas", "ISR"):
             p.add_column(col, no_wrap=True)
         for r in rows[:SHOWN]:
-            p.add_row(r.tp.topic, str(r.tp.partition), "none" if r.leaderless else str(r.leader),
-                      str(r.preferred), ",".join(map(str, r.replicas)), ",".join(map(str, r.isr)))
+            p.add_row(
+                r.tp.topic,
+                str(r.tp.partition),
+                "none" if r.leaderless else str(r.leader),
+                str(r.preferred),
+                ",".join(map(str, r.replicas)),
+                ",".join(map(str, r.isr)),
+            )
         if len(rows) > SHOWN:
             p.caption = f"{len(rows) - SHOWN} more (--output json lists them all)"
         console.print(p)
     n = len(summary.not_preferred)
     if summary.balanced:
-        console.print(f"Leadership is balanced: every one of the {len(summary.partitions)} partition(s) "
-                      "is led by its preferred replica.")
+        console.print(
+            f"Leadership is balanced: every one of the {len(summary.partitions)} partition(s) "
+            "is led by its preferred replica."
+        )
     elif n:
-        console.print(f"{n} partition(s) not led by their preferred replica: "
-                      "`kadmin leaders elect --preferred --all-topic-partitions` moves them back.")
+        console.print(
+            f"{n} partition(s) not led by their preferred replica: "
+            "`kadmin leaders elect --preferred --all-topic-partitions` moves them back."
+        )

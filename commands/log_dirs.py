@@ -7,8 +7,16 @@ import click
 from kadmin.commands.options import LazyGroup
 
 ACTIONS = {
-    "describe": ("kadmin.commands.log_dirs_describe", "describe", "Show each broker's log directories: usage, replicas, moves in flight."),
-    "balance": ("kadmin.commands.log_dirs_balance", "balance", "Plan moves between the disks of each broker to even out usage, or evacuate a disk."),
+    "describe": (
+        "kadmin.commands.log_dirs_describe",
+        "describe",
+        "Show each broker's log directories: usage, replicas, moves in flight.",
+    ),
+    "balance": (
+        "kadmin.commands.log_dirs_balance",
+        "balance",
+        "Plan moves between the disks of each broker to even out usage, or evacuate a disk.",
+    ),
 }
 
 

@@ -27,12 +27,25 @@ def _evacuation(ctx, param, values):
 
 @click.command()
 @click.option("--broker-list", metavar="1,2,3", help="Brokers to balance (default: all).")
-@click.option("--max-moves", type=click.IntRange(min=0), metavar="N",
-              help="Plan at most N moves, the most useful first (an evacuation needs all of its own).")
-@click.option("--evacuate", multiple=True, callback=_evacuation, metavar="BROKER:PATH",
-              help="Empty this directory of its broker (repeatable); refused when the others cannot hold it.")
-@click.option("--output-file", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Write the plan here (reassignment JSON with log_dirs, for `reassign execute`); refuses to overwrite.")
+@click.option(
+    "--max-moves",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Plan at most N moves, the most useful first (an evacuation needs all of its own).",
+)
+@click.option(
+    "--evacuate",
+    multiple=True,
+    callback=_evacuation,
+    metavar="BROKER:PATH",
+    help="Empty this directory of its broker (repeatable); refused when the others cannot hold it.",
+)
+@click.option(
+    "--output-file",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Write the plan here (reassignment JSON with log_dirs, for `reassign execute`); refuses to overwrite.",
+)
 @cluster_options
 @output_option(("table", "json"))
 def balance(cluster, output, broker_list, max_moves, evacuate, output_file):
@@ -81,6 +94,7 @@ def balance(cluster, output, broker_list, max_moves, evacuate, output_file):
 
 # --- rendering -------------------------------------------------------------------------------------
 
+
 def balance_document(result) -> dict:
     """--output json: the plan, the moves, and one row per directory before and after
     (schemas/log-dirs-balance-result.json)."""
@@ -91,22 +105,42 @@ def balance_document(result) -> dict:
     rows = []
     for u in result.before:
         a = after[u.broker, u.path]
-        rows.append({
-            "broker": u.broker, "path": u.path, "status": u.status.value, "total_bytes": u.total_bytes,
-            "usable_bytes_before": u.usable_bytes, "usable_bytes_after": a.usable_bytes,
-            "used_fraction_before": u.used_fraction, "used_fraction_after": a.used_fraction,
-            "replica_bytes_before": u.replica_bytes, "replica_bytes_after": a.replica_bytes,
-            "replicas_before": u.replicas, "replicas_after": a.replicas,
-        })
+        rows.append(
+            {
+                "broker": u.broker,
+                "path": u.path,
+                "status": u.status.value,
+                "total_bytes": u.total_bytes,
+                "usable_bytes_before": u.usable_bytes,
+                "usable_bytes_after": a.usable_bytes,
+                "used_fraction_before": u.used_fraction,
+                "used_fraction_after": a.used_fraction,
+                "replica_bytes_before": u.replica_bytes,
+                "replica_bytes_after": a.replica_bytes,
+                "replicas_before": u.replicas,
+                "replicas_after": a.replicas,
+            }
+        )
     before_spread, after_spread = usage_spread(result.before), usage_spread(result.after)
     return {
         "plan": plan_to_json(result.plan.partitions),
-        "moves": [{"broker": m.broker, "topic": m.topic, "partition": m.partition, "source": m.source,
-                   "destination": m.destination, "size_bytes": m.size,
-                   "kind": "cancel" if m.source == m.destination else "move"} for m in result.moves],
+        "moves": [
+            {
+                "broker": m.broker,
+                "topic": m.topic,
+                "partition": m.partition,
+                "source": m.source,
+                "destination": m.destination,
+                "size_bytes": m.size,
+                "kind": "cancel" if m.source == m.destination else "move",
+            }
+            for m in result.moves
+        ],
         "log_dirs": rows,
-        "brokers": [{"broker": b, "spread_before": before_spread[b], "spread_after": after_spread.get(b)}
-                    for b in sorted(before_spread)],
+        "brokers": [
+            {"broker": b, "spread_before": before_spread[b], "spread_after": after_spread.get(b)}
+            for b in sorted(before_spread)
+        ],
         "notes": list(result.notes),
     }
 
@@ -139,8 +173,15 @@ def balance_table(result, *, bars: bool):
     show = _bar if bars else _pct
     table = Table(title="Log directory usage before and after the plan", header_style="bold")
     columns: list[tuple[str, JustifyMethod]] = [
-        ("Broker", "right"), ("Log dir", "left"), ("Status", "left"), ("Used before", "left"), ("Used after", "left"),
-        ("Kafka bytes", "right"), ("Replicas", "right"), ("Out/in", "right")]
+        ("Broker", "right"),
+        ("Log dir", "left"),
+        ("Status", "left"),
+        ("Used before", "left"),
+        ("Used after", "left"),
+        ("Kafka bytes", "right"),
+        ("Replicas", "right"),
+        ("Out/in", "right"),
+    ]
     for col, justify in columns:
         table.add_column(col, justify=justify)
     last = None
@@ -150,12 +191,23 @@ def balance_table(result, *, bars: bool):
             table.add_section()
         last = u.broker
         status = u.status.value if u.status.value == "online" else f"[red]{u.status.value}[/]"
-        kafka = (format_size(u.replica_bytes) if u.replica_bytes == a.replica_bytes
-                 else f"{format_size(u.replica_bytes)} -> {format_size(a.replica_bytes)}")
+        kafka = (
+            format_size(u.replica_bytes)
+            if u.replica_bytes == a.replica_bytes
+            else f"{format_size(u.replica_bytes)} -> {format_size(a.replica_bytes)}"
+        )
         replicas = str(u.replicas) if u.replicas == a.replicas else f"{u.replicas} -> {a.replicas}"
         out, in_ = moves_out.get((u.broker, u.path), 0), moves_in.get((u.broker, u.path), 0)
-        table.add_row(str(u.broker), u.path, status, show(u.used_fraction), show(a.used_fraction), kafka,
-                      replicas, f"{out}/{in_}" if out or in_ else "")
+        table.add_row(
+            str(u.broker),
+            u.path,
+            status,
+            show(u.used_fraction),
+            show(a.used_fraction),
+            kafka,
+            replicas,
+            f"{out}/{in_}" if out or in_ else "",
+        )
     return table
 
 
@@ -166,11 +218,14 @@ def balance_summary(result) -> str:
     moves = [m for m in result.moves if m.source != m.destination]
     cancels = len(result.moves) - len(moves)
     before, after = usage_spread(result.before), usage_spread(result.after)
-    text = (f"{len(moves)} moves ({format_size(sum(m.size for m in moves))}) on "
-            f"{len({m.broker for m in moves})} broker(s)")
+    text = (
+        f"{len(moves)} moves ({format_size(sum(m.size for m in moves))}) on {len({m.broker for m in moves})} broker(s)"
+    )
     if cancels:
         text += f", {cancels} move(s) in flight sent back to their current directory"
     if before:
-        text += (f". Widest spread of used capacity within a broker: {max(before.values()):.1%} before, "
-                 f"{max(after.values()):.1%} after.")
+        text += (
+            f". Widest spread of used capacity within a broker: {max(before.values()):.1%} before, "
+            f"{max(after.values()):.1%} after."
+        )
     return text

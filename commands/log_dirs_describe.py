@@ -12,8 +12,14 @@ from kadmin.commands.options import cluster_options, int_list, open_cluster, out
 @click.option("--broker-list", metavar="1,2,3", help="Brokers to query (default: all).")
 @click.option("--topic-list", metavar="T1,T2", help="Only count replicas of these topics (default: all).")
 @click.option("--log-dirs", "log_dir_list", metavar="/D1,/D2", help="Only show these directories.")
-@click.option("--top", default=3, show_default=True, metavar="N", type=click.IntRange(min=0),
-              help="Largest partitions to show per directory.")
+@click.option(
+    "--top",
+    default=3,
+    show_default=True,
+    metavar="N",
+    type=click.IntRange(min=0),
+    help="Largest partitions to show per directory.",
+)
 @cluster_options
 @output_option(("table", "json", "csv", "kafka-json"))
 @fleet_options
@@ -60,12 +66,32 @@ def describe(cluster, output, broker_list, topic_list, log_dir_list, top, fleet)
             render.warn(f"broker {b} did not answer: {bl.error}")
 
 
-_CSV_HEADER = ["broker", "rack", "log_dir", "status", "used_fraction", "kafka_bytes", "total_bytes",
-               "usable_bytes", "replicas", "future_replicas", "error"]
+_CSV_HEADER = [
+    "broker",
+    "rack",
+    "log_dir",
+    "status",
+    "used_fraction",
+    "kafka_bytes",
+    "total_bytes",
+    "usable_bytes",
+    "replicas",
+    "future_replicas",
+    "error",
+]
 
 
 def _csv_row(r) -> list:
-    return [r.broker, r.rack or "", r.path, r.status,
-            "" if r.used_fraction is None else f"{r.used_fraction:.4f}", r.kafka_bytes,
-            "" if r.total_bytes is None else r.total_bytes, "" if r.usable_bytes is None else r.usable_bytes,
-            r.replicas, len(r.futures), r.error or ""]
+    return [
+        r.broker,
+        r.rack or "",
+        r.path,
+        r.status,
+        "" if r.used_fraction is None else f"{r.used_fraction:.4f}",
+        r.kafka_bytes,
+        "" if r.total_bytes is None else r.total_bytes,
+        "" if r.usable_bytes is None else r.usable_bytes,
+        r.replicas,
+        len(r.futures),
+        r.error or "",
+    ]

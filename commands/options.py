@@ -30,23 +30,31 @@ def cluster_options(f: Callable) -> Callable:
     """--bootstrap-server | --zookeeper, --command-config, --cluster, --timeout."""
 
     @click.option(
-        "--bootstrap-server", "-b", metavar="HOST:PORT[,...]",
+        "--bootstrap-server",
+        "-b",
+        metavar="HOST:PORT[,...]",
         help="Brokers to bootstrap from (the AdminClient protocol). Env: KADMIN_BOOTSTRAP_SERVER.",
     )
     @click.option(
-        "--zookeeper", metavar="HOST:PORT[/chroot]",
+        "--zookeeper",
+        metavar="HOST:PORT[/chroot]",
         help="Deprecated: talk to ZooKeeper as Kafka's ZooKeeper-mode tools did. Env: KADMIN_ZOOKEEPER.",
     )
     @click.option(
-        "--command-config", metavar="FILE", type=click.Path(dir_okay=False),
+        "--command-config",
+        metavar="FILE",
+        type=click.Path(dir_okay=False),
         help="Kafka client properties (security.protocol, sasl.*, ssl.* with PEM files). Env: KADMIN_COMMAND_CONFIG.",
     )
     @click.option(
-        "--cluster", "cluster_name", metavar="NAME",
+        "--cluster",
+        "cluster_name",
+        metavar="NAME",
         help="A named cluster profile from the config file (~/.config/kadmin/config.toml). Env: KADMIN_CLUSTER.",
     )
     @click.option(
-        "--timeout", metavar="DURATION",
+        "--timeout",
+        metavar="DURATION",
         help="How long to wait for the cluster, e.g. 30s, 2m (default 30s). Env: KADMIN_TIMEOUT.",
     )
     @functools.wraps(f)
@@ -62,7 +70,11 @@ def output_option(formats: Sequence[str] = ("table", "json"), default: str = "ta
 
     def decorator(f: Callable) -> Callable:
         return click.option(
-            "--output", "-o", type=click.Choice(list(formats)), default=default, show_default=True,
+            "--output",
+            "-o",
+            type=click.Choice(list(formats)),
+            default=default,
+            show_default=True,
             help="Output format. Machine formats print only data on stdout; diagnostics go to stderr.",
             callback=_remember_output,
         )(f)
@@ -169,7 +181,7 @@ def _available(spec: tuple[str, str, str]) -> bool:
 
 
 def int_list(value: str | None, what: str) -> list[int] | None:
-    """"1,2,3" -> [1, 2, 3]; None stays None; a bad item is a usage error naming it."""
+    """ "1,2,3" -> [1, 2, 3]; None stays None; a bad item is a usage error naming it."""
     if value is None or value.strip() == "":
         return None
     out = []
@@ -180,8 +192,9 @@ def int_list(value: str | None, what: str) -> list[int] | None:
         try:
             out.append(int(item))
         except ValueError:
-            raise click.BadParameter(f"{item!r} is not a broker id (expected a comma-separated list of integers)",
-                                     param_hint=what) from None
+            raise click.BadParameter(
+                f"{item!r} is not a broker id (expected a comma-separated list of integers)", param_hint=what
+            ) from None
     return out
 
 

@@ -9,7 +9,7 @@ from kadmin.commands.options import cluster_options, int_list, open_cluster, out
 
 
 def _percent(ctx, param, value):
-    """"5%", "5" or "2.5%" -> 0.05, 0.05, 0.025 (always percentage points)."""
+    """ "5%", "5" or "2.5%" -> 0.05, 0.05, 0.025 (always percentage points)."""
     if value is None:
         return None
     text = str(value).strip().removesuffix("%").strip()
@@ -47,22 +47,53 @@ def _rate(ctx, param, value):
 @click.command()
 @click.option("--topic-list", metavar="T1,T2", help="Topics whose replicas may move (default: all).")
 @click.option("--broker-list", metavar="1,2,3", help="Brokers to balance among (default: all that answer).")
-@click.option("--threshold", default="5%", show_default=True, callback=_percent, metavar="PCT",
-              help="Balanced when every broker's used share is within this of the cluster's mean, "
-                   "and every directory's within this of its broker's.")
+@click.option(
+    "--threshold",
+    default="5%",
+    show_default=True,
+    callback=_percent,
+    metavar="PCT",
+    help="Balanced when every broker's used share is within this of the cluster's mean, "
+    "and every directory's within this of its broker's.",
+)
 @click.option("--max-moves", type=click.IntRange(min=0), metavar="N", help="Plan at most N replica moves.")
 @click.option("--max-bytes", callback=_size, metavar="SIZE", help="Move at most this many bytes, e.g. 500GB.")
 @click.option("--exclude-topics", metavar="REGEX", help="Never move replicas of topics matching this.")
-@click.option("--max-dir-usage", default="90%", show_default=True, callback=_percent, metavar="PCT",
-              help="No directory receiving replicas ends fuller than this.")
-@click.option("--throttle", callback=_rate, metavar="RATE",
-              help="Replication throttle you will execute with, e.g. 50MB/s: prints the estimated copy time.")
-@click.option("--output-file", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Write the plan here (reassignment JSON with log_dirs, for `reassign execute`); refuses to overwrite.")
+@click.option(
+    "--max-dir-usage",
+    default="90%",
+    show_default=True,
+    callback=_percent,
+    metavar="PCT",
+    help="No directory receiving replicas ends fuller than this.",
+)
+@click.option(
+    "--throttle",
+    callback=_rate,
+    metavar="RATE",
+    help="Replication throttle you will execute with, e.g. 50MB/s: prints the estimated copy time.",
+)
+@click.option(
+    "--output-file",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Write the plan here (reassignment JSON with log_dirs, for `reassign execute`); refuses to overwrite.",
+)
 @cluster_options
 @output_option(("table", "json"))
-def balance(cluster, output, topic_list, broker_list, threshold, max_moves, max_bytes, exclude_topics,
-            max_dir_usage, throttle, output_file):
+def balance(
+    cluster,
+    output,
+    topic_list,
+    broker_list,
+    threshold,
+    max_moves,
+    max_bytes,
+    exclude_topics,
+    max_dir_usage,
+    throttle,
+    output_file,
+):
     """Plan moves that bring every broker's used disk share within --threshold of the cluster's
     mean and every directory within --threshold of its broker's, moving as few bytes as possible.
 
@@ -82,8 +113,12 @@ def balance(cluster, output, topic_list, broker_list, threshold, max_moves, max_
     requested = int_list(broker_list, "--broker-list")
     topics = str_list(topic_list)
     request = BalanceRequest(
-        topics=None if topics is None else tuple(topics), brokers=None if requested is None else tuple(requested),
-        threshold=threshold, max_moves=max_moves, max_bytes=max_bytes, exclude_topics=exclude_topics,
+        topics=None if topics is None else tuple(topics),
+        brokers=None if requested is None else tuple(requested),
+        threshold=threshold,
+        max_moves=max_moves,
+        max_bytes=max_bytes,
+        exclude_topics=exclude_topics,
         max_dir_usage=max_dir_usage,
     )
     request.validate()
@@ -98,8 +133,12 @@ def balance(cluster, output, topic_list, broker_list, threshold, max_moves, max_
             reassigning = tuple(backend.list_partition_reassignments())
     failed = {b: a.error for b, a in answers.items() if a.error}
     if failed.keys() & set(requested or ()):
-        raise ClusterError("; ".join(f"broker {b} did not answer DescribeLogDirs: {failed[b]}"
-                                     for b in sorted(failed.keys() & set(requested))))
+        raise ClusterError(
+            "; ".join(
+                f"broker {b} did not answer DescribeLogDirs: {failed[b]}"
+                for b in sorted(failed.keys() & set(requested))
+            )
+        )
     from kadmin.commands import render
 
     for b in sorted(failed):

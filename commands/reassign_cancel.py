@@ -8,8 +8,13 @@ from kadmin.commands.options import cluster_options, open_cluster, output_option
 
 
 @click.command()
-@click.option("--reassignment-json-file", "plan_file", metavar="FILE", type=click.Path(dir_okay=False),
-              help="Cancel this plan's reassignments and log-dir moves.")
+@click.option(
+    "--reassignment-json-file",
+    "plan_file",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="Cancel this plan's reassignments and log-dir moves.",
+)
 @click.option("--all", "cancel_all", is_flag=True, help="Cancel every reassignment and log-dir move in the cluster.")
 @cluster_options
 @output_option(("table", "json"))
@@ -48,8 +53,13 @@ def cancel(cluster, output, plan_file, cancel_all):
                 click.echo("Nothing to cancel: no reassignment or log-dir move of this plan is running.")
         result = apply_cancel(backend, cplan, LineReporter(people))
     if not people:
-        render.print_json({"version": 1, "cancelled": [change_json(c, e) for c, e in result.applied],
-                           "failures": len(result.failures)})
+        render.print_json(
+            {
+                "version": 1,
+                "cancelled": [change_json(c, e) for c, e in result.applied],
+                "failures": len(result.failures),
+            }
+        )
     if result.failures:
         raise ClusterError(f"{len(result.failures)} cancellation(s) failed")
     if unseen:

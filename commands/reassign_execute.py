@@ -14,45 +14,115 @@ from kadmin.commands.options import cluster_options, open_cluster, output_option
 
 
 @click.command()
-@click.option("--reassignment-json-file", "plan_file", required=True, metavar="FILE",
-              type=click.Path(dir_okay=False), help="The plan, in Kafka's reassignment JSON format.")
-@click.option("--throttle", metavar="RATE",
-              help="Inter-broker replication throttle, e.g. 50MB/s (set on every source and destination broker, "
-                   "with throttled-replica lists merged into what is already set).")
-@click.option("--replica-alter-log-dirs-throttle", "log_dir_throttle", metavar="RATE",
-              help="Throttle of moves between the directories of one broker, e.g. 20MB/s.")
-@click.option("--additional", is_flag=True,
-              help="Run in addition to reassignments already running (also: change a running plan's throttle).")
+@click.option(
+    "--reassignment-json-file",
+    "plan_file",
+    required=True,
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="The plan, in Kafka's reassignment JSON format.",
+)
+@click.option(
+    "--throttle",
+    metavar="RATE",
+    help="Inter-broker replication throttle, e.g. 50MB/s (set on every source and destination broker, "
+    "with throttled-replica lists merged into what is already set).",
+)
+@click.option(
+    "--replica-alter-log-dirs-throttle",
+    "log_dir_throttle",
+    metavar="RATE",
+    help="Throttle of moves between the directories of one broker, e.g. 20MB/s.",
+)
+@click.option(
+    "--additional",
+    is_flag=True,
+    help="Run in addition to reassignments already running (also: change a running plan's throttle).",
+)
 @click.option("--dry-run", is_flag=True, help="Validate and print every change that would be made; change nothing.")
-@click.option("--rollback-file", metavar="PATH", type=click.Path(dir_okay=False),
-              help="Where to save the current assignment (default: next to the plan, with a timestamp).")
-@click.option("--allow-replication-factor-change", is_flag=True, help="Accept entries that change a partition's replica count.")
-@click.option("--incremental", is_flag=True,
-              help="Run the plan in KIP-435 steps under the --max-* limits and wait for the end; resumable.")
-@click.option("--max-parallel-replicas", type=click.IntRange(min=1), default=1, show_default=True,
-              help="--incremental: replicas added to one partition at once.")
-@click.option("--max-parallel-partitions", type=click.IntRange(min=1), default=None,
-              help="--incremental: partitions moving at once (default: no limit).")
-@click.option("--max-leader-movements", type=click.IntRange(min=1), default=None,
-              help="--incremental: steps moving a leader at once (default: no limit).")
-@click.option("--max-moves-per-broker", type=click.IntRange(min=1), default=5, show_default=True,
-              help="--incremental: replicas moving into or out of one broker at once.")
-@click.option("--state-file", metavar="PATH", type=click.Path(dir_okay=False),
-              help="--incremental: where progress is kept (default: under $XDG_STATE_HOME/kadmin, keyed by the plan's path).")
-@click.option("--wait", is_flag=True,
-              help="Follow the progress to the end, then verify and remove the throttles this plan set "
-                   "(exit codes as verify). Ctrl-C stops following, not the reassignment.")
-@click.option("--interval", default="2s", show_default=True, metavar="DURATION",
-              help="--wait: time between progress samples.")
-@click.option("--elect-preferred", is_flag=True,
-              help="--wait or --incremental: once the plan is complete, elect the preferred leader of its partitions "
-                   "whose leader differs (--incremental: at most --max-leader-movements at a time).")
+@click.option(
+    "--rollback-file",
+    metavar="PATH",
+    type=click.Path(dir_okay=False),
+    help="Where to save the current assignment (default: next to the plan, with a timestamp).",
+)
+@click.option(
+    "--allow-replication-factor-change", is_flag=True, help="Accept entries that change a partition's replica count."
+)
+@click.option(
+    "--incremental",
+    is_flag=True,
+    help="Run the plan in KIP-435 steps under the --max-* limits and wait for the end; resumable.",
+)
+@click.option(
+    "--max-parallel-replicas",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="--incremental: replicas added to one partition at once.",
+)
+@click.option(
+    "--max-parallel-partitions",
+    type=click.IntRange(min=1),
+    default=None,
+    help="--incremental: partitions moving at once (default: no limit).",
+)
+@click.option(
+    "--max-leader-movements",
+    type=click.IntRange(min=1),
+    default=None,
+    help="--incremental: steps moving a leader at once (default: no limit).",
+)
+@click.option(
+    "--max-moves-per-broker",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="--incremental: replicas moving into or out of one broker at once.",
+)
+@click.option(
+    "--state-file",
+    metavar="PATH",
+    type=click.Path(dir_okay=False),
+    help="--incremental: where progress is kept (default: under $XDG_STATE_HOME/kadmin, keyed by the plan's path).",
+)
+@click.option(
+    "--wait",
+    is_flag=True,
+    help="Follow the progress to the end, then verify and remove the throttles this plan set "
+    "(exit codes as verify). Ctrl-C stops following, not the reassignment.",
+)
+@click.option(
+    "--interval", default="2s", show_default=True, metavar="DURATION", help="--wait: time between progress samples."
+)
+@click.option(
+    "--elect-preferred",
+    is_flag=True,
+    help="--wait or --incremental: once the plan is complete, elect the preferred leader of its partitions "
+    "whose leader differs (--incremental: at most --max-leader-movements at a time).",
+)
 @cluster_options
 @output_option(("table", "json"))
-def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, dry_run, rollback_file,
-            allow_replication_factor_change, incremental=False, max_parallel_replicas=1,
-            max_parallel_partitions=None, max_leader_movements=None, max_moves_per_broker=5, state_file=None,
-            wait=False, interval="2s", elect_preferred=False):
+def execute(
+    cluster,
+    output,
+    plan_file,
+    throttle,
+    log_dir_throttle,
+    additional,
+    dry_run,
+    rollback_file,
+    allow_replication_factor_change,
+    incremental=False,
+    max_parallel_replicas=1,
+    max_parallel_partitions=None,
+    max_leader_movements=None,
+    max_moves_per_broker=5,
+    state_file=None,
+    wait=False,
+    interval="2s",
+    elect_preferred=False,
+):
     """Validate the whole plan against the cluster (every problem at once, exit 2, nothing
     changed), write the rollback file, set throttles, request log-dir moves, start the
     reassignment, and retry moves of new replicas until --timeout (default 10s) as KIP-113 says.
@@ -76,11 +146,22 @@ def execute(cluster, output, plan_file, throttle, log_dir_throttle, additional, 
     from kadmin.plan.batches import Limits
 
     params = ExecuteParams(
-        plan_file=plan_file, output=output, throttle=throttle, log_dir_throttle=log_dir_throttle,
-        additional=additional, dry_run=dry_run, rollback_file=rollback_file,
-        allow_replication_factor_change=allow_replication_factor_change, incremental=incremental,
+        plan_file=plan_file,
+        output=output,
+        throttle=throttle,
+        log_dir_throttle=log_dir_throttle,
+        additional=additional,
+        dry_run=dry_run,
+        rollback_file=rollback_file,
+        allow_replication_factor_change=allow_replication_factor_change,
+        incremental=incremental,
         limits=Limits(max_parallel_replicas, max_parallel_partitions, max_leader_movements, max_moves_per_broker),
-        state_file=state_file, wait=wait, interval=interval, elect_preferred=elect_preferred, timeout=cluster.timeout, given=_given_flags(),
+        state_file=state_file,
+        wait=wait,
+        interval=interval,
+        elect_preferred=elect_preferred,
+        timeout=cluster.timeout,
+        given=_given_flags(),
     )
     opener = lambda read_only: open_cluster(cluster, read_only=read_only)  # noqa: E731
     if incremental:
@@ -93,8 +174,11 @@ def _given_flags() -> frozenset[str]:
     from click.core import ParameterSource
 
     ctx = click.get_current_context()
-    return frozenset(f"--{name.replace('_', '-')}" for name in ctx.params
-                     if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT))
+    return frozenset(
+        f"--{name.replace('_', '-')}"
+        for name in ctx.params
+        if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
+    )
 
 
 def _run(params, opener) -> None:
@@ -123,11 +207,14 @@ def _run(params, opener) -> None:
             )
         if xplan.nothing_to_change:
             if people:
-                click.echo("Nothing to change: every partition of the plan already has, or is already moving to, "
-                           "its replicas and directories, with the throttles asked for.")
+                click.echo(
+                    "Nothing to change: every partition of the plan already has, or is already moving to, "
+                    "its replicas and directories, with the throttles asked for."
+                )
             else:
-                render.print_json({**_document(request, xplan, None, dry_run=params.dry_run), "changes": [],
-                                   "rollback_file": None})
+                render.print_json(
+                    {**_document(request, xplan, None, dry_run=params.dry_run), "changes": [], "rollback_file": None}
+                )
             if wait:
                 click.echo("kadmin: --wait: nothing was started, so there is nothing to wait for", err=True)
             return
@@ -141,12 +228,15 @@ def _run(params, opener) -> None:
             return
         refuse_existing_rollback(request.rollback_path)
         if people:
-            click.echo(f"Saving the current assignment to {request.rollback_path} (to roll back: "
-                       f"kadmin reassign execute --reassignment-json-file {request.rollback_path})")
+            click.echo(
+                f"Saving the current assignment to {request.rollback_path} (to roll back: "
+                f"kadmin reassign execute --reassignment-json-file {request.rollback_path})"
+            )
             click.echo("Changes:")
         with RollbackFile(request.rollback_path, backend) as rollback:
-            result = apply_execution(backend, xplan, request, write_rollback=rollback.write, records=records,
-                                     reporter=LineReporter(people))
+            result = apply_execution(
+                backend, xplan, request, write_rollback=rollback.write, records=records, reporter=LineReporter(people)
+            )
         started = not result.failures and not result.aborted
         if rollback.discarded and people:
             click.echo(f"Nothing was moved, so the rollback file {request.rollback_path} was removed again.")
@@ -154,8 +244,10 @@ def _run(params, opener) -> None:
             if xplan.unchanged:
                 click.echo(f"{len(xplan.unchanged)} partition(s) already have the planned replicas.")
             if started and not wait:
-                click.echo("Started. Follow with `kadmin reassign verify --reassignment-json-file "
-                           f"{params.plan_file}` (exit 3 while in progress).")
+                click.echo(
+                    "Started. Follow with `kadmin reassign verify --reassignment-json-file "
+                    f"{params.plan_file}` (exit 3 while in progress)."
+                )
             elif started:
                 click.echo("Started. Following it to the end (Ctrl-C stops following, not the reassignment).")
         else:
@@ -169,14 +261,24 @@ def _run(params, opener) -> None:
             if records is None:  # verify's removal needs kadmin's record, even when this run set no throttle
                 records = options.open_records(backend.backend)
             assert every is not None  # set whenever wait is
-            reassign_wait.wait(backend.backend, prepared.parsed.plan, params.plan_file, request.plan_id, records,
-                               params.output, every, elect_preferred=params.elect_preferred)
+            reassign_wait.wait(
+                backend.backend,
+                prepared.parsed.plan,
+                params.plan_file,
+                request.plan_id,
+                records,
+                params.output,
+                every,
+                elect_preferred=params.elect_preferred,
+            )
     if result.failures or result.aborted:
         n = len(result.failures)
         failed = f"{n} change{'s' if n != 1 else ''} failed" if n else ""
-        hint = ("no replica was moved, so no rollback file was kept; fix the cause and run the same command again"
-                if rollback.discarded else
-                f"the rollback file {request.rollback_path} holds the assignment from before this run")
+        hint = (
+            "no replica was moved, so no rollback file was kept; fix the cause and run the same command again"
+            if rollback.discarded
+            else f"the rollback file {request.rollback_path} holds the assignment from before this run"
+        )
         raise ClusterError("; ".join(x for x in (failed, result.aborted) if x), hint=hint)
 
 
@@ -246,40 +348,58 @@ def _run_incremental(params, opener) -> None:
         if resuming and params.dry_run:
             assert saved is not None  # resuming means a saved state
             if people:
-                click.echo(f"A run of this plan is in progress (state file {state_path}); "
-                           f"{saved.steps_completed} of {saved.steps_total} steps done.")
+                click.echo(
+                    f"A run of this plan is in progress (state file {state_path}); "
+                    f"{saved.steps_completed} of {saved.steps_total} steps done."
+                )
             else:
-                render.print_json({"version": 1, "dry_run": True, "state_file": str(state_path),
-                                   "steps_total": saved.steps_total, "steps_done": saved.steps_completed})
+                render.print_json(
+                    {
+                        "version": 1,
+                        "dry_run": True,
+                        "state_file": str(state_path),
+                        "steps_total": saved.steps_total,
+                        "steps_done": saved.steps_completed,
+                    }
+                )
             return
         if not resuming:
             view = read_cluster(backend, prepared.parsed, records)
             xplan = plan_execution(request, view, now=time.time())  # validates; raises, changing nothing
             if params.dry_run:
-                steps = plan_steps(plan, view.cluster.partitions, params.limits.max_parallel_replicas,
-                                   min_insync_of(view.configs))
+                steps = plan_steps(
+                    plan, view.cluster.partitions, params.limits.max_parallel_replicas, min_insync_of(view.configs)
+                )
                 print_preview(people, steps, plan_batches(steps, params.limits), render)
                 return
             if xplan.nothing_to_change and not any(a.tp in view.ongoing for a in plan.partitions):
                 _print_done(params, pid, state_path, saved)
                 return
             refuse_existing_rollback(request.rollback_path)
-        control = RecordedThrottles(backend, rate, pid, records, plan_file=request.plan_file) if rate is not None else None
+        control = (
+            RecordedThrottles(backend, rate, pid, records, plan_file=request.plan_file) if rate is not None else None
+        )
         with RollbackFile(request.rollback_path, backend) as rollback:
             if not resuming:
                 rollback.write(request.rollback_path, xplan.rollback)
                 if people:
-                    click.echo(f"Saving the current assignment to {request.rollback_path} (to roll back: "
-                               f"kadmin reassign execute --reassignment-json-file {request.rollback_path})")
+                    click.echo(
+                        f"Saving the current assignment to {request.rollback_path} (to roll back: "
+                        f"kadmin reassign execute --reassignment-json-file {request.rollback_path})"
+                    )
             if people:
                 click.echo(f"State file: {state_path} (run the same command again to resume)")
             reporter = incremental_reporter()
             try:
-                result = run_incremental(backend, plan, params.limits, state_path, reporter,
-                                         plan_file=request.plan_file, throttle=control)
+                result = run_incremental(
+                    backend, plan, params.limits, state_path, reporter, plan_file=request.plan_file, throttle=control
+                )
             except KeyboardInterrupt:
-                click.echo(f"Interrupted. Steps already sent go on; throttles stay. Run the same command again to "
-                           f"resume (state file {state_path}).", err=True)
+                click.echo(
+                    f"Interrupted. Steps already sent go on; throttles stay. Run the same command again to "
+                    f"resume (state file {state_path}).",
+                    err=True,
+                )
                 raise
             finally:
                 reporter.close()
@@ -292,17 +412,27 @@ def _run_incremental(params, opener) -> None:
     from kadmin.commands.render_leaders import election_json, print_election, raise_if_failed
 
     if people:
-        click.echo(f"Finished: {result.steps_total} step(s), {result.batches} batch(es) in this run, "
-                   f"{result.elapsed:.0f}s.")
+        click.echo(
+            f"Finished: {result.steps_total} step(s), {result.batches} batch(es) in this run, {result.elapsed:.0f}s."
+        )
         if election is not None:
             print_election(election)
     else:
-        render.print_json({
-            "version": 1, "dry_run": False, "plan_id": pid, "state_file": str(state_path),
-            "resumed": result.resumed, "steps_total": result.steps_total, "steps_run": result.steps_run,
-            "batches": result.batches, "bytes_total": result.bytes_total, "elapsed_seconds": round(result.elapsed, 3),
-            **({"preferred_election": election_json(election)} if election is not None else {}),
-        })
+        render.print_json(
+            {
+                "version": 1,
+                "dry_run": False,
+                "plan_id": pid,
+                "state_file": str(state_path),
+                "resumed": result.resumed,
+                "steps_total": result.steps_total,
+                "steps_run": result.steps_run,
+                "batches": result.batches,
+                "bytes_total": result.bytes_total,
+                "elapsed_seconds": round(result.elapsed, 3),
+                **({"preferred_election": election_json(election)} if election is not None else {}),
+            }
+        )
     raise_if_failed(election)
 
 
@@ -328,8 +458,18 @@ def _print_done(params, pid, state_path, saved) -> None:
         when = " (a run of this plan finished earlier)" if saved is not None and saved.finished else ""
         click.echo(f"Nothing to do: every partition of the plan already has its planned replicas{when}.")
         return
-    render.print_json({
-        "version": 1, "dry_run": False, "plan_id": pid, "state_file": str(state_path), "resumed": False,
-        "steps_total": total, "steps_run": 0, "batches": 0, "bytes_total": 0, "elapsed_seconds": 0,
-        "already_done": True,
-    })
+    render.print_json(
+        {
+            "version": 1,
+            "dry_run": False,
+            "plan_id": pid,
+            "state_file": str(state_path),
+            "resumed": False,
+            "steps_total": total,
+            "steps_run": 0,
+            "batches": 0,
+            "bytes_total": 0,
+            "elapsed_seconds": 0,
+            "already_done": True,
+        }
+    )

@@ -8,19 +8,42 @@ from kadmin.commands.options import cluster_options, int_list, open_cluster, out
 
 
 @click.command()
-@click.option("--topics-to-move-json-file", "topics_file", required=True, metavar="FILE",
-              type=click.Path(dir_okay=False),
-              help='Topics to move: {"version":1,"topics":[{"topic":"foo"}]} (schemas/topics-to-move.json).')
-@click.option("--broker-list", required=True, metavar="1,2,3",
-              help="Brokers to place the replicas on. Brokers left out are emptied of these topics.")
+@click.option(
+    "--topics-to-move-json-file",
+    "topics_file",
+    required=True,
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help='Topics to move: {"version":1,"topics":[{"topic":"foo"}]} (schemas/topics-to-move.json).',
+)
+@click.option(
+    "--broker-list",
+    required=True,
+    metavar="1,2,3",
+    help="Brokers to place the replicas on. Brokers left out are emptied of these topics.",
+)
 @click.option("--disable-rack-aware", is_flag=True, help="Ignore broker racks when placing replicas.")
-@click.option("--strategy", type=click.Choice(["minimal", "kafka"]), default="minimal", show_default=True,
-              help="minimal: balance replicas and leaders moving as few replicas as possible. "
-                   "kafka: Kafka's own round-robin, rebuilding every topic.")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Seed of the kafka strategy's start positions (Kafka draws them at random).")
-@click.option("--output-file", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Write the proposed plan here (Kafka's reassignment JSON); refuses to overwrite.")
+@click.option(
+    "--strategy",
+    type=click.Choice(["minimal", "kafka"]),
+    default="minimal",
+    show_default=True,
+    help="minimal: balance replicas and leaders moving as few replicas as possible. "
+    "kafka: Kafka's own round-robin, rebuilding every topic.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the kafka strategy's start positions (Kafka draws them at random).",
+)
+@click.option(
+    "--output-file",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Write the proposed plan here (Kafka's reassignment JSON); refuses to overwrite.",
+)
 @cluster_options
 @output_option(("table", "json"))
 def generate(cluster, output, topics_file, broker_list, disable_rack_aware, strategy, seed, output_file):
@@ -47,8 +70,9 @@ def generate(cluster, output, topics_file, broker_list, disable_rack_aware, stra
         raise InputError(f"{output_file} already exists; choose another path (nothing was changed)")
     with open_cluster(cluster, read_only=True) as backend:
         state = backend.describe_cluster()
-    current, proposed = plan(state, topics, brokers or [], strategy=strategy,
-                             rack_aware=not disable_rack_aware, seed=seed)
+    current, proposed = plan(
+        state, topics, brokers or [], strategy=strategy, rack_aware=not disable_rack_aware, seed=seed
+    )
 
     from kadmin.commands import render
     from kadmin.plan.reassignment_file import format_reassignment, plan_to_json, write_reassignment
@@ -59,8 +83,11 @@ def generate(cluster, output, topics_file, broker_list, disable_rack_aware, stra
         click.echo(f"Current partition replica assignment\n{format_reassignment(_any_dirs(current))}\n")
         click.echo(f"Proposed partition reassignment configuration\n{format_reassignment(_any_dirs(proposed))}")
     moved, leaders = replicas_moved(current, proposed), leaders_moved(current, proposed)
-    click.echo(f"kadmin: {len(proposed.partitions)} partitions, {moved} replicas to copy, "
-               f"{leaders} preferred leaders change ({strategy} strategy)", err=True)
+    click.echo(
+        f"kadmin: {len(proposed.partitions)} partitions, {moved} replicas to copy, "
+        f"{leaders} preferred leaders change ({strategy} strategy)",
+        err=True,
+    )
     if output_file:
         write_reassignment(output_file, proposed)
         click.echo(f"kadmin: proposed plan written to {output_file}", err=True)

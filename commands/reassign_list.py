@@ -25,14 +25,21 @@ def list_(cluster, output, fleet):
         ongoing = backend.list_partition_reassignments()
     items = [ongoing[tp] for tp in sorted(ongoing)]
     if output == "json":
-        render.print_json({
-            "version": 1,
-            "reassignments": [
-                {"topic": r.topic, "partition": r.partition, "replicas": list(r.replicas),
-                 "adding": list(r.adding), "removing": list(r.removing)}
-                for r in items
-            ],
-        })
+        render.print_json(
+            {
+                "version": 1,
+                "reassignments": [
+                    {
+                        "topic": r.topic,
+                        "partition": r.partition,
+                        "replicas": list(r.replicas),
+                        "adding": list(r.adding),
+                        "removing": list(r.removing),
+                    }
+                    for r in items
+                ],
+            }
+        )
         return
     if not items:
         click.echo("No partition reassignments found.")

@@ -10,15 +10,27 @@ from kadmin.commands.options import cluster_options, open_cluster, output_option
 
 
 @click.command()
-@click.option("--reassignment-json-file", "plan_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False),
-              help="Only this plan's replicas (default: every ongoing reassignment and log-dir move, "
-                   "whoever started it).")
-@click.option("--watch", "-w", is_flag=True, help="Keep refreshing until every move is done (Ctrl-C stops watching, "
-                                                  "not the moves).")
-@click.option("--interval", default=None, metavar="DURATION",
-              help="Time between samples (default 2s with --watch). Without --watch, when anything moves, a "
-                   "second sample this far after the first (default 1s) gives the rate and ETA "
-                   "(0: one sample, no rate).")
+@click.option(
+    "--reassignment-json-file",
+    "plan_file",
+    metavar="FILE",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Only this plan's replicas (default: every ongoing reassignment and log-dir move, whoever started it).",
+)
+@click.option(
+    "--watch",
+    "-w",
+    is_flag=True,
+    help="Keep refreshing until every move is done (Ctrl-C stops watching, not the moves).",
+)
+@click.option(
+    "--interval",
+    default=None,
+    metavar="DURATION",
+    help="Time between samples (default 2s with --watch). Without --watch, when anything moves, a "
+    "second sample this far after the first (default 1s) gives the rate and ETA "
+    "(0: one sample, no rate).",
+)
 @cluster_options
 @output_option(("table", "json"))
 def progress(cluster, output, plan_file, watch, interval):

@@ -8,11 +8,20 @@ from kadmin.commands.options import cluster_options, open_cluster, output_option
 
 
 @click.command()
-@click.option("--reassignment-json-file", "plan_file", required=True, metavar="FILE",
-              type=click.Path(dir_okay=False), help="The plan that was executed.")
+@click.option(
+    "--reassignment-json-file",
+    "plan_file",
+    required=True,
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="The plan that was executed.",
+)
 @click.option("--preserve-throttles", is_flag=True, help="Leave the throttles this plan set in place.")
-@click.option("--elect-preferred", is_flag=True,
-              help="Once the plan is complete, elect the preferred leader of its partitions whose leader differs.")
+@click.option(
+    "--elect-preferred",
+    is_flag=True,
+    help="Once the plan is complete, elect the preferred leader of its partitions whose leader differs.",
+)
 @cluster_options
 @output_option(("table", "json"))
 def verify(cluster, output, plan_file, preserve_throttles, elect_preferred=False):

@@ -20,8 +20,9 @@ def follow_clock():
     return SystemClock()
 
 
-def wait(backend, plan, plan_file: str, plan_id: str, records, output: str, interval: float, *,
-         elect_preferred: bool = False) -> None:
+def wait(
+    backend, plan, plan_file: str, plan_id: str, records, output: str, interval: float, *, elect_preferred: bool = False
+) -> None:
     """Follow the started ``plan`` to its end, verify it, remove its throttles, report as verify
     does (raising its exit-4 error when the cluster differs). Ctrl-C stops following only.
     ``elect_preferred``: once complete, elect the preferred leaders of the plan's partitions."""
@@ -34,8 +35,16 @@ def wait(backend, plan, plan_file: str, plan_id: str, records, output: str, inte
     sample = Sampler(backend, plan, clock=clock.now)
     try:
         with reporter_for(output) as reporter:
-            outcome = wait_for_plan(backend, plan, sample, plan_id=plan_id, records=records, clock=clock,
-                                    reporter=reporter, interval=interval)
+            outcome = wait_for_plan(
+                backend,
+                plan,
+                sample,
+                plan_id=plan_id,
+                records=records,
+                clock=clock,
+                reporter=reporter,
+                interval=interval,
+            )
     except KeyboardInterrupt:
         click.echo(
             "Interrupted: the reassignment goes on and its throttles stay.\n"

@@ -25,8 +25,9 @@ def print_error(err: KadminError) -> None:
             click.echo(f"  - {_one_line(str(problem))}", err=True)
         rest = len(err.problems) - PROBLEMS_SHOWN
         if rest > 0:
-            click.echo(f"  ... and {rest} more problem{'s' if rest != 1 else ''} "
-                       "(--output json lists every one)", err=True)
+            click.echo(
+                f"  ... and {rest} more problem{'s' if rest != 1 else ''} (--output json lists every one)", err=True
+            )
 
 
 def problems_document(err: InputError) -> dict:
@@ -37,8 +38,9 @@ def problems_document(err: InputError) -> dict:
     if details is not None:
         problems = [p.to_json() for p in details]
     else:
-        problems = [{"index": None, "topic": None, "partition": None, "field": None, "message": str(p)}
-                    for p in err.problems]
+        problems = [
+            {"index": None, "topic": None, "partition": None, "field": None, "message": str(p)} for p in err.problems
+        ]
     return {"version": 1, "problems": problems}
 
 

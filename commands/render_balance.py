@@ -34,19 +34,33 @@ def brokers_table(result, *, bars: bool):
     out, inn = _traffic(result)
     after = {u.broker: u for u in result.brokers_after}
     low, high = max(result.mean - result.threshold, 0), result.mean + result.threshold
-    table = Table(title=f"Brokers: used share before and after (band {low:.1%}..{high:.1%}, mean {result.mean:.1%})",
-                  header_style="bold")
+    table = Table(
+        title=f"Brokers: used share before and after (band {low:.1%}..{high:.1%}, mean {result.mean:.1%})",
+        header_style="bold",
+    )
     columns: list[tuple[str, dict[str, Any]]] = [
-        ("Broker", {"justify": "right"}), ("Rack", {}), ("Used before", {}), ("Used after", {}),
-        ("Out", {"justify": "right"}), ("In", {"justify": "right"}), ("Replicas", {"justify": "right"})]
+        ("Broker", {"justify": "right"}),
+        ("Rack", {}),
+        ("Used before", {}),
+        ("Used after", {}),
+        ("Out", {"justify": "right"}),
+        ("In", {"justify": "right"}),
+        ("Replicas", {"justify": "right"}),
+    ]
     for col, kw in columns:
         table.add_column(col, no_wrap=True, **kw)
     for u in result.brokers_before:
         a = after[u.broker]
         replicas = str(u.replicas) if u.replicas == a.replicas else f"{u.replicas} -> {a.replicas}"
-        table.add_row(str(u.broker), u.rack or "-", _show(u.used_fraction, bars), _show(a.used_fraction, bars),
-                      format_size(out[u.broker]) if u.broker in out else "",
-                      format_size(inn[u.broker]) if u.broker in inn else "", replicas)
+        table.add_row(
+            str(u.broker),
+            u.rack or "-",
+            _show(u.used_fraction, bars),
+            _show(a.used_fraction, bars),
+            format_size(out[u.broker]) if u.broker in out else "",
+            format_size(inn[u.broker]) if u.broker in inn else "",
+            replicas,
+        )
     return table
 
 
@@ -61,8 +75,14 @@ def dirs_table(result, *, bars: bool):
         moved_in[m.dest_broker, m.dest_dir] = moved_in.get((m.dest_broker, m.dest_dir), 0) + 1
     table = Table(title="Log directories: used share before and after", header_style="bold")
     columns: list[tuple[str, dict[str, Any]]] = [
-        ("Broker", {"justify": "right"}), ("Log dir", {}), ("Status", {}), ("Used before", {}),
-        ("Used after", {}), ("Kafka bytes", {"justify": "right"}), ("Out/in", {"justify": "right"})]
+        ("Broker", {"justify": "right"}),
+        ("Log dir", {}),
+        ("Status", {}),
+        ("Used before", {}),
+        ("Used after", {}),
+        ("Kafka bytes", {"justify": "right"}),
+        ("Out/in", {"justify": "right"}),
+    ]
     for col, kw in columns:
         table.add_column(col, no_wrap=True, **kw)
     last = None
@@ -72,11 +92,21 @@ def dirs_table(result, *, bars: bool):
             table.add_section()
         first, last = u.broker != last, u.broker
         status = u.status.value if u.status.value == "online" else f"[red]{u.status.value}[/]"
-        kafka = (format_size(u.replica_bytes) if u.replica_bytes == a.replica_bytes
-                 else f"{format_size(u.replica_bytes)} -> {format_size(a.replica_bytes)}")
+        kafka = (
+            format_size(u.replica_bytes)
+            if u.replica_bytes == a.replica_bytes
+            else f"{format_size(u.replica_bytes)} -> {format_size(a.replica_bytes)}"
+        )
         o, i = moved_out.get((u.broker, u.path), 0), moved_in.get((u.broker, u.path), 0)
-        table.add_row(str(u.broker) if first else "", u.path, status, _show(u.used_fraction, bars),
-                      _show(a.used_fraction, bars), kafka, f"{o}/{i}" if o or i else "")
+        table.add_row(
+            str(u.broker) if first else "",
+            u.path,
+            status,
+            _show(u.used_fraction, bars),
+            _show(a.used_fraction, bars),
+            kafka,
+            f"{o}/{i}" if o or i else "",
+        )
     return table
 
 
@@ -94,9 +124,11 @@ def balance_summary(result, cluster, throttle) -> str:
         f"{max_deviation(result.brokers_after, result.mean):.1%} after (threshold {result.threshold:.1%}).",
     ]
     if throttle:
-        lines.append(f"Estimated copy time at {format_size(throttle)}/s: "
-                     f"{format_duration(transfer_seconds(result, cluster, throttle))} "
-                     "(the busiest broker's bytes in or out).")
+        lines.append(
+            f"Estimated copy time at {format_size(throttle)}/s: "
+            f"{format_duration(transfer_seconds(result, cluster, throttle))} "
+            "(the busiest broker's bytes in or out)."
+        )
     lines.append(f"Stopped: {result.stopped}.")
     lines += [f"  - {why}" for why in result.unresolved]
     return "\n".join(lines)
@@ -121,20 +153,47 @@ def balance_document(result, cluster, throttle) -> dict:
         "throttle_bytes_per_second": throttle,
         "estimated_seconds": transfer_seconds(result, cluster, throttle) if throttle else None,
         "plan": plan_to_json(result.plan.partitions),
-        "moves": [{"topic": m.topic, "partition": m.partition, "source_broker": m.source_broker,
-                   "source_dir": m.source_dir, "dest_broker": m.dest_broker, "dest_dir": m.dest_dir,
-                   "size_bytes": m.size} for m in result.moves],
-        "brokers": [{"broker": u.broker, "rack": u.rack, "capacity_bytes": u.capacity,
-                     "used_bytes_before": u.occupied, "used_bytes_after": after[u.broker].occupied,
-                     "used_fraction_before": u.used_fraction, "used_fraction_after": after[u.broker].used_fraction,
-                     "replicas_before": u.replicas, "replicas_after": after[u.broker].replicas}
-                    for u in result.brokers_before],
-        "log_dirs": [{"broker": u.broker, "path": u.path, "status": u.status.value, "total_bytes": u.total_bytes,
-                      "usable_bytes_before": u.usable_bytes, "usable_bytes_after": dirs_after[u.broker, u.path].usable_bytes,
-                      "used_fraction_before": u.used_fraction,
-                      "used_fraction_after": dirs_after[u.broker, u.path].used_fraction,
-                      "replica_bytes_before": u.replica_bytes,
-                      "replica_bytes_after": dirs_after[u.broker, u.path].replica_bytes,
-                      "replicas_before": u.replicas, "replicas_after": dirs_after[u.broker, u.path].replicas}
-                     for u in result.dirs_before],
+        "moves": [
+            {
+                "topic": m.topic,
+                "partition": m.partition,
+                "source_broker": m.source_broker,
+                "source_dir": m.source_dir,
+                "dest_broker": m.dest_broker,
+                "dest_dir": m.dest_dir,
+                "size_bytes": m.size,
+            }
+            for m in result.moves
+        ],
+        "brokers": [
+            {
+                "broker": u.broker,
+                "rack": u.rack,
+                "capacity_bytes": u.capacity,
+                "used_bytes_before": u.occupied,
+                "used_bytes_after": after[u.broker].occupied,
+                "used_fraction_before": u.used_fraction,
+                "used_fraction_after": after[u.broker].used_fraction,
+                "replicas_before": u.replicas,
+                "replicas_after": after[u.broker].replicas,
+            }
+            for u in result.brokers_before
+        ],
+        "log_dirs": [
+            {
+                "broker": u.broker,
+                "path": u.path,
+                "status": u.status.value,
+                "total_bytes": u.total_bytes,
+                "usable_bytes_before": u.usable_bytes,
+                "usable_bytes_after": dirs_after[u.broker, u.path].usable_bytes,
+                "used_fraction_before": u.used_fraction,
+                "used_fraction_after": dirs_after[u.broker, u.path].used_fraction,
+                "replica_bytes_before": u.replica_bytes,
+                "replica_bytes_after": dirs_after[u.broker, u.path].replica_bytes,
+                "replicas_before": u.replicas,
+                "replicas_after": dirs_after[u.broker, u.path].replicas,
+            }
+            for u in result.dirs_before
+        ],
     }

@@ -27,8 +27,10 @@ class IncrementalLines(IncrementalReporter):
 
     def planned(self, state, resumed) -> None:
         verb = "Resuming" if resumed else "Planned"
-        self._echo(f"{verb}: {state.steps_total} step(s) over {len(state.partitions)} partition(s); "
-                   f"{state.steps_completed} done.")
+        self._echo(
+            f"{verb}: {state.steps_total} step(s) over {len(state.partitions)} partition(s); "
+            f"{state.steps_completed} done."
+        )
 
     def throttles(self, action, changes) -> None:
         self._echo(f"Throttles {action} ({changes} config change(s)).")
@@ -74,8 +76,15 @@ class IncrementalBar(IncrementalLines):
 
         from kadmin.commands import render
 
-        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(),
-                            TransferSpeedColumn(), TimeRemainingColumn(), console=render.stderr(), transient=False)
+        self.bar = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            console=render.stderr(),
+            transient=False,
+        )
         self.task = None
 
     def _echo(self, text: str) -> None:
@@ -88,8 +97,12 @@ class IncrementalBar(IncrementalLines):
     def progress(self, p) -> None:
         if self.task is None:
             self.task = self.bar.add_task(p.step_label, total=p.bytes_total or None)
-        self.bar.update(self.task, description=f"{p.step_label} ({len(p.in_flight)} running)",
-                        completed=p.bytes_done, total=p.bytes_total or None)
+        self.bar.update(
+            self.task,
+            description=f"{p.step_label} ({len(p.in_flight)} running)",
+            completed=p.bytes_done,
+            total=p.bytes_total or None,
+        )
 
     def finished(self, p) -> None:
         self.progress(p)
@@ -109,21 +122,41 @@ def incremental_reporter() -> IncrementalLines:
 def _progress_line(p) -> str:
     from kadmin.units import format_duration, format_size
 
-    eta = f", ETA {format_duration(p.eta_seconds)}" if p.eta_seconds is not None and p.steps_done < p.steps_total else ""
-    return (f"{p.step_label}, {len(p.in_flight)} running, {format_size(p.bytes_done)} of "
-            f"{format_size(p.bytes_total)} copied{eta}")
+    eta = (
+        f", ETA {format_duration(p.eta_seconds)}" if p.eta_seconds is not None and p.steps_done < p.steps_total else ""
+    )
+    return (
+        f"{p.step_label}, {len(p.in_flight)} running, {format_size(p.bytes_done)} of "
+        f"{format_size(p.bytes_total)} copied{eta}"
+    )
 
 
 def print_preview(people, steps, batches, render) -> None:
     if not people:
-        render.print_json({
-            "version": 1, "dry_run": True,
-            "batches": [[{"topic": s.tp.topic, "partition": s.tp.partition, "step": s.number, "of": s.of,
-                          "replicas": list(s.after)} for s in b] for b in batches],
-        })
+        render.print_json(
+            {
+                "version": 1,
+                "dry_run": True,
+                "batches": [
+                    [
+                        {
+                            "topic": s.tp.topic,
+                            "partition": s.tp.partition,
+                            "step": s.number,
+                            "of": s.of,
+                            "replicas": list(s.after),
+                        }
+                        for s in b
+                    ]
+                    for b in batches
+                ],
+            }
+        )
         return
     total = sum(len(c) for c in steps.values())
-    click.echo(f"{total} step(s) over {sum(1 for c in steps.values() if c)} partition(s), "
-               f"{len(batches)} batch(es) if each waits for the previous one:")
+    click.echo(
+        f"{total} step(s) over {sum(1 for c in steps.values() if c)} partition(s), "
+        f"{len(batches)} batch(es) if each waits for the previous one:"
+    )
     for i, b in enumerate(batches, 1):
         click.echo(f"Batch {i}: " + ", ".join(f"{s.tp} -> {','.join(map(str, s.after))}" for s in b))

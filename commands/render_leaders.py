@@ -10,8 +10,16 @@ def election_json(report) -> dict:
     return {
         "batches": report.batches,
         "elected": [{"topic": tp.topic, "partition": tp.partition} for tp in report.elected],
-        "failed": [{"topic": o.tp.topic, "partition": o.tp.partition, "error": o.error, "message": o.message,
-                    "reason": o.reason} for o in report.failed],
+        "failed": [
+            {
+                "topic": o.tp.topic,
+                "partition": o.tp.partition,
+                "error": o.error,
+                "message": o.message,
+                "reason": o.reason,
+            }
+            for o in report.failed
+        ],
     }
 
 
@@ -30,5 +38,7 @@ def raise_if_failed(report) -> None:
     if report is not None and report.failed:
         from kadmin.errors import ClusterError
 
-        raise ClusterError(f"the plan is complete, but {len(report.failed)} partition(s) could not get their "
-                           "preferred leader", hint="see the lines above; run `kadmin leaders show`")
+        raise ClusterError(
+            f"the plan is complete, but {len(report.failed)} partition(s) could not get their preferred leader",
+            hint="see the lines above; run `kadmin leaders show`",
+        )

@@ -67,8 +67,14 @@ def log_dirs_table(rows, width: int = WIDE):
             table.add_row(*cells)
             continue
         futures = ", ".join(f"{f.topic}-{f.partition} ({f.offset_lag:,})" for f in r.futures) or "-"
-        cells = [broker, r.path, status, usage_bar(r.used_fraction, 20 if wide else 10),
-                 format_size(r.kafka_bytes), format_size(r.usable_bytes)]
+        cells = [
+            broker,
+            r.path,
+            status,
+            usage_bar(r.used_fraction, 20 if wide else 10),
+            format_size(r.kafka_bytes),
+            format_size(r.usable_bytes),
+        ]
         if wide:
             cells.append(format_size(r.total_bytes))
         cells += [str(r.replicas), futures]

@@ -45,13 +45,23 @@ def progress_table(snap, moving_first: bool = False):
     from kadmin.units import format_duration, format_rate, format_size
 
     t = snap.totals
-    title = (f"Reassignment progress: {snap.reassigning_partitions} partitions reassigning, "
-             f"{t.moving_replicas} replicas moving")
+    title = (
+        f"Reassignment progress: {snap.reassigning_partitions} partitions reassigning, "
+        f"{t.moving_replicas} replicas moving"
+    )
     table = Table(title=title, title_justify="left", header_style="bold")
     columns: tuple[tuple[str, JustifyMethod], ...] = (
-        ("Topic", "left"), ("Partition", "right"), ("Broker", "right"), ("Status", "left"),
-        ("Move", "left"), ("Progress", "left"), ("Moved", "right"), ("Left", "right"),
-        ("Rate", "right"), ("ETA", "right"))
+        ("Topic", "left"),
+        ("Partition", "right"),
+        ("Broker", "right"),
+        ("Status", "left"),
+        ("Move", "left"),
+        ("Progress", "left"),
+        ("Moved", "right"),
+        ("Left", "right"),
+        ("Rate", "right"),
+        ("ETA", "right"),
+    )
     for col, justify in columns:
         table.add_column(col, justify=justify, no_wrap=col != "Move")
     rows = list(snap.replicas)
@@ -65,18 +75,33 @@ def progress_table(snap, moving_first: bool = False):
         moving_row = r.move != "none"
         move = {"inter-broker": "broker", "log-dir": f"dir {r.log_dir} -> {r.future_log_dir}"}.get(r.move, "")
         style = "green" if r.status == "In sync" else ("yellow" if moving_row else "red")
-        table.add_row(r.topic, str(r.partition), str(r.broker), f"[{style}]{r.status}[/]", move,
-                      bar(fraction(r.moved_bytes, r.remaining_bytes)) if moving_row else "",
-                      format_size(r.moved_bytes) if moving_row else "",
-                      format_size(r.remaining_bytes) if moving_row else "",
-                      format_rate(r.rate) if moving_row else "",
-                      format_duration(r.eta) if moving_row else "")
+        table.add_row(
+            r.topic,
+            str(r.partition),
+            str(r.broker),
+            f"[{style}]{r.status}[/]",
+            move,
+            bar(fraction(r.moved_bytes, r.remaining_bytes)) if moving_row else "",
+            format_size(r.moved_bytes) if moving_row else "",
+            format_size(r.remaining_bytes) if moving_row else "",
+            format_rate(r.rate) if moving_row else "",
+            format_duration(r.eta) if moving_row else "",
+        )
     if folded:
         table.add_row(f"[dim]+ {folded} replicas in sync[/]", "", "", "", "", "", "", "", "", "")
     table.add_section()
-    table.add_row("[bold]total[/]", "", "", "done" if snap.done else "moving", "",
-                  bar(fraction(t.moved_bytes, t.remaining_bytes)), format_size(t.moved_bytes),
-                  format_size(t.remaining_bytes), format_rate(t.rate), format_duration(t.eta))
+    table.add_row(
+        "[bold]total[/]",
+        "",
+        "",
+        "done" if snap.done else "moving",
+        "",
+        bar(fraction(t.moved_bytes, t.remaining_bytes)),
+        format_size(t.moved_bytes),
+        format_size(t.remaining_bytes),
+        format_rate(t.rate),
+        format_duration(t.eta),
+    )
     return table
 
 
@@ -92,8 +117,10 @@ def progress_line(snap) -> str:
     pct = f" ({frac * 100:.0f}%)" if frac is not None else ""
     rate = f", {format_rate(t.rate)}" if t.rate is not None else ""
     eta = f", ETA {format_duration(t.eta)}" if t.eta is not None else ""
-    return (f"kadmin: {snap.reassigning_partitions} partition(s) reassigning, {t.moving_replicas} replica(s) "
-            f"moving: {format_size(t.moved_bytes)} moved{pct}, {format_size(t.remaining_bytes)} left{rate}{eta}")
+    return (
+        f"kadmin: {snap.reassigning_partitions} partition(s) reassigning, {t.moving_replicas} replica(s) "
+        f"moving: {format_size(t.moved_bytes)} moved{pct}, {format_size(t.remaining_bytes)} left{rate}{eta}"
+    )
 
 
 def snapshot_document(snap) -> dict:
@@ -125,8 +152,9 @@ class PlainLines(FollowReporter):
         click.echo(progress_line(snap), err=self.err)
 
     def still_running(self, outcome) -> None:
-        click.echo("kadmin: nothing of the plan is copying, but the cluster still lists work running; waiting",
-                   err=True)
+        click.echo(
+            "kadmin: nothing of the plan is copying, but the cluster still lists work running; waiting", err=True
+        )
 
 
 class LiveTable(PlainLines):

@@ -30,7 +30,8 @@ class LineReporter:
             self._last_wait = whole
             click.echo(
                 f"kadmin: waiting for {replicas} new replica{'s' if replicas != 1 else ''} to be created "
-                f"({seconds_left:.0f}s left)", err=True,
+                f"({seconds_left:.0f}s left)",
+                err=True,
             )
 
 
@@ -76,26 +77,42 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
     removed = list(outcome.removal.changes) if outcome.removal else []
     kept = outcome.removal.kept if outcome.removal else None
     if output == "json":
-        render.print_json({
-            "version": 1,
-            "plan_id": pid,
-            "state": result.state.value,
-            "partitions": [
-                {"topic": v.tp.topic, "partition": v.tp.partition, "state": v.state.value,
-                 "replicas": None if v.current is None else list(v.current), "target": list(v.target),
-                 "message": v.message}
-                for v in result.partitions
-            ],
-            "replicas": [
-                {"topic": v.replica.topic, "partition": v.replica.partition, "broker": v.replica.broker,
-                 "state": v.state.value, "move": v.move.value, "target_dir": v.target_dir,
-                 "current_dir": v.current_dir, "future_dir": v.future_dir, "message": v.message}
-                for v in result.replicas
-            ],
-            "throttles_removed": [change_json(c) for c in removed],
-            "throttles_kept": bool(kept is not None and not kept.empty),
-            **({"preferred_election": election_json(election)} if election is not None else {}),
-        }, compact=compact)
+        render.print_json(
+            {
+                "version": 1,
+                "plan_id": pid,
+                "state": result.state.value,
+                "partitions": [
+                    {
+                        "topic": v.tp.topic,
+                        "partition": v.tp.partition,
+                        "state": v.state.value,
+                        "replicas": None if v.current is None else list(v.current),
+                        "target": list(v.target),
+                        "message": v.message,
+                    }
+                    for v in result.partitions
+                ],
+                "replicas": [
+                    {
+                        "topic": v.replica.topic,
+                        "partition": v.replica.partition,
+                        "broker": v.replica.broker,
+                        "state": v.state.value,
+                        "move": v.move.value,
+                        "target_dir": v.target_dir,
+                        "current_dir": v.current_dir,
+                        "future_dir": v.future_dir,
+                        "message": v.message,
+                    }
+                    for v in result.replicas
+                ],
+                "throttles_removed": [change_json(c) for c in removed],
+                "throttles_kept": bool(kept is not None and not kept.empty),
+                **({"preferred_election": election_json(election)} if election is not None else {}),
+            },
+            compact=compact,
+        )
     else:
         # Kafka's --verify text: partitions by topic and partition, then the log-dir replicas
         # by broker, topic and partition, in its words (ReassignPartitionsCommand.java).

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 def change_line(change, current) -> str:
-    """"broker 1 leader.replication.throttled.rate: 5000000 -> 10000000 (10.0 MB/s)"."""
+    """ "broker 1 leader.replication.throttled.rate: 5000000 -> 10000000 (10.0 MB/s)"."""
     from kadmin.model import AlterOp, ConfigResourceType
     from kadmin.throttling.maths import broker_label
     from kadmin.units import format_rate

@@ -12,9 +12,12 @@ from pathlib import Path
 import click
 
 STATE_DIR_OPTION = click.option(
-    "--state-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+    "--state-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
     help="Where a running sandbox keeps its control socket and state "
-         "(default: $XDG_STATE_HOME/kadmin/sandbox or ~/.local/state/kadmin/sandbox).")
+    "(default: $XDG_STATE_HOME/kadmin/sandbox or ~/.local/state/kadmin/sandbox).",
+)
 
 
 def _state_dir(state_dir: Path | None) -> Path:
@@ -36,36 +39,109 @@ def sandbox() -> None:
 
 
 @sandbox.command()
-@click.option("--brokers", type=click.IntRange(1, 1000), default=3, show_default=True, help="Number of brokers (ids 0..N-1).")
-@click.option("--log-dirs", type=click.IntRange(1, 64), default=2, show_default=True, help="Log directories per broker.")
-@click.option("--racks", type=click.IntRange(0, 1000), default=0, show_default=True, help="Spread brokers over this many racks (0: no racks).")
-@click.option("--port", "base_port", type=click.IntRange(0, 65535), default=0, show_default=True,
-              help="Port of broker 0; broker i listens on PORT+i. 0 picks free ports.")
-@click.option("--speed", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
-              help="Simulated seconds per real second (100 makes a 20 GB move take seconds).")
-@click.option("--zookeeper", metavar="HOST:PORT[/chroot]", default=None,
-              help="ZooKeeper mode: register brokers and keep topics in this ZooKeeper.")
-@click.option("--kafka-version", type=click.Choice(["3.3", "3.9", "4.3"]), default=None,
-              help="Kafka version to emulate: the protocol versions its brokers accept and its behaviours "
-                   "(default: 4.3; 3.9 with --zookeeper, which 4.x does not have).")
-@click.option("--dir-capacity", type=click.IntRange(1), default=100 * 2**30, show_default=True, help="Bytes per log directory.")
-@click.option("--bandwidth", type=click.IntRange(1), default=100 * 2**20, show_default=True,
-              help="Unthrottled replication bytes/s per broker.")
+@click.option(
+    "--brokers", type=click.IntRange(1, 1000), default=3, show_default=True, help="Number of brokers (ids 0..N-1)."
+)
+@click.option(
+    "--log-dirs", type=click.IntRange(1, 64), default=2, show_default=True, help="Log directories per broker."
+)
+@click.option(
+    "--racks",
+    type=click.IntRange(0, 1000),
+    default=0,
+    show_default=True,
+    help="Spread brokers over this many racks (0: no racks).",
+)
+@click.option(
+    "--port",
+    "base_port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="Port of broker 0; broker i listens on PORT+i. 0 picks free ports.",
+)
+@click.option(
+    "--speed",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1.0,
+    show_default=True,
+    help="Simulated seconds per real second (100 makes a 20 GB move take seconds).",
+)
+@click.option(
+    "--zookeeper",
+    metavar="HOST:PORT[/chroot]",
+    default=None,
+    help="ZooKeeper mode: register brokers and keep topics in this ZooKeeper.",
+)
+@click.option(
+    "--kafka-version",
+    type=click.Choice(["3.3", "3.9", "4.3"]),
+    default=None,
+    help="Kafka version to emulate: the protocol versions its brokers accept and its behaviours "
+    "(default: 4.3; 3.9 with --zookeeper, which 4.x does not have).",
+)
+@click.option(
+    "--dir-capacity", type=click.IntRange(1), default=100 * 2**30, show_default=True, help="Bytes per log directory."
+)
+@click.option(
+    "--bandwidth",
+    type=click.IntRange(1),
+    default=100 * 2**20,
+    show_default=True,
+    help="Unthrottled replication bytes/s per broker.",
+)
 @click.option("--demo/--no-demo", default=True, show_default=True, help="Create demo topics with uneven disk usage.")
 @click.option("--detach", is_flag=True, help="Run in the background; return once every broker answers.")
-@click.option("--tls-cert", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="Serve TLS with this PEM certificate chain (with --tls-key, or holding the key too).")
-@click.option("--tls-key", type=click.Path(exists=True, dir_okay=False), default=None, help="PEM private key of --tls-cert.")
-@click.option("--sasl-user", "sasl_users", metavar="NAME:PASSWORD", multiple=True,
-              help="Require SASL and accept this user (repeatable).")
-@click.option("--sasl-mechanism", "sasl_mechanisms", multiple=True,
-              type=click.Choice(["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"], case_sensitive=False),
-              help="Enabled SASL mechanisms (repeatable; default: all three).")
-@click.option("--super-user", "super_users", metavar="NAME", multiple=True,
-              help="Turn on the authorizer: only these users may do CLUSTER operations (repeatable).")
+@click.option(
+    "--tls-cert",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Serve TLS with this PEM certificate chain (with --tls-key, or holding the key too).",
+)
+@click.option(
+    "--tls-key", type=click.Path(exists=True, dir_okay=False), default=None, help="PEM private key of --tls-cert."
+)
+@click.option(
+    "--sasl-user",
+    "sasl_users",
+    metavar="NAME:PASSWORD",
+    multiple=True,
+    help="Require SASL and accept this user (repeatable).",
+)
+@click.option(
+    "--sasl-mechanism",
+    "sasl_mechanisms",
+    multiple=True,
+    type=click.Choice(["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"], case_sensitive=False),
+    help="Enabled SASL mechanisms (repeatable; default: all three).",
+)
+@click.option(
+    "--super-user",
+    "super_users",
+    metavar="NAME",
+    multiple=True,
+    help="Turn on the authorizer: only these users may do CLUSTER operations (repeatable).",
+)
 @STATE_DIR_OPTION
-def start(brokers, log_dirs, racks, base_port, speed, zookeeper, kafka_version, dir_capacity, bandwidth, demo,
-          detach, tls_cert, tls_key, sasl_users, sasl_mechanisms, super_users, state_dir):
+def start(
+    brokers,
+    log_dirs,
+    racks,
+    base_port,
+    speed,
+    zookeeper,
+    kafka_version,
+    dir_capacity,
+    bandwidth,
+    demo,
+    detach,
+    tls_cert,
+    tls_key,
+    sasl_users,
+    sasl_mechanisms,
+    super_users,
+    state_dir,
+):
     """Start a sandbox and print its bootstrap address on stdout."""
     from kadmin.errors import UsageError
     from kadmin.sandbox import process
@@ -86,13 +162,33 @@ def start(brokers, log_dirs, racks, base_port, speed, zookeeper, kafka_version, 
         raise UsageError("--sasl-mechanism needs at least one --sasl-user")
     state_dir = _state_dir(state_dir)
     if detach:
-        argv = ["--brokers", str(brokers), "--log-dirs", str(log_dirs), "--racks", str(racks),
-                "--port", str(base_port), "--speed", repr(speed), "--dir-capacity", str(dir_capacity),
-                "--bandwidth", str(bandwidth), "--demo" if demo else "--no-demo", "--kafka-version", str(version)]
+        argv = [
+            "--brokers",
+            str(brokers),
+            "--log-dirs",
+            str(log_dirs),
+            "--racks",
+            str(racks),
+            "--port",
+            str(base_port),
+            "--speed",
+            repr(speed),
+            "--dir-capacity",
+            str(dir_capacity),
+            "--bandwidth",
+            str(bandwidth),
+            "--demo" if demo else "--no-demo",
+            "--kafka-version",
+            str(version),
+        ]
         if zookeeper:
             argv += ["--zookeeper", zookeeper]
-        argv += [a for path, flag in ((tls_cert, "--tls-cert"), (tls_key, "--tls-key")) if path
-                 for a in (flag, str(Path(path).resolve()))]
+        argv += [
+            a
+            for path, flag in ((tls_cert, "--tls-cert"), (tls_key, "--tls-key"))
+            if path
+            for a in (flag, str(Path(path).resolve()))
+        ]
         argv += [a for u in sasl_users for a in ("--sasl-user", u)]
         argv += [a for m in sasl_mechanisms for a in ("--sasl-mechanism", m)]
         argv += [a for u in super_users for a in ("--super-user", u)]
@@ -101,25 +197,42 @@ def start(brokers, log_dirs, racks, base_port, speed, zookeeper, kafka_version, 
         return
     from kadmin.sandbox import Sandbox
 
-    sb = Sandbox(brokers=brokers, log_dirs=log_dirs, racks=racks, base_port=base_port, speed=speed,
-                 zookeeper=zookeeper, kafka_version=str(version), dir_capacity=dir_capacity, bandwidth=bandwidth,
-                 tls=(tls_cert, tls_key) if tls_cert else None, sasl_users=users or None,
-                 sasl_mechanisms=tuple(m.upper() for m in sasl_mechanisms) or None,
-                 super_users=set(super_users) if super_users else None)
+    sb = Sandbox(
+        brokers=brokers,
+        log_dirs=log_dirs,
+        racks=racks,
+        base_port=base_port,
+        speed=speed,
+        zookeeper=zookeeper,
+        kafka_version=str(version),
+        dir_capacity=dir_capacity,
+        bandwidth=bandwidth,
+        tls=(tls_cert, tls_key) if tls_cert else None,
+        sasl_users=users or None,
+        sasl_mechanisms=tuple(m.upper() for m in sasl_mechanisms) or None,
+        super_users=set(super_users) if super_users else None,
+    )
 
     def ready(bootstrap: str) -> None:
         click.echo(bootstrap)
-        click.echo(f"kadmin: sandbox running (Kafka {sb.version}, {sb.mode}, {brokers} brokers, {sb.security_protocol}); "
-                   "Ctrl-C or `kadmin sandbox stop` ends it",
-                   err=True)
+        click.echo(
+            f"kadmin: sandbox running (Kafka {sb.version}, {sb.mode}, {brokers} brokers, {sb.security_protocol}); "
+            "Ctrl-C or `kadmin sandbox stop` ends it",
+            err=True,
+        )
 
     process.run_foreground(sb, state_dir, demo=demo, on_ready=ready)
     click.echo("kadmin: sandbox stopped", err=True)
 
 
 @sandbox.command()
-@click.option("--output", type=click.Choice(["table", "json"]), default="table", show_default=True,
-              help="Output format: a table for people, or one JSON document.")
+@click.option(
+    "--output",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format: a table for people, or one JSON document.",
+)
 @click.option("--bootstrap", "bootstrap_only", is_flag=True, help="Print only the bootstrap address.")
 @STATE_DIR_OPTION
 def status(output, bootstrap_only, state_dir):
@@ -138,8 +251,10 @@ def status(output, bootstrap_only, state_dir):
         click.echo(f"topics: {st['topics']} ({st['partitions']} partitions)")
         click.echo(f"simulated time: {st['simulated_seconds']}s at speed {st['speed']}")
         for b in st["brokers"]:
-            dirs = ", ".join(d["path"] + ("" if d["online"] else " (offline)") + (" (cordoned)" if d["cordoned"] else "")
-                             for d in b["log_dirs"])
+            dirs = ", ".join(
+                d["path"] + ("" if d["online"] else " (offline)") + (" (cordoned)" if d["cordoned"] else "")
+                for d in b["log_dirs"]
+            )
             state = "up" if b["alive"] else "stopped"
             rack = f" rack {b['rack']}" if b["rack"] else ""
             click.echo(f"broker {b['id']}: 127.0.0.1:{b['port']} {state}{rack}: {dirs}")

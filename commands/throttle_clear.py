@@ -9,8 +9,13 @@ from kadmin.commands.options import cluster_options, open_cluster, output_option
 
 
 @click.command()
-@click.option("--plan", "plan_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False),
-              help="Remove what kadmin recorded for this reassignment file (its plan id is the file's hash).")
+@click.option(
+    "--plan",
+    "plan_file",
+    metavar="FILE",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Remove what kadmin recorded for this reassignment file (its plan id is the file's hash).",
+)
 @click.option("--stale", is_flag=True, help="Remove every throttle no running move needs, whoever set it.")
 @click.option("--all", "all_", is_flag=True, help="Remove every throttle, whoever set it.")
 @click.option("--force", is_flag=True, help="Also remove throttles a running reassignment or log-dir move still needs.")
@@ -66,12 +71,14 @@ def _print(output, changes, kept, state, dry_run, heading=None) -> None:
     from kadmin.commands.render_throttles import change_line, changes_json
 
     if output == "json":
-        render.print_json({
-            "version": 1,
-            "dry_run": dry_run,
-            "removed": changes_json(changes, state.current),
-            "kept_needed": kept,
-        })
+        render.print_json(
+            {
+                "version": 1,
+                "dry_run": dry_run,
+                "removed": changes_json(changes, state.current),
+                "kept_needed": kept,
+            }
+        )
         return
     if heading is None:
         heading = "Would remove (dry run, nothing changed):" if dry_run else "Removed:"

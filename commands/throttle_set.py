@@ -12,12 +12,20 @@ from kadmin.commands.options import cluster_options, int_list, open_cluster, out
 @click.option("--leader-rate", metavar="RATE", help="Rate for replicas throttled as leaders (with --follower-rate).")
 @click.option("--follower-rate", metavar="RATE", help="Rate for replicas throttled as followers (with --leader-rate).")
 @click.option("--log-dir-rate", metavar="RATE", help="Rate of moves between a broker's log directories.")
-@click.option("--brokers", metavar="1,2,3",
-              help="Brokers to set rates on (default: the plan's source and destination brokers; "
-                   "for --log-dir-rate its brokers with explicit log_dirs; without a plan: every broker).")
-@click.option("--from-plan", "plan_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False),
-              help="A reassignment JSON file: add its throttled-replica lists (merged with what is set) "
-                   "and record the throttles under its plan id.")
+@click.option(
+    "--brokers",
+    metavar="1,2,3",
+    help="Brokers to set rates on (default: the plan's source and destination brokers; "
+    "for --log-dir-rate its brokers with explicit log_dirs; without a plan: every broker).",
+)
+@click.option(
+    "--from-plan",
+    "plan_file",
+    metavar="FILE",
+    type=click.Path(exists=True, dir_okay=False),
+    help="A reassignment JSON file: add its throttled-replica lists (merged with what is set) "
+    "and record the throttles under its plan id.",
+)
 @click.option("--dry-run", is_flag=True, help="Print the changes; change nothing.")
 @cluster_options
 @output_option(("table", "json"))
@@ -44,21 +52,33 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
     if plan_file:
         plan, raw = _read_plan(plan_file)
     if plan is None and rates == ThrottleRates():
-        raise UsageError("nothing to set: give --rate (or --leader-rate and --follower-rate), --log-dir-rate, "
-                         "or --from-plan")
+        raise UsageError(
+            "nothing to set: give --rate (or --leader-rate and --follower-rate), --log-dir-rate, or --from-plan"
+        )
     pid = plan_id(raw) if raw is not None else MANUAL_PLAN_ID
 
     with open_cluster(cluster, read_only=dry_run) as backend:
         store = open_record_store(backend)
         if store is None and not dry_run:
-            raise UnsupportedOperation("this connection offers no place to record the throttles kadmin sets; nothing was changed")
+            raise UnsupportedOperation(
+                "this connection offers no place to record the throttles kadmin sets; nothing was changed"
+            )
         state = read_throttle_state(backend, store)
         if not dry_run:
             state.require_records()
         host, user = who()
         result, record = plan_throttle_set(
-            state, rates=rates, plan=plan, plan_id=pid, brokers=chosen, created_at=now_iso(time.time()), host=host,
-            user=user, plan_file=str(Path(plan_file)) if plan_file else None, command="throttle set")
+            state,
+            rates=rates,
+            plan=plan,
+            plan_id=pid,
+            brokers=chosen,
+            created_at=now_iso(time.time()),
+            host=host,
+            user=user,
+            plan_file=str(Path(plan_file)) if plan_file else None,
+            command="throttle set",
+        )
         if not dry_run and result.claims_anything:
             apply_throttles(backend, store, result.changes, record)
 
@@ -100,13 +120,15 @@ def _print(output, result, pid, record, dry_run, state) -> None:
     from kadmin.commands.render_throttles import change_line, changes_json
 
     if output == "json":
-        render.print_json({
-            "version": 1,
-            "dry_run": dry_run,
-            "plan_id": pid,
-            "changes": changes_json(result.changes, state.current),
-            "record": record.to_json(),
-        })
+        render.print_json(
+            {
+                "version": 1,
+                "dry_run": dry_run,
+                "plan_id": pid,
+                "changes": changes_json(result.changes, state.current),
+                "record": record.to_json(),
+            }
+        )
         return
     if not result.changes:
         click.echo("Nothing to change: these throttles are already set.")
@@ -116,5 +138,7 @@ def _print(output, result, pid, record, dry_run, state) -> None:
         click.echo("  " + change_line(c, state.current))
     if not dry_run:
         what = "no plan" if pid == "manual" else f"plan {pid}"
-        click.echo(f"Recorded as set by kadmin for {what}: `kadmin throttle clear --plan FILE` (or --stale) removes "
-                   "exactly these once no move needs them.")
+        click.echo(
+            f"Recorded as set by kadmin for {what}: `kadmin throttle clear --plan FILE` (or --stale) removes "
+            "exactly these once no move needs them."
+        )

@@ -28,17 +28,35 @@ SUPPORTED_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 # libraries' defaults. Any other ssl.*/sasl.* key is refused: silently dropping a security
 # setting could connect differently from what the operator asked for.
 _IGNORED_SECURITY_KEYS = {
-    "ssl.truststore.password", "ssl.keystore.password", "ssl.protocol", "ssl.enabled.protocols",
-    "ssl.provider", "ssl.keymanager.algorithm", "ssl.trustmanager.algorithm", "ssl.secure.random.implementation",
-    "ssl.engine.factory.class", "ssl.cipher.suites", "sasl.login.refresh.window.factor",
-    "sasl.login.refresh.window.jitter", "sasl.login.refresh.min.period.seconds", "sasl.login.refresh.buffer.seconds",
+    "ssl.truststore.password",
+    "ssl.keystore.password",
+    "ssl.protocol",
+    "ssl.enabled.protocols",
+    "ssl.provider",
+    "ssl.keymanager.algorithm",
+    "ssl.trustmanager.algorithm",
+    "ssl.secure.random.implementation",
+    "ssl.engine.factory.class",
+    "ssl.cipher.suites",
+    "sasl.login.refresh.window.factor",
+    "sasl.login.refresh.window.jitter",
+    "sasl.login.refresh.min.period.seconds",
+    "sasl.login.refresh.buffer.seconds",
     "sasl.kerberos.service.name",
 }
 _MAPPED_SECURITY_KEYS = {
-    "security.protocol", "sasl.mechanism", "sasl.jaas.config",
-    "ssl.truststore.type", "ssl.truststore.location", "ssl.truststore.certificates",
-    "ssl.keystore.type", "ssl.keystore.location", "ssl.keystore.certificate.chain", "ssl.keystore.key",
-    "ssl.key.password", "ssl.endpoint.identification.algorithm",
+    "security.protocol",
+    "sasl.mechanism",
+    "sasl.jaas.config",
+    "ssl.truststore.type",
+    "ssl.truststore.location",
+    "ssl.truststore.certificates",
+    "ssl.keystore.type",
+    "ssl.keystore.location",
+    "ssl.keystore.certificate.chain",
+    "ssl.keystore.key",
+    "ssl.key.password",
+    "ssl.endpoint.identification.algorithm",
 }
 
 
@@ -74,12 +92,15 @@ def security_config(properties: Mapping[str, str]) -> SecurityConfig:
     p = {k: v.strip() if k != "sasl.jaas.config" else v for k, v in properties.items()}
     for key in sorted(p):
         if key.startswith(("ssl.", "sasl.")) and key not in _MAPPED_SECURITY_KEYS | _IGNORED_SECURITY_KEYS:
-            raise ConfigError(f"property {key} cannot be mapped to kadmin's Kafka clients",
-                              hint="remove it, or use the equivalent PEM/SASL settings kadmin supports")
+            raise ConfigError(
+                f"property {key} cannot be mapped to kadmin's Kafka clients",
+                hint="remove it, or use the equivalent PEM/SASL settings kadmin supports",
+            )
     protocol = p.get("security.protocol", "PLAINTEXT").upper()
     if protocol not in SUPPORTED_PROTOCOLS:
-        raise ConfigError(f"security.protocol={protocol} is not supported",
-                          hint=f"use one of {', '.join(SUPPORTED_PROTOCOLS)}")
+        raise ConfigError(
+            f"security.protocol={protocol} is not supported", hint=f"use one of {', '.join(SUPPORTED_PROTOCOLS)}"
+        )
     fields: dict[str, Any] = {"protocol": protocol, "client_id": p.get("client.id") or None}
 
     if protocol in ("SSL", "SASL_SSL"):
@@ -101,12 +122,15 @@ def _ssl_fields(p: Mapping[str, str]) -> dict[str, Any]:
             raise ConfigError(
                 f"ssl.truststore.type={ts_type} cannot be used (ssl.truststore.location): only PEM stores are supported",
                 hint="convert it: keytool -exportcert -rfc -keystore STORE -alias ALIAS > ca.pem, "
-                     "then set ssl.truststore.type=PEM and ssl.truststore.location=ca.pem")
+                "then set ssl.truststore.type=PEM and ssl.truststore.location=ca.pem",
+            )
         out["ca_file"] = p["ssl.truststore.location"]
     ks_type = p.get("ssl.keystore.type", "JKS").upper()
     if p.get("ssl.keystore.certificate.chain") or p.get("ssl.keystore.key"):
         if not (p.get("ssl.keystore.certificate.chain") and p.get("ssl.keystore.key")):
-            missing = "ssl.keystore.key" if p.get("ssl.keystore.certificate.chain") else "ssl.keystore.certificate.chain"
+            missing = (
+                "ssl.keystore.key" if p.get("ssl.keystore.certificate.chain") else "ssl.keystore.certificate.chain"
+            )
             raise ConfigError(f"{missing} is required with inline PEM keystore settings")
         if ks_type != "PEM":
             raise ConfigError("ssl.keystore.certificate.chain and ssl.keystore.key need ssl.keystore.type=PEM")
@@ -117,13 +141,16 @@ def _ssl_fields(p: Mapping[str, str]) -> dict[str, Any]:
             raise ConfigError(
                 f"ssl.keystore.type={ks_type} cannot be used (ssl.keystore.location): only PEM stores are supported",
                 hint="convert it to one PEM file holding the private key and the certificate chain "
-                     "(openssl pkcs12 -in store.p12 -out client.pem), then set ssl.keystore.type=PEM")
+                "(openssl pkcs12 -in store.p12 -out client.pem), then set ssl.keystore.type=PEM",
+            )
         out["cert_file"] = p["ssl.keystore.location"]
     if p.get("ssl.key.password"):
         out["key_password"] = Secret(p["ssl.key.password"])
     algorithm = p.get("ssl.endpoint.identification.algorithm", "https").lower()
     if algorithm not in ("https", ""):
-        raise ConfigError(f"ssl.endpoint.identification.algorithm={algorithm} is not supported (use https or an empty value)")
+        raise ConfigError(
+            f"ssl.endpoint.identification.algorithm={algorithm} is not supported (use https or an empty value)"
+        )
     out["check_hostname"] = algorithm == "https"
     return out
 
@@ -131,11 +158,14 @@ def _ssl_fields(p: Mapping[str, str]) -> dict[str, Any]:
 def _sasl_fields(p: Mapping[str, str]) -> dict[str, Any]:
     mechanism = p.get("sasl.mechanism", "").upper()
     if not mechanism:
-        raise ConfigError("sasl.mechanism is not set (Kafka's default, GSSAPI, is not supported)",
-                          hint="set sasl.mechanism=PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
+        raise ConfigError(
+            "sasl.mechanism is not set (Kafka's default, GSSAPI, is not supported)",
+            hint="set sasl.mechanism=PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512",
+        )
     if mechanism not in SUPPORTED_MECHANISMS:
-        raise ConfigError(f"sasl.mechanism={mechanism} is not supported",
-                          hint=f"use one of {', '.join(SUPPORTED_MECHANISMS)}")
+        raise ConfigError(
+            f"sasl.mechanism={mechanism} is not supported", hint=f"use one of {', '.join(SUPPORTED_MECHANISMS)}"
+        )
     if not p.get("sasl.jaas.config"):
         raise ConfigError(f"sasl.jaas.config is required for sasl.mechanism={mechanism}")
     login = parse_jaas_config(p["sasl.jaas.config"])
@@ -239,7 +269,8 @@ def _ssl_context(sec: SecurityConfig):
             ctx.load_cert_chain(sec.cert_file, password=password)
     except (ssl.SSLError, OSError, ValueError) as e:
         # The library's text names the failing step, not the key material.
-        raise ConfigError(f"cannot load the PEM certificates or key: {type(e).__name__}: {getattr(e, 'reason', None) or e}",
-                          hint="check the PEM text and, for an encrypted key, ssl.key.password") from None
+        raise ConfigError(
+            f"cannot load the PEM certificates or key: {type(e).__name__}: {getattr(e, 'reason', None) or e}",
+            hint="check the PEM text and, for an encrypted key, ssl.key.password",
+        ) from None
     return ctx
-

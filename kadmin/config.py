@@ -36,11 +36,25 @@ from kadmin.java_properties import (
 )
 
 __all__ = [  # noqa: RUF022 - grouped by where each name comes from
-    "ConnectionSettings", "resolve_connection", "parse_timeout", "default_config_path", "load_profiles",
-    "validate_profiles", "DEFAULT_TIMEOUT",
+    "ConnectionSettings",
+    "resolve_connection",
+    "parse_timeout",
+    "default_config_path",
+    "load_profiles",
+    "validate_profiles",
+    "DEFAULT_TIMEOUT",
     # re-exported from kadmin.client_config and kadmin.java_properties
-    "security_config", "to_confluent", "to_kafka_python", "MASK", "JaasLogin", "Secret", "is_sensitive",
-    "parse_jaas_config", "parse_properties", "read_properties_file", "redact",
+    "security_config",
+    "to_confluent",
+    "to_kafka_python",
+    "MASK",
+    "JaasLogin",
+    "Secret",
+    "is_sensitive",
+    "parse_jaas_config",
+    "parse_properties",
+    "read_properties_file",
+    "redact",
 ]
 
 DEFAULT_TIMEOUT = 30.0
@@ -94,8 +108,10 @@ def parse_timeout(value: str | float | int, where: str = "--timeout") -> float:
     if isinstance(value, str) and value.strip().isdigit():
         # Kafka's kafka-reassign-partitions.sh reads `--timeout 10000` as milliseconds; reading it
         # as seconds would turn a ported script's 10 s into hours. Ask for the unit instead.
-        raise UsageError(f"{where}: {value.strip()} has no unit: write {value.strip()}ms (as Kafka's tool "
-                         f"meant it) or {value.strip()}s")
+        raise UsageError(
+            f"{where}: {value.strip()} has no unit: write {value.strip()}ms (as Kafka's tool "
+            f"meant it) or {value.strip()}s"
+        )
     try:
         seconds = parse_duration(value)
     except InputError:
@@ -160,7 +176,8 @@ def resolve_connection(
     profile_target = None
     if profile is not None:
         profile_target = _target(
-            profile.get("bootstrap_server"), profile.get("zookeeper"),
+            profile.get("bootstrap_server"),
+            profile.get("zookeeper"),
             f"bootstrap_server and zookeeper in profile {name!r}",
         )
 
@@ -179,7 +196,7 @@ def resolve_connection(
     elif env.get(ENV_COMMAND_CONFIG):
         props_file = Path(env[ENV_COMMAND_CONFIG]).expanduser()
     elif profile is not None and profile.get("command_config"):
-        props_file = (path.parent / Path(profile["command_config"]).expanduser())
+        props_file = path.parent / Path(profile["command_config"]).expanduser()
     if props_file is not None:
         properties.update(read_properties_file(props_file))
 
@@ -226,8 +243,10 @@ def load_profiles(path: Path, required: bool = False) -> dict[str, Any]:
     unless ``required``. Returns ``{"default_cluster": ..., "clusters": {...}}``."""
     if not path.exists():
         if required:
-            raise ConfigError(f"profile file {path} does not exist",
-                              hint="create it with [clusters.NAME] tables, or set KADMIN_CONFIG")
+            raise ConfigError(
+                f"profile file {path} does not exist",
+                hint="create it with [clusters.NAME] tables, or set KADMIN_CONFIG",
+            )
         return {"clusters": {}}
     if sys.version_info >= (3, 11):
         import tomllib
@@ -274,4 +293,3 @@ def _schema_message(err: Any) -> str:
         return "must be a non-empty text" if err.validator == "minLength" else "has an invalid form"
     described = err.schema.get("description") if isinstance(err.schema, dict) else None
     return f"invalid value; expected {described}" if described else f"fails the {err.validator} rule"
-

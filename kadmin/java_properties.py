@@ -210,7 +210,7 @@ def _unescape(s: str) -> str:
             continue
         e = s[i + 1]
         if e == "u":
-            digits = s[i + 2:i + 6]
+            digits = s[i + 2 : i + 6]
             if len(digits) != 4 or not all(d in "0123456789abcdefABCDEF" for d in digits):
                 raise ValueError("malformed \\uxxxx escape")
             out.append(chr(int(digits, 16)))
@@ -252,7 +252,7 @@ def parse_jaas_config(text: str) -> JaasLogin:
         if not m or m.end() == pos:
             if text[pos:].strip() == "":
                 break
-            raise ConfigError("sasl.jaas.config: cannot parse it (expected: LoginModule required key=\"value\" ...;)")
+            raise ConfigError('sasl.jaas.config: cannot parse it (expected: LoginModule required key="value" ...;)')
         pos = m.end()
         if m.group(1) is not None:
             tokens.append(("str", re.sub(r"\\(.)", r"\1", m.group(1))))
@@ -267,8 +267,10 @@ def parse_jaas_config(text: str) -> JaasLogin:
     module, flag = tokens[0][1], tokens[1][1].lower()
     if flag not in ("required", "requisite", "sufficient", "optional"):
         # Not quoted: a misplaced token may be the password.
-        raise ConfigError("sasl.jaas.config: the login module name must be followed by its flag: "
-                          "required, requisite, sufficient or optional")
+        raise ConfigError(
+            "sasl.jaas.config: the login module name must be followed by its flag: "
+            "required, requisite, sufficient or optional"
+        )
     body = tokens[2:-1]
     if any(kind == ";" for kind, _ in body):
         raise ConfigError("sasl.jaas.config: only one login module is supported")
@@ -276,9 +278,8 @@ def parse_jaas_config(text: str) -> JaasLogin:
     if len(body) % 3:
         raise ConfigError("sasl.jaas.config: options must be key=value pairs")
     for j in range(0, len(body), 3):
-        (k_kind, key), (eq, _), (v_kind, value) = body[j:j + 3]
+        (k_kind, key), (eq, _), (v_kind, value) = body[j : j + 3]
         if k_kind != "word" or eq != "=" or v_kind not in ("str", "word"):
             raise ConfigError("sasl.jaas.config: options must be key=value pairs")
         options[key] = Secret(value) if is_sensitive(key) else value
     return JaasLogin(module, flag, options)
-

@@ -84,8 +84,9 @@ class LeadershipSummary:
         return not self.not_preferred and not self.leaderless
 
 
-def summarize(cluster: ClusterState, topics: Iterable[str] | None = None,
-              brokers: Iterable[int] | None = None) -> LeadershipSummary:
+def summarize(
+    cluster: ClusterState, topics: Iterable[str] | None = None, brokers: Iterable[int] | None = None
+) -> LeadershipSummary:
     """Leadership of the partitions of ``topics`` (None: all) that have a replica on one of
     ``brokers`` (None: any); per-broker counts over those partitions, for ``brokers`` (None:
     every broker that is live or holds a replica)."""
@@ -141,8 +142,7 @@ def unavailable_reason(p: PartitionState, live: Iterable[int]) -> str | None:
     return None
 
 
-def candidate(p: PartitionState | None, tp: TopicPartition, election_type: ElectionType,
-              live: set[int]) -> Candidate:
+def candidate(p: PartitionState | None, tp: TopicPartition, election_type: ElectionType, live: set[int]) -> Candidate:
     """What ElectLeaders would do to one partition, judged from the state read before."""
     if p is None:
         return Candidate(tp, None, None, "UNKNOWN_TOPIC_OR_PARTITION", "the partition does not exist")
@@ -164,13 +164,16 @@ def candidate(p: PartitionState | None, tp: TopicPartition, election_type: Elect
     if dirty is None:
         return Candidate(tp, -1, None, ELIGIBLE_NOT_AVAILABLE, "no replica of it is on a live broker")
     isr = ",".join(map(str, p.isr)) or "none"
-    loss = (f"broker {dirty} is not in the ISR [{isr}]: messages it had not copied from the last in-sync "
-            "replicas are lost, and consumers may see offsets go back")
+    loss = (
+        f"broker {dirty} is not in the ISR [{isr}]: messages it had not copied from the last in-sync "
+        "replicas are lost, and consumers may see offsets go back"
+    )
     return Candidate(tp, -1, dirty, None, data_loss=loss)
 
 
-def plan_election(cluster: ClusterState, election_type: ElectionType,
-                  partitions: Iterable[TopicPartition] | None) -> tuple[Candidate, ...]:
+def plan_election(
+    cluster: ClusterState, election_type: ElectionType, partitions: Iterable[TopicPartition] | None
+) -> tuple[Candidate, ...]:
     """Candidates of an election over ``partitions`` (None: every partition, as
     --all-topic-partitions; then, as Kafka answers, the ones needing no election are left
     out)."""
@@ -181,8 +184,9 @@ def plan_election(cluster: ClusterState, election_type: ElectionType,
     return tuple(candidate(cluster.partitions.get(tp), tp, election_type, live) for tp in sorted(set(partitions)))
 
 
-def batches(candidates: Sequence[Candidate], max_per_broker: int | None = None,
-            batch_size: int | None = None) -> list[list[Candidate]]:
+def batches(
+    candidates: Sequence[Candidate], max_per_broker: int | None = None, batch_size: int | None = None
+) -> list[list[Candidate]]:
     """Split an election into batches sent one after the other: no batch gives one broker more
     than ``max_per_broker`` new leaders, nor holds more than ``batch_size`` partitions (None:
     no limit). First fit, in the given order; deterministic. Partitions that change no leader
@@ -237,8 +241,11 @@ class Outcome:
         return not self.elected and not self.not_needed
 
 
-def outcomes(answers: Mapping[TopicPartition, str | None], candidates: Sequence[Candidate] = (),
-             after: ClusterState | None = None) -> tuple[Outcome, ...]:
+def outcomes(
+    answers: Mapping[TopicPartition, str | None],
+    candidates: Sequence[Candidate] = (),
+    after: ClusterState | None = None,
+) -> tuple[Outcome, ...]:
     """The backend's answers ("NAME: message" or None) as outcomes, each failure with its reason
     (from the state read ``after`` when given, else from the candidate judged before)."""
     by_tp = {c.tp: c for c in candidates}
@@ -288,8 +295,9 @@ def kafka_lines(report: ElectionReport) -> list[str]:
     kind = report.election_type.value
     lines = []
     if report.elected:
-        lines.append(f"Successfully completed leader election ({kind}) for partitions "
-                     + ", ".join(map(str, report.elected)))
+        lines.append(
+            f"Successfully completed leader election ({kind}) for partitions " + ", ".join(map(str, report.elected))
+        )
     if report.not_needed:
         lines.append("Valid replica already elected for partitions " + ", ".join(map(str, report.not_needed)))
     for o in report.failed:

@@ -40,12 +40,19 @@ class ElectParams:
             raise UsageError("choose the election: --preferred or --unclean (or --election-type PREFERRED|UNCLEAN)")
         if len(kinds) > 1:
             raise UsageError("--preferred and --unclean exclude each other")
-        sources = [name for name, given in (("--all-topic-partitions", self.all_topic_partitions),
-                                            ("--topic", self.topic is not None),
-                                            ("--path-to-json-file", self.path_to_json_file is not None)) if given]
+        sources = [
+            name
+            for name, given in (
+                ("--all-topic-partitions", self.all_topic_partitions),
+                ("--topic", self.topic is not None),
+                ("--path-to-json-file", self.path_to_json_file is not None),
+            )
+            if given
+        ]
         if not sources:
-            raise UsageError("choose the partitions: --all-topic-partitions, --topic T [--partition P] "
-                             "or --path-to-json-file F")
+            raise UsageError(
+                "choose the partitions: --all-topic-partitions, --topic T [--partition P] or --path-to-json-file F"
+            )
         if len(sources) > 1:
             raise UsageError(f"{' and '.join(sources)} exclude each other")
         if self.partition is not None and self.topic is None:
@@ -64,8 +71,11 @@ def parse_election_file(text: str, source: str = "election file") -> list[TopicP
     data = load_json(text, source)
     problems = schema_problems(data)
     if problems:
-        raise InputError(f"{source}: does not match the leader election format", problems,
-                         hint='expected {"partitions":[{"topic":"foo","partition":1}]}')
+        raise InputError(
+            f"{source}: does not match the leader election format",
+            problems,
+            hint='expected {"partitions":[{"topic":"foo","partition":1}]}',
+        )
     tps = [TopicPartition(e["topic"], e["partition"]) for e in data["partitions"]]
     seen: set[TopicPartition] = set()
     dupes = []
@@ -85,5 +95,7 @@ def schema_problems(data: Any) -> list[str]:
     from kadmin.schemas import load
 
     validator = jsonschema.Draft202012Validator(load("leader-election"))
-    return [f"{_where(err.absolute_path)}: {_message(err)}"
-            for err in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])]
+    return [
+        f"{_where(err.absolute_path)}: {_message(err)}"
+        for err in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    ]

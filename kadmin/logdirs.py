@@ -30,9 +30,7 @@ def check_brokers(requested: Iterable[int] | None, existing: Iterable[int]) -> l
     return requested
 
 
-def filter_log_dirs(
-    result: Mapping[int, BrokerLogDirs], paths: Sequence[str] | None
-) -> dict[int, BrokerLogDirs]:
+def filter_log_dirs(result: Mapping[int, BrokerLogDirs], paths: Sequence[str] | None) -> dict[int, BrokerLogDirs]:
     """Keep only the directories whose path is in ``paths`` (all when None)."""
     if not paths:
         return dict(result)
@@ -59,9 +57,7 @@ def future_replicas(d: LogDir) -> list[ReplicaInfo]:
     return [r for r in d.replicas if r.is_future]
 
 
-def to_kadmin_json(
-    cluster_id: str | None, brokers: Mapping[int, Broker], result: Mapping[int, BrokerLogDirs]
-) -> dict:
+def to_kadmin_json(cluster_id: str | None, brokers: Mapping[int, Broker], result: Mapping[int, BrokerLogDirs]) -> dict:
     """kadmin's JSON shape (schemas/log-dirs-describe.json)."""
     out = []
     for b in sorted(result):
@@ -93,8 +89,13 @@ def _dir_json(d: LogDir) -> dict:
         "replica_count": sum(1 for r in d.replicas if not r.is_future),
         "future_replica_count": sum(1 for r in d.replicas if r.is_future),
         "replicas": [
-            {"topic": r.topic, "partition": r.partition, "size": r.size, "offset_lag": r.offset_lag,
-             "is_future": r.is_future}
+            {
+                "topic": r.topic,
+                "partition": r.partition,
+                "size": r.size,
+                "offset_lag": r.offset_lag,
+                "is_future": r.is_future,
+            }
             for r in d.replicas
         ],
     }
@@ -114,8 +115,12 @@ def to_kafka_json(result: Mapping[int, BrokerLogDirs]) -> dict:
                         "logDir": d.path,
                         "error": d.error,
                         "partitions": [
-                            {"partition": f"{r.topic}-{r.partition}", "size": r.size, "offsetLag": r.offset_lag,
-                             "isFuture": r.is_future}
+                            {
+                                "partition": f"{r.topic}-{r.partition}",
+                                "size": r.size,
+                                "offsetLag": r.offset_lag,
+                                "isFuture": r.is_future,
+                            }
                             for r in d.replicas
                         ],
                     }
@@ -184,7 +189,9 @@ class BalanceInput:
     left_out: dict[int, str]
 
 
-def read_for_balance(backend, requested: Iterable[int] | None, evacuate: Iterable[tuple[int, str]] = ()) -> BalanceInput:
+def read_for_balance(
+    backend, requested: Iterable[int] | None, evacuate: Iterable[tuple[int, str]] = ()
+) -> BalanceInput:
     """DescribeLogDirs of the brokers to balance. A broker that does not answer is left out,
     unless it was asked for by name (``requested`` or an evacuation): then ClusterError."""
     from kadmin.errors import ClusterError
@@ -195,7 +202,8 @@ def read_for_balance(backend, requested: Iterable[int] | None, evacuate: Iterabl
     failed = {b: a.error for b, a in answers.items() if a.error}
     needed = set(requested or ()) | {b for b, _ in evacuate}
     if failed.keys() & needed:
-        raise ClusterError("; ".join(f"broker {b} did not answer DescribeLogDirs: {failed[b]}"
-                                     for b in sorted(failed.keys() & needed)))
+        raise ClusterError(
+            "; ".join(f"broker {b} did not answer DescribeLogDirs: {failed[b]}" for b in sorted(failed.keys() & needed))
+        )
     dirs = {b: a.log_dirs for b, a in answers.items() if not a.error}
     return BalanceInput(cluster, dirs, dict(sorted(failed.items())))

@@ -75,9 +75,7 @@ class ClusterState:
         return sorted({tp.topic for tp in self.partitions})
 
     def partitions_of(self, topic: str) -> list[PartitionState]:
-        return sorted(
-            (p for tp, p in self.partitions.items() if tp.topic == topic), key=lambda p: p.partition
-        )
+        return sorted((p for tp, p in self.partitions.items() if tp.topic == topic), key=lambda p: p.partition)
 
 
 class LogDirStatus(str, Enum):

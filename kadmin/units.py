@@ -38,7 +38,7 @@ def _quantity(text: str, what: str, example: str) -> int:
     unit = m.group("unit") or ""
     if unit == "b" and prefix and prefix not in _BINARY:
         # "Mb" is megabits by convention, but people often mean megabytes: refuse to guess.
-            # ("mib" is read as MiB: nobody means mebibits.)
+        # ("mib" is read as MiB: nobody means mebibits.)
         raise InputError(
             f"{what} {raw!r} is ambiguous",
             hint=f"write {m.group('num')}{_canonical(prefix)}B for bytes or "
@@ -103,11 +103,12 @@ def parse_duration(text: str | float | int) -> float:
 
 
 def format_size(n: int | float | None, *, binary: bool = False) -> str:
-    """"1.5 GB" (or "1.4 GiB" with binary=True); "-" when unknown."""
+    """ "1.5 GB" (or "1.4 GiB" with binary=True); "-" when unknown."""
     if n is None:
         return "-"
-    step, names = (1024, ("B", "KiB", "MiB", "GiB", "TiB", "PiB")) if binary else (
-        1000, ("B", "kB", "MB", "GB", "TB", "PB"))
+    step, names = (
+        (1024, ("B", "KiB", "MiB", "GiB", "TiB", "PiB")) if binary else (1000, ("B", "kB", "MB", "GB", "TB", "PB"))
+    )
     sign = "-" if n < 0 else ""
     v = float(abs(n))
     for name in names:
@@ -120,14 +121,14 @@ def format_size(n: int | float | None, *, binary: bool = False) -> str:
 
 
 def format_rate(bps: int | float | None, *, binary: bool = False) -> str:
-    """"50.0 MB/s"; "-" when unknown."""
+    """ "50.0 MB/s"; "-" when unknown."""
     if bps is None:
         return "-"
     return format_size(bps, binary=binary) + "/s"
 
 
 def format_duration(seconds: float | None) -> str:
-    """"45s", "2m 05s", "3h 20m", "2d 4h"; "-" when unknown (e.g. an ETA with no rate yet)."""
+    """ "45s", "2m 05s", "3h 20m", "2d 4h"; "-" when unknown (e.g. an ETA with no rate yet)."""
     if seconds is None or not math.isfinite(seconds):
         return "-"
     s = round(max(seconds, 0.0))

@@ -38,11 +38,23 @@ KEYSTORE = "zookeeper.ssl.keystore"
 HOSTNAME_CHECK = "zookeeper.ssl.endpoint.identification.enable"
 NETTY_SOCKET = "org.apache.zookeeper.ClientCnxnSocketNetty"
 SENSITIVE_ROOTS = ("/config/users", "/config/brokers", "/delegation_token")
-_KNOWN = {AUTH_DIGEST, SET_ACL, TLS_ENABLE, HOSTNAME_CHECK, "zookeeper.clientCnxnSocket",
-          f"{TRUSTSTORE}.location", f"{TRUSTSTORE}.type", f"{TRUSTSTORE}.password",
-          f"{KEYSTORE}.location", f"{KEYSTORE}.type", f"{KEYSTORE}.password",
-          # left to Python's TLS defaults, as client_config does for the Kafka clients
-          "zookeeper.ssl.protocol", "zookeeper.ssl.enabled.protocols", "zookeeper.ssl.cipher.suites"}
+_KNOWN = {
+    AUTH_DIGEST,
+    SET_ACL,
+    TLS_ENABLE,
+    HOSTNAME_CHECK,
+    "zookeeper.clientCnxnSocket",
+    f"{TRUSTSTORE}.location",
+    f"{TRUSTSTORE}.type",
+    f"{TRUSTSTORE}.password",
+    f"{KEYSTORE}.location",
+    f"{KEYSTORE}.type",
+    f"{KEYSTORE}.password",
+    # left to Python's TLS defaults, as client_config does for the Kafka clients
+    "zookeeper.ssl.protocol",
+    "zookeeper.ssl.enabled.protocols",
+    "zookeeper.ssl.cipher.suites",
+}
 
 
 @dataclass(frozen=True)
@@ -70,7 +82,8 @@ def zk_security(properties: Mapping[str, str]) -> ZkSecurity:
             raise ConfigError(
                 f"property {key} is not supported by kadmin's ZooKeeper backend",
                 hint=f"kadmin supports {AUTH_DIGEST}, {SET_ACL} and zookeeper.ssl.* with PEM files "
-                     "(no SASL to ZooKeeper); or use --bootstrap-server")
+                "(no SASL to ZooKeeper); or use --bootstrap-server",
+            )
     digest = None
     raw = properties.get(AUTH_DIGEST)
     if raw is not None:
@@ -81,8 +94,10 @@ def zk_security(properties: Mapping[str, str]) -> ZkSecurity:
         digest = Secret(f"{user}:{password}")
     set_acl = _flag(properties, SET_ACL, False)
     if set_acl and digest is None:
-        raise ConfigError(f"{SET_ACL}=true needs credentials: set {AUTH_DIGEST}=user:password",
-                          hint="as with Kafka, secure ACLs are only set by an authenticated session")
+        raise ConfigError(
+            f"{SET_ACL}=true needs credentials: set {AUTH_DIGEST}=user:password",
+            hint="as with Kafka, secure ACLs are only set by an authenticated session",
+        )
     return ZkSecurity(digest=digest, set_acl=set_acl, **_tls_fields(properties))
 
 
@@ -109,7 +124,8 @@ def _tls_fields(p: Mapping[str, str]) -> dict[str, Any]:
             raise ConfigError(
                 f"{store}.type={kind or 'JKS (the default)'} cannot be used ({store}.location): "
                 "only PEM files are supported",
-                hint=f"convert it to PEM (keytool -exportcert -rfc, or openssl pkcs12 -nodes) and set {store}.type=PEM")
+                hint=f"convert it to PEM (keytool -exportcert -rfc, or openssl pkcs12 -nodes) and set {store}.type=PEM",
+            )
         out[field] = location
     if p.get(f"{KEYSTORE}.password") and out.get("cert_file"):
         out["key_password"] = Secret(p[f"{KEYSTORE}.password"])
@@ -128,8 +144,10 @@ def tls_options(sec: ZkSecurity) -> dict[str, Any]:
         if sec.cert_file:
             ctx.load_cert_chain(sec.cert_file, password=sec.key_password.reveal() if sec.key_password else None)
     except (ssl.SSLError, OSError, ValueError) as e:
-        raise ConfigError(f"cannot load the ZooKeeper TLS files: {type(e).__name__}: {getattr(e, 'reason', None) or e}",
-                          hint=f"check {TRUSTSTORE}.location, {KEYSTORE}.location and {KEYSTORE}.password") from None
+        raise ConfigError(
+            f"cannot load the ZooKeeper TLS files: {type(e).__name__}: {getattr(e, 'reason', None) or e}",
+            hint=f"check {TRUSTSTORE}.location, {KEYSTORE}.location and {KEYSTORE}.password",
+        ) from None
     kw: dict[str, Any] = {"use_ssl": True, "verify_certs": True, "check_hostname": sec.check_hostname}
     if sec.ca_file:
         kw["ca"] = sec.ca_file

@@ -26,8 +26,9 @@ POLL_SECONDS = 0.05
 
 def encode_election(partitions: Iterable[TopicPartition]) -> bytes:
     """The node's content, compact as Kafka writes it."""
-    return zp.encode({"version": 1, "partitions": [{"topic": tp.topic, "partition": tp.partition}
-                                                   for tp in sorted(set(partitions))]})
+    return zp.encode(
+        {"version": 1, "partitions": [{"topic": tp.topic, "partition": tp.partition} for tp in sorted(set(partitions))]}
+    )
 
 
 def decode_election(data: bytes) -> list[TopicPartition]:
@@ -35,9 +36,14 @@ def decode_election(data: bytes) -> list[TopicPartition]:
     return [TopicPartition(e["topic"], int(e["partition"])) for e in obj.get("partitions") or ()]
 
 
-def elect_leaders(backend, election_type: ElectionType, partitions: Iterable[TopicPartition], *,
-                  sleep: Callable[[float], None] = time.sleep,
-                  monotonic: Callable[[], float] = time.monotonic) -> Mapping[TopicPartition, str | None]:
+def elect_leaders(
+    backend,
+    election_type: ElectionType,
+    partitions: Iterable[TopicPartition],
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> Mapping[TopicPartition, str | None]:
     """``backend``: a ``ZooKeeperBackend``. Per partition None (the preferred replica leads
     now) or "ERROR_NAME: message", as ElectLeaders would answer."""
     from kazoo.exceptions import NodeExistsError
@@ -90,13 +96,16 @@ def elect_leaders(backend, election_type: ElectionType, partitions: Iterable[Top
         elif state[1] == state[0][0]:
             out[tp] = None
         else:
-            out[tp] = ("PREFERRED_LEADER_NOT_AVAILABLE: Failed to elect leader for partition "
-                       f"{tp} under strategy PreferredReplicaPartitionLeaderElectionStrategy")
+            out[tp] = (
+                "PREFERRED_LEADER_NOT_AVAILABLE: Failed to elect leader for partition "
+                f"{tp} under strategy PreferredReplicaPartitionLeaderElectionStrategy"
+            )
     return dict(sorted(out.items()))
 
 
-def partition_states(backend, partitions: Iterable[TopicPartition]
-                     ) -> dict[TopicPartition, tuple[tuple[int, ...], int, tuple[int, ...]]]:
+def partition_states(
+    backend, partitions: Iterable[TopicPartition]
+) -> dict[TopicPartition, tuple[tuple[int, ...], int, tuple[int, ...]]]:
     """(replicas, leader, isr) of each partition that exists, from its topic znode and its
     state znode."""
     wanted = sorted(set(partitions))

@@ -195,14 +195,23 @@ class LeaderAndIsr:
 def decode_partition_state(data: bytes, where: str = "partition state") -> LeaderAndIsr:
     obj = _load(data, where)
     return LeaderAndIsr(
-        int(obj.get("leader", -1)), int(obj.get("leader_epoch", 0)), int(obj.get("controller_epoch", 0)),
+        int(obj.get("leader", -1)),
+        int(obj.get("leader_epoch", 0)),
+        int(obj.get("controller_epoch", 0)),
         tuple(int(b) for b in obj.get("isr") or ()),
     )
 
 
 def encode_partition_state(s: LeaderAndIsr) -> bytes:
-    return encode({"version": 1, "leader": s.leader, "leader_epoch": s.leader_epoch,
-                   "controller_epoch": s.controller_epoch, "isr": list(s.isr)})
+    return encode(
+        {
+            "version": 1,
+            "leader": s.leader,
+            "leader_epoch": s.leader_epoch,
+            "controller_epoch": s.controller_epoch,
+            "isr": list(s.isr),
+        }
+    )
 
 
 # --- /controller, /cluster/id ------------------------------------------------------------
@@ -230,10 +239,14 @@ def encode_cluster_id(cluster_id: str) -> bytes:
 def encode_reassignment(assignments: Iterable[Assignment]) -> bytes:
     """Only topic, partition and replicas: a Kafka 3.x controller ignores a node whose entries
     carry anything else (``log_dirs``), leaving it stuck (KAFKA-FACTS.md)."""
-    return encode({
-        "version": 1,
-        "partitions": [{"topic": a.topic, "partition": a.partition, "replicas": list(a.replicas)} for a in assignments],
-    })
+    return encode(
+        {
+            "version": 1,
+            "partitions": [
+                {"topic": a.topic, "partition": a.partition, "replicas": list(a.replicas)} for a in assignments
+            ],
+        }
+    )
 
 
 def decode_reassignment(data: bytes) -> dict[TopicPartition, tuple[int, ...]]:

@@ -49,9 +49,7 @@ def check_assignments(
             out[tp] = "INVALID_REPLICA_ASSIGNMENT: negative broker id"
         else:
             new = [b for b in a.replicas if b not in topic.partitions[a.partition] and b not in live]
-            out[tp] = (
-                f"INVALID_REPLICA_ASSIGNMENT: broker(s) {', '.join(map(str, new))} not alive" if new else None
-            )
+            out[tp] = f"INVALID_REPLICA_ASSIGNMENT: broker(s) {', '.join(map(str, new))} not alive" if new else None
     return out
 
 
@@ -60,7 +58,9 @@ def reassignment_of(current: Sequence[int], target: Sequence[int], topic: str, p
     target first), adding = TRS - ORS, removing = ORS - TRS (KIP-435)."""
     full = tuple(dict.fromkeys([*target, *current]))
     return PartitionReassignment(
-        topic, partition, full,
+        topic,
+        partition,
+        full,
         adding=tuple(b for b in target if b not in current),
         removing=tuple(b for b in current if b not in target),
     )
@@ -79,7 +79,8 @@ def ongoing_reassignments(
         for p in sorted(set(t.adding) | set(t.removing)):
             if p in t.partitions:
                 out[TopicPartition(t.topic, p)] = PartitionReassignment(
-                    t.topic, p, t.partitions[p], t.adding.get(p, ()), t.removing.get(p, ()))
+                    t.topic, p, t.partitions[p], t.adding.get(p, ()), t.removing.get(p, ())
+                )
     for tp, target in (node or {}).items():
         topic = topics.get(tp.topic)
         if tp in out or topic is None or tp.partition not in topic.partitions:
@@ -104,12 +105,17 @@ def stuck_reason(
         return f"its content is invalid for Kafka's controller ({node_error}), which ignores it"
     if age_seconds < STUCK_AFTER_SECONDS:
         return None
-    moving = [tp for tp in node or {} if tp.topic in topics and (
-        tp.partition in topics[tp.topic].adding or tp.partition in topics[tp.topic].removing)]
+    moving = [
+        tp
+        for tp in node or {}
+        if tp.topic in topics and (tp.partition in topics[tp.topic].adding or tp.partition in topics[tp.topic].removing)
+    ]
     if moving:
         return None
-    return (f"it was created {age_seconds:.0f}s ago and none of its {len(node or {})} partition(s) "
-            "is moving: the controller is not acting on it")
+    return (
+        f"it was created {age_seconds:.0f}s ago and none of its {len(node or {})} partition(s) "
+        "is moving: the controller is not acting on it"
+    )
 
 
 STUCK_HINT = (

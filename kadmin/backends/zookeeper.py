@@ -73,21 +73,32 @@ class ZooKeeperBackend:
         self._broker_backend: Backend | None = None
         self._clock = clock
         self.security = security or ZkSecurity()
-        caps = {Capability.REASSIGN, Capability.LIST_REASSIGNMENTS, Capability.INCREMENTAL_ALTER_CONFIGS,
-                Capability.ELECT_LEADERS, Capability.THROTTLE_RECORDS}
+        caps = {
+            Capability.REASSIGN,
+            Capability.LIST_REASSIGNMENTS,
+            Capability.INCREMENTAL_ALTER_CONFIGS,
+            Capability.ELECT_LEADERS,
+            Capability.THROTTLE_RECORDS,
+        }
         if broker_backend_factory is not None:
             caps |= {Capability.LOG_DIRS, Capability.END_OFFSETS}
         self.capabilities = frozenset(caps)
         self._zk = _connect(zookeeper, timeout, self.security)
 
     @classmethod
-    def from_settings(cls, settings, *, read_only: bool = False,
-                      broker_backend_factory: BrokerBackendFactory | None = None) -> ZooKeeperBackend:
+    def from_settings(
+        cls, settings, *, read_only: bool = False, broker_backend_factory: BrokerBackendFactory | None = None
+    ) -> ZooKeeperBackend:
         """From ``kadmin.config.ConnectionSettings``: its security.protocol picks the listener used
         to reach brokers; its ``zookeeper.*`` properties the ZooKeeper credentials and ACLs."""
-        return cls(settings.zookeeper, timeout=settings.timeout, read_only=read_only,
-                   broker_backend_factory=broker_backend_factory, security_protocol=settings.security_protocol,
-                   security=zk_security(settings.properties))
+        return cls(
+            settings.zookeeper,
+            timeout=settings.timeout,
+            read_only=read_only,
+            broker_backend_factory=broker_backend_factory,
+            security_protocol=settings.security_protocol,
+            security=zk_security(settings.properties),
+        )
 
     # --- plumbing ------------------------------------------------------------------------
 
@@ -117,13 +128,16 @@ class ZooKeeperBackend:
         except (ConnectionLoss, SessionExpiredError, OperationTimeoutError, KazooTimeoutError) as e:
             raise ConnectionFailed(
                 f"lost the connection to ZooKeeper at {self.zookeeper} ({type(e).__name__}); "
-                f"no answer within {self.timeout:g}s") from None
+                f"no answer within {self.timeout:g}s"
+            ) from None
         except NoAuthError:
             who = f"user {self.security.user!r}" if self.security.digest else "an unauthenticated session"
             raise AuthorizationError(
                 f"ZooKeeper at {self.zookeeper} refused access to {who} (znode ACLs)",
-                hint=None if self.security.digest else
-                f"set {AUTH_DIGEST}=user:password in the --command-config properties") from None
+                hint=None
+                if self.security.digest
+                else f"set {AUTH_DIGEST}=user:password in the --command-config properties",
+            ) from None
 
     def _op(self, name: str, *args, **kwargs) -> Any:
         """Run kazoo's ``<name>_async`` and wait at most the timeout: kazoo's blocking calls wait
@@ -218,7 +232,8 @@ class ZooKeeperBackend:
         topics = self.topic_assignments()
         states_paths = {
             TopicPartition(t.topic, p): zp.partition_state_path(t.topic, p)
-            for t in topics.values() for p in t.partitions
+            for t in topics.values()
+            for p in t.partitions
         }
         states = self._get_many(list(states_paths.values()))
         partitions = {}
@@ -228,7 +243,8 @@ class ZooKeeperBackend:
             got = states[path]
             state = self._decode(zp.decode_partition_state, got[0], path) if got else None
             partitions[tp] = PartitionState(
-                tp.topic, tp.partition,
+                tp.topic,
+                tp.partition,
                 leader=state.leader if state else -1,
                 replicas=replicas,
                 isr=state.isr if state else (),
@@ -367,11 +383,12 @@ class ZooKeeperBackend:
             reason = stuck_reason(node, node_error, topics, age)
             if reason:
                 raise ReassignmentInProgress(
-                    f"{zp.REASSIGN_PARTITIONS} exists but looks stuck: {reason}; nothing was changed",
-                    hint=STUCK_HINT)
+                    f"{zp.REASSIGN_PARTITIONS} exists but looks stuck: {reason}; nothing was changed", hint=STUCK_HINT
+                )
             raise ReassignmentInProgress(
                 f"there is an existing assignment running ({zp.REASSIGN_PARTITIONS} exists); nothing was changed",
-                hint="wait for it to finish (kadmin reassign list), or use --bootstrap-server with --additional")
+                hint="wait for it to finish (kadmin reassign list), or use --bootstrap-server with --additional",
+            )
         topics = self.topic_assignments({a.topic for a in assignments})
         deleting = set(self._children(zp.DELETE_TOPICS)) & set(topics)
         live = self.broker_registrations()
@@ -388,7 +405,8 @@ class ZooKeeperBackend:
             self._op("create", zp.REASSIGN_PARTITIONS, zp.encode_reassignment(assignments), makepath=True)
         except NodeExistsException:  # someone else won the race
             raise ReassignmentInProgress(
-                f"{zp.REASSIGN_PARTITIONS} was created by someone else meanwhile; nothing was changed") from None
+                f"{zp.REASSIGN_PARTITIONS} was created by someone else meanwhile; nothing was changed"
+            ) from None
 
     def cancel_partition_reassignments(
         self, partitions: Iterable[TopicPartition]
@@ -449,8 +467,12 @@ class ZooKeeperBackend:
         else:
             raise ClusterError(f"{path} kept changing under concurrent writers; gave up after 10 attempts")
         self._op("ensure_path", zp.CONFIG_CHANGES)
-        self._op("create", zp.CONFIG_CHANGE_PREFIX,
-                   zp.encode_config_change(zp.entity_path(entity_type, entity_name)), sequence=True)
+        self._op(
+            "create",
+            zp.CONFIG_CHANGE_PREFIX,
+            zp.encode_config_change(zp.entity_path(entity_type, entity_name)),
+            sequence=True,
+        )
 
     def _decode(self, fn, *args):
         try:
@@ -502,9 +524,14 @@ def _connect(hosts: str, timeout: float, security: ZkSecurity):
     # when logging was configured (--debug).
     if not logging.getLogger().handlers:
         logging.getLogger("kazoo.client").setLevel(logging.CRITICAL)
-    client = KazooClient(hosts=hosts, timeout=min(timeout, 10.0), connection_retry={"max_tries": -1, "max_delay": 1},
-                         auth_data=auth_data(security) or None, default_acl=acls_for(security, "/"),
-                         **tls_options(security))
+    client = KazooClient(
+        hosts=hosts,
+        timeout=min(timeout, 10.0),
+        connection_retry={"max_tries": -1, "max_delay": 1},
+        auth_data=auth_data(security) or None,
+        default_acl=acls_for(security, "/"),
+        **tls_options(security),
+    )
     try:
         with warnings.catch_warnings():  # a missing chroot is reported by the reads, with a hint
             warnings.filterwarnings("ignore", message="No chroot path exists")
@@ -515,7 +542,8 @@ def _connect(hosts: str, timeout: float, security: ZkSecurity):
         raise ConnectionFailed(
             f"could not connect to ZooKeeper at {hosts} within {timeout:g}s" + (" over TLS" if security.tls else ""),
             hint="check the --zookeeper host:port (and that the server is up), or use --bootstrap-server"
-            if not security.tls else "check that the port is the server's secureClientPort and the "
+            if not security.tls
+            else "check that the port is the server's secureClientPort and the "
             "zookeeper.ssl.* trust store holds the CA that signed its certificate",
         ) from None
     except AuthFailedError:

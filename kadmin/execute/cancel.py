@@ -42,9 +42,7 @@ def plan_cancel(
         wanted = None
     else:
         tps = [a.tp for a in plan.partitions if a.tp in ongoing]
-        wanted = {
-            (a.topic, a.partition, b) for a in plan.partitions for b in a.log_dir_targets()
-        }
+        wanted = {(a.topic, a.partition, b) for a in plan.partitions for b in a.log_dir_targets()}
     reassignments = tuple(Reassign(tp, tuple(ongoing[tp].replicas), None) for tp in tps)
     moves = []
     for key, (cur, fut) in sorted(replica_dirs.items()):

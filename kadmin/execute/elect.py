@@ -47,9 +47,15 @@ class ElectionPlan:
         return tuple(c for c in self.candidates if c.data_loss)
 
 
-def prepare(backend: Backend, election_type: ElectionType, partitions: Iterable[TopicPartition] | None, *,
-            max_per_broker: int | None = None, batch_size: int | None = None,
-            only_needed: bool = False) -> ElectionPlan:
+def prepare(
+    backend: Backend,
+    election_type: ElectionType,
+    partitions: Iterable[TopicPartition] | None,
+    *,
+    max_per_broker: int | None = None,
+    batch_size: int | None = None,
+    only_needed: bool = False,
+) -> ElectionPlan:
     """Read the cluster and work out what the election would do, in batches. ``partitions``
     None: every partition (those needing no election are left out, as Kafka does);
     ``only_needed``: leave them out of an explicit list too."""
@@ -76,17 +82,30 @@ def run_election(backend: Backend, plan: ElectionPlan, reporter: ElectReporter |
     return ElectionReport(plan.election_type, outcomes(answers, plan.candidates, after), len(plan.batches), limits)
 
 
-def elect_preferred(backend: Backend, partitions: Iterable[TopicPartition], *, batch_size: int | None = None,
-                    max_per_broker: int | None = None, reporter: ElectReporter | None = None) -> ElectionReport:
+def elect_preferred(
+    backend: Backend,
+    partitions: Iterable[TopicPartition],
+    *,
+    batch_size: int | None = None,
+    max_per_broker: int | None = None,
+    reporter: ElectReporter | None = None,
+) -> ElectionReport:
     """``reassign ... --elect-preferred``: elect the preferred leader of those ``partitions``
     whose leader differs (``batch_size``: --max-leader-movements of an incremental run)."""
-    plan = prepare(backend, ElectionType.PREFERRED, list(partitions), max_per_broker=max_per_broker,
-                   batch_size=batch_size, only_needed=True)
+    plan = prepare(
+        backend,
+        ElectionType.PREFERRED,
+        list(partitions),
+        max_per_broker=max_per_broker,
+        batch_size=batch_size,
+        only_needed=True,
+    )
     return run_election(backend, plan, reporter)
 
 
-def elect_after_plan(backend: Backend, plan, complete: bool, *, batch_size: int | None = None,
-                     reporter: ElectReporter | None = None) -> ElectionReport | None:
+def elect_after_plan(
+    backend: Backend, plan, complete: bool, *, batch_size: int | None = None, reporter: ElectReporter | None = None
+) -> ElectionReport | None:
     """``--elect-preferred`` of ``reassign execute --wait | --incremental`` and ``reassign
     verify``: once ``plan`` (a ReassignmentPlan) is complete, elect the preferred leader of its
     partitions whose leader differs. None when the plan is not complete (nothing is done)."""

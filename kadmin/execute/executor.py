@@ -38,7 +38,9 @@ from kadmin.throttling.stores import RecordStore
 REPLICA_NOT_AVAILABLE = "REPLICA_NOT_AVAILABLE"
 
 
-def read_cluster(backend: Backend, parsed: ParsedPlan, records: RecordStore | None, *, throttles: bool = True) -> ClusterView:
+def read_cluster(
+    backend: Backend, parsed: ParsedPlan, records: RecordStore | None, *, throttles: bool = True
+) -> ClusterView:
     """The reads execute needs: partitions, log dirs of the brokers involved, ongoing
     reassignments and, when throttles are to be set (``throttles``), the throttle configs of
     the plan's topics and brokers and kadmin's records."""
@@ -191,8 +193,11 @@ def _apply_changes(backend, xplan, request, result, done, records, reporter, clo
             break
         left = deadline - clock()
         if left <= 0:
-            why = (f"{unreachable}, until the {request.timeout:g}s timeout" if unreachable else
-                   f"{REPLICA_NOT_AVAILABLE} until the {request.timeout:g}s timeout: the replica was not created in time")
+            why = (
+                f"{unreachable}, until the {request.timeout:g}s timeout"
+                if unreachable
+                else f"{REPLICA_NOT_AVAILABLE} until the {request.timeout:g}s timeout: the replica was not created in time"
+            )
             for m in retry.values():
                 done(m, why)
             break

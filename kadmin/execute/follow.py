@@ -34,8 +34,9 @@ class FollowReporter:
         """Nothing seemed to move, but verify still sees work running: following on."""
 
 
-def follow(sample: Sample, clock: Clock, interval: float, reporter: FollowReporter,
-           first: ProgressSnapshot | None = None) -> ProgressSnapshot:
+def follow(
+    sample: Sample, clock: Clock, interval: float, reporter: FollowReporter, first: ProgressSnapshot | None = None
+) -> ProgressSnapshot:
     """Sample every ``interval`` seconds until a snapshot shows nothing of the plan moving;
     report each snapshot. ``first`` continues from an earlier snapshot (its rate baseline)."""
     snap = first if first is not None else sample(None)

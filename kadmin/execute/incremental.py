@@ -62,7 +62,7 @@ class Progress:
 
     @property
     def step_label(self) -> str:
-        """"step x of y": the latest step started, counted over every partition."""
+        """ "step x of y": the latest step started, counted over every partition."""
         return f"step {min(self.steps_done + len(self.in_flight), self.steps_total)} of {self.steps_total}"
 
 
@@ -135,14 +135,37 @@ def run_incremental(
     (the state file is saved first, so fixing the cause and running again resumes).
     """
     return _Run(
-        backend, plan, limits, Path(state_path), reporter or IncrementalReporter(), clock or SystemClock(),
-        plan_file, throttle, poll_interval, progress_interval, pickup_grace, read_retries,
+        backend,
+        plan,
+        limits,
+        Path(state_path),
+        reporter or IncrementalReporter(),
+        clock or SystemClock(),
+        plan_file,
+        throttle,
+        poll_interval,
+        progress_interval,
+        pickup_grace,
+        read_retries,
     ).run()
 
 
 class _Run:
-    def __init__(self, backend, plan, limits, path, reporter, clock, plan_file, throttle,
-                 poll_interval, progress_interval, pickup_grace, read_retries):
+    def __init__(
+        self,
+        backend,
+        plan,
+        limits,
+        path,
+        reporter,
+        clock,
+        plan_file,
+        throttle,
+        poll_interval,
+        progress_interval,
+        pickup_grace,
+        read_retries,
+    ):
         self.backend: Backend = backend
         self.plan: ReassignmentPlan = plan
         self.limits: Limits = limits
@@ -190,7 +213,7 @@ class _Run:
             cluster = self._read(self.backend.describe_cluster)
             self._locate(cluster.partitions, self._ongoing(), startup=True)
         self.bytes_at_start = self._bytes_done()
-        self.backlog = Backlog.of({tp: p.steps[p.completed:] for tp, p in self.state.partitions.items()}, self.sizes)
+        self.backlog = Backlog.of({tp: p.steps[p.completed :] for tp, p in self.state.partitions.items()}, self.sizes)
 
         if not self._all_done() and self.throttle is not None:
             n = self.throttle.apply({tp: p.steps for tp, p in self.state.partitions.items()})
@@ -212,7 +235,12 @@ class _Run:
         progress = self._progress()
         self.reporter.finished(progress)
         return IncrementalResult(
-            self.path, resumed, self.state.steps_total, self.steps_run, self.batches, self.bytes_total,
+            self.path,
+            resumed,
+            self.state.steps_total,
+            self.steps_run,
+            self.batches,
+            self.bytes_total,
             self.clock.now() - self.t0,
         )
 
@@ -272,9 +300,7 @@ class _Run:
         if over:  # cannot happen (next_batch keeps every limit); never send such a batch
             raise AssertionError(f"batch would exceed limits: {over}")
         try:
-            answers = self.backend.reassign_partitions(
-                [Assignment(s.tp.topic, s.tp.partition, s.after) for s in batch]
-            )
+            answers = self.backend.reassign_partitions([Assignment(s.tp.topic, s.tp.partition, s.after) for s in batch])
         except ReassignmentInProgress as e:
             if self.overlap:
                 raise
@@ -347,7 +373,7 @@ class _Run:
                 in_flight[tp] = running
             if not startup:
                 assert self.backlog is not None  # built in run() before the first look after startup
-                for s in p.steps[p.completed:completed]:
+                for s in p.steps[p.completed : completed]:
                     self.steps_run += 1
                     self.backlog.done(s)
                     self.reporter.step_done(s)
@@ -395,7 +421,9 @@ class _Run:
         try:
             answers = self.backend.describe_log_dirs(brokers=sorted(self.live), topics=self.plan.topics)
         except Exception as e:  # sizes only feed progress figures; the run goes on
-            self.reporter.note(f"could not read partition sizes; progress will count steps only ({type(e).__name__}: {e})")
+            self.reporter.note(
+                f"could not read partition sizes; progress will count steps only ({type(e).__name__}: {e})"
+            )
             return {}
         wanted = set(self.tps)
         sizes: dict[TopicPartition, int] = {}
@@ -410,9 +438,7 @@ class _Run:
         return self.sizes.get(s.tp, 0) * len(s.adding)
 
     def _bytes_done(self) -> int:
-        done = sum(
-            self._step_bytes(s) for p in self.state.partitions.values() for s in p.steps[: p.completed]
-        )
+        done = sum(self._step_bytes(s) for p in self.state.partitions.values() for s in p.steps[: p.completed])
         running = set(self.in_flight.values())
         return done + sum(n for s, n in self.partial.items() if s in running)
 
@@ -452,8 +478,14 @@ class _Run:
         rate = (done - self.bytes_at_start) / elapsed if elapsed > 0 else 0.0
         eta = (self.bytes_total - done) / rate if rate > 0 else None
         return Progress(
-            self.state.steps_completed, self.state.steps_total, self.state.batches,
-            tuple(self.in_flight.values()), done, self.bytes_total, elapsed, eta,
+            self.state.steps_completed,
+            self.state.steps_total,
+            self.state.batches,
+            tuple(self.in_flight.values()),
+            done,
+            self.bytes_total,
+            elapsed,
+            eta,
         )
 
     def _save(self, **changes) -> None:

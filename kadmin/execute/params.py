@@ -13,8 +13,13 @@ from kadmin.errors import InputError, UsageError
 from kadmin.plan.batches import Limits
 
 # Flags that shape an incremental run only; without --incremental they would be silently ignored.
-INCREMENTAL_ONLY = ("--max-parallel-replicas", "--max-parallel-partitions", "--max-leader-movements",
-                    "--max-moves-per-broker", "--state-file")
+INCREMENTAL_ONLY = (
+    "--max-parallel-replicas",
+    "--max-parallel-partitions",
+    "--max-leader-movements",
+    "--max-moves-per-broker",
+    "--state-file",
+)
 
 DEFAULT_TIMEOUT = 10.0  # seconds execute waits for new replicas (KIP-113 retries) without --timeout
 
@@ -53,14 +58,17 @@ class ExecuteParams:
         else:
             extra = [flag for flag in INCREMENTAL_ONLY if flag in self.given]
             if extra:
-                raise UsageError(f"{', '.join(extra)} only apply to --incremental runs "
-                                 "(without it every replica moves at once)")
+                raise UsageError(
+                    f"{', '.join(extra)} only apply to --incremental runs (without it every replica moves at once)"
+                )
         self.throttle_rate, self.log_dir_rate, self.timeout_seconds  # noqa: B018  (parsed to check)
         if self.wait:
             self.wait_interval  # noqa: B018
         if self.elect_preferred and not (self.wait or self.incremental):
-            raise UsageError("--elect-preferred needs --wait or --incremental (the plan must be complete first); "
-                             "or run `kadmin reassign verify --elect-preferred` later")
+            raise UsageError(
+                "--elect-preferred needs --wait or --incremental (the plan must be complete first); "
+                "or run `kadmin reassign verify --elect-preferred` later"
+            )
 
     @property
     def throttle_rate(self) -> int | None:

@@ -90,8 +90,9 @@ class ExecutionPlan:
         return not (self.throttles.changes or self.log_dir_moves or self.reassignments)
 
 
-def check_no_other_reassignment(ongoing: Mapping[TopicPartition, PartitionReassignment], additional: bool,
-                                plan: ReassignmentPlan | None = None) -> None:
+def check_no_other_reassignment(
+    ongoing: Mapping[TopicPartition, PartitionReassignment], additional: bool, plan: ReassignmentPlan | None = None
+) -> None:
     """Refuse while a reassignment runs, unless --additional. Partitions of ``plan`` already
     heading to its targets are this plan running (a repeated execute), not another one."""
     if plan is not None:
@@ -117,8 +118,11 @@ def plan_execution(
 
 def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, operator: tuple[str, str]) -> ExecutionPlan:
     check_reassignment(
-        request.parsed, view.cluster, view.log_dirs,
-        allow_replication_factor_change=request.allow_replication_factor_change, ongoing=view.ongoing,
+        request.parsed,
+        view.cluster,
+        view.log_dirs,
+        allow_replication_factor_change=request.allow_replication_factor_change,
+        ongoing=view.ongoing,
     )
     plan = request.parsed.plan
     check_no_other_reassignment(view.ongoing, request.additional, plan)
@@ -136,13 +140,22 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
         rate_brokers=brokers_for_moves(moves_between_brokers),
         # Only brokers a move is sent to: a repeated execute sets nothing where nothing moves.
         log_dir_brokers=log_dir_rate_brokers(plan) & {m.replica.broker for m in moves}
-        if request.log_dir_throttle is not None else (),
+        if request.log_dir_throttle is not None
+        else (),
         rates=rates,
         records=view.records.values(),
     )
     host, user = operator
-    record = recorded(throttles, request.plan_id, view.records, created_at=now_iso(now), host=host, user=user,
-                      plan_file=request.plan_file, command="reassign execute")
+    record = recorded(
+        throttles,
+        request.plan_id,
+        view.records,
+        created_at=now_iso(now),
+        host=host,
+        user=user,
+        plan_file=request.plan_file,
+        command="reassign execute",
+    )
 
     return ExecutionPlan(
         rollback=rollback,

@@ -67,8 +67,9 @@ def prepare(params: ExecuteParams, now: datetime) -> Prepared:
 def refuse_existing_rollback(path: str) -> None:
     """A rollback file is never overwritten: it may be the only record of an earlier state."""
     if Path(path).exists():
-        raise UnsupportedOperation(f"rollback file {path} already exists; nothing was changed",
-                                   hint="choose another --rollback-file")
+        raise UnsupportedOperation(
+            f"rollback file {path} already exists; nothing was changed", hint="choose another --rollback-file"
+        )
 
 
 def refuse_log_dir_targets(plan: ReassignmentPlan) -> None:
@@ -83,8 +84,9 @@ def refuse_log_dir_targets(plan: ReassignmentPlan) -> None:
 
 
 @contextlib.contextmanager
-def open_for_execute(prepared: Prepared, opener: Callable[[bool], AbstractContextManager], *,
-                     read_only: bool) -> Iterator[ChangeWatch]:
+def open_for_execute(
+    prepared: Prepared, opener: Callable[[bool], AbstractContextManager], *, read_only: bool
+) -> Iterator[ChangeWatch]:
     """``opener(read_only)``'s backend, watched for moves (``ChangeWatch``). A plan file with
     problems of its own is reported as such (exit 2) even when the cluster cannot be reached;
     with a reachable cluster its problems are listed with the cluster's, at once."""
@@ -98,9 +100,11 @@ def open_for_execute(prepared: Prepared, opener: Callable[[bool], AbstractContex
         if not parsed.problems:
             raise
         n = len(parsed.problems)
-        raise PlanProblems(f"the reassignment plan has {n} problem{'s' if n != 1 else ''} of its own "
-                           "(the cluster could not be reached to check the rest); nothing was changed",
-                           list(parsed.problems)) from None
+        raise PlanProblems(
+            f"the reassignment plan has {n} problem{'s' if n != 1 else ''} of its own "
+            "(the cluster could not be reached to check the rest); nothing was changed",
+            list(parsed.problems),
+        ) from None
 
 
 class ChangeWatch:

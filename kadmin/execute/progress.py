@@ -157,7 +157,6 @@ def snapshot(
         return _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous)
 
 
-
 def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous) -> ProgressSnapshot:
     dirs = index_log_dirs(log_dirs)
     scope = plan_scope(plan) if plan is not None else ongoing_scope(ongoing, dirs)
@@ -167,7 +166,11 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous) -> Pr
     offsets = {(tp.topic, tp.partition): o for tp, o in (end_offsets or {}).items()}
     topics = {t for t, _ in parts}
     brokers = cluster.brokers
-    before = {(r.topic, r.partition, r.broker, r.move): r for r in previous.replicas if r.move != NO_MOVE} if previous else {}
+    before = (
+        {(r.topic, r.partition, r.broker, r.move): r for r in previous.replicas if r.move != NO_MOVE}
+        if previous
+        else {}
+    )
     dt = at - previous.at if previous is not None else 0.0
 
     rows: list[ReplicaProgress] = []
@@ -204,8 +207,24 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous) -> Pr
                 closing = (prev.remaining_bytes - remaining) / dt
                 if closing > 0:
                     eta = remaining / closing
-        append(ReplicaProgress(topic, partition, broker, status, move, behind, estimated, total, moved,
-                               remaining, rate, eta, log_dir, future_dir))
+        append(
+            ReplicaProgress(
+                topic,
+                partition,
+                broker,
+                status,
+                move,
+                behind,
+                estimated,
+                total,
+                moved,
+                remaining,
+                rate,
+                eta,
+                log_dir,
+                future_dir,
+            )
+        )
 
     wanted = None if plan is None else {a.tp for a in plan.partitions}
     reassigning = len(ongoing) if wanted is None else sum(1 for tp in ongoing if tp in wanted)
@@ -218,8 +237,11 @@ def _catching_up(topic, partition, broker, state, here, dirs, end_offset) -> tup
     if source is not None and source.current_size is not None:
         total = source.current_size
     else:
-        sizes = [d.current_size for b in state.isr
-                 if b != broker and (d := dirs.get((topic, partition, b))) is not None and d.current_size is not None]
+        sizes = [
+            d.current_size
+            for b in state.isr
+            if b != broker and (d := dirs.get((topic, partition, b))) is not None and d.current_size is not None
+        ]
         total = max(sizes) if sizes else None
     log_dir = here.current_dir if here is not None else None
     moved = here.current_size if here is not None else None
@@ -228,7 +250,17 @@ def _catching_up(topic, partition, broker, state, here, dirs, end_offset) -> tup
     remaining = total - moved if moved < total else 0
     if end_offset is not None and total > 0:
         behind = round(end_offset * remaining / total)
-        return (f"Behind: ~{behind} messages", INTER_BROKER, behind, True, total, min(moved, total), remaining, log_dir, None)
+        return (
+            f"Behind: ~{behind} messages",
+            INTER_BROKER,
+            behind,
+            True,
+            total,
+            min(moved, total),
+            remaining,
+            log_dir,
+            None,
+        )
     return ("Behind", INTER_BROKER, None, False, total, min(moved, total), remaining, log_dir, None)
 
 

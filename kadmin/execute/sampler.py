@@ -35,5 +35,6 @@ class Sampler:
         offsets: Mapping[TopicPartition, int] = {}
         if moving and Capability.END_OFFSETS in b.capabilities:
             offsets = b.list_end_offsets(sorted(moving))
-        return snapshot(self.clock(), cluster, ongoing, log_dirs, plan=self.plan, end_offsets=offsets,
-                        previous=previous)
+        return snapshot(
+            self.clock(), cluster, ongoing, log_dirs, plan=self.plan, end_offsets=offsets, previous=previous
+        )

@@ -65,7 +65,9 @@ class IncrementalState:
     def steps_completed(self) -> int:
         return sum(min(p.completed, len(p.steps)) for p in self.partitions.values())
 
-    def with_progress(self, tp: TopicPartition, *, completed: int | None = None, submitted: int | None = None) -> IncrementalState:
+    def with_progress(
+        self, tp: TopicPartition, *, completed: int | None = None, submitted: int | None = None
+    ) -> IncrementalState:
         return self.with_counts({tp: (completed, submitted)})
 
     def with_counts(self, counts: Mapping[TopicPartition, tuple[int | None, int | None]]) -> IncrementalState:
@@ -115,9 +117,7 @@ class IncrementalState:
         for e in data["partitions"]:
             tp = TopicPartition(e["topic"], e["partition"])
             steps = steps_from_sets(tp, e["original"], e["steps"], e["leader"])
-            parts[tp] = PartitionProgress(
-                tp, tuple(e["original"]), e["leader"], steps, e["completed"], e["submitted"]
-            )
+            parts[tp] = PartitionProgress(tp, tuple(e["original"]), e["leader"], steps, e["completed"], e["submitted"])
         return cls(
             plan_digest=data["plan_sha256"],
             limits=Limits.from_json(data["limits"]),
@@ -170,7 +170,9 @@ def load(path: str | os.PathLike) -> IncrementalState | None:
     )
     if errors:
         problems = [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}" for e in errors[:10]]
-        raise InputError(f"the state file {p} is not a kadmin incremental state", problems, hint="remove it to start over")
+        raise InputError(
+            f"the state file {p} is not a kadmin incremental state", problems, hint="remove it to start over"
+        )
     return IncrementalState.from_json(data)
 
 

@@ -53,12 +53,23 @@ class RecordedThrottles:
         current = current_throttles(self.backend.describe_configs(_resources(lists, brokers)))
         records = self.records.load_all()
         ts = throttle_changes(
-            current, lists=lists, rate_brokers=brokers,
-            rates=ThrottleRates.both(self.rate), records=records.values(),
+            current,
+            lists=lists,
+            rate_brokers=brokers,
+            rates=ThrottleRates.both(self.rate),
+            records=records.values(),
         )
         host, user = who()
-        record = recorded(ts, self.plan_id, records, created_at=now_iso(time.time()), host=host, user=user,
-                          plan_file=self.plan_file, command="reassign execute --incremental")
+        record = recorded(
+            ts,
+            self.plan_id,
+            records,
+            created_at=now_iso(time.time()),
+            host=host,
+            user=user,
+            plan_file=self.plan_file,
+            command="reassign execute --incremental",
+        )
         if record is not None:
             apply_throttles(self.backend, self.records, ts.changes, record)
         return len(ts.changes)

@@ -39,8 +39,14 @@ SETTLE_SECONDS = 2.0  # how long views that disagree are read again before a ver
 REREAD_INTERVAL = 0.2
 
 
-def judge(backend: Backend, plan: ReassignmentPlan, *, clock: Clock | None = None,
-          settle_seconds: float = SETTLE_SECONDS, interval: float = REREAD_INTERVAL):
+def judge(
+    backend: Backend,
+    plan: ReassignmentPlan,
+    *,
+    clock: Clock | None = None,
+    settle_seconds: float = SETTLE_SECONDS,
+    interval: float = REREAD_INTERVAL,
+):
     """Read the cluster and judge ``plan`` (``kadmin.plan.verify``), reading again while
     something differs, up to ``settle_seconds``; then differences a finishing move explains
     count as in progress. Returns (result, cluster, ongoing) of the last read."""

@@ -26,11 +26,24 @@ from kadmin.fleet.rows import BAD_LOG_DIRS
 
 # tag: "c" a cluster's file was read, "e" an error, "d" a log directory, "r" a replica.
 TAGGED = (
-    ("tag", "string"), ("cluster", "string"), ("broker", "int"), ("rack", "string"), ("path", "string"),
-    ("status", "string"), ("error", "string"), ("used_bytes", "long"), ("total_bytes", "long"),
-    ("usable_bytes", "long"), ("replica_count", "int"), ("future_replica_count", "int"),
-    ("topic", "string"), ("partition", "int"), ("size", "long"), ("offset_lag", "long"),
-    ("is_future", "boolean"), ("source", "string"),
+    ("tag", "string"),
+    ("cluster", "string"),
+    ("broker", "int"),
+    ("rack", "string"),
+    ("path", "string"),
+    ("status", "string"),
+    ("error", "string"),
+    ("used_bytes", "long"),
+    ("total_bytes", "long"),
+    ("usable_bytes", "long"),
+    ("replica_count", "int"),
+    ("future_replica_count", "int"),
+    ("topic", "string"),
+    ("partition", "int"),
+    ("size", "long"),
+    ("offset_lag", "long"),
+    ("is_future", "boolean"),
+    ("source", "string"),
 )
 
 
@@ -51,15 +64,31 @@ def document_schema():
     """What the reports read of schemas/log-dirs-describe.json (other keys are ignored)."""
     import pyarrow as pa
 
-    replica = pa.struct([("topic", pa.string()), ("partition", pa.int32()), ("size", pa.int64()),
-                         ("offset_lag", pa.int64()), ("is_future", pa.bool_())])
-    log_dir = pa.struct([
-        ("path", pa.string()), ("status", pa.string()), ("error", pa.string()), ("used_bytes", pa.int64()),
-        ("total_bytes", pa.int64()), ("usable_bytes", pa.int64()), ("replica_count", pa.int32()),
-        ("future_replica_count", pa.int32()), ("replicas", pa.list_(replica)),
-    ])
-    broker = pa.struct([("broker", pa.int32()), ("rack", pa.string()), ("error", pa.string()),
-                        ("log_dirs", pa.list_(log_dir))])
+    replica = pa.struct(
+        [
+            ("topic", pa.string()),
+            ("partition", pa.int32()),
+            ("size", pa.int64()),
+            ("offset_lag", pa.int64()),
+            ("is_future", pa.bool_()),
+        ]
+    )
+    log_dir = pa.struct(
+        [
+            ("path", pa.string()),
+            ("status", pa.string()),
+            ("error", pa.string()),
+            ("used_bytes", pa.int64()),
+            ("total_bytes", pa.int64()),
+            ("usable_bytes", pa.int64()),
+            ("replica_count", pa.int32()),
+            ("future_replica_count", pa.int32()),
+            ("replicas", pa.list_(replica)),
+        ]
+    )
+    broker = pa.struct(
+        [("broker", pa.int32()), ("rack", pa.string()), ("error", pa.string()), ("log_dirs", pa.list_(log_dir))]
+    )
     return pa.schema([("cluster", pa.string()), ("brokers", pa.list_(broker))])
 
 
@@ -74,8 +103,11 @@ def _tagged(tag: str, n: int, columns: dict):
             arrays.append(pa.repeat(pa.scalar(tag, pa.string()), n))
         elif field.name in columns:
             value = columns[field.name]
-            arrays.append(value.cast(field.type) if isinstance(value, (pa.Array, pa.ChunkedArray))
-                          else pa.repeat(pa.scalar(value, field.type), n))
+            arrays.append(
+                value.cast(field.type)
+                if isinstance(value, (pa.Array, pa.ChunkedArray))
+                else pa.repeat(pa.scalar(value, field.type), n)
+            )
         else:
             arrays.append(pa.nulls(n, field.type))
     arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
@@ -98,8 +130,9 @@ def read_log_dirs_file(path: str, stem: str, name: str):
         doc = pj.read_json(
             path,
             read_options=pj.ReadOptions(block_size=max(size + 16, 1 << 16)),
-            parse_options=pj.ParseOptions(explicit_schema=document_schema(), newlines_in_values=True,
-                                          unexpected_field_behavior="ignore"),
+            parse_options=pj.ParseOptions(
+                explicit_schema=document_schema(), newlines_in_values=True, unexpected_field_behavior="ignore"
+            ),
         )
     except (OSError, pa.ArrowInvalid) as e:
         text = f"cannot read {name}: {e.strerror or e}" if isinstance(e, OSError) else BAD_LOG_DIRS
@@ -115,9 +148,18 @@ def read_log_dirs_file(path: str, stem: str, name: str):
     b_id, b_error = brokers["broker"], brokers["error"]
     failed = pc.fill_null(pc.and_(pc.is_valid(b_error), pc.not_equal(b_error, "")), False)
     if pc.any(failed).as_py():
-        parts.append(_tagged("e", pc.sum(failed).as_py(), {
-            "cluster": cluster, "source": name, "broker": b_id.filter(failed), "error": b_error.filter(failed),
-        }))
+        parts.append(
+            _tagged(
+                "e",
+                pc.sum(failed).as_py(),
+                {
+                    "cluster": cluster,
+                    "source": name,
+                    "broker": b_id.filter(failed),
+                    "error": b_error.filter(failed),
+                },
+            )
+        )
 
     dirs_list = brokers["log_dirs"]
     d_parent = pc.list_parent_indices(dirs_list)
@@ -133,9 +175,18 @@ def read_log_dirs_file(path: str, stem: str, name: str):
 
     used, count, futures = dirs["used_bytes"], dirs["replica_count"], dirs["future_replica_count"]
     if used.null_count or count.null_count or futures.null_count:  # rebuilt from the replicas
-        sums = pa.table({"d": r_parent, "size": reps["size"], "cur": pc.cast(pc.invert(is_future), pa.int32()),
-                         "fut": pc.cast(is_future, pa.int32())}).group_by("d").aggregate(
-            [("size", "sum"), ("cur", "sum"), ("fut", "sum")])
+        sums = (
+            pa.table(
+                {
+                    "d": r_parent,
+                    "size": reps["size"],
+                    "cur": pc.cast(pc.invert(is_future), pa.int32()),
+                    "fut": pc.cast(is_future, pa.int32()),
+                }
+            )
+            .group_by("d")
+            .aggregate([("size", "sum"), ("cur", "sum"), ("fut", "sum")])
+        )
         idx = pc.index_in(pa.array(range(n_dirs), pa.int32()), sums.column("d").cast(pa.int32()))
 
         def filled(col, agg, kind):
@@ -147,16 +198,41 @@ def read_log_dirs_file(path: str, stem: str, name: str):
 
     status, error = dirs["status"], dirs["error"]
     status = pc.coalesce(status, pc.if_else(pc.is_valid(error), "offline", "online"))
-    parts.append(_tagged("d", n_dirs, {
-        "cluster": cluster, "broker": d_broker, "rack": d_rack, "path": dirs["path"], "status": status,
-        "error": error, "used_bytes": used, "total_bytes": dirs["total_bytes"],
-        "usable_bytes": dirs["usable_bytes"], "replica_count": count, "future_replica_count": futures,
-    }))
-    parts.append(_tagged("r", len(flat_reps), {
-        "cluster": cluster, "broker": pc.take(d_broker, r_parent), "path": pc.take(dirs["path"], r_parent),
-        "topic": reps["topic"], "partition": reps["partition"], "size": reps["size"],
-        "offset_lag": pc.fill_null(reps["offset_lag"], 0), "is_future": is_future,
-    }))
+    parts.append(
+        _tagged(
+            "d",
+            n_dirs,
+            {
+                "cluster": cluster,
+                "broker": d_broker,
+                "rack": d_rack,
+                "path": dirs["path"],
+                "status": status,
+                "error": error,
+                "used_bytes": used,
+                "total_bytes": dirs["total_bytes"],
+                "usable_bytes": dirs["usable_bytes"],
+                "replica_count": count,
+                "future_replica_count": futures,
+            },
+        )
+    )
+    parts.append(
+        _tagged(
+            "r",
+            len(flat_reps),
+            {
+                "cluster": cluster,
+                "broker": pc.take(d_broker, r_parent),
+                "path": pc.take(dirs["path"], r_parent),
+                "topic": reps["topic"],
+                "partition": reps["partition"],
+                "size": reps["size"],
+                "offset_lag": pc.fill_null(reps["offset_lag"], 0),
+                "is_future": is_future,
+            },
+        )
+    )
     return pa.concat_tables(parts)
 
 
@@ -213,8 +289,11 @@ def load_log_dirs_file(path: str, stem: str, name: str, cache: bool = True):
         except (OSError, pa.ArrowInvalid):
             pass  # damaged or vanished: parse the JSON again
     table = read_log_dirs_file(path, stem, name)
-    unreadable = table.num_rows == 1 and table.column("tag")[0].as_py() == "e" and \
-        table.column("error")[0].as_py().startswith("cannot read ")
+    unreadable = (
+        table.num_rows == 1
+        and table.column("tag")[0].as_py() == "e"
+        and table.column("error")[0].as_py().startswith("cannot read ")
+    )
     if not unreadable:
         _write_copy(target, name, table)
     return table
@@ -223,8 +302,14 @@ def load_log_dirs_file(path: str, stem: str, name: str, cache: bool = True):
 # ---- narrowing for the log-dirs reports -------------------------------------------------------
 
 # The order of ``largest_partitions`` (local.largest_partitions and the Spark window).
-LARGEST_ORDER = [("size", "descending"), ("topic", "ascending"), ("partition", "ascending"),
-                 ("broker", "ascending"), ("path", "ascending"), ("is_future", "ascending")]
+LARGEST_ORDER = [
+    ("size", "descending"),
+    ("topic", "ascending"),
+    ("partition", "ascending"),
+    ("broker", "ascending"),
+    ("path", "ascending"),
+    ("is_future", "ascending"),
+]
 MOVE_KEYS = ["broker", "topic", "partition"]
 
 
@@ -247,9 +332,14 @@ def for_log_dirs_reports(table, top: int):
     futures = reps.filter(future)
     keep = pc.is_in(reps.column("_i"), value_set=pc.take(reps.column("_i"), largest).combine_chunks())
     if futures.num_rows:
-        sources = reps.filter(pc.invert(future)).select([*MOVE_KEYS, "_i"]).join(
-            futures.select(MOVE_KEYS), MOVE_KEYS, join_type="left semi")
-        keep = pc.or_(pc.or_(keep, future), pc.is_in(reps.column("_i"), value_set=sources.column("_i").combine_chunks()))
+        sources = (
+            reps.filter(pc.invert(future))
+            .select([*MOVE_KEYS, "_i"])
+            .join(futures.select(MOVE_KEYS), MOVE_KEYS, join_type="left semi")
+        )
+        keep = pc.or_(
+            pc.or_(keep, future), pc.is_in(reps.column("_i"), value_set=sources.column("_i").combine_chunks())
+        )
     return pa.concat_tables([table.filter(pc.invert(is_rep)), reps.filter(keep).drop_columns(["_i"])])
 
 

@@ -32,7 +32,13 @@ BrokerJob = tuple[Mapping[str, Any], int, "str | None", "list[str] | None"]
 
 # KADMIN_* variables that pick a target; an inventory entry names its own target, so these
 # must not override it.
-_TARGET_ENV = ("KADMIN_BOOTSTRAP_SERVER", "KADMIN_ZOOKEEPER", "KADMIN_CLUSTER", "KADMIN_COMMAND_CONFIG", "KADMIN_TIMEOUT")
+_TARGET_ENV = (
+    "KADMIN_BOOTSTRAP_SERVER",
+    "KADMIN_ZOOKEEPER",
+    "KADMIN_CLUSTER",
+    "KADMIN_COMMAND_CONFIG",
+    "KADMIN_TIMEOUT",
+)
 
 
 def settings_for(entry: Mapping[str, Any]):
@@ -103,8 +109,14 @@ def throttle_show(backend) -> dict:
     items = throttle_items(state.current, state.needs, state.records.values())
     return {
         "throttles": [
-            {"kind": i.kind, "resource": i.resource, "config": i.config, "value": i.value,
-             "plan_ids": list(i.plan_ids), "stale": i.stale}
+            {
+                "kind": i.kind,
+                "resource": i.resource,
+                "config": i.config,
+                "value": i.value,
+                "plan_ids": list(i.plan_ids),
+                "stale": i.stale,
+            }
             for i in items
         ],
         "reassigning_partitions": len(state.ongoing),
@@ -114,7 +126,10 @@ def throttle_show(backend) -> dict:
 
 
 def broker_task(
-    entry: Mapping[str, Any], broker: int, rack: str | None, topics: list[str] | None,
+    entry: Mapping[str, Any],
+    broker: int,
+    rack: str | None,
+    topics: list[str] | None,
     opener: Opener | None = None,
 ) -> Rows:
     """DescribeLogDirs of one broker (``topics`` narrows it; None = all)."""
@@ -158,8 +173,9 @@ def _close(backend) -> None:
             close()
 
 
-def collect_local(entries: Sequence[Mapping[str, Any]], kind: str, opener: Opener | None = None,
-                  workers: int = 8) -> Rows:
+def collect_local(
+    entries: Sequence[Mapping[str, Any]], kind: str, opener: Opener | None = None, workers: int = 8
+) -> Rows:
     """The same tasks on a thread pool: the engine without ``--spark``."""
     from concurrent.futures import ThreadPoolExecutor
 

@@ -52,7 +52,9 @@ def discover(directory: str | Path, kind: str) -> list[ResultFile]:
     for f in files:
         other = seen.setdefault((f.cluster, f.kind), f.name)
         if other != f.name:
-            raise InputError(f"--from {directory}: {other} and {f.name} both hold the {f.kind} result of cluster {f.cluster!r}")
+            raise InputError(
+                f"--from {directory}: {other} and {f.name} both hold the {f.kind} result of cluster {f.cluster!r}"
+            )
     if not any(f.kind == kind for f in files):
         raise InputError(
             f"--from {directory}: no result files of this command",

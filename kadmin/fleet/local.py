@@ -45,9 +45,10 @@ def _skew(values: Iterable[float | None]) -> tuple[float | None, float | None, f
 
 def dir_usage(log_dirs: list[tuple]) -> list[tuple]:
     out = []
-    for (cluster, broker, _rack, path, status, _err, used, total, usable, count, futures) in log_dirs:
-        out.append((cluster, broker, path, status, used, total, usable,
-                    dir_fraction(status, total, usable), count, futures))
+    for cluster, broker, _rack, path, status, _err, used, total, usable, count, futures in log_dirs:
+        out.append(
+            (cluster, broker, path, status, used, total, usable, dir_fraction(status, total, usable), count, futures)
+        )
     return out
 
 
@@ -62,12 +63,23 @@ def broker_usage(log_dirs: list[tuple]) -> list[tuple]:
         total = sum(d[7] for d in m)
         taken = sum(d[7] - d[8] for d in m)
         lo, hi, skew = _skew(dir_fraction(d[4], d[7], d[8]) for d in dirs)
-        out.append((
-            cluster, broker, len(dirs), sum(d[4] == "offline" for d in dirs),
-            sum(d[4] == "cordoned" for d in dirs), used, total if m else None,
-            taken / total if m else None, lo, hi, skew,
-            sum(d[9] for d in dirs), sum(d[10] for d in dirs),
-        ))
+        out.append(
+            (
+                cluster,
+                broker,
+                len(dirs),
+                sum(d[4] == "offline" for d in dirs),
+                sum(d[4] == "cordoned" for d in dirs),
+                used,
+                total if m else None,
+                taken / total if m else None,
+                lo,
+                hi,
+                skew,
+                sum(d[9] for d in dirs),
+                sum(d[10] for d in dirs),
+            )
+        )
     return out
 
 
@@ -86,12 +98,24 @@ def cluster_usage(log_dirs: list[tuple], brokers: list[tuple]) -> list[tuple]:
         taken = sum(d[7] - d[8] for d in m)
         lo, hi, skew = _skew(r[7] for r in b)
         dir_skews = [r[10] for r in b if r[10] is not None]
-        out.append((
-            cluster, len(b), len(dirs), sum(d[4] == "offline" for d in dirs),
-            sum(d[4] == "cordoned" for d in dirs), sum(d[6] for d in dirs), total if m else None,
-            taken / total if m else None, lo, hi, skew, max(dir_skews) if dir_skews else None,
-            sum(d[9] for d in dirs), sum(d[10] for d in dirs),
-        ))
+        out.append(
+            (
+                cluster,
+                len(b),
+                len(dirs),
+                sum(d[4] == "offline" for d in dirs),
+                sum(d[4] == "cordoned" for d in dirs),
+                sum(d[6] for d in dirs),
+                total if m else None,
+                taken / total if m else None,
+                lo,
+                hi,
+                skew,
+                max(dir_skews) if dir_skews else None,
+                sum(d[9] for d in dirs),
+                sum(d[10] for d in dirs),
+            )
+        )
     return out
 
 
@@ -119,8 +143,7 @@ def moves_in_flight(replicas: list[tuple]) -> list[tuple]:
             found = current.get((r[0], r[1], r[3], r[4]))
             sources: list[tuple | None] = list(found) if found else [None]
             for s in sources:
-                out.append((r[0], r[1], r[3], r[4], s[2] if s else None, r[2],
-                            s[5] if s else None, r[5], r[6]))
+                out.append((r[0], r[1], r[3], r[4], s[2] if s else None, r[2], s[5] if s else None, r[5], r[6]))
     return out
 
 
@@ -176,8 +199,13 @@ def cluster_facts(rows: Rows) -> dict[str, dict]:
 
 def new_facts() -> dict:
     return {
-        "kinds": set(), "log_dir_brokers": set(), "unreachable": set(), "reassignments": [],
-        "throttles": [], "future_brokers": set(), "sizes": {},
+        "kinds": set(),
+        "log_dir_brokers": set(),
+        "unreachable": set(),
+        "reassignments": [],
+        "throttles": [],
+        "future_brokers": set(),
+        "sizes": {},
     }
 
 
@@ -196,7 +224,7 @@ def reassignment_status(cluster: str, f: dict) -> list[tuple]:
     "unknown" when no log-dir data covers the adding brokers.
     """
     out = []
-    for (_c, topic, partition, replicas, adding, removing) in f["reassignments"]:
+    for _c, topic, partition, replicas, adding, removing in f["reassignments"]:
         sources = [_replica_size(f, topic, partition, b) for b in replicas if b not in adding]
         known_sources = [s for s in sources if s is not None]
         source_size = max(known_sources) if known_sources else None
@@ -217,8 +245,20 @@ def reassignment_status(cluster: str, f: dict) -> list[tuple]:
         else:
             status = "copying"
         progressed = {"target broker unreachable": False, "not started": False, "unknown": None}.get(status, True)
-        out.append((cluster, topic, partition, list(replicas), list(adding), list(removing),
-                    source_size, adding_size, status, progressed))
+        out.append(
+            (
+                cluster,
+                topic,
+                partition,
+                list(replicas),
+                list(adding),
+                list(removing),
+                source_size,
+                adding_size,
+                status,
+                progressed,
+            )
+        )
     return out
 
 
@@ -244,7 +284,7 @@ def throttle_state(cluster: str, f: dict) -> list[tuple]:
     moving_brokers = {b for r in f["reassignments"] for b in r[3]}
     nothing_moves = knows_moves and not f["reassignments"] and not f["future_brokers"]
     out = []
-    for (_c, resource, entity, config, value, plan, stale) in f["throttles"]:
+    for _c, resource, entity, config, value, plan, stale in f["throttles"]:
         if nothing_moves:
             state = "leftover"
         elif stale is not None:
@@ -272,8 +312,16 @@ def throttle_summary(state_rows: list[tuple]) -> list[tuple]:
     out = []
     for c, rs in groups.items():
         states = [r[6] for r in rs]
-        out.append((c, len(rs), states.count("needed"), states.count("stale"),
-                    states.count("leftover"), states.count("unknown")))
+        out.append(
+            (
+                c,
+                len(rs),
+                states.count("needed"),
+                states.count("stale"),
+                states.count("leftover"),
+                states.count("unknown"),
+            )
+        )
     return out
 
 

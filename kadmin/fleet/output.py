@@ -48,8 +48,12 @@ def _arrow_type(kind: str):
     import pyarrow as pa
 
     return {
-        "string": pa.string(), "int": pa.int32(), "long": pa.int64(), "double": pa.float64(),
-        "boolean": pa.bool_(), "array<int>": pa.list_(pa.int32()),
+        "string": pa.string(),
+        "int": pa.int32(),
+        "long": pa.int64(),
+        "double": pa.float64(),
+        "boolean": pa.bool_(),
+        "array<int>": pa.list_(pa.int32()),
     }[kind]
 
 
@@ -77,7 +81,8 @@ def write_reports(directory: str | Path, kind: str, engine: str, reports: Sequen
     written.append(d / "fleet-report.json")
     by_name = {r.name: r for r in reports}
     if (
-        "dir_usage" in by_name and "cluster_usage" in by_name
+        "dir_usage" in by_name
+        and "cluster_usage" in by_name
         and write_chart(by_name["dir_usage"], by_name["cluster_usage"], d / CHART)
     ):
         written.append(d / CHART)

@@ -85,16 +85,30 @@ def log_dirs_document_rows(cluster: str, source: str, doc: Mapping) -> Rows:
             status = d.get("status") or ("offline" if d.get("error") else "online")
             log_dirs.append(
                 (
-                    cluster, broker, rack, path, status, d.get("error"), int(used),
-                    _int_or_none(d.get("total_bytes")), _int_or_none(d.get("usable_bytes")),
-                    int(count), int(future),
+                    cluster,
+                    broker,
+                    rack,
+                    path,
+                    status,
+                    d.get("error"),
+                    int(used),
+                    _int_or_none(d.get("total_bytes")),
+                    _int_or_none(d.get("usable_bytes")),
+                    int(count),
+                    int(future),
                 )
             )
             for r in reps:
                 replicas.append(
                     (
-                        cluster, broker, path, r["topic"], int(r["partition"]), int(r["size"]),
-                        int(r.get("offset_lag") or 0), bool(r.get("is_future")),
+                        cluster,
+                        broker,
+                        path,
+                        r["topic"],
+                        int(r["partition"]),
+                        int(r["size"]),
+                        int(r.get("offset_lag") or 0),
+                        bool(r.get("is_future")),
                     )
                 )
     return rows
@@ -126,7 +140,10 @@ def reassign_document_rows(cluster: str, source: str, doc: Any) -> Rows:
     for e in entries:
         rows["reassignments"].append(
             (
-                cluster, e["topic"], int(e["partition"]), _broker_list(e, "replicas"),
+                cluster,
+                e["topic"],
+                int(e["partition"]),
+                _broker_list(e, "replicas"),
                 _broker_list(e, "adding", "adding_replicas"),
                 _broker_list(e, "removing", "removing_replicas"),
             )
@@ -134,11 +151,17 @@ def reassign_document_rows(cluster: str, source: str, doc: Any) -> Rows:
     return rows
 
 
-def _throttle_row(cluster: str, resource: str, entity: Any, config: str, value: Any,
-                  plan: Any = None, stale: Any = None) -> tuple:
+def _throttle_row(
+    cluster: str, resource: str, entity: Any, config: str, value: Any, plan: Any = None, stale: Any = None
+) -> tuple:
     return (
-        cluster, resource, str(entity), config, None if value is None else str(value),
-        None if plan is None else str(plan), None if stale is None else bool(stale),
+        cluster,
+        resource,
+        str(entity),
+        config,
+        None if value is None else str(value),
+        None if plan is None else str(plan),
+        None if stale is None else bool(stale),
     )
 
 
@@ -152,15 +175,26 @@ def _entity_throttles(cluster: str, resource: str, item: Mapping) -> list[tuple]
     if isinstance(found, Mapping):
         for config, value in found.items():
             if isinstance(value, Mapping):
-                out.append(_throttle_row(cluster, resource, entity, config, value.get("value"),
-                                         value.get("plan"), value.get("stale")))
+                out.append(
+                    _throttle_row(
+                        cluster, resource, entity, config, value.get("value"), value.get("plan"), value.get("stale")
+                    )
+                )
             else:
-                out.append(_throttle_row(cluster, resource, entity, config, value,
-                                         item.get("plan"), item.get("stale")))
+                out.append(_throttle_row(cluster, resource, entity, config, value, item.get("plan"), item.get("stale")))
     elif isinstance(found, list):
         for c in found:
-            out.append(_throttle_row(cluster, resource, entity, c.get("config", c.get("name")),
-                                     c.get("value"), c.get("plan"), c.get("stale")))
+            out.append(
+                _throttle_row(
+                    cluster,
+                    resource,
+                    entity,
+                    c.get("config", c.get("name")),
+                    c.get("value"),
+                    c.get("plan"),
+                    c.get("stale"),
+                )
+            )
     return out
 
 
@@ -182,15 +216,22 @@ def throttle_document_rows(cluster: str, source: str, doc: Any) -> Rows:
             if "kind" in t:  # kadmin's own shape
                 resource = "broker" if t["kind"] == "broker_rate" else "topic"
                 plan = ",".join(t.get("plan_ids") or ()) or None
-                out.append(_throttle_row(cluster, resource, t["resource"], t["config"], t.get("value"), plan,
-                                         t.get("stale")))
+                out.append(
+                    _throttle_row(cluster, resource, t["resource"], t["config"], t.get("value"), plan, t.get("stale"))
+                )
                 continue
             resource = t.get("resource", t.get("type"))
             entity = t.get("entity", t.get("broker", t.get("topic", t.get("name"))))
-            out.append(_throttle_row(cluster, str(resource), entity, t.get("config"), t.get("value"),
-                                     t.get("plan"), t.get("stale")))
-        if (doc.get("reassigning_partitions") == 0 and not doc.get("log_dir_moving_brokers")
-                and doc.get("log_dir_moves_known") is True):
+            out.append(
+                _throttle_row(
+                    cluster, str(resource), entity, t.get("config"), t.get("value"), t.get("plan"), t.get("stale")
+                )
+            )
+        if (
+            doc.get("reassigning_partitions") == 0
+            and not doc.get("log_dir_moving_brokers")
+            and doc.get("log_dir_moves_known") is True
+        ):
             rows["clusters"].append((cluster, REASSIGN_KIND, source))
     elif isinstance(doc.get("brokers"), list) or isinstance(doc.get("topics"), list):
         for item in doc.get("brokers") or ():
@@ -235,14 +276,21 @@ def broker_log_dirs_rows(cluster: str, broker_log_dirs: Any, rack: str | None = 
         futures = sum(1 for r in d.replicas if r.is_future)
         rows["log_dirs"].append(
             (
-                cluster, broker, rack, d.path, d.status.value, d.error, d.used_bytes, d.total_bytes,
-                d.usable_bytes, len(d.replicas) - futures, futures,
+                cluster,
+                broker,
+                rack,
+                d.path,
+                d.status.value,
+                d.error,
+                d.used_bytes,
+                d.total_bytes,
+                d.usable_bytes,
+                len(d.replicas) - futures,
+                futures,
             )
         )
         for r in d.replicas:
-            rows["replicas"].append(
-                (cluster, broker, d.path, r.topic, r.partition, r.size, r.offset_lag, r.is_future)
-            )
+            rows["replicas"].append((cluster, broker, d.path, r.topic, r.partition, r.size, r.offset_lag, r.is_future))
     return rows
 
 

@@ -88,8 +88,12 @@ def struct(columns: t.Columns):
     from pyspark.sql import types as T
 
     simple = {
-        "string": T.StringType(), "int": T.IntegerType(), "long": T.LongType(),
-        "double": T.DoubleType(), "boolean": T.BooleanType(), "array<int>": T.ArrayType(T.IntegerType()),
+        "string": T.StringType(),
+        "int": T.IntegerType(),
+        "long": T.LongType(),
+        "double": T.DoubleType(),
+        "boolean": T.BooleanType(),
+        "array<int>": T.ArrayType(T.IntegerType()),
     }
     return T.StructType([T.StructField(name, simple[kind], True) for name, kind in columns])
 
@@ -110,9 +114,9 @@ class Frames:
 
 def frames_from_rows(spark, rows: Rows, parallelism: int | None = None) -> Frames:
     """DataFrames from rows already in the driver (tests, small inputs)."""
-    return Frames(spark, {
-        name: spark.createDataFrame(rows.get(name, []), struct(cols)) for name, cols in t.ROW_TABLES.items()
-    })
+    return Frames(
+        spark, {name: spark.createDataFrame(rows.get(name, []), struct(cols)) for name, cols in t.ROW_TABLES.items()}
+    )
 
 
 def _frames_from_tagged(spark, tagged) -> Frames:
@@ -207,9 +211,7 @@ def frames_from_fleet(spark, entries: Sequence[Mapping[str, Any]], kind: str, op
         jobs.extend((entry, broker, rack, topics) for broker, rack in brokers)
     tagged = sc.parallelize(tagged_first, 1)
     if jobs:
-        tagged = tagged.union(
-            sc.parallelize(jobs, len(jobs)).flatMap(lambda j: _tag(run_broker_job(j, opener)))
-        )
+        tagged = tagged.union(sc.parallelize(jobs, len(jobs)).flatMap(lambda j: _tag(run_broker_job(j, opener))))
     return _frames_from_tagged(spark, tagged)
 
 
@@ -227,11 +229,13 @@ def log_dirs_reports(frames: Frames, top: int = local.DEFAULT_TOP) -> list[Repor
     dirs, replicas = frames["log_dirs"], frames["replicas"]
     total, usable, status = F.col("total_bytes"), F.col("usable_bytes"), F.col("status")
     measurable = (status != "offline") & total.isNotNull() & (total > 0) & usable.isNotNull()
-    dirs = dirs.withColumn("measurable", measurable).withColumn(
-        "used_fraction", F.when(F.col("measurable"), (total - usable) / total)
-    ).withColumn("m_total", F.when(F.col("measurable"), total)).withColumn(
-        "m_taken", F.when(F.col("measurable"), total - usable)
-    ).cache()
+    dirs = (
+        dirs.withColumn("measurable", measurable)
+        .withColumn("used_fraction", F.when(F.col("measurable"), (total - usable) / total))
+        .withColumn("m_total", F.when(F.col("measurable"), total))
+        .withColumn("m_taken", F.when(F.col("measurable"), total - usable))
+        .cache()
+    )
 
     def counts():
         return [
@@ -243,12 +247,18 @@ def log_dirs_reports(frames: Frames, top: int = local.DEFAULT_TOP) -> list[Repor
             (F.sum("m_taken") / F.sum("m_total")).alias("used_fraction"),
         ]
 
-    brokers = dirs.groupBy("cluster", "broker").agg(
-        *counts(),
-        F.min("used_fraction").alias("min_dir_fraction"), F.max("used_fraction").alias("max_dir_fraction"),
-        F.sum("replica_count").cast("long").alias("replicas"),
-        F.sum("future_replica_count").cast("long").alias("future_replicas"),
-    ).withColumn("dir_skew", F.col("max_dir_fraction") - F.col("min_dir_fraction")).cache()
+    brokers = (
+        dirs.groupBy("cluster", "broker")
+        .agg(
+            *counts(),
+            F.min("used_fraction").alias("min_dir_fraction"),
+            F.max("used_fraction").alias("max_dir_fraction"),
+            F.sum("replica_count").cast("long").alias("replicas"),
+            F.sum("future_replica_count").cast("long").alias("future_replicas"),
+        )
+        .withColumn("dir_skew", F.col("max_dir_fraction") - F.col("min_dir_fraction"))
+        .cache()
+    )
     broker_rows = _collect(brokers.select(*t.column_names(t.BROKER_USAGE.columns)))
 
     per_cluster = dirs.groupBy("cluster").agg(
@@ -256,20 +266,35 @@ def log_dirs_reports(frames: Frames, top: int = local.DEFAULT_TOP) -> list[Repor
         F.sum("replica_count").cast("long").alias("replicas"),
         F.sum("future_replica_count").cast("long").alias("future_replicas"),
     )
-    skews = brokers.groupBy("cluster").agg(
-        F.count(F.lit(1)).cast("int").alias("brokers"),
-        F.min("used_fraction").alias("min_broker_fraction"), F.max("used_fraction").alias("max_broker_fraction"),
-        F.max("dir_skew").alias("max_dir_skew"),
-    ).withColumn("broker_skew", F.col("max_broker_fraction") - F.col("min_broker_fraction"))
+    skews = (
+        brokers.groupBy("cluster")
+        .agg(
+            F.count(F.lit(1)).cast("int").alias("brokers"),
+            F.min("used_fraction").alias("min_broker_fraction"),
+            F.max("used_fraction").alias("max_broker_fraction"),
+            F.max("dir_skew").alias("max_dir_skew"),
+        )
+        .withColumn("broker_skew", F.col("max_broker_fraction") - F.col("min_broker_fraction"))
+    )
     cluster_rows = _collect(per_cluster.join(skews, "cluster").select(*t.column_names(t.CLUSTER_USAGE.columns)))
 
-    dir_rows = _collect(dirs.select(
-        "cluster", "broker", "path", "status", "used_bytes", "total_bytes", "usable_bytes", "used_fraction",
-        F.col("replica_count").alias("replicas"), F.col("future_replica_count").alias("future_replicas"),
-    ))
-    unavailable_rows = _collect(dirs.filter(status.isin("offline", "cordoned")).select(
-        "cluster", "broker", "path", "status", "error"
-    ))
+    dir_rows = _collect(
+        dirs.select(
+            "cluster",
+            "broker",
+            "path",
+            "status",
+            "used_bytes",
+            "total_bytes",
+            "usable_bytes",
+            "used_fraction",
+            F.col("replica_count").alias("replicas"),
+            F.col("future_replica_count").alias("future_replicas"),
+        )
+    )
+    unavailable_rows = _collect(
+        dirs.filter(status.isin("offline", "cordoned")).select("cluster", "broker", "path", "status", "error")
+    )
 
     window = Window.partitionBy("cluster").orderBy(
         F.col("size").desc(), "topic", "partition", "broker", "path", "is_future"
@@ -280,15 +305,19 @@ def log_dirs_reports(frames: Frames, top: int = local.DEFAULT_TOP) -> list[Repor
     keys = ["cluster", "broker", "topic", "partition"]
     futures = replicas.filter(F.col("is_future"))
     # Only the few partitions with a future replica: a broadcast semi-join, no shuffle of every replica.
-    current = replicas.filter(~F.col("is_future")).join(
-        F.broadcast(futures.select(*keys).distinct()), keys, "left_semi"
-    ).select(
-        *keys, F.col("path").alias("source_path"), F.col("size").alias("source_size")
+    current = (
+        replicas.filter(~F.col("is_future"))
+        .join(F.broadcast(futures.select(*keys).distinct()), keys, "left_semi")
+        .select(*keys, F.col("path").alias("source_path"), F.col("size").alias("source_size"))
     )
     # The current side holds only the few partitions with a future replica: broadcast it too.
     moves = futures.join(F.broadcast(current), keys, "left").select(
-        *keys, "source_path", F.col("path").alias("target_path"), "source_size",
-        F.col("size").alias("future_size"), "offset_lag",
+        *keys,
+        "source_path",
+        F.col("path").alias("target_path"),
+        "source_size",
+        F.col("size").alias("future_size"),
+        "offset_lag",
     )
     move_rows = _collect(moves)
     error_rows = _collect(frames["errors"])
@@ -312,8 +341,10 @@ def _per_cluster(frames: Frames, fn_name: str) -> list[tuple]:
 
     replicas, reassignments = frames["replicas"], frames["reassignments"]
     moving = reassignments.select("cluster", "topic", "partition").distinct()
-    sizes = replicas.filter(~F.col("is_future")).join(F.broadcast(moving), ["cluster", "topic", "partition"]).select(
-        "cluster", "topic", "partition", "broker", "size"
+    sizes = (
+        replicas.filter(~F.col("is_future"))
+        .join(F.broadcast(moving), ["cluster", "topic", "partition"])
+        .select("cluster", "topic", "partition", "broker", "size")
     )
     future_brokers = replicas.filter(F.col("is_future")).select("cluster", "broker").distinct()
     log_dir_brokers = frames["log_dirs"].select("cluster", "broker").distinct()
@@ -322,9 +353,13 @@ def _per_cluster(frames: Frames, fn_name: str) -> list[tuple]:
         return df.rdd.map(lambda r, tag=tag: (r[0], (tag, tuple(r))))
 
     parts = [
-        keyed(frames["clusters"], "clusters"), keyed(frames["errors"], "errors"),
-        keyed(reassignments, "reassignments"), keyed(frames["throttles"], "throttles"),
-        keyed(sizes, "sizes"), keyed(future_brokers, "future"), keyed(log_dir_brokers, "log_dir_brokers"),
+        keyed(frames["clusters"], "clusters"),
+        keyed(frames["errors"], "errors"),
+        keyed(reassignments, "reassignments"),
+        keyed(frames["throttles"], "throttles"),
+        keyed(sizes, "sizes"),
+        keyed(future_brokers, "future"),
+        keyed(log_dir_brokers, "log_dir_brokers"),
     ]
     sc = frames.spark.sparkContext
     fn = getattr(local, fn_name)
@@ -341,7 +376,9 @@ def _facts(records) -> dict:
         elif tag == "errors":
             f["unreachable"].add(row[1])
         elif tag == "reassignments":
-            f["reassignments"].append((row[0], row[1], row[2], list(row[3] or []), list(row[4] or []), list(row[5] or [])))
+            f["reassignments"].append(
+                (row[0], row[1], row[2], list(row[3] or []), list(row[4] or []), list(row[5] or []))
+            )
         elif tag == "throttles":
             f["throttles"].append(row)
         elif tag == "sizes":

@@ -297,6 +297,5 @@ REPORTS: dict[str, tuple[ReportSpec, ...]] = {
 KINDS = tuple(REPORTS)
 
 
-
 def column_names(columns: Columns) -> tuple[str, ...]:
     return tuple(name for name, _ in columns)

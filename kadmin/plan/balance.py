@@ -155,15 +155,17 @@ class _Broker:
         # One filesystem under every directory: each reports its total and usable bytes, to the
         # byte, while the Kafka bytes in them differ (separate disks equal to the byte would
         # also hold equal Kafka bytes, or differ in other bytes by exactly as much: unlikely).
-        self.shared_fs = (known and len(readable) > 1
-                          and len({(d.total_bytes, d.usable_bytes) for d in readable}) == 1
-                          and len({d.used_bytes for d in readable}) > 1)
+        self.shared_fs = (
+            known
+            and len(readable) > 1
+            and len({(d.total_bytes, d.usable_bytes) for d in readable}) == 1
+            and len({d.used_bytes for d in readable}) > 1
+        )
         if self.shared_fs:
             known = False  # balance Kafka bytes
         self.dirs = {d.path: _Dir(d, known) for d in readable}
         self.evacuate = evacuate
-        self.targets = sorted(p for p, d in self.dirs.items()
-                              if d.status is LogDirStatus.ONLINE and p not in evacuate)
+        self.targets = sorted(p for p, d in self.dirs.items() if d.status is LogDirStatus.ONLINE and p not in evacuate)
         self.moves: list[LogDirMove] = []
         self.gains: list[float] = []
         self.stuck: dict[str, list[str]] = {}  # evacuated dir -> replicas there that may not move
@@ -178,8 +180,7 @@ class _Broker:
 
         def movable(key: tuple[str, int]) -> bool:
             state = partitions.get(TopicPartition(*key))
-            return (state is not None and broker in state.replicas
-                    and not state.adding and not state.removing)
+            return state is not None and broker in state.replicas and not state.adding and not state.removing
 
         self.redirect: dict[tuple[str, int], str] = {}  # futures to cancel or re-aim -> current dir
         for key, (dst, fsize) in sorted(future.items()):
@@ -218,7 +219,7 @@ class _Broker:
         d.add(size)
         before = s.occupied + size, d.occupied - size
         self.gains.append(
-            ((before[0] ** 2 - s.occupied ** 2) / s.capacity + (before[1] ** 2 - d.occupied ** 2) / d.capacity)
+            ((before[0] ** 2 - s.occupied**2) / s.capacity + (before[1] ** 2 - d.occupied**2) / d.capacity)
             / sum(x.capacity for x in self.dirs.values())
         )
         self.redirect.pop(key, None)
@@ -266,8 +267,9 @@ def _balance_log_dirs(cluster, log_dirs, brokers, max_moves, evacuate, tolerance
         moves.extend(LogDirMove(b, k[0], k[1], src, src, 0) for k, src in sorted(state.redirect.items()))
         after.extend(_usage_of(b, log_dirs[b], state))
     moves.sort()
-    return BalanceResult(_plan(cluster, moves), tuple(moves), tuple(before), tuple(after),
-                         tuple(_notes(log_dirs, states)))
+    return BalanceResult(
+        _plan(cluster, moves), tuple(moves), tuple(before), tuple(after), tuple(_notes(log_dirs, states))
+    )
 
 
 def _notes(log_dirs, states: Mapping[int, _Broker]) -> list[str]:
@@ -278,12 +280,14 @@ def _notes(log_dirs, states: Mapping[int, _Broker]) -> list[str]:
         notes.append(
             f"broker(s) {', '.join(map(str, shared))}: the log directories share one filesystem (each reports "
             f"the same total and usable bytes, e.g. {d.total_bytes:,} and {d.usable_bytes:,}), so their used "
-            "share cannot differ; Kafka bytes were balanced instead")
+            "share cannot differ; Kafka bytes were balanced instead"
+        )
     for b, s in states.items():
         for path, names in sorted(s.strays.items()):
             notes.append(
                 f"broker {b} {path}: {len(names)} stray log(s) left in place, not replicas to move (a deleted "
-                f"topic's log, or the copy a cancelled move left; Kafka removes them itself): {', '.join(names)}")
+                f"topic's log, or the copy a cancelled move left; Kafka removes them itself): {', '.join(names)}"
+            )
     return notes
 
 
@@ -304,19 +308,24 @@ def _check_request(log_dirs, brokers, max_moves, evacuate) -> list[int]:
             raise InputError(f"--evacuate {b}:{path}: broker {b} is not in the broker list")
         dirs = {d.path: d for d in log_dirs[b]}
         if path not in dirs:
-            raise NotFoundError(f"--evacuate {b}:{path}: broker {b} has no log directory {path} "
-                                f"(it has {', '.join(sorted(dirs)) or 'none'})")
+            raise NotFoundError(
+                f"--evacuate {b}:{path}: broker {b} has no log directory {path} "
+                f"(it has {', '.join(sorted(dirs)) or 'none'})"
+            )
         if dirs[path].status is LogDirStatus.OFFLINE:
-            raise InputError(f"--evacuate {b}:{path}: the directory is offline ({dirs[path].error}); "
-                             "its replicas cannot be read or moved")
+            raise InputError(
+                f"--evacuate {b}:{path}: the directory is offline ({dirs[path].error}); "
+                "its replicas cannot be read or moved"
+            )
     return scope
 
 
 def _evacuate(state: _Broker) -> None:
     for path in sorted(state.evacuate):
         if path in state.stuck:
-            raise InputError(f"cannot evacuate broker {state.id} {path}: some replicas there may not move",
-                             state.stuck[path])
+            raise InputError(
+                f"cannot evacuate broker {state.id} {path}: some replicas there may not move", state.stuck[path]
+            )
         pending = sorted(state.dirs[path].sizes, key=lambda x: (-x[0], x[1]))
         if pending and not state.targets:
             raise InputError(f"cannot evacuate broker {state.id} {path}: no other online, uncordoned directory")
@@ -419,7 +428,8 @@ def _choose(states: Mapping[int, _Broker], max_moves: int | None) -> list[LogDir
 def _usage(log_dirs: Mapping[int, Sequence[LogDir]], scope: Sequence[int]) -> list[DirUsage]:
     return [
         DirUsage(b, d.path, d.status, d.total_bytes, d.usable_bytes, d.used_bytes, len(d.replicas))
-        for b in scope for d in sorted(log_dirs[b], key=lambda d: d.path)
+        for b in scope
+        for d in sorted(log_dirs[b], key=lambda d: d.path)
     ]
 
 
@@ -428,9 +438,17 @@ def _usage_of(broker: int, dirs: Sequence[LogDir], state: _Broker) -> list[DirUs
     for d in sorted(dirs, key=lambda d: d.path):
         w = state.dirs.get(d.path)
         if w is None or not w.capacity_known:
-            out.append(DirUsage(broker, d.path, d.status, d.total_bytes, d.usable_bytes,
-                                d.used_bytes if w is None else w.replica_bytes,
-                                len(d.replicas) if w is None else w.replicas))
+            out.append(
+                DirUsage(
+                    broker,
+                    d.path,
+                    d.status,
+                    d.total_bytes,
+                    d.usable_bytes,
+                    d.used_bytes if w is None else w.replica_bytes,
+                    len(d.replicas) if w is None else w.replicas,
+                )
+            )
         else:
             out.append(DirUsage(broker, d.path, d.status, d.total_bytes, w.usable, w.replica_bytes, w.replicas))
     return out
@@ -443,6 +461,7 @@ def _plan(cluster: ClusterState, moves: Sequence[LogDirMove]) -> ReassignmentPla
     entries = []
     for tp, dirs in sorted(targets.items()):
         replicas = cluster.partitions[tp].replicas
-        entries.append(Assignment(tp.topic, tp.partition, tuple(replicas),
-                                  tuple(dirs.get(b, ANY_LOG_DIR) for b in replicas)))
+        entries.append(
+            Assignment(tp.topic, tp.partition, tuple(replicas), tuple(dirs.get(b, ANY_LOG_DIR) for b in replicas))
+        )
     return ReassignmentPlan(tuple(entries))

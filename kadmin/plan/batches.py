@@ -117,7 +117,9 @@ class Backlog:
     sizes: Mapping[TopicPartition, int] | None = None
 
     @classmethod
-    def of(cls, remaining: Mapping[TopicPartition, Sequence[Step]], sizes: Mapping[TopicPartition, int] | None = None) -> Backlog:
+    def of(
+        cls, remaining: Mapping[TopicPartition, Sequence[Step]], sizes: Mapping[TopicPartition, int] | None = None
+    ) -> Backlog:
         inbound: Counter[int] = Counter()
         left: dict[TopicPartition, int] = {}
         for tp, chain in remaining.items():

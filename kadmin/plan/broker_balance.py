@@ -195,8 +195,12 @@ class _Planner:
         for ds in log_dirs.values():  # a move in flight on any broker, in scope or not
             for d in ds:
                 frozen.update(self.parts.index[r.tp] for r in d.replicas if r.is_future and r.tp in self.parts.index)
-        known = [d.total_bytes for ds in log_dirs.values() for d in ds
-                 if d.total_bytes is not None and d.usable_bytes is not None and d.total_bytes > 0]
+        known = [
+            d.total_bytes
+            for ds in log_dirs.values()
+            for d in ds
+            if d.total_bytes is not None and d.usable_bytes is not None and d.total_bytes > 0
+        ]
         assumed = max(known, default=0) or max(1, sum(d.used_bytes for ds in log_dirs.values() for d in ds))
         self.brokers: dict[int, BrokerState] = {}
         where: dict[int, dict[int, tuple[Dir, int]]] = {}
@@ -227,8 +231,10 @@ class _Planner:
         scope = sorted(set(request.brokers))
         unknown = [b for b in scope if b not in log_dirs]
         if unknown:
-            raise NotFoundError(f"no log directories known for broker(s) {', '.join(map(str, unknown))} "
-                                f"(known: {', '.join(map(str, sorted(log_dirs))) or 'none'})")
+            raise NotFoundError(
+                f"no log directories known for broker(s) {', '.join(map(str, unknown))} "
+                f"(known: {', '.join(map(str, sorted(log_dirs))) or 'none'})"
+            )
         return scope
 
     @staticmethod
@@ -276,8 +282,7 @@ class _Planner:
             return False
         return True
 
-    def move_between_brokers(self, i: int, src: BrokerState, sdir: Dir, size: int,
-                              dst: BrokerState, ddir: Dir) -> None:
+    def move_between_brokers(self, i: int, src: BrokerState, sdir: Dir, size: int, dst: BrokerState, ddir: Dir) -> None:
         remove_item(sdir.resident, (size, i))
         sdir.add(-size, -1, incoming=False)
         ddir.add(size)
@@ -334,21 +339,33 @@ class _Planner:
         leaders = balance_leaders(self)
         stopped = LIMIT if self.limited else STUCK if unresolved else BALANCED
         return BrokerBalanceResult(
-            plan=self._plan(), moves=self._moves(), brokers_before=self.brokers_before,
-            brokers_after=self._broker_usage(), dirs_before=self.dirs_before, dirs_after=self._dir_usage(),
-            mean=self.mean, threshold=self.t, stopped=stopped, unresolved=tuple(unresolved),
-            lower_bound_bytes=bound, leaders_changed=leaders,
+            plan=self._plan(),
+            moves=self._moves(),
+            brokers_before=self.brokers_before,
+            brokers_after=self._broker_usage(),
+            dirs_before=self.dirs_before,
+            dirs_after=self._dir_usage(),
+            mean=self.mean,
+            threshold=self.t,
+            stopped=stopped,
+            unresolved=tuple(unresolved),
+            lower_bound_bytes=bound,
+            leaders_changed=leaders,
         )
 
     def _broker_usage(self) -> tuple[BrokerUsage, ...]:
-        return tuple(BrokerUsage(b.id, b.rack, b.cap, b.occ, sum(d.replicas for d in b.dirs.values()))
-                     for b in self.brokers.values())
+        return tuple(
+            BrokerUsage(b.id, b.rack, b.cap, b.occ, sum(d.replicas for d in b.dirs.values()))
+            for b in self.brokers.values()
+        )
 
     def _dir_usage(self) -> tuple[DirUsage, ...]:
         out = []
         for b in self.brokers.values():
-            rows = [DirUsage(b.id, d.path, d.status, d.total_bytes, d.usable_bytes, d.used_bytes, len(d.replicas))
-                    for d in self.offline[b.id]]
+            rows = [
+                DirUsage(b.id, d.path, d.status, d.total_bytes, d.usable_bytes, d.used_bytes, len(d.replicas))
+                for d in self.offline[b.id]
+            ]
             for d in b.dirs.values():
                 usable = d.total - d.occ if d.known and d.total is not None else None
                 rows.append(DirUsage(b.id, d.path, d.status, d.total, usable, d.replica_bytes, d.replicas))
@@ -357,12 +374,15 @@ class _Planner:
 
     def _moves(self) -> tuple[ReplicaMove, ...]:
         tps = self.parts.tps
-        return tuple(sorted(ReplicaMove(tps[i].topic, tps[i].partition, *fields)
-                            for (i, _), fields in self.moves.items()))
+        return tuple(
+            sorted(ReplicaMove(tps[i].topic, tps[i].partition, *fields) for (i, _), fields in self.moves.items())
+        )
 
     def _plan(self) -> ReassignmentPlan:
         parts = self.parts
-        changed = {i for i, _ in parts.dir_target} | {i for i, r in enumerate(parts.reps) if tuple(r) != parts.original[i]}
+        changed = {i for i, _ in parts.dir_target} | {
+            i for i, r in enumerate(parts.reps) if tuple(r) != parts.original[i]
+        }
         entries = []
         for i in sorted(changed):
             tp, reps = parts.tps[i], tuple(parts.reps[i])

@@ -60,6 +60,7 @@ def _best(found: list[tuple[tuple[Item, bool], Dir]]) -> tuple[Item, Dir] | None
 
 # --- step 1: brokers -----------------------------------------------------------------------------
 
+
 def balance_load(p) -> list[str]:
     """Move replicas between brokers until all are in the band (or stuck, or a limit is hit)."""
     t, mean = p.t, p.mean
@@ -82,9 +83,12 @@ def balance_load(p) -> list[str]:
         moved = _send(p, b, brokers, racks) if over else _receive(p, b, brokers, racks)
         if not moved:
             stuck.add(b.id)
-    return [f"broker {b.id}: {b.fraction:.1%} used, outside {max(low, 0):.1%}..{high:.1%}; "
-            "no replica can move without breaking a constraint"
-            for b in brokers if b.id in stuck]
+    return [
+        f"broker {b.id}: {b.fraction:.1%} used, outside {max(low, 0):.1%}..{high:.1%}; "
+        "no replica can move without breaking a constraint"
+        for b in brokers
+        if b.id in stuck
+    ]
 
 
 def _send(p, src: BrokerState, brokers, racks) -> bool:
@@ -119,9 +123,7 @@ def _trade(p, src: BrokerState, dst: BrokerState, want: float, racks) -> bool:
             return False
         if reps[0] == src.id and (leaders[src.id] <= low_leaders or leaders[dst.id] >= high_leaders):
             return False  # the preferred-leader spread would widen
-        if parts.rack_aware[i] and (
-            dst.rack is None or any(racks.get(b) == dst.rack for b in reps if b != src.id)
-        ):
+        if parts.rack_aware[i] and (dst.rack is None or any(racks.get(b) == dst.rack for b in reps if b != src.id)):
             return False
         return dst.best_dir(size) is not None
 
@@ -143,6 +145,7 @@ def _trade(p, src: BrokerState, dst: BrokerState, want: float, racks) -> bool:
 
 
 # --- step 2: directories of each broker ----------------------------------------------------------
+
 
 def balance_dirs(p, broker: BrokerState) -> list[str]:
     """Move replicas between the broker's directories until each is within the threshold of
@@ -175,9 +178,12 @@ def balance_dirs(p, broker: BrokerState) -> list[str]:
             moved = any(_shift(p, broker, x, d, want, low, high) for x in partners)
         if not moved:
             stuck.add(d.path)
-    return [f"broker {broker.id} {d.path}: {d.fraction:.1%} used, outside {max(low, 0):.1%}..{high:.1%} "
-            "(its broker's share); no replica can move there or away"
-            for d in dirs if d.path in stuck]
+    return [
+        f"broker {broker.id} {d.path}: {d.fraction:.1%} used, outside {max(low, 0):.1%}..{high:.1%} "
+        "(its broker's share); no replica can move there or away"
+        for d in dirs
+        if d.path in stuck
+    ]
 
 
 def _shift(p, broker: BrokerState, src: Dir, dst: Dir, want: float, low: float, high: float) -> bool:
@@ -200,6 +206,7 @@ def _shift(p, broker: BrokerState, src: Dir, dst: Dir, want: float, low: float, 
 
 
 # --- step 3: preferred leaders -------------------------------------------------------------------
+
 
 def balance_leaders(p) -> int:
     """Reorder replicas so preferred-leader counts per broker in scope are within one of each

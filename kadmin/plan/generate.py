@@ -81,8 +81,7 @@ def broker_racks(cluster: ClusterState, brokers: Sequence[int], rack_aware: bool
     missing = sorted(b for b, r in racks.items() if r is None)
     if missing:
         raise InputError(
-            "Not all brokers have rack information: no rack on broker(s) "
-            + ", ".join(map(str, missing)),
+            "Not all brokers have rack information: no rack on broker(s) " + ", ".join(map(str, missing)),
             hint="add --disable-rack-aware to place replicas without rack information",
         )
     return {b: r for b, r in racks.items() if r is not None}
@@ -116,18 +115,13 @@ def kafka_assignment(
 
 
 def to_plan(assignment: Replicas) -> ReassignmentPlan:
-    return ReassignmentPlan(
-        tuple(Assignment(tp.topic, tp.partition, tuple(r)) for tp, r in sorted(assignment.items()))
-    )
+    return ReassignmentPlan(tuple(Assignment(tp.topic, tp.partition, tuple(r)) for tp, r in sorted(assignment.items())))
 
 
 def replicas_moved(current: ReassignmentPlan, proposed: ReassignmentPlan) -> int:
     """How many replicas a plan creates on brokers that do not hold them yet (data copied)."""
     before = current.by_partition()
-    return sum(
-        len(set(a.replicas) - set(before[a.tp].replicas if a.tp in before else ()))
-        for a in proposed.partitions
-    )
+    return sum(len(set(a.replicas) - set(before[a.tp].replicas if a.tp in before else ())) for a in proposed.partitions)
 
 
 def leaders_moved(current: ReassignmentPlan, proposed: ReassignmentPlan) -> int:

@@ -59,21 +59,19 @@ def assign_replicas_to_brokers(
     if replication_factor <= 0:
         raise InputError("Replication factor must be larger than 0.")
     if replication_factor > len(brokers):
-        raise InputError(
-            f"Replication factor: {replication_factor} larger than available brokers: {len(brokers)}."
-        )
+        raise InputError(f"Replication factor: {replication_factor} larger than available brokers: {len(brokers)}.")
     racked = {b: r for b, r in brokers.items() if r is not None}
     if not racked:
-        return _rack_unaware(sorted(brokers), n_partitions, replication_factor, start_index,
-                             replica_shift, start_partition)
+        return _rack_unaware(
+            sorted(brokers), n_partitions, replication_factor, start_index, replica_shift, start_partition
+        )
     if len(racked) != len(brokers):
         missing = sorted(b for b, r in brokers.items() if r is None)
         raise InputError(
             f"Not all brokers have rack information (no rack: {', '.join(map(str, missing))}).",
             hint="use --disable-rack-aware to place replicas without rack information",
         )
-    return _rack_aware(racked, n_partitions, replication_factor, start_index, replica_shift,
-                       start_partition)
+    return _rack_aware(racked, n_partitions, replication_factor, start_index, replica_shift, start_partition)
 
 
 def _rack_unaware(
@@ -86,9 +84,7 @@ def _rack_unaware(
         if partition > 0 and partition % n == 0:
             shift += 1
         first = (partition + start_index) % n
-        result[partition] = [brokers[first]] + [
-            brokers[_replica_index(first, shift, j, n)] for j in range(rf - 1)
-        ]
+        result[partition] = [brokers[first]] + [brokers[_replica_index(first, shift, j, n)] for j in range(rf - 1)]
         partition += 1
     return result
 

@@ -31,8 +31,9 @@ from kadmin.model import TopicPartition
 class _State:
     """The mutable working copy of an assignment, with the counters the steps consult."""
 
-    def __init__(self, current: Mapping[TopicPartition, Sequence[int]], brokers: Sequence[int],
-                 racks: Mapping[int, str] | None):
+    def __init__(
+        self, current: Mapping[TopicPartition, Sequence[int]], brokers: Sequence[int], racks: Mapping[int, str] | None
+    ):
         # Partitions are numbered in sorted order; ints hash and compare far faster than
         # TopicPartition, and the numbering keeps every tie-break in (topic, partition) order.
         self.tps = sorted(current)
@@ -185,8 +186,7 @@ def _balance_counts(st: _State) -> None:
         topic_total[st.topic[tp]] += len(st.reps[tp])
     fair = {t: n / len(st.brokers) for t, n in topic_total.items()}
     queues = [
-        [(tp, b) for tp in _shed(st, b, st.count[b] - target[b], fair)]
-        for b in st.brokers if st.count[b] > target[b]
+        [(tp, b) for tp in _shed(st, b, st.count[b] - target[b], fair)] for b in st.brokers if st.count[b] > target[b]
     ]
     # Interleave the sources so no single broker's surplus meets only the last, fullest slots.
     pending = [item for round_ in _zip_longest(queues) for item in round_]
@@ -297,8 +297,7 @@ def _balance_leaders(st: _LeaderLists) -> None:
     # First only from brokers over the ceiling to brokers under the floor: every such hand-over
     # is one the balance needs, so no leadership moves twice. Then any hand-over between two
     # brokers two or more apart (each lowers the sum of squared leader counts).
-    for needed in (lambda a, b: lcount[a] > high and lcount[b] < low,
-                   lambda a, b: lcount[a] - lcount[b] >= 2):
+    for needed in (lambda a, b: lcount[a] > high and lcount[b] < low, lambda a, b: lcount[a] - lcount[b] >= 2):
         changed = True
         while changed:
             changed = False

@@ -83,8 +83,13 @@ def _well_formed(raw: Any) -> Assignment | None:
     if type(raw) is not dict:
         return None
     topic, partition, replicas = raw.get("topic"), raw.get("partition"), raw.get("replicas")
-    if not (type(topic) is str and topic and type(partition) is int and 0 <= partition <= INT32_MAX
-            and type(replicas) is list):
+    if not (
+        type(topic) is str
+        and topic
+        and type(partition) is int
+        and 0 <= partition <= INT32_MAX
+        and type(replicas) is list
+    ):
         return None
     for b in replicas:
         if type(b) is not int or b < 0 or b > INT32_MAX:
@@ -120,8 +125,9 @@ def _parse_entry(index: int, raw: Any) -> tuple[Assignment | None, list[Problem]
     elif not _is_int(partition) or partition < 0:
         problems.append(Problem(f"must be an integer >= 0, not {_kind(partition)}", index, field="partition"))
     elif partition > INT32_MAX:
-        problems.append(Problem(f"must be at most {INT32_MAX} (a 32-bit id), not {_kind(partition)}", index,
-                                field="partition"))
+        problems.append(
+            Problem(f"must be at most {INT32_MAX} (a 32-bit id), not {_kind(partition)}", index, field="partition")
+        )
     tp = TopicPartition(topic, partition) if not problems else None
 
     replicas: Any = raw.get("replicas")
@@ -132,10 +138,18 @@ def _parse_entry(index: int, raw: Any) -> tuple[Assignment | None, list[Problem]
     else:
         for i, b in enumerate(replicas):
             if not _is_int(b) or b < 0:
-                problems.append(Problem(f"must be a broker id (integer >= 0), not {_kind(b)}", index, tp, f"replicas[{i}]"))
+                problems.append(
+                    Problem(f"must be a broker id (integer >= 0), not {_kind(b)}", index, tp, f"replicas[{i}]")
+                )
             elif b > INT32_MAX:
-                problems.append(Problem(f"must be a broker id of at most {INT32_MAX} (32 bits), not {_kind(b)}", index,
-                                        tp, f"replicas[{i}]"))
+                problems.append(
+                    Problem(
+                        f"must be a broker id of at most {INT32_MAX} (32 bits), not {_kind(b)}",
+                        index,
+                        tp,
+                        f"replicas[{i}]",
+                    )
+                )
 
     log_dirs: Any = raw.get("log_dirs")
     if "log_dirs" in raw:
@@ -144,7 +158,9 @@ def _parse_entry(index: int, raw: Any) -> tuple[Assignment | None, list[Problem]
         else:
             for i, d in enumerate(log_dirs):
                 if not isinstance(d, str):
-                    problems.append(Problem(f'must be "any" or an absolute path, not {_kind(d)}', index, tp, f"log_dirs[{i}]"))
+                    problems.append(
+                        Problem(f'must be "any" or an absolute path, not {_kind(d)}', index, tp, f"log_dirs[{i}]")
+                    )
     if problems:
         return None, problems
     return Assignment(topic, partition, tuple(replicas), tuple(log_dirs) if log_dirs is not None else None), []

@@ -200,9 +200,7 @@ def plan_steps(
         states = [partitions.get(tp) for tp, _ in entries]
         unknown = [str(tp) for (tp, _), state in zip(entries, states) if state is None]
         if unknown:
-            raise InputError(
-                f"{len(unknown)} partition(s) of the plan do not exist in the cluster", problems=unknown
-            )
+            raise InputError(f"{len(unknown)} partition(s) of the plan do not exist in the cluster", problems=unknown)
         doubled = [f"{tp}: {list(a.replicas)}" for tp, a in entries if len(set(a.replicas)) != len(a.replicas)]
         if doubled:
             raise InputError(f"{len(doubled)} partition(s) list a broker twice", problems=doubled)
@@ -213,7 +211,6 @@ def plan_steps(
             sets = replica_steps(state.replicas, a.replicas, max_replicas, min_insync=m, isr=state.isr)
             out[tp] = steps_from_sets(tp, state.replicas, sets, state.leader) if sets else ()
     return out
-
 
 
 def throttled_replicas(

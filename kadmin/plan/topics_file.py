@@ -16,8 +16,11 @@ def parse_topics_to_move(text: str, source: str = "topics file") -> list[str]:
     data = load_json(text, source)
     problems = schema_problems(data)
     if problems:
-        raise InputError(f"{source}: does not match the topics-to-move format", problems,
-                         hint='expected {"version":1,"topics":[{"topic":"foo"},{"topic":"bar"}]}')
+        raise InputError(
+            f"{source}: does not match the topics-to-move format",
+            problems,
+            hint='expected {"version":1,"topics":[{"topic":"foo"},{"topic":"bar"}]}',
+        )
     topics = [t["topic"] for t in data["topics"]]
     seen: set[str] = set()
     dupes = []

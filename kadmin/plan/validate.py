@@ -25,7 +25,7 @@ class PlanProblems(InputError):
 
 
 def is_log_dir_spec(value: str) -> bool:
-    """"any" or an absolute path, as Kafka's tool accepts."""
+    """ "any" or an absolute path, as Kafka's tool accepts."""
     return value == ANY_LOG_DIR or value.startswith("/")
 
 
@@ -125,7 +125,9 @@ def validate_reassignment(
                     counts = {}
                     for t in partitions:
                         counts[t.topic] = counts.get(t.topic, 0) + 1
-                found.append((f"unknown partition: topic {a.topic!r} has partitions 0..{counts[a.topic] - 1}", "partition"))
+                found.append(
+                    (f"unknown partition: topic {a.topic!r} has partitions 0..{counts[a.topic] - 1}", "partition")
+                )
         if not live_ids.issuperset(replicas):
             for i, b in enumerate(replicas):
                 if b in live_ids or (current is not None and b in current.replicas):
@@ -133,11 +135,18 @@ def validate_reassignment(
                 if hosting is None:
                     hosting = {r for p in partitions.values() for r in p.replicas}
                 if b in hosting:
-                    found.append((f"broker {b} is not running (not in the cluster's broker list); "
-                                  "a new replica cannot be placed there", f"replicas[{i}]"))
+                    found.append(
+                        (
+                            f"broker {b} is not running (not in the cluster's broker list); "
+                            "a new replica cannot be placed there",
+                            f"replicas[{i}]",
+                        )
+                    )
                 else:
                     running_ids = ", ".join(map(str, sorted(live_ids))) or "none"
-                    found.append((f"unknown broker {b}: not among the running brokers ({running_ids})", f"replicas[{i}]"))
+                    found.append(
+                        (f"unknown broker {b}: not among the running brokers ({running_ids})", f"replicas[{i}]")
+                    )
 
         if check_rf and distinct and current is not None:
             running = ongoing.get(tp) if ongoing else None
@@ -148,8 +157,13 @@ def validate_reassignment(
             else:
                 target = current.replicas
             if n != len(target):
-                found.append((f"changes the replication factor from {len(target)} to {n} "
-                              "(pass --allow-replication-factor-change if this is meant)", "replicas"))
+                found.append(
+                    (
+                        f"changes the replication factor from {len(target)} to {n} "
+                        "(pass --allow-replication-factor-change if this is meant)",
+                        "replicas",
+                    )
+                )
 
         wanted_dirs = a.log_dirs
         if wanted_dirs is not None:
@@ -183,9 +197,14 @@ def check_reassignment(
     """Raise PlanProblems (exit 2) listing every problem, or return when the plan is sound."""
     with gc_paused():
         problems = validate_reassignment(
-            parsed, cluster, log_dirs,
-            allow_replication_factor_change=allow_replication_factor_change, ongoing=ongoing,
+            parsed,
+            cluster,
+            log_dirs,
+            allow_replication_factor_change=allow_replication_factor_change,
+            ongoing=ongoing,
         )
     if problems:
         n = len(problems)
-        raise PlanProblems(f"the reassignment plan has {n} problem{'s' if n != 1 else ''}; nothing was changed", problems)
+        raise PlanProblems(
+            f"the reassignment plan has {n} problem{'s' if n != 1 else ''}; nothing was changed", problems
+        )

@@ -152,7 +152,10 @@ def log_dir_targets(plan: ReassignmentPlan) -> dict[TopicPartitionReplica, str]:
 
 
 def verify_partition(
-    target: tuple[int, ...], tp: TopicPartition, cluster: ClusterState, ongoing: Mapping[TopicPartition, PartitionReassignment]
+    target: tuple[int, ...],
+    tp: TopicPartition,
+    cluster: ClusterState,
+    ongoing: Mapping[TopicPartition, PartitionReassignment],
 ) -> PartitionVerdict:
     current = cluster.partitions.get(tp)
     if tp in ongoing:
@@ -174,7 +177,10 @@ def finishing_view(target: tuple[int, ...], replicas: tuple[int, ...]) -> bool:
 
 
 def verify_replica(
-    replica: TopicPartitionReplica, target_dir: str, info: ReplicaLogDir | None, partition_moving: bool,
+    replica: TopicPartitionReplica,
+    target_dir: str,
+    info: ReplicaLogDir | None,
+    partition_moving: bool,
     partition_settling: bool = False,
 ) -> ReplicaVerdict:
     if info is None:
@@ -183,8 +189,13 @@ def verify_replica(
     if cur is None and fut is None:
         # A replica the reassignment has yet to create is expected to be missing for a while.
         state = State.IN_PROGRESS if partition_moving else State.DIFFERS
-        return ReplicaVerdict(replica, MoveState.MISSING_REPLICA, state, target_dir,
-                              settling=state is State.DIFFERS and partition_settling)
+        return ReplicaVerdict(
+            replica,
+            MoveState.MISSING_REPLICA,
+            state,
+            target_dir,
+            settling=state is State.DIFFERS and partition_settling,
+        )
     if fut is None:
         if cur == target_dir:
             return ReplicaVerdict(replica, MoveState.COMPLETE, State.COMPLETE, target_dir, cur)
@@ -202,9 +213,7 @@ def verify_plan(
 ) -> VerifyResult:
     """Verdicts for every partition of the plan and every replica it puts in a named directory.
     ``replica_log_dirs`` leaves out replicas no broker answered for."""
-    partitions = tuple(
-        verify_partition(tuple(a.replicas), a.tp, cluster, ongoing) for a in plan.partitions
-    )
+    partitions = tuple(verify_partition(tuple(a.replicas), a.tp, cluster, ongoing) for a in plan.partitions)
     moving = {v.tp for v in partitions if v.state is State.IN_PROGRESS}
     settling = {v.tp for v in partitions if v.settling}
     replicas = tuple(

@@ -28,15 +28,22 @@ def _validate_new_topic(engine, t) -> dict[int, list[int]]:
             raise ControllerError(P.INVALID_CONFIG, why)
     if t.assignments:
         if t.num_partitions != -1 or t.replication_factor != -1:
-            raise ControllerError(P.INVALID_REQUEST, "Both numPartitions or replicationFactor and replicasAssignments "
-                                  "were set. Both cannot be used at the same time.")
+            raise ControllerError(
+                P.INVALID_REQUEST,
+                "Both numPartitions or replicationFactor and replicasAssignments "
+                "were set. Both cannot be used at the same time.",
+            )
         assignment = {a.partition_index: list(a.broker_ids) for a in t.assignments}
         if sorted(assignment) != list(range(len(assignment))):
-            raise ControllerError(P.INVALID_REPLICA_ASSIGNMENT, "Partitions should be a consecutive 0-based integer sequence")
+            raise ControllerError(
+                P.INVALID_REPLICA_ASSIGNMENT, "Partitions should be a consecutive 0-based integer sequence"
+            )
         sizes = {len(r) for r in assignment.values()}
         if len(sizes) > 1:
-            raise ControllerError(P.INVALID_REPLICA_ASSIGNMENT,
-                                  "All partitions in the manual partition assignment must have the same number of replicas.")
+            raise ControllerError(
+                P.INVALID_REPLICA_ASSIGNMENT,
+                "All partitions in the manual partition assignment must have the same number of replicas.",
+            )
         for replicas in assignment.values():
             controller.validate_assignment(cluster, replicas, require_live=engine.zookeeper_mode)
         return assignment
@@ -44,9 +51,11 @@ def _validate_new_topic(engine, t) -> dict[int, list[int]]:
     rf = t.replication_factor if t.replication_factor != -1 else min(3, len(cluster.brokers))
     live = cluster.live_brokers()
     if rf > len(live):
-        raise ControllerError(P.INVALID_REPLICATION_FACTOR,
-                              f"Unable to replicate the partition {rf} time(s): The target replication factor of {rf} "
-                              f"cannot be reached because only {len(live)} broker(s) are registered.")
+        raise ControllerError(
+            P.INVALID_REPLICATION_FACTOR,
+            f"Unable to replicate the partition {rf} time(s): The target replication factor of {rf} "
+            f"cannot be reached because only {len(live)} broker(s) are registered.",
+        )
     return controller.place_replicas(cluster, partitions, rf, live=live)
 
 
@@ -58,8 +67,16 @@ def create_topics(engine, broker_id, version, req):
         try:
             assignment = _validate_new_topic(engine, t)
         except ControllerError as e:
-            results.append(R.CreatableTopicResult(name=t.name, error_code=e.code, error_message=e.message or None,
-                                                  num_partitions=-1, replication_factor=-1, configs=None))
+            results.append(
+                R.CreatableTopicResult(
+                    name=t.name,
+                    error_code=e.code,
+                    error_message=e.message or None,
+                    num_partitions=-1,
+                    replication_factor=-1,
+                    configs=None,
+                )
+            )
             continue
         cfg = {c.name: c.value for c in t.configs or []}
         topic_id = None
@@ -68,12 +85,23 @@ def create_topics(engine, broker_id, version, req):
             topic_id = topic.topic_id
         described = []
         if not req.validate_only:
-            described = [R.CreatableTopicResult.CreatableTopicConfigs(
-                name=e.name, value=e.value, read_only=e.read_only, config_source=e.source, is_sensitive=False)
-                for e in configs.describe_topic(engine.cluster, t.name)]
-        results.append(R.CreatableTopicResult(
-            name=t.name, topic_id=topic_id, error_code=P.NONE, error_message=None,
-            num_partitions=len(assignment), replication_factor=len(assignment[0]), configs=described))
+            described = [
+                R.CreatableTopicResult.CreatableTopicConfigs(
+                    name=e.name, value=e.value, read_only=e.read_only, config_source=e.source, is_sensitive=False
+                )
+                for e in configs.describe_topic(engine.cluster, t.name)
+            ]
+        results.append(
+            R.CreatableTopicResult(
+                name=t.name,
+                topic_id=topic_id,
+                error_code=P.NONE,
+                error_message=None,
+                num_partitions=len(assignment),
+                replication_factor=len(assignment[0]),
+                configs=described,
+            )
+        )
     return R(version=version, throttle_time_ms=0, topics=results)
 
 
@@ -90,13 +118,25 @@ def delete_topics(engine, broker_id, version, req):
         if name is None and topic_id is not None:
             name = next((t.name for t in cluster.topics.values() if t.topic_id == topic_id), None)
             if name is None:
-                out.append(R.DeletableTopicResult(name=None, topic_id=topic_id, error_code=UNKNOWN_TOPIC_ID,
-                                                  error_message="This server does not host this topic ID."))
+                out.append(
+                    R.DeletableTopicResult(
+                        name=None,
+                        topic_id=topic_id,
+                        error_code=UNKNOWN_TOPIC_ID,
+                        error_message="This server does not host this topic ID.",
+                    )
+                )
                 continue
         topic = cluster.topics.get(name)
         if topic is None:
-            out.append(R.DeletableTopicResult(name=name, topic_id=topic_id, error_code=P.UNKNOWN_TOPIC_OR_PARTITION,
-                                              error_message="This server does not host this topic-partition."))
+            out.append(
+                R.DeletableTopicResult(
+                    name=name,
+                    topic_id=topic_id,
+                    error_code=P.UNKNOWN_TOPIC_OR_PARTITION,
+                    error_message="This server does not host this topic-partition.",
+                )
+            )
             continue
         tid = topic.topic_id
         controller.delete_topic(cluster, name)
@@ -130,7 +170,8 @@ def elect_leaders(engine, broker_id, version, req):
         # All partitions (null): Kafka leaves out only those needing no election; failures stay.
         if explicit or code != P.ELECTION_NOT_NEEDED:
             by_topic.setdefault(topic, []).append(
-                R.ReplicaElectionResult.PartitionResult(partition_id=index, error_code=code, error_message=msg))
+                R.ReplicaElectionResult.PartitionResult(partition_id=index, error_code=code, error_message=msg)
+            )
     results = [R.ReplicaElectionResult(topic=t, partition_result=parts) for t, parts in by_topic.items()]
     return R(version=version, throttle_time_ms=0, error_code=P.NONE, replica_election_results=results)
 
@@ -146,16 +187,28 @@ def alter_partition_reassignments(engine, broker_id, version, req):
             code, msg = P.NONE, None
             try:
                 controller.alter_reassignment(
-                    engine.cluster, TopicPartition(t.name, rp.partition_index),
+                    engine.cluster,
+                    TopicPartition(t.name, rp.partition_index),
                     None if rp.replicas is None else list(rp.replicas),
-                    allow_rf_change=allow, require_live=engine.zookeeper_mode)
+                    allow_rf_change=allow,
+                    require_live=engine.zookeeper_mode,
+                )
             except ControllerError as e:
                 code, msg = e.code, e.message or None
-            parts.append(R.ReassignableTopicResponse.ReassignablePartitionResponse(
-                partition_index=rp.partition_index, error_code=code, error_message=msg))
+            parts.append(
+                R.ReassignableTopicResponse.ReassignablePartitionResponse(
+                    partition_index=rp.partition_index, error_code=code, error_message=msg
+                )
+            )
         topics.append(R.ReassignableTopicResponse(name=t.name, partitions=parts))
-    return R(version=version, throttle_time_ms=0, allow_replication_factor_change=allow,
-             error_code=P.NONE, error_message=None, responses=topics)
+    return R(
+        version=version,
+        throttle_time_ms=0,
+        allow_replication_factor_change=allow,
+        error_code=P.NONE,
+        error_message=None,
+        responses=topics,
+    )
 
 
 def list_partition_reassignments(engine, broker_id, version, req):
@@ -173,8 +226,13 @@ def list_partition_reassignments(engine, broker_id, version, req):
                     wanted.append(p)
     by_topic: dict[str, list] = {}
     for p in sorted(wanted, key=lambda p: (p.topic, p.index)):
-        by_topic.setdefault(p.topic, []).append(R.OngoingTopicReassignment.OngoingPartitionReassignment(
-            partition_index=p.index, replicas=list(p.replicas), adding_replicas=list(p.adding),
-            removing_replicas=list(p.removing)))
+        by_topic.setdefault(p.topic, []).append(
+            R.OngoingTopicReassignment.OngoingPartitionReassignment(
+                partition_index=p.index,
+                replicas=list(p.replicas),
+                adding_replicas=list(p.adding),
+                removing_replicas=list(p.removing),
+            )
+        )
     topics = [R.OngoingTopicReassignment(name=t, partitions=ps) for t, ps in by_topic.items()]
     return R(version=version, throttle_time_ms=0, error_code=P.NONE, error_message=None, topics=topics)

@@ -18,8 +18,10 @@ def api_versions_body(error_code: int = P.NONE, version: int = 0, kafka_version=
     """The ranges a broker of ``kafka_version`` advertises (None: the default version)."""
     from kafka.protocol.metadata.api_versions import ApiVersionsResponse
 
-    keys = [ApiVersionsResponse.ApiVersion(api_key=a.key, min_version=a.advertised[0], max_version=a.max_version)
-            for a in sorted(P.served(kafka_version).values(), key=lambda a: a.key)]
+    keys = [
+        ApiVersionsResponse.ApiVersion(api_key=a.key, min_version=a.advertised[0], max_version=a.max_version)
+        for a in sorted(P.served(kafka_version).values(), key=lambda a: a.key)
+    ]
     return ApiVersionsResponse(version=version, error_code=error_code, api_keys=keys, throttle_time_ms=0)
 
 
@@ -50,8 +52,11 @@ def _metadata(engine, version, req, all_topics, stale=None):
     from kafka.protocol.metadata.metadata import MetadataResponse as R
 
     cluster = engine.cluster
-    brokers = [R.MetadataResponseBroker(node_id=b.id, host=b.host, port=b.port, rack=b.rack)
-               for b in sorted(cluster.brokers.values(), key=lambda b: b.id) if b.alive]
+    brokers = [
+        R.MetadataResponseBroker(node_id=b.id, host=b.host, port=b.port, rack=b.rack)
+        for b in sorted(cluster.brokers.values(), key=lambda b: b.id)
+        if b.alive
+    ]
     if all_topics:
         names = sorted(cluster.topics)
     else:
@@ -62,23 +67,44 @@ def _metadata(engine, version, req, all_topics, stale=None):
     for name in names:
         topic = cluster.topics.get(name)
         if topic is None:
-            topics.append(R.MetadataResponseTopic(error_code=P.UNKNOWN_TOPIC_OR_PARTITION, name=name,
-                                                  is_internal=False, partitions=[]))
+            topics.append(
+                R.MetadataResponseTopic(
+                    error_code=P.UNKNOWN_TOPIC_OR_PARTITION, name=name, is_internal=False, partitions=[]
+                )
+            )
             continue
         parts = []
         for p in sorted(topic.partitions.values(), key=lambda p: p.index):
             # a finished move lags per broker (kadmin.sandbox.lag); a started one in ZooKeeper mode
-            replicas, isr, leader, epoch = (partition_view(p, stale) if stale and p.tp in stale
-                                            else p.metadata_view(cluster.now))
+            replicas, isr, leader, epoch = (
+                partition_view(p, stale) if stale and p.tp in stale else p.metadata_view(cluster.now)
+            )
             offline = [b for b in replicas if b not in healthy and not cluster.replica_online(p.tp, b)]
-            parts.append(R.MetadataResponseTopic.MetadataResponsePartition(
-                error_code=LEADER_NOT_AVAILABLE if leader == -1 else P.NONE,
-                partition_index=p.index, leader_id=leader, leader_epoch=epoch,
-                replica_nodes=list(replicas), isr_nodes=list(isr), offline_replicas=offline))
-        topics.append(R.MetadataResponseTopic(error_code=P.NONE, name=name, topic_id=topic.topic_id,
-                                              is_internal=False, partitions=parts))
-    return R(version=version, throttle_time_ms=0, brokers=brokers, cluster_id=cluster.cluster_id,
-             controller_id=engine.controller_id(), topics=topics, error_code=P.NONE)
+            parts.append(
+                R.MetadataResponseTopic.MetadataResponsePartition(
+                    error_code=LEADER_NOT_AVAILABLE if leader == -1 else P.NONE,
+                    partition_index=p.index,
+                    leader_id=leader,
+                    leader_epoch=epoch,
+                    replica_nodes=list(replicas),
+                    isr_nodes=list(isr),
+                    offline_replicas=offline,
+                )
+            )
+        topics.append(
+            R.MetadataResponseTopic(
+                error_code=P.NONE, name=name, topic_id=topic.topic_id, is_internal=False, partitions=parts
+            )
+        )
+    return R(
+        version=version,
+        throttle_time_ms=0,
+        brokers=brokers,
+        cluster_id=cluster.cluster_id,
+        controller_id=engine.controller_id(),
+        topics=topics,
+        error_code=P.NONE,
+    )
 
 
 def describe_cluster(engine, broker_id, version, req):
@@ -86,13 +112,30 @@ def describe_cluster(engine, broker_id, version, req):
 
     cluster = engine.cluster
     if version >= 1 and req.endpoint_type not in (None, 1):
-        return R(version=version, error_code=MISMATCHED_ENDPOINT_TYPE,
-                 error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER",
-                 endpoint_type=1, cluster_id=cluster.cluster_id, controller_id=-1, brokers=[])
-    brokers = [R.DescribeClusterBroker(broker_id=b.id, host=b.host, port=b.port, rack=b.rack, is_fenced=False)
-               for b in sorted(cluster.brokers.values(), key=lambda b: b.id) if b.alive]
-    return R(version=version, throttle_time_ms=0, error_code=P.NONE, error_message=None, endpoint_type=1,
-             cluster_id=cluster.cluster_id, controller_id=engine.controller_id(), brokers=brokers)
+        return R(
+            version=version,
+            error_code=MISMATCHED_ENDPOINT_TYPE,
+            error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER",
+            endpoint_type=1,
+            cluster_id=cluster.cluster_id,
+            controller_id=-1,
+            brokers=[],
+        )
+    brokers = [
+        R.DescribeClusterBroker(broker_id=b.id, host=b.host, port=b.port, rack=b.rack, is_fenced=False)
+        for b in sorted(cluster.brokers.values(), key=lambda b: b.id)
+        if b.alive
+    ]
+    return R(
+        version=version,
+        throttle_time_ms=0,
+        error_code=P.NONE,
+        error_message=None,
+        endpoint_type=1,
+        cluster_id=cluster.cluster_id,
+        controller_id=engine.controller_id(),
+        brokers=brokers,
+    )
 
 
 def list_offsets(engine, broker_id, version, req):
@@ -121,9 +164,11 @@ def list_offsets(engine, broker_id, version, req):
                     offset, ts = (leo - 1, engine.wall_ms(cluster.now)) if leo else (-1, -1)
                 elif rp.timestamp >= 0:
                     offset, ts = _offset_for_time(engine, p, rp.timestamp, leo)
-            parts.append(R.ListOffsetsTopicResponse.ListOffsetsPartitionResponse(
-                partition_index=rp.partition_index, error_code=code, timestamp=ts, offset=offset,
-                leader_epoch=epoch))
+            parts.append(
+                R.ListOffsetsTopicResponse.ListOffsetsPartitionResponse(
+                    partition_index=rp.partition_index, error_code=code, timestamp=ts, offset=offset, leader_epoch=epoch
+                )
+            )
         topics.append(R.ListOffsetsTopicResponse(name=t.name, partitions=parts))
     return R(version=version, throttle_time_ms=0, topics=topics)
 

@@ -41,9 +41,15 @@ def describe_configs(engine, broker_id, version, req):
         else:
             error = (P.INVALID_REQUEST, f"Unsupported resource type {res.resource_type}")
         if error:
-            results.append(R.DescribeConfigsResult(error_code=error[0], error_message=error[1],
-                                                   resource_type=res.resource_type, resource_name=res.resource_name,
-                                                   configs=[]))
+            results.append(
+                R.DescribeConfigsResult(
+                    error_code=error[0],
+                    error_message=error[1],
+                    resource_type=res.resource_type,
+                    resource_name=res.resource_name,
+                    configs=[],
+                )
+            )
             continue
         if res.configuration_keys is not None:
             keys = set(res.configuration_keys)
@@ -52,15 +58,34 @@ def describe_configs(engine, broker_id, version, req):
         for e in entries:
             synonyms = []
             if version >= 1 and req.include_synonyms:
-                synonyms = [R.DescribeConfigsResult.DescribeConfigsResourceResult.DescribeConfigsSynonym(
-                    name=n, value=v, source=s) for n, v, s in e.synonyms]
-            out.append(R.DescribeConfigsResult.DescribeConfigsResourceResult(
-                name=e.name, value=e.value, read_only=e.read_only, config_source=e.source,
-                is_default=e.source == C.DEFAULT, is_sensitive=False, synonyms=synonyms,
-                config_type=e.config_type, documentation=None))
-        results.append(R.DescribeConfigsResult(error_code=P.NONE, error_message=None,
-                                               resource_type=res.resource_type, resource_name=res.resource_name,
-                                               configs=out))
+                synonyms = [
+                    R.DescribeConfigsResult.DescribeConfigsResourceResult.DescribeConfigsSynonym(
+                        name=n, value=v, source=s
+                    )
+                    for n, v, s in e.synonyms
+                ]
+            out.append(
+                R.DescribeConfigsResult.DescribeConfigsResourceResult(
+                    name=e.name,
+                    value=e.value,
+                    read_only=e.read_only,
+                    config_source=e.source,
+                    is_default=e.source == C.DEFAULT,
+                    is_sensitive=False,
+                    synonyms=synonyms,
+                    config_type=e.config_type,
+                    documentation=None,
+                )
+            )
+        results.append(
+            R.DescribeConfigsResult(
+                error_code=P.NONE,
+                error_message=None,
+                resource_type=res.resource_type,
+                resource_name=res.resource_name,
+                configs=out,
+            )
+        )
     return R(version=version, throttle_time_ms=0, results=results)
 
 
@@ -111,8 +136,11 @@ def alter_configs(engine, broker_id, version, req):
         if error is None and not req.validate_only:
             _apply(engine, res.resource_type, res.resource_name, new)
         code, msg = error or (P.NONE, None)
-        out.append(R.AlterConfigsResourceResponse(error_code=code, error_message=msg,
-                                                  resource_type=res.resource_type, resource_name=res.resource_name))
+        out.append(
+            R.AlterConfigsResourceResponse(
+                error_code=code, error_message=msg, resource_type=res.resource_type, resource_name=res.resource_name
+            )
+        )
     return R(version=version, throttle_time_ms=0, responses=out)
 
 
@@ -152,11 +180,13 @@ def incremental_alter_configs(engine, broker_id, version, req):
         new, error = _incremental(engine, res.resource_type, res.resource_name, res.configs)
         if error is None:
             changed = {c.name: new.get(c.name) for c in res.configs}
-            error = _validate(engine, broker_id, res.resource_type, res.resource_name,
-                              dict(changed))
+            error = _validate(engine, broker_id, res.resource_type, res.resource_name, dict(changed))
         if error is None and not req.validate_only:
             _apply(engine, res.resource_type, res.resource_name, new)
         code, msg = error or (P.NONE, None)
-        out.append(R.AlterConfigsResourceResponse(error_code=code, error_message=msg,
-                                                  resource_type=res.resource_type, resource_name=res.resource_name))
+        out.append(
+            R.AlterConfigsResourceResponse(
+                error_code=code, error_message=msg, resource_type=res.resource_type, resource_name=res.resource_name
+            )
+        )
     return R(version=version, throttle_time_ms=0, responses=out)

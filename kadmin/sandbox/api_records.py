@@ -40,9 +40,17 @@ def produce(engine, broker_id, version, req):
                 code = INVALID_REQUIRED_ACKS
             else:
                 code, base, message = _append(cluster, broker_id, td.name, pd.index, pd.records, req.acks)
-            parts.append(R.TopicProduceResponse.PartitionProduceResponse(
-                index=pd.index, error_code=code, base_offset=base, log_append_time_ms=-1,
-                log_start_offset=0 if code == P.NONE else -1, record_errors=[], error_message=message))
+            parts.append(
+                R.TopicProduceResponse.PartitionProduceResponse(
+                    index=pd.index,
+                    error_code=code,
+                    base_offset=base,
+                    log_append_time_ms=-1,
+                    log_start_offset=0 if code == P.NONE else -1,
+                    record_errors=[],
+                    error_message=message,
+                )
+            )
         topics.append(R.TopicProduceResponse(name=td.name, partition_responses=parts))
     _wake_fetches(engine)
     if req.acks == 0:
@@ -61,8 +69,11 @@ def _append(cluster, broker_id, topic, index, records, acks) -> tuple[int, int, 
     if leader is None:
         return P.KAFKA_STORAGE_ERROR, -1, None
     if p.records is None and (p.produce_rate or leader.size):
-        return (P.INVALID_REQUEST, -1,
-                f"sandbox: the size of {topic}-{index} is simulated; it stores no produced records")
+        return (
+            P.INVALID_REQUEST,
+            -1,
+            f"sandbox: the size of {topic}-{index} is simulated; it stores no produced records",
+        )
     if acks == -1 and len(p.isr) < _min_insync(cluster, topic):
         return NOT_ENOUGH_REPLICAS, -1, None
     try:
@@ -101,8 +112,11 @@ def _share(cluster, p) -> None:
 
 def _min_insync(cluster, topic: str) -> int:
     t = cluster.topics.get(topic)
-    value = (t.configs.get("min.insync.replicas") if t else None) \
-        or cluster.broker_configs.get("", {}).get("min.insync.replicas") or "1"
+    value = (
+        (t.configs.get("min.insync.replicas") if t else None)
+        or cluster.broker_configs.get("", {}).get("min.insync.replicas")
+        or "1"
+    )
     return int(value)
 
 
@@ -155,14 +169,23 @@ def _fetch_now(engine, broker_id, version, req):
         parts = []
         for fp in t.partitions:
             # KIP-74: the first batch returned may exceed the limits, so a large batch still moves.
-            code, hw, start, data = _read(cluster, broker_id, t.topic, fp, min(fp.partition_max_bytes, budget),
-                                          at_least_one=not returned)
+            code, hw, start, data = _read(
+                cluster, broker_id, t.topic, fp, min(fp.partition_max_bytes, budget), at_least_one=not returned
+            )
             returned = returned or bool(data)
             budget = max(budget - len(data), 0)
-            parts.append(R.FetchableTopicResponse.PartitionData(
-                partition_index=fp.partition, error_code=code, high_watermark=hw, last_stable_offset=hw,
-                log_start_offset=start, aborted_transactions=[] if read_committed else None,
-                preferred_read_replica=-1, records=data))
+            parts.append(
+                R.FetchableTopicResponse.PartitionData(
+                    partition_index=fp.partition,
+                    error_code=code,
+                    high_watermark=hw,
+                    last_stable_offset=hw,
+                    log_start_offset=start,
+                    aborted_transactions=[] if read_committed else None,
+                    preferred_read_replica=-1,
+                    records=data,
+                )
+            )
         topics.append(R.FetchableTopicResponse(topic=t.topic, partitions=parts))
     # session_id 0: no fetch session was created, so clients keep sending full fetches.
     return R(version=version, throttle_time_ms=0, error_code=P.NONE, session_id=0, responses=topics)

@@ -54,8 +54,11 @@ class LogDirState:
     strays: dict[TopicPartition, ReplicaLog] = field(default_factory=dict)
 
     def used(self) -> int:
-        return int(sum(r.size for r in self.logs.values()) + sum(r.size for r in self.futures.values())
-                   + sum(r.size for r in self.strays.values()))
+        return int(
+            sum(r.size for r in self.logs.values())
+            + sum(r.size for r in self.futures.values())
+            + sum(r.size for r in self.strays.values())
+        )
 
 
 @dataclass

@@ -77,8 +77,19 @@ BROKER_DEFAULTS: dict[str, tuple[str, int]] = {
 
 # Dynamic-only quota configs (DynamicConfig.Broker): no default, listed only when set.
 BROKER_RATES = (LEADER_RATE, FOLLOWER_RATE, LOG_DIR_RATE)
-READ_ONLY = frozenset({"broker.id", "node.id", "log.dirs", "process.roles", "zookeeper.connect",
-                       "broker.rack", "listeners", "advertised.listeners", "controller.quorum.voters"})
+READ_ONLY = frozenset(
+    {
+        "broker.id",
+        "node.id",
+        "log.dirs",
+        "process.roles",
+        "zookeeper.connect",
+        "broker.rack",
+        "listeners",
+        "advertised.listeners",
+        "controller.quorum.voters",
+    }
+)
 _REPLICA_ENTRY = re.compile(r"^\s*\d+\s*:\s*\d+\s*$")
 
 
@@ -122,9 +133,11 @@ def validate_topic_config(name: str, value: str | None) -> str | None:
         if value.strip() in ("", "*"):
             return None
         if not all(_REPLICA_ENTRY.match(e) for e in value.split(",")):
-            return (f"Invalid value {value} for configuration {name}: must be the literal '*' or a "
-                    "list of replicas in the following format: "
-                    "[partitionId]:[brokerId],[partitionId]:[brokerId],...")
+            return (
+                f"Invalid value {value} for configuration {name}: must be the literal '*' or a "
+                "list of replicas in the following format: "
+                "[partitionId]:[brokerId],[partitionId]:[brokerId],..."
+            )
     elif TOPIC_DEFAULTS[name][1] in (INT, LONG):
         try:
             int(value)
@@ -171,8 +184,10 @@ def describe_broker(cluster: Cluster, resource_name: str, static: dict[str, str]
     cluster-wide dynamic defaults, as Kafka lists them."""
     default_dyn = cluster.broker_configs.get("", {})
     if resource_name == "":
-        return [Entry(k, v, DYNAMIC_DEFAULT_BROKER, False, _broker_type(k),
-                      ((k, v, DYNAMIC_DEFAULT_BROKER),)) for k, v in sorted(default_dyn.items())]
+        return [
+            Entry(k, v, DYNAMIC_DEFAULT_BROKER, False, _broker_type(k), ((k, v, DYNAMIC_DEFAULT_BROKER),))
+            for k, v in sorted(default_dyn.items())
+        ]
     own = cluster.broker_configs.get(resource_name, {})
     names = set(BROKER_DEFAULTS) | set(static) | set(default_dyn) | set(own)
     out = []
@@ -198,6 +213,7 @@ def _broker_type(name: str) -> int:
 
 
 # --- throttles, read as ReplicationQuotaManager and the config handlers apply them ---
+
 
 def broker_rate(cluster: Cluster, broker_id: int, name: str) -> float | None:
     """The effective rate (bytes/s) of a broker quota config, or None when unlimited."""

@@ -88,8 +88,9 @@ def request(state_dir: Path, op: str, timeout: float = 30.0, **args):
     """Send one control request to the sandbox running in ``state_dir``; its result."""
     path = Path(state_dir) / SOCKET_NAME
     if not path.exists():
-        raise errors.NotFoundError(f"no sandbox is running in {state_dir}",
-                                   hint="start one with `kadmin sandbox start --detach`")
+        raise errors.NotFoundError(
+            f"no sandbox is running in {state_dir}", hint="start one with `kadmin sandbox start --detach`"
+        )
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(timeout)

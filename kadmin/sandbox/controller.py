@@ -25,15 +25,23 @@ class ControllerError(Exception):
 
 # --- placement ---
 
-def place_replicas(cluster: Cluster, partitions: int, replication_factor: int,
-                   rng: random.Random | None = None, live: list[int] | None = None) -> dict[int, list[int]]:
+
+def place_replicas(
+    cluster: Cluster,
+    partitions: int,
+    replication_factor: int,
+    rng: random.Random | None = None,
+    live: list[int] | None = None,
+) -> dict[int, list[int]]:
     """Round-robin placement over registered brokers, alternating racks when racks are set
     (the shape of Kafka's rack-aware assignment), with a random start like Kafka's."""
     rng = rng or random.Random(len(cluster.topics))
     brokers = sorted(live if live is not None else cluster.brokers)
     if replication_factor > len(brokers) or replication_factor <= 0:
-        raise ControllerError(P.INVALID_REPLICATION_FACTOR,
-                              f"Replication factor: {replication_factor} larger than available brokers: {len(brokers)}.")
+        raise ControllerError(
+            P.INVALID_REPLICATION_FACTOR,
+            f"Replication factor: {replication_factor} larger than available brokers: {len(brokers)}.",
+        )
     if partitions <= 0:
         raise ControllerError(P.INVALID_PARTITIONS, "Number of partitions was set to an invalid non-positive value.")
     racks = {b: cluster.brokers[b].rack for b in brokers}
@@ -83,37 +91,55 @@ def _rack_alternating(brokers: list[int], racks: dict[int, str | None]) -> list[
 def validate_assignment(cluster: Cluster, replicas: list[int], *, require_live: bool) -> None:
     """INVALID_REPLICA_ASSIGNMENT rules of the AdminClient path."""
     if not replicas:
-        raise ControllerError(P.INVALID_REPLICA_ASSIGNMENT,
-                              "The manual partition assignment includes an empty replica list.")
+        raise ControllerError(
+            P.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes an empty replica list."
+        )
     seen = set()
     for b in replicas:
         if b < 0:
-            raise ControllerError(P.INVALID_REPLICA_ASSIGNMENT,
-                                  f"The manual partition assignment includes an invalid broker id {b}.")
+            raise ControllerError(
+                P.INVALID_REPLICA_ASSIGNMENT, f"The manual partition assignment includes an invalid broker id {b}."
+            )
         if b in seen:
-            raise ControllerError(P.INVALID_REPLICA_ASSIGNMENT,
-                                  f"The manual partition assignment includes the broker {b} more than once.")
+            raise ControllerError(
+                P.INVALID_REPLICA_ASSIGNMENT, f"The manual partition assignment includes the broker {b} more than once."
+            )
         seen.add(b)
         broker = cluster.brokers.get(b)
         if broker is None or (require_live and not broker.alive):
             what = "no such broker is live" if require_live else "no such broker is registered"
-            raise ControllerError(P.INVALID_REPLICA_ASSIGNMENT,
-                                  f"The manual partition assignment includes broker {b}, but {what}.")
+            raise ControllerError(
+                P.INVALID_REPLICA_ASSIGNMENT, f"The manual partition assignment includes broker {b}, but {what}."
+            )
 
 
 # --- topics and logs ---
 
-def create_topic(cluster: Cluster, name: str, assignment: dict[int, list[int]],
-                 configs: dict[str, str] | None = None, size_bytes: float = 0, produce_rate: float = 0,
-                 log_dirs: dict[tuple[int, int], str] | None = None) -> TopicState:
+
+def create_topic(
+    cluster: Cluster,
+    name: str,
+    assignment: dict[int, list[int]],
+    configs: dict[str, str] | None = None,
+    size_bytes: float = 0,
+    produce_rate: float = 0,
+    log_dirs: dict[tuple[int, int], str] | None = None,
+) -> TopicState:
     topic = TopicState(name, uuid.uuid4(), {}, dict(configs or {}))
     cluster.topics[name] = topic
     for index, replicas in sorted(assignment.items()):
         tp = TopicPartition(name, index)
         live = [b for b in replicas if b in cluster.brokers and cluster.brokers[b].alive]
-        p = PartitionState(name, index, list(replicas), isr=live or list(replicas[:1]),
-                           leader=live[0] if live else -1, produce_rate=float(produce_rate),
-                           created_at=cluster.now, initial_size=float(size_bytes))
+        p = PartitionState(
+            name,
+            index,
+            list(replicas),
+            isr=live or list(replicas[:1]),
+            leader=live[0] if live else -1,
+            produce_rate=float(produce_rate),
+            created_at=cluster.now,
+            initial_size=float(size_bytes),
+        )
         topic.partitions[index] = p
         for b in replicas:
             broker = cluster.brokers.get(b)
@@ -240,6 +266,7 @@ def delete_topic(cluster: Cluster, name: str) -> None:
 
 # --- leadership ---
 
+
 def _bump(cluster: Cluster, p: PartitionState, leader_changed: bool) -> None:
     if leader_changed:
         p.leader_epoch += 1
@@ -249,7 +276,7 @@ def _bump(cluster: Cluster, p: PartitionState, leader_changed: bool) -> None:
 
 def elect(cluster: Cluster, p: PartitionState, candidates: list[int] | None = None) -> int:
     """First live, in-ISR replica in ``candidates`` order (default: the replica list)."""
-    for b in (candidates if candidates is not None else p.replicas):
+    for b in candidates if candidates is not None else p.replicas:
         if b in p.isr and cluster.replica_online(p.tp, b):
             return b
     return -1
@@ -322,8 +349,16 @@ def elect_unclean(cluster: Cluster, p: PartitionState) -> int:
 
 # --- reassignment ---
 
-def alter_reassignment(cluster: Cluster, tp: TopicPartition, target: list[int] | None, *,
-                       validate: bool = True, allow_rf_change: bool = True, require_live: bool = False) -> None:
+
+def alter_reassignment(
+    cluster: Cluster,
+    tp: TopicPartition,
+    target: list[int] | None,
+    *,
+    validate: bool = True,
+    allow_rf_change: bool = True,
+    require_live: bool = False,
+) -> None:
     """Start, replace or cancel (``target`` None) a partition's reassignment.
 
     Raises ControllerError with Kafka's code. ``validate`` False is the ZooKeeper-node path,
@@ -331,8 +366,9 @@ def alter_reassignment(cluster: Cluster, tp: TopicPartition, target: list[int] |
     """
     p = cluster.partition(tp)
     if p is None:
-        raise ControllerError(P.UNKNOWN_TOPIC_OR_PARTITION,
-                              "The partition does not exist." if tp.topic in cluster.topics else "")
+        raise ControllerError(
+            P.UNKNOWN_TOPIC_OR_PARTITION, "The partition does not exist." if tp.topic in cluster.topics else ""
+        )
     if target is None:
         if not p.reassigning:
             raise ControllerError(P.NO_REASSIGNMENT_IN_PROGRESS)
@@ -342,8 +378,9 @@ def alter_reassignment(cluster: Cluster, tp: TopicPartition, target: list[int] |
     if validate:
         validate_assignment(cluster, target, require_live=require_live)
         if not allow_rf_change and len(target) != len(p.origin):
-            raise ControllerError(P.INVALID_REPLICATION_FACTOR,
-                                  f"The replication factor is changed from {len(p.origin)} to {len(target)}")
+            raise ControllerError(
+                P.INVALID_REPLICATION_FACTOR, f"The replication factor is changed from {len(p.origin)} to {len(target)}"
+            )
     before = list(p.replicas)
     lag = cluster.version.zookeeper_metadata_lag_seconds if cluster.mode == ZOOKEEPER else 0.0
     if lag > 0 and p.served is None:
@@ -435,6 +472,7 @@ def _revert(cluster: Cluster, p: PartitionState) -> None:
 
 
 # --- brokers and directories ---
+
 
 def broker_stopped(cluster: Cluster, broker_id: int) -> None:
     broker = cluster.brokers[broker_id]

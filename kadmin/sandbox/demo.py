@@ -13,11 +13,18 @@ def populate(sb) -> None:
     first = paths[0]
     # Large, slow-growing topic piled onto each broker's first directory: uneven disks.
     orders = {p: [(p + i) % n for i in range(rf)] for p in range(12)}
-    sb.create_topic("orders", assignment=orders, size_bytes=3 * GiB, produce_rate=256 * 1024,
-                    log_dirs={(p, b): first for p, rs in orders.items() for b in rs})
+    sb.create_topic(
+        "orders",
+        assignment=orders,
+        size_bytes=3 * GiB,
+        produce_rate=256 * 1024,
+        log_dirs={(p, b): first for p, rs in orders.items() for b in rs},
+    )
     sb.create_topic("payments", partitions=6, replication_factor=rf, size_bytes=800 * MiB, produce_rate=64 * 1024)
-    sb.create_topic("clicks", partitions=24, replication_factor=min(2, n), size_bytes=150 * MiB,
-                    produce_rate=512 * 1024)
-    sb.create_topic("audit-log", partitions=3, replication_factor=rf, size_bytes=12 * GiB,
-                    configs={"retention.ms": "-1"})
+    sb.create_topic(
+        "clicks", partitions=24, replication_factor=min(2, n), size_bytes=150 * MiB, produce_rate=512 * 1024
+    )
+    sb.create_topic(
+        "audit-log", partitions=3, replication_factor=rf, size_bytes=12 * GiB, configs={"retention.ms": "-1"}
+    )
     sb.create_topic("empty", partitions=4, replication_factor=min(2, n))

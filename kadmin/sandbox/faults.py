@@ -14,15 +14,15 @@ class Faults:
     def _broker(self, broker_id: int):
         cluster = self._sb.engine.cluster
         if broker_id not in cluster.brokers:
-            raise NotFoundError(f"no broker {broker_id} in the sandbox (brokers: "
-                                f"{', '.join(map(str, sorted(cluster.brokers)))})")
+            raise NotFoundError(
+                f"no broker {broker_id} in the sandbox (brokers: {', '.join(map(str, sorted(cluster.brokers)))})"
+            )
         return cluster.brokers[broker_id]
 
     def _dir(self, broker_id: int, path: str):
         broker = self._broker(broker_id)
         if path not in broker.dirs:
-            raise NotFoundError(f"broker {broker_id} has no log directory {path} "
-                                f"(it has: {', '.join(broker.dirs)})")
+            raise NotFoundError(f"broker {broker_id} has no log directory {path} (it has: {', '.join(broker.dirs)})")
         return broker.dirs[path]
 
     def broker_stop(self, broker_id: int) -> None:

@@ -105,8 +105,9 @@ class Lag:
             d = broker.dir_of(tp) if broker is not None else None
             if d is not None:
                 removed[b] = (d.path, int(d.logs[tp].size))
-        self._before[tp] = _Before(tuple(p.replicas), tuple(p.isr), p.leader, p.leader_epoch, tuple(p.removing),
-                                   removed)
+        self._before[tp] = _Before(
+            tuple(p.replicas), tuple(p.isr), p.leader, p.leader_epoch, tuple(p.removing), removed
+        )
 
     def reassignment_completed(self, tp: TopicPartition) -> None:
         """Completed or cancelled: every broker's Metadata keeps the last view for a while, and
@@ -118,8 +119,9 @@ class Lag:
         now, version = self.cluster.now, self.cluster.version
         for b in self.cluster.brokers:
             until = now + metadata_delay(version, self.zookeeper, b)
-            self.metadata.setdefault(b, {})[tp] = PartitionView(before.replicas, before.isr, before.leader,
-                                                                before.leader_epoch, until)
+            self.metadata.setdefault(b, {})[tp] = PartitionView(
+                before.replicas, before.isr, before.leader, before.leader_epoch, until
+            )
         for b, (path, size) in before.removed_logs.items():
             if b not in p.replicas:
                 until = now + log_dirs_delay(version, self.zookeeper, b)
@@ -130,7 +132,11 @@ class Lag:
         self.log_dirs.setdefault(broker_id, {})[tp] = ListedReplica(source, int(size), until, destination)
 
     def topic_deleted(self, name: str) -> None:
-        every: list[MutableMapping[TopicPartition, Any]] = [self._before, *self.metadata.values(), *self.log_dirs.values()]
+        every: list[MutableMapping[TopicPartition, Any]] = [
+            self._before,
+            *self.metadata.values(),
+            *self.log_dirs.values(),
+        ]
         for views in every:
             for tp in [tp for tp in views if tp.topic == name]:
                 del views[tp]
@@ -160,8 +166,9 @@ def partition_view(p: PartitionState, stale: dict[TopicPartition, PartitionView]
     return list(v.replicas), list(v.isr), v.leader, v.leader_epoch
 
 
-def lagging_reports(reports: list, stale: dict[TopicPartition, ListedReplica],
-                    wanted: dict[str, set[int]] | None) -> list:
+def lagging_reports(
+    reports: list, stale: dict[TopicPartition, ListedReplica], wanted: dict[str, set[int]] | None
+) -> list:
     """``logdirs.describe_log_dirs``'s reports with the replicas a broker still lists put back
     where they were (a removed replica in its directory; a promoted log-dir move as current in
     the source and a caught-up future in the destination)."""

@@ -56,8 +56,7 @@ class DirReport:
     topics: dict[str, list[tuple[int, int, int, bool]]]
 
 
-def describe_log_dirs(cluster: Cluster, broker_id: int,
-                      wanted: dict[str, set[int]] | None) -> list[DirReport]:
+def describe_log_dirs(cluster: Cluster, broker_id: int, wanted: dict[str, set[int]] | None) -> list[DirReport]:
     """Every configured directory; ``wanted`` None means all topics."""
     broker = cluster.brokers[broker_id]
     out = []
@@ -82,6 +81,14 @@ def describe_log_dirs(cluster: Cluster, broker_id: int,
             used = sum(x.used() for x in broker.dirs.values())
         else:
             capacity, used = d.capacity, d.used()
-        out.append(DirReport(d.path, P.NONE, capacity, max(capacity - used, 0), d.cordoned,
-                             {t: sorted(v) for t, v in sorted(topics.items())}))
+        out.append(
+            DirReport(
+                d.path,
+                P.NONE,
+                capacity,
+                max(capacity - used, 0),
+                d.cordoned,
+                {t: sorted(v) for t, v in sorted(topics.items())},
+            )
+        )
     return out

@@ -48,8 +48,10 @@ def running(state_dir: Path) -> dict | None:
 def _refuse_if_running(state_dir: Path) -> None:
     status = running(state_dir)
     if status is not None:
-        raise errors.UsageError(f"a sandbox is already running in {state_dir} ({status['bootstrap']})",
-                                hint="stop it with `kadmin sandbox stop`, or pass another --state-dir")
+        raise errors.UsageError(
+            f"a sandbox is already running in {state_dir} ({status['bootstrap']})",
+            hint="stop it with `kadmin sandbox stop`, or pass another --state-dir",
+        )
 
 
 def run_foreground(sandbox, state_dir: Path, *, demo: bool, on_ready: Callable[[str], None]) -> None:
@@ -58,8 +60,11 @@ def run_foreground(sandbox, state_dir: Path, *, demo: bool, on_ready: Callable[[
     state_dir.mkdir(parents=True, exist_ok=True)
     _refuse_if_running(state_dir)
     stop = threading.Event()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) \
-        if threading.current_thread() is threading.main_thread() else None
+    previous = (
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        if threading.current_thread() is threading.main_thread()
+        else None
+    )
     server = None
     try:
         sandbox.start()
@@ -67,8 +72,13 @@ def run_foreground(sandbox, state_dir: Path, *, demo: bool, on_ready: Callable[[
             sandbox.populate_demo()
         server = control.ControlServer(sandbox, state_dir, stop.set)
         sandbox.engine.run(server.start())
-        state = {"pid": os.getpid(), "bootstrap": sandbox.bootstrap, "ports": sandbox.ports,
-                 "mode": sandbox.mode, "zookeeper": sandbox.zookeeper}
+        state = {
+            "pid": os.getpid(),
+            "bootstrap": sandbox.bootstrap,
+            "ports": sandbox.ports,
+            "mode": sandbox.mode,
+            "zookeeper": sandbox.zookeeper,
+        }
         tmp = state_dir / (STATE_FILE + ".tmp")
         tmp.write_text(json.dumps(state))
         tmp.replace(state_dir / STATE_FILE)
@@ -95,9 +105,14 @@ def start_detached(argv: list[str], state_dir: Path, timeout: float = 60.0) -> d
     (state_dir / STATE_FILE).unlink(missing_ok=True)
     log_path = state_dir / LOG_FILE
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "kadmin.sandbox", *argv, "--state-dir", str(state_dir)],
-                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True, close_fds=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kadmin.sandbox", *argv, "--state-dir", str(state_dir)],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            close_fds=True,
+        )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         code = proc.poll()
@@ -148,6 +163,6 @@ def _alive(pid: int) -> bool:
 def _child_error(log_path: Path, code: int) -> errors.KadminError:
     lines = [line for line in log_path.read_text(errors="replace").splitlines() if line.strip()]
     message = next((line for line in reversed(lines) if line.startswith("kadmin: error: ")), None)
-    message = message[len("kadmin: error: "):] if message else (lines[-1] if lines else f"exit code {code}")
+    message = message[len("kadmin: error: ") :] if message else (lines[-1] if lines else f"exit code {code}")
     err = errors.UsageError(message) if code == errors.EXIT_USAGE else errors.ClusterError(message)
     return err

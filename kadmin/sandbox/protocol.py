@@ -77,10 +77,22 @@ LIST_PARTITION_REASSIGNMENTS = 46
 DESCRIBE_CLUSTER = 60
 
 SERVED = (
-    API_VERSIONS, METADATA, LIST_OFFSETS, CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS,
-    ALTER_CONFIGS, ALTER_REPLICA_LOG_DIRS, DESCRIBE_LOG_DIRS, ELECT_LEADERS,
-    INCREMENTAL_ALTER_CONFIGS, ALTER_PARTITION_REASSIGNMENTS, LIST_PARTITION_REASSIGNMENTS,
-    DESCRIBE_CLUSTER, PRODUCE, FETCH,
+    API_VERSIONS,
+    METADATA,
+    LIST_OFFSETS,
+    CREATE_TOPICS,
+    DELETE_TOPICS,
+    DESCRIBE_CONFIGS,
+    ALTER_CONFIGS,
+    ALTER_REPLICA_LOG_DIRS,
+    DESCRIBE_LOG_DIRS,
+    ELECT_LEADERS,
+    INCREMENTAL_ALTER_CONFIGS,
+    ALTER_PARTITION_REASSIGNMENTS,
+    LIST_PARTITION_REASSIGNMENTS,
+    DESCRIBE_CLUSTER,
+    PRODUCE,
+    FETCH,
 )
 # Highest versions served where below kafka-python's: Produce v13 and Fetch v13+ name topics by
 # id, which api_records does not (clients negotiate down).
@@ -90,10 +102,18 @@ MAX_VERSIONS = {PRODUCE: 12, FETCH: 12}
 NO_RESPONSE = object()
 
 # Requests that change the cluster: tests use these to prove "nothing reached the cluster".
-MUTATING = frozenset({
-    "CreateTopics", "DeleteTopics", "AlterConfigs", "IncrementalAlterConfigs",
-    "AlterReplicaLogDirs", "AlterPartitionReassignments", "ElectLeaders", "Produce",
-})
+MUTATING = frozenset(
+    {
+        "CreateTopics",
+        "DeleteTopics",
+        "AlterConfigs",
+        "IncrementalAlterConfigs",
+        "AlterReplicaLogDirs",
+        "AlterPartitionReassignments",
+        "ElectLeaders",
+        "Produce",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -122,8 +142,12 @@ def registry() -> dict[int, Api]:
         for info in pkgutil.iter_modules(pkg.__path__):
             module = importlib.import_module(f"kafka.protocol.{package}.{info.name}")
             for obj in vars(module).values():
-                if (inspect.isclass(obj) and issubclass(obj, ApiMessage) and obj is not ApiMessage
-                        and obj.__module__ == module.__name__):
+                if (
+                    inspect.isclass(obj)
+                    and issubclass(obj, ApiMessage)
+                    and obj is not ApiMessage
+                    and obj.__module__ == module.__name__
+                ):
                     cls: Any = obj  # a kafka-python message class
                     found.setdefault(cls.API_KEY, {})[cls.is_request()] = cls
     apis: dict[int, Api] = {}

@@ -51,7 +51,9 @@ def split_batches(records: bytes) -> list[bytes]:
             raise InvalidBatch(CORRUPT_MESSAGE, f"record batch length {length} does not fit the request")
         batch = records[pos:end]
         if batch[MAGIC_OFFSET] != 2:
-            raise InvalidBatch(INVALID_RECORD, f"record batch magic {batch[MAGIC_OFFSET]}: Produce v3+ requires magic 2")
+            raise InvalidBatch(
+                INVALID_RECORD, f"record batch magic {batch[MAGIC_OFFSET]}: Produce v3+ requires magic 2"
+            )
         (crc,) = struct.unpack_from(">I", batch, CRC_OFFSET)
         if calc_crc32c(batch[ATTRIBUTES_OFFSET:]) != crc:
             raise InvalidBatch(CORRUPT_MESSAGE, "record batch CRC does not match its contents")

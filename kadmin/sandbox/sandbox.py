@@ -45,13 +45,28 @@ class Clock:
 
 
 class Sandbox:
-    def __init__(self, brokers: int = 3, log_dirs: int = 2, racks: int = 0, base_port: int = 0,
-                 speed: float = 1.0, zookeeper: str | None = None, manual_clock: bool = False,
-                 dir_capacity: int = 100 * 2**30, bandwidth: int = 100 * 2**20, seed: int = 0,
-                 tls: tuple[str, str | None] | None = None, sasl_users: dict[str, str] | None = None,
-                 sasl_mechanisms: tuple[str, ...] | None = None, super_users: set[str] | None = None,
-                 cluster_acls: dict[str, set[str]] | None = None, kafka_version: str | None = None,
-                 shared_fs: bool = False, format_defaults: bool = False, lag: bool | None = None):
+    def __init__(
+        self,
+        brokers: int = 3,
+        log_dirs: int = 2,
+        racks: int = 0,
+        base_port: int = 0,
+        speed: float = 1.0,
+        zookeeper: str | None = None,
+        manual_clock: bool = False,
+        dir_capacity: int = 100 * 2**30,
+        bandwidth: int = 100 * 2**20,
+        seed: int = 0,
+        tls: tuple[str, str | None] | None = None,
+        sasl_users: dict[str, str] | None = None,
+        sasl_mechanisms: tuple[str, ...] | None = None,
+        super_users: set[str] | None = None,
+        cluster_acls: dict[str, set[str]] | None = None,
+        kafka_version: str | None = None,
+        shared_fs: bool = False,
+        format_defaults: bool = False,
+        lag: bool | None = None,
+    ):
         """``shared_fs=True``: each broker's log directories share one filesystem of
         ``dir_capacity`` bytes, so every directory reports the same total and usable bytes.
         ``format_defaults=True``: the dynamic configs the version's storage format writes are
@@ -105,8 +120,14 @@ class Sandbox:
             rack = f"rack-{i % self.racks}" if self.racks else None
             brokers[i] = BrokerState(i, "127.0.0.1", 0, rack, dirs)
         cluster_id = _base64_uuid(uuid.UUID(int=rng.getrandbits(128)))
-        cluster = Cluster(cluster_id, ZOOKEEPER if self.zookeeper else KRAFT, brokers,
-                          bandwidth=float(self.bandwidth), version=self.version, shared_fs=self.shared_fs)
+        cluster = Cluster(
+            cluster_id,
+            ZOOKEEPER if self.zookeeper else KRAFT,
+            brokers,
+            bandwidth=float(self.bandwidth),
+            version=self.version,
+            shared_fs=self.shared_fs,
+        )
         if self.format_defaults and not self.zookeeper and self.version.formats_min_insync_replicas_default:
             # Written by the storage format of a 4.x KRaft cluster: a dynamic default nobody set.
             cluster.broker_configs[""] = {"min.insync.replicas": "1"}
@@ -194,18 +215,45 @@ class Sandbox:
 
     # --- topics ---
 
-    def create_topic(self, name: str, partitions: int | None = None, replication_factor: int | None = None,
-                     assignment: dict[int, list[int]] | None = None, size_bytes: int = 0,
-                     produce_rate: float = 0, configs: dict[str, str] | None = None,
-                     log_dirs: dict[tuple[int, int], str] | None = None) -> None:
+    def create_topic(
+        self,
+        name: str,
+        partitions: int | None = None,
+        replication_factor: int | None = None,
+        assignment: dict[int, list[int]] | None = None,
+        size_bytes: int = 0,
+        produce_rate: float = 0,
+        configs: dict[str, str] | None = None,
+        log_dirs: dict[tuple[int, int], str] | None = None,
+    ) -> None:
         """Create a topic directly in the model (no request is logged). Sizes and produce rate are
         per partition; ``log_dirs`` pins replicas: {(partition, broker): path}."""
         engine = self._engine()
-        engine.call(self._create_topic, engine, name, partitions, replication_factor, assignment,
-                    size_bytes, produce_rate, configs, log_dirs)
+        engine.call(
+            self._create_topic,
+            engine,
+            name,
+            partitions,
+            replication_factor,
+            assignment,
+            size_bytes,
+            produce_rate,
+            configs,
+            log_dirs,
+        )
 
-    def _create_topic(self, engine, name, partitions, replication_factor, assignment, size_bytes,
-                      produce_rate, topic_configs, log_dirs):
+    def _create_topic(
+        self,
+        engine,
+        name,
+        partitions,
+        replication_factor,
+        assignment,
+        size_bytes,
+        produce_rate,
+        topic_configs,
+        log_dirs,
+    ):
         cluster = engine.cluster
         if name in cluster.topics:
             raise InputError(f"topic {name} already exists")
@@ -222,8 +270,9 @@ class Sandbox:
                     controller.validate_assignment(cluster, replicas, require_live=False)
             else:
                 rf = replication_factor or min(3, len(cluster.brokers))
-                assignment = controller.place_replicas(cluster, partitions or 1, rf, self._rng,
-                                                       live=cluster.live_brokers())
+                assignment = controller.place_replicas(
+                    cluster, partitions or 1, rf, self._rng, live=cluster.live_brokers()
+                )
         except ControllerError as e:
             raise InputError(f"cannot create topic {name}: {e}") from e
         for (p, b), path in (log_dirs or {}).items():
@@ -266,8 +315,9 @@ class Sandbox:
         engine = self._engine()
         engine.call(engine.requests.clear)
 
-    def wait_for(self, predicate: Callable[[Snapshot], bool], timeout: float = 10.0,
-                 interval: float = 0.02) -> Snapshot:
+    def wait_for(
+        self, predicate: Callable[[Snapshot], bool], timeout: float = 10.0, interval: float = 0.02
+    ) -> Snapshot:
         """Poll ``predicate(snapshot)`` until true; TimeoutError with the last state otherwise."""
         deadline = time.monotonic() + timeout
         while True:
@@ -296,15 +346,28 @@ class Sandbox:
         def run():
             c = engine.cluster
             return {
-                "kafka_version": str(c.version), "mode": c.mode, "bootstrap": self.bootstrap, "cluster_id": c.cluster_id,
-                "controller": engine.controller_id(), "topics": len(c.topics),
+                "kafka_version": str(c.version),
+                "mode": c.mode,
+                "bootstrap": self.bootstrap,
+                "cluster_id": c.cluster_id,
+                "controller": engine.controller_id(),
+                "topics": len(c.topics),
                 "partitions": sum(len(t.partitions) for t in c.topics.values()),
-                "simulated_seconds": round(c.now, 3), "speed": self.speed,
+                "simulated_seconds": round(c.now, 3),
+                "speed": self.speed,
                 "zookeeper": self.zookeeper,
-                "brokers": [{"id": b.id, "port": b.port, "rack": b.rack, "alive": b.alive,
-                             "log_dirs": [{"path": d.path, "online": d.online, "cordoned": d.cordoned}
-                                          for d in b.dirs.values()]}
-                            for b in sorted(c.brokers.values(), key=lambda b: b.id)],
+                "brokers": [
+                    {
+                        "id": b.id,
+                        "port": b.port,
+                        "rack": b.rack,
+                        "alive": b.alive,
+                        "log_dirs": [
+                            {"path": d.path, "online": d.online, "cordoned": d.cordoned} for d in b.dirs.values()
+                        ],
+                    }
+                    for b in sorted(c.brokers.values(), key=lambda b: b.id)
+                ],
             }
 
         return engine.call(run)
@@ -337,9 +400,13 @@ def _security(tls, sasl_users, sasl_mechanisms, super_users, cluster_acls):
         if bad:
             raise UsageError(f"unknown cluster operation {bad[0]} (use {', '.join(CLUSTER_OPERATIONS)}, ALL)")
         acls[user] = ops
-    return ListenerSecurity(tls=context, mechanisms=mechanisms, users=dict(sasl_users or {}),
-                            super_users=frozenset(super_users) if super_users is not None else None,
-                            cluster_acls=acls)
+    return ListenerSecurity(
+        tls=context,
+        mechanisms=mechanisms,
+        users=dict(sasl_users or {}),
+        super_users=frozenset(super_users) if super_users is not None else None,
+        cluster_acls=acls,
+    )
 
 
 def _base64_uuid(u: uuid.UUID) -> str:

@@ -65,8 +65,9 @@ class ScramCredential:
     server_key: bytes
 
 
-def scram_credential(mechanism: str, password: str, salt: bytes | None = None,
-                     iterations: int = SCRAM_ITERATIONS) -> ScramCredential:
+def scram_credential(
+    mechanism: str, password: str, salt: bytes | None = None, iterations: int = SCRAM_ITERATIONS
+) -> ScramCredential:
     h = _SCRAM_HASH[mechanism]
     salt = salt if salt is not None else os.urandom(16)
     salted = hashlib.pbkdf2_hmac(h().name, password.encode(), salt, iterations)
@@ -104,8 +105,10 @@ class ScramServer:
         self.username: str | None = None
 
     def _fail(self) -> AuthenticationFailed:
-        return AuthenticationFailed("Authentication failed during authentication due to invalid credentials "
-                                    f"with SASL mechanism {self.mechanism}")
+        return AuthenticationFailed(
+            "Authentication failed during authentication due to invalid credentials "
+            f"with SASL mechanism {self.mechanism}"
+        )
 
     def step(self, token: bytes) -> bytes | None:
         """The server's answer to ``token``; None once authenticated (nothing more to say)."""
@@ -126,8 +129,9 @@ class ScramServer:
                 raise self._fail()
             self.credential = credential
             self.nonce = attrs["r"] + self.server_nonce
-            self.server_first = (f"r={self.nonce},s={base64.b64encode(credential.salt).decode()},"
-                                 f"i={credential.iterations}")
+            self.server_first = (
+                f"r={self.nonce},s={base64.b64encode(credential.salt).decode()},i={credential.iterations}"
+            )
             self.state = "final"
             return self.server_first.encode()
         if self.state == "final":
@@ -180,8 +184,9 @@ class PlainServer:
         if expected is None or not hmac.compare_digest(expected.encode(), password.encode()):
             raise AuthenticationFailed("Authentication failed: Invalid username or password")
         if authzid and authzid != user:
-            raise AuthenticationFailed("Authentication failed: Client requested an authorization id "
-                                       "that is different from username")
+            raise AuthenticationFailed(
+                "Authentication failed: Client requested an authorization id that is different from username"
+            )
         self.username = user
         self.complete = True
         return b""
@@ -205,8 +210,9 @@ class ListenerSecurity:
         if unknown:
             raise ValueError(f"unsupported SASL mechanism {unknown[0]} (use {', '.join(MECHANISMS)})")
         # The server keeps SCRAM's salted credentials only; PLAIN compares with the password.
-        self._scram = {m: {u: scram_credential(m, p) for u, p in self.users.items()}
-                       for m in self.mechanisms if m in _SCRAM_HASH}
+        self._scram = {
+            m: {u: scram_credential(m, p) for u, p in self.users.items()} for m in self.mechanisms if m in _SCRAM_HASH
+        }
 
     @property
     def sasl(self) -> bool:
@@ -252,8 +258,11 @@ CLUSTER_OPERATION = {
     "ElectLeaders": "ALTER",
     "CreateTopics": "CREATE",
 }
-CONFIG_OPERATION = {"DescribeConfigs": "DESCRIBE_CONFIGS", "AlterConfigs": "ALTER_CONFIGS",
-                    "IncrementalAlterConfigs": "ALTER_CONFIGS"}
+CONFIG_OPERATION = {
+    "DescribeConfigs": "DESCRIBE_CONFIGS",
+    "AlterConfigs": "ALTER_CONFIGS",
+    "IncrementalAlterConfigs": "ALTER_CONFIGS",
+}
 
 
 class Session:
@@ -288,8 +297,9 @@ class Session:
             return PASS
         api = sasl_apis().get(key)
         if api is None or not api.min_version <= version <= api.max_version:
-            log.warning("broker %d: closing connection: unexpected request (key %d) during SASL handshake",
-                        broker_id, key)
+            log.warning(
+                "broker %d: closing connection: unexpected request (key %d) during SASL handshake", broker_id, key
+            )
             return None
         if key == SASL_HANDSHAKE and self.mechanism is not None:
             log.warning("broker %d: closing connection on a second SaslHandshake", broker_id)
@@ -348,9 +358,15 @@ class Session:
         item_cls = _item_class(api.response, items_field)
         extra: dict[str, list] = {"configs": []} if api.name == "DescribeConfigs" else {}
         for r in denied:
-            items.append(item_cls(error_code=P.CLUSTER_AUTHORIZATION_FAILED,
-                                  error_message="Cluster authorization failed.", resource_type=r.resource_type,
-                                  resource_name=r.resource_name, **extra))
+            items.append(
+                item_cls(
+                    error_code=P.CLUSTER_AUTHORIZATION_FAILED,
+                    error_message="Cluster authorization failed.",
+                    resource_type=r.resource_type,
+                    resource_name=r.resource_name,
+                    **extra,
+                )
+            )
         return api.response(version=version, throttle_time_ms=0, **{items_field: items})
 
 
@@ -369,17 +385,34 @@ def _refusal(api, version: int, request):
     level where the schema has it, per item where it does not."""
     if api.name == "AlterReplicaLogDirs":
         R = api.response
-        results = [R.AlterReplicaLogDirTopicResult(topic_name=t.name, partitions=[
-            R.AlterReplicaLogDirTopicResult.AlterReplicaLogDirPartitionResult(
-                partition_index=i, error_code=P.CLUSTER_AUTHORIZATION_FAILED) for i in t.partitions])
-            for d in request.dirs for t in d.topics]
+        results = [
+            R.AlterReplicaLogDirTopicResult(
+                topic_name=t.name,
+                partitions=[
+                    R.AlterReplicaLogDirTopicResult.AlterReplicaLogDirPartitionResult(
+                        partition_index=i, error_code=P.CLUSTER_AUTHORIZATION_FAILED
+                    )
+                    for i in t.partitions
+                ],
+            )
+            for d in request.dirs
+            for t in d.topics
+        ]
         return R(version=version, throttle_time_ms=0, results=results)
     if api.name == "CreateTopics":
         R = api.response
-        topics = [R.CreatableTopicResult(name=t.name, error_code=TOPIC_AUTHORIZATION_FAILED,
-                                         error_message="Authorization failed.", topic_config_error_code=0,
-                                         num_partitions=-1, replication_factor=-1, configs=None)
-                  for t in request.topics]
+        topics = [
+            R.CreatableTopicResult(
+                name=t.name,
+                error_code=TOPIC_AUTHORIZATION_FAILED,
+                error_message="Authorization failed.",
+                topic_config_error_code=0,
+                num_partitions=-1,
+                replication_factor=-1,
+                configs=None,
+            )
+            for t in request.topics
+        ]
         return R(version=version, throttle_time_ms=0, topics=topics)
     response = P.error_response(api, version, P.CLUSTER_AUTHORIZATION_FAILED)
     if _has(api, version, "error_message"):
@@ -400,8 +433,9 @@ def sasl_apis() -> dict[int, P.Api]:
     lo, hi = SaslAuthenticateRequest.valid_versions
     return {
         SASL_HANDSHAKE: P.Api(SASL_HANDSHAKE, "SaslHandshake", SaslHandshakeRequest, SaslHandshakeResponse, 1, 1),
-        SASL_AUTHENTICATE: P.Api(SASL_AUTHENTICATE, "SaslAuthenticate", SaslAuthenticateRequest,
-                                 SaslAuthenticateResponse, lo, hi),
+        SASL_AUTHENTICATE: P.Api(
+            SASL_AUTHENTICATE, "SaslAuthenticate", SaslAuthenticateRequest, SaslAuthenticateResponse, lo, hi
+        ),
     }
 
 
@@ -411,7 +445,9 @@ def _api_versions_with_sasl(version: int, kafka_version=None):
     from kadmin.sandbox.api_cluster import api_versions_body
 
     body = api_versions_body(P.NONE, version, kafka_version)
-    extra = [ApiVersionsResponse.ApiVersion(api_key=a.key, min_version=a.min_version, max_version=a.max_version)
-             for a in sasl_apis().values()]
+    extra = [
+        ApiVersionsResponse.ApiVersion(api_key=a.key, min_version=a.min_version, max_version=a.max_version)
+        for a in sasl_apis().values()
+    ]
     body.api_keys = sorted(list(body.api_keys) + extra, key=lambda a: a.api_key)
     return body

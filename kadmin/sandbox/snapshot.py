@@ -112,23 +112,42 @@ def take(cluster: Cluster, controller_id: int) -> Snapshot:
     for b in cluster.brokers.values():
         dirs = {}
         for d in b.dirs.values():
-            replicas = {tp: ReplicaSnapshot(tp.topic, tp.partition, int(r.size), r.end_offset)
-                        for tp, r in d.logs.items()}
+            replicas = {
+                tp: ReplicaSnapshot(tp.topic, tp.partition, int(r.size), r.end_offset) for tp, r in d.logs.items()
+            }
             futures = {}
             for tp, r in d.futures.items():
                 current = b.log(tp)
                 lag = max((current.end_offset if current else 0) - r.end_offset, 0)
                 futures[tp] = ReplicaSnapshot(tp.topic, tp.partition, int(r.size), r.end_offset, True, lag)
-            strays = {tp: ReplicaSnapshot(tp.topic, tp.partition, int(r.size), r.end_offset)
-                      for tp, r in d.strays.items()}
-            dirs[d.path] = DirSnapshot(d.path, str(d.dir_id), d.online, d.cordoned, d.capacity, d.used(),
-                                       replicas, futures, strays)
+            strays = {
+                tp: ReplicaSnapshot(tp.topic, tp.partition, int(r.size), r.end_offset) for tp, r in d.strays.items()
+            }
+            dirs[d.path] = DirSnapshot(
+                d.path, str(d.dir_id), d.online, d.cordoned, d.capacity, d.used(), replicas, futures, strays
+            )
         brokers[b.id] = BrokerSnapshot(b.id, b.host, b.port, b.rack, b.alive, dirs, dict(b.preferred_dirs))
     partitions = {}
     for p in cluster.all_partitions():
         offline = tuple(r for r in p.replicas if not cluster.replica_online(p.tp, r))
-        partitions[p.tp] = PartitionSnapshot(p.topic, p.index, tuple(p.replicas), tuple(p.isr), p.leader,
-                                             p.leader_epoch, tuple(p.adding), tuple(p.removing), offline)
-    return Snapshot(cluster.now, cluster.mode, cluster.cluster_id, controller_id, brokers, partitions,
-                    {t.name: dict(t.configs) for t in cluster.topics.values()},
-                    {k: dict(v) for k, v in cluster.broker_configs.items()})
+        partitions[p.tp] = PartitionSnapshot(
+            p.topic,
+            p.index,
+            tuple(p.replicas),
+            tuple(p.isr),
+            p.leader,
+            p.leader_epoch,
+            tuple(p.adding),
+            tuple(p.removing),
+            offline,
+        )
+    return Snapshot(
+        cluster.now,
+        cluster.mode,
+        cluster.cluster_id,
+        controller_id,
+        brokers,
+        partitions,
+        {t.name: dict(t.configs) for t in cluster.topics.values()},
+        {k: dict(v) for k, v in cluster.broker_configs.items()},
+    )

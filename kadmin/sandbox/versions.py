@@ -79,6 +79,7 @@ def kafka_version(name: str | None, *, zookeeper: bool = False) -> KafkaVersion:
     if version is None:
         raise UsageError(f"Kafka version {name} is not emulated; choose one of {', '.join(VERSIONS)}")
     if zookeeper and not version.supports_zookeeper:
-        raise UsageError(f"Kafka {version} has no ZooKeeper mode (removed in 4.0); "
-                         f"use --kafka-version 3.3 or 3.9 with --zookeeper")
+        raise UsageError(
+            f"Kafka {version} has no ZooKeeper mode (removed in 4.0); use --kafka-version 3.3 or 3.9 with --zookeeper"
+        )
     return version

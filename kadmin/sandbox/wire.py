@@ -125,13 +125,18 @@ class BrokerServer:
             self.engine.record(self.broker_id, other.name, version)
             return P.encode_response(P.error_response(other, version, P.UNSUPPORTED_VERSION), version, correlation_id)
         if not api.min_version <= version <= api.max_version:
-            log.warning("broker %d: closing connection on %s v%d (unsupported version)", self.broker_id, api.name, version)
+            log.warning(
+                "broker %d: closing connection on %s v%d (unsupported version)", self.broker_id, api.name, version
+            )
             return None
         request = P.decode_request(api, version, frame)
         self.engine.record(self.broker_id, api.name, version)
         try:
-            response = session.authorize(self.engine, self.broker_id, api, version, request, HANDLERS[key]) \
-                if session is not None else None
+            response = (
+                session.authorize(self.engine, self.broker_id, api, version, request, HANDLERS[key])
+                if session is not None
+                else None
+            )
             if response is None:
                 response = HANDLERS[key](self.engine, self.broker_id, version, request)
         except Exception:  # a bug: answer like a broker would, and say so in the log

@@ -37,8 +37,17 @@ log = logging.getLogger("kadmin.sandbox.zookeeper")
 REASSIGN = "/admin/reassign_partitions"
 PREFERRED = "/admin/preferred_replica_election"
 CHANGES = "/config/changes"
-PERSISTENT = ("/brokers/ids", "/brokers/topics", "/brokers/seqid", "/config/topics", "/config/brokers",
-              "/config/changes", "/admin/delete_topics", "/isr_change_notification", "/log_dir_event_notification")
+PERSISTENT = (
+    "/brokers/ids",
+    "/brokers/topics",
+    "/brokers/seqid",
+    "/config/topics",
+    "/config/brokers",
+    "/config/changes",
+    "/admin/delete_topics",
+    "/isr_change_notification",
+    "/log_dir_event_notification",
+)
 
 
 def _json(obj) -> bytes:
@@ -54,7 +63,9 @@ class ZooKeeperMode:
     def __init__(self, engine, connect: str):
         self.engine = engine
         self.connect = connect
-        self.zk: Any = None  # a KazooClient once started: the controller's and brokers' shared session for persistent znodes
+        self.zk: Any = (
+            None  # a KazooClient once started: the controller's and brokers' shared session for persistent znodes
+        )
         self.sessions: dict[int, Any] = {}  # broker id -> its session (ephemeral registration)
         self.controller_epoch = 0
         self.pending: dict[TopicPartition, list[int]] = {}  # partitions of the reassign node in flight
@@ -205,9 +216,16 @@ class ZooKeeperMode:
 
     def _broker_json(self, broker_id: int) -> bytes:
         b = self.engine.cluster.brokers[broker_id]
-        doc = {"version": 5, "host": b.host, "port": b.port, "endpoints": [f"PLAINTEXT://{b.host}:{b.port}"],
-               "jmx_port": -1, "timestamp": str(int(time.time() * 1000)),
-               "listener_security_protocol_map": {"PLAINTEXT": "PLAINTEXT"}, "features": {}}
+        doc = {
+            "version": 5,
+            "host": b.host,
+            "port": b.port,
+            "endpoints": [f"PLAINTEXT://{b.host}:{b.port}"],
+            "jmx_port": -1,
+            "timestamp": str(int(time.time() * 1000)),
+            "listener_security_protocol_map": {"PLAINTEXT": "PLAINTEXT"},
+            "features": {},
+        }
         if b.rack:
             doc["rack"] = b.rack
         return _json(doc)
@@ -243,8 +261,11 @@ class ZooKeeperMode:
                     data, stat = self.zk.get("/controller_epoch")
                     epoch = int(data or b"0") + 1
                     tx.set_data("/controller_epoch", str(epoch).encode(), version=stat.version)
-                tx.create("/controller", _json({"version": 1, "brokerid": broker_id,
-                                                "timestamp": str(int(time.time() * 1000))}), ephemeral=True)
+                tx.create(
+                    "/controller",
+                    _json({"version": 1, "brokerid": broker_id, "timestamp": str(int(time.time() * 1000))}),
+                    ephemeral=True,
+                )
                 results = tx.commit()
                 if any(isinstance(r, Exception) for r in results):
                     if any(isinstance(r, NodeExistsError) for r in results):
@@ -306,24 +327,44 @@ class ZooKeeperMode:
             if f"/brokers/topics/{name}" not in self._created:
                 # A new topic: Kafka's AdminZkClient writes its config znode first, even empty.
                 self._write(f"/config/topics/{name}", _json({"version": 1, "config": dict(t.configs)}))
-            self._write(f"/brokers/topics/{name}", _json({
-                "version": 3, "partitions": {str(p.index): p.replicas for p in ps},
-                "adding_replicas": {str(p.index): p.adding for p in ps if p.adding},
-                "removing_replicas": {str(p.index): p.removing for p in ps if p.removing},
-                "topic_id": topic_id_text(t.topic_id)}))
+            self._write(
+                f"/brokers/topics/{name}",
+                _json(
+                    {
+                        "version": 3,
+                        "partitions": {str(p.index): p.replicas for p in ps},
+                        "adding_replicas": {str(p.index): p.adding for p in ps if p.adding},
+                        "removing_replicas": {str(p.index): p.removing for p in ps if p.removing},
+                        "topic_id": topic_id_text(t.topic_id),
+                    }
+                ),
+            )
         for tp in sorted(self._dirty_partitions):
             p = cluster.partition(tp)
             if p is None:
                 continue
-            self._write(f"/brokers/topics/{tp.topic}/partitions/{tp.partition}/state", _json({
-                "controller_epoch": self.controller_epoch, "leader": p.leader, "version": 1,
-                "leader_epoch": p.leader_epoch, "isr": p.isr}))
+            self._write(
+                f"/brokers/topics/{tp.topic}/partitions/{tp.partition}/state",
+                _json(
+                    {
+                        "controller_epoch": self.controller_epoch,
+                        "leader": p.leader,
+                        "version": 1,
+                        "leader_epoch": p.leader_epoch,
+                        "isr": p.isr,
+                    }
+                ),
+            )
         self._dirty_topics.clear()
         self._dirty_partitions.clear()
 
     def topic_deleted(self, name: str) -> None:
-        self._created = {p for p in self._created if not p.startswith(f"/brokers/topics/{name}/")
-                         and p not in (f"/brokers/topics/{name}", f"/config/topics/{name}")}
+        self._created = {
+            p
+            for p in self._created
+            if not p.startswith(f"/brokers/topics/{name}/")
+            and p not in (f"/brokers/topics/{name}", f"/config/topics/{name}")
+        }
         self._submit(self._delete_topic_nodes, name)
 
     def _delete_topic_nodes(self, name: str) -> None:
@@ -348,15 +389,20 @@ class ZooKeeperMode:
             self.zk.set(path, data)
         else:
             self.zk.create(path, data, makepath=True)
-        self.zk.create(f"{CHANGES}/config_change_", _json({"version": 2, "entity_path": f"{entity_type}/{name}"}),
-                       sequence=True)
+        self.zk.create(
+            f"{CHANGES}/config_change_", _json({"version": 2, "entity_path": f"{entity_type}/{name}"}), sequence=True
+        )
 
     def log_dir_failed(self, broker_id: int) -> None:
         """The broker announces a failed disk; the controller handles it (in the model) and deletes
         the notification, as Kafka's controller does."""
+
         def run():
-            path = self.zk.create("/log_dir_event_notification/log_dir_event_",
-                                  _json({"version": 1, "broker": broker_id, "event": 1}), sequence=True)
+            path = self.zk.create(
+                "/log_dir_event_notification/log_dir_event_",
+                _json({"version": 1, "broker": broker_id, "event": 1}),
+                sequence=True,
+            )
             self.zk.delete(path)
 
         self._submit(run)
@@ -421,8 +467,7 @@ class ZooKeeperMode:
             entries = doc["partitions"]
             if any(set(e) - {"topic", "partition", "replicas"} for e in entries):
                 raise ValueError("unexpected keys")
-            wanted = {TopicPartition(e["topic"], int(e["partition"])): [int(b) for b in e["replicas"]]
-                      for e in entries}
+            wanted = {TopicPartition(e["topic"], int(e["partition"])): [int(b) for b in e["replicas"]] for e in entries}
         except (ValueError, KeyError, TypeError):
             log.warning("Ignoring partition reassignment due to invalid json: %r", data)
             return
@@ -478,7 +523,6 @@ class ZooKeeperMode:
             log.warning("the reassign node changed while the controller updated it")
             return
         self._arm_reassign()
-
 
     # --- /admin/preferred_replica_election ---
 

@@ -57,8 +57,9 @@ def broker_resource(broker: int) -> ConfigResource:
 
 
 def broker_label(broker: int | str) -> str:
-    """"3", or "<default>" for the cluster-wide default (as ``throttle show`` names it)."""
+    """ "3", or "<default>" for the cluster-wide default (as ``throttle show`` names it)."""
     return "<default>" if broker in (DEFAULT_BROKER_ID, "", str(DEFAULT_BROKER_ID)) else str(broker)
+
 
 ReplicaLists = dict[str, dict[str, set[str]]]  # topic -> "leader"/"follower" -> {"p:b"}
 
@@ -102,8 +103,7 @@ def move_map(
 def ongoing_move_map(ongoing: Mapping[TopicPartition, PartitionReassignment]) -> dict[TopicPartition, PartitionMove]:
     """Sources and destinations of reassignments already running (Kafka's calculateCurrentMoveMap)."""
     return {
-        tp: PartitionMove(frozenset(r.replicas) - frozenset(r.adding), frozenset(r.adding))
-        for tp, r in ongoing.items()
+        tp: PartitionMove(frozenset(r.replicas) - frozenset(r.adding), frozenset(r.adding)) for tp, r in ongoing.items()
     }
 
 
@@ -177,8 +177,11 @@ def current_throttles(configs: Mapping[ConfigResource, Mapping[str, ConfigEntry]
     lists: dict[str, dict[str, tuple[str, ...]]] = {}
     for res, entries in configs.items():
         if res.type == ConfigResourceType.BROKER and (res.name == "" or res.name.lstrip("-").isdigit()):
-            broker, own = (DEFAULT_BROKER_ID, ConfigSource.DYNAMIC_DEFAULT_BROKER) if res.name == "" else (
-                int(res.name), ConfigSource.DYNAMIC_BROKER)
+            broker, own = (
+                (DEFAULT_BROKER_ID, ConfigSource.DYNAMIC_DEFAULT_BROKER)
+                if res.name == ""
+                else (int(res.name), ConfigSource.DYNAMIC_BROKER)
+            )
             for name in (LEADER_RATE, FOLLOWER_RATE, LOG_DIR_RATE):
                 e = entries.get(name)
                 if e is not None and e.value not in (None, "") and e.source in (own, ConfigSource.UNKNOWN):
@@ -261,7 +264,9 @@ def throttle_changes(
             if other is not None and other.value == now:
                 claims.append(RateClaim(broker, name, value, previous))
             return
-        changes.append(ConfigChange(ConfigResource(ConfigResourceType.BROKER, str(broker)), name, AlterOp.SET, str(value)))
+        changes.append(
+            ConfigChange(ConfigResource(ConfigResourceType.BROKER, str(broker)), name, AlterOp.SET, str(value))
+        )
         claims.append(RateClaim(broker, name, value, previous))
 
     for b in sorted(set(rate_brokers)):
@@ -305,8 +310,7 @@ class ThrottleNeeds:
     ) -> ThrottleNeeds:
         moves = ongoing_move_map(ongoing)
         lists = {
-            t: {LIST_CONFIG[k]: frozenset(v) for k, v in kinds.items()}
-            for t, kinds in lists_for_moves(moves).items()
+            t: {LIST_CONFIG[k]: frozenset(v) for k, v in kinds.items()} for t, kinds in lists_for_moves(moves).items()
         }
         return cls(
             lists=lists,
@@ -338,7 +342,11 @@ class Removal:
 
 
 def removal_changes(
-    record: ThrottleRecord, current: Throttle, needs: ThrottleNeeds, *, force: bool = False,
+    record: ThrottleRecord,
+    current: Throttle,
+    needs: ThrottleNeeds,
+    *,
+    force: bool = False,
     unreadable: Collection[int] = (),
 ) -> Removal:
     """Remove what ``record`` set, except what a running move still needs (unless ``force``).
@@ -418,31 +426,41 @@ class ThrottleItem:
         return not self.needed if self.kind == "broker_rate" else bool(self.unneeded_entries)
 
 
-def throttle_items(
-    current: Throttle, needs: ThrottleNeeds, records: Iterable[ThrottleRecord]
-) -> list[ThrottleItem]:
+def throttle_items(current: Throttle, needs: ThrottleNeeds, records: Iterable[ThrottleRecord]) -> list[ThrottleItem]:
     """Every throttle set, who (which kadmin plan) set it, and whether a running move needs it."""
     records = list(records)
     items: list[ThrottleItem] = []
     for b in sorted(current.broker_rates):
         for name, value in sorted(current.broker_rates[b].items()):
-            owners = tuple(sorted(r.plan_id for r in records for c in r.rates
-                                  if c.broker == b and c.name == name and c.value == value))
-            items.append(ThrottleItem("broker_rate", broker_label(b), name, str(value), owners,
-                                      needs.needs_rate(b, name)))
+            owners = tuple(
+                sorted(
+                    r.plan_id for r in records for c in r.rates if c.broker == b and c.name == name and c.value == value
+                )
+            )
+            items.append(
+                ThrottleItem("broker_rate", broker_label(b), name, str(value), owners, needs.needs_rate(b, name))
+            )
     for t in sorted(current.topic_replicas):
         for name, entries in sorted(current.topic_replicas[t].items()):
-            owners = tuple(sorted(r.plan_id for r in records
-                                  if set(r.replicas.get(t, {}).get(name, ())) & set(entries)))
+            owners = tuple(
+                sorted(r.plan_id for r in records if set(r.replicas.get(t, {}).get(name, ())) & set(entries))
+            )
             unneeded = tuple(e for e in entries if not needs.needs_entry(t, name, e))
-            items.append(ThrottleItem("topic_replicas", t, name, format_replica_list(entries), owners,
-                                      len(unneeded) < len(entries), unneeded))
+            items.append(
+                ThrottleItem(
+                    "topic_replicas",
+                    t,
+                    name,
+                    format_replica_list(entries),
+                    owners,
+                    len(unneeded) < len(entries),
+                    unneeded,
+                )
+            )
     return items
 
 
-def stale_throttles(
-    current: Throttle, needs: ThrottleNeeds, records: Iterable[ThrottleRecord] = ()
-) -> Removal:
+def stale_throttles(current: Throttle, needs: ThrottleNeeds, records: Iterable[ThrottleRecord] = ()) -> Removal:
     """Changes removing every throttle no running move needs (``throttle clear --stale``):
     rates no move uses and list entries of partitions not moving, whoever set them. Rates
     kadmin set are restored to what a person had set before; others are deleted."""
@@ -468,11 +486,13 @@ def prune_records(records: Iterable[ThrottleRecord], removal: Removal) -> list[T
             t: {n: set(v) - set(removal.removed_entries.get(t, {}).get(n, ())) for n, v in kinds.items()}
             for t, kinds in r.replicas.items()
         }
-        out.append(replace(
-            r,
-            rates=tuple(c for c in r.rates if (c.broker, c.name) not in gone_rates),
-            replicas=freeze_replicas(replicas),
-        ))
+        out.append(
+            replace(
+                r,
+                rates=tuple(c for c in r.rates if (c.broker, c.name) not in gone_rates),
+                replicas=freeze_replicas(replicas),
+            )
+        )
     return out
 
 
@@ -485,8 +505,11 @@ def reconcile_records(
     are kept for a later run."""
     out = []
     for r in records:
-        rates = tuple(c for c in r.rates if c.broker in unreadable
-                      or current.broker_rates.get(c.broker, {}).get(c.name) == c.value)
+        rates = tuple(
+            c
+            for c in r.rates
+            if c.broker in unreadable or current.broker_rates.get(c.broker, {}).get(c.name) == c.value
+        )
         replicas = {
             t: {n: set(v) & set(current.topic_replicas.get(t, {}).get(n, ())) for n, v in kinds.items()}
             for t, kinds in r.replicas.items()

@@ -85,14 +85,21 @@ def log_dir_moving_brokers(backend, brokers: Collection[int]) -> tuple[set[int],
     if Capability.LOG_DIRS not in backend.capabilities:
         return set(brokers), False
     answers = backend.describe_log_dirs(brokers=sorted(brokers))
-    moving = {b for b, bld in answers.items()
-              if bld.error is not None or any(r.is_future for d in bld.log_dirs for r in d.replicas)}
+    moving = {
+        b
+        for b, bld in answers.items()
+        if bld.error is not None or any(r.is_future for d in bld.log_dirs for r in d.replicas)
+    }
     unseen = {b for b, bld in answers.items() if bld.error is not None} | (set(brokers) - set(answers))
     return moving | unseen, not unseen
 
 
 def read_throttle_state(
-    backend, store: RecordStore | None, *, brokers: Iterable[int] | None = None, topics: Iterable[str] | None = None,
+    backend,
+    store: RecordStore | None,
+    *,
+    brokers: Iterable[int] | None = None,
+    topics: Iterable[str] | None = None,
 ) -> ThrottleState:
     """Read the throttle configs (of ``brokers`` and ``topics``; None: every broker and topic and
     the cluster-wide defaults), the ongoing reassignments and log-dir moves, and kadmin's records
@@ -104,8 +111,11 @@ def read_throttle_state(
     else:
         resources = [broker_resource(b) for b in sorted(set(brokers)) if b in cluster.brokers]
     known_topics = set(cluster.topics)
-    resources += [ConfigResource(ConfigResourceType.TOPIC, t)
-                  for t in (cluster.topics if topics is None else sorted(set(topics))) if t in known_topics]
+    resources += [
+        ConfigResource(ConfigResourceType.TOPIC, t)
+        for t in (cluster.topics if topics is None else sorted(set(topics)))
+        if t in known_topics
+    ]
     current = current_throttles(backend.describe_configs(resources))
     ongoing = dict(backend.list_partition_reassignments())
     moving, known = log_dir_moving_brokers(backend, cluster.brokers)
@@ -119,8 +129,9 @@ def read_throttle_state(
 
 
 # --- apply -----------------------------------------------------------------------------------
-def apply_throttles(backend, store: RecordStore | None, changes: Iterable[ConfigChange],
-                    record: ThrottleRecord | None) -> None:
+def apply_throttles(
+    backend, store: RecordStore | None, changes: Iterable[ConfigChange], record: ThrottleRecord | None
+) -> None:
     """The record first (KIP-179's order: a crash leaves a record, not an unrecorded throttle),
     then the configs. A record that cannot be written changes nothing."""
     changes = list(changes)
@@ -135,8 +146,13 @@ def apply_throttles(backend, store: RecordStore | None, changes: Iterable[Config
 
 
 # --- remove ----------------------------------------------------------------------------------
-def remove_throttles(backend, store: RecordStore | None, removal: Removal,
-                     records: Mapping[str, ThrottleRecord], updated: Iterable[ThrottleRecord]) -> None:
+def remove_throttles(
+    backend,
+    store: RecordStore | None,
+    removal: Removal,
+    records: Mapping[str, ThrottleRecord],
+    updated: Iterable[ThrottleRecord],
+) -> None:
     """Apply ``removal``, then write every record ``updated`` changed (an emptied one is deleted)."""
     if removal.changes:
         backend.incremental_alter_configs(removal.changes)
@@ -156,17 +172,29 @@ def remove_plan_throttles(backend, store: RecordStore, plan_id: str, *, force: b
     if record is None or record.empty:
         return None
     state = read_throttle_state(backend, None, brokers=record.brokers, topics=record.topics)
-    removal = removal_changes(record, state.current, state.needs, force=force,
-                              unreadable=set(record.brokers) - set(state.cluster.brokers) - {DEFAULT_BROKER_ID})
-    others = prune_records([r for pid, r in records.items() if pid != plan_id], removal) if removal.removed_rates else []
+    removal = removal_changes(
+        record,
+        state.current,
+        state.needs,
+        force=force,
+        unreadable=set(record.brokers) - set(state.cluster.brokers) - {DEFAULT_BROKER_ID},
+    )
+    others = (
+        prune_records([r for pid, r in records.items() if pid != plan_id], removal) if removal.removed_rates else []
+    )
     remove_throttles(backend, store, removal, records, [removal.kept, *others])
     return removal
 
 
 # --- what the throttle commands decide --------------------------------------------------------
 def plan_throttle_set(
-    state: ThrottleState, *, rates: ThrottleRates, plan: ReassignmentPlan | None, plan_id: str,
-    brokers: Collection[int] | None = None, **who,
+    state: ThrottleState,
+    *,
+    rates: ThrottleRates,
+    plan: ReassignmentPlan | None,
+    plan_id: str,
+    brokers: Collection[int] | None = None,
+    **who,
 ) -> tuple[ThrottleSet, ThrottleRecord]:
     """``throttle set``: rates on ``brokers`` (default: the plan's source and destination brokers;
     for the log-dir rate its brokers with explicit log_dirs; without a plan every broker), the
@@ -176,8 +204,9 @@ def plan_throttle_set(
     if brokers is not None:
         unknown = sorted(set(brokers) - known)
         if unknown:
-            raise NotFoundError(f"unknown broker(s) {','.join(map(str, unknown))}; "
-                                f"the cluster has {','.join(map(str, sorted(known)))}")
+            raise NotFoundError(
+                f"unknown broker(s) {','.join(map(str, unknown))}; the cluster has {','.join(map(str, sorted(known)))}"
+            )
     lists = kafka_throttle_lists(plan, state.cluster, state.ongoing) if plan is not None else None
     if brokers is not None:
         rate_brokers = log_dir_brokers = set(brokers)
@@ -186,8 +215,14 @@ def plan_throttle_set(
         log_dir_brokers = log_dir_rate_brokers(plan) or {b for a in plan.partitions for b in a.replicas}
     else:
         rate_brokers = log_dir_brokers = known
-    ts = throttle_changes(state.current, lists=lists, rate_brokers=rate_brokers, log_dir_brokers=log_dir_brokers,
-                          rates=rates, records=state.records.values())
+    ts = throttle_changes(
+        state.current,
+        lists=lists,
+        rate_brokers=rate_brokers,
+        log_dir_brokers=log_dir_brokers,
+        rates=rates,
+        records=state.records.values(),
+    )
     _check_targets(ts.changes, state.cluster)
     record = recorded(ts, plan_id, state.records, **who) or state.records.get(plan_id) or ts.record(plan_id, **who)
     return ts, record
@@ -196,14 +231,25 @@ def plan_throttle_set(
 def _check_targets(changes, cluster: ClusterState) -> None:
     """Every broker and topic about to be changed exists (a plan may name others): NotFoundError
     before the first change, instead of a partial change and a wait for a broker that is not there."""
-    brokers = sorted({int(c.resource.name) for c in changes
-                      if c.resource.type is ConfigResourceType.BROKER and c.resource.name.isdigit()} - set(cluster.brokers))
-    topics = sorted({c.resource.name for c in changes if c.resource.type is ConfigResourceType.TOPIC} - set(cluster.topics))
+    brokers = sorted(
+        {
+            int(c.resource.name)
+            for c in changes
+            if c.resource.type is ConfigResourceType.BROKER and c.resource.name.isdigit()
+        }
+        - set(cluster.brokers)
+    )
+    topics = sorted(
+        {c.resource.name for c in changes if c.resource.type is ConfigResourceType.TOPIC} - set(cluster.topics)
+    )
     if brokers or topics:
         named = ([f"broker(s) {','.join(map(str, brokers))}"] if brokers else []) + (
-            [f"topic(s) {', '.join(topics)}"] if topics else [])
-        raise NotFoundError(f"the plan names {' and '.join(named)} not in the cluster; nothing was changed",
-                            hint=f"the cluster has brokers {','.join(map(str, sorted(cluster.brokers)))}")
+            [f"topic(s) {', '.join(topics)}"] if topics else []
+        )
+        raise NotFoundError(
+            f"the plan names {' and '.join(named)} not in the cluster; nothing was changed",
+            hint=f"the cluster has brokers {','.join(map(str, sorted(cluster.brokers)))}",
+        )
 
 
 @dataclass(frozen=True)
@@ -216,8 +262,9 @@ class ClearPlan:
     kept_needed: tuple[str, ...]
 
 
-def plan_throttle_clear(state: ThrottleState, *, plan_id: str | None = None, stale: bool = False,
-                        force: bool = False) -> ClearPlan | None:
+def plan_throttle_clear(
+    state: ThrottleState, *, plan_id: str | None = None, stale: bool = False, force: bool = False
+) -> ClearPlan | None:
     """``--plan`` (``plan_id``: what that record set), ``--stale`` (whatever no move needs) or
     ``--all`` (everything, except what a move needs unless ``force``). Records are reconciled
     with what is actually set: a claim on a rate or entry someone else removed is dropped.
@@ -228,8 +275,13 @@ def plan_throttle_clear(state: ThrottleState, *, plan_id: str | None = None, sta
         record = records.get(plan_id)
         if record is None:
             return None
-        removal = removal_changes(record, state.current, state.needs, force=force,
-                                  unreadable=set(record.brokers) - set(state.cluster.brokers) - {DEFAULT_BROKER_ID})
+        removal = removal_changes(
+            record,
+            state.current,
+            state.needs,
+            force=force,
+            unreadable=set(record.brokers) - set(state.cluster.brokers) - {DEFAULT_BROKER_ID},
+        )
         others = prune_records([r for p, r in records.items() if p != plan_id], removal)
         return ClearPlan(removal, (removal.kept, *others), _kept_of_record(removal.kept))
     if stale:
@@ -260,6 +312,9 @@ def _kept_needed(state: ThrottleState, removal: Removal, force: bool) -> tuple[s
 
 def _kept_of_record(record: ThrottleRecord) -> tuple[str, ...]:
     out = [f"broker {broker_label(c.broker)} {c.name}" for c in record.rates]
-    out += [f"topic {t} {name} {','.join(entries)}" for t, kinds in sorted(record.replicas.items())
-            for name, entries in sorted(kinds.items())]
+    out += [
+        f"topic {t} {name} {','.join(entries)}"
+        for t, kinds in sorted(record.replicas.items())
+        for name, entries in sorted(kinds.items())
+    ]
     return tuple(out)

@@ -128,12 +128,18 @@ class ThrottleRecord:
                 raise ValueError(f"unsupported record version {data.get('version')!r}")
             rates = tuple(
                 sorted(
-                    RateClaim(int(r["broker"]), str(r["config"]), int(r["value"]),
-                              None if r.get("previous") is None else int(r["previous"]))
+                    RateClaim(
+                        int(r["broker"]),
+                        str(r["config"]),
+                        int(r["value"]),
+                        None if r.get("previous") is None else int(r["previous"]),
+                    )
                     for r in data.get("rates", [])
                 )
             )
-            replicas = freeze_replicas({t: {k: set(v) for k, v in kinds.items()} for t, kinds in data.get("replicas", {}).items()})
+            replicas = freeze_replicas(
+                {t: {k: set(v) for k, v in kinds.items()} for t, kinds in data.get("replicas", {}).items()}
+            )
             return cls(
                 plan_id=str(data["plan_id"]),
                 rates=rates,
