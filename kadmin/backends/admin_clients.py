@@ -39,6 +39,8 @@ class AdminClients:
         self.timeout = float(getattr(settings, "timeout", None) or 30.0)
         self._kp = None  # kafka-python KafkaAdminClient
         self._ck = None  # confluent-kafka AdminClient
+        self._wire = None  # kadmin's small read client (wire_client), PLAINTEXT only
+        self._wire_off = self.settings.security_protocol != "PLAINTEXT"
         self._lock = threading.Lock()
 
     @property
@@ -71,6 +73,33 @@ class AdminClients:
                 except KafkaError as e:
                     raise cluster_error(e, "connecting to " + self.bootstrap) from None
             return self._kp
+
+    def _fast(self, call):
+        """``call(wire_client)`` through kadmin's small client (``wire_client``): its answer, or
+        ``NotImplemented`` when it cannot give one (security configured, a broker not answering,
+        an error code...): the caller then asks through the library clients, whose errors and
+        retries are the ones users see. After one such failure the small client is not used again."""
+        from kadmin.backends.wire_client import WireClient, WireUnavailable
+
+        with self._lock:
+            if self._wire_off:
+                return NotImplemented
+            if self._wire is None:
+                try:
+                    self._wire = WireClient(self.bootstrap, self.timeout)
+                except WireUnavailable:
+                    self._wire_off = True
+                    return NotImplemented
+            wire = self._wire
+        try:
+            return call(wire)
+        except Exception as e:  # noqa: BLE001 - WireUnavailable, or an answer it cannot read
+            if not isinstance(e, WireUnavailable):
+                log.debug("small client failed", exc_info=True)
+            log.debug("small client: %s; asking through the library clients", e)
+            with self._lock:
+                self._wire_off = True
+            return NotImplemented
 
     def _kp_call(self, what: str, call):
         """``call(kafka_python_client)``, retried on a transient connection failure; any other
@@ -166,6 +195,9 @@ class AdminClients:
 
     def close(self) -> None:
         with self._lock:
+            if self._wire is not None:
+                self._wire.close()
+                self._wire = None
             if self._kp is not None:
                 try:
                     self._kp.close()

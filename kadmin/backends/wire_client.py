@@ -1,0 +1,259 @@
+"""A small Kafka client for the read commands: one plain socket per broker, requests to brokers
+in parallel, kafka-python's schema-generated message classes for encoding and decoding.
+
+kafka-python's admin client imports its whole network stack (and importing any ``kafka.*``
+module runs ``kafka/__init__.py``, which imports the admin client, consumer and producer):
+that import and the client's start-up are most of a read command's time. Its message classes
+alone are cheap, so ``protocol()`` imports them without running ``kafka/__init__.py`` (which
+still runs, unchanged, the first time anything reads an attribute of the ``kafka`` package).
+
+This client serves the happy path on a PLAINTEXT cluster only. Anything else (security
+configured, a broker not answering, an error code, a version it cannot speak) raises
+``WireUnavailable`` and the backend answers through the library clients as before, so error
+messages, exit codes, TLS and SASL are theirs. Versions are negotiated: ApiVersions first on
+every connection, then the highest version both sides speak.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import socket
+import struct
+import sys
+import threading
+import time
+
+API_VERSIONS_KEY = 18
+# Fetch and ListOffsets from v13 / (none) name topics by id; kadmin asks by name.
+_VERSION_CAPS = {1: 12}
+METADATA_TTL = 1.0  # seconds a Metadata answer serves broker look-ups (watch loops see changes)
+
+
+class WireUnavailable(Exception):
+    """The small client cannot answer this; the caller falls back to the library clients."""
+
+
+_lazy_lock = threading.RLock()
+
+
+def _lazy_package(name: str) -> None:
+    """Put package ``name`` in sys.modules without running its ``__init__``: its submodules
+    import as usual; the first read of a missing attribute runs ``__init__`` in place (once)."""
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.submodule_search_locations is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    state = {"loaded": False}
+
+    def __getattr__(attr: str):
+        with _lazy_lock:
+            if not state["loaded"]:
+                state["loaded"] = True  # re-entrant reads during __init__ see a plain miss
+                del module.__dict__["__getattr__"]
+                spec.loader.exec_module(module)
+        try:
+            return module.__dict__[attr]
+        except KeyError:
+            raise AttributeError(f"module {name!r} has no attribute {attr!r}") from None
+
+    module.__getattr__ = __getattr__
+    sys.modules[name] = module
+
+
+def protocol(module: str):
+    """``kafka.protocol.<module>`` (or another ``kafka.`` submodule) without kafka-python's
+    client stack: ``kafka`` and the ``kafka.protocol`` packages whose ``__init__`` imports every
+    sibling are put in place lazily first."""
+    with _lazy_lock:
+        for pkg in ("kafka", "kafka.protocol", "kafka.protocol.admin", "kafka.protocol.metadata",
+                    "kafka.protocol.consumer", "kafka.record"):
+            _lazy_package(pkg)
+    return importlib.import_module(f"kafka.{module}")
+
+
+class Connection:
+    """One broker: a socket, ApiVersions negotiated, one request at a time."""
+
+    def __init__(self, host: str, port: int, timeout: float, client_id: str):
+        self.client_id = client_id
+        self._correlation = 0
+        try:
+            # A short connect timeout: a broker that does not accept at once is left to the
+            # library clients, which then have the whole --timeout.
+            self.sock = socket.create_connection((host, port), timeout=min(timeout, max(0.25, min(2.0, timeout / 4))))
+        except OSError as e:
+            raise WireUnavailable(f"connecting to {host}:{port}: {e}") from None
+        self.sock.settimeout(timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.versions: dict[int, tuple[int, int]] = {}
+        mod = protocol("protocol.metadata.api_versions")
+        resp = self._exchange(mod.ApiVersionsRequest(), mod.ApiVersionsResponse, 0)
+        if resp.error_code:
+            raise WireUnavailable(f"ApiVersions error {resp.error_code}")
+        self.versions = {k.api_key: (k.min_version, k.max_version) for k in resp.api_keys}
+
+    def version_for(self, request_cls) -> int:
+        key = request_cls.API_KEY
+        if key not in self.versions:
+            raise WireUnavailable(f"the broker does not serve API key {key}")
+        lo, hi = self.versions[key]
+        version = min(hi, request_cls.max_version, _VERSION_CAPS.get(key, hi))
+        if version < max(lo, request_cls.min_version):
+            raise WireUnavailable(f"no common version of API key {key}")
+        return version
+
+    def request(self, request, response_cls, version: int | None = None):
+        return self._exchange(request, response_cls, self.version_for(type(request)) if version is None else version)
+
+    def _exchange(self, request, response_cls, version: int):
+        self._correlation += 1
+        request.API_VERSION = version
+        request.with_header(correlation_id=self._correlation, client_id=self.client_id)
+        try:
+            self.sock.sendall(bytes(request.encode(header=True, framed=True)))
+            size = struct.unpack(">i", self._read(4))[0]
+            frame = self._read(size)
+        except OSError as e:
+            raise WireUnavailable(f"{type(e).__name__}: {e}") from None
+        if request.API_KEY == API_VERSIONS_KEY:  # its response header is v0 at every version
+            correlation = struct.unpack_from(">i", frame, 0)[0]
+            resp = response_cls.decode(memoryview(frame)[4:], version=version)
+        else:
+            resp = response_cls.decode(frame, version=version, header=True)
+            correlation = resp.header.correlation_id
+        if correlation != self._correlation:
+            raise WireUnavailable("correlation id mismatch")
+        return resp
+
+    def _read(self, n: int) -> bytes:
+        buf = bytearray()
+        while len(buf) < n:
+            chunk = self.sock.recv(min(n - len(buf), 1 << 20))
+            if not chunk:
+                raise ConnectionResetError("connection closed by the broker")
+            buf += chunk
+        return bytes(buf)
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class WireClient:
+    """Connections by broker id, opened on first use; Metadata from the first broker that answers."""
+
+    def __init__(self, bootstrap: str, timeout: float, client_id: str = "kadmin"):
+        self.bootstrap = [_host_port(a) for a in bootstrap.split(",") if a.strip()]
+        self.timeout = timeout
+        self.client_id = client_id
+        self._conns: dict[object, Connection] = {}
+        self._lock = threading.Lock()
+        self._metadata = None
+
+    # --- connections -----------------------------------------------------------------------
+    def _connect(self, key, host: str, port: int) -> Connection:
+        with self._lock:
+            conn = self._conns.get(key)
+        if conn is None:
+            conn = Connection(host, port, self.timeout, self.client_id)
+            with self._lock:
+                self._conns[key] = conn
+        return conn
+
+    def any_connection(self) -> Connection:
+        with self._lock:
+            if self._conns:
+                return next(iter(self._conns.values()))
+        last = None
+        for host, port in self.bootstrap:
+            try:
+                return self._connect(("bootstrap", host, port), host, port)
+            except WireUnavailable as e:
+                last = e
+        raise last or WireUnavailable("no bootstrap server")
+
+    def broker(self, node_id: int) -> Connection:
+        with self._lock:
+            conn = self._conns.get(node_id)
+        if conn is not None:
+            return conn
+        b = {x.node_id: x for x in self.metadata().brokers}.get(node_id)
+        if b is None:
+            raise WireUnavailable(f"broker {node_id} is not in the metadata")
+        with self._lock:  # the bootstrap connection may be this broker's: reuse it
+            for key, c in list(self._conns.items()):
+                if isinstance(key, tuple) and (key[1], key[2]) == (b.host, b.port):
+                    self._conns[node_id] = c
+                    return c
+        return self._connect(node_id, b.host, b.port)
+
+    # --- requests --------------------------------------------------------------------------
+    def metadata(self, topics: list[str] | None = None):
+        """Metadata for every topic (cached) or for ``topics``."""
+        if topics is None and self._metadata is not None and time.monotonic() - self._metadata[0] < METADATA_TTL:
+            return self._metadata[1]
+        mod = protocol("protocol.metadata.metadata")
+        T = mod.MetadataRequest.MetadataRequestTopic
+        req = mod.MetadataRequest(
+            topics=None if topics is None else [T(name=t) for t in topics],
+            allow_auto_topic_creation=False,
+            include_cluster_authorized_operations=False,
+            include_topic_authorized_operations=False,
+        )
+        resp = self.any_connection().request(req, mod.MetadataResponse)
+        if topics is None:
+            self._metadata = (time.monotonic(), resp)
+        return resp
+
+    def to_each(self, node_ids, make_request, response_cls) -> dict:
+        """``make_request(node_id)`` sent to every broker at once: {node_id: response}. Any failure
+        raises WireUnavailable (the caller asks again through the library clients)."""
+        ids = list(node_ids)
+        out: dict = {}
+        errors: list[Exception] = []
+
+        def one(b):
+            try:
+                out[b] = self.broker(b).request(make_request(b), response_cls)
+            except Exception as e:  # noqa: BLE001 - re-raised below as WireUnavailable
+                errors.append(e)
+
+        if len(ids) == 1:
+            one(ids[0])
+        else:
+            self.any_connection()  # metadata once, before the threads look brokers up
+            self.metadata()
+            threads = [threading.Thread(target=one, args=(b,), daemon=True) for b in ids]
+            for t in threads:
+                t.start()
+            deadline = time.monotonic() + self.timeout
+            for t in threads:
+                t.join(max(0.0, deadline - time.monotonic()))
+            if any(t.is_alive() for t in threads):
+                raise WireUnavailable("a broker did not answer in time")
+        if errors:
+            e = errors[0]
+            raise e if isinstance(e, WireUnavailable) else WireUnavailable(f"{type(e).__name__}: {e}")
+        return out
+
+    def close(self) -> None:
+        with self._lock:
+            conns = set(map(id, self._conns.values()))
+            seen = set()
+            for c in self._conns.values():
+                if id(c) in conns and id(c) not in seen:
+                    seen.add(id(c))
+                    c.close()
+            self._conns.clear()
+
+
+def _host_port(address: str) -> tuple[str, int]:
+    host, _, port = address.strip().rpartition(":")
+    if not host or not port.isdigit():
+        raise WireUnavailable(f"cannot parse bootstrap address {address!r}")
+    return host.strip("[]"), int(port)
