@@ -17,6 +17,7 @@ from kadmin.backends.admin_clients import BACKOFF, TRANSIENT_ATTEMPTS, AdminClie
 from kadmin.backends.admin_errors import TRANSIENT, cluster_error, describe_exception, kp_error_name, permission_hint
 from kadmin.backends.base import BrokerLogDirs, Capability
 from kadmin.backends.kafka_errors import error_name, java_class_name
+from kadmin.backends.wire_client import METADATA_TTL
 from kadmin.errors import (
     AuthenticationError,
     AuthorizationError,
@@ -71,14 +72,14 @@ class AdminBackend(AdminClients):
     def cluster_id(self) -> str | None:
         """From kafka-python's Metadata: it has no public call for it (its describe_cluster fails
         against brokers that serve DescribeCluster v0 only)."""
-        fast = self._fast(lambda w: w.metadata().cluster_id)
+        fast = self._fast(lambda w: w.metadata(max_age=METADATA_TTL).cluster_id)
         if fast is not NotImplemented:
             return fast
         return self._kafka_python()._manager.cluster.cluster_id
 
     def describe_brokers(self) -> Mapping[int, Broker]:
         """From Metadata (kafka-python has no public call for the brokers it knows)."""
-        fast = self._fast(lambda w: w.metadata().brokers)
+        fast = self._fast(lambda w: w.metadata(max_age=METADATA_TTL).brokers)
         if fast is not NotImplemented:
             return {b.node_id: Broker(id=b.node_id, host=b.host, port=b.port, rack=b.rack)
                     for b in sorted(fast, key=lambda b: b.node_id)}
@@ -526,10 +527,10 @@ def _source_name(source) -> str:
 # library clients, whose retries and error messages are the ones users see.
 
 def _fast_log_dirs(wire, ids: Sequence[int]) -> dict:
-    from kadmin.backends.wire_client import protocol
+    from kadmin.backends.wire_client import message
 
-    mod = protocol("protocol.admin.cluster")
-    return wire.to_each(ids, lambda b: mod.DescribeLogDirsRequest(topics=None), mod.DescribeLogDirsResponse)
+    request, response = message("DescribeLogDirsRequest"), message("DescribeLogDirsResponse")
+    return wire.to_each(ids, lambda b: request(topics=None), response)
 
 
 def _fast_cluster(wire) -> ClusterState:
@@ -564,10 +565,9 @@ def _fast_cluster(wire) -> ClusterState:
 
 
 def _fast_reassignments(wire, tps, timeout: float) -> dict:
-    from kadmin.backends.wire_client import WireUnavailable, protocol
+    from kadmin.backends.wire_client import WireUnavailable, message
 
-    mod = protocol("protocol.admin.topics")
-    Req = mod.ListPartitionReassignmentsRequest
+    Req = message("ListPartitionReassignmentsRequest")
     topics = None
     if tps is not None:
         grouped: dict[str, list[int]] = defaultdict(list)
@@ -575,9 +575,9 @@ def _fast_reassignments(wire, tps, timeout: float) -> dict:
             grouped[tp.topic].append(tp.partition)
         topics = [Req.ListPartitionReassignmentsTopics(name=t, partition_indexes=sorted(ps))
                   for t, ps in sorted(grouped.items())]
-    md = wire.metadata()
+    md = wire.metadata(max_age=METADATA_TTL)
     resp = wire.to_each([md.controller_id], lambda _: Req(timeout_ms=int(timeout * 1000), topics=topics),
-                        mod.ListPartitionReassignmentsResponse)[md.controller_id]
+                        message("ListPartitionReassignmentsResponse"))[md.controller_id]
     if resp.error_code:
         raise WireUnavailable(f"ListPartitionReassignments error {resp.error_code}")
     out = {}
@@ -596,10 +596,9 @@ _FAST_SOURCES = {1: ConfigSource.TOPIC, 2: ConfigSource.DYNAMIC_BROKER, 3: Confi
 def _fast_configs(wire, resources: Sequence[ConfigResource]) -> dict:
     """DescribeConfigs: a broker's resource to that broker, topics and the default to any broker,
     all at once. Any resource error: WireUnavailable (the library path reports it)."""
-    from kadmin.backends.wire_client import WireUnavailable, protocol
+    from kadmin.backends.wire_client import WireUnavailable, message
 
-    mod = protocol("protocol.admin.configs")
-    Req = mod.DescribeConfigsRequest
+    Req = message("DescribeConfigsRequest")
     by_node: dict[int, list[ConfigResource]] = defaultdict(list)
     any_node = None
     for r in resources:
@@ -609,7 +608,7 @@ def _fast_configs(wire, resources: Sequence[ConfigResource]) -> dict:
             by_node[int(r.name)].append(r)
         else:
             if any_node is None:
-                any_node = min(b.node_id for b in wire.metadata().brokers)
+                any_node = min(b.node_id for b in wire.metadata(max_age=METADATA_TTL).brokers)
             by_node[any_node].append(r)
 
     def request(node):
@@ -618,7 +617,7 @@ def _fast_configs(wire, resources: Sequence[ConfigResource]) -> dict:
                               for r in by_node[node]],
                    include_synonyms=False, include_documentation=False)
 
-    answers = wire.to_each(sorted(by_node), request, mod.DescribeConfigsResponse)
+    answers = wire.to_each(sorted(by_node), request, message("DescribeConfigsResponse"))
     out: dict[ConfigResource, dict[str, ConfigEntry]] = {}
     for node, resp in answers.items():
         if len(resp.results) != len(by_node[node]):

@@ -27,7 +27,7 @@ import time
 API_VERSIONS_KEY = 18
 # Fetch and ListOffsets from v13 / (none) name topics by id; kadmin asks by name.
 _VERSION_CAPS = {1: 12}
-METADATA_TTL = 1.0  # seconds a Metadata answer serves broker look-ups (watch loops see changes)
+METADATA_TTL = 1.0  # seconds a Metadata answer serves broker look-ups; describe_cluster always asks
 
 
 class WireUnavailable(Exception):
@@ -72,6 +72,30 @@ def protocol(module: str):
                     "kafka.protocol.consumer", "kafka.record"):
             _lazy_package(pkg)
     return importlib.import_module(f"kafka.{module}")
+
+
+_messages: dict[str, type] = {}
+
+
+def message(name: str) -> type:
+    """kafka-python's message class ``name`` (e.g. "ListPartitionReassignmentsRequest"), built
+    alone from its JSON schema: importing the module that defines it builds every class of that
+    module (kafka.protocol.admin.topics holds fifteen APIs). kafka-python's registry of response
+    classes (which its own clients decode with) is left as it was."""
+    with _lazy_lock:
+        cls = _messages.get(name)
+        if cls is None:
+            api_message = protocol("protocol.api_message")
+            registry = protocol("protocol.api_header").ResponseClassRegistry._response_class_registry
+            saved = dict(registry)
+            try:
+                base = api_message.ApiMessage
+                cls = type(base)(name, (base,), {"__module__": __name__, "__qualname__": name})
+            finally:
+                registry.clear()
+                registry.update(saved)
+            _messages[name] = cls
+        return cls
 
 
 class Connection:
@@ -182,7 +206,7 @@ class WireClient:
             conn = self._conns.get(node_id)
         if conn is not None:
             return conn
-        b = {x.node_id: x for x in self.metadata().brokers}.get(node_id)
+        b = {x.node_id: x for x in self.metadata(max_age=METADATA_TTL).brokers}.get(node_id)
         if b is None:
             raise WireUnavailable(f"broker {node_id} is not in the metadata")
         with self._lock:  # the bootstrap connection may be this broker's: reuse it
@@ -193,9 +217,11 @@ class WireClient:
         return self._connect(node_id, b.host, b.port)
 
     # --- requests --------------------------------------------------------------------------
-    def metadata(self, topics: list[str] | None = None):
-        """Metadata for every topic (cached) or for ``topics``."""
-        if topics is None and self._metadata is not None and time.monotonic() - self._metadata[0] < METADATA_TTL:
+    def metadata(self, topics: list[str] | None = None, max_age: float = 0.0):
+        """Metadata for every topic or for ``topics``; with ``max_age``, the last answer for every
+        topic when it is at most that old (seconds)."""
+        if (topics is None and max_age > 0 and self._metadata is not None
+                and time.monotonic() - self._metadata[0] <= max_age):
             return self._metadata[1]
         mod = protocol("protocol.metadata.metadata")
         T = mod.MetadataRequest.MetadataRequestTopic
@@ -226,8 +252,7 @@ class WireClient:
         if len(ids) == 1:
             one(ids[0])
         else:
-            self.any_connection()  # metadata once, before the threads look brokers up
-            self.metadata()
+            self.metadata(max_age=METADATA_TTL)  # once, before the threads look brokers up
             threads = [threading.Thread(target=one, args=(b,), daemon=True) for b in ids]
             for t in threads:
                 t.start()
