@@ -68,6 +68,12 @@ def protocol(module: str):
     client stack: ``kafka`` and the ``kafka.protocol`` packages whose ``__init__`` imports every
     sibling are put in place lazily first."""
     with _lazy_lock:
+        if "kafka" not in sys.modules:
+            # What kafka/__init__.py does besides importing: its loggers stay quiet unless
+            # configured (--debug), also when the library clients are later imported by module.
+            import logging
+
+            logging.getLogger("kafka").addHandler(logging.NullHandler())
         for pkg in ("kafka", "kafka.protocol", "kafka.protocol.admin", "kafka.protocol.metadata",
                     "kafka.protocol.consumer", "kafka.record"):
             _lazy_package(pkg)
