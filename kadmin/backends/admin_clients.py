@@ -86,7 +86,9 @@ class AdminClients:
                 return NotImplemented
             if self._wire is None:
                 try:
-                    self._wire = WireClient(self.bootstrap, self.timeout)
+                    # Half of --timeout: a broker that slow is asked again through the library
+                    # clients, which have the whole of it.
+                    self._wire = WireClient(self.bootstrap, self.timeout / 2)
                 except WireUnavailable:
                     self._wire_off = True
                     return NotImplemented

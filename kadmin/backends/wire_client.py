@@ -110,6 +110,7 @@ class Connection:
     def __init__(self, host: str, port: int, timeout: float, client_id: str):
         self.client_id = client_id
         self._correlation = 0
+        self._lock = threading.Lock()
         try:
             # A short connect timeout: a broker that does not accept at once is left to the
             # library clients, which then have the whole --timeout.
@@ -139,6 +140,10 @@ class Connection:
         return self._exchange(request, response_cls, self.version_for(type(request)) if version is None else version)
 
     def _exchange(self, request, response_cls, version: int):
+        with self._lock:  # one request at a time on this socket
+            return self._exchange_locked(request, response_cls, version)
+
+    def _exchange_locked(self, request, response_cls, version: int):
         self._correlation += 1
         request.API_VERSION = version
         request.with_header(correlation_id=self._correlation, client_id=self.client_id)

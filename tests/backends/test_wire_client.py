@@ -114,3 +114,11 @@ def test_kafka_python_still_loads_whole_after_the_protocol_classes():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "ok", proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("protocol", ["SSL", "SASL_PLAINTEXT", "SASL_SSL"])
+def test_security_configured_leaves_every_read_to_the_library_clients(protocol):
+    """TLS and SASL are the library clients' (tests/security): the small client is never tried."""
+    settings = ConnectionSettings(bootstrap_servers="127.0.0.1:1", properties={"security.protocol": protocol})
+    with AdminBackend(settings) as b:
+        assert b._fast(lambda wire: pytest.fail("the small client was used")) is NotImplemented
