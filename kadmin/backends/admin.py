@@ -17,7 +17,6 @@ from kadmin.backends.admin_clients import BACKOFF, TRANSIENT_ATTEMPTS, AdminClie
 from kadmin.backends.admin_errors import TRANSIENT, cluster_error, describe_exception, kp_error_name, permission_hint
 from kadmin.backends.base import BrokerLogDirs, Capability
 from kadmin.backends.kafka_errors import error_name, java_class_name
-from kadmin.backends.wire_client import METADATA_TTL
 from kadmin.errors import (
     AuthenticationError,
     AuthorizationError,
@@ -72,14 +71,14 @@ class AdminBackend(AdminClients):
     def cluster_id(self) -> str | None:
         """From kafka-python's Metadata: it has no public call for it (its describe_cluster fails
         against brokers that serve DescribeCluster v0 only)."""
-        fast = self._fast(lambda w: w.metadata(max_age=METADATA_TTL).cluster_id)
+        fast = self._fast(lambda w: w.brokers().cluster_id)
         if fast is not NotImplemented:
             return fast
         return self._kafka_python()._manager.cluster.cluster_id
 
     def describe_brokers(self) -> Mapping[int, Broker]:
         """From Metadata (kafka-python has no public call for the brokers it knows)."""
-        fast = self._fast(lambda w: w.metadata(max_age=METADATA_TTL).brokers)
+        fast = self._fast(lambda w: w.brokers().brokers)
         if fast is not NotImplemented:
             return {b.node_id: Broker(id=b.node_id, host=b.host, port=b.port, rack=b.rack)
                     for b in sorted(fast, key=lambda b: b.node_id)}
@@ -575,7 +574,7 @@ def _fast_reassignments(wire, tps, timeout: float) -> dict:
             grouped[tp.topic].append(tp.partition)
         topics = [Req.ListPartitionReassignmentsTopics(name=t, partition_indexes=sorted(ps))
                   for t, ps in sorted(grouped.items())]
-    md = wire.metadata(max_age=METADATA_TTL)
+    md = wire.brokers()
     resp = wire.to_each([md.controller_id], lambda _: Req(timeout_ms=int(timeout * 1000), topics=topics),
                         message("ListPartitionReassignmentsResponse"))[md.controller_id]
     if resp.error_code:
@@ -608,7 +607,7 @@ def _fast_configs(wire, resources: Sequence[ConfigResource]) -> dict:
             by_node[int(r.name)].append(r)
         else:
             if any_node is None:
-                any_node = min(b.node_id for b in wire.metadata(max_age=METADATA_TTL).brokers)
+                any_node = min(b.node_id for b in wire.brokers().brokers)
             by_node[any_node].append(r)
 
     def request(node):

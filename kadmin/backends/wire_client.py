@@ -143,12 +143,20 @@ class Connection:
         with self._lock:  # one request at a time on this socket
             return self._exchange_locked(request, response_cls, version)
 
-    def _exchange_locked(self, request, response_cls, version: int):
+    def send(self, request, version: int) -> int:
+        """Send ``request`` at ``version``; its correlation id (the caller holds ``_lock``)."""
         self._correlation += 1
         request.API_VERSION = version
         request.with_header(correlation_id=self._correlation, client_id=self.client_id)
         try:
             self.sock.sendall(bytes(request.encode(header=True, framed=True)))
+        except OSError as e:
+            raise WireUnavailable(f"{type(e).__name__}: {e}") from None
+        return self._correlation
+
+    def _exchange_locked(self, request, response_cls, version: int):
+        self.send(request, version)
+        try:
             size = struct.unpack(">i", self._read(4))[0]
             frame = self._read(size)
         except OSError as e:
@@ -217,7 +225,7 @@ class WireClient:
             conn = self._conns.get(node_id)
         if conn is not None:
             return conn
-        b = {x.node_id: x for x in self.metadata(max_age=METADATA_TTL).brokers}.get(node_id)
+        b = {x.node_id: x for x in self.brokers().brokers}.get(node_id)
         if b is None:
             raise WireUnavailable(f"broker {node_id} is not in the metadata")
         with self._lock:  # the bootstrap connection may be this broker's: reuse it
@@ -228,12 +236,8 @@ class WireClient:
         return self._connect(node_id, b.host, b.port)
 
     # --- requests --------------------------------------------------------------------------
-    def metadata(self, topics: list[str] | None = None, max_age: float = 0.0):
-        """Metadata for every topic or for ``topics``; with ``max_age``, the last answer for every
-        topic when it is at most that old (seconds)."""
-        if (topics is None and max_age > 0 and self._metadata is not None
-                and time.monotonic() - self._metadata[0] <= max_age):
-            return self._metadata[1]
+    def metadata(self, topics: list[str] | None = None):
+        """Metadata for every topic (None) or for ``topics`` (``[]``: the brokers only), asked now."""
         mod = protocol("protocol.metadata.metadata")
         T = mod.MetadataRequest.MetadataRequestTopic
         req = mod.MetadataRequest(
@@ -242,39 +246,77 @@ class WireClient:
             include_cluster_authorized_operations=False,
             include_topic_authorized_operations=False,
         )
-        resp = self.any_connection().request(req, mod.MetadataResponse)
-        if topics is None:
-            self._metadata = (time.monotonic(), resp)
+        conn = self.any_connection()
+        if topics == [] and conn.version_for(mod.MetadataRequest) == 0:
+            raise WireUnavailable("Metadata v0 cannot ask for no topics")
+        resp = conn.request(req, mod.MetadataResponse)
+        self._metadata = (time.monotonic(), resp)  # its brokers, for brokers()
         return resp
 
+    def brokers(self, max_age: float = METADATA_TTL):
+        """A Metadata answer at most ``max_age`` seconds old, for its brokers, controller and
+        cluster id: the last one, or a new one asking for no topic (cheap on any cluster)."""
+        if self._metadata is not None and time.monotonic() - self._metadata[0] <= max_age:
+            return self._metadata[1]
+        return self.metadata([])
+
     def to_each(self, node_ids, make_request, response_cls) -> dict:
-        """``make_request(node_id)`` sent to every broker at once: {node_id: response}. Any failure
-        raises WireUnavailable (the caller asks again through the library clients)."""
-        ids = list(node_ids)
+        """``make_request(node_id)`` sent to every broker at once: {node_id: response}. One thread:
+        every request is sent, then the answers are read as they arrive. Any failure raises
+        WireUnavailable (the caller asks again through the library clients)."""
+        ids = list(dict.fromkeys(node_ids))
+        conns = self._connections(ids)
+        if len({id(c) for c in conns.values()}) != len(conns):
+            raise WireUnavailable("two brokers on one connection")
+        held = sorted(conns.values(), key=id)
+        for c in held:
+            c._lock.acquire()
+        try:
+            sent = {}
+            for b in ids:
+                request = make_request(b)
+                version = conns[b].version_for(type(request))
+                sent[b] = (version, conns[b].send(request, version))
+            frames = _read_frames(conns, time.monotonic() + self.timeout)
+        finally:
+            for c in held:
+                c._lock.release()
         out: dict = {}
-        errors: list[Exception] = []
+        for b, (version, correlation) in sent.items():
+            resp = response_cls.decode(frames[b], version=version, header=True)
+            if resp.header.correlation_id != correlation:
+                raise WireUnavailable("correlation id mismatch")
+            out[b] = resp
+        return out
 
-        def one(b):
-            try:
-                out[b] = self.broker(b).request(make_request(b), response_cls)
-            except Exception as e:  # noqa: BLE001 - re-raised below as WireUnavailable
-                errors.append(e)
+    def _connections(self, ids: list[int]) -> dict:
+        """A connection to each broker of ``ids``; the missing ones opened at once (threads)."""
+        with self._lock:
+            out = {b: self._conns[b] for b in ids if b in self._conns}
+        missing = [b for b in ids if b not in out]
+        if len(missing) == 1:
+            out[missing[0]] = self.broker(missing[0])
+        elif missing:
+            self.brokers()  # once, before the threads look brokers up
+            errors: list[Exception] = []
 
-        if len(ids) == 1:
-            one(ids[0])
-        else:
-            self.metadata(max_age=METADATA_TTL)  # once, before the threads look brokers up
-            threads = [threading.Thread(target=one, args=(b,), daemon=True) for b in ids]
+            def open_one(b):
+                try:
+                    out[b] = self.broker(b)
+                except Exception as e:  # noqa: BLE001 - re-raised below as WireUnavailable
+                    errors.append(e)
+
+            threads = [threading.Thread(target=open_one, args=(b,), daemon=True) for b in missing]
             for t in threads:
                 t.start()
             deadline = time.monotonic() + self.timeout
             for t in threads:
                 t.join(max(0.0, deadline - time.monotonic()))
             if any(t.is_alive() for t in threads):
-                raise WireUnavailable("a broker did not answer in time")
-        if errors:
-            e = errors[0]
-            raise e if isinstance(e, WireUnavailable) else WireUnavailable(f"{type(e).__name__}: {e}")
+                raise WireUnavailable("a broker did not accept a connection in time")
+            if errors:
+                e = errors[0]
+                raise e if isinstance(e, WireUnavailable) else WireUnavailable(f"{type(e).__name__}: {e}")
         return out
 
     def close(self) -> None:
@@ -286,6 +328,43 @@ class WireClient:
                     seen.add(id(c))
                     c.close()
             self._conns.clear()
+
+
+def _read_frames(conns: dict, deadline: float) -> dict:
+    """One response frame from each connection ({key: Connection}), read as they arrive."""
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    buffers: dict = {}
+    frames: dict = {}
+    try:
+        for key, conn in conns.items():
+            sel.register(conn.sock, selectors.EVENT_READ, key)
+            buffers[key] = bytearray()
+        while len(frames) < len(conns):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise WireUnavailable("a broker did not answer in time")
+            for ready, _ in sel.select(left):
+                key = ready.data
+                try:
+                    chunk = ready.fileobj.recv(1 << 20)
+                except OSError as e:
+                    raise WireUnavailable(f"{type(e).__name__}: {e}") from None
+                if not chunk:
+                    raise WireUnavailable("connection closed by the broker")
+                buf = buffers[key]
+                buf += chunk
+                if len(buf) >= 4:
+                    size = struct.unpack_from(">i", buf, 0)[0]
+                    if len(buf) > 4 + size:
+                        raise WireUnavailable("more data than one answer")
+                    if len(buf) == 4 + size:
+                        frames[key] = bytes(memoryview(buf)[4:])
+                        sel.unregister(ready.fileobj)
+    finally:
+        sel.close()
+    return frames
 
 
 def _host_port(address: str) -> tuple[str, int]:
