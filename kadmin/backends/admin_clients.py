@@ -95,7 +95,7 @@ class AdminClients:
             wire = self._wire
         try:
             return call(wire)
-        except Exception as e:  # noqa: BLE001 - WireUnavailable, or an answer it cannot read
+        except Exception as e:  # WireUnavailable, or an answer it cannot read
             if not isinstance(e, WireUnavailable):
                 log.debug("small client failed", exc_info=True)
             log.debug("small client: %s; asking through the library clients", e)

@@ -127,7 +127,7 @@ class RecordTopic:
                                                     last_fetched_epoch=-1, log_start_offset=-1,
                                                     partition_max_bytes=8 << 20)])],
                     forgotten_topics_data=[], rack_id="")
-            resp = wire.to_each([leader], lambda _: req, fetch.FetchResponse)[leader]
+            resp = wire.to_each([leader], lambda _, req=req: req, fetch.FetchResponse)[leader]
             if getattr(resp, "error_code", 0):
                 raise WireUnavailable(f"Fetch error {resp.error_code}")
             [rt] = resp.responses
