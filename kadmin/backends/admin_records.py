@@ -17,6 +17,7 @@ from kadmin.errors import ClusterError, UnsupportedOperation
 PRODUCE_API_KEY = 0
 FETCH_API_KEY = 1
 TOPIC_ALREADY_EXISTS = 36
+OFFSET_OUT_OF_RANGE = 1
 
 
 class RecordTopic:
@@ -84,8 +85,8 @@ class RecordTopic:
             consumer.close()
 
     def _fast_read(self, wire) -> dict[str, bytes | None]:
-        """read_all through kadmin's small client: no consumer and no group; Metadata, then the
-        partition leader's end offset, then Fetch from the start only when there is anything."""
+        """read_all through kadmin's small client: no consumer and no group; Metadata, then Fetch
+        from the partition leader until the end offset its first answer gives."""
         from kadmin.backends.wire_client import WireUnavailable, protocol
 
         md = wire.metadata([self.topic])
@@ -96,10 +97,9 @@ class RecordTopic:
         if t.error_code or part is None or part.error_code or part.leader_id < 0:
             raise WireUnavailable(f"no leader for {self.topic}-0")
         leader = part.leader_id
-        offsets = protocol("protocol.consumer.offsets")
-        LO = offsets.ListOffsetsRequest
-
         def offset(timestamp: int) -> int:
+            offsets = protocol("protocol.consumer.offsets")
+            LO = offsets.ListOffsetsRequest
             req = LO(replica_id=-1, isolation_level=0, timeout_ms=int(self.timeout * 1000), topics=[
                 LO.ListOffsetsTopic(name=self.topic, partitions=[LO.ListOffsetsTopic.ListOffsetsPartition(
                     partition_index=0, current_leader_epoch=-1, timestamp=timestamp)])])
@@ -109,16 +109,14 @@ class RecordTopic:
                 raise WireUnavailable(f"ListOffsets error {rp.error_code}")
             return rp.offset
 
-        end = offset(-1)
-        if end <= 0:
-            return {}
-        position = offset(-2)
         fetch = protocol("protocol.consumer.fetch")
-        memory_records = protocol("record.memory_records")
         F = fetch.FetchRequest
         values: dict[str, bytes | None] = {}
+        # From offset 0 (a compacted topic's log starts there unless records were deleted): the
+        # first answer's high watermark is the end offset a consumer's end_offsets gives.
+        position, end = 0, None
         deadline = time.monotonic() + self.timeout
-        while position < end:
+        while end is None or position < end:
             if time.monotonic() > deadline:
                 raise WireUnavailable("the records did not arrive in time")
             req = F(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=8 << 20, isolation_level=0,
@@ -132,9 +130,19 @@ class RecordTopic:
                 raise WireUnavailable(f"Fetch error {resp.error_code}")
             [rt] = resp.responses
             [rp] = rt.partitions
+            if rp.error_code == OFFSET_OUT_OF_RANGE and end is None and position == 0:
+                position = offset(-2)  # the log starts later: from its first offset
+                continue
             if rp.error_code:
                 raise WireUnavailable(f"Fetch error {rp.error_code}")
-            records = memory_records.MemoryRecords(bytes(rp.records or b""))
+            if end is None:
+                end = rp.high_watermark
+                if position >= end:
+                    break
+            data = bytes(rp.records or b"")
+            if not data:
+                raise WireUnavailable("Fetch returned no records before the end offset")
+            records = protocol("record.memory_records").MemoryRecords(data)
             advanced = False
             while records.has_next():
                 batch = records.next_batch()
