@@ -1,6 +1,12 @@
 """CLI figures: `kadmin --help` start-up, and `log-dirs describe` on a 3-broker and a 50-broker
 sandbox (wall time and peak memory of the real process; concurrent vs one-by-one queries).
 
+Read commands against a reference (issue 16): a minimal script that imports kafka-python's admin
+client and makes the same DescribeLogDirs request to the same 3-broker sandbox. The reference and
+every read command run interleaved (one of each per round), so a load change hits all alike;
+each figure is the median, and the ratio is to the reference's median of the same run. The
+machine's load average is printed beside them.
+
 Run: python bench/bench_cli.py   (or `make bench` for every figure)
 """
 
@@ -38,6 +44,107 @@ def timed(cmd: list[str], runs: int) -> tuple[float, float]:
     return statistics.median(walls), max(rss)
 
 
+# The reference: what any Python tool using kafka-python's admin client pays for this request.
+REFERENCE = """
+import sys
+from kafka.admin import KafkaAdminClient
+
+client = KafkaAdminClient(bootstrap_servers=sys.argv[1], client_id="reference")
+client.describe_log_dirs()
+client.close()
+"""
+
+READ_COMMANDS = {
+    "log-dirs describe -o json": ["log-dirs", "describe", "-o", "json"],
+    "reassign list": ["reassign", "list"],
+    "reassign progress": ["reassign", "progress"],
+    "reassign verify": ["reassign", "verify", "--preserve-throttles", "--reassignment-json-file", "{plan}"],
+    "throttle show": ["throttle", "show"],
+    "leaders show": ["leaders", "show"],
+}
+TARGET_RATIO = 0.8
+# Measured beside them, without a target: the table form (rich) of log-dirs describe, which
+# throttle show (a table too, and DescribeLogDirs to every broker among its five reads) is also
+# compared with.
+EXTRA_COMMANDS = {"log-dirs describe (table)": ["log-dirs", "describe"]}
+
+
+def _load() -> str:
+    return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def read_commands(rounds: int = 9) -> list[Figure]:
+    """Every read command against the reference script, interleaved, medians.
+
+    With KADMIN_BENCH_BASELINE=DIR (an export of another kadmin revision, e.g. `git archive`, with
+    kadmin/commands linked to its commands/), each command also runs from there in the same rounds:
+    before/after figures under the same load."""
+    baseline = os.environ.get("KADMIN_BENCH_BASELINE")
+    import json
+    import tempfile
+
+    from kadmin.sandbox import Sandbox
+
+    out: list[Figure] = []
+    with Sandbox(brokers=3, log_dirs=2) as sb, tempfile.TemporaryDirectory() as tmp:
+        sb.populate_demo()
+        _write_throttle_records(sb)
+        snap = sb.snapshot()
+        plan = Path(tmp) / "plan.json"
+        parts = [{"topic": tp.topic, "partition": tp.partition, "replicas": list(p.replicas)}
+                 for tp, p in sorted(snap.partitions.items())]
+        plan.write_text(json.dumps({"version": 1, "partitions": parts}))
+        cmds = {"reference (kafka-python admin, DescribeLogDirs)": [sys.executable, "-c", REFERENCE, sb.bootstrap]}
+        for name, args in {**READ_COMMANDS, **EXTRA_COMMANDS}.items():
+            cmds[name] = _kadmin(*[a.replace("{plan}", str(plan)) for a in args], "--bootstrap-server", sb.bootstrap)
+            if baseline:
+                cmds[f"{name} (baseline)"] = _baseline(baseline, cmds[name])
+        load_before = _load()
+        walls: dict[str, list[float]] = {name: [] for name in cmds}
+        for _ in range(rounds):
+            for name, cmd in cmds.items():
+                walls[name].append(timed(cmd, 1)[0])
+        load_after = _load()
+    med = {name: statistics.median(w) for name, w in walls.items()}
+    ref_name = next(iter(cmds))
+    ref = med[ref_name]
+    out.append(Figure("read commands", f"{load_before} (before), {load_after} (after)", os.cpu_count() or 0,
+                      "cores", "", None))
+    out.append(Figure("read commands", f"{ref_name}: median of {rounds}", ref, "s", "", None))
+    for name in READ_COMMANDS:
+        ratio = med[name] / ref
+        out.append(Figure("read commands", f"{name}: median of {rounds}", med[name], "s", "", None))
+        out.append(Figure("read commands", f"{name} / reference", ratio, "x", f"<= {TARGET_RATIO}x",
+                          ratio <= TARGET_RATIO))
+        if baseline:
+            before = med[f"{name} (baseline)"]
+            out.append(Figure("read commands", f"{name}: baseline median", before, "s", "", None))
+            out.append(Figure("read commands", f"{name}: baseline / reference", before / ref, "x", "", None))
+    ts, ld, ldt = med["throttle show"], med["log-dirs describe -o json"], med["log-dirs describe (table)"]
+    out.append(Figure("read commands", "throttle show / log-dirs describe -o json", ts / ld, "x", "<= 1x", ts <= ld))
+    out.append(Figure("read commands", f"log-dirs describe (table): median of {rounds}", ldt, "s", "", None))
+    out.append(Figure("read commands", "throttle show / log-dirs describe (table)", ts / ldt, "x", "<= 1x", ts <= ldt))
+    return out
+
+
+def _baseline(root: str, cmd: list[str]) -> list[str]:
+    """``cmd`` (a ``python -m kadmin`` command line) run from the kadmin tree at ``root``."""
+    return ["env", "-C", root, f"PYTHONPATH={root}", *cmd]
+
+
+def _write_throttle_records(sb) -> None:
+    """Two records in kadmin's throttle-record topic, so `throttle show` reads some."""
+    from kadmin.backends.admin import AdminBackend
+    from kadmin.backends.admin_records import RecordTopic
+    from kadmin.config import ConnectionSettings
+    from kadmin.throttling.stores import RECORD_TOPIC
+
+    with AdminBackend(ConnectionSettings(bootstrap_servers=sb.bootstrap), read_only=False) as backend:
+        topic = RecordTopic(backend, RECORD_TOPIC)
+        topic.write("bench-plan-1", None)
+        topic.write("bench-plan-2", None)
+
+
 def figures() -> list[Figure]:
     from kadmin.sandbox import Sandbox
 
@@ -62,6 +169,7 @@ def figures() -> list[Figure]:
         out.append(Figure("log-dirs describe", "50 brokers: DescribeLogDirs concurrent", conc, "s", "", None))
         out.append(Figure("log-dirs describe", "50 brokers: one by one", seq, "s", "",  None))
         out.append(Figure("log-dirs describe", "one-by-one / concurrent", seq / conc, "x", "> 1", seq > conc))
+    out += read_commands()  # last: the peak RSS figures above stay those of a small benchmark process
     return out
 
 
@@ -84,4 +192,7 @@ def _fan_out_ratio(bootstrap: str) -> tuple[float, float]:
 
 
 if __name__ == "__main__":
-    print_figures("CLI", figures())
+    if sys.argv[1:] == ["read-commands"]:
+        print_figures("CLI read commands", read_commands())
+    else:
+        print_figures("CLI", figures())

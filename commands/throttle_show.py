@@ -41,7 +41,7 @@ def show(cluster, output, fleet):
     if doc["throttles"]:
         render.stdout().print(_table(doc))
     else:
-        render.stdout().print("No replication throttles are set.")
+        click.echo("No replication throttles are set.")  # plain text: no need to load rich
     if not state.log_dirs_known:
         render.warn("log-dir moves could not be seen on every broker: their log-dir rates count as needed")
     for r in doc["records"]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from kadmin.backends.admin_clients import BACKOFF, TRANSIENT_ATTEMPTS, AdminClients, log
 from kadmin.backends.admin_errors import TRANSIENT, cluster_error, describe_exception, kp_error_name, permission_hint
@@ -71,10 +71,19 @@ class AdminBackend(AdminClients):
     def cluster_id(self) -> str | None:
         """From kafka-python's Metadata: it has no public call for it (its describe_cluster fails
         against brokers that serve DescribeCluster v0 only)."""
+        fast = self._fast(lambda w: w.brokers().cluster_id)
+        if fast is not NotImplemented:
+            return fast
         return self._kafka_python()._manager.cluster.cluster_id
 
     def describe_brokers(self) -> Mapping[int, Broker]:
-        """From kafka-python's Metadata (it has no public call for the brokers it knows)."""
+        """From Metadata (kafka-python has no public call for the brokers it knows)."""
+        fast = self._fast(lambda w: w.brokers().brokers)
+        if fast is not NotImplemented:
+            return {
+                b.node_id: Broker(id=b.node_id, host=b.host, port=b.port, rack=b.rack)
+                for b in sorted(fast, key=lambda b: b.node_id)
+            }
         kp = self._kafka_python()
         cluster = kp._manager.cluster
         return {
@@ -83,6 +92,9 @@ class AdminBackend(AdminClients):
         }
 
     def describe_cluster(self) -> ClusterState:
+        fast = self._fast(_fast_cluster)
+        if fast is not NotImplemented:
+            return fast
         from confluent_kafka import KafkaException
 
         ck = self._confluent()
@@ -125,23 +137,27 @@ class AdminBackend(AdminClients):
         Like Kafka's tool, all topics are requested and ``topics`` filters on the client, so
         directory totals stay whole.
         """
+        ids = sorted(self.describe_brokers()) if brokers is None else sorted(set(brokers))
+        wanted = set(topics) if topics else None
+        fast = self._fast(lambda w: _fast_log_dirs(w, ids))
+        if fast is not NotImplemented:
+            return {b: _log_dirs_answer(b, fast[b], wanted) for b in ids}
+
         from kafka.protocol.admin.cluster import DescribeLogDirsRequest
 
         kp = self._kafka_python()
-        ids = sorted(self.describe_brokers()) if brokers is None else sorted(set(brokers))
-        wanted = set(topics) if topics else None
 
         async def fan_out():
             futures, out = {}, {}
             for b in ids:  # send to every broker first, then collect: the queries run at once
                 try:
                     futures[b] = kp._manager.send(DescribeLogDirsRequest(topics=None), node_id=b)
-                except Exception as e:  # noqa: BLE001 - e.g. a broker not in the metadata: reported per broker
+                except Exception as e:
                     out[b] = e
             for b, fut in futures.items():
                 try:
                     out[b] = await fut
-                except Exception as e:  # noqa: BLE001 - reported per broker
+                except Exception as e:
                     out[b] = e
             return out
 
@@ -156,52 +172,7 @@ class AdminBackend(AdminClients):
             ids_all, ids = ids, failed
             answers.update(kp._manager.run(fan_out))
             ids = ids_all
-        result: dict[int, BrokerLogDirs] = {}
-        for b in ids:
-            resp = answers[b]
-            if isinstance(resp, Exception):
-                result[b] = BrokerLogDirs(broker=b, error=describe_exception(resp))
-                continue
-            top = getattr(resp, "error_code", 0) or 0
-            if top == 31:  # CLUSTER_AUTHORIZATION_FAILED: the principal's, so every broker's
-                raise AuthorizationError(f"describing log directories: {error_name(top)} from broker {b}",
-                                         error_code=top, hint="the principal needs DESCRIBE on CLUSTER")
-            if top:
-                result[b] = BrokerLogDirs(broker=b, error=f"{error_name(top)} from broker {b}")
-                continue
-            dirs = []
-            for r in resp.results:
-                replicas = []
-                for t in r.topics or ():
-                    if wanted is not None and t.name not in wanted:
-                        continue
-                    for p in t.partitions:
-                        replicas.append(
-                            ReplicaInfo(
-                                topic=t.name,
-                                partition=p.partition_index,
-                                size=p.partition_size,
-                                offset_lag=p.offset_lag,
-                                is_future=bool(p.is_future_key),
-                            )
-                        )
-                replicas.sort(key=lambda x: (x.topic, x.partition, x.is_future))
-                total = getattr(r, "total_bytes", None)
-                usable = getattr(r, "usable_bytes", None)
-                dirs.append(
-                    LogDir(
-                        broker=b,
-                        path=r.log_dir,
-                        error=java_class_name(r.error_code) if r.error_code else None,
-                        total_bytes=None if total is None or total < 0 else total,
-                        usable_bytes=None if usable is None or usable < 0 else usable,
-                        cordoned=bool(getattr(r, "is_cordoned", False)),
-                        replicas=tuple(replicas),
-                    )
-                )
-            dirs.sort(key=lambda d: d.path)
-            result[b] = BrokerLogDirs(broker=b, log_dirs=tuple(dirs))
-        return result
+        return {b: _log_dirs_answer(b, answers[b], wanted) for b in ids}
 
     def describe_replica_log_dirs(
         self, replicas: Iterable[TopicPartitionReplica]
@@ -237,13 +208,19 @@ class AdminBackend(AdminClients):
     def list_partition_reassignments(
         self, partitions: Iterable[TopicPartition] | None = None
     ) -> Mapping[TopicPartition, PartitionReassignment]:
-        from kafka import TopicPartition as KTP
-
-        tps = None if partitions is None else [KTP(tp.topic, tp.partition) for tp in partitions]
+        tps = None if partitions is None else list(partitions)
         if tps is not None and not tps:
             return {}
-        raw = self._kp_call("listing reassignments",
-                            lambda kp: kp.list_partition_reassignments(tps, timeout_ms=int(self.timeout * 1000)))
+        fast = self._fast(lambda w: _fast_reassignments(w, tps, self.timeout))
+        if fast is not NotImplemented:
+            return fast
+        from kafka import TopicPartition as KTP
+
+        tps = None if partitions is None else [KTP(tp.topic, tp.partition) for tp in (tps or ())]
+        raw = self._kp_call(
+            "listing reassignments",
+            lambda kp: kp.list_partition_reassignments(tps, timeout_ms=int(self.timeout * 1000)),
+        )
         out = {}
         for ktp, r in raw.items():
             tp = TopicPartition(ktp.topic, ktp.partition)
@@ -261,15 +238,23 @@ class AdminBackend(AdminClients):
     ) -> Mapping[ConfigResource, Mapping[str, ConfigEntry]]:
         """Configs of topics and brokers. librdkafka takes at most one BROKER resource per call,
         so the resources are sent in batches that respect that (all topics go in the first)."""
-        from confluent_kafka.admin import ConfigResource as CKResource
-
         resources = sorted(set(resources))
+        if resources:
+            fast = self._fast(lambda w: _fast_configs(w, resources))
+            if fast is not NotImplemented:
+                return {
+                    r: fast[r]
+                    for r in ([DEFAULT_BROKER] if DEFAULT_BROKER in fast else [])
+                    + [r for r in resources if r != DEFAULT_BROKER]
+                }
         out: dict[ConfigResource, dict[str, ConfigEntry]] = {}
         if DEFAULT_BROKER in resources:
             resources.remove(DEFAULT_BROKER)
             out[DEFAULT_BROKER] = self._describe_default_broker()
         if not resources:
             return out
+        from confluent_kafka.admin import ConfigResource as CKResource
+
         ck = self._confluent()
         for batch in _one_broker_per_batch(resources):
             ck_res = [CKResource(_ck_restype(r.type), r.name) for r in batch]
@@ -293,17 +278,23 @@ class AdminBackend(AdminClients):
         """Latest offsets. Leadership moves during a reassignment, so a partition whose leader
         answers NOT_LEADER (or has none) is asked again a few times; one that still cannot be
         read is left out of the result (callers show it as unknown) rather than failing all."""
+        pending = sorted(set(partitions))
+        if pending:
+            fast = self._fast(lambda w: _fast_end_offsets(w, pending))
+            if fast is not NotImplemented:
+                return fast
         from confluent_kafka import TopicPartition as CKTP
         from confluent_kafka.admin import OffsetSpec
 
-        pending = sorted(set(partitions))
         out: dict[TopicPartition, int] = {}
         ck = self._confluent() if pending else None
         for attempt in range(_OFFSET_ATTEMPTS):
             if not pending:
                 break
-            futures = ck.list_offsets({CKTP(tp.topic, tp.partition): OffsetSpec.latest() for tp in pending},
-                                      request_timeout=self.timeout)
+            assert ck is not None  # created above whenever something is pending
+            futures = ck.list_offsets(
+                {CKTP(tp.topic, tp.partition): OffsetSpec.latest() for tp in pending}, request_timeout=self.timeout
+            )
             retry = []
             for ktp, fut in futures.items():
                 tp = TopicPartition(ktp.topic, ktp.partition)
@@ -334,7 +325,7 @@ class AdminBackend(AdminClients):
         self, partitions: Iterable[TopicPartition]
     ) -> Mapping[TopicPartition, str | None]:
         self._check_writable("cancel_partition_reassignments")
-        return self._alter_reassignments({tp: None for tp in partitions}, "cancelling reassignments")
+        return self._alter_reassignments(dict.fromkeys(partitions), "cancelling reassignments")
 
     def _alter_reassignments(self, targets, what: str) -> dict[TopicPartition, str | None]:
         from kafka import TopicPartition as KTP
@@ -342,8 +333,9 @@ class AdminBackend(AdminClients):
         if not targets:
             return {}
         ktargets = {KTP(tp.topic, tp.partition): r for tp, r in targets.items()}
-        raw = self._kp_call(what, lambda kp: kp.alter_partition_reassignments(
-            ktargets, timeout_ms=int(self.timeout * 1000)))
+        raw = self._kp_call(
+            what, lambda kp: kp.alter_partition_reassignments(ktargets, timeout_ms=int(self.timeout * 1000))
+        )
         out = {}
         for ktp, err in raw.items():
             out[TopicPartition(ktp.topic, ktp.partition)] = None if err is None else kp_error_name(err)
@@ -367,7 +359,9 @@ class AdminBackend(AdminClients):
         return dict(sorted(out.items()))
 
     def incremental_alter_configs(self, changes: Sequence[ConfigChange]) -> None:
-        from confluent_kafka.admin import AlterConfigOpType, ConfigEntry as CKEntry, ConfigResource as CKResource
+        from confluent_kafka.admin import AlterConfigOpType
+        from confluent_kafka.admin import ConfigEntry as CKEntry
+        from confluent_kafka.admin import ConfigResource as CKResource
 
         self._check_writable("incremental_alter_configs")
         if not changes:
@@ -387,7 +381,9 @@ class AdminBackend(AdminClients):
                     CKEntry(
                         c.name,
                         c.value if c.op is AlterOp.SET else None,
-                        incremental_operation=AlterConfigOpType.SET if c.op is AlterOp.SET else AlterConfigOpType.DELETE,
+                        incremental_operation=AlterConfigOpType.SET
+                        if c.op is AlterOp.SET
+                        else AlterConfigOpType.DELETE,
                     )
                     for c in grouped[res]
                 ]
@@ -418,18 +414,27 @@ class AdminBackend(AdminClients):
         from kafka.protocol.admin.configs import DescribeConfigsRequest
 
         Res = DescribeConfigsRequest.DescribeConfigsResource
-        req = DescribeConfigsRequest(resources=[Res(resource_type=4, resource_name="", configuration_keys=None)],
-                                     include_synonyms=False, include_documentation=False)
+        req = DescribeConfigsRequest(
+            resources=[Res(resource_type=4, resource_name="", configuration_keys=None)],
+            include_synonyms=False,
+            include_documentation=False,
+        )
         what = "describing configs of broker <default>"
         resp = self._raw(req, what)
         [result] = resp.results
         if result.error_code:
             raise _default_broker_error(result.error_code, what)
-        sources = {1: ConfigSource.TOPIC, 2: ConfigSource.DYNAMIC_BROKER, 3: ConfigSource.DYNAMIC_DEFAULT_BROKER,
-                   4: ConfigSource.STATIC_BROKER, 5: ConfigSource.DEFAULT}
+        sources = {
+            1: ConfigSource.TOPIC,
+            2: ConfigSource.DYNAMIC_BROKER,
+            3: ConfigSource.DYNAMIC_DEFAULT_BROKER,
+            4: ConfigSource.STATIC_BROKER,
+            5: ConfigSource.DEFAULT,
+        }
         return {
-            c.name: ConfigEntry(c.name, c.value, sources.get(getattr(c, "config_source", 0), ConfigSource.UNKNOWN),
-                                bool(c.is_sensitive))
+            c.name: ConfigEntry(
+                c.name, c.value, sources.get(getattr(c, "config_source", 0), ConfigSource.UNKNOWN), bool(c.is_sensitive)
+            )
             for c in sorted(result.configs, key=lambda c: c.name)
         }
 
@@ -438,10 +443,20 @@ class AdminBackend(AdminClients):
 
         Res = IncrementalAlterConfigsRequest.AlterConfigsResource
         req = IncrementalAlterConfigsRequest(
-            resources=[Res(resource_type=4, resource_name="", configs=[
-                Res.AlterableConfig(name=c.name, config_operation=0 if c.op is AlterOp.SET else 1,
-                                    value=c.value if c.op is AlterOp.SET else None)
-                for c in changes])],
+            resources=[
+                Res(
+                    resource_type=4,
+                    resource_name="",
+                    configs=[
+                        Res.AlterableConfig(
+                            name=c.name,
+                            config_operation=0 if c.op is AlterOp.SET else 1,
+                            value=c.value if c.op is AlterOp.SET else None,
+                        )
+                        for c in changes
+                    ],
+                )
+            ],
             validate_only=False,
         )
         what = "changing configs of broker <default>"
@@ -450,6 +465,52 @@ class AdminBackend(AdminClients):
             if r.error_code:
                 raise _default_broker_error(r.error_code, what, r.error_message)
 
+
+def _log_dirs_answer(b: int, resp, wanted: set[str] | None) -> BrokerLogDirs:
+    """One broker's DescribeLogDirs answer (or the exception asking it raised) as kadmin's model."""
+    if isinstance(resp, Exception):
+        return BrokerLogDirs(broker=b, error=describe_exception(resp))
+    top = getattr(resp, "error_code", 0) or 0
+    if top == 31:  # CLUSTER_AUTHORIZATION_FAILED: the principal's, so every broker's
+        raise AuthorizationError(
+            f"describing log directories: {error_name(top)} from broker {b}",
+            error_code=top,
+            hint="the principal needs DESCRIBE on CLUSTER",
+        )
+    if top:
+        return BrokerLogDirs(broker=b, error=f"{error_name(top)} from broker {b}")
+    dirs = []
+    for r in resp.results:
+        replicas = []
+        for t in r.topics or ():
+            if wanted is not None and t.name not in wanted:
+                continue
+            for p in t.partitions:
+                replicas.append(
+                    ReplicaInfo(
+                        topic=t.name,
+                        partition=p.partition_index,
+                        size=p.partition_size,
+                        offset_lag=p.offset_lag,
+                        is_future=bool(p.is_future_key),
+                    )
+                )
+        replicas.sort(key=lambda x: (x.topic, x.partition, x.is_future))
+        total = getattr(r, "total_bytes", None)
+        usable = getattr(r, "usable_bytes", None)
+        dirs.append(
+            LogDir(
+                broker=b,
+                path=r.log_dir,
+                error=java_class_name(r.error_code) if r.error_code else None,
+                total_bytes=None if total is None or total < 0 else total,
+                usable_bytes=None if usable is None or usable < 0 else usable,
+                cordoned=bool(getattr(r, "is_cordoned", False)),
+                replicas=tuple(replicas),
+            )
+        )
+    dirs.sort(key=lambda d: d.path)
+    return BrokerLogDirs(broker=b, log_dirs=tuple(dirs))
 
 
 def _default_broker_error(code: int, what: str, message: str | None = None) -> ClusterError:
@@ -493,3 +554,194 @@ def _source_name(source) -> str:
         return CKSource(source).name
     except ValueError:
         return "UNKNOWN"
+
+
+# --- kadmin's small client (wire_client): the read paths on a PLAINTEXT cluster --------------
+# Each raises WireUnavailable on anything but a clean answer; the caller then asks through the
+# library clients, whose retries and error messages are the ones users see.
+
+
+def _fast_log_dirs(wire, ids: Sequence[int]) -> dict:
+    from kadmin.backends.wire_client import message
+
+    request, response = message("DescribeLogDirsRequest"), message("DescribeLogDirsResponse")
+    return wire.to_each(ids, lambda b: request(topics=None), response)
+
+
+def _fast_cluster(wire) -> ClusterState:
+    """describe_cluster from one Metadata request (confluent-kafka sends Metadata and
+    DescribeCluster); replicas on brokers not live are offline, as there."""
+    from kadmin.backends.wire_client import WireUnavailable
+
+    md = wire.metadata()
+    if md.controller_id is None or md.controller_id < 0:
+        raise WireUnavailable("no controller in the metadata")
+    brokers = {
+        b.node_id: Broker(id=b.node_id, host=b.host, port=b.port, rack=b.rack or None)
+        for b in sorted(md.brokers, key=lambda b: b.node_id)
+    }
+    live = set(brokers)
+    partitions: dict[TopicPartition, PartitionState] = {}
+    for t in md.topics:
+        if t.error_code and not t.partitions:
+            continue
+        for p in t.partitions:
+            replicas = tuple(p.replica_nodes)
+            partitions[TopicPartition(t.name, p.partition_index)] = PartitionState(
+                topic=t.name,
+                partition=p.partition_index,
+                leader=p.leader_id,
+                replicas=replicas,
+                isr=tuple(p.isr_nodes),
+                offline_replicas=tuple(b for b in replicas if b not in live),
+            )
+    return ClusterState(
+        cluster_id=md.cluster_id, controller_id=md.controller_id, brokers=brokers, partitions=partitions
+    )
+
+
+def _fast_reassignments(wire, tps, timeout: float) -> dict:
+    from kadmin.backends.wire_client import WireUnavailable, message
+
+    Req = message("ListPartitionReassignmentsRequest")
+    topics = None
+    if tps is not None:
+        grouped: dict[str, list[int]] = defaultdict(list)
+        for tp in tps:
+            grouped[tp.topic].append(tp.partition)
+        topics = [
+            Req.ListPartitionReassignmentsTopics(name=t, partition_indexes=sorted(ps))
+            for t, ps in sorted(grouped.items())
+        ]
+    md = wire.brokers()
+    resp = wire.to_each(
+        [md.controller_id],
+        lambda _: Req(timeout_ms=int(timeout * 1000), topics=topics),
+        message("ListPartitionReassignmentsResponse"),
+    )[md.controller_id]
+    if resp.error_code:
+        raise WireUnavailable(f"ListPartitionReassignments error {resp.error_code}")
+    out = {}
+    for t in resp.topics:
+        for p in t.partitions:
+            out[TopicPartition(t.name, p.partition_index)] = PartitionReassignment(
+                topic=t.name,
+                partition=p.partition_index,
+                replicas=tuple(p.replicas),
+                adding=tuple(p.adding_replicas),
+                removing=tuple(p.removing_replicas),
+            )
+    return dict(sorted(out.items()))
+
+
+_FAST_SOURCES = {
+    1: ConfigSource.TOPIC,
+    2: ConfigSource.DYNAMIC_BROKER,
+    3: ConfigSource.DYNAMIC_DEFAULT_BROKER,
+    4: ConfigSource.STATIC_BROKER,
+    5: ConfigSource.DEFAULT,
+}
+
+
+def _fast_configs(wire, resources: Sequence[ConfigResource]) -> dict:
+    """DescribeConfigs: a broker's resource to that broker, topics and the default to any broker,
+    all at once. Any resource error: WireUnavailable (the library path reports it)."""
+    from kadmin.backends.wire_client import WireUnavailable, message
+
+    Req = message("DescribeConfigsRequest")
+    by_node: dict[int, list[ConfigResource]] = defaultdict(list)
+    any_node = None
+    for r in resources:
+        if r.type is ConfigResourceType.BROKER and r.name != "":
+            if not r.name.isdigit():
+                raise WireUnavailable(f"broker resource {r.name!r}")
+            by_node[int(r.name)].append(r)
+        else:
+            if any_node is None:
+                any_node = min(b.node_id for b in wire.brokers().brokers)
+            by_node[any_node].append(r)
+
+    def request(node):
+        return Req(
+            resources=[
+                Req.DescribeConfigsResource(
+                    resource_type=2 if r.type is ConfigResourceType.TOPIC else 4,
+                    resource_name=r.name,
+                    configuration_keys=None,
+                )
+                for r in by_node[node]
+            ],
+            include_synonyms=False,
+            include_documentation=False,
+        )
+
+    answers = wire.to_each(sorted(by_node), request, message("DescribeConfigsResponse"))
+    out: dict[ConfigResource, dict[str, ConfigEntry]] = {}
+    for node, resp in answers.items():
+        if len(resp.results) != len(by_node[node]):
+            raise WireUnavailable("DescribeConfigs answered a different number of resources")
+        for r, result in zip(by_node[node], resp.results):
+            if result.error_code or result.resource_name != r.name:
+                raise WireUnavailable(f"DescribeConfigs error {result.error_code}")
+            out[r] = {
+                c.name: ConfigEntry(
+                    c.name,
+                    c.value,
+                    _FAST_SOURCES.get(getattr(c, "config_source", 0), ConfigSource.UNKNOWN),
+                    bool(c.is_sensitive),
+                )
+                for c in sorted(result.configs, key=lambda c: c.name)
+            }
+    return out
+
+
+def _fast_end_offsets(wire, pending: Sequence[TopicPartition]) -> dict:
+    """Latest offsets from each partition's leader, all leaders at once."""
+    from kadmin.backends.wire_client import WireUnavailable, protocol
+
+    mod = protocol("protocol.consumer.offsets")
+    Req = mod.ListOffsetsRequest
+    md = wire.metadata(sorted({tp.topic for tp in pending}))
+    leaders = {}
+    for t in md.topics:
+        for p in t.partitions:
+            leaders[TopicPartition(t.name, p.partition_index)] = p.leader_id
+    by_leader: dict[int, list[TopicPartition]] = defaultdict(list)
+    for tp in pending:
+        leader = leaders.get(tp, -1)
+        if leader is None or leader < 0:
+            raise WireUnavailable(f"no leader for {tp}")
+        by_leader[leader].append(tp)
+
+    def request(node):
+        grouped: dict[str, list[int]] = defaultdict(list)
+        for tp in by_leader[node]:
+            grouped[tp.topic].append(tp.partition)
+        return Req(
+            replica_id=-1,
+            isolation_level=0,
+            timeout_ms=int(wire.timeout * 1000),
+            topics=[
+                Req.ListOffsetsTopic(
+                    name=t,
+                    partitions=[
+                        Req.ListOffsetsTopic.ListOffsetsPartition(
+                            partition_index=p, current_leader_epoch=-1, timestamp=-1
+                        )
+                        for p in sorted(ps)
+                    ],
+                )
+                for t, ps in sorted(grouped.items())
+            ],
+        )
+
+    out: dict[TopicPartition, int] = {}
+    for resp in wire.to_each(sorted(by_leader), request, mod.ListOffsetsResponse).values():
+        for t in resp.topics:
+            for p in t.partitions:
+                if p.error_code:
+                    raise WireUnavailable(f"ListOffsets error {p.error_code}")
+                out[TopicPartition(t.name, p.partition_index)] = p.offset
+    if set(out) != set(pending):
+        raise WireUnavailable("ListOffsets left partitions out")
+    return dict(sorted(out.items()))

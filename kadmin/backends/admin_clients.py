@@ -7,6 +7,7 @@ librdkafka lacks. ``AdminClients`` holds both; ``admin.AdminBackend`` adds the o
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -39,6 +40,8 @@ class AdminClients:
         self.timeout = float(getattr(settings, "timeout", None) or 30.0)
         self._kp = None  # kafka-python KafkaAdminClient
         self._ck = None  # confluent-kafka AdminClient
+        self._wire = None  # kadmin's small read client (wire_client), PLAINTEXT only
+        self._wire_off = self.settings.security_protocol != "PLAINTEXT"
         self._lock = threading.Lock()
 
     @property
@@ -72,6 +75,35 @@ class AdminClients:
                     raise cluster_error(e, "connecting to " + self.bootstrap) from None
             return self._kp
 
+    def _fast(self, call):
+        """``call(wire_client)`` through kadmin's small client (``wire_client``): its answer, or
+        ``NotImplemented`` when it cannot give one (security configured, a broker not answering,
+        an error code...): the caller then asks through the library clients, whose errors and
+        retries are the ones users see. After one such failure the small client is not used again."""
+        from kadmin.backends.wire_client import WireClient, WireUnavailable
+
+        with self._lock:
+            if self._wire_off:
+                return NotImplemented
+            if self._wire is None:
+                try:
+                    # Half of --timeout: a broker that slow is asked again through the library
+                    # clients, which have the whole of it.
+                    self._wire = WireClient(self.bootstrap, self.timeout / 2)
+                except WireUnavailable:
+                    self._wire_off = True
+                    return NotImplemented
+            wire = self._wire
+        try:
+            return call(wire)
+        except Exception as e:  # WireUnavailable, or an answer it cannot read
+            if not isinstance(e, WireUnavailable):
+                log.debug("small client failed", exc_info=True)
+            log.debug("small client: %s; asking through the library clients", e)
+            with self._lock:
+                self._wire_off = True
+            return NotImplemented
+
     def _kp_call(self, what: str, call):
         """``call(kafka_python_client)``, retried on a transient connection failure; any other
         kafka-python error, or one that persists, becomes a typed ClusterError."""
@@ -96,7 +128,7 @@ class AdminClients:
         kafka-python until its next periodic refresh); best effort."""
         try:
             kp._manager.run(kp._manager.cluster.refresh_metadata)
-        except Exception as e:  # noqa: BLE001 - the retried call reports what still fails
+        except Exception as e:
             log.debug("metadata refresh failed: %s", e)
 
     def _confluent(self):
@@ -166,11 +198,12 @@ class AdminClients:
 
     def close(self) -> None:
         with self._lock:
+            if self._wire is not None:
+                self._wire.close()
+                self._wire = None
             if self._kp is not None:
-                try:
+                with contextlib.suppress(Exception):
                     self._kp.close()
-                except Exception:  # noqa: BLE001 - closing is best effort
-                    pass
                 self._kp = None
             self._ck = None
 

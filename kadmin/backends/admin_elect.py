@@ -14,8 +14,9 @@ from kadmin.backends.kafka_errors import error_name
 from kadmin.model import TopicPartition
 
 
-def elect_leaders(backend, election_type: ElectionType,
-                  partitions: Iterable[TopicPartition]) -> Mapping[TopicPartition, str | None]:
+def elect_leaders(
+    backend, election_type: ElectionType, partitions: Iterable[TopicPartition]
+) -> Mapping[TopicPartition, str | None]:
     """``backend``: an ``AdminBackend`` (its confluent client, timeout and error mapping).
     Per partition None (elected) or "ERROR_NAME: message"."""
     from confluent_kafka import ElectionType as CKElectionType
@@ -42,6 +43,8 @@ def outcome_text(err) -> str:
     """A librdkafka KafkaError (or a KafkaException holding one) as "NAME: message"."""
     err = err.args[0] if hasattr(err, "args") and err.args and hasattr(err.args[0], "code") else err
     code = err.code() if hasattr(err, "code") else None
-    name = error_name(code) if isinstance(code, int) and code >= 0 else (err.name() if hasattr(err, "name") else str(err))
+    name = (
+        error_name(code) if isinstance(code, int) and code >= 0 else (err.name() if hasattr(err, "name") else str(err))
+    )
     msg = err.str() if hasattr(err, "str") else ""
     return f"{name}: {msg}" if msg and msg != name else name

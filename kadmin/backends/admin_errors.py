@@ -11,14 +11,20 @@ from kadmin.errors import (
     AuthorizationError,
     ClusterError,
     ConnectionFailed,
+    KadminError,
     UnsupportedOperation,
 )
 
 # kafka-python sends to one node (a random connected one, or the cached controller) and does not
 # try another when that node has just gone away; the Java AdminClient does. These failures are
 # retried a few times (admin_clients), against a fresh choice of node and controller.
-TRANSIENT = ("KafkaConnectionError", "NodeNotReadyError", "NotControllerError", "NoBrokersAvailable",
-             "UnknownBrokerIdError")
+TRANSIENT = (
+    "KafkaConnectionError",
+    "NodeNotReadyError",
+    "NotControllerError",
+    "NoBrokersAvailable",
+    "UnknownBrokerIdError",
+)
 UNREACHABLE = (*TRANSIENT, "RequestTimedOutError", "KafkaTimeoutError")  # reported as ConnectionFailed
 
 
@@ -37,7 +43,7 @@ def describe_exception(e: Exception) -> str:
     return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
 
 
-def cluster_error(e, what: str) -> ClusterError:
+def cluster_error(e, what: str) -> KadminError:
     code = getattr(e, "errno", None)
     name = error_name(code) if code is not None else type(e).__name__
     text = f"{what}: {name}"
@@ -48,8 +54,13 @@ def cluster_error(e, what: str) -> ClusterError:
         detail = broker_message(e)
         text = f"{what}: {name}" + (f" ({detail})" if detail else "")
     if code == 29:
-        return AuthorizationError(text, error_code=code, hint="the principal needs CREATE on CLUSTER or on the topic"
-                                  if what.startswith("creating") else "the principal needs a permission on the topic")
+        return AuthorizationError(
+            text,
+            error_code=code,
+            hint="the principal needs CREATE on CLUSTER or on the topic"
+            if what.startswith("creating")
+            else "the principal needs a permission on the topic",
+        )
     if code == 31 or name.endswith("AUTHORIZATION_FAILED"):
         return AuthorizationError(text, error_code=code, hint="the principal needs ALTER/DESCRIBE on CLUSTER")
     if code == 58 or "Authentication" in type(e).__name__:
@@ -57,7 +68,9 @@ def cluster_error(e, what: str) -> ClusterError:
     if code == 35:
         return UnsupportedOperation(text)
     if type(e).__name__ in UNREACHABLE:
-        return ConnectionFailed(text, error_code=code, hint="a broker did not answer; check that it is up and run again")
+        return ConnectionFailed(
+            text, error_code=code, hint="a broker did not answer; check that it is up and run again"
+        )
     return ClusterError(text, error_code=code)
 
 
@@ -68,7 +81,7 @@ def broker_message(e) -> str:
     detail = re.sub(r"^\[Error -?\d+\] ", "", str(e)).strip()
     cls = type(e).__name__
     while detail.startswith(cls + ":"):
-        detail = detail[len(cls) + 1:].strip()
+        detail = detail[len(cls) + 1 :].strip()
     return "" if detail.startswith(("Request '", cls)) or detail == error_name(e.errno) else detail
 
 
@@ -115,10 +128,11 @@ class AuthFailureWatch(logging.Handler):
 
         for arg in record.args if isinstance(record.args, tuple) else ():
             if isinstance(arg, SaslAuthenticationFailedError) or (
-                    isinstance(arg, KafkaConnectionError) and "[SSL" in str(arg)):
+                isinstance(arg, KafkaConnectionError) and "[SSL" in str(arg)
+            ):
                 self.error = arg
 
-    def __enter__(self) -> "AuthFailureWatch":
+    def __enter__(self) -> AuthFailureWatch:
         self._level = self._logger.level
         if not self._logger.isEnabledFor(logging.WARNING):
             self._logger.setLevel(logging.WARNING)
@@ -130,7 +144,7 @@ class AuthFailureWatch(logging.Handler):
         self._logger.setLevel(self._level)
 
 
-def login_error(e, what: str) -> ClusterError:
+def login_error(e, what: str) -> KadminError:
     """A refused SASL login or TLS handshake seen while kafka-python bootstrapped."""
     if getattr(e, "errno", None) == 58:
         return cluster_error(e, what)

@@ -12,11 +12,12 @@ from __future__ import annotations
 import time
 
 from kadmin.backends.admin_errors import cluster_error
-from kadmin.errors import ClusterError, UnsupportedOperation
+from kadmin.errors import ClusterError, KadminError, UnsupportedOperation
 
 PRODUCE_API_KEY = 0
 FETCH_API_KEY = 1
 TOPIC_ALREADY_EXISTS = 36
+OFFSET_OUT_OF_RANGE = 1
 
 
 class RecordTopic:
@@ -37,7 +38,7 @@ class RecordTopic:
         kw.setdefault("client_id", "kadmin-throttle-records")
         return kw
 
-    def _error(self, e: Exception, what: str) -> ClusterError:
+    def _error(self, e: Exception, what: str) -> KadminError:
         if type(e).__name__ in ("UnsupportedVersionError", "IncompatibleBrokerVersion"):
             return self._unsupported(e)
         return cluster_error(e, what)
@@ -51,7 +52,11 @@ class RecordTopic:
         )
 
     def read_all(self) -> dict[str, bytes | None]:
-        from kafka import KafkaConsumer, TopicPartition as KTP
+        fast = self.backend._fast(self._fast_read)
+        if fast is not NotImplemented:
+            return fast
+        from kafka import KafkaConsumer
+        from kafka import TopicPartition as KTP
         from kafka.errors import KafkaError
 
         what = f"reading throttle records from {self.topic}"
@@ -80,6 +85,114 @@ class RecordTopic:
         finally:
             consumer.close()
 
+    def _fast_read(self, wire) -> dict[str, bytes | None]:
+        """read_all through kadmin's small client: no consumer and no group; Metadata, then Fetch
+        from the partition leader until the end offset its first answer gives."""
+        from kadmin.backends.wire_client import WireUnavailable, protocol
+
+        md = wire.metadata([self.topic])
+        [t] = md.topics
+        if t.error_code == 3 or (not t.error_code and not t.partitions):  # UNKNOWN_TOPIC_OR_PARTITION
+            return {}
+        part = {p.partition_index: p for p in t.partitions}.get(0)
+        if t.error_code or part is None or part.error_code or part.leader_id < 0:
+            raise WireUnavailable(f"no leader for {self.topic}-0")
+        leader = part.leader_id
+
+        def offset(timestamp: int) -> int:
+            offsets = protocol("protocol.consumer.offsets")
+            LO = offsets.ListOffsetsRequest
+            req = LO(
+                replica_id=-1,
+                isolation_level=0,
+                timeout_ms=int(self.timeout * 1000),
+                topics=[
+                    LO.ListOffsetsTopic(
+                        name=self.topic,
+                        partitions=[
+                            LO.ListOffsetsTopic.ListOffsetsPartition(
+                                partition_index=0, current_leader_epoch=-1, timestamp=timestamp
+                            )
+                        ],
+                    )
+                ],
+            )
+            [rt] = wire.to_each([leader], lambda _: req, offsets.ListOffsetsResponse)[leader].topics
+            [rp] = rt.partitions
+            if rp.error_code:
+                raise WireUnavailable(f"ListOffsets error {rp.error_code}")
+            return rp.offset
+
+        fetch = protocol("protocol.consumer.fetch")
+        F = fetch.FetchRequest
+        values: dict[str, bytes | None] = {}
+        # From offset 0 (a compacted topic's log starts there unless records were deleted): the
+        # first answer's high watermark is the end offset a consumer's end_offsets gives.
+        position, end = 0, None
+        deadline = time.monotonic() + self.timeout
+        while end is None or position < end:
+            if time.monotonic() > deadline:
+                raise WireUnavailable("the records did not arrive in time")
+            req = F(
+                replica_id=-1,
+                max_wait_ms=0,
+                min_bytes=0,
+                max_bytes=8 << 20,
+                isolation_level=0,
+                session_id=0,
+                session_epoch=-1,
+                topics=[
+                    F.FetchTopic(
+                        topic=self.topic,
+                        partitions=[
+                            F.FetchTopic.FetchPartition(
+                                partition=0,
+                                current_leader_epoch=-1,
+                                fetch_offset=position,
+                                last_fetched_epoch=-1,
+                                log_start_offset=-1,
+                                partition_max_bytes=8 << 20,
+                            )
+                        ],
+                    )
+                ],
+                forgotten_topics_data=[],
+                rack_id="",
+            )
+            resp = wire.to_each([leader], lambda _, req=req: req, fetch.FetchResponse)[leader]
+            if getattr(resp, "error_code", 0):
+                raise WireUnavailable(f"Fetch error {resp.error_code}")
+            [rt] = resp.responses
+            [rp] = rt.partitions
+            if rp.error_code == OFFSET_OUT_OF_RANGE and end is None and position == 0:
+                position = offset(-2)  # the log starts later: from its first offset
+                continue
+            if rp.error_code:
+                raise WireUnavailable(f"Fetch error {rp.error_code}")
+            if end is None:
+                end = rp.high_watermark
+                if position >= end:
+                    break
+            data = bytes(rp.records or b"")
+            if not data:
+                raise WireUnavailable("Fetch returned no records before the end offset")
+            records = protocol("record.memory_records").MemoryRecords(data)
+            advanced = False
+            while records.has_next():
+                batch = records.next_batch()
+                if batch is None:
+                    break
+                if not getattr(batch, "is_control_batch", False):
+                    for r in batch:
+                        if r.offset >= position and r.offset < end:
+                            values[r.key.decode("utf-8")] = r.value
+                nxt = batch.next_offset
+                if nxt > position:
+                    position, advanced = nxt, True
+            if not advanced:
+                raise WireUnavailable("Fetch returned no records before the end offset")
+        return values
+
     def write(self, key: str, value: bytes | None) -> None:
         from kafka import KafkaProducer
         from kafka.errors import KafkaError
@@ -88,8 +201,13 @@ class RecordTopic:
         self._ensure_topic()
         what = f"writing the throttle record of plan {key} to {self.topic}"
         try:
-            producer = KafkaProducer(acks=-1, enable_idempotence=False, retries=5,
-                                     max_block_ms=int(self.timeout * 1000), **self._client_kwargs())
+            producer = KafkaProducer(
+                acks=-1,
+                enable_idempotence=False,
+                retries=5,
+                max_block_ms=int(self.timeout * 1000),
+                **self._client_kwargs(),
+            )
         except KafkaError as e:
             raise self._error(e, what) from None
         try:

@@ -12,14 +12,16 @@ hooks do nothing by default, so the loop never prints and tests inject both.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from kadmin.backends.base import Backend
 from kadmin.execute.clock import Clock, SystemClock
 from kadmin.execute.progress import ProgressSnapshot
-from kadmin.execute.verification import VerifyOutcome, run_verify
 from kadmin.model import ReassignmentPlan
-from kadmin.plan.verify import State
-from kadmin.throttling.stores import RecordStore
+
+if TYPE_CHECKING:  # verification (and the throttling it imports) only when a plan is waited for
+    from kadmin.execute.verification import VerifyOutcome
+    from kadmin.throttling.stores import RecordStore
 
 Sample = Callable[[ProgressSnapshot | None], ProgressSnapshot]
 
@@ -62,6 +64,14 @@ def sample_once(sample: Sample, clock: Clock, gap: float = ONE_SHOT_GAP) -> Prog
     return snap
 
 
+def run_verify(backend, plan, **kwargs):
+    """``kadmin.execute.verification.run_verify``, imported on first use: `reassign progress`
+    follows moves without verifying a plan."""
+    from kadmin.execute.verification import run_verify as verify
+
+    return verify(backend, plan, **kwargs)
+
+
 def wait_for_plan(
     backend: Backend,
     plan: ReassignmentPlan,
@@ -81,6 +91,8 @@ def wait_for_plan(
     still sees work running, following goes on; throttles are only touched once it has ended.
     A KeyboardInterrupt propagates: the reassignment keeps running, the throttles stay.
     """
+    from kadmin.plan.verify import State
+
     clock = clock or SystemClock()
     reporter = reporter or FollowReporter()
     snap = None

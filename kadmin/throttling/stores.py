@@ -10,8 +10,10 @@ error mapping: these classes only lay records out; they open no client of their 
 
 from __future__ import annotations
 
+import contextlib
 import json
-from typing import Mapping, Protocol
+from collections.abc import Mapping
+from typing import Protocol
 
 from kadmin.errors import ClusterError
 from kadmin.throttling.record import ThrottleRecord
@@ -112,10 +114,8 @@ class ZooKeeperRecordStore:
 
         if self.read_only:
             _refuse_write()
-        try:
+        with contextlib.suppress(NoNodeError):
             self.zk.delete(f"{REPLICAS_REMOVAL}/{plan_id}")
-        except NoNodeError:
-            pass
         self._write_unions()
 
     def _write_unions(self) -> None:
@@ -144,13 +144,11 @@ class ZooKeeperRecordStore:
 
 
 def _set_json(zk, path: str, value: dict | None) -> None:
-    from kazoo.exceptions import NoNodeError, NodeExistsError
+    from kazoo.exceptions import NodeExistsError, NoNodeError
 
     if value is None:
-        try:
+        with contextlib.suppress(NoNodeError):
             zk.delete(path)
-        except NoNodeError:
-            pass
         return
     raw = json.dumps(value, separators=(",", ":")).encode("utf-8")
     stat = zk.exists(path)

@@ -1,0 +1,381 @@
+"""A small Kafka client for the read commands: one plain socket per broker, requests to brokers
+in parallel, kafka-python's schema-generated message classes for encoding and decoding.
+
+kafka-python's admin client imports its whole network stack (and importing any ``kafka.*``
+module runs ``kafka/__init__.py``, which imports the admin client, consumer and producer):
+that import and the client's start-up are most of a read command's time. Its message classes
+alone are cheap, so ``protocol()`` imports them without running ``kafka/__init__.py`` (which
+still runs, unchanged, the first time anything reads an attribute of the ``kafka`` package).
+
+This client serves the happy path on a PLAINTEXT cluster only. Anything else (security
+configured, a broker not answering, an error code, a version it cannot speak) raises
+``WireUnavailable`` and the backend answers through the library clients as before, so error
+messages, exit codes, TLS and SASL are theirs. Versions are negotiated: ApiVersions first on
+every connection, then the highest version both sides speak.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import socket
+import struct
+import sys
+import threading
+import time
+from typing import Any
+
+API_VERSIONS_KEY = 18
+# Fetch and ListOffsets from v13 / (none) name topics by id; kadmin asks by name.
+_VERSION_CAPS = {1: 12}
+METADATA_TTL = 1.0  # seconds a Metadata answer serves broker look-ups; describe_cluster always asks
+
+
+class WireUnavailable(Exception):
+    """The small client cannot answer this; the caller falls back to the library clients."""
+
+
+_lazy_lock = threading.RLock()
+
+
+def _lazy_package(name: str) -> None:
+    """Put package ``name`` in sys.modules without running its ``__init__``: its submodules
+    import as usual; the first read of a missing attribute runs ``__init__`` in place (once)."""
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.submodule_search_locations is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    state = {"loaded": False}
+
+    def __getattr__(attr: str):
+        with _lazy_lock:
+            if not state["loaded"]:
+                state["loaded"] = True  # re-entrant reads during __init__ see a plain miss
+                del module.__dict__["__getattr__"]
+                assert spec.loader is not None  # a package found on sys.path has a loader
+                spec.loader.exec_module(module)
+        try:
+            return module.__dict__[attr]
+        except KeyError:
+            raise AttributeError(f"module {name!r} has no attribute {attr!r}") from None
+
+    module.__getattr__ = __getattr__  # type: ignore[method-assign]  # PEP 562 module __getattr__
+    sys.modules[name] = module
+
+
+def protocol(module: str):
+    """``kafka.protocol.<module>`` (or another ``kafka.`` submodule) without kafka-python's
+    client stack: ``kafka`` and the ``kafka.protocol`` packages whose ``__init__`` imports every
+    sibling are put in place lazily first."""
+    with _lazy_lock:
+        if "kafka" not in sys.modules:
+            # What kafka/__init__.py does besides importing: its loggers stay quiet unless
+            # configured (--debug), also when the library clients are later imported by module.
+            import logging
+
+            logging.getLogger("kafka").addHandler(logging.NullHandler())
+        for pkg in (
+            "kafka",
+            "kafka.protocol",
+            "kafka.protocol.admin",
+            "kafka.protocol.metadata",
+            "kafka.protocol.consumer",
+            "kafka.record",
+        ):
+            _lazy_package(pkg)
+    return importlib.import_module(f"kafka.{module}")
+
+
+_messages: dict[str, type] = {}
+
+
+def message(name: str) -> Any:
+    """kafka-python's message class ``name`` (e.g. "ListPartitionReassignmentsRequest"), built
+    alone from its JSON schema: importing the module that defines it builds every class of that
+    module (kafka.protocol.admin.topics holds fifteen APIs). kafka-python's registry of response
+    classes (which its own clients decode with) is left as it was."""
+    with _lazy_lock:
+        cls = _messages.get(name)
+        if cls is None:
+            api_message = protocol("protocol.api_message")
+            registry = protocol("protocol.api_header").ResponseClassRegistry._response_class_registry
+            saved = dict(registry)
+            try:
+                base = api_message.ApiMessage
+                cls = type(base)(name, (base,), {"__module__": __name__, "__qualname__": name})
+            finally:
+                registry.clear()
+                registry.update(saved)
+            _messages[name] = cls
+        return cls
+
+
+class Connection:
+    """One broker: a socket, ApiVersions negotiated, one request at a time."""
+
+    def __init__(self, host: str, port: int, timeout: float, client_id: str):
+        self.client_id = client_id
+        self._correlation = 0
+        self._lock = threading.Lock()
+        try:
+            # A short connect timeout: a broker that does not accept at once is left to the
+            # library clients, which then have the whole --timeout.
+            self.sock = socket.create_connection((host, port), timeout=min(timeout, max(0.25, min(2.0, timeout / 4))))
+        except OSError as e:
+            raise WireUnavailable(f"connecting to {host}:{port}: {e}") from None
+        self.sock.settimeout(timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.versions: dict[int, tuple[int, int]] = {}
+        mod = protocol("protocol.metadata.api_versions")
+        resp = self._exchange(mod.ApiVersionsRequest(), mod.ApiVersionsResponse, 0)
+        if resp.error_code:
+            raise WireUnavailable(f"ApiVersions error {resp.error_code}")
+        self.versions = {k.api_key: (k.min_version, k.max_version) for k in resp.api_keys}
+
+    def version_for(self, request_cls) -> int:
+        key = request_cls.API_KEY
+        if key not in self.versions:
+            raise WireUnavailable(f"the broker does not serve API key {key}")
+        lo, hi = self.versions[key]
+        version = min(hi, request_cls.max_version, _VERSION_CAPS.get(key, hi))
+        if version < max(lo, request_cls.min_version):
+            raise WireUnavailable(f"no common version of API key {key}")
+        return version
+
+    def request(self, request, response_cls, version: int | None = None):
+        return self._exchange(request, response_cls, self.version_for(type(request)) if version is None else version)
+
+    def _exchange(self, request, response_cls, version: int):
+        with self._lock:  # one request at a time on this socket
+            return self._exchange_locked(request, response_cls, version)
+
+    def send(self, request, version: int) -> int:
+        """Send ``request`` at ``version``; its correlation id (the caller holds ``_lock``)."""
+        self._correlation += 1
+        request.API_VERSION = version
+        request.with_header(correlation_id=self._correlation, client_id=self.client_id)
+        try:
+            self.sock.sendall(bytes(request.encode(header=True, framed=True)))
+        except OSError as e:
+            raise WireUnavailable(f"{type(e).__name__}: {e}") from None
+        return self._correlation
+
+    def _exchange_locked(self, request, response_cls, version: int):
+        self.send(request, version)
+        try:
+            size = struct.unpack(">i", self._read(4))[0]
+            frame = self._read(size)
+        except OSError as e:
+            raise WireUnavailable(f"{type(e).__name__}: {e}") from None
+        if request.API_KEY == API_VERSIONS_KEY:  # its response header is v0 at every version
+            correlation = struct.unpack_from(">i", frame, 0)[0]
+            resp = response_cls.decode(memoryview(frame)[4:], version=version)
+        else:
+            resp = response_cls.decode(frame, version=version, header=True)
+            correlation = resp.header.correlation_id
+        if correlation != self._correlation:
+            raise WireUnavailable("correlation id mismatch")
+        return resp
+
+    def _read(self, n: int) -> bytes:
+        buf = bytearray()
+        while len(buf) < n:
+            chunk = self.sock.recv(min(n - len(buf), 1 << 20))
+            if not chunk:
+                raise ConnectionResetError("connection closed by the broker")
+            buf += chunk
+        return bytes(buf)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
+class WireClient:
+    """Connections by broker id, opened on first use; Metadata from the first broker that answers."""
+
+    def __init__(self, bootstrap: str, timeout: float, client_id: str = "kadmin"):
+        self.bootstrap = [_host_port(a) for a in bootstrap.split(",") if a.strip()]
+        self.timeout = timeout
+        self.client_id = client_id
+        self._conns: dict[object, Connection] = {}
+        self._lock = threading.Lock()
+        self._metadata: tuple[float, Any] | None = None
+
+    # --- connections -----------------------------------------------------------------------
+    def _connect(self, key, host: str, port: int) -> Connection:
+        with self._lock:
+            conn = self._conns.get(key)
+        if conn is None:
+            conn = Connection(host, port, self.timeout, self.client_id)
+            with self._lock:
+                self._conns[key] = conn
+        return conn
+
+    def any_connection(self) -> Connection:
+        with self._lock:
+            if self._conns:
+                return next(iter(self._conns.values()))
+        last = None
+        for host, port in self.bootstrap:
+            try:
+                return self._connect(("bootstrap", host, port), host, port)
+            except WireUnavailable as e:
+                last = e
+        raise last or WireUnavailable("no bootstrap server")
+
+    def broker(self, node_id: int) -> Connection:
+        with self._lock:
+            conn = self._conns.get(node_id)
+        if conn is not None:
+            return conn
+        b = {x.node_id: x for x in self.brokers().brokers}.get(node_id)
+        if b is None:
+            raise WireUnavailable(f"broker {node_id} is not in the metadata")
+        with self._lock:  # the bootstrap connection may be this broker's: reuse it
+            for key, c in list(self._conns.items()):
+                if isinstance(key, tuple) and (key[1], key[2]) == (b.host, b.port):
+                    self._conns[node_id] = c
+                    return c
+        return self._connect(node_id, b.host, b.port)
+
+    # --- requests --------------------------------------------------------------------------
+    def metadata(self, topics: list[str] | None = None):
+        """Metadata for every topic (None) or for ``topics`` (``[]``: the brokers only), asked now."""
+        mod = protocol("protocol.metadata.metadata")
+        T = mod.MetadataRequest.MetadataRequestTopic
+        req = mod.MetadataRequest(
+            topics=None if topics is None else [T(name=t) for t in topics],
+            allow_auto_topic_creation=False,
+            include_cluster_authorized_operations=False,
+            include_topic_authorized_operations=False,
+        )
+        conn = self.any_connection()
+        if topics == [] and conn.version_for(mod.MetadataRequest) == 0:
+            raise WireUnavailable("Metadata v0 cannot ask for no topics")
+        resp = conn.request(req, mod.MetadataResponse)
+        self._metadata = (time.monotonic(), resp)  # its brokers, for brokers()
+        return resp
+
+    def brokers(self, max_age: float = METADATA_TTL):
+        """A Metadata answer at most ``max_age`` seconds old, for its brokers, controller and
+        cluster id: the last one, or a new one asking for no topic (cheap on any cluster)."""
+        if self._metadata is not None and time.monotonic() - self._metadata[0] <= max_age:
+            return self._metadata[1]
+        return self.metadata([])
+
+    def to_each(self, node_ids, make_request, response_cls) -> dict:
+        """``make_request(node_id)`` sent to every broker at once: {node_id: response}. One thread:
+        every request is sent, then the answers are read as they arrive. Any failure raises
+        WireUnavailable (the caller asks again through the library clients)."""
+        ids = list(dict.fromkeys(node_ids))
+        conns = self._connections(ids)
+        if len({id(c) for c in conns.values()}) != len(conns):
+            raise WireUnavailable("two brokers on one connection")
+        held = sorted(conns.values(), key=id)
+        for c in held:
+            c._lock.acquire()
+        try:
+            sent = {}
+            for b in ids:
+                request = make_request(b)
+                version = conns[b].version_for(type(request))
+                sent[b] = (version, conns[b].send(request, version))
+            frames = _read_frames(conns, time.monotonic() + self.timeout)
+        finally:
+            for c in held:
+                c._lock.release()
+        out: dict = {}
+        for b, (version, correlation) in sent.items():
+            resp = response_cls.decode(frames[b], version=version, header=True)
+            if resp.header.correlation_id != correlation:
+                raise WireUnavailable("correlation id mismatch")
+            out[b] = resp
+        return out
+
+    def _connections(self, ids: list[int]) -> dict:
+        """A connection to each broker of ``ids``; the missing ones opened at once (threads)."""
+        with self._lock:
+            out = {b: self._conns[b] for b in ids if b in self._conns}
+        missing = [b for b in ids if b not in out]
+        if len(missing) == 1:
+            out[missing[0]] = self.broker(missing[0])
+        elif missing:
+            self.brokers()  # once, before the threads look brokers up
+            errors: list[Exception] = []
+
+            def open_one(b):
+                try:
+                    out[b] = self.broker(b)
+                except Exception as e:
+                    errors.append(e)
+
+            threads = [threading.Thread(target=open_one, args=(b,), daemon=True) for b in missing]
+            for t in threads:
+                t.start()
+            deadline = time.monotonic() + self.timeout
+            for t in threads:
+                t.join(max(0.0, deadline - time.monotonic()))
+            if any(t.is_alive() for t in threads):
+                raise WireUnavailable("a broker did not accept a connection in time")
+            if errors:
+                e = errors[0]
+                raise e if isinstance(e, WireUnavailable) else WireUnavailable(f"{type(e).__name__}: {e}")
+        return out
+
+    def close(self) -> None:
+        with self._lock:
+            conns = set(map(id, self._conns.values()))
+            seen = set()
+            for c in self._conns.values():
+                if id(c) in conns and id(c) not in seen:
+                    seen.add(id(c))
+                    c.close()
+            self._conns.clear()
+
+
+def _read_frames(conns: dict, deadline: float) -> dict:
+    """One response frame from each connection ({key: Connection}), read as they arrive."""
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    buffers: dict = {}
+    frames: dict = {}
+    try:
+        for key, conn in conns.items():
+            sel.register(conn.sock, selectors.EVENT_READ, key)
+            buffers[key] = bytearray()
+        while len(frames) < len(conns):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise WireUnavailable("a broker did not answer in time")
+            for ready, _ in sel.select(left):
+                key = ready.data
+                try:
+                    chunk = ready.fileobj.recv(1 << 20)  # type: ignore[union-attr]  # registered sockets
+                except OSError as e:
+                    raise WireUnavailable(f"{type(e).__name__}: {e}") from None
+                if not chunk:
+                    raise WireUnavailable("connection closed by the broker")
+                buf = buffers[key]
+                buf += chunk
+                if len(buf) >= 4:
+                    size = struct.unpack_from(">i", buf, 0)[0]
+                    if len(buf) > 4 + size:
+                        raise WireUnavailable("more data than one answer")
+                    if len(buf) == 4 + size:
+                        frames[key] = bytes(memoryview(buf)[4:])
+                        sel.unregister(ready.fileobj)
+    finally:
+        sel.close()
+    return frames
+
+
+def _host_port(address: str) -> tuple[str, int]:
+    host, _, port = address.strip().rpartition(":")
+    if not host or not port.isdigit():
+        raise WireUnavailable(f"cannot parse bootstrap address {address!r}")
+    return host.strip("[]"), int(port)

@@ -1,0 +1,131 @@
+"""kadmin's small read client (kadmin/backends/wire_client.py) gives the AdminClient backend the
+same answers as the library clients, against every emulated Kafka version, and read commands
+no longer load the library clients."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from kadmin.backends.admin import DEFAULT_BROKER, AdminBackend
+from kadmin.backends.admin_records import RecordTopic
+from kadmin.config import ConnectionSettings
+from kadmin.model import (
+    FOLLOWER_RATE,
+    LEADER_RATE,
+    LEADER_REPLICAS,
+    AlterOp,
+    Assignment,
+    ConfigChange,
+    ConfigResource,
+    ConfigResourceType,
+    TopicPartition,
+)
+from kadmin.sandbox import Sandbox
+
+MiB = 2**20
+RECORDS = "__kadmin_throttle_records"
+
+
+def _backend(sb, *, small_client: bool, read_only: bool = True) -> AdminBackend:
+    b = AdminBackend(ConnectionSettings(bootstrap_servers=sb.bootstrap, timeout=10.0), read_only=read_only)
+    if not small_client:
+        b._wire_off = True  # the library clients only, as before the small client
+    return b
+
+
+def _reads(b: AdminBackend) -> dict:
+    brokers = [ConfigResource(ConfigResourceType.BROKER, str(i)) for i in sorted(b.describe_brokers())]
+    topic = ConfigResource(ConfigResourceType.TOPIC, "t")
+    return {
+        "cluster_id": b.cluster_id,
+        "brokers": b.describe_brokers(),
+        "cluster": b.describe_cluster(),
+        "log_dirs": b.describe_log_dirs(),
+        "log_dirs_t": b.describe_log_dirs(brokers=[0, 2], topics=["t"]),
+        "reassignments": b.list_partition_reassignments(),
+        "reassignment_t0": b.list_partition_reassignments([TopicPartition("t", 0), TopicPartition("t", 2)]),
+        "configs": b.describe_configs([DEFAULT_BROKER, topic, *brokers]),
+        "end_offsets": b.list_end_offsets([TopicPartition("t", p) for p in range(3)]),
+        "records": RecordTopic(b, RECORDS).read_all(),
+    }
+
+
+@pytest.mark.parametrize("version", ["3.3", "4.3"])
+def test_every_read_answers_as_the_library_clients_do(version):
+    with Sandbox(brokers=4, log_dirs=2, racks=2, manual_clock=True, kafka_version=version) as sb:
+        sb.create_topic("t", assignment={0: [0, 1], 1: [1, 2], 2: [2, 3]}, size_bytes=10 * MiB)
+        with _backend(sb, small_client=False, read_only=False) as w:
+            w.incremental_alter_configs(
+                [ConfigChange(ConfigResource(ConfigResourceType.BROKER, "1"), LEADER_RATE, AlterOp.SET, "1000"),
+                 ConfigChange(DEFAULT_BROKER, FOLLOWER_RATE, AlterOp.SET, "2000"),
+                 ConfigChange(ConfigResource(ConfigResourceType.TOPIC, "t"), LEADER_REPLICAS, AlterOp.SET, "0:0")])
+            w.reassign_partitions([Assignment("t", 0, (2, 3))])  # stays ongoing: the clock is manual
+            records = RecordTopic(w, RECORDS)
+            records.write("plan-a", b'{"a": 1}')
+            records.write("plan-b", b'{"b": 2}')
+            records.write("plan-a", None)  # a tombstone: read back as None, as the consumer does
+        with _backend(sb, small_client=False) as slow, _backend(sb, small_client=True) as fast:
+            expected, got = _reads(slow), _reads(fast)
+            assert not fast._wire_off, "the small client gave up and the library clients answered"
+        assert got == expected
+        assert got["reassignments"] and got["records"] == {"plan-a": None, "plan-b": b'{"b": 2}'}
+
+
+def test_no_record_topic_reads_as_no_records():
+    with Sandbox(brokers=3, log_dirs=1) as sb, _backend(sb, small_client=True) as b:
+        assert RecordTopic(b, RECORDS).read_all() == {}
+        assert not b._wire_off
+
+
+def test_a_stopped_broker_is_reported_as_before():
+    """The small client cannot reach the broker: the library clients answer, per broker."""
+    with Sandbox(brokers=3, log_dirs=1) as sb:
+        sb.create_topic("t", partitions=3, replication_factor=2)
+        with _backend(sb, small_client=True) as b:
+            ids = sorted(b.describe_brokers())
+        sb.faults.broker_stop(2)
+        sb.settle()
+        with _backend(sb, small_client=False) as slow, _backend(sb, small_client=True) as fast:
+            got = fast.describe_log_dirs(brokers=ids)
+            assert got == slow.describe_log_dirs(brokers=ids)
+        assert got[2].error and not got[0].error
+
+
+@pytest.mark.parametrize("command", [["log-dirs", "describe", "-o", "json"], ["throttle", "show"],
+                                     ["reassign", "list"], ["leaders", "show"]])
+def test_read_commands_do_not_load_the_library_clients(command):
+    with Sandbox(brokers=3, log_dirs=2) as sb:
+        sb.populate_demo()
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "kadmin", *command, "--bootstrap-server", sb.bootstrap],
+            check=False, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    loaded = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert not {"kafka.admin.client", "kafka.net.manager", "kafka.consumer.group", "confluent_kafka"} & loaded
+
+
+def test_kafka_python_still_loads_whole_after_the_protocol_classes():
+    """The lazy ``kafka`` package runs its __init__ on first use: the library clients work."""
+    code = (
+        "from kadmin.backends.wire_client import protocol\n"
+        "protocol('protocol.admin.cluster')\n"
+        "import sys; assert 'kafka.admin.client' not in sys.modules\n"
+        "from kafka import KafkaConsumer, TopicPartition\n"
+        "import kafka.admin\n"
+        "assert kafka.admin.KafkaAdminClient and KafkaConsumer and TopicPartition('t', 0).partition == 0\n"
+        "from kafka.protocol.admin import DescribeLogDirsRequest\n"
+        "print('ok')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == "ok", proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("protocol", ["SSL", "SASL_PLAINTEXT", "SASL_SSL"])
+def test_security_configured_leaves_every_read_to_the_library_clients(protocol):
+    """TLS and SASL are the library clients' (tests/security): the small client is never tried."""
+    settings = ConnectionSettings(bootstrap_servers="127.0.0.1:1", properties={"security.protocol": protocol})
+    with AdminBackend(settings) as b:
+        assert b._fast(lambda wire: pytest.fail("the small client was used")) is NotImplemented
