@@ -70,6 +70,10 @@ class ZooKeeperMode:
         self.controller_epoch = 0
         self.pending: dict[TopicPartition, list[int]] = {}  # partitions of the reassign node in flight
         self._created: set[str] = set()
+        # Writes of the model still on their way to ZooKeeper: a create with makepath creates the
+        # parents first, so its node lands after a later sync; settle() waits for these too.
+        self._inflight: set = set()
+        self._inflight_lock = threading.Lock()
         self._dirty_topics: set[str] = set()
         self._dirty_partitions: set[TopicPartition] = set()
         self._flush_scheduled = False
@@ -209,7 +213,11 @@ class ZooKeeperMode:
             if not marker.wait(left()):
                 left()
             self._io.submit(lambda: None).result(left())
-            if self._activity == before:
+            with self._inflight_lock:
+                inflight = list(self._inflight)
+            for result in inflight:  # writes whose parents were created first land after the sync
+                result.wait(left())
+            if self._activity == before and not inflight:
                 return
 
     # --- brokers and the controller ---
@@ -295,9 +303,20 @@ class ZooKeeperMode:
             self._activity += 1
             self.engine.loop.call_soon(self._flush)
 
+    def _track(self, result) -> None:
+        """Count ``result`` as in flight until it completes (settle() waits for it)."""
+        with self._inflight_lock:
+            self._inflight.add(result)
+
+        def done(_result):
+            with self._inflight_lock:
+                self._inflight.discard(result)
+
+        result.rawlink(done)
+
     def _write(self, path: str, data: bytes) -> None:
         if path in self._created:
-            self.zk.set_async(path, data)
+            self._track(self.zk.set_async(path, data))
         else:
             self._created.add(path)
             result = self.zk.create_async(path, data, makepath=True)
@@ -308,11 +327,12 @@ class ZooKeeperMode:
                 try:
                     async_result.get()
                 except NodeExistsError:
-                    self.zk.set_async(path, data)
+                    self._track(self.zk.set_async(path, data))
                 except Exception:
                     log.exception("writing %s", path)
 
-            result.rawlink(exists_already)
+            result.rawlink(exists_already)  # linked first: a follow-up set is tracked before this ends
+            self._track(result)
 
     def _flush(self) -> None:
         self._flush_scheduled = False
