@@ -89,13 +89,6 @@ def parse_election_file(text: str, source: str = "election file") -> list[TopicP
 
 
 def schema_problems(data: Any) -> list[str]:
-    import jsonschema
+    from kadmin.plan.topics_file import schema_problems as problems
 
-    from kadmin.plan.topics_file import _message, _where
-    from kadmin.schemas import load
-
-    validator = jsonschema.Draft202012Validator(load("leader-election"))
-    return [
-        f"{_where(err.absolute_path)}: {_message(err)}"
-        for err in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
-    ]
+    return problems(data, "leader-election", "partitions")

@@ -33,16 +33,16 @@ def parse_topics_to_move(text: str, source: str = "topics file") -> list[str]:
     return topics
 
 
-def schema_problems(data: Any) -> list[str]:
+def schema_problems(data: Any, schema: str = "topics-to-move", items: str = "topics") -> list[str]:
+    """Every way ``data`` breaks ``schemas/<schema>.json``, with where (``items``: what an empty
+    list lacks). Also reads kafka-leader-election's file (kadmin.leaders_request)."""
     import jsonschema
 
     from kadmin.schemas import load
 
-    validator = jsonschema.Draft202012Validator(load("topics-to-move"))
-    problems = []
-    for err in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
-        problems.append(f"{_where(err.absolute_path)}: {_message(err)}")
-    return problems
+    validator = jsonschema.Draft202012Validator(load(schema))
+    errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    return [f"{_where(err.absolute_path)}: {_message(err, items)}" for err in errors]
 
 
 def _where(path) -> str:
@@ -52,7 +52,7 @@ def _where(path) -> str:
     return out or "(top level)"
 
 
-def _message(err: Any) -> str:
+def _message(err: Any, items: str = "topics") -> str:
     if err.validator == "additionalProperties":
         known = set(err.schema.get("properties", {}))
         return "unknown key(s): " + ", ".join(sorted(set(err.instance) - known))
@@ -61,5 +61,5 @@ def _message(err: Any) -> str:
     if err.validator in ("pattern", "maxLength", "minLength"):
         return f"{err.instance!r} is not a valid topic name ({err.schema.get('description')})"
     if err.validator == "minItems":
-        return "lists no topics"
+        return f"lists no {items}"
     return err.message

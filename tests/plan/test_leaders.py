@@ -158,3 +158,9 @@ def test_election_file():
         parse_election_file('{"partitions":[{"topic":"foo","partition":1},{"topic":"foo","partition":1}]}')
     with pytest.raises(InputError):
         parse_election_file('{"version":1}')
+
+
+def test_an_empty_election_file_says_it_lists_no_partitions():
+    with pytest.raises(InputError) as e:
+        parse_election_file('{"partitions":[]}')
+    assert e.value.problems == ["partitions: lists no partitions"]
