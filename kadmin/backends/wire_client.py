@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import importlib.util
+import io
 import socket
 import struct
 import sys
@@ -113,6 +114,40 @@ def message(name: str) -> Any:
         return cls
 
 
+# kafka-python's ``encode``/``decode`` generate and compile a flat function per message type
+# and version on first use, which pays off over many or large messages. A read command sends
+# each request once and most answers are small, where walking the message's schema (the same
+# library's StructField.encode/decode, which its headers use) costs less. Measured on a Metadata
+# answer: compiling 4.6 ms, then 0.13 ms per KiB; walking 0.7 ms per KiB: even at ~8 KiB.
+COMPILE_ABOVE = 8 * 1024  # bytes of a response frame
+
+
+def encode_request(request, version: int) -> bytes:
+    """The framed request (size, header, body) at ``version``, by the schema walk."""
+    flexible = request.flexible_version_q(version)
+    header = request.encode_header(flexible=flexible)
+    body = request._struct.encode(request, version=version, compact=flexible, tagged=flexible)
+    return struct.pack(">i", len(header) + len(body)) + header + body
+
+
+def decode_response(response_cls, frame: bytes, version: int, header: bool = True):
+    """A response frame (without its size) at ``version``: the schema walk for a small one,
+    kafka-python's compiled decoder for a large one."""
+    if len(frame) > COMPILE_ABOVE:
+        return response_cls.decode(frame, version=version, header=header)
+    data = io.BytesIO(frame)
+    parsed_header = response_cls.parse_header(data, version=version) if header else None
+    flexible = response_cls.flexible_version_q(version)
+    resp = response_cls._struct.decode(
+        data, version=version, compact=flexible, tagged=flexible, data_class=response_cls[None]
+    )
+    if data.tell() != len(frame):
+        raise WireUnavailable(f"{len(frame) - data.tell()} bytes left after the answer")
+    if parsed_header is not None:
+        resp._header = parsed_header
+    return resp
+
+
 class Connection:
     """One broker: a socket, ApiVersions negotiated, one request at a time."""
 
@@ -158,7 +193,7 @@ class Connection:
         request.API_VERSION = version
         request.with_header(correlation_id=self._correlation, client_id=self.client_id)
         try:
-            self.sock.sendall(bytes(request.encode(header=True, framed=True)))
+            self.sock.sendall(encode_request(request, version))
         except OSError as e:
             raise WireUnavailable(f"{type(e).__name__}: {e}") from None
         return self._correlation
@@ -172,9 +207,9 @@ class Connection:
             raise WireUnavailable(f"{type(e).__name__}: {e}") from None
         if request.API_KEY == API_VERSIONS_KEY:  # its response header is v0 at every version
             correlation = struct.unpack_from(">i", frame, 0)[0]
-            resp = response_cls.decode(memoryview(frame)[4:], version=version)
+            resp = decode_response(response_cls, frame[4:], version, header=False)
         else:
-            resp = response_cls.decode(frame, version=version, header=True)
+            resp = decode_response(response_cls, frame, version)
             correlation = resp.header.correlation_id
         if correlation != self._correlation:
             raise WireUnavailable("correlation id mismatch")
@@ -290,7 +325,7 @@ class WireClient:
                 c._lock.release()
         out: dict = {}
         for b, (version, correlation) in sent.items():
-            resp = response_cls.decode(frames[b], version=version, header=True)
+            resp = decode_response(response_cls, frames[b], version)
             if resp.header.correlation_id != correlation:
                 raise WireUnavailable("correlation id mismatch")
             out[b] = resp
