@@ -69,6 +69,8 @@ def progress(cluster, output, plan_file, watch, interval):
             snap = sample_once(sample, clock, every)
             if output == "json":
                 JsonLines().snapshot(snap)
+            elif not snap.replicas:
+                click.echo("No partition reassignment or log-dir move in progress.")  # plain text: no need to load rich
             else:
                 render.stdout().print(progress_table(snap))
     if not snap.done:

@@ -211,3 +211,11 @@ def test_one_shot_progress_already_has_a_rate_and_eta_for_a_log_dir_move(slow, m
     assert row["status"].startswith("Behind: ") and row["rate_bytes_per_second"] == pytest.approx(RATE, rel=0.1)
     assert row["eta_seconds"] is not None and doc["totals"]["eta_seconds"] >= row["eta_seconds"]
     assert sleeps == [ONE_SHOT_GAP] and 0.5 <= ONE_SHOT_GAP <= 1.0
+
+
+def test_nothing_moving_is_said_in_one_line_and_exits_0(slow):
+    r = kadmin("reassign", "progress", "--bootstrap-server", slow.bootstrap)
+    assert r.exit_code == 0, r.output
+    assert r.output == "No partition reassignment or log-dir move in progress.\n"
+    doc = json.loads(kadmin("reassign", "progress", "--bootstrap-server", slow.bootstrap, "-o", "json").output)
+    assert doc["reassigning_partitions"] == 0 and doc["replicas"] == []
