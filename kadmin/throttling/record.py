@@ -20,14 +20,10 @@ The stores are in ``kadmin.throttling.stores``, reached through the backend.
 
 from __future__ import annotations
 
-import getpass
-import hashlib
 import json
 import os
-import socket
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
 
 from kadmin.errors import InputError
 from kadmin.model import format_replica_list, parse_replica_list
@@ -37,6 +33,8 @@ RECORD_VERSION = 1
 
 def plan_id(content: bytes | str) -> str:
     """A plan's identity: the first 16 hex digits of the SHA-256 of the plan file's bytes."""
+    import hashlib  # here: OpenSSL's loading is felt by every read command
+
     if isinstance(content, str):
         content = content.encode("utf-8")
     return hashlib.sha256(content).hexdigest()[:16]
@@ -176,6 +174,9 @@ def freeze_replicas(replicas: Mapping[str, Mapping[str, Iterable[str]]]) -> dict
 
 def who() -> tuple[str, str]:
     """(host, user) for a record: who ran kadmin, for `throttle show`."""
+    import getpass
+    import socket
+
     try:
         user = getpass.getuser()
     except Exception:  # no passwd entry in some containers
@@ -184,4 +185,6 @@ def who() -> tuple[str, str]:
 
 
 def now_iso(epoch_seconds: float) -> str:
+    from datetime import datetime, timezone
+
     return datetime.fromtimestamp(epoch_seconds, tz=timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
