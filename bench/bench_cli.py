@@ -13,7 +13,8 @@ on some machines, CI images among them) would compile kadmin's ~60 modules from 
 run, ~60 ms that no installed copy pays; so the bench compiles kadmin's tree first and runs its
 children without that variable (the reference's kafka-python was compiled by pip already).
 
-Run: python bench/bench_cli.py   (or `make bench` for every figure)
+Run: python bench/bench_cli.py   (or `make bench` for every figure);
+     python bench/bench_cli.py read-commands [ROUNDS]   (the read commands only)
 """
 
 from __future__ import annotations
@@ -82,17 +83,20 @@ READ_COMMANDS = {
     "leaders show": ["leaders", "show"],
 }
 TARGET_RATIO = 0.8
-# Measured beside them, without a target: the table form (rich) of log-dirs describe, which
-# throttle show (a table too, and DescribeLogDirs to every broker among its five reads) is also
-# compared with.
-EXTRA_COMMANDS = {"log-dirs describe (table)": ["log-dirs", "describe"]}
+# Measured beside them: throttle show's JSON form, and the table form (rich) of log-dirs
+# describe, so each form of throttle show (five reads, DescribeLogDirs to every broker among
+# them) is compared with the same form of log-dirs describe (two reads).
+EXTRA_COMMANDS = {
+    "throttle show -o json": ["throttle", "show", "-o", "json"],
+    "log-dirs describe (table)": ["log-dirs", "describe"],
+}
 
 
 def _load() -> str:
     return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def read_commands(rounds: int = 9) -> list[Figure]:
+def read_commands(rounds: int = 15) -> list[Figure]:
     """Every read command against the reference script, interleaved, medians.
 
     With KADMIN_BENCH_BASELINE=DIR (an export of another kadmin revision, e.g. `git archive`, with
@@ -140,9 +144,11 @@ def read_commands(rounds: int = 9) -> list[Figure]:
             out.append(Figure("read commands", f"{name}: baseline median", before, "s", "", None))
             out.append(Figure("read commands", f"{name}: baseline / reference", before / ref, "x", "", None))
     ts, ld, ldt = med["throttle show"], med["log-dirs describe -o json"], med["log-dirs describe (table)"]
-    out.append(Figure("read commands", "throttle show / log-dirs describe -o json", ts / ld, "x", "<= 1x", ts <= ld))
+    tsj = med["throttle show -o json"]
     out.append(Figure("read commands", f"log-dirs describe (table): median of {rounds}", ldt, "s", "", None))
-    out.append(Figure("read commands", "throttle show / log-dirs describe (table)", ts / ldt, "x", "<= 1x", ts <= ldt))
+    out.append(Figure("read commands", "throttle show / log-dirs describe (tables)", ts / ldt, "x", "<= 1x", ts <= ldt))
+    out.append(Figure("read commands", f"throttle show -o json: median of {rounds}", tsj, "s", "", None))
+    out.append(Figure("read commands", "throttle show / log-dirs describe (-o json)", tsj / ld, "x", "<= 1x", tsj <= ld))
     return out
 
 
@@ -211,7 +217,7 @@ def _fan_out_ratio(bootstrap: str) -> tuple[float, float]:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["read-commands"]:
-        print_figures("CLI read commands", read_commands())
+    if sys.argv[1:2] == ["read-commands"]:  # [ROUNDS]
+        print_figures("CLI read commands", read_commands(*map(int, sys.argv[2:3])))
     else:
         print_figures("CLI", figures())
