@@ -9,9 +9,9 @@ machine's load average is printed beside them.
 
 Every process runs the way an installed kadmin does: from bytecode. pip compiles a wheel's
 modules when it installs them, but a source checkout under ``PYTHONDONTWRITEBYTECODE=1`` (set
-on some machines, CI images among them) would compile the ~30 kadmin modules a command loads from source on every
-run, ~60 ms that no installed copy pays; so the bench compiles kadmin's tree first and runs its
-children without that variable (the reference's kafka-python was compiled by pip already).
+on some machines, CI images among them) compiles the ~30 kadmin modules a command loads from
+source on every run, ~60 ms that no installed copy pays; so the bench compiles kadmin's tree
+first and runs its children without that variable (pip compiled the reference's kafka-python).
 
 Run: python bench/bench_cli.py   (or `make bench` for every figure);
      python bench/bench_cli.py read-commands [ROUNDS]   (the read commands only)
