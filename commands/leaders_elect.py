@@ -114,12 +114,13 @@ def elect(
                 "ZooKeeper-mode tooling could only allow it per topic (unclean.leader.election.enable)",
                 hint="use --bootstrap-server (ElectLeaders, Kafka 2.4+)",
             )
+        state = None
         if topic is not None and partition is None:
             state = backend.describe_cluster()
             partitions = [p.tp for p in state.partitions_of(topic)]
             if not partitions:
                 raise NotFoundError(f"topic {topic!r} does not exist")
-        plan = prepare(backend, etype, partitions, max_per_broker=max_per_broker, batch_size=batch_size)
+        plan = prepare(backend, etype, partitions, max_per_broker=max_per_broker, batch_size=batch_size, cluster=state)
         if dry_run:
             _print_preview(plan, output, render)
             return

@@ -55,11 +55,13 @@ def prepare(
     max_per_broker: int | None = None,
     batch_size: int | None = None,
     only_needed: bool = False,
+    cluster: ClusterState | None = None,
 ) -> ElectionPlan:
-    """Read the cluster and work out what the election would do, in batches. ``partitions``
-    None: every partition (those needing no election are left out, as Kafka does);
-    ``only_needed``: leave them out of an explicit list too."""
-    cluster = backend.describe_cluster()
+    """Read the cluster (unless the caller just did: ``cluster``) and work out what the election
+    would do, in batches. ``partitions`` None: every partition (those needing no election are
+    left out, as Kafka does); ``only_needed``: leave them out of an explicit list too."""
+    if cluster is None:
+        cluster = backend.describe_cluster()
     cands = plan_election(cluster, election_type, partitions)
     if only_needed:
         cands = tuple(c for c in cands if c.expected != NOT_NEEDED)

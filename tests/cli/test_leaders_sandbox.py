@@ -205,3 +205,18 @@ def test_unclean_asks_at_a_terminal(sandbox_factory, monkeypatch):  # noqa: F811
     yes = CliRunner().invoke(cli, args, input="y\n")
     assert yes.exit_code == 0 and "Successfully completed leader election (UNCLEAN) for partitions t-0" in yes.output
     assert sb.snapshot().partition("t", 0).leader == 1
+
+
+def test_a_whole_topic_is_elected_from_one_read_of_the_cluster(cluster, capsys, monkeypatch):
+    from kadmin.backends.admin import AdminBackend
+    from kadmin.backends.zookeeper import ZooKeeperBackend
+
+    reads = []
+    for cls in (AdminBackend, ZooKeeperBackend):
+        original = cls.describe_cluster
+        monkeypatch.setattr(cls, "describe_cluster", lambda self, _o=original: reads.append(1) or _o(self))
+    cluster.bounce(0)
+    code, out, _ = kadmin(capsys, "leaders", "elect", "--election-type", "PREFERRED", "--topic", "t", *cluster.flags)
+    assert code == 0, out
+    assert "Successfully completed leader election (PREFERRED) for partitions t-0, t-3" in out
+    assert len(reads) == 1
