@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
-from types import SimpleNamespace
 
 from kadmin.plan.broker_balance_state import BrokerState, Dir, Item
 
@@ -213,7 +212,7 @@ def balance_leaders(p) -> int:
     other, reordering only partitions the plan may touch whose replicas are all in scope; the
     others count as they are (as one-replica lists the leader step cannot reorder). Returns how
     many partitions end with another preferred leader than they started with."""
-    from kadmin.plan.minimal_assign import _balance_leaders
+    from kadmin.plan.preferred_leaders import spread_preferred_leaders
 
     parts = p.parts
     scope = set(p.brokers)
@@ -224,6 +223,5 @@ def balance_leaders(p) -> int:
         elif reps and reps[0] in scope:
             lists.append([reps[0]])
     if lists and len(scope) > 1:
-        # The three fields minimal_assign's leader step reads (its _State has more).
-        _balance_leaders(SimpleNamespace(parts=list(range(len(lists))), reps=lists, brokers=sorted(scope)))
+        spread_preferred_leaders(lists, sorted(scope))
     return sum(1 for i, r in enumerate(parts.reps) if r[:1] != list(parts.original[i][:1]))

@@ -12,7 +12,7 @@ the current assignment and moves only what balance needs, in five deterministic 
 4. repair: whatever step 3 could not place (a destination already holding the partition, a rack
    rule) is settled one move at a time while the spread is over one;
 5. leaders: the preferred leader (first replica) is rebalanced by reordering replicas, which
-   moves no data: direct swaps first, then chains (A leads p, B leads q: hand p to B, q to C).
+   moves no data (``preferred_leaders``).
 
 Racks are a hard rule: no move makes a partition's rack spread worse. Replica order is kept
 where nothing changed; a new replica takes the place of the one it replaces.
@@ -23,9 +23,9 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Protocol
 
 from kadmin.model import TopicPartition
+from kadmin.plan.preferred_leaders import spread_preferred_leaders
 
 
 class _State:
@@ -106,7 +106,7 @@ def minimal_assignment(
         _spread_racks(st)
     _balance_counts(st)
     _repair_counts(st)
-    _balance_leaders(st)
+    spread_preferred_leaders(st.reps, st.brokers)
     return {st.tps[i]: tuple(st.reps[i]) for i in st.parts}
 
 
@@ -272,79 +272,3 @@ def _movable(st: _State, src: int, dst: int) -> int | None:
         if best is None or key < best[0]:
             best = (key, tp)
     return None if best is None else best[1]
-
-
-def _lead(st: _LeaderLists, tp: int, b: int) -> None:
-    reps = st.reps[tp]
-    reps.remove(b)
-    reps.insert(0, b)
-
-
-class _LeaderLists(Protocol):
-    """What the leader step reads: a _State, or broker_balance's own lists."""
-
-    parts: list[int]
-    reps: list[list[int]]
-    brokers: list[int]
-
-
-def _balance_leaders(st: _LeaderLists) -> None:
-    lcount = dict.fromkeys(st.brokers, 0)
-    for tp in st.parts:
-        lcount[st.reps[tp][0]] += 1
-    low, rem = divmod(len(st.parts), len(st.brokers))
-    high = low + (1 if rem else 0)
-    # First only from brokers over the ceiling to brokers under the floor: every such hand-over
-    # is one the balance needs, so no leadership moves twice. Then any hand-over between two
-    # brokers two or more apart (each lowers the sum of squared leader counts).
-    for needed in (lambda a, b: lcount[a] > high and lcount[b] < low, lambda a, b: lcount[a] - lcount[b] >= 2):
-        changed = True
-        while changed:
-            changed = False
-            for tp in st.parts:
-                reps = st.reps[tp]
-                leader = reps[0]
-                best = min(reps, key=lambda b: (lcount[b], b))
-                if needed(leader, best):
-                    lcount[leader] -= 1
-                    lcount[best] += 1
-                    _lead(st, tp, best)
-                    changed = True
-    while max(lcount.values()) - min(lcount.values()) > 1:  # chains, rarely needed
-        if not _leader_chain(st, lcount):
-            return
-
-
-def _leader_chain(st: _LeaderLists, lcount: dict[int, int]) -> bool:
-    led: dict[int, list[int]] = defaultdict(list)
-    for tp in st.parts:
-        led[st.reps[tp][0]].append(tp)
-    high, low = max(lcount.values()), min(lcount.values())
-    attempts = (
-        ([b for b in st.brokers if lcount[b] == high], lambda b: lcount[b] <= high - 2),
-        ([b for b in st.brokers if lcount[b] >= low + 2], lambda b: lcount[b] == low),
-    )
-    for sources, is_goal in attempts:
-        parent: dict[int, tuple[int, int] | None] = dict.fromkeys(sources)
-        queue = list(sources)
-        for x in queue:
-            for tp in led[x]:
-                for y in st.reps[tp]:
-                    if y in parent:
-                        continue
-                    parent[y] = (x, tp)
-                    if is_goal(y):
-                        _shift(st, lcount, parent, y)
-                        return True
-                    queue.append(y)
-    return False
-
-
-def _shift(st: _LeaderLists, lcount: dict[int, int], parent, goal: int) -> None:
-    node = goal
-    lcount[goal] += 1
-    while parent[node] is not None:
-        x, tp = parent[node]
-        _lead(st, tp, node)
-        node = x
-    lcount[node] -= 1
