@@ -87,5 +87,9 @@ def build_reports(request: FleetRequest, opener: Any = None) -> list[Report]:
         if entries is not None:
             frames = engine.frames_from_fleet(session, entries, request.kind, opener)
         else:
+            if request.kind == "log-dirs":
+                fast = engine.log_dirs_reports_from_files(session, files, request.top, request.cache)
+                if fast is not None:
+                    return fast
             frames = engine.frames_from_files(session, files, request.kind, request.top, request.cache)
         return engine.reports(request.kind, frames, request.top)

@@ -40,6 +40,9 @@ DEFAULT_CONF = {
     "spark.sql.session.timeZone": "UTC",
 }
 
+# Tasks per core for the per-file path: a few, so a slow file does not hold up the others.
+FILE_TASKS_PER_CORE = 2
+
 INSTALL_HINT = "install the Spark extra: pip install 'kadmin[spark]'"
 
 
@@ -193,6 +196,20 @@ def _log_dirs_tagged(spark, log_files: list, top: int | None, cache: bool):
     return paths.mapInArrow(partial(read_batches, top=top, cache=cache), struct(TAGGED)).persist(
         StorageLevel.MEMORY_AND_DISK
     )
+
+
+def log_dirs_reports_from_files(spark, files: list, top: int, cache: bool = True) -> list[Report] | None:
+    """``log-dirs describe --from DIR``: one Spark job whose tasks turn each file into its final
+    report rows (``per_file.py``); the driver only puts them together. None when a cluster's
+    result is spread over several files (then the general path: ``frames_from_files``)."""
+    from functools import partial
+
+    from kadmin.fleet.per_file import assemble, pieces
+
+    sc = spark.sparkContext
+    slices = min(len(files), max(1, sc.defaultParallelism) * FILE_TASKS_PER_CORE)
+    job = sc.parallelize(files, slices).mapPartitions(partial(pieces, top=top, cache=cache))
+    return assemble(job.collect())
 
 
 def frames_from_fleet(spark, entries: Sequence[Mapping[str, Any]], kind: str, opener=None) -> Frames:
