@@ -1,17 +1,17 @@
 """Reading ``log-dirs describe`` result files with pyarrow's JSON reader, flattened in Arrow.
 
-The Spark engine runs this in its tasks (``mapInArrow``, one file per task): pyarrow parses
-in C++ and hands columns to the JVM without per-row Python work, several times faster here
-than Spark's own reader of whole-file JSON. One pass yields every table of a file as one
-"tagged" Arrow table (``TAGGED`` columns), which Spark caches once and splits by ``tag``.
+The Spark engine runs this in its tasks: pyarrow parses in C++ without per-row Python work,
+several times faster here than Spark's own reader of whole-file JSON. One pass yields every
+table of a file as one "tagged" Arrow table (``TAGGED`` columns). The per-file path
+(``per_file.py``) turns it into the file's report rows in the task; the general path hands it
+to the JVM (``mapInArrow``), which caches it once and splits it by ``tag``.
 
-Two things keep the JVM's share small (docs/fleet.md, "Figures"):
 - a columnar copy: the tagged table of each file is kept as Parquet in ``.kadmin-cache/`` next
   to the input, named after the file, its size and its modification time, so a report over the
   same fleet reads Parquet instead of parsing JSON again, and a changed file is parsed anew;
 - the log-dirs reports need of a file's replica rows only its largest ``top`` (per cluster) and
-  the moves in flight (future replicas and the current replicas they copy): the task keeps those
-  and drops the rest before anything reaches the JVM (``for_log_dirs_reports``).
+  the moves in flight (future replicas and the current replicas they copy): the per-file path
+  keeps those and drops the rest before any report arithmetic (``for_log_dirs_reports``).
 """
 
 from __future__ import annotations
@@ -317,7 +317,7 @@ def for_log_dirs_reports(table, top: int):
     """The tagged table of one file with only the replica rows the log-dirs reports can use:
     the file's ``top`` largest (in the report's total order) and every future replica with the
     current replicas of the same broker and partition. Exact while a cluster's replicas come
-    from one file (the Spark engine checks, and otherwise does not narrow)."""
+    from one file (``per_file.assemble`` checks)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -343,12 +343,8 @@ def for_log_dirs_reports(table, top: int):
     return pa.concat_tables([table.filter(pc.invert(is_rep)), reps.filter(keep).drop_columns(["_i"])])
 
 
-def read_batches(batches: Iterator, top: int | None = None, cache: bool = True) -> Iterator:
-    """``mapInArrow`` function: input rows (path, stem, name) -> tagged record batches; with
-    ``top``, narrowed for the log-dirs reports."""
+def read_batches(batches: Iterator, cache: bool = True) -> Iterator:
+    """``mapInArrow`` function: input rows (path, stem, name) -> tagged record batches."""
     for batch in batches:
         for path, stem, name in zip(*(batch.column(i).to_pylist() for i in range(3))):
-            table = load_log_dirs_file(path, stem, name, cache)
-            if top is not None:
-                table = for_log_dirs_reports(table, top)
-            yield from table.to_batches(max_chunksize=1 << 16)
+            yield from load_log_dirs_file(path, stem, name, cache).to_batches(max_chunksize=1 << 16)

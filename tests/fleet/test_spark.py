@@ -105,7 +105,7 @@ def general_path(spark, directory, top):
     from kadmin.fleet import spark as engine
     from kadmin.fleet.files import discover
 
-    frames = engine.frames_from_files(spark, discover(directory, "log-dirs"), "log-dirs", top)
+    frames = engine.frames_from_files(spark, discover(directory, "log-dirs"))
     return engine.log_dirs_reports(frames, top)
 
 
