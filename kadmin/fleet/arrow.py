@@ -323,24 +323,25 @@ def for_log_dirs_reports(table, top: int):
     import pyarrow.compute as pc
 
     is_rep = pc.equal(table.column("tag"), "r")
-    reps = table.filter(is_rep)
+    # Decide on the few columns the choice needs; only the chosen rows are then taken whole.
+    reps = table.select([*MOVE_KEYS, "size", "path", "is_future"]).filter(is_rep)
     if reps.num_rows <= top:
         return table
-    reps = reps.append_column("_i", pa.array(np.arange(reps.num_rows, dtype=np.int64)))
-    largest = pc.select_k_unstable(reps, k=top, sort_keys=LARGEST_ORDER)
+    keep = np.zeros(reps.num_rows, dtype=bool)
+    keep[pc.select_k_unstable(reps, k=top, sort_keys=LARGEST_ORDER).to_numpy()] = True
     future = reps.column("is_future")
-    futures = reps.filter(future)
-    keep = pc.is_in(reps.column("_i"), value_set=pc.take(reps.column("_i"), largest).combine_chunks())
-    if futures.num_rows:
+    if pc.any(future).as_py():
+        keep |= future.to_numpy()
+        positions = pa.array(np.arange(reps.num_rows, dtype=np.int64))
         sources = (
-            reps.filter(pc.invert(future))
-            .select([*MOVE_KEYS, "_i"])
-            .join(futures.select(MOVE_KEYS), MOVE_KEYS, join_type="left semi")
+            reps.select(MOVE_KEYS)
+            .append_column("_i", positions)
+            .filter(pc.invert(future))
+            .join(reps.filter(future).select(MOVE_KEYS), MOVE_KEYS, join_type="left semi")
         )
-        keep = pc.or_(
-            pc.or_(keep, future), pc.is_in(reps.column("_i"), value_set=sources.column("_i").combine_chunks())
-        )
-    return pa.concat_tables([table.filter(pc.invert(is_rep)), reps.filter(keep).drop_columns(["_i"])])
+        keep[sources.column("_i").to_numpy()] = True
+    chosen = np.flatnonzero(is_rep.to_numpy(zero_copy_only=False))[keep]
+    return pa.concat_tables([table.filter(pc.invert(is_rep)), table.take(pa.array(chosen))])
 
 
 def read_batches(batches: Iterator, cache: bool = True) -> Iterator:
