@@ -42,6 +42,9 @@ DEFAULT_CONF = {
     "spark.driver.host": "127.0.0.1",
     "spark.driver.bindAddress": "127.0.0.1",
     "spark.sql.session.timeZone": "UTC",
+    # pyspark imported by the Python workers from the installed package, not recompiled from
+    # Spark's zip in every fresh executor (spark_daemon.py)
+    "spark.python.daemon.module": "kadmin.fleet.spark_daemon",
 }
 
 # Tasks per core for the per-file path: a few, so a slow file does not hold up the others.
