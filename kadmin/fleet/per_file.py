@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from kadmin.fleet import local
 from kadmin.fleet import tables as t
 from kadmin.fleet.files import ResultFile
-from kadmin.fleet.report import Report
+from kadmin.fleet.report import Report, sort_rows
 
 # The reports whose rows come from each file (every log-dirs report).
 REPORT_NAMES = tuple(spec.name for spec in t.REPORTS["log-dirs"])
@@ -60,7 +60,13 @@ def table_piece(table, top: int) -> Piece:
         t.UNAVAILABLE_DIRS.name: local.unavailable_dirs(log_dirs),
         t.UNREACHABLE.name: local.unreachable(errors),
     }
-    return clusters, rows
+    return clusters, _sorted(rows)
+
+
+def _sorted(rows: dict[str, list[tuple]]) -> dict[str, list[tuple]]:
+    """Each report's rows in its total order (in the task: see ``assemble``)."""
+    specs = {spec.name: spec for spec in t.REPORTS["log-dirs"]}
+    return {name: sort_rows(specs[name], part) for name, part in rows.items()}
 
 
 def file_piece(f: ResultFile, top: int, cache: bool = True) -> Piece:
@@ -69,7 +75,7 @@ def file_piece(f: ResultFile, top: int, cache: bool = True) -> Piece:
     if f.kind != "log-dirs":
         from kadmin.fleet.files import read_rows
 
-        return [], {t.UNREACHABLE.name: read_rows(f)["errors"]}
+        return [], _sorted({t.UNREACHABLE.name: read_rows(f)["errors"]})
     from kadmin.fleet.arrow import load_log_dirs_file
 
     return table_piece(load_log_dirs_file(f.path, f.cluster, f.name, cache), top)
@@ -85,11 +91,31 @@ def assemble(parts: Iterable[Piece]) -> list[Report] | None:
     """The log-dirs reports from every file's piece, in ``t.REPORTS`` order; None when a
     cluster's log-dirs result came from more than one file (the pieces are then not exact)."""
     names: list[str] = []
-    rows: dict[str, list[tuple]] = {name: [] for name in REPORT_NAMES}
+    runs: dict[str, list[list[tuple]]] = {name: [] for name in REPORT_NAMES}
     for clusters, part in parts:
         names.extend(clusters)
         for name, part_rows in part.items():
-            rows[name].extend(part_rows)
+            if part_rows:
+                runs[name].append(part_rows)
     if len(names) != len(set(names)):
         return None
-    return [Report.of(spec, rows[spec.name]) for spec in t.REPORTS["log-dirs"]]
+    return [_merged(spec, runs[spec.name]) for spec in t.REPORTS["log-dirs"]]
+
+
+def _merged(spec: t.ReportSpec, runs: list[list[tuple]]) -> Report:
+    """One report from runs each already in its order. A report ordered by cluster first,
+    whose runs each hold one cluster and no two the same: the runs ordered by their cluster
+    (no per-row work in the driver: ``moves_in_flight`` has a row per future replica).
+    Otherwise all rows sorted again."""
+    at = t.column_names(spec.columns).index("cluster")
+    by_cluster = spec.order[0] == "cluster" and "cluster" not in spec.descending and spec.ranked is None
+    heads = [run[0][at] for run in runs]
+    if (
+        by_cluster
+        and None not in heads
+        and len(set(heads)) == len(heads)
+        and all(run[-1][at] == head for run, head in zip(runs, heads))
+    ):
+        ordered = sorted(zip(heads, range(len(runs))))
+        return Report(spec, tuple(row for _, i in ordered for row in runs[i]))
+    return Report.of(spec, [row for run in runs for row in run])
