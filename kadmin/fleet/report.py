@@ -56,12 +56,12 @@ def sort_rows(spec: ReportSpec, rows: list[tuple]) -> list[tuple]:
     names = column_names(spec.columns)
     index = {n: i for i, n in enumerate(names)}
     keys = list(spec.order) + [n for n in names if n not in spec.order]
-    ranks = {v: i for i, v in enumerate(spec.ranked[1])} if spec.ranked else {}
-
-    plan = [(index[name], name in spec.descending, bool(spec.ranked) and name == spec.ranked[0]) for name in keys]
+    ranked_column, ranked_values = spec.ranked if spec.ranked else (None, ())
+    ranks = {v: i for i, v in enumerate(ranked_values)}
+    plan = [(index[name], name in spec.descending, name == ranked_column) for name in keys]
 
     def key(row: tuple) -> tuple:
-        out = []
+        out: list[tuple[bool, Any]] = []
         for i, descending, ranked in plan:
             value = row[i]
             if ranked:
