@@ -4,7 +4,8 @@
 - ``rows``: documents and model values -> rows; ``files``: ``--from DIR``;
   ``inventory``: ``--fleet FILE``; ``collect``: live collection tasks;
 - ``local``: the reports in plain Python (the reference); ``spark``: the same on Spark,
-  ``arrow``: the pyarrow reader its tasks use;
+  ``arrow``: the pyarrow reader its tasks use; ``per_file``: the log-dirs reports of one file,
+  computed in the task that reads it;
 - ``report``: a report's rows in their total order; ``output``: Parquet, JSON and the chart;
 - ``run``: one run, from a ``FleetRequest`` to reports.
 """

@@ -1,17 +1,17 @@
 """Reading ``log-dirs describe`` result files with pyarrow's JSON reader, flattened in Arrow.
 
-The Spark engine runs this in its tasks (``mapInArrow``, one file per task): pyarrow parses
-in C++ and hands columns to the JVM without per-row Python work, several times faster here
-than Spark's own reader of whole-file JSON. One pass yields every table of a file as one
-"tagged" Arrow table (``TAGGED`` columns), which Spark caches once and splits by ``tag``.
+The Spark engine runs this in its tasks: pyarrow parses in C++ without per-row Python work,
+several times faster here than Spark's own reader of whole-file JSON. One pass yields every
+table of a file as one "tagged" Arrow table (``TAGGED`` columns). The per-file path
+(``per_file.py``) turns it into the file's report rows in the task; the general path hands it
+to the JVM (``mapInArrow``), which caches it once and splits it by ``tag``.
 
-Two things keep the JVM's share small (docs/fleet.md, "Figures"):
 - a columnar copy: the tagged table of each file is kept as Parquet in ``.kadmin-cache/`` next
   to the input, named after the file, its size and its modification time, so a report over the
   same fleet reads Parquet instead of parsing JSON again, and a changed file is parsed anew;
 - the log-dirs reports need of a file's replica rows only its largest ``top`` (per cluster) and
-  the moves in flight (future replicas and the current replicas they copy): the task keeps those
-  and drops the rest before anything reaches the JVM (``for_log_dirs_reports``).
+  the moves in flight (future replicas and the current replicas they copy): the per-file path
+  keeps those and drops the rest before any report arithmetic (``for_log_dirs_reports``).
 """
 
 from __future__ import annotations
@@ -240,6 +240,7 @@ def read_log_dirs_file(path: str, stem: str, name: str):
 
 CACHE_DIR = ".kadmin-cache"
 CACHE_FORMAT = 1  # bumped when the tagged table changes: older copies are then parsed again
+DICTIONARY_COLUMNS = ["tag", "cluster", "rack", "path", "status", "error", "source"]
 
 
 def copy_path(path: str) -> Path:
@@ -258,7 +259,9 @@ def _write_copy(target: Path, name: str, table) -> None:
     tmp = target.parent / f".{uuid.uuid4().hex}.tmp"
     try:
         target.parent.mkdir(exist_ok=True)
-        pq.write_table(table, tmp, compression="zstd")
+        # Dictionaries only for the few-valued columns (on topics and sizes they cost time and
+        # space); no statistics (nothing filters on them): the copy writes in half the time.
+        pq.write_table(table, tmp, compression="zstd", use_dictionary=DICTIONARY_COLUMNS, write_statistics=False)
         os.replace(tmp, target)
         for old in target.parent.glob("*.parquet"):
             if old != target and old.name.rsplit("@", 1)[0] == name:
@@ -317,38 +320,35 @@ def for_log_dirs_reports(table, top: int):
     """The tagged table of one file with only the replica rows the log-dirs reports can use:
     the file's ``top`` largest (in the report's total order) and every future replica with the
     current replicas of the same broker and partition. Exact while a cluster's replicas come
-    from one file (the Spark engine checks, and otherwise does not narrow)."""
+    from one file (``per_file.assemble`` checks)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     is_rep = pc.equal(table.column("tag"), "r")
-    reps = table.filter(is_rep)
+    # Decide on the few columns the choice needs; only the chosen rows are then taken whole.
+    reps = table.select([*MOVE_KEYS, "size", "path", "is_future"]).filter(is_rep)
     if reps.num_rows <= top:
         return table
-    reps = reps.append_column("_i", pa.array(np.arange(reps.num_rows, dtype=np.int64)))
-    largest = pc.select_k_unstable(reps, k=top, sort_keys=LARGEST_ORDER)
+    keep = np.zeros(reps.num_rows, dtype=bool)
+    keep[pc.select_k_unstable(reps, k=top, sort_keys=LARGEST_ORDER).to_numpy()] = True
     future = reps.column("is_future")
-    futures = reps.filter(future)
-    keep = pc.is_in(reps.column("_i"), value_set=pc.take(reps.column("_i"), largest).combine_chunks())
-    if futures.num_rows:
+    if pc.any(future).as_py():
+        keep |= future.to_numpy()
+        positions = pa.array(np.arange(reps.num_rows, dtype=np.int64))
         sources = (
-            reps.filter(pc.invert(future))
-            .select([*MOVE_KEYS, "_i"])
-            .join(futures.select(MOVE_KEYS), MOVE_KEYS, join_type="left semi")
+            reps.select(MOVE_KEYS)
+            .append_column("_i", positions)
+            .filter(pc.invert(future))
+            .join(reps.filter(future).select(MOVE_KEYS), MOVE_KEYS, join_type="left semi")
         )
-        keep = pc.or_(
-            pc.or_(keep, future), pc.is_in(reps.column("_i"), value_set=sources.column("_i").combine_chunks())
-        )
-    return pa.concat_tables([table.filter(pc.invert(is_rep)), reps.filter(keep).drop_columns(["_i"])])
+        keep[sources.column("_i").to_numpy()] = True
+    chosen = np.flatnonzero(is_rep.to_numpy(zero_copy_only=False))[keep]
+    return pa.concat_tables([table.filter(pc.invert(is_rep)), table.take(pa.array(chosen))])
 
 
-def read_batches(batches: Iterator, top: int | None = None, cache: bool = True) -> Iterator:
-    """``mapInArrow`` function: input rows (path, stem, name) -> tagged record batches; with
-    ``top``, narrowed for the log-dirs reports."""
+def read_batches(batches: Iterator, cache: bool = True) -> Iterator:
+    """``mapInArrow`` function: input rows (path, stem, name) -> tagged record batches."""
     for batch in batches:
         for path, stem, name in zip(*(batch.column(i).to_pylist() for i in range(3))):
-            table = load_log_dirs_file(path, stem, name, cache)
-            if top is not None:
-                table = for_log_dirs_reports(table, top)
-            yield from table.to_batches(max_chunksize=1 << 16)
+            yield from load_log_dirs_file(path, stem, name, cache).to_batches(max_chunksize=1 << 16)

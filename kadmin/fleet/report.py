@@ -56,19 +56,26 @@ def sort_rows(spec: ReportSpec, rows: list[tuple]) -> list[tuple]:
     names = column_names(spec.columns)
     index = {n: i for i, n in enumerate(names)}
     keys = list(spec.order) + [n for n in names if n not in spec.order]
-    ranks = {v: i for i, v in enumerate(spec.ranked[1])} if spec.ranked else {}
+    ranked_column, ranked_values = spec.ranked if spec.ranked else (None, ())
+    ranks = {v: i for i, v in enumerate(ranked_values)}
+    plan = [(index[name], name in spec.descending, name == ranked_column) for name in keys]
 
     def key(row: tuple) -> tuple:
-        out = []
-        for name in keys:
-            value = row[index[name]]
-            if spec.ranked and name == spec.ranked[0]:
+        out: list[tuple[bool, Any]] = []
+        for i, descending, ranked in plan:
+            value = row[i]
+            if ranked:
                 value = ranks.get(value, len(ranks))
             elif isinstance(value, list):
                 value = tuple(value)
-            part = (value is None, 0 if value is None else value)
-            out.append(_Descending(part[1]) if name in spec.descending and value is not None else part[1])
-            out[-1] = (part[0], out[-1])
+            if value is None:
+                out.append((True, 0))
+            elif descending:
+                # numbers (and booleans) negated: the same order as _Descending, without a
+                # Python-level comparison per pair
+                out.append((False, -value if isinstance(value, (int, float)) else _Descending(value)))
+            else:
+                out.append((False, value))
         return tuple(out)
 
     return sorted(rows, key=key)

@@ -87,5 +87,9 @@ def build_reports(request: FleetRequest, opener: Any = None) -> list[Report]:
         if entries is not None:
             frames = engine.frames_from_fleet(session, entries, request.kind, opener)
         else:
-            frames = engine.frames_from_files(session, files, request.kind, request.top, request.cache)
+            if request.kind == "log-dirs":
+                per_file = engine.log_dirs_reports_from_files(session, files, request.top, request.cache)
+                if per_file is not None:
+                    return per_file  # else a cluster spans files: the general path below
+            frames = engine.frames_from_files(session, files, request.cache)
         return engine.reports(request.kind, frames, request.top)

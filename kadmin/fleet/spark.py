@@ -1,5 +1,9 @@
 """The fleet reports on Spark.
 
+``log-dirs describe --from DIR`` with each cluster in one file (the usual case) takes the
+per-file path: one Spark job whose tasks turn each file into its final report rows
+(``per_file.py``); the driver only puts them together. Everything else takes the general path:
+
 Rows become DataFrames with the schemas of ``tables.py``:
 - ``log-dirs describe`` results are parsed by pyarrow in Spark tasks (one per file, handed to
   the JVM as Arrow batches through ``mapInArrow``; see ``arrow.py``), cached once;
@@ -38,7 +42,13 @@ DEFAULT_CONF = {
     "spark.driver.host": "127.0.0.1",
     "spark.driver.bindAddress": "127.0.0.1",
     "spark.sql.session.timeZone": "UTC",
+    # pyspark imported by the Python workers from the installed package, not recompiled from
+    # Spark's zip in every fresh executor (spark_daemon.py)
+    "spark.python.daemon.module": "kadmin.fleet.spark_daemon",
 }
+
+# Tasks per core for the per-file path: a few, so a slow file does not hold up the others.
+FILE_TASKS_PER_CORE = 2
 
 INSTALL_HINT = "install the Spark extra: pip install 'kadmin[spark]'"
 
@@ -133,12 +143,11 @@ def _tag(rows: Rows) -> list[tuple[str, tuple]]:
     return [(name, row) for name, table in rows.items() for row in table]
 
 
-def frames_from_files(spark, files: list, kind: str, top: int | None = None, cache: bool = True) -> Frames:
+def frames_from_files(spark, files: list, cache: bool = True) -> Frames:
     """``--from DIR``: log-dirs results through pyarrow in Spark tasks, the rest through Python
-    tasks (one per file).
+    tasks (one per file). Every row reaches the JVM: the log-dirs reports come here only when a
+    cluster spans files (otherwise ``log_dirs_reports_from_files``).
 
-    ``top`` (log-dirs reports only): the tasks keep of the replica rows only those the log-dirs
-    reports use (``arrow.for_log_dirs_reports``), unless two files name the same cluster.
     ``cache``: read and write the columnar copies of the log-dirs files (``arrow.py``)."""
     from pyspark.sql import functions as F
 
@@ -155,12 +164,7 @@ def frames_from_files(spark, files: list, kind: str, top: int | None = None, cac
     if not log_files:
         return frames
 
-    tagged = _log_dirs_tagged(spark, log_files, top if kind == "log-dirs" else None, cache)
-    if kind == "log-dirs" and top is not None:
-        names = [r[0] for r in tagged.filter(F.col("tag") == "c").select("cluster").collect()]
-        if len(names) != len(set(names)):  # a cluster in several files: narrowing per file is not exact
-            tagged.unpersist()
-            tagged = _log_dirs_tagged(spark, log_files, None, cache)
+    tagged = _log_dirs_tagged(spark, log_files, cache)
     tag = F.col("tag")
     clusters = tagged.filter(tag == "c").select("cluster", F.col("status").alias("kind"), "source")
     errors = tagged.filter(tag == "e").select(*t.column_names(t.ERRORS))
@@ -174,7 +178,7 @@ def frames_from_files(spark, files: list, kind: str, top: int | None = None, cac
     return Frames(spark, out)
 
 
-def _log_dirs_tagged(spark, log_files: list, top: int | None, cache: bool):
+def _log_dirs_tagged(spark, log_files: list, cache: bool):
     """The tagged rows of the log-dirs files (kadmin/fleet/arrow.py), persisted: a few files per
     task (pyarrow parses each in C++, or reads its columnar copy), handed to the JVM as Arrow
     batches."""
@@ -190,9 +194,21 @@ def _log_dirs_tagged(spark, log_files: list, top: int | None, cache: bool):
     paths = spark.createDataFrame(
         [(f.path, f.cluster, f.name) for f in log_files], "path string, stem string, name string"
     ).repartition(slices)
-    return paths.mapInArrow(partial(read_batches, top=top, cache=cache), struct(TAGGED)).persist(
-        StorageLevel.MEMORY_AND_DISK
-    )
+    return paths.mapInArrow(partial(read_batches, cache=cache), struct(TAGGED)).persist(StorageLevel.MEMORY_AND_DISK)
+
+
+def log_dirs_reports_from_files(spark, files: list, top: int, cache: bool = True) -> list[Report] | None:
+    """``log-dirs describe --from DIR``: one Spark job whose tasks turn each file into its final
+    report rows (``per_file.py``); the driver only puts them together. None when a cluster's
+    result is spread over several files (then the general path: ``frames_from_files``)."""
+    from functools import partial
+
+    from kadmin.fleet.per_file import assemble, pieces
+
+    sc = spark.sparkContext
+    slices = min(len(files), max(1, sc.defaultParallelism) * FILE_TASKS_PER_CORE)
+    job = sc.parallelize(files, slices).mapPartitions(partial(pieces, top=top, cache=cache))
+    return assemble(job.collect())
 
 
 def frames_from_fleet(spark, entries: Sequence[Mapping[str, Any]], kind: str, opener=None) -> Frames:

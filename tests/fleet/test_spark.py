@@ -98,3 +98,53 @@ def test_live_fleet_with_an_unreachable_cluster(spark, tmp_path):
             assert live_rows[("logs", 1)][8:] == ("target broker unreachable", False)
         else:
             assert live_rows[(row[1], row[2])] == row
+
+
+def general_path(spark, directory, top):
+    """The log-dirs reports through the Spark engine's queries over the loaded tables."""
+    from kadmin.fleet import spark as engine
+    from kadmin.fleet.files import discover
+
+    frames = engine.frames_from_files(spark, discover(directory, "log-dirs"))
+    return engine.log_dirs_reports(frames, top)
+
+
+def test_the_per_file_path_gives_the_reports_of_the_general_path(spark, tmp_path):
+    """Each file turned into its final report rows in the tasks: the same reports as the queries
+    over the whole fleet's tables and as plain Python, on a fleet with moves in flight, offline
+    and cordoned directories, brokers and files that could not be read; when a cluster is spread
+    over two files, the per-file pieces are not used and the reports are still the same."""
+    import json
+
+    from kadmin.fleet import spark as engine
+    from kadmin.fleet.files import discover
+
+    fleet = tmp_path / "fleet"
+    write_fleet(fleet, clusters=6, brokers=4, dirs=3, replicas=40)
+    fx.write(fleet, {"east.json": fx.EAST, "west.json": fx.WEST, "broken.json": "{not json",
+                     "west.reassign-list.json": "{not json either"})
+    top = 3
+    local = build_reports(FleetRequest("log-dirs", from_dir=str(fleet), top=top))
+    per_file = engine.log_dirs_reports_from_files(spark, discover(fleet, "log-dirs"), top)
+    assert per_file is not None
+    assert_same(local, per_file)
+    assert_same(general_path(spark, fleet, top), per_file)
+    by = {r.name: r for r in per_file}
+    assert ("east", 1, "orders", 0, "/d1", "/d2", 8 * fx.GB, 3 * fx.GB, 500) in by["moves_in_flight"].rows
+    assert {r[3] for r in by["unavailable_dirs"].rows} == {"offline", "cordoned"}
+    assert {r[2] for r in by["unreachable"].rows} >= {"broken.json", "west.json", "west.reassign-list.json"}
+    assert len(by["largest_partitions"].rows) == 7 * top + 1  # "west" holds one replica
+
+    # "east" also in a second file: broker 3 of it, whose replica is the source of a move there
+    spread = fx.log_dirs_doc(fx.broker(3, [
+        fx.log_dir("/d1", [fx.replica("orders", 5, 7 * fx.GB)], total=100 * fx.GB, usable=50 * fx.GB),
+        fx.log_dir("/d2", [fx.replica("orders", 5, 1 * fx.GB, lag=9, future=True)], total=100 * fx.GB, usable=60 * fx.GB),
+    ]))
+    (fleet / "east-more.json").write_text(json.dumps(dict(spread, cluster="east")))
+    assert engine.log_dirs_reports_from_files(spark, discover(fleet, "log-dirs"), top) is None
+    local = build_reports(FleetRequest("log-dirs", from_dir=str(fleet), top=top))
+    on_spark = build_reports(FleetRequest("log-dirs", spark=True, spark_master=MASTER, from_dir=str(fleet), top=top))
+    assert_same(local, on_spark)
+    assert_same(general_path(spark, fleet, top), on_spark)
+    east = [r for r in {r.name: r for r in on_spark}["cluster_usage"].rows if r[0] == "east"]
+    assert east[0][1] == 3  # brokers 1, 2 and 3: one cluster from both files
