@@ -9,7 +9,7 @@ machine's load average is printed beside them.
 
 Every process runs the way an installed kadmin does: from bytecode. pip compiles a wheel's
 modules when it installs them, but a source checkout under ``PYTHONDONTWRITEBYTECODE=1`` (set
-on some machines, CI images among them) compiles the ~30 kadmin modules a command loads from
+on some machines, this one among them) compiles the ~30 kadmin modules a command loads from
 source on every run, ~60 ms that no installed copy pays; so the bench compiles kadmin's tree
 first and runs its children without that variable (pip compiled the reference's kafka-python).
 
