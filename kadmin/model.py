@@ -251,6 +251,7 @@ LEADER_REPLICAS = "leader.replication.throttled.replicas"
 FOLLOWER_REPLICAS = "follower.replication.throttled.replicas"
 BROKER_THROTTLE_CONFIGS = (LEADER_RATE, FOLLOWER_RATE, LOG_DIR_RATE)
 TOPIC_THROTTLE_CONFIGS = (LEADER_REPLICAS, FOLLOWER_REPLICAS)
+THROTTLE_CONFIGS = BROKER_THROTTLE_CONFIGS + TOPIC_THROTTLE_CONFIGS  # every config a throttle lives in
 
 
 @dataclass(frozen=True)

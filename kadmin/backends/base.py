@@ -12,7 +12,7 @@ thing and explains what to use instead when it cannot.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -97,9 +97,11 @@ class Backend(Protocol):
         """Ongoing reassignments only. None = all."""
 
     def describe_configs(
-        self, resources: Iterable[ConfigResource]
+        self, resources: Iterable[ConfigResource], keys: Collection[str] | None = None
     ) -> Mapping[ConfigResource, Mapping[str, ConfigEntry]]:
-        """Configs of topics and brokers."""
+        """Configs of topics and brokers; only those named in ``keys`` (None: every config).
+        Kafka filters by name itself (DescribeConfigs' configuration_keys), so asking for a
+        few configs of thousands of topics does not bring back all of theirs."""
 
     def list_end_offsets(self, partitions: Iterable[TopicPartition]) -> Mapping[TopicPartition, int]:
         """Latest offsets (log end offset of each leader)."""

@@ -11,7 +11,7 @@ Kept apart from the rest so it can be retired cleanly with ZooKeeper itself.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -295,10 +295,11 @@ class ZooKeeperBackend:
         return found if wanted is None else {tp: r for tp, r in found.items() if tp in wanted}
 
     def describe_configs(
-        self, resources: Iterable[ConfigResource]
+        self, resources: Iterable[ConfigResource], keys: Collection[str] | None = None
     ) -> Mapping[ConfigResource, Mapping[str, ConfigEntry]]:
-        """The dynamic configs ZooKeeper holds: topic overrides, per-broker and cluster-wide
-        broker defaults. Static (server.properties) and built-in defaults live only in brokers."""
+        """The dynamic configs ZooKeeper holds (only ``keys``, when given): topic overrides,
+        per-broker and cluster-wide broker defaults. Static (server.properties) and built-in
+        defaults live only in brokers."""
         resources = list(resources)
         needed = {zp.config_path(*_entity(r)) for r in resources}
         if any(r.type == ConfigResourceType.BROKER for r in resources):
@@ -307,7 +308,8 @@ class ZooKeeperBackend:
 
         def config(path: str) -> dict[str, str]:
             got = data.get(path)
-            return self._decode(zp.decode_config, got[0], path) if got else {}
+            values = self._decode(zp.decode_config, got[0], path) if got else {}
+            return values if keys is None else {k: v for k, v in values.items() if k in keys}
 
         default = config(zp.config_path(zp.BROKER_CONFIG_TYPE, zp.DEFAULT_BROKER))
         out: dict[ConfigResource, dict[str, ConfigEntry]] = {}

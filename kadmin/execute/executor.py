@@ -30,7 +30,13 @@ from kadmin.execute.plan_of_changes import (  # noqa: F401  (plan_execution re-e
     ExecutionPlan,
     plan_execution,
 )
-from kadmin.model import ConfigResource, ConfigResourceType, ReassignmentPlan, TopicPartitionReplica
+from kadmin.model import (
+    THROTTLE_CONFIGS,
+    ConfigResource,
+    ConfigResourceType,
+    ReassignmentPlan,
+    TopicPartitionReplica,
+)
 from kadmin.plan.reassignment_file import ParsedPlan
 from kadmin.throttling.operations import apply_throttles
 from kadmin.throttling.stores import RecordStore
@@ -63,7 +69,7 @@ def read_cluster(
     known_topics = {tp.topic for tp in cluster.partitions}
     resources = [ConfigResource(ConfigResourceType.TOPIC, t) for t in topics if t in known_topics]
     resources += [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in live]
-    configs = backend.describe_configs(resources)
+    configs = backend.describe_configs(resources, keys=THROTTLE_CONFIGS)
     return ClusterView(cluster, log_dirs, ongoing, configs, records.load_all() if records is not None else {})
 
 

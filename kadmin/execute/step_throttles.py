@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping, Sequence
 
 from kadmin.backends.base import Backend
-from kadmin.model import ConfigResource, ConfigResourceType, TopicPartition
+from kadmin.model import THROTTLE_CONFIGS, ConfigResource, ConfigResourceType, TopicPartition
 from kadmin.plan.steps import Step, throttled_replicas
 from kadmin.throttling.maths import FOLLOWER, LEADER, ThrottleRates, current_throttles, recorded, throttle_changes
 from kadmin.throttling.operations import apply_throttles, remove_plan_throttles
@@ -50,7 +50,7 @@ class RecordedThrottles:
             kinds[LEADER].update(f"{tp.partition}:{b}" for b in leader[tp])
             kinds[FOLLOWER].update(f"{tp.partition}:{b}" for b in follower[tp])
         brokers = {b for tp in leader for b in (*leader[tp], *follower[tp])}
-        current = current_throttles(self.backend.describe_configs(_resources(lists, brokers)))
+        current = current_throttles(self.backend.describe_configs(_resources(lists, brokers), keys=THROTTLE_CONFIGS))
         records = self.records.load_all()
         ts = throttle_changes(
             current,

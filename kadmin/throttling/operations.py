@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from kadmin.errors import KadminError, NotFoundError, UnsupportedOperation
 from kadmin.model import (
+    THROTTLE_CONFIGS,
     ClusterState,
     ConfigChange,
     ConfigResource,
@@ -116,7 +117,7 @@ def read_throttle_state(
         for t in (cluster.topics if topics is None else sorted(set(topics)))
         if t in known_topics
     ]
-    current = current_throttles(backend.describe_configs(resources))
+    current = current_throttles(backend.describe_configs(resources, keys=THROTTLE_CONFIGS))
     ongoing = dict(backend.list_partition_reassignments())
     moving, known = log_dir_moving_brokers(backend, cluster.brokers)
     records, error = {}, None

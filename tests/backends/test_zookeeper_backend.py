@@ -247,6 +247,9 @@ def test_config_changes_merge_and_notify_brokers(cluster, backend):
     assert configs[b3]["follower.replication.throttled.rate"].source == ConfigSource.DYNAMIC_DEFAULT_BROKER
     assert configs[b3]["leader.replication.throttled.rate"].value == "1000"
     assert list(configs[default]) == ["follower.replication.throttled.rate"]
+    only = backend.describe_configs([topic, b1, b3, default], keys=["leader.replication.throttled.rate"])
+    assert only == {topic: {}, b1: {}, b3: {"leader.replication.throttled.rate": configs[b3]["leader.replication.throttled.rate"]},
+                    default: {}}
 
 
 def test_topic_configs_alone(cluster, backend):

@@ -31,11 +31,14 @@ from tests.execute.fakes import FakeBackend, cluster_state
 class Backend(FakeBackend):
     """The executor's fake, with Kafka's config sources (per-broker values are DYNAMIC_BROKER)."""
 
-    def describe_configs(self, resources):
+    def describe_configs(self, resources, keys=None):
         def source(r):
             return ConfigSource.DYNAMIC_BROKER if r.type == ConfigResourceType.BROKER else ConfigSource.TOPIC
 
-        return {r: {k: ConfigEntry(k, v, source(r)) for k, v in self.configs.get(r, {}).items()} for r in resources}
+        return {
+            r: {k: ConfigEntry(k, v, source(r)) for k, v in self.configs.get(r, {}).items() if keys is None or k in keys}
+            for r in resources
+        }
 
 
 @pytest.fixture

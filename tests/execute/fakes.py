@@ -126,12 +126,16 @@ class FakeBackend:
         wanted = None if partitions is None else set(partitions)
         return {tp: r for tp, r in self.reassigning.items() if wanted is None or tp in wanted}
 
-    def describe_configs(self, resources):
+    def describe_configs(self, resources, keys=None):
         def source(r):
             return ConfigSource.TOPIC if r.type is ConfigResourceType.TOPIC else ConfigSource.DYNAMIC_BROKER
 
         return {
-            r: {k: ConfigEntry(k, v, source(r)) for k, v in self.configs.get(r, {}).items()}
+            r: {
+                k: ConfigEntry(k, v, source(r))
+                for k, v in self.configs.get(r, {}).items()
+                if keys is None or k in keys
+            }
             for r in resources
         }
 

@@ -103,14 +103,14 @@ class FakeBackend:
             out[b] = BrokerLogDirs(b, (LogDir(b, "/data", replicas=tuple(replicas)),))
         return out
 
-    def describe_configs(self, resources):
+    def describe_configs(self, resources, keys=None):
         out = {}
         for r in resources:
             entries = {k: ConfigEntry(k, v, ConfigSource.DYNAMIC_BROKER if r.type == ConfigResourceType.BROKER else ConfigSource.TOPIC)
                        for k, v in self.configs.get((r.type, r.name), {}).items()}
             if r.type == ConfigResourceType.TOPIC and r.name in self.min_insync:
                 entries["min.insync.replicas"] = ConfigEntry("min.insync.replicas", str(self.min_insync[r.name]))
-            out[r] = entries
+            out[r] = {k: e for k, e in entries.items() if keys is None or k in keys}
         return out
 
     # --- changes ----------------------------------------------------------------------------
