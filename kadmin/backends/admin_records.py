@@ -86,12 +86,12 @@ class RecordTopic:
             consumer.close()
 
     def _fast_read(self, wire) -> dict[str, bytes | None]:
-        """read_all through kadmin's small client: no consumer and no group; Metadata, then Fetch
-        from the partition leader until the end offset its first answer gives."""
+        """read_all through kadmin's small client: no consumer and no group; Metadata (a fresh
+        answer the command already has serves), then Fetch from the partition leader until the
+        end offset its first answer gives."""
         from kadmin.backends.wire_client import WireUnavailable, protocol
 
-        md = wire.metadata([self.topic])
-        [t] = md.topics
+        t = wire.topic_metadata(self.topic)
         if t.error_code == 3 or (not t.error_code and not t.partitions):  # UNKNOWN_TOPIC_OR_PARTITION
             return {}
         part = {p.partition_index: p for p in t.partitions}.get(0)

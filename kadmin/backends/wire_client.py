@@ -238,7 +238,7 @@ class WireClient:
         self.client_id = client_id
         self._conns: dict[object, Connection] = {}
         self._lock = threading.Lock()
-        self._metadata: tuple[float, Any] | None = None
+        self._metadata: tuple[float, Any, frozenset[str] | None] | None = None  # when, answer, topics asked
 
     # --- connections -----------------------------------------------------------------------
     def _connect(self, key, host: str, port: int) -> Connection:
@@ -292,7 +292,8 @@ class WireClient:
         if topics == [] and conn.version_for(mod.MetadataRequest) == 0:
             raise WireUnavailable("Metadata v0 cannot ask for no topics")
         resp = conn.request(req, mod.MetadataResponse)
-        self._metadata = (time.monotonic(), resp)  # its brokers, for brokers()
+        # its brokers, for brokers(); its topics, for topic_metadata()
+        self._metadata = (time.monotonic(), resp, None if topics is None else frozenset(topics))
         return resp
 
     def brokers(self, max_age: float = METADATA_TTL):
@@ -301,6 +302,20 @@ class WireClient:
         if self._metadata is not None and time.monotonic() - self._metadata[0] <= max_age:
             return self._metadata[1]
         return self.metadata([])
+
+    def topic_metadata(self, topic: str, max_age: float = METADATA_TTL):
+        """``topic``'s entry in a Metadata answer at most ``max_age`` seconds old that has it (a
+        command that just read every topic does not ask again), else in one asked now. A topic
+        missing from an all-topics answer is asked for by name, so a topic the broker hides
+        answers with its error rather than as absent."""
+        if self._metadata is not None and time.monotonic() - self._metadata[0] <= max_age:
+            _, resp, asked = self._metadata
+            if asked is None or topic in asked:
+                for t in resp.topics:
+                    if t.name == topic:
+                        return t
+        [t] = self.metadata([topic]).topics
+        return t
 
     def to_each(self, node_ids, make_request, response_cls) -> dict:
         """``make_request(node_id)`` sent to every broker at once: {node_id: response}. One thread:

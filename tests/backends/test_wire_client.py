@@ -16,6 +16,7 @@ from kadmin.model import (
     FOLLOWER_RATE,
     LEADER_RATE,
     LEADER_REPLICAS,
+    THROTTLE_CONFIGS,
     AlterOp,
     Assignment,
     ConfigChange,
@@ -48,6 +49,7 @@ def _reads(b: AdminBackend) -> dict:
         "reassignments": b.list_partition_reassignments(),
         "reassignment_t0": b.list_partition_reassignments([TopicPartition("t", 0), TopicPartition("t", 2)]),
         "configs": b.describe_configs([DEFAULT_BROKER, topic, *brokers]),
+        "throttle_configs": b.describe_configs([DEFAULT_BROKER, topic, *brokers], keys=THROTTLE_CONFIGS),
         "end_offsets": b.list_end_offsets([TopicPartition("t", p) for p in range(3)]),
         "records": RecordTopic(b, RECORDS).read_all(),
     }
@@ -81,6 +83,13 @@ def test_every_read_answers_as_the_library_clients_do(version, decoder, monkeypa
             assert not fast._wire_off, "the small client gave up and the library clients answered"
         assert got == expected
         assert got["reassignments"] and got["records"] == {"plan-a": None, "plan-b": b'{"b": 2}'}
+        # Only the configs asked for, as Kafka filters them: the set throttles are among them.
+        assert got["throttle_configs"] == {
+            r: {n: e for n, e in entries.items() if n in THROTTLE_CONFIGS} for r, entries in got["configs"].items()
+        }
+        topic = ConfigResource(ConfigResourceType.TOPIC, "t")
+        assert got["throttle_configs"][topic][LEADER_REPLICAS].value == "0:0"
+        assert got["throttle_configs"][DEFAULT_BROKER][FOLLOWER_RATE].value == "2000"
 
 
 def test_no_record_topic_reads_as_no_records():
@@ -138,3 +147,23 @@ def test_security_configured_leaves_every_read_to_the_library_clients(protocol):
     settings = ConnectionSettings(bootstrap_servers="127.0.0.1:1", properties={"security.protocol": protocol})
     with AdminBackend(settings) as b:
         assert b._fast(lambda wire: pytest.fail("the small client was used")) is NotImplemented
+
+
+def test_the_records_are_read_with_the_metadata_the_command_already_has(monkeypatch):
+    """throttle show reads every topic first: the record topic's leader comes from that answer;
+    a topic the answer lacks is asked for by name."""
+    from kadmin.backends.wire_client import WireClient
+
+    with Sandbox(brokers=3, log_dirs=1) as sb:
+        with _backend(sb, small_client=False, read_only=False) as w:
+            RecordTopic(w, RECORDS).write("plan-a", b'{"a": 1}')
+        asked = []
+        original = WireClient.metadata
+        monkeypatch.setattr(WireClient, "metadata", lambda self, topics=None: asked.append(topics) or original(self, topics))
+        with _backend(sb, small_client=True) as b:
+            b.describe_cluster()
+            assert RecordTopic(b, RECORDS).read_all() == {"plan-a": b'{"a": 1}'}
+            assert asked == [None]
+            assert RecordTopic(b, "__other_records").read_all() == {}
+            assert asked == [None, ["__other_records"]]
+            assert not b._wire_off
