@@ -14,7 +14,8 @@ source on every run, ~60 ms that no installed copy pays; so the bench compiles k
 first and runs its children without that variable (pip compiled the reference's kafka-python).
 
 Run: python bench/bench_cli.py   (or `make bench` for every figure);
-     python bench/bench_cli.py read-commands [ROUNDS]   (the read commands only)
+     python bench/bench_cli.py read-commands [ROUNDS]   (the read commands only);
+     python bench/bench_cli.py many-topics [TOPICS [ROUNDS]]   (throttle show on 2,000 topics)
 """
 
 from __future__ import annotations
@@ -153,7 +154,13 @@ def read_commands(rounds: int = 15) -> list[Figure]:
 
 
 def _baseline(root: str, cmd: list[str]) -> list[str]:
-    """``cmd`` (a ``python -m kadmin`` command line) run from the kadmin tree at ``root``."""
+    """``cmd`` (a ``python -m kadmin`` command line) run from the kadmin tree at ``root``, its
+    bytecode written first, as for this tree."""
+    import compileall
+
+    for tree in ("kadmin", "commands"):
+        if (Path(root) / tree).is_dir():
+            compileall.compile_dir(Path(root) / tree, quiet=1, force=False, legacy=False)
     return ["env", "-C", root, f"PYTHONPATH={root}", *cmd]
 
 
@@ -194,8 +201,35 @@ def figures() -> list[Figure]:
         out.append(Figure("log-dirs describe", "50 brokers: DescribeLogDirs concurrent", conc, "s", "", None))
         out.append(Figure("log-dirs describe", "50 brokers: one by one", seq, "s", "",  None))
         out.append(Figure("log-dirs describe", "one-by-one / concurrent", seq / conc, "x", "> 1", seq > conc))
+    out += many_topics()
     out += read_commands()  # last: the peak RSS figures above stay those of a small benchmark process
     return out
+
+
+def many_topics(topics: int = 2000, rounds: int = 5) -> list[Figure]:
+    """`throttle show` where most of its reads scale with topics (every topic's throttle lists),
+    beside `log-dirs describe` (every replica) on the same cluster, interleaved, medians (with
+    KADMIN_BENCH_BASELINE, also throttle show from that tree)."""
+    from kadmin.sandbox import Sandbox
+
+    with Sandbox(brokers=3, log_dirs=2) as sb:
+        for i in range(topics):
+            sb.create_topic(f"topic-{i:05d}", partitions=3, replication_factor=2)
+        cmds = {
+            "throttle show -o json": _kadmin("throttle", "show", "-o", "json", "--bootstrap-server", sb.bootstrap),
+            "log-dirs describe -o json": _kadmin("log-dirs", "describe", "-o", "json", "--bootstrap-server", sb.bootstrap),
+        }
+        baseline = os.environ.get("KADMIN_BENCH_BASELINE")  # as in read_commands
+        if baseline:
+            cmds["throttle show -o json (baseline)"] = _baseline(baseline, cmds["throttle show -o json"])
+        walls: dict[str, list[float]] = {name: [] for name in cmds}
+        for _ in range(rounds):
+            for name, cmd in cmds.items():
+                walls[name].append(timed(cmd, 1)[0])
+    where = f"{topics:,} topics x 3 partitions, 3 brokers"
+    return [
+        Figure(where, f"{name}: median of {rounds}", statistics.median(w), "s", "", None) for name, w in walls.items()
+    ]
 
 
 def _fan_out_ratio(bootstrap: str) -> tuple[float, float]:
@@ -219,5 +253,7 @@ def _fan_out_ratio(bootstrap: str) -> tuple[float, float]:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["read-commands"]:  # [ROUNDS]
         print_figures("CLI read commands", read_commands(*map(int, sys.argv[2:3])))
+    elif sys.argv[1:2] == ["many-topics"]:  # [TOPICS [ROUNDS]]
+        print_figures("CLI on many topics", many_topics(*map(int, sys.argv[2:4])))
     else:
         print_figures("CLI", figures())
