@@ -122,12 +122,39 @@ def message(name: str) -> Any:
 COMPILE_ABOVE = 8 * 1024  # bytes of a response frame
 
 
+# Requests likewise: the walk costs ~8 us per list element, the compiled encoder ~4 us after
+# compiling (~2.5 ms), so a request holding more elements than this (topics and their
+# partitions: thousands of topics' configs, offsets of every moving partition) is compiled.
+COMPILE_ENCODE_ABOVE = 500  # list elements, two levels deep
+
+
 def encode_request(request, version: int) -> bytes:
-    """The framed request (size, header, body) at ``version``, by the schema walk."""
+    """The framed request (size, header, body) at ``version``: by the schema walk, or by
+    kafka-python's compiled encoder for a large one."""
+    if _elements(request, 2) > COMPILE_ENCODE_ABOVE:
+        data = request.encode(version=version, header=True)
+        return struct.pack(">i", len(data)) + data
     flexible = request.flexible_version_q(version)
     header = request.encode_header(flexible=flexible)
     body = request._struct.encode(request, version=version, compact=flexible, tagged=flexible)
     return struct.pack(">i", len(header) + len(body)) + header + body
+
+
+def _elements(item, depth: int) -> int:
+    """List elements in ``item``'s fields and, ``depth`` levels down, in theirs; counting stops
+    once past COMPILE_ENCODE_ABOVE."""
+    n = 0
+    for f in type(item)._struct._fields:
+        value = getattr(item, f.name, None)
+        if not isinstance(value, list):
+            continue
+        n += len(value)
+        for element in value if depth > 1 else ():
+            if n > COMPILE_ENCODE_ABOVE:
+                return n
+            if hasattr(type(element), "_struct"):
+                n += _elements(element, depth - 1)
+    return n
 
 
 def decode_response(response_cls, frame: bytes, version: int, header: bool = True):

@@ -55,17 +55,18 @@ def _reads(b: AdminBackend) -> dict:
     }
 
 
-# Answers decoded by walking the schema (small ones) or by kafka-python's compiled decoder
-# (large ones): both must read the same.
-DECODERS = {"schema walk": 10**9, "compiled": 0}
+# Requests encoded and answers decoded by walking the schema (small ones) or by kafka-python's
+# compiled codecs (large ones): both must read the same.
+CODECS = {"schema walk": (10**9, 10**9), "compiled": (0, -1)}  # (COMPILE_ABOVE, COMPILE_ENCODE_ABOVE)
 
 
-@pytest.mark.parametrize("decoder", DECODERS)
+@pytest.mark.parametrize("codec", CODECS)
 @pytest.mark.parametrize("version", ["3.3", "4.3"])
-def test_every_read_answers_as_the_library_clients_do(version, decoder, monkeypatch):
+def test_every_read_answers_as_the_library_clients_do(version, codec, monkeypatch):
     from kadmin.backends import wire_client
 
-    monkeypatch.setattr(wire_client, "COMPILE_ABOVE", DECODERS[decoder])
+    monkeypatch.setattr(wire_client, "COMPILE_ABOVE", CODECS[codec][0])
+    monkeypatch.setattr(wire_client, "COMPILE_ENCODE_ABOVE", CODECS[codec][1])
     with Sandbox(brokers=4, log_dirs=2, racks=2, manual_clock=True, kafka_version=version) as sb:
         sb.create_topic("t", assignment={0: [0, 1], 1: [1, 2], 2: [2, 3]}, size_bytes=10 * MiB)
         with _backend(sb, small_client=False, read_only=False) as w:
@@ -167,3 +168,25 @@ def test_the_records_are_read_with_the_metadata_the_command_already_has(monkeypa
             assert RecordTopic(b, "__other_records").read_all() == {}
             assert asked == [None, ["__other_records"]]
             assert not b._wire_off
+
+
+def test_a_large_request_is_encoded_as_kafka_python_encodes_it():
+    """Thousands of topics' configs, the offsets of every moving partition: compiled, same bytes."""
+    from kadmin.backends.wire_client import COMPILE_ENCODE_ABOVE, _elements, encode_request, message, protocol
+
+    Req = message("DescribeConfigsRequest")
+    topics = Req(
+        resources=[Req.DescribeConfigsResource(resource_type=2, resource_name=f"t{i}", configuration_keys=list(THROTTLE_CONFIGS))
+                   for i in range(2000)],
+        include_synonyms=False, include_documentation=False)
+    L = protocol("protocol.consumer.offsets").ListOffsetsRequest
+    partitions = L(replica_id=-1, isolation_level=0, timeout_ms=1000, topics=[L.ListOffsetsTopic(
+        name="t", partitions=[L.ListOffsetsTopic.ListOffsetsPartition(partition_index=i, current_leader_epoch=-1, timestamp=-1)
+                              for i in range(5000)])])
+    for request, version in ((topics, 4), (partitions, 7)):
+        assert _elements(request, 2) > COMPILE_ENCODE_ABOVE
+        request.API_VERSION = version
+        request.with_header(correlation_id=7, client_id="kadmin")
+        framed = encode_request(request, version)
+        assert framed[4:] == request.encode(version=version, header=True)
+        assert int.from_bytes(framed[:4], "big") == len(framed) - 4
