@@ -14,7 +14,14 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from kadmin.backends.admin_clients import BACKOFF, TRANSIENT_ATTEMPTS, AdminClients, log
-from kadmin.backends.admin_errors import TRANSIENT, cluster_error, describe_exception, kp_error_name, permission_hint
+from kadmin.backends.admin_errors import (
+    CK_UNREACHABLE,
+    TRANSIENT,
+    cluster_error,
+    describe_exception,
+    kp_error_name,
+    permission_hint,
+)
 from kadmin.backends.base import BrokerLogDirs, Capability
 from kadmin.backends.kafka_errors import error_name, java_class_name
 from kadmin.errors import (
@@ -101,7 +108,10 @@ class AdminBackend(AdminClients):
         try:
             md = ck.list_topics(timeout=self.timeout)
         except KafkaException as e:
-            raise self._ck_error(e.args[0] if e.args else None, "reading metadata") from None
+            err = e.args[0] if e.args else None
+            if err is not None and err.name() in CK_UNREACHABLE and not self._ck_login_seen():
+                raise self._no_broker_answered() from None  # as kafka-python's path says it
+            raise self._ck_error(err, "reading metadata") from None
         desc = self._ck_result(ck.describe_cluster(request_timeout=self.timeout), "describing the cluster")
         brokers = {
             n.id: Broker(id=n.id, host=n.host, port=n.port, rack=n.rack or None)

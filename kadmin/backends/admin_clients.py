@@ -67,13 +67,17 @@ class AdminClients:
                 except (KafkaTimeoutError, KafkaConnectionError):
                     if watch.error is not None:  # bootstrap retried a refused login until the timeout
                         raise login_error(watch.error, "connecting to " + self.bootstrap) from None
-                    raise ConnectionFailed(
-                        f"no broker answered at {self.bootstrap} within {self.timeout:g}s",
-                        hint="check --bootstrap-server, the network and the security settings",
-                    ) from None
+                    raise self._no_broker_answered() from None
                 except KafkaError as e:
                     raise cluster_error(e, "connecting to " + self.bootstrap) from None
             return self._kp
+
+    def _no_broker_answered(self) -> ConnectionFailed:
+        """The bootstrap servers could not be reached or did not answer: one message for both clients."""
+        return ConnectionFailed(
+            f"no broker answered at {self.bootstrap} within {self.timeout:g}s",
+            hint="check --bootstrap-server, the network and the security settings",
+        )
 
     def _fast(self, call):
         """``call(wire_client)`` through kadmin's small client (``wire_client``): its answer, or

@@ -85,6 +85,10 @@ def broker_message(e) -> str:
     return "" if detail.startswith(("Request '", cls)) or detail == error_name(e.errno) else detail
 
 
+# librdkafka's names for "no broker could be reached, or none answered in time".
+CK_UNREACHABLE = ("_TRANSPORT", "_TIMED_OUT", "_ALL_BROKERS_DOWN")
+
+
 def confluent_error(err, what: str) -> ClusterError:
     if err is None:
         return ClusterError(what + ": unknown error")
@@ -97,7 +101,7 @@ def confluent_error(err, what: str) -> ClusterError:
         return AuthorizationError(text, error_code=err.code(), hint=permission_hint(name, what))
     if "AUTHENTICATION" in name or "_SSL" in name:
         return AuthenticationError(text, error_code=err.code(), hint=TRUSTSTORE_HINT if "_SSL" in name else None)
-    if name in ("_TRANSPORT", "_TIMED_OUT", "_ALL_BROKERS_DOWN", "_RESOLVE"):
+    if name in CK_UNREACHABLE or name == "_RESOLVE":
         return ConnectionFailed(text, error_code=err.code())
     return ClusterError(text, error_code=err.code())
 
