@@ -132,6 +132,8 @@ def execute(
 
     --incremental moves a few replicas at a time (KIP-435 steps), waits for each batch, keeps a
     state file, and removes its throttles at the end; run the same command again to resume.
+    Replicas with a named log_dirs entry are sent there before the first step and again after
+    the last, and the run ends once all are in place.
 
     \b
     --wait follows the progress live (on stderr: reassign progress --watch's table on a
@@ -322,7 +324,6 @@ def _run_incremental(params, opener) -> None:
         open_for_execute,
         prepare,
         refuse_existing_rollback,
-        refuse_log_dir_targets,
     )
     from kadmin.execute.rollback import utc_now
     from kadmin.execute.step_throttles import RecordedThrottles
@@ -334,13 +335,11 @@ def _run_incremental(params, opener) -> None:
     state_path = Path(params.state_file) if params.state_file else state_file.default_state_path(params.plan_file)
     saved = state_file.load(state_path)
     resuming = saved is not None and saved.plan_digest == plan_fingerprint(plan) and not saved.finished
-    if not resuming:
-        refuse_log_dir_targets(plan)
     request = replace(prepared.request, additional=params.additional or resuming)  # a resumed run joins its own
-    rate = params.throttle_rate
+    rate, log_dir_rate = params.throttle_rate, params.log_dir_rate
     with open_for_execute(prepared, opener, read_only=params.dry_run) as backend:
         records = options.open_records(backend.backend)
-        if rate is not None and records is None and not params.dry_run:
+        if (rate is not None or log_dir_rate is not None) and records is None and not params.dry_run:
             raise UnsupportedOperation(
                 "this connection has no place to record the throttles kadmin sets, so they could not be removed safely; nothing was changed",
                 hint="run without --throttle, or set throttles with `kadmin throttle set`",
@@ -370,14 +369,18 @@ def _run_incremental(params, opener) -> None:
                 steps = plan_steps(
                     plan, view.cluster.partitions, params.limits.max_parallel_replicas, min_insync_of(view.configs)
                 )
-                print_preview(people, steps, plan_batches(steps, params.limits), render)
+                print_preview(people, steps, plan_batches(steps, params.limits), render, xplan.log_dir_moves)
                 return
             if xplan.nothing_to_change and not any(a.tp in view.ongoing for a in plan.partitions):
                 _print_done(params, pid, state_path, saved)
                 return
             refuse_existing_rollback(request.rollback_path)
         control = (
-            RecordedThrottles(backend, rate, pid, records, plan_file=request.plan_file) if rate is not None else None
+            RecordedThrottles(
+                backend, rate, pid, records, plan_file=request.plan_file, log_dir_rate=log_dir_rate, plan=plan
+            )
+            if rate is not None or log_dir_rate is not None
+            else None
         )
         with RollbackFile(request.rollback_path, backend) as rollback:
             if not resuming:

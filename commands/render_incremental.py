@@ -131,7 +131,9 @@ def _progress_line(p) -> str:
     )
 
 
-def print_preview(people, steps, batches, render) -> None:
+def print_preview(people, steps, batches, render, log_dir_moves=()) -> None:
+    """The batches, and the replicas sent to named log directories before the first one
+    (``log_dir_moves``: the plan's LogDirMove changes)."""
     if not people:
         render.print_json(
             {
@@ -150,6 +152,16 @@ def print_preview(people, steps, batches, render) -> None:
                     ]
                     for b in batches
                 ],
+                "log_dir_moves": [
+                    {
+                        "topic": m.replica.topic,
+                        "partition": m.replica.partition,
+                        "broker": m.replica.broker,
+                        "log_dir": m.target_dir,
+                        "replica_exists": m.current_dir is not None,
+                    }
+                    for m in log_dir_moves
+                ],
             }
         )
         return
@@ -160,3 +172,9 @@ def print_preview(people, steps, batches, render) -> None:
     )
     for i, b in enumerate(batches, 1):
         click.echo(f"Batch {i}: " + ", ".join(f"{s.tp} -> {','.join(map(str, s.after))}" for s in b))
+    if log_dir_moves:
+        click.echo(f"Log directories, sent before the first batch ({len(log_dir_moves)} replica(s)):")
+        for m in log_dir_moves:
+            r = m.replica
+            where = f"from {m.current_dir}" if m.current_dir is not None else "created there by its step"
+            click.echo(f"  {r.topic}-{r.partition} on broker {r.broker} -> {m.target_dir} ({where})")

@@ -31,6 +31,7 @@ from kadmin.backends.base import Backend, Capability
 from kadmin.errors import ClusterError, KadminError, ReassignmentInProgress, UsageError
 from kadmin.execute import state_file
 from kadmin.execute.clock import Clock, SystemClock  # also re-exported for callers
+from kadmin.execute.incremental_log_dirs import not_in_place, send_targets
 from kadmin.execute.state_file import IncrementalState, PartitionProgress
 from kadmin.model import (
     Assignment,
@@ -43,6 +44,7 @@ from kadmin.model import (
 )
 from kadmin.plan.batches import Backlog, Limits, exceeded, load_of, next_batch
 from kadmin.plan.steps import Step, plan_steps, resume_point
+from kadmin.plan.verify import log_dir_targets
 
 MIN_INSYNC = "min.insync.replicas"
 
@@ -130,9 +132,11 @@ def run_incremental(
 ) -> IncrementalResult:
     """Run ``plan`` in steps under ``limits`` until every partition is at its target.
 
-    Raises UsageError for a state file of another plan or a plan with ``log_dirs`` targets,
-    ClusterError when the cluster refuses a step or a partition was changed by someone else
-    (the state file is saved first, so fixing the cause and running again resumes).
+    Replicas the plan puts in named directories are sent there around the steps
+    (``kadmin.execute.incremental_log_dirs``), and the run ends once they are in place.
+    Raises UsageError for a state file of another plan, ClusterError when the cluster refuses
+    a step or a directory, or a partition was changed by someone else (the state file is saved
+    first, so fixing the cause and running again resumes).
     """
     return _Run(
         backend,
@@ -191,15 +195,11 @@ class _Run:
         self.backlog: Backlog | None = None
         self.dirty = True  # something changed since the last try to start a batch
         self.suspect: set[TopicPartition] = set()  # matched no step at the last look
+        self.log_dirs = log_dir_targets(plan)  # replicas the plan puts in a named directory
 
     # --- the loop -------------------------------------------------------------------------
     def run(self) -> IncrementalResult:
         self.limits.validate()
-        if any(a.log_dir_targets() for a in self.plan.partitions):
-            raise UsageError(
-                "--incremental moves replicas between brokers only; this plan has log_dirs targets",
-                hint="run the plan without --incremental, or move the directories afterwards",
-            )
         self.t0 = self.clock.now()
         cluster = self._read(self.backend.describe_cluster)
         self.live = set(cluster.brokers)
@@ -215,10 +215,17 @@ class _Run:
         self.bytes_at_start = self._bytes_done()
         self.backlog = Backlog.of({tp: p.steps[p.completed :] for tp, p in self.state.partitions.items()}, self.sizes)
 
-        if not self._all_done() and self.throttle is not None:
+        dirs_left = self._read(lambda: not_in_place(self.backend, self.log_dirs))
+        if (not self._all_done() or dirs_left) and self.throttle is not None:
             n = self.throttle.apply({tp: p.steps for tp, p in self.state.partitions.items()})
             self._save(throttles_set=True)
             self.reporter.throttles("set", n)
+        if dirs_left:  # before the first batch: replicas to come are created in their directory
+            to_come = send_targets(self.backend, {r: self.log_dirs[r] for r in dirs_left})
+            self.reporter.note(
+                f"{len(dirs_left)} replica(s) sent to their log directories"
+                + (f" ({len(to_come)} to be created there by the steps)" if to_come else "")
+            )
 
         while not self._all_done():
             self._maybe_start_batch()
@@ -227,6 +234,8 @@ class _Run:
             cluster = self._read(self.backend.describe_cluster)
             self.live = set(cluster.brokers)
             self._locate(cluster.partitions, self._ongoing())
+        if self.log_dirs:
+            self._finish_log_dirs()
 
         if self.throttle is not None and self.state.throttles_set:
             n = self.throttle.remove()
@@ -243,6 +252,32 @@ class _Run:
             self.bytes_total,
             self.clock.now() - self.t0,
         )
+
+    def _finish_log_dirs(self) -> None:
+        """After the last step: every replica the plan names a directory for is sent there again
+        unless it is there or on its way (REPLICA_NOT_AVAILABLE retried for ``pickup_grace``),
+        and the run waits until all are in place (kadmin.execute.incremental_log_dirs)."""
+        first_try = self.clock.now()
+        last_note = None
+        while True:
+            left = self._read(lambda: not_in_place(self.backend, self.log_dirs))
+            if not left:
+                return
+            resend = {r: self.log_dirs[r] for r, w in left.items() if w is None or w.future_dir != self.log_dirs[r]}
+            if resend:
+                missing = send_targets(self.backend, resend)
+                if missing and self.clock.now() - first_try > self.pickup_grace:
+                    shown = ", ".join(f"{r.topic}-{r.partition} on broker {r.broker}" for r in sorted(missing)[:5])
+                    raise ClusterError(
+                        f"{len(missing)} replica(s) were not on their broker {self.pickup_grace:g}s after the last step: {shown}",
+                        hint=f"check those brokers, then run the same command again to resume (state: {self.path})",
+                    )
+            now = self.clock.now()
+            if last_note is None or now - last_note >= self.progress_interval:
+                copying = sum(1 for r, w in left.items() if w is not None and w.future_dir == self.log_dirs[r])
+                self.reporter.note(f"log directories: {len(left)} replica(s) not in place yet, {copying} copying")
+                last_note = now
+            self.clock.sleep(self.poll_interval)
 
     def _open_state(self, partitions: Mapping[TopicPartition, PartitionState]) -> tuple[IncrementalState, bool]:
         digest = plan_fingerprint(self.plan)

@@ -52,8 +52,6 @@ class ExecuteParams:
         """Every rule between flags and every flag value, before anything is read. Raises
         UsageError (a flag that does not apply) or InputError (a value that cannot be used)."""
         if self.incremental:
-            if self.log_dir_throttle is not None:
-                raise UsageError("--replica-alter-log-dirs-throttle does not apply to --incremental (no log-dir moves)")
             self.limits.validate()
         else:
             extra = [flag for flag in INCREMENTAL_ONLY if flag in self.given]

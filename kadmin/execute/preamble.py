@@ -72,17 +72,6 @@ def refuse_existing_rollback(path: str) -> None:
         )
 
 
-def refuse_log_dir_targets(plan: ReassignmentPlan) -> None:
-    """--incremental moves replicas between brokers only: refused before anything is written."""
-    from kadmin.errors import UsageError
-
-    if any(a.log_dir_targets() for a in plan.partitions):
-        raise UsageError(
-            "--incremental moves replicas between brokers only; this plan has log_dirs targets",
-            hint="run the plan without --incremental, or move the directories afterwards",
-        )
-
-
 @contextlib.contextmanager
 def open_for_execute(
     prepared: Prepared, opener: Callable[[bool], AbstractContextManager], *, read_only: bool

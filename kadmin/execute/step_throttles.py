@@ -13,9 +13,17 @@ import time
 from collections.abc import Mapping, Sequence
 
 from kadmin.backends.base import Backend
-from kadmin.model import THROTTLE_CONFIGS, ConfigResource, ConfigResourceType, TopicPartition
+from kadmin.model import THROTTLE_CONFIGS, ConfigResource, ConfigResourceType, ReassignmentPlan, TopicPartition
 from kadmin.plan.steps import Step, throttled_replicas
-from kadmin.throttling.maths import FOLLOWER, LEADER, ThrottleRates, current_throttles, recorded, throttle_changes
+from kadmin.throttling.maths import (
+    FOLLOWER,
+    LEADER,
+    ThrottleRates,
+    current_throttles,
+    log_dir_rate_brokers,
+    recorded,
+    throttle_changes,
+)
 from kadmin.throttling.operations import apply_throttles, remove_plan_throttles
 from kadmin.throttling.record import now_iso, who
 from kadmin.throttling.stores import MemoryRecordStore
@@ -26,21 +34,36 @@ class RecordedThrottles:
 
     Set once before the first batch: leader-side entries for every replica that is a source in
     any step (a replica added early, like the new preferred leader, feeds the later steps),
-    follower-side entries for every replica any step adds, rates on every broker involved;
-    merged with what is already set and recorded under ``plan_id``. Removed after the last step:
+    follower-side entries for every replica any step adds, rates on every broker involved, and
+    the log-dir rate on the brokers where the plan names directories; merged with what is
+    already set and recorded under ``plan_id``. Removed after the last step:
     only what this record set, and only what no running move still needs.
     """
 
-    def __init__(self, backend: Backend, rate: int, plan_id: str, records=None, *, plan_file: str | None = None):
+    def __init__(
+        self,
+        backend: Backend,
+        rate: int | None,
+        plan_id: str,
+        records=None,
+        *,
+        plan_file: str | None = None,
+        log_dir_rate: int | None = None,
+        plan: ReassignmentPlan | None = None,
+    ):
+        """``rate``: the inter-broker rate (None: none set); ``log_dir_rate``: the rate of moves
+        between directories, set on the brokers where ``plan`` names directories."""
         self.backend = backend
         self.rate = rate
         self.plan_id = plan_id
         self.records = records if records is not None else MemoryRecordStore()
         self.plan_file = plan_file
+        self.log_dir_rate = log_dir_rate
+        self.log_dir_brokers = log_dir_rate_brokers(plan) if plan is not None and log_dir_rate is not None else set()
 
     def apply(self, steps: Mapping[TopicPartition, Sequence[Step]]) -> int:
-        leader, follower = throttled_replicas(steps)
-        if not leader:
+        leader, follower = throttled_replicas(steps) if self.rate is not None else ({}, {})
+        if not leader and not self.log_dir_brokers:
             return 0
         # Not Kafka's one-shot lists (there a destination is never a source): here a replica
         # can be both, added by one step and copied from in the next, so it needs both entries.
@@ -50,13 +73,15 @@ class RecordedThrottles:
             kinds[LEADER].update(f"{tp.partition}:{b}" for b in leader[tp])
             kinds[FOLLOWER].update(f"{tp.partition}:{b}" for b in follower[tp])
         brokers = {b for tp in leader for b in (*leader[tp], *follower[tp])}
-        current = current_throttles(self.backend.describe_configs(_resources(lists, brokers), keys=THROTTLE_CONFIGS))
+        resources = _resources(lists, brokers | self.log_dir_brokers)
+        current = current_throttles(self.backend.describe_configs(resources, keys=THROTTLE_CONFIGS))
         records = self.records.load_all()
         ts = throttle_changes(
             current,
             lists=lists,
             rate_brokers=brokers,
-            rates=ThrottleRates.both(self.rate),
+            log_dir_brokers=self.log_dir_brokers,
+            rates=ThrottleRates.both(self.rate, self.log_dir_rate),
             records=records.values(),
         )
         host, user = who()

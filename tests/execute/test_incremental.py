@@ -346,13 +346,6 @@ def test_min_insync_from_topic_config_shapes_the_first_step(tmp_path):
     assert fake.assignment()[tp] == (3, 4, 5)
 
 
-def test_log_dir_targets_are_refused(tmp_path):
-    fake = FakeBackend(range(3), {KIP_TP: (0, 1)})
-    plan = ReassignmentPlan((Assignment("foo", 0, (1, 2), ("/d1", "any")),))
-    with pytest.raises(UsageError, match="log_dirs"):
-        run_incremental(fake, plan, Limits(), tmp_path / "s.json", clock=FakeClock(fake))
-    assert not fake.calls and not (tmp_path / "s.json").exists()
-
 _replicas = st.lists(st.integers(min_value=0, max_value=6), min_size=1, max_size=3, unique=True)
 _limit = st.one_of(st.none(), st.integers(min_value=1, max_value=3))
 

@@ -169,20 +169,82 @@ def test_incremental_bad_plan_exit_2_nothing_changed(sb, tmp_path, capsys):
 
 
 
-def test_incremental_plan_with_log_dir_targets_is_refused_leaving_nothing_behind(sb, tmp_path, capsys):
-    """Refused before the rollback file is written, so the same command says the same thing
-    again rather than "rollback file already exists"."""
-    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 4, 2],
-                                  "log_dirs": ["/data/kafka-3", "any", "any"]}])
-    args = ["reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--bootstrap-server",
-            sb.bootstrap, "--state-file", str(tmp_path / "state.json"), "--rollback-file", str(tmp_path / "rb.json")]
+def test_incremental_plan_with_log_dirs_ends_with_every_replica_in_its_directory(
+        sandbox_factory, tmp_path, capsys, records):  # noqa: F811
+    """Replicas moving between brokers in KIP-435 steps, some into named directories (new
+    replicas and ones staying on their broker): the run ends with every replica where the
+    plan says, verified, its throttles (the log-dir rate among them) recorded and removed."""
+    sb = sandbox_factory(brokers=5, log_dirs=2, speed=40.0)
+    sb.create_topic("foo", assignment={0: [0, 1, 2], 1: [1, 2, 0], 2: [2, 0, 1]}, size_bytes=20 * MB)
+    snap = sb.snapshot()
+    dirs = sorted(snap.brokers[0].dirs)
+    other = {b: next(d for d in dirs if d != snap.replica_dir("foo", 1, b)) for b in (1,)}
+    plan = write_plan(tmp_path, [
+        {"topic": "foo", "partition": 0, "replicas": [3, 4, 2], "log_dirs": [dirs[1], "any", "any"]},
+        {"topic": "foo", "partition": 1, "replicas": [1, 3, 4], "log_dirs": [other[1], dirs[0], "any"]},
+        {"topic": "foo", "partition": 2, "replicas": [2, 3, 1]},
+    ])
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--dry-run",
+                            "--bootstrap-server", sb.bootstrap, "--output", "json")
+    assert code == 0, err
+    preview = json.loads(out)
+    jsonschema.validate(preview, load("reassign-execute-incremental-result"))
+    assert sorted((m["partition"], m["broker"], m["log_dir"], m["replica_exists"]) for m in preview["log_dir_moves"]) == [
+        (0, 3, dirs[1], False), (1, 1, other[1], True), (1, 3, dirs[0], False)]
     sb.clear_requests()
-    for _ in range(2):
-        code, out, err = kadmin(capsys, *args)
-        assert code == 2, err
-        assert "this plan has log_dirs targets" in err and "already exists" not in err
-        assert not (tmp_path / "rb.json").exists() and not (tmp_path / "state.json").exists()
-    assert not sb.mutating_requests()
+    history = []
+    put = records.put
+    records.put = lambda record: history.append(record) or put(record)
+    args = ["--reassignment-json-file", plan, "--bootstrap-server", sb.bootstrap]
+    code, out, err = kadmin(
+        capsys, "reassign", "execute", *args, "--incremental", "--throttle", "20MB/s",
+        "--replica-alter-log-dirs-throttle", "30MB/s", "--max-parallel-partitions", "1",
+        "--state-file", str(tmp_path / "state.json"), "--rollback-file", str(tmp_path / "rb.json"),
+    )
+    assert code == 0, err
+    assert "3 replica(s) sent to their log directories (2 to be created there by the steps)" in err
+    assert "Finished:" in out
+    snap = sb.snapshot()
+    assert {tp.partition: p.replicas for tp, p in snap.partitions.items()} == {0: (3, 4, 2), 1: (1, 3, 4), 2: (2, 3, 1)}
+    assert (snap.replica_dir("foo", 0, 3), snap.replica_dir("foo", 1, 1), snap.replica_dir("foo", 1, 3)) == (
+        dirs[1], other[1], dirs[0])
+    assert not any(snap.future_replica("foo", p, b) for p in range(3) for b in range(5))
+    # Told once, before the first step (one request to each of brokers 1 and 3): the new
+    # replicas were created in their directories, not copied there afterwards.
+    assert [r[0] for r in sb.requests if r[1] == "AlterReplicaLogDirs"] in ([1, 3], [3, 1])
+    rates = {(c.broker, c.name): c.value for r in history for c in r.rates}
+    assert rates[(3, "replica.alter.log.dirs.io.max.bytes.per.second")] == 30_000_000
+    assert rates[(1, "replica.alter.log.dirs.io.max.bytes.per.second")] == 30_000_000
+    assert records.load_all() == {}
+    assert not any(c.get("replica.alter.log.dirs.io.max.bytes.per.second") for c in snap.broker_configs.values())
+    code, out, err = kadmin(capsys, "reassign", "verify", *args, "--preserve-throttles")
+    assert code == 0, out + err
+
+
+def test_incremental_log_dirs_a_broker_forgot_are_placed_after_the_last_step(
+        sandbox_factory, tmp_path, capsys, records, monkeypatch):  # noqa: F811
+    """As if the brokers forgot the directories they were told before the first step (a
+    restart): the new replicas are created wherever the broker likes, then moved after the
+    last step; the run waits for that and ends with them in place."""
+    from kadmin.execute import incremental
+
+    sb = sandbox_factory(brokers=5, log_dirs=2, speed=40.0)
+    sb.create_topic("foo", assignment={0: [0, 1, 2]}, size_bytes=20 * MB)
+    dirs = sorted(sb.snapshot().brokers[0].dirs)
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 4, 2], "log_dirs": dirs[1:] * 2 + ["any"]}])
+    sent = []
+    real = incremental.send_targets
+    monkeypatch.setattr(incremental, "send_targets",
+                        lambda backend, targets: sent.append(dict(targets)) or (set(targets) if len(sent) == 1 else real(backend, targets)))
+    code, out, err = kadmin(
+        capsys, "reassign", "execute", "--reassignment-json-file", plan, "--bootstrap-server", sb.bootstrap,
+        "--incremental", "--state-file", str(tmp_path / "state.json"), "--rollback-file", str(tmp_path / "rb.json"))
+    assert code == 0, err
+    assert len(sent) >= 2 and set(sent[1]) == set(sent[0])  # both new replicas sent again after the last step
+    snap = sb.snapshot()
+    assert snap.partition("foo", 0).replicas == (3, 4, 2)
+    assert (snap.replica_dir("foo", 0, 3), snap.replica_dir("foo", 0, 4)) == (dirs[1], dirs[1])
+    assert not snap.future_replica("foo", 0, 3) and not snap.future_replica("foo", 0, 4)
 
 
 def test_incremental_plan_with_any_log_dirs_finished_then_run_again_is_a_no_op(sb, tmp_path, capsys, records):

@@ -19,8 +19,7 @@ FOO0 = TopicPartition("foo", 0)
 @pytest.mark.parametrize("params, error, words", [
     (ExecuteParams("p.json", given=frozenset({"--state-file", "--max-moves-per-broker"})), UsageError,
      "--max-moves-per-broker, --state-file only apply to --incremental"),
-    (ExecuteParams("p.json", incremental=True, log_dir_throttle="1MB/s"), UsageError,
-     "--replica-alter-log-dirs-throttle does not apply to --incremental"),
+    (ExecuteParams("p.json", incremental=True, log_dir_throttle="fast"), InputError, "fast"),
     (ExecuteParams("p.json", incremental=True, limits=Limits(max_moves_per_broker=0)), UsageError,
      "--max-moves-per-broker must be at least 1"),
     (ExecuteParams("p.json", throttle="fast"), InputError, "fast"),
