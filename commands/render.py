@@ -66,7 +66,7 @@ def stdout():
     if _STDOUT is None:
         # Piped or redirected tables are not cut to 80 columns: a file has no edge.
         width = None if sys.stdout.isatty() else PIPE_WIDTH
-        _STDOUT = Console(soft_wrap=False, highlight=False, width=width)
+        _STDOUT = Console(soft_wrap=False, highlight=False, width=width, emoji=False)
     return _STDOUT
 
 
@@ -76,7 +76,7 @@ def stderr():
 
     global _STDERR
     if _STDERR is None:
-        _STDERR = Console(stderr=True, highlight=False)
+        _STDERR = Console(stderr=True, highlight=False, emoji=False)
     return _STDERR
 
 

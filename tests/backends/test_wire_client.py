@@ -125,6 +125,7 @@ def test_read_commands_do_not_load_the_library_clients(command):
     loaded = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
     assert not {"kafka.admin.client", "kafka.net.manager", "kafka.consumer.group", "confluent_kafka"} & loaded
     assert "encodings.idna" not in loaded  # the host name is passed as bytes: no codec to import (~2 ms)
+    assert "rich._emoji_codes" not in loaded  # tables without :emoji: codes (~2.5 ms)
 
 
 def test_kafka_python_still_loads_whole_after_the_protocol_classes():
