@@ -13,7 +13,7 @@ import time
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
-from kadmin.backends.admin_clients import BACKOFF, TRANSIENT_ATTEMPTS, AdminClients, log
+from kadmin.backends.admin_clients import BACKOFF, TRANSIENT_ATTEMPTS, AdminClients, debug
 from kadmin.backends.admin_errors import (
     CK_UNREACHABLE,
     TRANSIENT,
@@ -176,7 +176,7 @@ class AdminBackend(AdminClients):
             failed = [b for b in ids if isinstance(answers[b], Exception) and type(answers[b]).__name__ in TRANSIENT]
             if not failed:
                 break
-            log.debug("DescribeLogDirs to broker(s) %s failed (attempt %d); retrying", failed, attempt)
+            debug("DescribeLogDirs to broker(s) %s failed (attempt %d); retrying", failed, attempt)
             time.sleep(BACKOFF * attempt)
             self._refresh_metadata(kp)
             ids_all, ids = ids, failed
@@ -320,7 +320,7 @@ class AdminBackend(AdminClients):
                     if isinstance(e, (AuthorizationError, AuthenticationError, ConnectionFailed)):
                         raise
                     retry.append(tp)
-                    log.debug("end offset of %s (attempt %d): %s", tp, attempt + 1, e)
+                    debug("end offset of %s (attempt %d): %s", tp, attempt + 1, e)
             pending = sorted(retry)
             if pending:
                 time.sleep(BACKOFF * (attempt + 1))  # let metadata catch up with the new leader

@@ -8,13 +8,11 @@ librdkafka lacks. ``AdminClients`` holds both; ``admin.AdminBackend`` adds the o
 from __future__ import annotations
 
 import contextlib
-import logging
 import threading
 import time
 
 from kadmin.backends.admin_errors import (
     TRANSIENT,
-    AuthFailureWatch,
     cluster_error,
     confluent_error,
     login_error,
@@ -22,7 +20,14 @@ from kadmin.backends.admin_errors import (
 from kadmin.backends.base import ReadOnlyViolation
 from kadmin.errors import ClusterError, ConnectionFailed
 
-log = logging.getLogger("kadmin.backends.admin")
+
+def debug(message: str, *args, exc_info: bool = False) -> None:
+    """A DEBUG record of kadmin.backends.admin (``--debug`` shows it). ``logging`` is imported
+    here, when there is something to say, not when a read command starts."""
+    import logging
+
+    logging.getLogger("kadmin.backends.admin").debug(message, *args, exc_info=exc_info)
+
 
 BACKOFF = 0.1  # seconds; grows per attempt
 # Every request retried is idempotent: the same targets, directories or reads again. A request
@@ -52,6 +57,9 @@ class AdminClients:
     def _kafka_python(self):
         with self._lock:
             if self._kp is None:
+                from kadmin.backends.kafka_python_logs import AuthFailureWatch, quiet_kafka_loggers
+
+                quiet_kafka_loggers()
                 from kafka.admin import KafkaAdminClient
                 from kafka.errors import KafkaConnectionError, KafkaError, KafkaTimeoutError
 
@@ -102,8 +110,8 @@ class AdminClients:
             return call(wire)
         except Exception as e:  # WireUnavailable, or an answer it cannot read
             if not isinstance(e, WireUnavailable):
-                log.debug("small client failed", exc_info=True)
-            log.debug("small client: %s; asking through the library clients", e)
+                debug("small client failed", exc_info=True)
+            debug("small client: %s; asking through the library clients", e)
             with self._lock:
                 self._wire_off = True
             return NotImplemented
@@ -120,7 +128,7 @@ class AdminClients:
             except KafkaError as e:
                 if type(e).__name__ not in TRANSIENT or attempt == TRANSIENT_ATTEMPTS:
                     raise cluster_error(e, what) from None
-                log.debug("%s: %s (attempt %d); retrying", what, type(e).__name__, attempt)
+                debug("%s: %s (attempt %d); retrying", what, type(e).__name__, attempt)
                 if hasattr(kp, "_controller_id"):
                     kp._controller_id = None  # it may be the node that went away: ask again
                 time.sleep(BACKOFF * attempt)
@@ -133,7 +141,7 @@ class AdminClients:
         try:
             kp._manager.run(kp._manager.cluster.refresh_metadata)
         except Exception as e:
-            log.debug("metadata refresh failed: %s", e)
+            debug("metadata refresh failed: %s", e)
 
     def _confluent(self):
         with self._lock:
@@ -218,8 +226,10 @@ class AdminClients:
         self.close()
 
 
-def _librdkafka_logger() -> logging.Logger:
+def _librdkafka_logger():
     """librdkafka's logs go to Python logging (shown with --debug), never straight to stderr."""
+    import logging
+
     logger = logging.getLogger("kadmin.librdkafka")
     if not logger.handlers:
         logger.addHandler(logging.NullHandler())

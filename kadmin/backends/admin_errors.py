@@ -3,8 +3,6 @@ errors as kadmin's typed errors (kadmin.errors), with the permission or setting 
 
 from __future__ import annotations
 
-import logging
-
 from kadmin.backends.kafka_errors import error_name
 from kadmin.errors import (
     AuthenticationError,
@@ -115,37 +113,6 @@ def permission_hint(name: str, what: str) -> str | None:
     if what.startswith("changing configs"):
         return "the principal needs ALTER_CONFIGS on CLUSTER"
     return "the principal needs a permission on CLUSTER"
-
-
-class AuthFailureWatch(logging.Handler):
-    """Notes a SASL failure kafka-python's bootstrap only logs (it retries until its timeout), so a
-    wrong password is reported as one, not as "no broker answered"."""
-
-    _logger = logging.getLogger("kafka.net.manager")
-
-    def __init__(self):
-        super().__init__(logging.WARNING)
-        self.error = None
-
-    def emit(self, record: logging.LogRecord) -> None:
-        from kafka.errors import KafkaConnectionError, SaslAuthenticationFailedError
-
-        for arg in record.args if isinstance(record.args, tuple) else ():
-            if isinstance(arg, SaslAuthenticationFailedError) or (
-                isinstance(arg, KafkaConnectionError) and "[SSL" in str(arg)
-            ):
-                self.error = arg
-
-    def __enter__(self) -> AuthFailureWatch:
-        self._level = self._logger.level
-        if not self._logger.isEnabledFor(logging.WARNING):
-            self._logger.setLevel(logging.WARNING)
-        self._logger.addHandler(self)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._logger.removeHandler(self)
-        self._logger.setLevel(self._level)
 
 
 def login_error(e, what: str) -> KadminError:

@@ -55,6 +55,9 @@ class RecordTopic:
         fast = self.backend._fast(self._fast_read)
         if fast is not NotImplemented:
             return fast
+        from kadmin.backends.kafka_python_logs import quiet_kafka_loggers
+
+        quiet_kafka_loggers()
         from kafka import KafkaConsumer
         from kafka import TopicPartition as KTP
         from kafka.errors import KafkaError
@@ -194,6 +197,9 @@ class RecordTopic:
         return values
 
     def write(self, key: str, value: bytes | None) -> None:
+        from kadmin.backends.kafka_python_logs import quiet_kafka_loggers
+
+        quiet_kafka_loggers()
         from kafka import KafkaProducer
         from kafka.errors import KafkaError
 
@@ -220,6 +226,9 @@ class RecordTopic:
     def _ensure_topic(self) -> None:
         """Refuse before creating anything when the cluster cannot store messages; create the
         topic (one partition, compacted, replicated like the cluster's default up to 3)."""
+        from kadmin.backends.kafka_python_logs import quiet_kafka_loggers
+
+        quiet_kafka_loggers()
         from kafka.admin import NewTopic
 
         what = f"creating the throttle record topic {self.topic}"

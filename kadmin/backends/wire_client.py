@@ -72,12 +72,8 @@ def protocol(module: str):
     client stack: ``kafka`` and the ``kafka.protocol`` packages whose ``__init__`` imports every
     sibling are put in place lazily first."""
     with _lazy_lock:
-        if "kafka" not in sys.modules:
-            # What kafka/__init__.py does besides importing: its loggers stay quiet unless
-            # configured (--debug), also when the library clients are later imported by module.
-            import logging
-
-            logging.getLogger("kafka").addHandler(logging.NullHandler())
+        # kafka/__init__.py also makes kafka-python's loggers quiet: the message classes log
+        # nothing, and the library clients do it themselves (kafka_python_logs).
         for pkg in (
             "kafka",
             "kafka.protocol",

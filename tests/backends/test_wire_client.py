@@ -126,6 +126,7 @@ def test_read_commands_do_not_load_the_library_clients(command):
     assert not {"kafka.admin.client", "kafka.net.manager", "kafka.consumer.group", "confluent_kafka"} & loaded
     assert "encodings.idna" not in loaded  # the host name is passed as bytes: no codec to import (~2 ms)
     assert "rich._emoji_codes" not in loaded  # tables without :emoji: codes (~2.5 ms)
+    assert "logging" not in loaded  # nothing to log on the small client's path (~5 ms)
 
 
 def test_kafka_python_still_loads_whole_after_the_protocol_classes():
