@@ -216,6 +216,14 @@ class Cluster:
             if hook is not None:
                 hook(broker_id, tp, source, destination, size)
 
+    def log_dir_failed(self, broker_id: int, path: str) -> None:
+        """A directory failed on its own (it filled): tell the listeners that care (ZooKeeper
+        mode announces it as a broker does)."""
+        for listener in self.listeners:
+            hook = getattr(listener, "log_dir_failed", None)
+            if hook is not None:
+                hook(broker_id)
+
     def all_partitions(self):
         for t in self.topics.values():
             yield from t.partitions.values()

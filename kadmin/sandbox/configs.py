@@ -227,6 +227,18 @@ def broker_rate(cluster: Cluster, broker_id: int, name: str) -> float | None:
     return None
 
 
+def retention_bytes(cluster: Cluster, topic: str) -> int | None:
+    """A topic's size-based retention per partition (``retention.bytes``), None when unlimited.
+    Kafka deletes whole segments, so a log stays up to a segment above it; modelled exactly."""
+    t = cluster.topics.get(topic)
+    value = t.configs.get("retention.bytes") if t is not None else None
+    try:
+        limit = int(value) if value is not None else -1
+    except ValueError:
+        return None
+    return limit if limit >= 0 else None
+
+
 def is_throttled(cluster: Cluster, topic: str, list_name: str, partition: int, broker_id: int) -> bool:
     """Whether ``partition:broker_id`` (or ``*``) is in the topic's throttled-replicas list."""
     t = cluster.topics.get(topic)

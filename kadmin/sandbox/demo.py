@@ -11,7 +11,9 @@ def populate(sb) -> None:
     rf = min(3, n)
     paths = sb.log_dir_paths(0)
     first = paths[0]
-    # Large, slow-growing topic piled onto each broker's first directory: uneven disks.
+    # Large, slow-growing topic piled onto each broker's first directory: uneven disks. The
+    # growing topics keep at most retention.bytes per partition, as operators size them, so the
+    # disks fill up to a point and stay there rather than fail within hours of simulated traffic.
     orders = {p: [(p + i) % n for i in range(rf)] for p in range(12)}
     sb.create_topic(
         "orders",
@@ -19,10 +21,23 @@ def populate(sb) -> None:
         size_bytes=3 * GiB,
         produce_rate=256 * 1024,
         log_dirs={(p, b): first for p, rs in orders.items() for b in rs},
+        configs={"retention.bytes": str(3 * GiB + 256 * MiB)},
     )
-    sb.create_topic("payments", partitions=6, replication_factor=rf, size_bytes=800 * MiB, produce_rate=64 * 1024)
     sb.create_topic(
-        "clicks", partitions=24, replication_factor=min(2, n), size_bytes=150 * MiB, produce_rate=512 * 1024
+        "payments",
+        partitions=6,
+        replication_factor=rf,
+        size_bytes=800 * MiB,
+        produce_rate=64 * 1024,
+        configs={"retention.bytes": str(GiB)},
+    )
+    sb.create_topic(
+        "clicks",
+        partitions=24,
+        replication_factor=min(2, n),
+        size_bytes=150 * MiB,
+        produce_rate=512 * 1024,
+        configs={"retention.bytes": str(256 * MiB)},
     )
     sb.create_topic(
         "audit-log", partitions=3, replication_factor=rf, size_bytes=12 * GiB, configs={"retention.ms": "-1"}

@@ -1,5 +1,7 @@
 """Simulated data movement: produce traffic, followers catching up under replication quotas,
-and log-dir moves through future replicas. ``step`` advances the cluster by simulated seconds.
+and log-dir moves through future replicas; size-based retention (``retention.bytes``) keeps a
+log from growing further, and a directory that fills fails. ``step`` advances the cluster by
+simulated seconds.
 
 Quotas as Kafka applies them (ReplicationQuotaManager): a broker's leader quota is shared by the
 throttled replicas it serves, its follower quota by the throttled replicas it fetches; a replica is
@@ -30,6 +32,7 @@ def _substep(cluster: Cluster, dt: float) -> None:
     _ensure_logs(cluster)
     _catch_up(cluster, dt)
     _move_log_dirs(cluster, dt)
+    _fail_full_dirs(cluster)
     _prune_attention(cluster)
     controller.expire_strays(cluster)
     controller.expire_metadata_lags(cluster)
@@ -45,6 +48,9 @@ def _produce(cluster: Cluster, dt: float) -> None:
         if leader is None:
             continue
         leader.size += p.produce_rate * dt
+        limit = configs.retention_bytes(cluster, tp.topic)
+        if limit is not None and leader.size > limit:  # the oldest data is deleted
+            leader.size = float(limit)
         for b in p.isr:
             if b != p.leader and cluster.replica_online(tp, b):
                 follower = cluster.brokers[b].log(tp)
@@ -165,6 +171,24 @@ def _move_log_dirs(cluster: Cluster, dt: float) -> None:
             del src.logs[tp]
             broker.move_queue.pop(0)
             cluster.log_dir_moved(broker.id, tp, src.path, dst.path, current.size)
+
+
+def _fail_full_dirs(cluster: Cluster) -> None:
+    """A write that finds its directory full fails, and Kafka takes the directory offline
+    (LogDirFailureChannel): its replicas go offline and leadership moves, as when a disk fails.
+    Directories sharing one filesystem (``shared_fs``) fill, and fail, together."""
+    for broker in cluster.brokers.values():
+        if not broker.alive:
+            continue
+        online = [d for d in broker.dirs.values() if d.online]
+        if cluster.shared_fs:
+            capacity = max(d.capacity for d in broker.dirs.values())  # what DescribeLogDirs reports
+            full = online if sum(d.used() for d in broker.dirs.values()) > capacity else []
+        else:
+            full = [d for d in online if d.used() > d.capacity]
+        for d in full:
+            controller.dir_offline(cluster, broker.id, d.path)
+            cluster.log_dir_failed(broker.id, d.path)
 
 
 def _prune_attention(cluster: Cluster) -> None:

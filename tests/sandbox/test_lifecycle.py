@@ -273,3 +273,42 @@ def test_wait_for_times_out_with_a_clear_error(sandbox_factory):
     sb = sandbox_factory(manual_clock=True)
     with pytest.raises(TimeoutError, match="not met within 0.2s"):
         sb.wait_for(lambda s: False, timeout=0.2)
+
+
+def test_a_directory_that_fills_goes_offline_and_leadership_moves(sandbox_factory):
+    """Produce traffic fills broker 0's first directory (it also holds "pad"): the write that does
+    not fit fails and Kafka takes the directory offline (LogDirFailureChannel), as if the disk had
+    failed; leadership moves and the other directories keep serving."""
+    sb = sandbox_factory(manual_clock=True, dir_capacity=100 * MiB)
+    sb.create_topic("t", assignment={0: [0, 1, 2]}, size_bytes=60 * MiB, produce_rate=MiB,
+                    log_dirs={(0, 0): D0, (0, 1): D0, (0, 2): D1})
+    sb.create_topic("pad", assignment={0: [0]}, size_bytes=20 * MiB, log_dirs={(0, 0): D0})
+    sb.clock.advance(10)  # broker 0's D0: 90 of 100 MiB
+    assert all(d.online for b in sb.snapshot().brokers.values() for d in b.dirs.values())
+    assert sb.snapshot().partition("t", 0).leader == 0
+    sb.clock.advance(15)  # 105 MiB would not fit there; 85 MiB fits the others
+    snap = sb.snapshot()
+    offline = {(b, path) for b, broker in snap.brokers.items() for path, d in broker.dirs.items() if not d.online}
+    assert offline == {(0, D0)}
+    assert snap.partition("t", 0).leader == 1 and 0 not in snap.partition("t", 0).isr
+    answers = describe_log_dirs(sb)
+    assert answers[0][D0]["error_code"] == 56  # KAFKA_STORAGE_ERROR
+    for b, dirs in answers.items():
+        for path, d in dirs.items():
+            if (b, path) != (0, D0):
+                assert d["error_code"] == 0 and 0 < d["usable_bytes"] <= d["total_bytes"], (b, path, d)
+
+
+def test_retention_bytes_keeps_a_growing_log_at_its_limit(sandbox_factory):
+    """Size-based retention: Kafka deletes the oldest data once a partition passes retention.bytes
+    (whole segments; the sandbox exactly at the limit), on the leader and its followers alike."""
+    sb = sandbox_factory(manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1]}, size_bytes=10 * MiB, produce_rate=MiB,
+                    configs={"retention.bytes": str(12 * MiB)})
+    sb.create_topic("u", assignment={0: [0, 1]}, size_bytes=10 * MiB, produce_rate=MiB)
+    sb.clock.advance(1)
+    assert sb.snapshot().replica("t", 0, 0).size == 11 * MiB
+    sb.clock.advance(5)
+    snap = sb.snapshot()
+    assert [snap.replica("t", 0, b).size for b in (0, 1)] == [12 * MiB] * 2
+    assert snap.replica("u", 0, 0).size == 16 * MiB  # no limit: it keeps growing

@@ -210,3 +210,15 @@ def test_preferred_replica_election_node(sandbox_factory, zk_connect, zk):
         {"version": 1, "partitions": [{"topic": "t", "partition": 0}]}).encode(), makepath=True)
     poll(lambda: zk.exists("/admin/preferred_replica_election") is None)
     assert sb.snapshot().partition("t", 0).leader == 0
+
+
+def test_a_directory_that_fills_fails_and_leadership_moves_in_zookeeper(sandbox_factory, zk_connect, zk):
+    """ZooKeeper mode: the full directory's partitions change leader in their state znodes."""
+    sb = sandbox_factory(brokers=2, log_dirs=1, zookeeper=zk_connect, manual_clock=True, dir_capacity=100 * MiB)
+    sb.create_topic("t", assignment={0: [0, 1]}, size_bytes=60 * MiB, produce_rate=MiB)
+    sb.create_topic("pad", assignment={0: [0]}, size_bytes=30 * MiB)
+    sb.clock.advance(15)  # broker 0's directory would hold 105 MiB; broker 1's 75 MiB
+    sb.settle()
+    state = poll(lambda: (s := read(zk, "/brokers/topics/t/partitions/0/state"))["leader"] == 1 and s)
+    assert state["isr"] == [1]
+    assert [d.online for d in sb.snapshot().brokers[0].dirs.values()] == [False]
