@@ -4,6 +4,7 @@ from __future__ import annotations
 
 GiB = 2**30
 MiB = 2**20
+MAX_START_USAGE = 0.85  # of a directory: room for the demo's traffic until retention levels it off
 
 
 def populate(sb) -> None:
@@ -43,3 +44,26 @@ def populate(sb) -> None:
         "audit-log", partitions=3, replication_factor=rf, size_bytes=12 * GiB, configs={"retention.ms": "-1"}
     )
     sb.create_topic("empty", partitions=4, replication_factor=min(2, n))
+    _check_room(sb)
+
+
+def _check_room(sb) -> None:
+    """Refuse a demo that leaves its directories no room: Kafka would take an overfull directory
+    offline at once (the sandbox does), and the demo's traffic needs a few more percent."""
+    from kadmin.errors import UsageError
+
+    snap = sb.snapshot()
+    fills = []
+    for b, broker in snap.brokers.items():
+        dirs = list(broker.dirs.values())
+        if sb.shared_fs:  # one filesystem: the directories fill it together
+            fills.append((sum(d.used for d in dirs) / max(d.capacity for d in dirs), b, "its filesystem"))
+        else:
+            fills += [(d.used / d.capacity, b, path) for path, d in broker.dirs.items()]
+    fill, b, where = max(fills, key=lambda f: f[0])  # the first of the fullest
+    if fill > MAX_START_USAGE:
+        raise UsageError(
+            f"the demo topics would fill broker {b}'s {where} to {fill:.0%} of --dir-capacity "
+            f"(at most {MAX_START_USAGE:.0%}, to leave room for their traffic)",
+            hint="give a larger --dir-capacity (default: 100 GiB), more brokers or log directories, or --no-demo",
+        )

@@ -132,3 +132,16 @@ def test_default_kafka_version_is_4_3_and_4_x_has_no_zookeeper_mode(state_dir):
                   "--state-dir", str(state_dir / "other"))
     assert refused.returncode == 2
     assert refused.stderr.startswith("kadmin: error: Kafka 4.3 has no ZooKeeper mode")
+
+
+def test_a_demo_that_would_not_fit_its_disks_is_refused(state_dir):
+    """The demo topics in 40 GB directories: Kafka would take the overfull directories offline at
+    once, so the start is refused with the way out; nothing keeps running."""
+    result = run("sandbox", "start", "--detach", "--dir-capacity", str(40 * 10**9), "--state-dir", str(state_dir))
+    assert result.returncode == 2, result.stderr
+    line = result.stderr.strip()
+    assert line.startswith("kadmin: error: the demo topics would fill broker 0's /var/lib/kafka/data0 to 163%")
+    assert "--no-demo" in line and "\n" not in line
+    assert not (state_dir / "sandbox.json").exists() and not (state_dir / "control.sock").exists()
+    assert run("sandbox", "start", "--detach", "--dir-capacity", str(40 * 10**9), "--no-demo",
+               "--state-dir", str(state_dir)).returncode == 0
