@@ -8,6 +8,10 @@ from dataclasses import dataclass
 
 from kadmin.model import AlterOp, ConfigChange, ConfigResourceType, TopicPartition, TopicPartitionReplica
 
+# AlterReplicaLogDirs' answer for a replica its broker does not hold yet: the broker remembers the
+# destination and creates the replica there when a reassignment brings it (KIP-113).
+REPLICA_NOT_AVAILABLE = "REPLICA_NOT_AVAILABLE"
+
 
 @dataclass(frozen=True)
 class WriteRollback:

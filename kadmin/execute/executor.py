@@ -23,7 +23,7 @@ from typing import Protocol
 
 from kadmin.backends.base import Backend, Capability
 from kadmin.errors import AuthenticationError, AuthorizationError, KadminError, UnsupportedOperation
-from kadmin.execute.changes import Change, LogDirMove, Reassign
+from kadmin.execute.changes import REPLICA_NOT_AVAILABLE, Change, LogDirMove, Reassign
 from kadmin.execute.plan_of_changes import (  # noqa: F401  (plan_execution re-exported for callers)
     ClusterView,
     ExecuteRequest,
@@ -40,8 +40,6 @@ from kadmin.model import (
 from kadmin.plan.reassignment_file import ParsedPlan
 from kadmin.throttling.operations import apply_throttles
 from kadmin.throttling.stores import RecordStore
-
-REPLICA_NOT_AVAILABLE = "REPLICA_NOT_AVAILABLE"
 
 
 def read_cluster(

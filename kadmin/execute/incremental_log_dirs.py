@@ -18,24 +18,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kadmin.errors import ClusterError
+from kadmin.execute.changes import REPLICA_NOT_AVAILABLE
 from kadmin.model import ReplicaLogDir, TopicPartitionReplica
-
-REPLICA_NOT_AVAILABLE = "REPLICA_NOT_AVAILABLE"  # the replica is not on the broker yet
 
 
 def send_targets(backend, targets: Mapping[TopicPartitionReplica, str]) -> set[TopicPartitionReplica]:
     """AlterReplicaLogDirs for ``targets``: the replicas the brokers do not hold yet (their
     directory remembered). Any other refusal raises ClusterError naming the replicas."""
     answers = backend.alter_replica_log_dirs(dict(targets))
-    refused = {r: answers.get(r, "no answer from the broker") for r in targets}
-    refused = {r: e for r, e in refused.items() if e not in (None, REPLICA_NOT_AVAILABLE)}
+    answered = {r: answers.get(r, "no answer from the broker") for r in targets}
+    refused = {r: e for r, e in answered.items() if e not in (None, REPLICA_NOT_AVAILABLE)}
     if refused:
         shown = [f"{r.topic}-{r.partition} on broker {r.broker}: {e}" for r, e in sorted(refused.items())]
         raise ClusterError(
             f"AlterReplicaLogDirs refused {len(refused)} replica(s): " + "; ".join(shown[:5]),
             hint="check the directories the plan names (kadmin log-dirs describe), then run the same command again",
         )
-    return {r for r in targets if answers.get(r) == REPLICA_NOT_AVAILABLE}
+    return {r for r, e in answered.items() if e == REPLICA_NOT_AVAILABLE}
 
 
 def not_in_place(

@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from kadmin.errors import ClusterError, UnsupportedOperation
+from kadmin.execute.changes import REPLICA_NOT_AVAILABLE
 from kadmin.execute.params import ExecuteParams
 from kadmin.execute.plan_of_changes import ExecuteRequest
 from kadmin.model import ReassignmentPlan
@@ -23,7 +24,7 @@ from kadmin.plan.reassignment_file import ParsedPlan
 
 # Backend calls that move replicas (or put them back); a rollback file matters once one was made.
 MOVING_CALLS = ("reassign_partitions", "alter_replica_log_dirs", "cancel_partition_reassignments")
-_ACCEPTED = (None, "REPLICA_NOT_AVAILABLE")  # per-item answers after which a move may happen
+_ACCEPTED = (None, REPLICA_NOT_AVAILABLE)  # per-item answers after which a move may happen
 
 
 @dataclass(frozen=True)
