@@ -102,10 +102,19 @@ def usage_spread(usage: Iterable[DirUsage]) -> dict[int, float]:
     return {b: max(f) - min(f) for b, f in sorted(by_broker.items())}
 
 
+class _Room:
+    """Bytes that may still arrive on one filesystem (None: unknown). Departures are not
+    credited: moves finish in any order, so a filesystem must hold everything coming in before
+    anything it sends has gone. One per directory, or one for directories sharing a filesystem."""
+
+    def __init__(self, left: int | None):
+        self.left = left
+
+
 class _Dir:
     """Working figures of one directory. ``occupied``/``capacity`` is the used fraction."""
 
-    def __init__(self, d: LogDir, capacity_known: bool):
+    def __init__(self, d: LogDir, capacity_known: bool, room: _Room | None = None):
         self.path = d.path
         self.status = d.status
         self.capacity_known = capacity_known
@@ -119,9 +128,7 @@ class _Dir:
             self.usable = d.usable_bytes
         else:
             self.capacity, self.occupied, self.usable = 1, d.used_bytes, None
-        # Bytes that may still arrive. Departures are not credited: moves finish in any order,
-        # so a directory must hold everything coming in before anything it sends has gone.
-        self.room = self.usable
+        self._room = room if room is not None else _Room(self.usable)
         self.sizes: list[tuple[int, tuple[str, int]]] = []  # movable replicas, sorted
         self.replica_bytes = d.used_bytes
         self.replicas = len(d.replicas)
@@ -130,8 +137,13 @@ class _Dir:
     def fraction(self) -> float:
         return self.occupied / self.capacity
 
+    @property
+    def room(self) -> int | None:
+        """Bytes that may still arrive here (see _Room), None when unknown."""
+        return self._room.left
+
     def fits(self, size: int) -> bool:
-        return self.room is None or size <= self.room
+        return self._room.left is None or size <= self._room.left
 
     def add(self, size: int, count: int = 1) -> None:
         self.occupied += size
@@ -139,8 +151,8 @@ class _Dir:
         self.replicas += count
         if self.usable is not None:
             self.usable -= size
-            if size > 0 and self.room is not None:  # room is None only when usable is
-                self.room -= size
+        if size > 0 and self._room.left is not None:
+            self._room.left -= size
 
 
 class _Broker:
@@ -161,9 +173,11 @@ class _Broker:
             and len({(d.total_bytes, d.usable_bytes) for d in readable}) == 1
             and len({d.used_bytes for d in readable}) > 1
         )
+        shared_room = None
         if self.shared_fs:
-            known = False  # balance Kafka bytes
-        self.dirs = {d.path: _Dir(d, known) for d in readable}
+            known = False  # balance Kafka bytes; every copy still needs room on the one filesystem
+            shared_room = _Room(readable[0].usable_bytes)
+        self.dirs = {d.path: _Dir(d, known, shared_room) for d in readable}
         self.evacuate = evacuate
         self.targets = sorted(p for p, d in self.dirs.items() if d.status is LogDirStatus.ONLINE and p not in evacuate)
         self.moves: list[LogDirMove] = []
@@ -349,7 +363,9 @@ def _evacuate(state: _Broker) -> None:
 
 def _refuse(state: _Broker, path: str, size: int, key: tuple[str, int], needed: int) -> None:
     usable = {t: max(state.dirs[t].room or 0, 0) for t in state.targets}
-    room = sum(usable.values())
+    # Directories sharing a filesystem share its room: count it once.
+    rooms = {id(state.dirs[t]._room): state.dirs[t]._room for t in state.targets}
+    room = sum(max(r.left or 0, 0) for r in rooms.values())
     if needed > room:
         raise InputError(
             f"cannot evacuate broker {state.id} {path}: {needed:,} bytes still to move but only "

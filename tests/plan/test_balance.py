@@ -236,3 +236,17 @@ def test_evacuation_skips_stray_logs_and_names_them():
         "broker 1 /a: 2 stray log(s) left in place, not replicas to move (a deleted topic's log, or the copy "
         "a cancelled move left; Kafka removes them itself): gone-0 (unknown partition), "
         "moved-0 (not a replica of this broker)",)
+
+
+def test_directories_on_one_filesystem_share_its_room_for_the_copies():
+    """Two directories reporting the same total and usable bytes to the byte (one filesystem,
+    4 bytes free): balanced by Kafka bytes, yet every copy in flight needs room on that one
+    filesystem at once, so the moves planned together bring at most 4 bytes (found by the
+    property test: two moves of 3 and 2 bytes, 5 in all)."""
+    sizes0 = {("t1", 1): 0, ("t2", 2): 3, ("t0", 3): 0, ("t2", 8): 2, ("t0", 6): 41, ("t1", 7): 50}
+    sizes1 = {("t0", 0): 46, ("t0", 9): 41}
+    parts = {TopicPartition(t, p): PartitionState(t, p, 1, (1,), (1,)) for t, p in [*sizes0, *sizes1]}
+    dirs = [LogDir(1, path, None, 100, 4, False, tuple(ReplicaInfo(t, p, n, 0, False) for (t, p), n in sizes.items()))
+            for path, sizes in (("/d0", sizes0), ("/d1", sizes1))]
+    result = balance_log_dirs(ClusterState("c", 1, {1: Broker(1, "h", 9092)}, parts), {1: dirs})
+    assert result.moves and sum(m.size for m in result.moves) <= 4
