@@ -119,7 +119,7 @@ def run_fleet_report(
 
     if fleet.report_dir:
         written = write_reports(fleet.report_dir, kind, request.engine, reports)
-        render.stderr().print(f"wrote {len(written)} files to {fleet.report_dir}")
+        click.echo(f"wrote {len(written)} files to {fleet.report_dir}", err=True)  # a path, not markup
     if output == "json":
         render.print_json(document(kind, request.engine, reports))
         return

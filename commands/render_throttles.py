@@ -7,7 +7,7 @@ from __future__ import annotations
 def change_line(change, current) -> str:
     """ "broker 1 leader.replication.throttled.rate: 5000000 -> 10000000 (10.0 MB/s)"."""
     from kadmin.model import AlterOp, ConfigResourceType
-    from kadmin.throttling.maths import broker_label
+    from kadmin.throttling.needs import broker_label
     from kadmin.units import format_rate
 
     before = _before(change, current)
@@ -21,7 +21,7 @@ def change_line(change, current) -> str:
 
 def _before(change, current):
     from kadmin.model import ConfigResourceType, format_replica_list
-    from kadmin.throttling.maths import DEFAULT_BROKER_ID
+    from kadmin.throttling.needs import DEFAULT_BROKER_ID
 
     res = change.resource
     if res.type == ConfigResourceType.BROKER:
@@ -32,7 +32,7 @@ def _before(change, current):
 
 
 def changes_json(changes, current) -> list[dict]:
-    from kadmin.throttling.maths import broker_label
+    from kadmin.throttling.needs import broker_label
 
     return [
         {

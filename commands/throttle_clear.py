@@ -31,8 +31,9 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
     from pathlib import Path
 
     from kadmin.errors import UsageError
-    from kadmin.throttling.operations import plan_throttle_clear, read_throttle_state, remove_throttles
+    from kadmin.throttling.operations import plan_throttle_clear, remove_throttles
     from kadmin.throttling.record import plan_id
+    from kadmin.throttling.state import read_throttle_state
     from kadmin.throttling.stores import open_record_store
 
     if sum([plan_file is not None, stale, all_]) != 1:

@@ -42,8 +42,9 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
 
     from kadmin.errors import UnsupportedOperation, UsageError
     from kadmin.throttling.maths import ThrottleRates
-    from kadmin.throttling.operations import MANUAL_PLAN_ID, apply_throttles, plan_throttle_set, read_throttle_state
+    from kadmin.throttling.operations import MANUAL_PLAN_ID, apply_throttles, plan_throttle_set
     from kadmin.throttling.record import now_iso, plan_id, who
+    from kadmin.throttling.state import read_throttle_state
     from kadmin.throttling.stores import open_record_store
 
     rates = _rates(rate, leader_rate, follower_rate, log_dir_rate)

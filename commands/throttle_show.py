@@ -24,7 +24,7 @@ def show(cluster, output, fleet):
     """
     if fleet.requested:
         return run_fleet_report("throttle", fleet, output=output, cluster=cluster)
-    from kadmin.throttling.operations import read_throttle_state
+    from kadmin.throttling.state import read_throttle_state
     from kadmin.throttling.stores import open_record_store
 
     with open_cluster(cluster, read_only=True) as backend:
@@ -44,13 +44,13 @@ def show(cluster, output, fleet):
         click.echo("No replication throttles are set.")  # plain text: no need to load rich
     if not state.log_dirs_known:
         render.warn("log-dir moves could not be seen on every broker: their log-dir rates count as needed")
-    for r in doc["records"]:
-        render.stderr().print(f"kadmin record {r['plan_id']}: {_who(r)}", highlight=False)
+    for r in doc["records"]:  # plain text: a plan file named "[x].json" is not rich markup
+        click.echo(f"kadmin record {r['plan_id']}: {_who(r)}", err=True)
 
 
 def show_json(state) -> dict:
     """The ``--output json`` document (schemas/throttle-show-result.json)."""
-    from kadmin.throttling.maths import throttle_items
+    from kadmin.throttling.needs import throttle_items
 
     items = throttle_items(state.current, state.needs, state.records.values())
     return {

@@ -24,16 +24,13 @@ from kadmin.model import (
 )
 from kadmin.plan.reassignment_file import ParsedPlan, gc_paused
 from kadmin.plan.validate import check_reassignment
-from kadmin.throttling.maths import (
-    ThrottleRates,
-    ThrottleSet,
+from kadmin.throttling.maths import ThrottleRates, ThrottleSet, recorded, throttle_changes
+from kadmin.throttling.needs import (
     brokers_for_moves,
     current_throttles,
     lists_for_moves,
     log_dir_rate_brokers,
     move_map,
-    recorded,
-    throttle_changes,
 )
 from kadmin.throttling.record import ThrottleRecord, now_iso
 

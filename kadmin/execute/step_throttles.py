@@ -15,15 +15,8 @@ from collections.abc import Mapping, Sequence
 from kadmin.backends.base import Backend
 from kadmin.model import THROTTLE_CONFIGS, ConfigResource, ConfigResourceType, ReassignmentPlan, TopicPartition
 from kadmin.plan.steps import Step, throttled_replicas
-from kadmin.throttling.maths import (
-    FOLLOWER,
-    LEADER,
-    ThrottleRates,
-    current_throttles,
-    log_dir_rate_brokers,
-    recorded,
-    throttle_changes,
-)
+from kadmin.throttling.maths import ThrottleRates, recorded, throttle_changes
+from kadmin.throttling.needs import FOLLOWER, LEADER, current_throttles, log_dir_rate_brokers
 from kadmin.throttling.operations import apply_throttles, remove_plan_throttles
 from kadmin.throttling.record import now_iso, who
 from kadmin.throttling.stores import MemoryRecordStore

@@ -101,8 +101,8 @@ def cluster_task(
 def throttle_show(backend) -> dict:
     """What ``throttle show --output json`` says of this cluster (the parts the reports read):
     the same library calls, so stale means the same thing in both."""
-    from kadmin.throttling.maths import throttle_items
-    from kadmin.throttling.operations import read_throttle_state
+    from kadmin.throttling.needs import throttle_items
+    from kadmin.throttling.state import read_throttle_state
     from kadmin.throttling.stores import open_record_store
 
     state = read_throttle_state(backend, open_record_store(backend))

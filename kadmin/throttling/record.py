@@ -40,7 +40,7 @@ def plan_id(content: bytes | str) -> str:
     return hashlib.sha256(content).hexdigest()[:16]
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class RateClaim:
     """A broker rate kadmin set: config ``name`` on ``broker`` to ``value``; ``previous`` is the
     per-broker value it replaced (restored on removal), None when there was none."""
@@ -49,6 +49,10 @@ class RateClaim:
     name: str
     value: int
     previous: int | None = None
+
+    def key(self) -> tuple[int, str, int]:
+        """The order records list claims in (``sorted(claims, key=RateClaim.key)``)."""
+        return (self.broker, self.name, self.value)
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,7 @@ class ThrottleRecord:
                 replicas.setdefault(t, {}).setdefault(k, set()).update(entries)
         return replace(
             self,
-            rates=tuple(sorted(claims.values())),
+            rates=tuple(sorted(claims.values(), key=RateClaim.key)),
             replicas=freeze_replicas(replicas),
             created_at=self.created_at or other.created_at,
         )
@@ -110,7 +114,7 @@ class ThrottleRecord:
             "user": self.user,
             "rates": [
                 {"broker": c.broker, "config": c.name, "value": c.value, "previous": c.previous}
-                for c in sorted(self.rates)
+                for c in sorted(self.rates, key=RateClaim.key)
             ],
             "replicas": {
                 t: {k: list(v) for k, v in sorted(kinds.items()) if v}
@@ -124,17 +128,16 @@ class ThrottleRecord:
         try:
             if data.get("version") != RECORD_VERSION:
                 raise ValueError(f"unsupported record version {data.get('version')!r}")
-            rates = tuple(
-                sorted(
-                    RateClaim(
-                        int(r["broker"]),
-                        str(r["config"]),
-                        int(r["value"]),
-                        None if r.get("previous") is None else int(r["previous"]),
-                    )
-                    for r in data.get("rates", [])
+            claims = (
+                RateClaim(
+                    int(r["broker"]),
+                    str(r["config"]),
+                    int(r["value"]),
+                    None if r.get("previous") is None else int(r["previous"]),
                 )
+                for r in data.get("rates", [])
             )
+            rates = tuple(sorted(claims, key=RateClaim.key))
             replicas = freeze_replicas(
                 {t: {k: set(v) for k, v in kinds.items()} for t, kinds in data.get("replicas", {}).items()}
             )

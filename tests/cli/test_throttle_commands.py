@@ -126,6 +126,20 @@ def test_show_flags_stale_throttles_and_names_the_plan(env, tmp_path):
     assert f"kadmin for plan {pid}" in table and "STALE" in table
 
 
+def test_show_names_each_record_as_written(env, tmp_path):
+    """Who set each record, on stderr, word for word: a plan file named with brackets is a name,
+    not console markup (rich would have eaten "[blue]")."""
+    (tmp_path / "[blue]").mkdir()
+    plan = plan_file(tmp_path / "[blue]", ("orders", 0, [4, 2]))
+    assert run("throttle", "set", "--rate", "1MB/s", "--from-plan", str(plan)).exit_code == 0
+    r = CliRunner(env={"COLUMNS": "200"}).invoke(cli, ["throttle", "show", "--bootstrap-server", "127.0.0.1:1"])
+    assert r.exit_code == 0, r.output
+    [line] = [x for x in r.stderr.splitlines() if x.startswith("kadmin record ")]
+    pid = plan_id(plan.read_bytes())
+    assert line.startswith(f"kadmin record {pid}: {plan}, by ") and "[blue]" in line
+    assert "kadmin record" not in r.stdout  # diagnostics, not data
+
+
 def test_clear_stale_leaves_a_needed_throttle_alone(env, tmp_path):
     backend, store = env
     plan = plan_file(tmp_path, ("orders", 0, [4, 2]))

@@ -94,3 +94,13 @@ def test_loading_the_option_bundle_imports_no_heavy_library():
             "print(sorted(m for m in ('pyspark', 'pyarrow', 'matplotlib', 'jsonschema', 'pandas') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_report_dir_is_named_as_given(tmp_path):
+    """The line saying where the files went prints the directory as given: brackets in a path
+    are not console markup."""
+    out = tmp_path / "[bold]" / "out"
+    result = invoke("--from", str(fx.log_dirs_fleet(tmp_path / "in")), "--report-dir", str(out), "-o", "json")
+    assert result.exit_code == 0, result.output
+    assert f"files to {out}" in result.stderr
+    assert (out / "fleet-report.json").exists()

@@ -21,23 +21,8 @@ from kadmin.model import (
     Throttle,
     TopicPartition,
 )
-from kadmin.throttling.maths import (
-    DEFAULT_BROKER_ID,
-    ThrottleNeeds,
-    ThrottleRates,
-    brokers_needing_rates,
-    clear_changes,
-    current_throttles,
-    kafka_throttle_lists,
-    log_dir_rate_brokers,
-    merge_replica_lists,
-    reconcile_records,
-    remove_from_replica_list,
-    removal_changes,
-    stale_throttles,
-    throttle_changes,
-    throttle_items,
-)
+from kadmin.throttling.maths import ThrottleRates, clear_changes, merge_replica_lists, reconcile_records, remove_from_replica_list, removal_changes, stale_throttles, throttle_changes
+from kadmin.throttling.needs import DEFAULT_BROKER_ID, ThrottleNeeds, brokers_needing_rates, current_throttles, kafka_throttle_lists, log_dir_rate_brokers, throttle_items
 from kadmin.throttling.record import RateClaim, ThrottleRecord
 
 TP = TopicPartition

@@ -1,0 +1,263 @@
+"""Which replication throttles moves need, and which are set.
+
+Kafka's tool (ReassignPartitionsCommand) computes, per moving partition, the *sources* (the
+current replicas; for a partition already reassigning, its replicas minus those being added)
+and the *destinations* (target replicas that are not sources). The leader list gets
+``partition:source`` for every source, the follower list ``partition:destination`` for every
+destination; both rates go on every source and destination broker; the log-dir rate goes on
+brokers with an explicit ``log_dirs`` target. The same maps of the reassignments already
+running say which throttles are still needed; DescribeConfigs says which are set
+(``current_throttles``); ``throttle_items`` puts the two side by side, as ``throttle show`` lists
+them. What to change and what to remove is ``maths``.
+
+Cluster-wide default rates (the broker resource with an empty name, ``kafka-configs
+--entity-default``) are rates of the pseudo-broker ``DEFAULT_BROKER_ID``: shown, needed while any
+move runs, and removed like per-broker rates.
+
+Everything here is pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from kadmin.model import (
+    FOLLOWER_RATE,
+    FOLLOWER_REPLICAS,
+    LEADER_RATE,
+    LEADER_REPLICAS,
+    LOG_DIR_RATE,
+    ClusterState,
+    ConfigEntry,
+    ConfigResource,
+    ConfigResourceType,
+    ConfigSource,
+    PartitionReassignment,
+    ReassignmentPlan,
+    Throttle,
+    TopicPartition,
+    format_replica_list,
+    parse_replica_list,
+)
+from kadmin.throttling.record import ThrottleRecord
+
+LEADER = "leader"
+FOLLOWER = "follower"
+LIST_CONFIG = {LEADER: LEADER_REPLICAS, FOLLOWER: FOLLOWER_REPLICAS}
+WILDCARD = "*"
+DEFAULT_BROKER_ID = -1  # the cluster-wide default broker resource (name "")
+
+
+def broker_resource(broker: int) -> ConfigResource:
+    """The config resource of a broker id; ``DEFAULT_BROKER_ID`` is the default resource ("")."""
+    return ConfigResource(ConfigResourceType.BROKER, "" if broker == DEFAULT_BROKER_ID else str(broker))
+
+
+def broker_label(broker: int | str) -> str:
+    """ "3", or "<default>" for the cluster-wide default (as ``throttle show`` names it)."""
+    return "<default>" if broker in (DEFAULT_BROKER_ID, "", str(DEFAULT_BROKER_ID)) else str(broker)
+
+
+ReplicaLists = dict[str, dict[str, set[str]]]  # topic -> "leader"/"follower" -> {"p:b"}
+
+
+@dataclass(frozen=True)
+class PartitionMove:
+    """Kafka's PartitionMove: the replicas data is copied from, and the ones it is copied to."""
+
+    sources: frozenset[int]
+    destinations: frozenset[int]
+
+
+# --- what a plan needs ------------------------------------------------------------------------
+def move_map(
+    plan: ReassignmentPlan,
+    current: ClusterState,
+    ongoing: Mapping[TopicPartition, PartitionReassignment] | None = None,
+) -> dict[TopicPartition, PartitionMove]:
+    """Sources and destinations of every partition of the plan (Kafka's calculateProposedMoveMap).
+
+    A partition already reassigning keeps its sources (replicas minus adding), so resubmitting a
+    plan does not mistake half-copied replicas for sources. ``ongoing`` defaults to the adding
+    replicas ``current`` carries. Partitions unknown to ``current`` are left out (validation
+    reports them).
+    """
+    moves: dict[TopicPartition, PartitionMove] = {}
+    for a in plan.partitions:
+        tp = a.tp
+        running = (ongoing or {}).get(tp)
+        state = current.partitions.get(tp)
+        if running is not None:
+            sources = frozenset(running.replicas) - frozenset(running.adding)
+        elif state is not None:
+            sources = frozenset(state.replicas) - frozenset(state.adding)
+        else:
+            continue
+        moves[tp] = PartitionMove(sources, frozenset(a.replicas) - sources)
+    return moves
+
+
+def ongoing_move_map(ongoing: Mapping[TopicPartition, PartitionReassignment]) -> dict[TopicPartition, PartitionMove]:
+    """Sources and destinations of reassignments already running (Kafka's calculateCurrentMoveMap)."""
+    return {
+        tp: PartitionMove(frozenset(r.replicas) - frozenset(r.adding), frozenset(r.adding)) for tp, r in ongoing.items()
+    }
+
+
+def lists_for_moves(moves: Mapping[TopicPartition, PartitionMove]) -> ReplicaLists:
+    """Leader and follower throttled-replica entries for moves; partitions that gain no replica
+    need no throttle and are left out."""
+    out: ReplicaLists = {}
+    for tp, m in sorted(moves.items()):
+        if not m.destinations:
+            continue
+        kinds = out.setdefault(tp.topic, {LEADER: set(), FOLLOWER: set()})
+        kinds[LEADER].update(f"{tp.partition}:{b}" for b in m.sources)
+        kinds[FOLLOWER].update(f"{tp.partition}:{b}" for b in m.destinations - m.sources)
+    return out
+
+
+def kafka_throttle_lists(
+    plan: ReassignmentPlan,
+    current: ClusterState,
+    ongoing: Mapping[TopicPartition, PartitionReassignment] | None = None,
+) -> ReplicaLists:
+    """``{topic: {"leader": {"p:b"}, "follower": {"p:b"}}}`` for the plan's moving partitions."""
+    return lists_for_moves(move_map(plan, current, ongoing))
+
+
+def brokers_for_moves(moves: Mapping[TopicPartition, PartitionMove]) -> set[int]:
+    return {b for m in moves.values() if m.destinations for b in m.sources | m.destinations}
+
+
+def brokers_needing_rates(
+    plan: ReassignmentPlan,
+    current: ClusterState,
+    ongoing: Mapping[TopicPartition, PartitionReassignment] | None = None,
+) -> set[int]:
+    """Every source and destination broker of a moving partition (Kafka's calculateReassigningBrokers)."""
+    return brokers_for_moves(move_map(plan, current, ongoing))
+
+
+def log_dir_rate_brokers(plan: ReassignmentPlan) -> set[int]:
+    """Brokers with an explicit (not "any") ``log_dirs`` target (Kafka's calculateMovingBrokers)."""
+    return {b for a in plan.partitions for b in a.log_dir_targets()}
+
+
+# --- reading what is set ----------------------------------------------------------------------
+def current_throttles(configs: Mapping[ConfigResource, Mapping[str, ConfigEntry]]) -> Throttle:
+    """The throttles set on brokers (per-broker dynamic values, and the cluster-wide dynamic
+    default under ``DEFAULT_BROKER_ID``) and topics, from DescribeConfigs. A value whose source
+    is DEFAULT is not set: a real broker may still show a just-deleted dynamic value that way for
+    a moment."""
+    rates: dict[int, dict[str, int]] = {}
+    lists: dict[str, dict[str, tuple[str, ...]]] = {}
+    for res, entries in configs.items():
+        if res.type == ConfigResourceType.BROKER and (res.name == "" or res.name.lstrip("-").isdigit()):
+            broker, own = (
+                (DEFAULT_BROKER_ID, ConfigSource.DYNAMIC_DEFAULT_BROKER)
+                if res.name == ""
+                else (int(res.name), ConfigSource.DYNAMIC_BROKER)
+            )
+            for name in (LEADER_RATE, FOLLOWER_RATE, LOG_DIR_RATE):
+                e = entries.get(name)
+                if e is not None and e.value not in (None, "") and e.source in (own, ConfigSource.UNKNOWN):
+                    rates.setdefault(broker, {})[name] = int(e.value)
+        elif res.type == ConfigResourceType.TOPIC:
+            for name in (LEADER_REPLICAS, FOLLOWER_REPLICAS):
+                e = entries.get(name)
+                if e is not None and e.value and e.source in (ConfigSource.TOPIC, ConfigSource.UNKNOWN):
+                    lists.setdefault(res.name, {})[name] = parse_replica_list(e.value)
+    return Throttle(broker_rates=rates, topic_replicas=lists)
+
+
+# --- what ongoing moves need ------------------------------------------------------------------
+@dataclass(frozen=True)
+class ThrottleNeeds:
+    """What the moves still running need: list entries per topic, and brokers whose rates they
+    use. Built from ListPartitionReassignments and the future replicas DescribeLogDirs shows."""
+
+    lists: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
+    reassigning_topics: frozenset[str] = frozenset()
+    rate_brokers: frozenset[int] = frozenset()
+    log_dir_brokers: frozenset[int] = frozenset()
+
+    @classmethod
+    def of(
+        cls,
+        ongoing: Mapping[TopicPartition, PartitionReassignment],
+        log_dir_moving_brokers: Iterable[int] = (),
+    ) -> ThrottleNeeds:
+        moves = ongoing_move_map(ongoing)
+        lists = {
+            t: {LIST_CONFIG[k]: frozenset(v) for k, v in kinds.items()} for t, kinds in lists_for_moves(moves).items()
+        }
+        return cls(
+            lists=lists,
+            reassigning_topics=frozenset(tp.topic for tp in ongoing),
+            rate_brokers=frozenset(brokers_for_moves(moves)),
+            log_dir_brokers=frozenset(log_dir_moving_brokers),
+        )
+
+    def needs_entry(self, topic: str, name: str, entry: str) -> bool:
+        if entry == WILDCARD:
+            return topic in self.reassigning_topics
+        return entry in self.lists.get(topic, {}).get(name, frozenset())
+
+    def needs_rate(self, broker: int, name: str) -> bool:
+        """A cluster-wide default rate is needed while any broker moves (it throttles them all)."""
+        brokers = self.log_dir_brokers if name == LOG_DIR_RATE else self.rate_brokers
+        return bool(brokers) if broker == DEFAULT_BROKER_ID else broker in brokers
+
+
+# --- what throttle show lists -------------------------------------------------------------
+@dataclass(frozen=True)
+class ThrottleItem:
+    """One throttle as ``throttle show`` lists it: a broker rate or a topic's list entries."""
+
+    kind: str  # "broker_rate" or "topic_replicas"
+    resource: str  # broker id or topic name
+    config: str
+    value: str  # the rate, or the entries (comma-separated)
+    plan_ids: tuple[str, ...]  # kadmin records owning (part of) it; empty = not set by kadmin
+    needed: bool  # an ongoing move needs it (for a list: any of its entries)
+    unneeded_entries: tuple[str, ...] = ()  # list entries no move needs
+
+    @property
+    def stale(self) -> bool:
+        return not self.needed if self.kind == "broker_rate" else bool(self.unneeded_entries)
+
+
+def throttle_items(current: Throttle, needs: ThrottleNeeds, records: Iterable[ThrottleRecord]) -> list[ThrottleItem]:
+    """Every throttle set, who (which kadmin plan) set it, and whether a running move needs it."""
+    records = list(records)
+    items: list[ThrottleItem] = []
+    for b in sorted(current.broker_rates):
+        for name, value in sorted(current.broker_rates[b].items()):
+            owners = tuple(
+                sorted(
+                    r.plan_id for r in records for c in r.rates if c.broker == b and c.name == name and c.value == value
+                )
+            )
+            items.append(
+                ThrottleItem("broker_rate", broker_label(b), name, str(value), owners, needs.needs_rate(b, name))
+            )
+    for t in sorted(current.topic_replicas):
+        for name, entries in sorted(current.topic_replicas[t].items()):
+            owners = tuple(
+                sorted(r.plan_id for r in records if set(r.replicas.get(t, {}).get(name, ())) & set(entries))
+            )
+            unneeded = tuple(e for e in entries if not needs.needs_entry(t, name, e))
+            items.append(
+                ThrottleItem(
+                    "topic_replicas",
+                    t,
+                    name,
+                    format_replica_list(entries),
+                    owners,
+                    len(unneeded) < len(entries),
+                    unneeded,
+                )
+            )
+    return items

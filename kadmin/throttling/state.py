@@ -1,0 +1,100 @@
+"""What ``throttle show`` and every throttle operation read first: the throttle configs in
+scope, kadmin's records, and what running moves need. A broker whose log-dir moves cannot be
+seen counts as moving (unknown is not unneeded)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kadmin.errors import KadminError, UnsupportedOperation
+from kadmin.model import (
+    THROTTLE_CONFIGS,
+    ClusterState,
+    ConfigResource,
+    ConfigResourceType,
+    PartitionReassignment,
+    Throttle,
+    TopicPartition,
+)
+from kadmin.throttling.needs import DEFAULT_BROKER_ID, ThrottleNeeds, broker_resource, current_throttles
+from kadmin.throttling.record import ThrottleRecord
+
+if TYPE_CHECKING:
+    from kadmin.throttling.stores import RecordStore
+
+
+@dataclass(frozen=True)
+class ThrottleState:
+    """The cluster's throttles, kadmin's records of them, and what running moves need."""
+
+    cluster: ClusterState
+    current: Throttle
+    needs: ThrottleNeeds
+    records: dict[str, ThrottleRecord]
+    ongoing: Mapping[TopicPartition, PartitionReassignment]
+    log_dirs_known: bool  # False: log-dir moves could not be seen, so every log-dir rate counts as needed
+    records_error: str | None = None  # why kadmin's records could not be read (show goes on without them)
+
+    @property
+    def unreadable_brokers(self) -> set[int]:
+        """Brokers a record names that are not alive: their configs could not be read."""
+        named = {b for r in self.records.values() for b in r.brokers}
+        return {b for b in named if b != DEFAULT_BROKER_ID and b not in self.cluster.brokers}
+
+    def require_records(self) -> None:
+        """Changing throttles without knowing what kadmin set is not safe: refuse."""
+        if self.records_error is not None:
+            raise UnsupportedOperation(f"{self.records_error}; nothing was changed")
+
+
+def log_dir_moving_brokers(backend, brokers: Collection[int]) -> tuple[set[int], bool]:
+    """Brokers with a log-dir move in flight, and whether every broker could be seen. A broker
+    that did not answer DescribeLogDirs, or a backend without it, counts as moving."""
+    from kadmin.backends.base import Capability
+
+    if Capability.LOG_DIRS not in backend.capabilities:
+        return set(brokers), False
+    answers = backend.describe_log_dirs(brokers=sorted(brokers))
+    moving = {
+        b
+        for b, bld in answers.items()
+        if bld.error is not None or any(r.is_future for d in bld.log_dirs for r in d.replicas)
+    }
+    unseen = {b for b, bld in answers.items() if bld.error is not None} | (set(brokers) - set(answers))
+    return moving | unseen, not unseen
+
+
+def read_throttle_state(
+    backend,
+    store: RecordStore | None,
+    *,
+    brokers: Iterable[int] | None = None,
+    topics: Iterable[str] | None = None,
+) -> ThrottleState:
+    """Read the throttle configs (of ``brokers`` and ``topics``; None: every broker and topic and
+    the cluster-wide defaults), the ongoing reassignments and log-dir moves, and kadmin's records
+    (a store that cannot be read is noted in ``records_error``)."""
+    cluster = backend.describe_cluster()
+    if brokers is None:
+        resources = [ConfigResource(ConfigResourceType.BROKER, "")]
+        resources += [broker_resource(b) for b in sorted(cluster.brokers)]
+    else:
+        resources = [broker_resource(b) for b in sorted(set(brokers)) if b in cluster.brokers]
+    known_topics = set(cluster.topics)
+    resources += [
+        ConfigResource(ConfigResourceType.TOPIC, t)
+        for t in (cluster.topics if topics is None else sorted(set(topics)))
+        if t in known_topics
+    ]
+    current = current_throttles(backend.describe_configs(resources, keys=THROTTLE_CONFIGS))
+    ongoing = dict(backend.list_partition_reassignments())
+    moving, known = log_dir_moving_brokers(backend, cluster.brokers)
+    records, error = {}, None
+    if store is not None:
+        try:
+            records = store.load_all()
+        except KadminError as e:
+            error = f"kadmin's throttle records could not be read: {e}"
+    return ThrottleState(cluster, current, ThrottleNeeds.of(ongoing, moving), records, ongoing, known, error)
