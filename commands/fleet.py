@@ -134,6 +134,7 @@ def run_fleet_report(
 
 def report_table(report, limit: int = TABLE_ROWS):
     """One report as a rich table: the first ``limit`` rows, sizes and fractions readable."""
+    from rich.markup import escape
     from rich.table import Table
 
     from kadmin.units import format_size
@@ -155,7 +156,7 @@ def report_table(report, limit: int = TABLE_ROWS):
             elif kind == "array<int>":
                 cells.append(",".join(str(v) for v in value))
             else:
-                cells.append(str(value))
+                cells.append(escape(str(value)))  # names and errors are data, not markup
         table.add_row(*cells)
     if not shown:
         table.add_row(*(["(none)"] + [""] * (len(report.spec.columns) - 1)))

@@ -159,6 +159,7 @@ def _pct(fraction: float | None) -> str:
 
 def balance_table(result, *, bars: bool):
     """Usage per directory before and after, with bars on a terminal."""
+    from rich.markup import escape
     from rich.table import Table
 
     from kadmin.units import format_size
@@ -200,7 +201,7 @@ def balance_table(result, *, bars: bool):
         out, in_ = moves_out.get((u.broker, u.path), 0), moves_in.get((u.broker, u.path), 0)
         table.add_row(
             str(u.broker),
-            u.path,
+            escape(u.path),  # free text, not markup
             status,
             show(u.used_fraction),
             show(a.used_fraction),

@@ -29,6 +29,7 @@ def _traffic(result):
 
 
 def brokers_table(result, *, bars: bool):
+    from rich.markup import escape
     from rich.table import Table
 
     out, inn = _traffic(result)
@@ -54,7 +55,7 @@ def brokers_table(result, *, bars: bool):
         replicas = str(u.replicas) if u.replicas == a.replicas else f"{u.replicas} -> {a.replicas}"
         table.add_row(
             str(u.broker),
-            u.rack or "-",
+            escape(u.rack or "-"),  # free text, not markup
             _show(u.used_fraction, bars),
             _show(a.used_fraction, bars),
             format_size(out[u.broker]) if u.broker in out else "",
@@ -65,6 +66,7 @@ def brokers_table(result, *, bars: bool):
 
 
 def dirs_table(result, *, bars: bool):
+    from rich.markup import escape
     from rich.table import Table
 
     after = {(u.broker, u.path): u for u in result.dirs_after}
@@ -100,7 +102,7 @@ def dirs_table(result, *, bars: bool):
         o, i = moved_out.get((u.broker, u.path), 0), moved_in.get((u.broker, u.path), 0)
         table.add_row(
             str(u.broker) if first else "",
-            u.path,
+            escape(u.path),  # free text, not markup
             status,
             _show(u.used_fraction, bars),
             _show(a.used_fraction, bars),

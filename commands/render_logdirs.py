@@ -35,6 +35,7 @@ _STATUS_STYLE = {"online": "green", "offline": "bold red", "cordoned": "yellow",
 
 
 def log_dirs_table(rows, width: int = WIDE):
+    from rich.markup import escape
     from rich.table import Table
     from rich.text import Text
 
@@ -59,7 +60,7 @@ def log_dirs_table(rows, width: int = WIDE):
         first = r.broker != last_broker
         last_broker = r.broker
         status = Text(r.status, style=_STATUS_STYLE.get(r.status, ""))
-        broker = f"{r.broker}" + (f" {r.rack}" if r.rack else "") if first else ""
+        broker = f"{r.broker}" + (f" {escape(r.rack)}" if r.rack else "") if first else ""
         if r.status == "unreachable":
             cells: list[RenderableType] = [broker, "-", status, Text(r.error or "", style="dim"), "", ""]
             cells += [""] if wide else []
@@ -69,7 +70,7 @@ def log_dirs_table(rows, width: int = WIDE):
         futures = ", ".join(f"{f.topic}-{f.partition} ({f.offset_lag:,})" for f in r.futures) or "-"
         cells = [
             broker,
-            r.path,
+            escape(r.path),  # free text: a directory named "[x]" is not markup
             status,
             usage_bar(r.used_fraction, 20 if wide else 10),
             format_size(r.kafka_bytes),

@@ -40,6 +40,7 @@ def progress_table(snap, moving_first: bool = False):
     """KIP-179's table: a row per replica (status in Kafka's words), bytes moved and left,
     rate and ETA for the moving ones, and a total row. ``moving_first`` (the live views) lists
     the moving replicas first and folds the in-sync ones into one line."""
+    from rich.markup import escape
     from rich.table import Table
 
     from kadmin.units import format_duration, format_rate, format_size
@@ -73,7 +74,7 @@ def progress_table(snap, moving_first: bool = False):
         rows = moving + others
     for r in rows:
         moving_row = r.move != "none"
-        move = {"inter-broker": "broker", "log-dir": f"dir {r.log_dir} -> {r.future_log_dir}"}.get(r.move, "")
+        move = {"inter-broker": "broker", "log-dir": escape(f"dir {r.log_dir} -> {r.future_log_dir}")}.get(r.move, "")
         style = "green" if r.status == "In sync" else ("yellow" if moving_row else "red")
         table.add_row(
             r.topic,

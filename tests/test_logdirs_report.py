@@ -84,3 +84,21 @@ def test_table_renders_bars_and_statuses():
     text = console.export_text()
     assert "/data0" in text and "offline" in text and "unreachable" in text
     assert "60.0%" in text and "c-0 (7)" in text
+
+
+def test_table_shows_paths_and_racks_as_written():
+    """A directory or rack named with brackets is text, not console markup (rich would drop
+    "[bold]" and fail on "[/x]")."""
+    from rich.console import Console
+
+    from kadmin.commands.render_logdirs import log_dirs_table
+
+    brokers = {0: Broker(0, "127.0.0.1", 9092, "rack[bold]")}
+    result = {0: BrokerLogDirs(0, (
+        LogDir(0, "/data/[bold]x", None, 1000, 400, False, (ReplicaInfo("a", 0, 300, 0, False),)),
+        LogDir(0, "/data/[/x]", None, 1000, 400, False, ()),
+    ))}
+    console = Console(width=200, record=True, color_system=None)
+    console.print(log_dirs_table(logdirs.rows(brokers, result)))
+    text = console.export_text()
+    assert "/data/[bold]x" in text and "/data/[/x]" in text and "rack[bold]" in text

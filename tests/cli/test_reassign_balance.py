@@ -238,3 +238,25 @@ def test_on_a_terminal_the_tables_show_usage_bars():
     console.print(dirs_table(result, bars=True))
     text = out.getvalue()
     assert "█" in text and "░" in text and " 30.0%" in text  # brokers 1-3 before: 60 of 200 GB
+
+
+def test_tables_show_racks_and_paths_as_written():
+    """Racks and directory paths are free text: brackets in them are not console markup."""
+    import dataclasses
+    from io import StringIO
+
+    from rich.console import Console
+
+    from kadmin.commands.render_balance import brokers_table, dirs_table
+    from kadmin.plan.broker_balance import balance_brokers
+
+    cluster, dirs = build({1: "[bold]a", 2: "[bold]a", 3: "b", 4: "b"},
+                          {("logs", p): [1 + p % 2, 3 + p % 2] for p in range(4)}, 10 * GB)
+    dirs = {b: [dataclasses.replace(d, path=f"/data/[red]{d.path[1:]}") for d in ds] for b, ds in dirs.items()}
+    result = balance_brokers(cluster, dirs)
+    out = StringIO()
+    console = Console(file=out, width=200, color_system=None)
+    console.print(brokers_table(result, bars=False))
+    console.print(dirs_table(result, bars=False))
+    text = out.getvalue()
+    assert "[bold]a" in text and "/data/[red]d0" in text

@@ -143,3 +143,18 @@ def test_unreachable_broker_leaves_sizes_unknown_not_wrong():
     s = snapshot(0.0, cluster([FOO0]), ONGOING, {1: BrokerLogDirs(1, error="broker 1 unreachable")})
     new = next(r for r in s.replicas if r.broker == 3)
     assert new.status == "Behind" and new.remaining_bytes is None
+
+
+def test_the_table_names_log_dirs_as_written():
+    """The Move column's directories are paths, not console markup."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from kadmin.commands.render_progress import progress_table
+
+    bar = PartitionState("bar", 0, 2, (2,), (2,))
+    d = dirs([(2, "/[bold]a", "bar", 0, 10 * MB, 0, False), (2, "/[/b]", "bar", 0, 4 * MB, 1234, True)])
+    out = StringIO()
+    Console(file=out, width=250, color_system=None).print(progress_table(snapshot(0.0, cluster([bar]), {}, d)))
+    assert "dir /[bold]a -> /[/b]" in out.getvalue()

@@ -104,3 +104,14 @@ def test_report_dir_is_named_as_given(tmp_path):
     assert result.exit_code == 0, result.output
     assert f"files to {out}" in result.stderr
     assert (out / "fleet-report.json").exists()
+
+
+def test_table_shows_cluster_names_and_paths_as_written(tmp_path):
+    """Cluster names (from file names) and directory paths are data: brackets in them are not
+    console markup."""
+    src = fx.write(tmp_path / "in", {"[bold]eu.json": fx.log_dirs_doc(
+        fx.broker(1, [fx.log_dir("/data/[red]x", [fx.replica("orders", 0, 5 * fx.GB)], total=10 * fx.GB,
+                                 usable=4 * fx.GB)]))})
+    result = CliRunner(env={"COLUMNS": "250"}).invoke(describe, ["--from", str(src)])
+    assert result.exit_code == 0, result.output
+    assert "[bold]eu" in result.stdout and "/data/[red]x" in result.stdout

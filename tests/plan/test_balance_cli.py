@@ -171,3 +171,21 @@ def test_evacuate_skips_stray_logs_of_a_cancelled_move_and_a_deleted_topic(sandb
         f"broker 2 {d1}: 2 stray log(s) left in place, not replicas to move (a deleted topic's log, or the copy "
         "a cancelled move left; Kafka removes them itself): gone-0 (unknown partition), "
         "t-0 (not a replica of this broker)"]
+
+
+def test_table_shows_paths_as_written(fake, monkeypatch):
+    """A directory named with brackets is a path, not console markup."""
+    real = Backend.describe_log_dirs
+
+    def bracketed(self, brokers=None, topics=None):
+        import dataclasses
+
+        out = real(self, brokers, topics)
+        b1 = out[1]
+        return {**out, 1: dataclasses.replace(
+            b1, log_dirs=tuple(dataclasses.replace(d, path=f"/[bold]{d.path[1:]}") for d in b1.log_dirs))}
+
+    monkeypatch.setattr(Backend, "describe_log_dirs", bracketed)
+    r = CliRunner(env={"COLUMNS": "200"}).invoke(cli, ["log-dirs", "balance", "--bootstrap-server", "127.0.0.1:1"])
+    assert r.exit_code == 0, r.output
+    assert "/[bold]a" in r.stdout and "/[bold]b" in r.stdout
