@@ -211,6 +211,7 @@ def start(
         sasl_users=users or None,
         sasl_mechanisms=tuple(m.upper() for m in sasl_mechanisms) or None,
         super_users=set(super_users) if super_users else None,
+        format_defaults=True,  # as a freshly formatted cluster: 4.3 shows min.insync.replicas=1 set
     )
 
     def ready(bootstrap: str) -> None:

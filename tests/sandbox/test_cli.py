@@ -134,6 +134,19 @@ def test_default_kafka_version_is_4_3_and_4_x_has_no_zookeeper_mode(state_dir):
     assert refused.stderr.startswith("kadmin: error: Kafka 4.3 has no ZooKeeper mode")
 
 
+def test_a_started_sandbox_has_the_configs_its_kafka_version_formats(state_dir):
+    """`kadmin sandbox start` is a freshly formatted cluster: Kafka 4.3 (KRaft) writes
+    min.insync.replicas=1 as a cluster-wide dynamic default at format time (KAFKA-FACTS)."""
+    started = run("sandbox", "start", "--detach", "--brokers", "1", "--no-demo", "--state-dir", str(state_dir))
+    assert started.returncode == 0, started.stderr
+    from confluent_kafka.admin import AdminClient, ConfigResource
+
+    admin = AdminClient({"bootstrap.servers": started.stdout.strip()})
+    r = ConfigResource("broker", "0")
+    entry = admin.describe_configs([r])[r].result(timeout=10)["min.insync.replicas"]
+    assert (entry.value, entry.source) == ("1", 3)  # DYNAMIC_DEFAULT_BROKER_CONFIG
+
+
 def test_a_demo_that_would_not_fit_its_disks_is_refused(state_dir):
     """The demo topics in 40 GB directories: Kafka would take the overfull directories offline at
     once, so the start is refused with the way out; nothing keeps running."""
