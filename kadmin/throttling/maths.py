@@ -57,6 +57,7 @@ def remove_from_replica_list(existing: str | None, remove: Iterable[str]) -> str
     return format_replica_list(sorted(left)) if left else None
 
 
+# --- setting throttles -----------------------------------------------------------------------
 @dataclass(frozen=True)
 class ThrottleRates:
     """Requested rates in bytes/s; None leaves that rate alone."""
@@ -232,6 +233,7 @@ def clear_changes(current: Throttle, needs: ThrottleNeeds, *, force: bool = Fals
     return removal_changes(everything, current, needs, force=force)
 
 
+# --- stale throttles and records -------------------------------------------------------------
 def stale_throttles(current: Throttle, needs: ThrottleNeeds, records: Iterable[ThrottleRecord] = ()) -> Removal:
     """Changes removing every throttle no running move needs (``throttle clear --stale``):
     rates no move uses and list entries of partitions not moving, whoever set them. Rates

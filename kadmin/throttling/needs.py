@@ -211,7 +211,7 @@ class ThrottleNeeds:
         return bool(brokers) if broker == DEFAULT_BROKER_ID else broker in brokers
 
 
-# --- what throttle show lists -------------------------------------------------------------
+# --- what throttle show lists ----------------------------------------------------------------
 @dataclass(frozen=True)
 class ThrottleItem:
     """One throttle as ``throttle show`` lists it: a broker rate or a topic's list entries."""
