@@ -127,6 +127,8 @@ def test_read_commands_do_not_load_the_library_clients(command):
     assert "encodings.idna" not in loaded  # the host name is passed as bytes: no codec to import (~2 ms)
     assert "rich._emoji_codes" not in loaded  # tables without :emoji: codes (~2.5 ms)
     assert "logging" not in loaded  # nothing to log on the small client's path (~5 ms)
+    # throttle show reads (throttling.state, .needs); what sets and removes throttles is not loaded
+    assert not {"kadmin.throttling.maths", "kadmin.throttling.operations"} & loaded
 
 
 def test_kafka_python_still_loads_whole_after_the_protocol_classes():
