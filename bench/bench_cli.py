@@ -6,7 +6,9 @@ Read commands against a reference (issue 16): a minimal script that imports kafk
 client and makes the same DescribeLogDirs request to the same 3-broker sandbox. The reference and
 every read command run interleaved (one of each per round), so a load change hits all alike;
 each figure is the median, and the ratio is to the reference's median of the same run. The
-machine's load average is printed beside them.
+machine's load average is printed beside them, and beside each throttle show / log-dirs describe
+ratio the ratio of their CPU times (user + system, from each process's rusage): steadier than
+wall time on a busy machine, and it tells work from waiting.
 
 Every process runs the way an installed kadmin does: from bytecode. pip compiles a wheel's
 modules when it installs them, but a source checkout under ``PYTHONDONTWRITEBYTECODE=1`` (set
@@ -51,19 +53,22 @@ def as_installed() -> dict[str, str]:
     return env
 
 
+def run_once(cmd: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MiB) of one run of ``cmd``."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=as_installed())
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr.read().decode()[-500:]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
 def timed(cmd: list[str], runs: int) -> tuple[float, float]:
     """Median wall seconds and max peak RSS (MiB) of ``cmd`` over ``runs`` runs."""
-    walls, rss = [], []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=as_installed())
-        _, status, usage = os.wait4(proc.pid, 0)
-        walls.append(time.perf_counter() - t0)
-        rss.append(usage.ru_maxrss / 1024)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr.read().decode()[-500:]}")
-    return statistics.median(walls), max(rss)
+    runs_ = [run_once(cmd) for _ in range(runs)]
+    return statistics.median(r[0] for r in runs_), max(r[2] for r in runs_)
 
 
 # The reference: what any Python tool using kafka-python's admin client pays for this request.
@@ -128,12 +133,16 @@ def read_commands(rounds: int = 15) -> list[Figure]:
                 cmds[f"{name} (baseline)"] = _baseline(baseline, cmds[name])
         load_before = _load()
         walls: dict[str, list[float]] = {name: [] for name in cmds}
+        cpus: dict[str, list[float]] = {name: [] for name in cmds}
         for _ in range(rounds):
             for name, cmd in cmds.items():
-                walls[name].append(timed(cmd, 1)[0])
+                wall, cpu, _ = run_once(cmd)
+                walls[name].append(wall)
+                cpus[name].append(cpu)
         load_after = _load()
         set_pairs = _with_throttles_set(sb, rounds)
     med = {name: statistics.median(w) for name, w in walls.items()}
+    cpu_med = {name: statistics.median(c) for name, c in cpus.items()}
     ref_name = next(iter(cmds))
     ref = med[ref_name]
     out.append(Figure("read commands", f"{load_before} (before), {load_after} (after)", os.cpu_count() or 0,
@@ -154,17 +163,22 @@ def read_commands(rounds: int = 15) -> list[Figure]:
     out.append(Figure("read commands", "throttle show / log-dirs describe (default forms)", ts / ldt, "x", "<= 1x", ts <= ldt))
     out.append(Figure("read commands", f"throttle show -o json: median of {rounds}", tsj, "s", "", None))
     out.append(Figure("read commands", "throttle show / log-dirs describe (-o json)", tsj / ld, "x", "<= 1x", tsj <= ld))
-    for form, (show, describe) in set_pairs.items():
+    # CPU time (user + system) is steadier than wall time on a busy machine, and shows whether
+    # the difference is work or waiting.
+    cpu_ratio = cpu_med["throttle show -o json"] / cpu_med["log-dirs describe -o json"]
+    out.append(Figure("read commands", "the same, CPU time", cpu_ratio, "x", "", None))
+    for form, (show, describe, cpu_ratio) in set_pairs.items():
         out.append(Figure("read commands", f"throttles set: throttle show {form}: median of {rounds}", show, "s", "", None))
         out.append(Figure("read commands", f"throttles set: throttle show / log-dirs describe ({form})",
                           show / describe, "x", "<= 1x", show <= describe))
+        out.append(Figure("read commands", "the same, CPU time", cpu_ratio, "x", "", None))
     return out
 
 
-def _with_throttles_set(sb, rounds: int) -> dict[str, tuple[float, float]]:
+def _with_throttles_set(sb, rounds: int) -> dict[str, tuple[float, float, float]]:
     """throttle show against log-dirs describe, each form, once throttles are set (`throttle set
     --rate 10MB/s` on every broker, so a record too): throttle show then draws its table and
-    reads a record. {form: (throttle show median, log-dirs describe median)}."""
+    reads a record. {form: (throttle show median, log-dirs describe median, their CPU ratio)}."""
     run = subprocess.run(_kadmin("throttle", "set", "--rate", "10MB/s", "--brokers", "0,1,2", "--bootstrap-server",
                                  sb.bootstrap), capture_output=True, text=True, env=as_installed())
     if run.returncode != 0:
@@ -174,10 +188,15 @@ def _with_throttles_set(sb, rounds: int) -> dict[str, tuple[float, float]]:
             for form, extra in forms.items()
             for name, args in (("show", ["throttle", "show"]), ("describe", ["log-dirs", "describe"]))}
     walls: dict = {key: [] for key in cmds}
+    cpus: dict = {key: [] for key in cmds}
     for _ in range(rounds):
         for key, cmd in cmds.items():
-            walls[key].append(timed(cmd, 1)[0])
-    return {form: (statistics.median(walls[form, "show"]), statistics.median(walls[form, "describe"])) for form in forms}
+            wall, cpu, _ = run_once(cmd)
+            walls[key].append(wall)
+            cpus[key].append(cpu)
+    med = {key: statistics.median(v) for key, v in walls.items()}
+    cpu = {key: statistics.median(v) for key, v in cpus.items()}
+    return {form: (med[form, "show"], med[form, "describe"], cpu[form, "show"] / cpu[form, "describe"]) for form in forms}
 
 
 def _baseline(root: str, cmd: list[str]) -> list[str]:
