@@ -3,8 +3,11 @@
 Kafka's ``--generate`` rebuilds each topic from scratch, so most replicas move. This starts from
 the current assignment and moves only what balance needs, in five deterministic steps:
 
-1. evacuate: every replica on a broker outside the list moves to the least loaded listed
-   broker (best rack first);
+1. evacuate: every replica on a broker outside the list moves to a listed broker with room
+   under the balanced count (best rack first, then the least loaded); when every broker that
+   could take it is full, replicas already evacuated make way along a chain to a broker with
+   room (an augmenting path), so the evacuation alone fills the brokers that need replicas and
+   step 3 has nothing more to move;
 2. racks: a partition whose replicas crowd a rack while another rack has room gets spread
    (as evenly as the racks allow);
 3. counts: brokers keep ``floor`` or ``ceil`` of replicas/brokers (the fullest keep the ``ceil``),
@@ -126,12 +129,76 @@ def _best_destination(st: _State, tp: int, src: int, candidates) -> int | None:
 
 
 def _evacuate(st: _State) -> None:
-    for tp in st.parts:
-        for src in [b for b in st.reps[tp] if b not in st.listed]:
-            dst = _best_destination(st, tp, src, st.brokers)
-            if dst is None:  # cannot happen when replication factor <= brokers
-                raise AssertionError(f"no destination for {st.tps[tp]} replica on {src}")
-            st.move(tp, src, dst)
+    """Replicas on unlisted brokers to listed ones: first within each broker's room under the
+    balanced floor, then under the ceiling, then anywhere (step 3 evens out what is left)."""
+    forced = [(tp, src) for tp in st.parts for src in st.reps[tp] if src not in st.listed]
+    if not forced:
+        return
+    total = sum(st.count.values()) + len(forced)
+    low, rem = divmod(total, len(st.brokers))
+    placed: dict[int, list[int]] = defaultdict(list)  # broker -> partitions evacuated onto it
+    for room in (
+        {b: max(0, low - st.count[b]) for b in st.brokers},
+        {b: max(0, low + (1 if rem else 0) - st.count[b]) for b in st.brokers},
+    ):
+        left = []
+        for tp, src in forced:
+            if not _place_within(st, tp, src, room, placed):
+                left.append((tp, src))
+        forced = left
+    for tp, src in forced:
+        dst = _best_destination(st, tp, src, st.brokers)
+        if dst is None:  # cannot happen when replication factor <= brokers
+            raise AssertionError(f"no destination for {st.tps[tp]} replica on {src}")
+        st.move(tp, src, dst)
+
+
+def _place_within(st: _State, tp: int, src: int, room: dict[int, int], placed: dict[int, list[int]]) -> bool:
+    """Move ``tp``'s replica on unlisted ``src`` to a broker with ``room``: the best one that
+    has some, else along a chain of already evacuated replicas that each move one broker on,
+    ending at a broker with room. False when there is neither."""
+    dst = _best_destination(st, tp, src, [b for b in st.brokers if room[b] > 0])
+    chain = [(tp, src, dst)] if dst is not None else _chain_to_room(st, tp, src, room, placed)
+    if chain is None:
+        return False
+    room[chain[-1][2]] -= 1
+    for part, frm, to in reversed(chain):  # the last link first: each broker it enters has room
+        st.move(part, frm, to)
+        if frm in placed:
+            placed[frm].remove(part)
+        placed[to].append(part)
+    return True
+
+
+def _chain_to_room(
+    st: _State, tp: int, src: int, room: Mapping[int, int], placed: Mapping[int, list[int]]
+) -> list[tuple[int, int, int]] | None:
+    """The shortest chain (breadth first over brokers) of moves (partition, from, to): ``tp``
+    from ``src`` into a broker without room, a replica evacuated there onward to another, and
+    so on to a broker with room. None when no chain exists. Every link keeps the rack rule."""
+    rc = st.rack_counts(tp)
+    first = [b for b in st.brokers if b not in st.reps[tp] and st.rack_delta(rc, src, b) is not None]
+    came: dict[int, tuple[int, int]] = dict.fromkeys(first, (tp, src))  # broker -> (partition, from)
+    queue = first
+    while queue:
+        nxt = []
+        for b in queue:
+            for part in placed.get(b, ()):
+                for c in st.brokers:
+                    if c in came or c in st.reps[part] or st.rack_delta(st.rack_counts(part), b, c) is None:
+                        continue
+                    came[c] = (part, b)
+                    if room[c] > 0:
+                        chain = []
+                        while True:
+                            part_, frm = came[c]
+                            chain.append((part_, frm, c))
+                            if frm == src and part_ == tp:
+                                return chain[::-1]
+                            c = frm
+                    nxt.append(c)
+        queue = nxt
+    return None
 
 
 def _spread_racks(st: _State) -> None:

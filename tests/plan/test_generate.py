@@ -96,6 +96,21 @@ def test_decommission_moves_only_what_the_leaving_broker_held():
     assert replicas_moved(current, proposed) == bound
 
 
+def test_evacuation_fills_the_brokers_that_need_replicas_when_the_obvious_one_cannot_take_one():
+    """Found by the property test: brokers 3 and 7 leave (11 replicas). Placing each on the
+    least loaded broker left broker 4 one short (only orders-0..4 could go there, and they had
+    gone to 5 and 6), so two more replicas moved to even the counts: 13 moves where the 11 that
+    must leave are enough. Evacuated replicas now make way along a chain instead."""
+    layout = {p: [1, 2, 3] for p in range(5)} | {5: [1, 3, 4], 6: [1, 3, 4]}
+    c = cluster({"t0": layout, "t1": {0: [3, 4, 5]}, "t2": {0: [3, 4, 5, 6], 1: [3, 6, 4, 7]}},
+                dict.fromkeys(range(1, 11)))
+    listed = [1, 2, 4, 5, 6]
+    current, proposed = generate(c, ["t0", "t1", "t2"], listed)
+    counts = Counter(b for a in proposed.partitions for b in a.replicas)
+    assert sorted(counts.values()) == [6, 6, 6, 7, 7] and set(counts) == set(listed)
+    assert replicas_moved(current, proposed) == 11
+
+
 def test_rack_spread_wins_over_count_balance():
     # Without broker 3, broker 6 is rack c's only broker: every 3-replica partition needs it.
     current, proposed = generate(CLUSTER6, ["orders", "audit"], [1, 2, 4, 5, 6])
