@@ -137,15 +137,9 @@ def _evacuate(st: _State) -> None:
     total = sum(st.count.values()) + len(forced)
     low, rem = divmod(total, len(st.brokers))
     placed: dict[int, list[int]] = defaultdict(list)  # broker -> partitions evacuated onto it
-    for room in (
-        {b: max(0, low - st.count[b]) for b in st.brokers},
-        {b: max(0, low + (1 if rem else 0) - st.count[b]) for b in st.brokers},
-    ):
-        left = []
-        for tp, src in forced:
-            if not _place_within(st, tp, src, room, placed):
-                left.append((tp, src))
-        forced = left
+    for limit in (low, low + 1) if rem else (low,):
+        room = {b: max(0, limit - st.count[b]) for b in st.brokers}  # counts so far, moves included
+        forced = [(tp, src) for tp, src in forced if not _place_within(st, tp, src, room, placed)]
     for tp, src in forced:
         dst = _best_destination(st, tp, src, st.brokers)
         if dst is None:  # cannot happen when replication factor <= brokers

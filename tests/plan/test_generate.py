@@ -111,6 +111,20 @@ def test_evacuation_fills_the_brokers_that_need_replicas_when_the_obvious_one_ca
     assert replicas_moved(current, proposed) == 11
 
 
+def test_evacuation_under_the_ceiling_counts_what_the_floor_pass_placed():
+    """Brokers 1, 3 and 7 leave (17 replicas); the room under the ceiling is measured after the
+    pass that filled the floors, not before it (which let one broker take too many, and one
+    more replica moved to even it out: 18 moves). 17 is the exact minimum here."""
+    c = cluster({"t0": {0: [1, 7, 4], 1: [3, 6, 1], 2: [7, 3, 4], 3: [7, 2, 4], 4: [3, 4, 6]},
+                 "t1": {0: [3, 4, 5, 2], 1: [2, 5, 1, 7], 2: [5, 4, 2, 3], 3: [5, 3, 1, 6], 4: [7, 6, 1, 5],
+                        5: [6, 1, 5, 2]}},
+                dict.fromkeys(range(1, 8)))
+    current, proposed = generate(c, ["t0", "t1"], [2, 4, 5, 6])
+    counts = Counter(b for a in proposed.partitions for b in a.replicas)
+    assert max(counts.values()) - min(counts.values()) <= 1
+    assert replicas_moved(current, proposed) == 17
+
+
 def test_rack_spread_wins_over_count_balance():
     # Without broker 3, broker 6 is rack c's only broker: every 3-replica partition needs it.
     current, proposed = generate(CLUSTER6, ["orders", "audit"], [1, 2, 4, 5, 6])
