@@ -183,16 +183,23 @@ def _chain_to_room(
                         continue
                     came[c] = (part, b)
                     if room[c] > 0:
-                        chain = []
-                        while True:
-                            part_, frm = came[c]
-                            chain.append((part_, frm, c))
-                            if frm == src and part_ == tp:
-                                return chain[::-1]
-                            c = frm
+                        return _walk_back(came, c, src)
                     nxt.append(c)
         queue = nxt
     return None
+
+
+def _walk_back(came: Mapping[int, tuple[int, int]], end: int, src: int) -> list[tuple[int, int, int]]:
+    """The chain of moves (partition, from, to) that reached broker ``end``, first move first:
+    followed back through ``came`` to the move out of the unlisted broker ``src``."""
+    chain = []
+    to = end
+    while True:
+        part, frm = came[to]
+        chain.append((part, frm, to))
+        if frm == src:  # only the first move leaves src: every later one leaves a listed broker
+            return chain[::-1]
+        to = frm
 
 
 def _spread_racks(st: _State) -> None:
