@@ -3,8 +3,45 @@
 
 from __future__ import annotations
 
+from typing import NoReturn
 
-def main() -> None:
+
+def main() -> NoReturn:
     from kadmin.commands.root import run
 
-    run()
+    try:
+        run()
+    except SystemExit as e:
+        end_process(e.code)
+    end_process(0)
+
+
+def end_process(code: object) -> NoReturn:
+    """Exit with ``code`` once the command is done, without the interpreter's teardown.
+
+    Python's normal exit then frees every module and object one by one: ~15 ms of a read
+    command's ~120 ms here, and nothing of it reaches the user. So, once no other thread is
+    running, this does what matters of that exit (the ``atexit`` handlers, which close log
+    files and delete temporary directories, then stdout and stderr flushed) and ends the
+    process at once. Anything else (a message as exit status, a thread still working,
+    ``python -X dev``) exits the usual way."""
+    import sys
+    import threading
+
+    others = [t for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon]
+    if not (code is None or isinstance(code, int)) or others or sys.flags.dev_mode:
+        raise SystemExit(code)
+    import atexit
+    import os
+
+    status = code or 0
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except BrokenPipeError:  # the reader went away (`kadmin ... | head -1`)
+            status = status or 1
+        except (OSError, ValueError):
+            status = status or 120  # what Python's own exit gives when it cannot flush stdout
+    os._exit(status)

@@ -1,4 +1,4 @@
-"""Start-up is a feature: `kadmin --help` loads no client library."""
+"""Start-up is a feature: `kadmin --help` loads no client library; and a finished run ends at once."""
 
 from __future__ import annotations
 
@@ -36,3 +36,71 @@ def test_version_runs_as_a_real_process():
     out = subprocess.run([sys.executable, "-m", "kadmin", "--version"], capture_output=True, text=True)
     assert out.returncode == 0
     assert out.stdout.startswith("kadmin, version ")
+
+
+# The end of a run: kadmin.cli.main skips the interpreter's teardown once the command is done
+# (~15 ms of a read command), keeping what matters of a normal exit.
+_EXIT_PROBE = """
+import atexit, sys
+class Teardown:
+    def __del__(self):
+        sys.stderr.write("teardown ran\\n")
+probe = Teardown()  # a module global: only the interpreter's teardown frees it
+marker = sys.argv[1]
+atexit.register(lambda: open(marker, "w").write("atexit ran"))
+sys.argv = ["kadmin", *sys.argv[2:]]
+from kadmin.cli import main
+main()
+"""
+
+
+def _probe(tmp_path, *args: str) -> tuple[subprocess.CompletedProcess, str]:
+    marker = tmp_path / "atexit"
+    out = subprocess.run([sys.executable, "-c", _EXIT_PROBE, str(marker), *args], capture_output=True, text=True)
+    return out, marker.read_text() if marker.exists() else ""
+
+
+def test_a_finished_command_ends_without_teardown_but_runs_atexit_and_flushes(tmp_path):
+    out, marker = _probe(tmp_path, "--help")
+    assert out.returncode == 0
+    assert "teardown ran" not in out.stderr  # the interpreter's teardown was skipped
+    assert marker == "atexit ran"  # atexit handlers still ran
+    assert out.stdout.startswith("Usage: kadmin")  # all of the (piped, buffered) output arrived
+    assert out.stdout.rstrip().endswith("4  finished, but the cluster differs from the plan")
+
+
+def test_exit_codes_are_kept_at_the_quick_exit(tmp_path):
+    bad = tmp_path / "plan.json"
+    bad.write_text("{not json")
+    out, marker = _probe(tmp_path, "reassign", "verify", "--reassignment-json-file", str(bad),
+                         "--bootstrap-server", "127.0.0.1:1")
+    assert out.returncode == 2, out.stderr  # input error: the documented code
+    assert out.stderr.strip().startswith("kadmin: error:") and "teardown ran" not in out.stderr
+    assert marker == "atexit ran"
+    usage, _ = _probe(tmp_path, "reassign", "--no-such-option")
+    assert usage.returncode == 2 and "No such option" in usage.stderr
+
+
+def test_a_reader_that_goes_away_ends_the_run_quietly():
+    proc = subprocess.Popen([sys.executable, "-m", "kadmin", "--help"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # before the child has written anything: its writes meet a closed pipe
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 1
+    assert err == ""  # no "Exception ignored ... BrokenPipeError"
+
+
+def test_a_thread_still_working_is_waited_for(tmp_path):
+    code = (
+        "import sys, threading, time\n"
+        "done = threading.Event()\n"
+        "def work():\n"
+        "    done.wait(5)\n"
+        f"    open({str(tmp_path / 'thread')!r}, 'w').write('finished')\n"
+        "threading.Thread(target=work).start()\n"
+        "from kadmin.cli import end_process\n"
+        "done.set()\n"
+        "end_process(3)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 3
+    assert (tmp_path / "thread").read_text() == "finished"
