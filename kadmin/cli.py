@@ -23,13 +23,15 @@ def end_process(code: object) -> NoReturn:
     command's ~120 ms here, and nothing of it reaches the user. So, once no other thread is
     running, this does what matters of that exit (the ``atexit`` handlers, which close log
     files and delete temporary directories, then stdout and stderr flushed) and ends the
-    process at once. Anything else (a message as exit status, a thread still working,
-    ``python -X dev``) exits the usual way."""
+    process at once. Anything else (a message as exit status, a thread still working, a
+    profiler or tracer that writes its results after the run, ``python -X dev``) exits the
+    usual way."""
     import sys
     import threading
 
     others = [t for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon]
-    if not (code is None or isinstance(code, int)) or others or sys.flags.dev_mode:
+    watched = sys.getprofile() is not None or sys.gettrace() is not None
+    if not (code is None or isinstance(code, int)) or others or watched or sys.flags.dev_mode:
         raise SystemExit(code)
     import atexit
     import os
