@@ -63,6 +63,26 @@ def reassignment_line(r) -> str:
     return line
 
 
+def left_behind_message(items) -> str:
+    """Throttles a finished plan left that kadmin holds no record of (``VerifyOutcome.left_behind``)."""
+    rated = {i.resource for i in items if i.kind == "broker_rate"}
+    brokers = sorted((b for b in rated if b.isdigit()), key=int)
+    topics = sorted({i.resource for i in items if i.kind != "broker_rate"})
+    where = []
+    if brokers:
+        where.append(f"rates on broker{'s' if len(brokers) > 1 else ''} {', '.join(brokers)}")
+    if rated - set(brokers):
+        where.append("the cluster-wide default rates")
+    if topics:
+        where.append(f"throttled-replica lists of {', '.join(topics)}")
+    return (
+        f"the plan is complete but throttles no move needs are still set ({'; '.join(where)}) and kadmin has no "
+        "record of setting them here. kadmin keeps its records per connection (ZooKeeper with --zookeeper, a topic "
+        "with --bootstrap-server): if kadmin ran this plan through the other one, verify through it removes what it "
+        "set; otherwise `kadmin throttle show` lists them and `kadmin throttle clear --stale` removes them."
+    )
+
+
 def verify_report(output, pid, outcome, *, compact: bool = False, election=None) -> None:
     """Print a verify outcome as ``reassign verify`` prints it (lines, or its JSON document;
     ``compact``: on one line, for JSON-line streams) and raise its exit-3/4 errors.
@@ -109,6 +129,10 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
                 ],
                 "throttles_removed": [change_json(c) for c in removed],
                 "throttles_kept": bool(kept is not None and not kept.empty),
+                "throttles_left_behind": [
+                    {"kind": i.kind, "resource": i.resource, "config": i.config, "value": i.value}
+                    for i in outcome.left_behind
+                ],
                 **({"preferred_election": election_json(election)} if election is not None else {}),
             },
             compact=compact,
@@ -132,6 +156,8 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
             click.echo("Throttles this plan set that running moves still need were kept; verify again later.")
         if election is not None:
             print_election(election)
+    if outcome.left_behind:
+        render.warn(left_behind_message(outcome.left_behind))
     if result.state is State.IN_PROGRESS:
         raise StillInProgress(
             f"still in progress: {_count(result.partitions, State.IN_PROGRESS, 'partition')} reassigning, "

@@ -24,7 +24,9 @@ from kadmin.execute.clock import Clock, SystemClock
 from kadmin.model import ReassignmentPlan
 from kadmin.plan.verify import State, VerifyResult, log_dir_targets, verify_plan
 from kadmin.throttling.maths import Removal
+from kadmin.throttling.needs import ThrottleItem, left_behind, throttle_items
 from kadmin.throttling.operations import remove_plan_throttles
+from kadmin.throttling.state import read_throttle_state
 from kadmin.throttling.stores import RecordStore
 
 
@@ -33,6 +35,8 @@ class VerifyOutcome:
     result: VerifyResult
     removal: Removal | None  # None: no record for this plan, or --preserve-throttles
     kept_reason: str | None = None
+    # No record for this plan and the plan complete: throttles nobody recorded and no move needs
+    left_behind: tuple[ThrottleItem, ...] = ()
 
 
 SETTLE_SECONDS = 2.0  # how long views that disagree are read again before a verdict
@@ -93,4 +97,18 @@ def run_verify(
     if preserve_throttles or records is None:
         return VerifyOutcome(result, None, "--preserve-throttles" if preserve_throttles else None)
     # What every running move in the cluster needs, not only this plan's, is kept.
-    return VerifyOutcome(result, remove_plan_throttles(backend, records, plan_id))
+    removal = remove_plan_throttles(backend, records, plan_id)
+    if removal is not None or result.state is not State.COMPLETE:
+        return VerifyOutcome(result, removal)
+    return VerifyOutcome(result, None, left_behind=_left_behind(backend, records, plan))
+
+
+def _left_behind(backend: Backend, records: RecordStore, plan: ReassignmentPlan) -> tuple[ThrottleItem, ...]:
+    """A complete plan kadmin holds no record for (another tool ran it, or kadmin through the
+    other connection mode): the throttles on the cluster's brokers and the plan's topics that no
+    record owns and no move needs. Nothing when the records cannot be read (everything would
+    look unowned)."""
+    state = read_throttle_state(backend, records, topics=plan.topics)
+    if state.records_error is not None:
+        return ()
+    return tuple(left_behind(throttle_items(state.current, state.needs, state.records.values()), plan.topics))

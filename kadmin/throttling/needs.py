@@ -261,3 +261,13 @@ def throttle_items(current: Throttle, needs: ThrottleNeeds, records: Iterable[Th
                 )
             )
     return items
+
+
+def left_behind(items: Iterable[ThrottleItem], topics: Iterable[str]) -> list[ThrottleItem]:
+    """Throttles no kadmin record owns and no running move needs: every such broker rate (the
+    cluster-wide default too) and the lists of ``topics``. What a finished plan leaves when
+    another tool ran it, or kadmin through the other connection mode (records live in ZooKeeper
+    with --zookeeper, in a topic with --bootstrap-server): Kafka's own --verify would delete
+    them; kadmin names them."""
+    topics = set(topics)
+    return [i for i in items if not i.plan_ids and i.stale and (i.kind == "broker_rate" or i.resource in topics)]

@@ -140,6 +140,32 @@ def test_throttles_through_config_znodes_removed_by_verify(zsb, tmp_path, capsys
     zsb.wait_for(lambda s: s.topic_configs["foo"] == {} and not any(s.broker_configs.values()))
 
 
+def test_verify_through_the_other_mode_names_the_throttles_it_has_no_record_of(zsb, tmp_path, capsys):
+    # kadmin's records live in ZooKeeper with --zookeeper and in a topic with --bootstrap-server:
+    # a plan run through one and verified through the other must not leave throttles in silence.
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}])
+    code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--zookeeper", zsb.zk_connect,
+                          "--throttle", "50MB/s")
+    assert code == 0, err
+    zsb.wait_for(lambda s: s.topic_configs["foo"] and s.broker_configs.get("3"))
+    advance_until(zsb, lambda s: not s.partition("foo", 0).reassigning)
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", zsb.bootstrap)
+    assert code == 0 and "Reassignment of partition foo-0 is completed." in out
+    assert "Removed throttles" not in out  # no record here: nothing removed ...
+    assert "throttles no move needs are still set (rates on brokers 0, 1, 3; throttled-replica lists of foo)" in err
+    assert "verify through it removes what it set" in err  # ... and the way out is named
+    code, out, _ = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", zsb.bootstrap, "-o", "json")
+    left = json.loads(out)["throttles_left_behind"]
+    assert {(t["kind"], t["resource"]) for t in left} == {("broker_rate", "0"), ("broker_rate", "1"), ("broker_rate", "3"),
+                                                         ("topic_replicas", "foo")}
+    assert len(left) == 8
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "--zookeeper", zsb.zk_connect)
+    assert code == 0 and "Removed throttles this plan set:" in out and "still set" not in err
+    zsb.wait_for(lambda s: s.topic_configs["foo"] == {} and not any(s.broker_configs.values()))
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", zsb.bootstrap)
+    assert code == 0 and "still set" not in err
+
+
 def test_target_broker_down_is_refused(zsb, tmp_path, capsys):
     zsb.faults.broker_stop(3)
     zsb.wait_for(lambda s: not s.brokers[3].alive)

@@ -310,3 +310,33 @@ def test_zookeeper_mode_shows_and_clears_the_cluster_wide_default(sandbox_factor
     doc = show()
     assert doc["throttles"] == [] and doc["records"] == []
     sb.wait_for(lambda s: FOLLOWER_RATE not in s.broker_configs.get("", {}), timeout=20)  # the brokers saw it
+
+
+def test_verify_of_a_plan_kafkas_tool_ran_names_the_throttles_it_left(sandbox_factory, tmp_path):  # noqa: F811
+    """Kafka's --verify deletes the plan's throttles whoever set them; kadmin removes only what it
+    recorded, so for a plan it has no record of it names what is left instead of keeping quiet."""
+    sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
+    sb.create_topic("orders", assignment={0: [0, 1]}, size_bytes=MiB)
+    sb.create_topic("audit", assignment={0: [1, 2]}, size_bytes=MiB)
+    with admin(sb) as be:  # what kafka-reassign-partitions --execute --throttle sets
+        be.incremental_alter_configs([
+            *(ConfigChange(broker(b), name, AlterOp.SET, "1000000") for b in (0, 1, 2) for name in (LEADER_RATE, FOLLOWER_RATE)),
+            ConfigChange(topic("orders"), LEADER_REPLICAS, AlterOp.SET, "0:0,0:1"),
+            ConfigChange(topic("orders"), FOLLOWER_REPLICAS, AlterOp.SET, "0:2"),
+            ConfigChange(topic("audit"), LEADER_REPLICAS, AlterOp.SET, "0:1"),  # another topic: not this plan's
+        ])
+        be.reassign_partitions([Assignment("orders", 0, (2, 1))])
+    plan = write_plan(tmp_path, "plan.json", [{"topic": "orders", "partition": 0, "replicas": [2, 1]}])
+    r = kadmin("reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert r.exit_code == 3 and "still set" not in r.stderr  # while it moves, the throttles are needed
+    sb.clock.advance(30)
+    sb.wait_for(lambda s: not s.partition("orders", 0).reassigning)
+    r = kadmin("reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert r.exit_code == 0, r.output
+    assert "throttles no move needs are still set (rates on brokers 0, 1, 2; throttled-replica lists of orders)" in r.stderr
+    assert "kadmin throttle clear --stale" in r.stderr
+    assert sb.snapshot().broker_configs["0"][LEADER_RATE] == "1000000"  # named, not removed
+    r = kadmin("throttle", "clear", "--stale", "--yes", "-b", sb.bootstrap)
+    assert r.exit_code == 0, r.output
+    r = kadmin("reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap, "-o", "json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["throttles_left_behind"] == [] and "still set" not in r.stderr

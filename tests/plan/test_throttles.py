@@ -22,7 +22,7 @@ from kadmin.model import (
     TopicPartition,
 )
 from kadmin.throttling.maths import ThrottleRates, clear_changes, merge_replica_lists, reconcile_records, remove_from_replica_list, removal_changes, stale_throttles, throttle_changes
-from kadmin.throttling.needs import DEFAULT_BROKER_ID, ThrottleNeeds, brokers_needing_rates, current_throttles, kafka_throttle_lists, log_dir_rate_brokers, throttle_items
+from kadmin.throttling.needs import DEFAULT_BROKER_ID, ThrottleNeeds, brokers_needing_rates, current_throttles, kafka_throttle_lists, left_behind, log_dir_rate_brokers, throttle_items
 from kadmin.throttling.record import RateClaim, ThrottleRecord
 
 TP = TopicPartition
@@ -195,6 +195,27 @@ def test_stale_flags_and_clear_stale_leaves_needed_throttles():
         ConfigChange(topic("foo"), LEADER_REPLICAS, AlterOp.SET, "0:1"),
         ConfigChange(topic("bar"), FOLLOWER_REPLICAS, AlterOp.DELETE),
     }
+
+
+def test_left_behind_is_what_no_record_owns_and_no_move_needs_on_any_broker_and_the_plans_topics():
+    current = Throttle(
+        broker_rates={1: {LEADER_RATE: 100}, 2: {FOLLOWER_RATE: 100}, 3: {LEADER_RATE: 7}, DEFAULT_BROKER_ID: {LEADER_RATE: 9}},
+        topic_replicas={"foo": {LEADER_REPLICAS: ("0:1", "3:3")}, "bar": {FOLLOWER_REPLICAS: ("0:4",)},
+                        "baz": {LEADER_REPLICAS: ("0:5",)}},
+    )
+    needs = ThrottleNeeds.of({TP("foo", 0): PartitionReassignment("foo", 0, (2, 1), (2,), (1,))})  # needs 1 and 2
+    other_plan = ThrottleRecord("planY", replicas={"baz": {LEADER_REPLICAS: ("0:5",)}})
+    left = left_behind(throttle_items(current, needs, [other_plan]), ["foo", "bar", "baz"])
+    assert {(i.resource, i.config) for i in left} == {
+        ("3", LEADER_RATE),  # stale and unrecorded: any broker counts (1 and 2 are needed)
+        ("foo", LEADER_REPLICAS),  # partly unneeded (3:3), unrecorded
+        ("bar", FOLLOWER_REPLICAS),
+    }  # the cluster-wide default is needed while anything moves
+    # baz is another kadmin plan's (its own verify removes it); a topic outside the plan is not named
+    assert left_behind(throttle_items(current, needs, [other_plan]), ["foo"]) == [
+        i for i in left if i.resource != "bar"]
+    idle = left_behind(throttle_items(current, ThrottleNeeds(), []), [])  # nothing moves: every rate
+    assert {i.resource for i in idle} == {"1", "2", "3", "<default>"} and {i.kind for i in idle} == {"broker_rate"}
 
 
 def test_clear_all_respects_needs_unless_forced():
