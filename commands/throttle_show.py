@@ -87,13 +87,18 @@ def _table(doc: dict):
 
     from kadmin.units import format_rate
 
-    table = Table(title="Replication throttles", header_style="bold", title_justify="left")
+    table = Table(title="Replication throttles", header_style="bold", title_justify="left", caption_justify="left")
     for col in ("Resource", "Config"):
         table.add_column(col, no_wrap=True)
     for col in ("Value", "Set by", "Needed"):
         table.add_column(col, overflow="fold")
     if not doc["throttles"]:
         table.caption = "no replication throttles are set"
+    elif not all(t["plan_ids"] for t in doc["throttles"]):
+        table.caption = (
+            "not kadmin: no kadmin record of it here; set by another tool, or by kadmin through the other "
+            "connection (--zookeeper and --bootstrap-server keep separate records)"
+        )
     for t in doc["throttles"]:
         resource = f"broker {t['resource']}" if t["kind"] == "broker_rate" else f"topic {t['resource']}"
         value = f"{format_rate(int(t['value']))} ({t['value']})" if t["kind"] == "broker_rate" else t["value"]

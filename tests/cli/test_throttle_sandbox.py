@@ -80,6 +80,14 @@ def test_show_flags_the_hand_set_throttles_no_move_needs(moving):
     assert json.loads(r.output)["reassigning_partitions"] == 1
 
 
+def test_show_says_what_not_kadmin_means(moving):
+    r = kadmin("throttle", "show", "-b", moving.bootstrap)
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.stdout.split())
+    assert "not kadmin: no kadmin record of it here; set by another tool, or by kadmin through the other" in text
+    assert "(--zookeeper and --bootstrap-server keep separate records)" in text
+
+
 def test_clear_stale_removes_them_and_leaves_the_needed_throttle(moving):
     r = kadmin("throttle", "clear", "--stale", "-b", moving.bootstrap)
     assert r.exit_code == 0, r.output
