@@ -27,9 +27,10 @@ _QUANTITY = re.compile(
 )
 
 
-def _quantity(text: str, what: str, example: str) -> int:
-    """Bytes in ``text`` ("50MB", "1.5GiB", "400Mbit", "1000000")."""
-    raw = text
+def _quantity(text: str, what: str, example: str, *, as_written: str | None = None, per: str = "") -> int:
+    """Bytes in ``text`` ("50MB", "1.5GiB", "400Mbit", "1000000"). Errors quote ``as_written``
+    (what the user typed, when ``text`` is a part of it) and suggest units ending in ``per``."""
+    raw = text if as_written is None else as_written
     m = _QUANTITY.match(text)
     if not m:
         raise InputError(f"cannot read {what} {raw!r}", hint=f"write it like {example}")
@@ -41,8 +42,8 @@ def _quantity(text: str, what: str, example: str) -> int:
         # ("mib" is read as MiB: nobody means mebibits.)
         raise InputError(
             f"{what} {raw!r} is ambiguous",
-            hint=f"write {m.group('num')}{_canonical(prefix)}B for bytes or "
-            f"{m.group('num')}{_canonical(prefix)}bit for bits",
+            hint=f"write {m.group('num')}{_canonical(prefix)}B{per} for bytes or "
+            f"{m.group('num')}{_canonical(prefix)}bit{per} for bits",
         )
     factor = _BINARY[prefix] if prefix in _BINARY else _DECIMAL[prefix]
     value = num * factor
@@ -73,7 +74,8 @@ def parse_rate(text: str | int) -> int:
         value = text
     else:
         body = re.sub(r"\s*(/\s*s(ec(ond)?)?|ps)\s*$", "", text.strip(), flags=re.IGNORECASE)
-        value = _quantity(body, "rate", '"50MB/s", "10MiB/s" or "1000000" (bytes per second)')
+        example = '"50MB/s", "10MiB/s" or "1000000" (bytes per second)'
+        value = _quantity(body, "rate", example, as_written=text.strip(), per="/s")
     if value < 1:
         raise InputError(f"rate {text!r} must be at least 1 byte per second")
     return value

@@ -42,6 +42,16 @@ def test_lowercase_b_after_a_prefix_is_refused_as_ambiguous(text):
     assert "bit" in e.value.hint
 
 
+def test_rate_errors_quote_what_was_written_and_suggest_rates():
+    with pytest.raises(InputError) as e:
+        parse_rate("5Mbps")
+    assert e.value.message == "rate '5Mbps' is ambiguous"
+    assert e.value.hint == "write 5MB/s for bytes or 5Mbit/s for bits"
+    with pytest.raises(InputError) as e:
+        parse_rate(" -5MB/s")
+    assert e.value.message == "cannot read rate '-5MB/s'"
+
+
 @pytest.mark.parametrize("text", ["", "fast", "-5MB/s", "0", "0.1", "5 XB/s", "MB/s"])
 def test_parse_rate_rejects_nonsense_and_zero(text):
     with pytest.raises(InputError):
