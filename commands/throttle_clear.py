@@ -49,7 +49,12 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
         pid = plan_id(Path(plan_file).read_bytes()) if plan_file is not None else None
         cplan = plan_throttle_clear(state, plan_id=pid, stale=stale, force=force)
         if cplan is None:
-            render.warn(f"kadmin has no record of throttles set for plan {pid} ({plan_file}): nothing to remove")
+            render.warn(
+                f"kadmin has no record of throttles set for plan {pid} ({plan_file}) here: nothing to remove "
+                "(records are kept per connection, ZooKeeper with --zookeeper, a topic with --bootstrap-server: "
+                "if kadmin set them through the other one, clear through it; `kadmin throttle clear --stale` "
+                "removes every throttle no move needs)"
+            )
             _print(output, (), [], state, dry_run)
             return
         removal = cplan.removal

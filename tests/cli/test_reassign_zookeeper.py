@@ -159,6 +159,8 @@ def test_verify_through_the_other_mode_names_the_throttles_it_has_no_record_of(z
     assert {(t["kind"], t["resource"]) for t in left} == {("broker_rate", "0"), ("broker_rate", "1"), ("broker_rate", "3"),
                                                          ("topic_replicas", "foo")}
     assert len(left) == 8
+    code, _, err = kadmin(capsys, "throttle", "clear", "--plan", plan, "-b", zsb.bootstrap, "--yes")
+    assert code == 0 and "if kadmin set them through the other one, clear through it" in err
     code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "--zookeeper", zsb.zk_connect)
     assert code == 0 and "Removed throttles this plan set:" in out and "still set" not in err
     zsb.wait_for(lambda s: s.topic_configs["foo"] == {} and not any(s.broker_configs.values()))
