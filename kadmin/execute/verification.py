@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kadmin.backends.base import Backend
-from kadmin.errors import ConnectionFailed
+from kadmin.errors import ConnectionFailed, KadminError
 from kadmin.execute.clock import Clock, SystemClock
 from kadmin.model import ReassignmentPlan
 from kadmin.plan.verify import State, VerifyResult, log_dir_targets, verify_plan
@@ -107,8 +107,12 @@ def _left_behind(backend: Backend, records: RecordStore, plan: ReassignmentPlan)
     """A complete plan kadmin holds no record for (another tool ran it, or kadmin through the
     other connection mode): the throttles on the cluster's brokers and the plan's topics that no
     record owns and no move needs. Nothing when the records cannot be read (everything would
-    look unowned)."""
-    state = read_throttle_state(backend, records, topics=plan.topics)
+    look unowned), nor when the throttles cannot be (the verdict is verify's answer; this is
+    advice)."""
+    try:
+        state = read_throttle_state(backend, records, topics=plan.topics)
+    except KadminError:
+        return ()
     if state.records_error is not None:
         return ()
     return tuple(left_behind(throttle_items(state.current, state.needs, state.records.values()), plan.topics))

@@ -348,3 +348,24 @@ def test_verify_of_a_plan_kafkas_tool_ran_names_the_throttles_it_left(sandbox_fa
     assert r.exit_code == 0, r.output
     r = kadmin("reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap, "-o", "json")
     assert r.exit_code == 0 and json.loads(r.stdout)["throttles_left_behind"] == [] and "still set" not in r.stderr
+
+
+def test_a_verify_that_may_not_read_configs_still_gives_its_verdict(sandbox_factory, tmp_path, monkeypatch):  # noqa: F811
+    """Naming leftover throttles is advice: a user allowed to see reassignments but not configs
+    still gets verify's verdict."""
+    from kadmin.backends.admin import AdminBackend
+    from kadmin.errors import AuthorizationError
+
+    sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
+    sb.create_topic("orders", assignment={0: [0, 1]}, size_bytes=MiB)
+    with admin(sb) as be:
+        be.incremental_alter_configs([ConfigChange(broker(0), LEADER_RATE, AlterOp.SET, "1000000")])
+
+    def refused(self, *a, **kw):
+        raise AuthorizationError("not authorized to describe configs")
+
+    monkeypatch.setattr(AdminBackend, "describe_configs", refused)
+    plan = write_plan(tmp_path, "plan.json", [{"topic": "orders", "partition": 0, "replicas": [0, 1]}])
+    r = kadmin("reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert r.exit_code == 0, r.output
+    assert "Reassignment of partition orders-0 is completed." in r.stdout and "still set" not in r.stderr
