@@ -213,6 +213,7 @@ def balance_table(result, *, bars: bool):
 
 
 def balance_summary(result) -> str:
+    from kadmin.model import LogDirStatus
     from kadmin.plan.balance import usage_spread
     from kadmin.units import format_size
 
@@ -227,6 +228,12 @@ def balance_summary(result) -> str:
     if before:
         text += (
             f". Widest spread of used capacity within a broker: {max(before.values()):.1%} before, "
-            f"{max(after.values()):.1%} after."
+            f"{max(after.values()):.1%} after"
         )
+        # Directories nothing may move into are not in the spread: say which, or a broker
+        # that cannot be evened out (its emptier disk cordoned) reads as balanced.
+        closed = [
+            f"{u.broker}:{u.path} ({u.status.value})" for u in result.before if u.status is not LogDirStatus.ONLINE
+        ]
+        text += f" (not counted: {', '.join(closed)})." if closed else "."
     return text

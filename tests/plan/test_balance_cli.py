@@ -62,6 +62,8 @@ def test_table_shows_before_and_after_and_the_plan(fake):
     assert r.exit_code == 0, r.output
     assert "60.0%" in r.stdout and "30.0%" in r.stdout  # /a before and after
     assert "3 moves (3.0 GB) on 1 broker(s)" in r.stdout
+    # the cordoned /c is left out of the spread, and the summary says so
+    assert "within a broker: 60.0% before, 0.0% after (not counted: 1:/c (cordoned))." in r.stdout
     assert "Proposed partition reassignment configuration" in r.stdout
     assert "broker 2 did not answer DescribeLogDirs and is left out" in r.stderr
 
