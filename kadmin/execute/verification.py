@@ -92,27 +92,18 @@ def run_verify(
     preserve_throttles: bool = False,
     clock: Clock | None = None,
 ) -> VerifyOutcome:
-    result, _cluster, _ongoing = judge(backend, plan, clock=clock)
+    result, cluster, ongoing = judge(backend, plan, clock=clock)
 
     if preserve_throttles or records is None:
         return VerifyOutcome(result, None, "--preserve-throttles" if preserve_throttles else None)
     # What every running move in the cluster needs, not only this plan's, is kept.
-    removal = remove_plan_throttles(backend, records, plan_id)
+    loaded = records.load_all()
+    removal = remove_plan_throttles(backend, records, plan_id, records=loaded)
     if removal is not None or result.state is not State.COMPLETE:
         return VerifyOutcome(result, removal)
-    return VerifyOutcome(result, None, left_behind=_left_behind(backend, records, plan))
-
-
-def _left_behind(backend: Backend, records: RecordStore, plan: ReassignmentPlan) -> tuple[ThrottleItem, ...]:
-    """A complete plan kadmin holds no record for (another tool ran it, or kadmin through the
-    other connection mode): the throttles on the cluster's brokers and the plan's topics that no
-    record owns and no move needs. Nothing when the records cannot be read (everything would
-    look unowned), nor when the throttles cannot be (the verdict is verify's answer; this is
-    advice)."""
     try:
-        state = read_throttle_state(backend, records, topics=plan.topics)
-    except KadminError:
-        return ()
-    if state.records_error is not None:
-        return ()
-    return tuple(left_behind(throttle_items(state.current, state.needs, state.records.values()), plan.topics))
+        state = read_throttle_state(backend, records, topics=plan.topics, seen=(cluster, ongoing, loaded))
+    except KadminError:  # the verdict is verify's answer; what is left behind is advice
+        return VerifyOutcome(result, None)
+    items = throttle_items(state.current, state.needs, state.records.values())
+    return VerifyOutcome(result, None, left_behind=tuple(left_behind(items, plan.topics)))

@@ -82,12 +82,15 @@ def remove_throttles(
                 store.put(r)
 
 
-def remove_plan_throttles(backend, store: RecordStore, plan_id: str, *, force: bool = False) -> Removal | None:
+def remove_plan_throttles(
+    backend, store: RecordStore, plan_id: str, *, force: bool = False, records: dict[str, ThrottleRecord] | None = None
+) -> Removal | None:
     """Remove what ``plan_id``'s record set that no running move needs (verify, the end of an
     incremental run, ``throttle clear --plan``); None when there is no record. Rates on a broker
     that is down stay recorded for a later run. Other records sharing a removed rate (two plans
-    that set the same rate) drop it too: it is gone."""
-    records = store.load_all()
+    that set the same rate) drop it too: it is gone. ``records``: the store's records, when the
+    caller has just read them."""
+    records = store.load_all() if records is None else records
     record = records.get(plan_id)
     if record is None or record.empty:
         return None

@@ -72,11 +72,13 @@ def read_throttle_state(
     *,
     brokers: Iterable[int] | None = None,
     topics: Iterable[str] | None = None,
+    seen: tuple[ClusterState, Mapping[TopicPartition, PartitionReassignment], dict[str, ThrottleRecord]] | None = None,
 ) -> ThrottleState:
     """Read the throttle configs (of ``brokers`` and ``topics``; None: every broker and topic and
     the cluster-wide defaults), the ongoing reassignments and log-dir moves, and kadmin's records
-    (a store that cannot be read is noted in ``records_error``)."""
-    cluster = backend.describe_cluster()
+    (a store that cannot be read is noted in ``records_error``). ``seen``: the cluster, its
+    ongoing reassignments and the records, already read by the caller (not read again)."""
+    cluster = backend.describe_cluster() if seen is None else seen[0]
     if brokers is None:
         resources = [ConfigResource(ConfigResourceType.BROKER, "")]
         resources += [broker_resource(b) for b in sorted(cluster.brokers)]
@@ -89,10 +91,10 @@ def read_throttle_state(
         if t in known_topics
     ]
     current = current_throttles(backend.describe_configs(resources, keys=THROTTLE_CONFIGS))
-    ongoing = dict(backend.list_partition_reassignments())
+    ongoing = dict(backend.list_partition_reassignments() if seen is None else seen[1])
     moving, known = log_dir_moving_brokers(backend, cluster.brokers)
-    records, error = {}, None
-    if store is not None:
+    records, error = ({}, None) if seen is None else (seen[2], None)
+    if store is not None and seen is None:
         try:
             records = store.load_all()
         except KadminError as e:
