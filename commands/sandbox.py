@@ -75,10 +75,10 @@ def sandbox() -> None:
 )
 @click.option(
     "--kafka-version",
-    type=click.Choice(["3.3", "3.9", "4.3"]),
+    type=click.Choice(["2.8", "3.3", "3.9", "4.3"]),
     default=None,
     help="Kafka version to emulate: the protocol versions its brokers accept and its behaviours "
-    "(default: 4.3; 3.9 with --zookeeper, which 4.x does not have).",
+    "(default: 4.3; 3.9 with --zookeeper, which 4.x does not have; 2.8 only with --zookeeper).",
 )
 @click.option(
     "--dir-capacity", type=click.IntRange(1), default=100 * 2**30, show_default=True, help="Bytes per log directory."

@@ -296,6 +296,14 @@ def _notes(log_dirs, states: Mapping[int, _Broker]) -> list[str]:
             f"the same total and usable bytes, e.g. {d.total_bytes:,} and {d.usable_bytes:,}), so their used "
             "share cannot differ; Kafka bytes were balanced instead"
         )
+    unreported = [
+        b for b, s in states.items() if not s.shared_fs and not all(d.capacity_known for d in s.dirs.values())
+    ]
+    if unreported:
+        notes.append(
+            f"broker(s) {', '.join(map(str, unreported))} report no disk capacity (DescribeLogDirs before v4, "
+            "Kafka before 3.3), so their directories were taken as equal in size and Kafka bytes balanced"
+        )
     for b, s in states.items():
         for path, names in sorted(s.strays.items()):
             notes.append(

@@ -18,7 +18,7 @@ from kadmin.errors import UsageError
 
 @dataclass(frozen=True)
 class KafkaVersion:
-    name: str  # "3.3", "3.9", "4.3"
+    name: str  # "2.8", "3.3", "3.9", "4.3"
     major: int
     minor: int
 
@@ -26,6 +26,12 @@ class KafkaVersion:
     def supports_zookeeper(self) -> bool:
         """ZooKeeper mode was removed in Kafka 4.0."""
         return self.major < 4
+
+    @property
+    def supports_kraft(self) -> bool:
+        """KRaft clusters are production-ready from 3.3 (KIP-833); 2.8's KRaft was an early-access
+        preview without partition reassignment, so a 2.8 cluster is a ZooKeeper-mode one."""
+        return self.at_least(3, 3)
 
     @property
     def kraft_retarget_keeps_adding(self) -> bool:
@@ -63,23 +69,40 @@ class KafkaVersion:
 
 
 VERSIONS: dict[str, KafkaVersion] = {
-    v.name: v for v in (KafkaVersion("3.3", 3, 3), KafkaVersion("3.9", 3, 9), KafkaVersion("4.3", 4, 3))
+    v.name: v
+    for v in (
+        KafkaVersion("2.8", 2, 8),
+        KafkaVersion("3.3", 3, 3),
+        KafkaVersion("3.9", 3, 9),
+        KafkaVersion("4.3", 4, 3),
+    )
 }
 DEFAULT = "4.3"
 DEFAULT_ZOOKEEPER = "3.9"  # the newest version with ZooKeeper mode
 
 
-def kafka_version(name: str | None, *, zookeeper: bool = False) -> KafkaVersion:
-    """The emulated version named ``name`` ("3.3", "3.3.1" and "4.3" alike); None = the default
-    for the mode. ZooKeeper mode is refused for 4.x, as Kafka removed it."""
-    if name is None:
-        name = DEFAULT_ZOOKEEPER if zookeeper else DEFAULT
+def emulated(name: str) -> KafkaVersion:
+    """The emulated version named ``name`` ("3.3", "3.3.1" and "4.3" alike), whatever the mode."""
     short = ".".join(str(name).strip().split(".")[:2])
     version = VERSIONS.get(short)
     if version is None:
         raise UsageError(f"Kafka version {name} is not emulated; choose one of {', '.join(VERSIONS)}")
+    return version
+
+
+def kafka_version(name: str | None, *, zookeeper: bool = False) -> KafkaVersion:
+    """The emulated version named ``name`` for a cluster of that mode; None = the default for the
+    mode. ZooKeeper mode is refused for 4.x, as Kafka removed it; KRaft for 2.8, as it had none
+    fit to run."""
+    version = emulated(name if name is not None else DEFAULT_ZOOKEEPER if zookeeper else DEFAULT)
     if zookeeper and not version.supports_zookeeper:
         raise UsageError(
-            f"Kafka {version} has no ZooKeeper mode (removed in 4.0); use --kafka-version 3.3 or 3.9 with --zookeeper"
+            f"Kafka {version} has no ZooKeeper mode (removed in 4.0); "
+            "use --kafka-version 2.8, 3.3 or 3.9 with --zookeeper"
+        )
+    if not zookeeper and not version.supports_kraft:
+        raise UsageError(
+            f"Kafka {version} ran with ZooKeeper only (its KRaft mode was an early-access preview without "
+            "partition reassignment): give --zookeeper, or use --kafka-version 3.3 or later"
         )
     return version

@@ -190,3 +190,35 @@ def test_zookeeper_mode_describes_through_brokers_found_in_zookeeper(sandbox_fac
     doc = json.loads(result.stdout)
     parts = {p["partition"] for b in doc["brokers"] for d in b["logDirs"] for p in d["partitions"]}
     assert parts == {"zk-topic-0", "zk-topic-1"}
+
+
+def test_capacity_is_reported_where_the_brokers_describelogdirs_has_it(sandbox_factory, zk_connect, kafka_version):
+    """TotalBytes/UsableBytes came with DescribeLogDirs v4 (Kafka 3.3, KIP-827): against 2.8
+    (DescribeLogDirs v0-2) capacity is unknown, shown as such, and `log-dirs balance` evens the
+    directories out by Kafka's bytes instead; from 3.3 on it is the broker's figure."""
+    from jsonschema import validate
+
+    from kadmin.schemas import load
+
+    sb = sandbox_factory(brokers=2, log_dirs=2, zookeeper=zk_connect)
+    first = sorted(sb.snapshot().brokers[0].dirs)[0]
+    sb.create_topic("t", assignment={p: [0, 1] for p in range(4)}, size_bytes=64 * 2**20,
+                    log_dirs={(p, b): first for p in range(4) for b in (0, 1)})
+    result = run("log-dirs", "describe", "-b", sb.bootstrap, "-o", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    validate(doc, load("log-dirs-describe"))
+    dirs = [d for b in doc["brokers"] for d in b["log_dirs"]]
+    old = kafka_version == "2.8"
+    assert all((d["total_bytes"] is None and d["used_fraction"] is None) == old for d in dirs), dirs
+    assert sum(d["replica_count"] for d in dirs) == 8
+    table = run("log-dirs", "describe", "-b", sb.bootstrap, env={"COLUMNS": "200"})
+    assert table.exit_code == 0 and ("unknown" in table.stdout) == old
+    # every replica of t sits in one directory of each broker: balance moves some out on both
+    plan = run("log-dirs", "balance", "-b", sb.bootstrap, "-o", "json")
+    assert plan.exit_code == 0, plan.output
+    moves, notes = json.loads(plan.stdout)["moves"], json.loads(plan.stdout)["notes"]
+    assert {m["broker"] for m in moves} == {0, 1}
+    assert any("report no disk capacity (DescribeLogDirs before v4, Kafka before 3.3)" in n for n in notes) == old
+    if old:  # by Kafka's bytes alone: two of the four 64 MiB replicas on each broker
+        assert len(moves) == 4

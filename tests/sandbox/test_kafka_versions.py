@@ -1,7 +1,7 @@
 """The sandbox speaks the protocol of the Kafka version it emulates: ApiVersions advertises what
 that version's brokers advertise, responses are encoded at the version the client asked for, and
 versions the broker does not accept get Kafka's answer. Through kafka-python, confluent-kafka and
-kcat, which negotiate different versions against 3.3 and 4.3."""
+kcat, which negotiate different versions against 2.8, 3.3 and 4.3."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ MiB = 2**20
 # Produce and Fetch stop at 12 (v13 names topics by id). 4.3 advertises Produce from 0 as Kafka 4
 # does (KAFKA-18659) though it accepts only v3 and later.
 ADVERTISED = {
+    "2.8": {0: (3, 9), 1: (4, 12), 2: (1, 6), 3: (0, 11), 18: (0, 3), 19: (2, 7), 20: (1, 6), 32: (1, 4),
+            33: (0, 2), 34: (1, 2), 35: (1, 2), 43: (0, 2), 44: (0, 1), 45: (0, 0), 46: (0, 0), 60: (0, 0)},
     "3.3": {0: (3, 9), 1: (4, 12), 2: (1, 7), 3: (0, 12), 18: (0, 3), 19: (2, 7), 20: (1, 6), 32: (1, 4),
             33: (0, 2), 34: (1, 2), 35: (1, 4), 43: (0, 2), 44: (0, 1), 45: (0, 0), 46: (0, 0), 60: (0, 0)},
     "3.9": {0: (3, 11), 1: (4, 12), 2: (1, 9), 3: (0, 12), 18: (0, 4), 19: (2, 7), 20: (1, 6), 32: (1, 4),
@@ -57,8 +59,10 @@ def _ranges(answer) -> dict[int, tuple[int, int]]:
 
 
 @pytest.mark.parametrize("kafka_version", sorted(ADVERTISED))
-def test_api_versions_advertises_the_emulated_versions_ranges(sandbox_factory, kafka_version):
-    sb = sandbox_factory(brokers=1, manual_clock=True, kafka_version=kafka_version)
+def test_api_versions_advertises_the_emulated_versions_ranges(sandbox_factory, kafka_version, request):
+    # 2.8 ran with ZooKeeper only (its KRaft mode was an early-access preview)
+    zk = request.getfixturevalue("zk_connect") if kafka_version == "2.8" else None
+    sb = sandbox_factory(brokers=1, manual_clock=True, kafka_version=kafka_version, zookeeper=zk)
     answer = raw(sb, 0, _api_versions(), 3)
     assert answer.error_code == 0
     assert _ranges(answer) == ADVERTISED[kafka_version]
@@ -107,6 +111,25 @@ def test_kafka_python_negotiates_each_versions_shapes(sandbox_factory):
     dirs, requests = found["4.3"]
     assert all(d["is_cordoned"] is False for b in dirs.values() for d in b.values())
     assert ("DescribeLogDirs", 5) in requests and ("ApiVersions", 3) not in requests
+
+
+@pytest.mark.zookeeper
+def test_kafka_python_meets_kafka_28s_describelogdirs_without_capacity(sandbox_factory, zk_connect):
+    """Kafka 2.8 serves DescribeLogDirs v0-2: no TotalBytes/UsableBytes (v4, Kafka 3.3)."""
+    sb = sandbox_factory(brokers=2, manual_clock=True, kafka_version="2.8", zookeeper=zk_connect)
+    sb.create_topic("t", assignment={0: [0, 1]}, size_bytes=MiB)
+    dirs = describe_log_dirs(sb)
+    requests = {(api, v) for _, api, v in sb.requests}
+    assert ("DescribeLogDirs", 2) in requests and not {("DescribeLogDirs", 3), ("DescribeLogDirs", 4)} & requests
+    assert all("total_bytes" not in d for b in dirs.values() for d in b.values())
+
+
+def test_kafka_28_has_no_kraft_mode_to_emulate():
+    from kadmin.errors import UsageError
+    from kadmin.sandbox import Sandbox
+
+    with pytest.raises(UsageError, match="ZooKeeper only"):
+        Sandbox(kafka_version="2.8")
 
 
 @pytest.mark.parametrize(("kafka_version", "metadata"), [("3.3", 12), ("4.3", 13)])

@@ -4,7 +4,8 @@
 ``sandbox_factory``: ``sandbox_factory(**Sandbox kwargs)`` starts a sandbox; all stop at teardown.
 ``kafka_version``: the Kafka version those sandboxes emulate. In the test files of MATRIX_FILES it
 is parametrized over the matrix (tests/conftest.py's pytest_generate_tests), so their tests run
-against every version: 3.3 and 4.3, in ZooKeeper mode 3.3 and 3.9 (4.x has no ZooKeeper mode).
+against every version: 3.3 and 4.3, in ZooKeeper mode 2.8, 3.3 and 3.9 (4.x has no ZooKeeper mode;
+2.8 has no KRaft mode fit to run).
 ``KADMIN_TEST_KAFKA_VERSIONS=4.3`` (comma-separated) narrows the matrix. Elsewhere: the default
 version of the mode. A ``kafka_version=`` given to ``sandbox_factory`` wins.
 """
@@ -17,7 +18,7 @@ import pytest
 
 MiB = 2**20
 
-MATRIX = ("3.3", "4.3")
+MATRIX = ("2.8", "3.3", "4.3")
 MATRIX_ENV = "KADMIN_TEST_KAFKA_VERSIONS"
 # The integration tests of execute, verify, progress, cancel, throttle, --incremental, log-dirs
 # describe|balance and the backends: the places where a Kafka version changes what kadmin meets.
@@ -42,25 +43,32 @@ MATRIX_FILES = (
 )
 
 def matrix_versions(*, zookeeper: bool) -> list[str]:
-    """The versions a matrix test runs against; in ZooKeeper mode a 4.x is replaced by the newest
-    version that has ZooKeeper mode."""
-    from kadmin.sandbox.versions import kafka_version
+    """The versions a matrix test runs against: in ZooKeeper mode a 4.x is replaced by the newest
+    version that has ZooKeeper mode; KRaft-mode tests leave out a 2.8."""
+    from kadmin.sandbox.versions import emulated
 
     names = [v.strip() for v in os.environ.get(MATRIX_ENV, ",".join(MATRIX)).split(",") if v.strip()]
     out = []
     for name in names:
-        version = str(for_mode(name, zookeeper=zookeeper) if zookeeper else kafka_version(name))
+        if not zookeeper and not emulated(name).supports_kraft:
+            continue  # 2.8: ZooKeeper mode only
+        version = for_mode(name, zookeeper=zookeeper)
         if version not in out:
             out.append(version)
     return out
 
 
 def for_mode(name: str, *, zookeeper: bool) -> str:
-    """``name``, or in ZooKeeper mode the newest version with ZooKeeper mode if ``name`` has none."""
-    from kadmin.sandbox.versions import DEFAULT_ZOOKEEPER, kafka_version
+    """``name``, or the nearest version that has the mode: in ZooKeeper mode the newest with
+    ZooKeeper mode for a 4.x, in KRaft mode the oldest with KRaft for a 2.8."""
+    from kadmin.sandbox.versions import DEFAULT_ZOOKEEPER, VERSIONS, emulated
 
-    version = kafka_version(name)
-    return DEFAULT_ZOOKEEPER if zookeeper and not version.supports_zookeeper else str(version)
+    version = emulated(name)
+    if zookeeper and not version.supports_zookeeper:
+        return DEFAULT_ZOOKEEPER
+    if not zookeeper and not version.supports_kraft:
+        return next(str(v) for v in VERSIONS.values() if v.supports_kraft)
+    return str(version)
 
 
 def in_matrix(path) -> bool:
