@@ -179,19 +179,14 @@ class RecordTopic:
             data = bytes(rp.records or b"")
             if not data:
                 raise WireUnavailable("Fetch returned no records before the end offset")
-            records = protocol("record.memory_records").MemoryRecords(data)
             advanced = False
-            while records.has_next():
-                batch = records.next_batch()
-                if batch is None:
-                    break
-                if not getattr(batch, "is_control_batch", False):
-                    for r in batch:
-                        if r.offset >= position and r.offset < end:
-                            values[r.key.decode("utf-8")] = r.value
-                nxt = batch.next_offset
-                if nxt > position:
-                    position, advanced = nxt, True
+            for batch in _batches(data):
+                if not batch.is_control:
+                    for at, key, value in batch.records:
+                        if position <= at < end and key is not None:
+                            values[key.decode("utf-8")] = value
+                if batch.next_offset > position:
+                    position, advanced = batch.next_offset, True
             if not advanced:
                 raise WireUnavailable("Fetch returned no records before the end offset")
         return values
@@ -245,3 +240,30 @@ class RecordTopic:
         except ClusterError as e:
             if e.error_code != TOPIC_ALREADY_EXISTS:
                 raise
+
+
+def _batches(data: bytes) -> list:
+    """The whole record batches of a Fetch answer (``record_batches.Batch``): read by kadmin's
+    reader of uncompressed v2 batches, or by kafka-python's decoder when a batch is compressed
+    or in an older format."""
+    from kadmin.backends.record_batches import Batch, Unreadable, read_batches
+
+    try:
+        return list(read_batches(data))
+    except Unreadable:
+        pass
+    from kadmin.backends.wire_client import protocol
+
+    out = []
+    records = protocol("record.memory_records").MemoryRecords(data)
+    while records.has_next():
+        batch = records.next_batch()
+        if batch is None:
+            break
+        rows = tuple((r.offset, r.key, r.value) for r in batch)
+        # a legacy (v0, v1) batch has no next_offset: it ends after its last record
+        after = getattr(batch, "next_offset", None)
+        if after is None:
+            after = rows[-1][0] + 1 if rows else 0
+        out.append(Batch(after, bool(getattr(batch, "is_control_batch", False)), rows))
+    return out
