@@ -335,6 +335,16 @@ def slow(broker, millis, state_dir):
     _fault(state_dir, "slow", broker=broker, millis=millis)
 
 
+@fault.command("latency")
+@click.argument("broker", type=int)
+@click.argument("millis", type=click.IntRange(0))
+@STATE_DIR_OPTION
+def latency(broker, millis, state_dir):
+    """Put BROKER MILLIS milliseconds away (0 restores it): its answers arrive that late while
+    requests sent behind them go on, as over a long network path."""
+    _fault(state_dir, "latency", broker=broker, millis=millis)
+
+
 @fault.command("drop-connections")
 @click.argument("broker", type=int)
 @STATE_DIR_OPTION

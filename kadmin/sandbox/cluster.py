@@ -69,7 +69,8 @@ class BrokerState:
     rack: str | None
     dirs: dict[str, LogDirState]
     alive: bool = True
-    slow_ms: int = 0
+    slow_ms: int = 0  # a busy broker: each answer is sent this late, the next request waits
+    latency_ms: int = 0  # a distant broker: each answer arrives this late, requests pipelined meanwhile
     # AlterReplicaLogDirs destinations for replicas not created yet (in memory: lost on restart).
     preferred_dirs: dict[TopicPartition, str] = field(default_factory=dict)
     # Future replicas in the order they were requested; the head one is copied.

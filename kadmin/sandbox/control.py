@@ -25,6 +25,7 @@ FAULTS = {
     "dir-cordon": ("dir_cordon", ("broker", "path")),
     "dir-uncordon": ("dir_cordon", ("broker", "path")),
     "slow": ("slow", ("broker", "millis")),
+    "latency": ("latency", ("broker", "millis")),
     "drop-connections": ("drop_connections", ("broker",)),
 }
 

@@ -1,5 +1,5 @@
 """Faults for tests and demos: stop and start brokers, take directories offline or cordon them,
-slow a broker's responses, drop its client connections."""
+slow a broker's responses or put it far away, drop its client connections."""
 
 from __future__ import annotations
 
@@ -64,6 +64,13 @@ class Faults:
         """Delay every response of this broker by ``millis`` (0 restores normal speed)."""
         b = self._broker(broker_id)
         self._sb.engine.call(setattr, b, "slow_ms", max(int(millis), 0))
+
+    def latency(self, broker_id: int, millis: int) -> None:
+        """Put this broker ``millis`` away (0 restores it): each answer arrives that much later,
+        while the broker goes on with the requests sent behind it, as over a long network path
+        (``slow``, a busy broker, holds them up)."""
+        b = self._broker(broker_id)
+        self._sb.engine.call(setattr, b, "latency_ms", max(int(millis), 0))
 
     def drop_connections(self, broker_id: int) -> None:
         self._broker(broker_id)

@@ -31,6 +31,18 @@ MAX_FRAME = 100 * 2**20
 AUTH_FAILURE_CLOSE_DELAY = 0.1  # seconds; Kafka's connection.failed.authentication.delay.ms default
 
 
+async def _deliver(
+    writer: asyncio.StreamWriter, response: bytes, delay: float, previous: asyncio.Future | None
+) -> None:
+    """Write ``response`` ``delay`` seconds from now, after the answer before it (``previous``)."""
+    due = asyncio.get_running_loop().time() + delay
+    if previous is not None:
+        await previous
+    await asyncio.sleep(max(0.0, due - asyncio.get_running_loop().time()))
+    if not writer.is_closing():
+        writer.write(response)
+
+
 class BrokerServer:
     def __init__(self, engine, broker_id: int):
         self.engine = engine
@@ -62,6 +74,7 @@ class BrokerServer:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.writers.add(writer)
         session = self.security.session() if self.security is not None else None
+        in_transit: asyncio.Future | None = None  # the last answer on its way (the latency fault)
         try:
             while True:
                 (size,) = struct.unpack(">i", await reader.readexactly(4))
@@ -80,13 +93,19 @@ class BrokerServer:
                         self.held.discard(held)
                 if response is None:
                     break
-                slow = self.engine.cluster.brokers[self.broker_id].slow_ms
-                if slow:
-                    await asyncio.sleep(slow / 1000)
-                if writer.is_closing():
+                broker = self.engine.cluster.brokers[self.broker_id]
+                if broker.slow_ms:
+                    await asyncio.sleep(broker.slow_ms / 1000)
+                if broker.latency_ms or (in_transit is not None and not in_transit.done()):
+                    in_transit = asyncio.ensure_future(_deliver(writer, response, broker.latency_ms / 1000, in_transit))
+                    if session is None or not session.close_after:
+                        continue  # on to the next request while this answer travels
+                    await in_transit
+                elif writer.is_closing():
                     break
-                writer.write(response)
-                await writer.drain()
+                else:
+                    writer.write(response)
+                    await writer.drain()
                 if session is not None and session.close_after:  # a failed SASL authentication:
                     await asyncio.sleep(AUTH_FAILURE_CLOSE_DELAY)  # let the client read why first
                     break
@@ -95,6 +114,8 @@ class BrokerServer:
         except Exception:  # a bug: log it and drop this connection only
             log.exception("broker %d: connection failed", self.broker_id)
         finally:
+            if in_transit is not None:
+                in_transit.cancel()
             self.writers.discard(writer)
             writer.close()
 

@@ -241,6 +241,41 @@ def test_slow_broker_delays_responses(sandbox_factory):
     assert time.monotonic() - start >= 0.4
 
 
+def test_a_distant_broker_answers_late_and_in_order_while_it_goes_on_with_the_requests_behind(
+    sandbox_factory, monkeypatch
+):
+    """The latency fault: answers arrive late, in order, and the broker handles the requests sent
+    behind the first meanwhile (pipelined requests wait one latency, not one each). The slow
+    fault, a busy broker, would hold the second request until the first answer was sent."""
+    import select
+    import socket
+    import struct
+    import time
+
+    from kadmin.sandbox.wire import BrokerServer
+
+    handled = []
+    handle = BrokerServer.handle
+    monkeypatch.setattr(BrokerServer, "handle", lambda self, frame, session=None: handled.append(
+        struct.unpack_from(">i", frame, 4)[0]) or handle(self, frame, session))
+    sb = sandbox_factory(brokers=1, manual_clock=True)
+    sb.faults.latency(0, 2000)
+    with socket.create_connection(("127.0.0.1", sb.ports[0]), timeout=10) as s:
+        start = time.monotonic()
+        for correlation in (1, 2):  # ApiVersions v0, sent back to back
+            frame = struct.pack(">hhih", 18, 0, correlation, 1) + b"t"
+            s.sendall(struct.pack(">i", len(frame)) + frame)
+        while handled != [1, 2] and time.monotonic() - start < 10:
+            time.sleep(0.01)
+        assert handled == [1, 2]
+        assert select.select([s], [], [], 0)[0] == []  # both handled, neither answer here yet
+        answers = []
+        for _ in (1, 2):
+            (n,) = struct.unpack(">i", s.recv(4, socket.MSG_WAITALL))
+            answers.append(struct.unpack(">i", s.recv(n, socket.MSG_WAITALL)[:4])[0])
+        assert answers == [1, 2] and time.monotonic() - start >= 2.0
+
+
 def test_drop_connections_closes_client_sockets(sandbox_factory):
     import socket
     import struct
