@@ -18,7 +18,8 @@ first and runs its children without that variable (pip compiled the reference's 
 
 Run: python bench/bench_cli.py   (or `make bench` for every figure);
      python bench/bench_cli.py read-commands [ROUNDS]   (the read commands only);
-     python bench/bench_cli.py many-topics [TOPICS [ROUNDS]]   (throttle show on 2,000 topics)
+     python bench/bench_cli.py many-topics [TOPICS [ROUNDS]]   (throttle show on 2,000 topics);
+     python bench/bench_cli.py far-away [ROUNDS]   (throttle show and describe, brokers 10 ms away)
 """
 
 from __future__ import annotations
@@ -255,6 +256,7 @@ def figures() -> list[Figure]:
         out.append(Figure("log-dirs describe", f"50 brokers {lag}: one by one", seq, "s", "", None))
         out.append(Figure("log-dirs describe", "one-by-one / concurrent", seq / conc, "x", "> 1", seq > conc))
     out += many_topics()
+    out += far_away()
     out += read_commands()  # last: the peak RSS figures above stay those of a small benchmark process
     return out
 
@@ -285,6 +287,41 @@ def many_topics(topics: int = 2000, rounds: int = 5) -> list[Figure]:
     ]
 
 
+FAR_AWAY_MS = 10
+
+
+def far_away(rounds: int = 9) -> list[Figure]:
+    """`throttle show` (its reads after the metadata in flight together) beside `log-dirs
+    describe` with every broker of the 3-broker sandbox FAR_AWAY_MS away (the sandbox's
+    `latency` fault: answers arrive that late while the broker goes on with the requests behind
+    them), interleaved, medians (with KADMIN_BENCH_BASELINE, throttle show from that tree too).
+    Where every round trip costs, the number of them a command waits for is its speed."""
+    from kadmin.sandbox import Sandbox
+
+    with Sandbox(brokers=3, log_dirs=2) as sb:
+        sb.populate_demo()
+        _write_throttle_records(sb)
+        for b in range(3):
+            sb.faults.latency(b, FAR_AWAY_MS)
+        cmds = {
+            "throttle show -o json": _kadmin("throttle", "show", "-o", "json", "--bootstrap-server", sb.bootstrap),
+            "log-dirs describe -o json": _kadmin("log-dirs", "describe", "-o", "json", "--bootstrap-server", sb.bootstrap),
+        }
+        baseline = os.environ.get("KADMIN_BENCH_BASELINE")
+        if baseline:
+            cmds["throttle show -o json (baseline)"] = _baseline(baseline, cmds["throttle show -o json"])
+        walls: dict[str, list[float]] = {name: [] for name in cmds}
+        for _ in range(rounds):
+            for name, cmd in cmds.items():
+                walls[name].append(run_once(cmd)[0])
+    med = {name: statistics.median(w) for name, w in walls.items()}
+    where = f"3 brokers, each {FAR_AWAY_MS} ms away"
+    out = [Figure(where, f"{name}: median of {rounds}", m, "s", "", None) for name, m in med.items()]
+    ratio = med["throttle show -o json"] / med["log-dirs describe -o json"]
+    out.append(Figure(where, "throttle show / log-dirs describe", ratio, "x", "<= 1x", ratio <= 1))
+    return out
+
+
 def _fan_out_ratio(bootstrap: str) -> tuple[float, float]:
     """Time the backend's concurrent fan-out against querying the brokers one at a time."""
     from kadmin.backends.admin import AdminBackend
@@ -306,6 +343,8 @@ def _fan_out_ratio(bootstrap: str) -> tuple[float, float]:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["read-commands"]:  # [ROUNDS]
         print_figures("CLI read commands", read_commands(*map(int, sys.argv[2:3])))
+    elif sys.argv[1:2] == ["far-away"]:  # [ROUNDS]
+        print_figures("CLI with brokers far away", far_away(*map(int, sys.argv[2:3])))
     elif sys.argv[1:2] == ["many-topics"]:  # [TOPICS [ROUNDS]]
         print_figures("CLI on many topics", many_topics(*map(int, sys.argv[2:4])))
     else:

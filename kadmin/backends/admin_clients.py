@@ -35,6 +35,10 @@ BACKOFF = 0.1  # seconds; grows per attempt
 TRANSIENT_ATTEMPTS = 4
 
 
+class _PutOff(Exception):
+    """A read inside ``read_together`` that needs the library clients: it runs after the others."""
+
+
 class AdminClients:
     """kafka-python's KafkaAdminClient and confluent-kafka's AdminClient for one connection."""
 
@@ -48,6 +52,7 @@ class AdminClients:
         self._wire = None  # kadmin's small read client (wire_client), PLAINTEXT only
         self._wire_off = self.settings.security_protocol != "PLAINTEXT"
         self._lock = threading.Lock()
+        self._together = threading.local()  # .active: this thread runs a read of read_together
 
     @property
     def bootstrap(self) -> str:
@@ -55,6 +60,7 @@ class AdminClients:
 
     # --- clients ---------------------------------------------------------------------------
     def _kafka_python(self):
+        self._library_allowed()
         with self._lock:
             if self._kp is None:
                 from kadmin.backends.kafka_python_logs import AuthFailureWatch, quiet_kafka_loggers
@@ -80,6 +86,12 @@ class AdminClients:
                     raise cluster_error(e, "connecting to " + self.bootstrap) from None
             return self._kp
 
+    def _library_allowed(self) -> None:
+        """The library clients are not shared between threads: a read of ``read_together``
+        that reaches them is put off, to run alone."""
+        if getattr(self._together, "active", False):
+            raise _PutOff
+
     def _no_broker_answered(self) -> ConnectionFailed:
         """The bootstrap servers could not be reached or did not answer: one message for both clients."""
         return ConnectionFailed(
@@ -96,7 +108,7 @@ class AdminClients:
 
         with self._lock:
             if self._wire_off:
-                return NotImplemented
+                return self._not_fast()
             if self._wire is None:
                 try:
                     # Half of --timeout: a broker that slow is asked again through the library
@@ -104,7 +116,7 @@ class AdminClients:
                     self._wire = WireClient(self.bootstrap, self.timeout / 2)
                 except WireUnavailable:
                     self._wire_off = True
-                    return NotImplemented
+                    return self._not_fast()
             wire = self._wire
         try:
             return call(wire)
@@ -114,7 +126,50 @@ class AdminClients:
             debug("small client: %s; asking through the library clients", e)
             with self._lock:
                 self._wire_off = True
-            return NotImplemented
+            return self._not_fast()
+
+    def _not_fast(self):
+        """NotImplemented: the caller asks through the library clients (inside ``read_together``,
+        the read is put off instead)."""
+        self._library_allowed()
+        return NotImplemented
+
+    def read_together(self, *reads):
+        """The results of ``reads`` (callables reading through this backend) with their requests
+        in flight at once: each runs in a thread of its own, and the small client pipelines their
+        requests on its connections, so the reads take about as long as the slowest one (one round
+        trip instead of one each). A read the small client cannot serve runs afterwards, alone,
+        through the library clients (their clients are not shared between threads). The first
+        error, in the order of ``reads``, is raised."""
+        if len(reads) < 2 or self._wire_off:
+            return [read() for read in reads]
+        outcomes: list = [None] * len(reads)
+
+        def run(i: int) -> None:
+            self._together.active = True
+            try:
+                outcomes[i] = (True, reads[i]())
+            except _PutOff:
+                outcomes[i] = None
+            except BaseException as e:  # handed to the caller's thread
+                outcomes[i] = (False, e)
+            finally:
+                self._together.active = False
+
+        threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(1, len(reads))]
+        for t in threads:
+            t.start()
+        run(0)
+        for t in threads:
+            t.join()
+        results = []
+        for read, outcome in zip(reads, outcomes):
+            if outcome is None:
+                outcome = (True, read())
+            if not outcome[0]:
+                raise outcome[1]
+            results.append(outcome[1])
+        return results
 
     def _kp_call(self, what: str, call):
         """``call(kafka_python_client)``, retried on a transient connection failure; any other
@@ -144,6 +199,7 @@ class AdminClients:
             debug("metadata refresh failed: %s", e)
 
     def _confluent(self):
+        self._library_allowed()
         with self._lock:
             if self._ck is None:
                 from confluent_kafka.admin import AdminClient

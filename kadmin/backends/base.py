@@ -155,3 +155,11 @@ MUTATING_METHODS = (
     "incremental_alter_configs",
     "elect_leaders",
 )
+
+
+def read_together(backend, *reads) -> list:
+    """The results of ``reads`` (callables reading through ``backend``), in order: with their
+    requests in flight at once where the backend can (``AdminBackend.read_together``), else one
+    after another."""
+    together = getattr(backend, "read_together", None)
+    return together(*reads) if together is not None else [read() for read in reads]

@@ -7,6 +7,9 @@ that import and the client's start-up are most of a read command's time. Its mes
 alone are cheap, so ``protocol()`` imports them without running ``kafka/__init__.py`` (which
 still runs, unchanged, the first time anything reads an attribute of the ``kafka`` package).
 
+Requests are pipelined: ``to_each`` sends to every broker before it reads an answer, and
+threads (``AdminBackend.read_together``) share a connection, each request's answer matched to it.
+
 This client serves the happy path on a PLAINTEXT cluster only. Anything else (security
 configured, a broker not answering, an error code, a version it cannot speak) raises
 ``WireUnavailable`` and the backend answers through the library clients as before, so error
@@ -16,6 +19,7 @@ every connection, then the highest version both sides speak.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import importlib
 import importlib.util
@@ -172,12 +176,22 @@ def decode_response(response_cls, frame: bytes, version: int, header: bool = Tru
 
 
 class Connection:
-    """One broker: a socket, ApiVersions negotiated, one request at a time."""
+    """One broker: a socket, ApiVersions negotiated, requests pipelined.
+
+    Threads may share it: each sends its requests and waits for its answers. Kafka answers the
+    requests of one connection in the order they were sent, so the answers are matched to the
+    requests in send order (the correlation id is checked); whichever waiting thread reads the
+    socket hands the others their answers."""
 
     def __init__(self, host: str, port: int, timeout: float, client_id: str):
         self.client_id = client_id
         self._correlation = 0
-        self._lock = threading.Lock()
+        self._send_lock = threading.Lock()  # one request written at a time
+        self._state = threading.Condition()  # guards what follows
+        self._in_flight: collections.deque[int] = collections.deque()  # correlation ids, in send order
+        self._answers: dict[int, bytes] = {}  # frames read for a thread not yet woken
+        self._reading = False  # a thread is reading the socket
+        self._broken: WireUnavailable | None = None
         try:
             # A short connect timeout: a broker that does not accept at once is left to the
             # library clients, which then have the whole --timeout.
@@ -192,7 +206,7 @@ class Connection:
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.versions: dict[int, tuple[int, int]] = {}
         mod = protocol("protocol.metadata.api_versions")
-        resp = self._exchange(mod.ApiVersionsRequest(), mod.ApiVersionsResponse, 0)
+        resp = self.request(mod.ApiVersionsRequest(), mod.ApiVersionsResponse, 0)
         if resp.error_code:
             raise WireUnavailable(f"ApiVersions error {resp.error_code}")
         self.versions = {k.api_key: (k.min_version, k.max_version) for k in resp.api_keys}
@@ -208,39 +222,75 @@ class Connection:
         return version
 
     def request(self, request, response_cls, version: int | None = None):
-        return self._exchange(request, response_cls, self.version_for(type(request)) if version is None else version)
-
-    def _exchange(self, request, response_cls, version: int):
-        with self._lock:  # one request at a time on this socket
-            return self._exchange_locked(request, response_cls, version)
+        """Send ``request`` (at the highest common version, or ``version``) and wait for its answer."""
+        version = self.version_for(type(request)) if version is None else version
+        return self.answer(self.send(request, version), request, response_cls, version)
 
     def send(self, request, version: int) -> int:
-        """Send ``request`` at ``version``; its correlation id (the caller holds ``_lock``)."""
-        self._correlation += 1
-        request.API_VERSION = version
-        request.with_header(correlation_id=self._correlation, client_id=self.client_id)
-        try:
-            self.sock.sendall(encode_request(request, version))
-        except OSError as e:
-            raise WireUnavailable(f"{type(e).__name__}: {e}") from None
-        return self._correlation
+        """Send ``request`` at ``version``; its correlation id, for ``answer``."""
+        with self._send_lock:
+            self._correlation += 1
+            correlation = self._correlation
+            request.API_VERSION = version
+            request.with_header(correlation_id=correlation, client_id=self.client_id)
+            data = encode_request(request, version)
+            with self._state:
+                if self._broken is not None:
+                    raise self._broken
+                self._in_flight.append(correlation)
+            try:
+                self.sock.sendall(data)
+            except OSError as e:
+                raise self._break(WireUnavailable(f"{type(e).__name__}: {e}")) from None
+        return correlation
 
-    def _exchange_locked(self, request, response_cls, version: int):
-        self.send(request, version)
+    def answer(self, correlation: int, request, response_cls, version: int):
+        """The decoded answer to the request sent as ``correlation``."""
+        frame = self._frame(correlation)
+        if request.API_KEY == API_VERSIONS_KEY:  # its response header is v0 at every version
+            return decode_response(response_cls, frame[4:], version, header=False)
+        return decode_response(response_cls, frame, version)
+
+    def _frame(self, correlation: int) -> bytes:
+        """The frame answering ``correlation``: read by this thread, or by another waiting
+        thread that read it first."""
+        while True:
+            with self._state:
+                while correlation not in self._answers and self._reading and self._broken is None:
+                    self._state.wait()
+                if correlation in self._answers:
+                    return self._answers.pop(correlation)
+                if self._broken is not None:
+                    raise self._broken
+                self._reading = True
+            self._read_next()
+
+    def _read_next(self) -> None:
+        """Read the next answer on the socket, whoever's it is, and hand it over."""
         try:
             size = struct.unpack(">i", self._read(4))[0]
             frame = self._read(size)
         except OSError as e:
-            raise WireUnavailable(f"{type(e).__name__}: {e}") from None
-        if request.API_KEY == API_VERSIONS_KEY:  # its response header is v0 at every version
-            correlation = struct.unpack_from(">i", frame, 0)[0]
-            resp = decode_response(response_cls, frame[4:], version, header=False)
-        else:
-            resp = decode_response(response_cls, frame, version)
-            correlation = resp.header.correlation_id
-        if correlation != self._correlation:
-            raise WireUnavailable("correlation id mismatch")
-        return resp
+            self._break(WireUnavailable(f"{type(e).__name__}: {e}"))
+            return
+        with self._state:
+            self._reading = False
+            expected = self._in_flight.popleft() if self._in_flight else -1
+            # every response header starts with the correlation id
+            if len(frame) < 4 or struct.unpack_from(">i", frame, 0)[0] != expected:
+                self._broken = WireUnavailable("correlation id mismatch")
+            else:
+                self._answers[expected] = frame
+            self._state.notify_all()
+
+    def _break(self, error: WireUnavailable) -> WireUnavailable:
+        """The connection is unusable: every thread waiting on it gets ``error``."""
+        with self._state:
+            self._reading = False
+            if self._broken is None:
+                self._broken = error
+            self._state.notify_all()
+        return error
 
     def _read(self, n: int) -> bytes:
         buf = bytearray()
@@ -264,17 +314,26 @@ class WireClient:
         self.timeout = timeout
         self.client_id = client_id
         self._conns: dict[object, Connection] = {}
+        self._opening: dict[object, threading.Lock] = {}
         self._lock = threading.Lock()
         self._metadata: tuple[float, Any, frozenset[str] | None] | None = None  # when, answer, topics asked
 
     # --- connections -----------------------------------------------------------------------
     def _connect(self, key, host: str, port: int) -> Connection:
+        """The connection ``key`` names, opened now if need be (once: threads asking for it
+        together wait for the one opening it)."""
         with self._lock:
             conn = self._conns.get(key)
-        if conn is None:
-            conn = Connection(host, port, self.timeout, self.client_id)
+            if conn is not None:
+                return conn
+            opening = self._opening.setdefault(key, threading.Lock())
+        with opening:
             with self._lock:
-                self._conns[key] = conn
+                conn = self._conns.get(key)
+            if conn is None:
+                conn = Connection(host, port, self.timeout, self.client_id)
+                with self._lock:
+                    self._conns[key] = conn
         return conn
 
     def any_connection(self) -> Connection:
@@ -345,33 +404,21 @@ class WireClient:
         return t
 
     def to_each(self, node_ids, make_request, response_cls) -> dict:
-        """``make_request(node_id)`` sent to every broker at once: {node_id: response}. One thread:
-        every request is sent, then the answers are read as they arrive. Any failure raises
-        WireUnavailable (the caller asks again through the library clients)."""
+        """``make_request(node_id)`` sent to every broker at once: {node_id: response}. Every
+        request is sent, then the answers are read (each broker's arrives while the others are
+        awaited). Any failure raises WireUnavailable (the caller asks again through the
+        library clients)."""
         ids = list(dict.fromkeys(node_ids))
         conns = self._connections(ids)
-        if len({id(c) for c in conns.values()}) != len(conns):
-            raise WireUnavailable("two brokers on one connection")
-        held = sorted(conns.values(), key=id)
-        for c in held:
-            c._lock.acquire()
-        try:
-            sent = {}
-            for b in ids:
-                request = make_request(b)
-                version = conns[b].version_for(type(request))
-                sent[b] = (version, conns[b].send(request, version))
-            frames = _read_frames(conns, time.monotonic() + self.timeout)
-        finally:
-            for c in held:
-                c._lock.release()
-        out: dict = {}
-        for b, (version, correlation) in sent.items():
-            resp = decode_response(response_cls, frames[b], version)
-            if resp.header.correlation_id != correlation:
-                raise WireUnavailable("correlation id mismatch")
-            out[b] = resp
-        return out
+        sent = {}
+        for b in ids:
+            request = make_request(b)
+            version = conns[b].version_for(type(request))
+            sent[b] = (request, version, conns[b].send(request, version))
+        return {
+            b: conns[b].answer(correlation, request, response_cls, version)
+            for b, (request, version, correlation) in sent.items()
+        }
 
     def _connections(self, ids: list[int]) -> dict:
         """A connection to each broker of ``ids``; the missing ones opened at once (threads)."""
@@ -412,43 +459,6 @@ class WireClient:
                     seen.add(id(c))
                     c.close()
             self._conns.clear()
-
-
-def _read_frames(conns: dict, deadline: float) -> dict:
-    """One response frame from each connection ({key: Connection}), read as they arrive."""
-    import selectors
-
-    sel = selectors.DefaultSelector()
-    buffers: dict = {}
-    frames: dict = {}
-    try:
-        for key, conn in conns.items():
-            sel.register(conn.sock, selectors.EVENT_READ, key)
-            buffers[key] = bytearray()
-        while len(frames) < len(conns):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise WireUnavailable("a broker did not answer in time")
-            for ready, _ in sel.select(left):
-                key = ready.data
-                try:
-                    chunk = ready.fileobj.recv(1 << 20)  # type: ignore[union-attr]  # registered sockets
-                except OSError as e:
-                    raise WireUnavailable(f"{type(e).__name__}: {e}") from None
-                if not chunk:
-                    raise WireUnavailable("connection closed by the broker")
-                buf = buffers[key]
-                buf += chunk
-                if len(buf) >= 4:
-                    size = struct.unpack_from(">i", buf, 0)[0]
-                    if len(buf) > 4 + size:
-                        raise WireUnavailable("more data than one answer")
-                    if len(buf) == 4 + size:
-                        frames[key] = bytes(memoryview(buf)[4:])
-                        sel.unregister(ready.fileobj)
-    finally:
-        sel.close()
-    return frames
 
 
 def _host_port(address: str) -> tuple[str, int]:

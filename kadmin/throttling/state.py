@@ -8,6 +8,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kadmin.backends.base import read_together
 from kadmin.errors import KadminError, UnsupportedOperation
 from kadmin.model import (
     THROTTLE_CONFIGS,
@@ -90,13 +91,23 @@ def read_throttle_state(
         for t in (cluster.topics if topics is None else sorted(set(topics)))
         if t in known_topics
     ]
-    current = current_throttles(backend.describe_configs(resources, keys=THROTTLE_CONFIGS))
-    ongoing = dict(backend.list_partition_reassignments() if seen is None else seen[1])
-    moving, known = log_dir_moving_brokers(backend, cluster.brokers)
-    records, error = ({}, None) if seen is None else (seen[2], None)
-    if store is not None and seen is None:
+
+    def load_records() -> tuple[dict[str, ThrottleRecord], str | None]:
+        if store is None:
+            return {}, None
         try:
-            records = store.load_all()
+            return store.load_all(), None
         except KadminError as e:
-            error = f"kadmin's throttle records could not be read: {e}"
+            return {}, f"kadmin's throttle records could not be read: {e}"
+
+    reads = [
+        lambda: backend.describe_configs(resources, keys=THROTTLE_CONFIGS),
+        lambda: log_dir_moving_brokers(backend, cluster.brokers),
+    ]
+    if seen is None:
+        reads += [backend.list_partition_reassignments, load_records]
+    configs, (moving, known), *rest = read_together(backend, *reads)  # requests in flight together
+    reassigning, (records, error) = rest if seen is None else (seen[1], (seen[2], None))
+    current = current_throttles(configs)
+    ongoing = dict(reassigning)
     return ThrottleState(cluster, current, ThrottleNeeds.of(ongoing, moving), records, ongoing, known, error)

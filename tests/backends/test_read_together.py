@@ -1,0 +1,147 @@
+"""Reads in flight together (``AdminBackend.read_together``): what throttle show, verify and every
+throttle operation read after the cluster's metadata goes out at once through the small client,
+pipelined on its connections; a read it cannot serve runs afterwards, alone, through the library
+clients."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from kadmin.backends.admin import AdminBackend
+from kadmin.backends.admin_records import RecordTopic
+from kadmin.backends.wire_client import Connection, WireUnavailable, protocol
+from kadmin.config import ConnectionSettings
+from kadmin.errors import NotFoundError
+from kadmin.model import FOLLOWER_RATE, AlterOp, Assignment, ConfigChange, ConfigResource, ConfigResourceType
+from kadmin.sandbox import Sandbox
+from kadmin.throttling.state import read_throttle_state
+from kadmin.throttling.stores import open_record_store
+
+RECORDS = "__kadmin_throttle_records"
+DESCRIBE_CONFIGS, DESCRIBE_LOG_DIRS, LIST_REASSIGNMENTS, FETCH = 32, 35, 46, 1
+
+
+def _backend(sb, *, small_client: bool = True, read_only: bool = True) -> AdminBackend:
+    b = AdminBackend(ConnectionSettings(bootstrap_servers=sb.bootstrap, timeout=10.0), read_only=read_only)
+    if not small_client:
+        b._wire_off = True
+    return b
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """3 brokers, a reassignment running (the clock is manual), a throttle set and its record."""
+    with Sandbox(brokers=3, log_dirs=2, manual_clock=True) as sb:
+        sb.create_topic("t", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=2**20)
+        with _backend(sb, read_only=False) as w:
+            w.incremental_alter_configs([ConfigChange(ConfigResource(ConfigResourceType.BROKER, "1"), FOLLOWER_RATE,
+                                                      AlterOp.SET, "1000")])
+            w.reassign_partitions([Assignment("t", 0, (2, 1))])
+            RecordTopic(w, RECORDS).write("plan-a", b'{"version": 1, "plan_id": "plan-a", "rates": [], "replicas": {}}')
+        yield sb
+
+
+def _show(state) -> dict:
+    from kadmin.commands.throttle_show import show_json
+
+    return show_json(state)
+
+
+def test_every_read_is_in_flight_before_any_answer_is_read(cluster, monkeypatch):
+    """The first answer awaited waits for every other read's request to be sent: read one by one,
+    it would wait in vain."""
+    sent: set[int] = set()
+    changed = threading.Condition()
+    missed = []
+    send, answer = Connection.send, Connection.answer
+
+    def record_send(self, request, version):
+        correlation = send(self, request, version)
+        with changed:
+            sent.add(request.API_KEY)
+            changed.notify_all()
+        return correlation
+
+    def answer_once_all_are_sent(self, correlation, request, response_cls, version):
+        wanted = {DESCRIBE_CONFIGS, DESCRIBE_LOG_DIRS, LIST_REASSIGNMENTS, FETCH}
+        if request.API_KEY in wanted:
+            with changed:
+                if not changed.wait_for(lambda: wanted <= sent, timeout=10):
+                    missed.append(wanted - sent)
+        return answer(self, correlation, request, response_cls, version)
+
+    with _backend(cluster) as b:
+        b.describe_cluster()
+        monkeypatch.setattr(Connection, "send", record_send)
+        monkeypatch.setattr(Connection, "answer", answer_once_all_are_sent)
+        state = read_throttle_state(b, open_record_store(b))
+        assert not b._wire_off
+    assert missed == []
+    assert state.ongoing and set(state.records) == {"plan-a"} and state.log_dirs_known
+    assert state.current.broker_rates[1][FOLLOWER_RATE] == 1000
+
+
+def test_a_read_the_small_client_cannot_serve_runs_after_through_the_library_clients(cluster, monkeypatch):
+    from kadmin.backends import admin, admin_clients
+
+    with _backend(cluster, small_client=False) as slow:
+        expected = _show(read_throttle_state(slow, open_record_store(slow)))
+
+    def refuse(*args, **kwargs):
+        raise WireUnavailable("not this one")
+
+    library_threads = []
+    kafka_python = admin_clients.AdminClients._kafka_python
+
+    def note_thread(self):
+        library_threads.append(threading.current_thread())
+        return kafka_python(self)
+
+    monkeypatch.setattr(admin, "_fast_reassignments", refuse)
+    monkeypatch.setattr(admin_clients.AdminClients, "_kafka_python", note_thread)
+    with _backend(cluster) as b:
+        got = _show(read_throttle_state(b, open_record_store(b)))
+        assert b._wire_off  # it gave up; the others had already been read
+    assert got == expected and got["reassigning_partitions"] == 1
+    assert library_threads and set(library_threads) == {threading.main_thread()}
+
+
+def test_the_first_error_in_order_is_raised_once_every_read_is_done():
+    done = threading.Event()
+
+    def missing():
+        raise NotFoundError("no such thing")
+
+    with AdminBackend(ConnectionSettings(bootstrap_servers="127.0.0.1:1")) as b:
+        with pytest.raises(NotFoundError, match="no such thing"):
+            b.read_together(lambda: 1, missing, lambda: done.wait(5) or ValueError("late"), lambda: 4)
+        assert b.read_together(lambda: 1, lambda: done.set() or 2) == [1, 2]
+
+
+def test_threads_share_a_connection_each_getting_its_own_answer():
+    """Requests from many threads pipelined on one connection to a broker far away: every thread
+    gets the answer to its own request."""
+    with Sandbox(brokers=1, log_dirs=1, manual_clock=True) as sb:
+        for i in range(8):
+            sb.create_topic(f"topic-{i}", partitions=i + 1, replication_factor=1)
+        sb.faults.latency(0, 200)
+        mod = protocol("protocol.metadata.metadata")
+        conn = Connection("127.0.0.1", sb.ports[0], 10.0, "test")
+        got: dict[int, tuple] = {}
+
+        def ask(i):
+            req = mod.MetadataRequest(topics=[mod.MetadataRequest.MetadataRequestTopic(name=f"topic-{i}")],
+                                      allow_auto_topic_creation=False, include_cluster_authorized_operations=False,
+                                      include_topic_authorized_operations=False)
+            [t] = conn.request(req, mod.MetadataResponse).topics
+            got[i] = (t.name, len(t.partitions))
+
+        threads = [threading.Thread(target=ask, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        conn.close()
+    assert got == {i: (f"topic-{i}", i + 1) for i in range(8)}
