@@ -718,9 +718,8 @@ def _fast_end_offsets(wire, pending: Sequence[TopicPartition]) -> dict:
 
     mod = protocol("protocol.consumer.offsets")
     Req = mod.ListOffsetsRequest
-    md = wire.metadata(sorted({tp.topic for tp in pending}))
     leaders = {}
-    for t in md.topics:
+    for t in wire.topics_metadata(sorted({tp.topic for tp in pending})):  # the command's last answer serves
         for p in t.partitions:
             leaders[TopicPartition(t.name, p.partition_index)] = p.leader_id
     by_leader: dict[int, list[TopicPartition]] = defaultdict(list)

@@ -146,15 +146,16 @@ class AdminClients:
         outcomes: list = [None] * len(reads)
 
         def run(i: int) -> None:
+            outer = getattr(self._together, "active", False)  # read_together within a read
             self._together.active = True
             try:
                 outcomes[i] = (True, reads[i]())
             except _PutOff:
                 outcomes[i] = None
-            except BaseException as e:  # handed to the caller's thread
+            except Exception as e:  # handed to the caller's thread (Ctrl-C is not held up)
                 outcomes[i] = (False, e)
             finally:
-                self._together.active = False
+                self._together.active = outer
 
         threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(1, len(reads))]
         for t in threads:

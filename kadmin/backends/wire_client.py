@@ -390,18 +390,22 @@ class WireClient:
         return self.metadata([])
 
     def topic_metadata(self, topic: str, max_age: float = METADATA_TTL):
-        """``topic``'s entry in a Metadata answer at most ``max_age`` seconds old that has it (a
-        command that just read every topic does not ask again), else in one asked now. A topic
-        missing from an all-topics answer is asked for by name, so a topic the broker hides
-        answers with its error rather than as absent."""
+        """``topic``'s entry of ``topics_metadata``."""
+        [t] = self.topics_metadata([topic], max_age)
+        return t
+
+    def topics_metadata(self, topics: list[str], max_age: float = METADATA_TTL) -> list:
+        """The entries of ``topics`` in a Metadata answer at most ``max_age`` seconds old that has
+        them all (a command that just read every topic does not ask again), else in one asked
+        now. A topic missing from an all-topics answer is asked for by name, so a topic the
+        broker hides answers with its error rather than as absent."""
         if self._metadata is not None and time.monotonic() - self._metadata[0] <= max_age:
             _, resp, asked = self._metadata
-            if asked is None or topic in asked:
-                for t in resp.topics:
-                    if t.name == topic:
-                        return t
-        [t] = self.metadata([topic]).topics
-        return t
+            if asked is None or asked.issuperset(topics):
+                known = {t.name: t for t in resp.topics}
+                if all(t in known for t in topics):
+                    return [known[t] for t in topics]
+        return list(self.metadata(list(topics)).topics)
 
     def to_each(self, node_ids, make_request, response_cls) -> dict:
         """``make_request(node_id)`` sent to every broker at once: {node_id: response}. Every

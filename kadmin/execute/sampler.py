@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 
-from kadmin.backends.base import Backend, Capability
+from kadmin.backends.base import Backend, Capability, read_together
 from kadmin.execute.progress import ProgressSnapshot, snapshot
 from kadmin.model import ReassignmentPlan, TopicPartition
 
@@ -23,18 +23,33 @@ class Sampler:
     def __call__(self, previous: ProgressSnapshot | None) -> ProgressSnapshot:
         b = self.backend
         cluster = b.describe_cluster()
-        ongoing = b.list_partition_reassignments()
         topics = None
         if self.plan is not None:
             topics = sorted({a.topic for a in self.plan.partitions} & set(cluster.topics)) or None
-        log_dirs = b.describe_log_dirs(topics=topics) if Capability.LOG_DIRS in b.capabilities else {}
+        reads = [
+            b.list_partition_reassignments,
+            lambda: b.describe_log_dirs(topics=topics) if Capability.LOG_DIRS in b.capabilities else {},
+        ]
+        # A plan's partitions are known now: their end offsets are read with the rest (without a
+        # plan, the partitions moving are the ongoing reassignments, read first).
+        moving = set() if self.plan is None else {a.tp for a in self.plan.partitions} & set(cluster.partitions)
+        if moving:
+            reads.append(lambda: self._end_offsets(moving))
+        ongoing, log_dirs, *offsets = read_together(b, *reads)
         if self.plan is None:
             moving = set(ongoing)
-        else:
-            moving = {a.tp for a in self.plan.partitions} & set(cluster.partitions)
-        offsets: Mapping[TopicPartition, int] = {}
-        if moving and Capability.END_OFFSETS in b.capabilities:
-            offsets = b.list_end_offsets(sorted(moving))
+            offsets = [self._end_offsets(moving)]
         return snapshot(
-            self.clock(), cluster, ongoing, log_dirs, plan=self.plan, end_offsets=offsets, previous=previous
+            self.clock(),
+            cluster,
+            ongoing,
+            log_dirs,
+            plan=self.plan,
+            end_offsets=offsets[0] if offsets else {},
+            previous=previous,
         )
+
+    def _end_offsets(self, moving: set[TopicPartition]) -> Mapping[TopicPartition, int]:
+        if moving and Capability.END_OFFSETS in self.backend.capabilities:
+            return self.backend.list_end_offsets(sorted(moving))
+        return {}

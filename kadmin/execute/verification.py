@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kadmin.backends.base import Backend
+from kadmin.backends.base import Backend, read_together
 from kadmin.errors import ConnectionFailed, KadminError
 from kadmin.execute.clock import Clock, SystemClock
 from kadmin.model import ReassignmentPlan
@@ -92,12 +92,14 @@ def run_verify(
     preserve_throttles: bool = False,
     clock: Clock | None = None,
 ) -> VerifyOutcome:
-    result, cluster, ongoing = judge(backend, plan, clock=clock)
-
     if preserve_throttles or records is None:
+        result, _, _ = judge(backend, plan, clock=clock)
         return VerifyOutcome(result, None, "--preserve-throttles" if preserve_throttles else None)
+    # The records are read while the verdict is made (its error, if any, comes first).
+    (result, cluster, ongoing), loaded = read_together(
+        backend, lambda: judge(backend, plan, clock=clock), records.load_all
+    )
     # What every running move in the cluster needs, not only this plan's, is kept.
-    loaded = records.load_all()
     removal = remove_plan_throttles(backend, records, plan_id, records=loaded)
     if removal is not None or result.state is not State.COMPLETE:
         return VerifyOutcome(result, removal)

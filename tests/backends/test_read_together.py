@@ -14,13 +14,21 @@ from kadmin.backends.admin_records import RecordTopic
 from kadmin.backends.wire_client import Connection, WireUnavailable, protocol
 from kadmin.config import ConnectionSettings
 from kadmin.errors import NotFoundError
-from kadmin.model import FOLLOWER_RATE, AlterOp, Assignment, ConfigChange, ConfigResource, ConfigResourceType
+from kadmin.model import (
+    FOLLOWER_RATE,
+    AlterOp,
+    Assignment,
+    ConfigChange,
+    ConfigResource,
+    ConfigResourceType,
+    ReassignmentPlan,
+)
 from kadmin.sandbox import Sandbox
 from kadmin.throttling.state import read_throttle_state
 from kadmin.throttling.stores import open_record_store
 
 RECORDS = "__kadmin_throttle_records"
-DESCRIBE_CONFIGS, DESCRIBE_LOG_DIRS, LIST_REASSIGNMENTS, FETCH = 32, 35, 46, 1
+DESCRIBE_CONFIGS, DESCRIBE_LOG_DIRS, LIST_REASSIGNMENTS, FETCH, LIST_OFFSETS = 32, 35, 46, 1, 2
 
 
 def _backend(sb, *, small_client: bool = True, read_only: bool = True) -> AdminBackend:
@@ -49,12 +57,14 @@ def _show(state) -> dict:
     return show_json(state)
 
 
-def test_every_read_is_in_flight_before_any_answer_is_read(cluster, monkeypatch):
-    """The first answer awaited waits for every other read's request to be sent: read one by one,
-    it would wait in vain."""
+def in_flight_together(monkeypatch, api_keys: set[int]) -> list:
+    """From now on, the first answer to a request of ``api_keys`` is awaited only once a request of
+    each of them has been sent; the list returned collects the keys still unsent when that wait
+    gave up (10 s). Reads made one after another leave it non-empty: an answer waits in vain for
+    a request its own read has to come first."""
     sent: set[int] = set()
     changed = threading.Condition()
-    missed = []
+    missed: list = []
     send, answer = Connection.send, Connection.answer
 
     def record_send(self, request, version):
@@ -65,22 +75,51 @@ def test_every_read_is_in_flight_before_any_answer_is_read(cluster, monkeypatch)
         return correlation
 
     def answer_once_all_are_sent(self, correlation, request, response_cls, version):
-        wanted = {DESCRIBE_CONFIGS, DESCRIBE_LOG_DIRS, LIST_REASSIGNMENTS, FETCH}
-        if request.API_KEY in wanted:
+        if request.API_KEY in api_keys:
             with changed:
-                if not changed.wait_for(lambda: wanted <= sent, timeout=10):
-                    missed.append(wanted - sent)
+                if not changed.wait_for(lambda: api_keys <= sent, timeout=10):
+                    missed.append(api_keys - sent)
         return answer(self, correlation, request, response_cls, version)
 
+    monkeypatch.setattr(Connection, "send", record_send)
+    monkeypatch.setattr(Connection, "answer", answer_once_all_are_sent)
+    return missed
+
+
+def test_every_read_is_in_flight_before_any_answer_is_read(cluster, monkeypatch):
     with _backend(cluster) as b:
         b.describe_cluster()
-        monkeypatch.setattr(Connection, "send", record_send)
-        monkeypatch.setattr(Connection, "answer", answer_once_all_are_sent)
+        missed = in_flight_together(monkeypatch, {DESCRIBE_CONFIGS, DESCRIBE_LOG_DIRS, LIST_REASSIGNMENTS, FETCH})
         state = read_throttle_state(b, open_record_store(b))
         assert not b._wire_off
     assert missed == []
     assert state.ongoing and set(state.records) == {"plan-a"} and state.log_dirs_known
     assert state.current.broker_rates[1][FOLLOWER_RATE] == 1000
+
+
+def test_a_progress_refresh_reads_moves_log_dirs_and_end_offsets_together(cluster, monkeypatch):
+    from kadmin.execute.sampler import Sampler
+
+    plan = ReassignmentPlan(partitions=(Assignment("t", 0, (2, 1)), Assignment("t", 1, (1, 2))))
+    with _backend(cluster) as b:
+        missed = in_flight_together(monkeypatch, {LIST_REASSIGNMENTS, DESCRIBE_LOG_DIRS, LIST_OFFSETS})
+        snap = Sampler(b, plan)(None)
+        assert not b._wire_off
+    assert missed == []
+    assert not snap.done
+
+
+def test_verify_reads_the_records_while_it_judges(cluster, monkeypatch):
+    from kadmin.execute.verification import run_verify
+    from kadmin.plan.verify import State
+
+    plan = ReassignmentPlan(partitions=(Assignment("t", 0, (2, 1)),))
+    with _backend(cluster) as b:
+        missed = in_flight_together(monkeypatch, {LIST_REASSIGNMENTS, FETCH})
+        outcome = run_verify(b, plan, plan_id="plan-b", records=open_record_store(b))
+        assert not b._wire_off
+    assert missed == []
+    assert outcome.result.state is State.IN_PROGRESS and outcome.removal is None
 
 
 def test_a_read_the_small_client_cannot_serve_runs_after_through_the_library_clients(cluster, monkeypatch):
@@ -145,3 +184,21 @@ def test_threads_share_a_connection_each_getting_its_own_answer():
             t.join(30)
         conn.close()
     assert got == {i: (f"topic-{i}", i + 1) for i in range(8)}
+
+
+def test_the_library_clients_stay_with_one_thread_after_a_read_together_within_a_read():
+    library_threads = []
+
+    with AdminBackend(ConnectionSettings(bootstrap_servers="127.0.0.1:1", timeout=1.0)) as b:
+
+        def library_read():
+            b._library_allowed()  # what reaching kafka-python's or confluent-kafka's client checks
+            library_threads.append(threading.current_thread())
+            return "library"
+
+        def nested_then_library():
+            assert b.read_together(lambda: 1, lambda: 2) == [1, 2]
+            return library_read()
+
+        assert b.read_together(lambda: 0, nested_then_library) == [0, "library"]
+    assert library_threads == [threading.main_thread()]

@@ -164,7 +164,7 @@ def test_security_configured_leaves_every_read_to_the_library_clients(protocol):
 
 def test_the_records_are_read_with_the_metadata_the_command_already_has(monkeypatch):
     """throttle show reads every topic first: the record topic's leader comes from that answer;
-    a topic the answer lacks is asked for by name."""
+    a topic the answer lacks is asked for by name. End offsets (progress) likewise."""
     from kadmin.backends.wire_client import WireClient
 
     with Sandbox(brokers=3, log_dirs=1) as sb:
@@ -179,6 +179,9 @@ def test_the_records_are_read_with_the_metadata_the_command_already_has(monkeypa
             assert asked == [None]
             assert RecordTopic(b, "__other_records").read_all() == {}
             assert asked == [None, ["__other_records"]]
+            b.describe_cluster()
+            assert b.list_end_offsets([TopicPartition(RECORDS, 0)]) == {TopicPartition(RECORDS, 0): 1}
+            assert asked == [None, ["__other_records"], None]  # the leaders came from describe_cluster's answer
             assert not b._wire_off
 
 
