@@ -158,3 +158,40 @@ def test_the_table_names_log_dirs_as_written():
     out = StringIO()
     Console(file=out, width=250, color_system=None).print(progress_table(snapshot(0.0, cluster([bar]), {}, d)))
     assert "dir /[bold]a -> /[/b]" in out.getvalue()
+
+
+def _moving(n):
+    """``n`` partitions of t moving [1,2] -> [3,2], broker 3 having copied i MB of 200 MB."""
+    parts = [PartitionState("t", i, 1, (3, 2, 1), (1, 2), adding=(3,), removing=(1,)) for i in range(n)]
+    ongoing = {TP("t", i): PartitionReassignment("t", i, (3, 2, 1), (3,), (1,)) for i in range(n)}
+    d = dirs([(b, "/d1", "t", i, 200 * MB, 0, False) for i in range(n) for b in (1, 2)]
+             + [(3, "/d1", "t", i, i * MB, 0, False) for i in range(n)])
+    return snapshot(0.0, cluster(parts), ongoing, d)
+
+
+def _render(table) -> list[str]:
+    from io import StringIO
+
+    from rich.console import Console
+
+    out = StringIO()
+    Console(file=out, width=250, color_system=None).print(table)
+    return out.getvalue().splitlines()
+
+
+def test_a_long_table_shows_what_moves_and_counts_the_rest():
+    """Past FOLD_ABOVE rows: the moving replicas with most left first, at most MOST_ROWS of them,
+    the in-sync ones counted in one line (rich draws ~1,500 rows a second; --output json has all)."""
+    from kadmin.commands.render_progress import FOLD_ABOVE, MOST_ROWS, progress_table
+
+    lines = _render(progress_table(_moving(150)))  # 450 replicas: 150 moving, 300 in sync
+    rows = [line for line in lines if line.startswith("│ t ")]
+    assert len(rows) == MOST_ROWS
+    assert all(" 3 │ Behind" in r for r in rows)
+    assert [int(r.split("│")[2]) for r in rows] == list(range(MOST_ROWS))  # most left first
+    assert any("+ 50 more moving or not in sync" in line for line in lines)
+    assert any("+ 300 replicas in sync" in line for line in lines)
+    assert any("every replica: --output json" in line for line in lines)
+    # A short one lists every replica, as KIP-179's table does.
+    small = [line for line in _render(progress_table(_moving(FOLD_ABOVE // 3))) if line.startswith("│ t ")]
+    assert len(small) == 3 * (FOLD_ABOVE // 3)
