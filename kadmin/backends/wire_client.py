@@ -74,7 +74,11 @@ def _lazy_package(name: str) -> None:
 def protocol(module: str):
     """``kafka.protocol.<module>`` (or another ``kafka.`` submodule) without kafka-python's
     client stack: ``kafka`` and the ``kafka.protocol`` packages whose ``__init__`` imports every
-    sibling are put in place lazily first."""
+    sibling are put in place lazily first. Imported under the same lock as ``message`` builds
+    its classes: a module imported meanwhile in another thread (``AdminBackend.read_together``)
+    would register its response classes in the window ``message`` then undoes, and
+    kafka-python's own clients could no longer read those answers (seen: its bootstrap waiting
+    for a Metadata answer it could not decode)."""
     with _lazy_lock:
         # kafka/__init__.py also makes kafka-python's loggers quiet: the message classes log
         # nothing, and the library clients do it themselves (kafka_python_logs).
@@ -87,7 +91,7 @@ def protocol(module: str):
             "kafka.record",
         ):
             _lazy_package(pkg)
-    return importlib.import_module(f"kafka.{module}")
+        return importlib.import_module(f"kafka.{module}")
 
 
 _messages: dict[str, type] = {}
@@ -107,9 +111,12 @@ def message(name: str) -> Any:
             try:
                 base = api_message.ApiMessage
                 cls = type(base)(name, (base,), {"__module__": __name__, "__qualname__": name})
-            finally:
-                registry.clear()
-                registry.update(saved)
+            finally:  # only what this class changed is undone
+                for key in [k for k, v in registry.items() if saved.get(k) is not v]:
+                    if key in saved:
+                        registry[key] = saved[key]
+                    else:
+                        del registry[key]
             _messages[name] = cls
         return cls
 
