@@ -126,6 +126,28 @@ def test_show_flags_stale_throttles_and_names_the_plan(env, tmp_path):
     assert f"kadmin for plan {pid}" in table and "STALE" in table
 
 
+def test_show_table_lists_the_throttles_worth_a_look_and_counts_the_rest(env, monkeypatch, tmp_path):
+    """A plan over 110 topics sets 220 lists: the table shows every broker rate, a list set by
+    hand (not kadmin, stale) even though it sorts last, and counts the lists it leaves out."""
+    from kadmin.commands.throttle_show import MOST_ROWS
+
+    backend, _ = env
+    names = [f"t{i:03d}" for i in range(120)]
+    backend.cluster = cluster_state({t: {0: [1, 2]} for t in names}, brokers=(1, 2, 3, 4))
+    plan = plan_file(tmp_path, *[(t, 0, [3, 2]) for t in names[:110]])
+    assert run("throttle", "set", "--rate", "1MB/s", "--from-plan", str(plan)).exit_code == 0
+    backend.reassign_partitions([Assignment(t, 0, (3, 2)) for t in names[:110]])  # the plan's moves run
+    backend.configs.setdefault(topic("t119"), {})[LEADER_REPLICAS] = "0:1"  # by hand; nothing moves t119
+    out = run("throttle", "show").output
+    rates = [line for line in out.splitlines() if line.startswith("│ broker ")]
+    lists = [line for line in out.splitlines() if line.startswith("│ topic ")]
+    assert len(rates) == 6 and len(rates) + len(lists) == MOST_ROWS
+    assert any("topic t119" in line and "not kadmin" in line for line in lists)
+    left = 221 - len(lists)
+    assert f"{left} more topic throttle lists, each set by kadmin and needed (--output json lists every throttle)" in out
+    assert len(json.loads(run("throttle", "show", "-o", "json").output)["throttles"]) == 227
+
+
 def test_show_names_each_record_as_written(env, tmp_path):
     """Who set each record, on stderr, word for word: a plan file named with brackets is a name,
     not console markup (rich would have eaten "[blue]")."""
