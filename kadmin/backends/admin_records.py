@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 
 from kadmin.backends.admin_errors import cluster_error
+from kadmin.backends.record_batches import batches
 from kadmin.errors import ClusterError, KadminError, UnsupportedOperation
 
 PRODUCE_API_KEY = 0
@@ -180,7 +181,7 @@ class RecordTopic:
             if not data:
                 raise WireUnavailable("Fetch returned no records before the end offset")
             advanced = False
-            for batch in _batches(data):
+            for batch in batches(data):
                 if not batch.is_control:
                     for at, key, value in batch.records:
                         if position <= at < end and key is not None:
@@ -240,30 +241,3 @@ class RecordTopic:
         except ClusterError as e:
             if e.error_code != TOPIC_ALREADY_EXISTS:
                 raise
-
-
-def _batches(data: bytes) -> list:
-    """The whole record batches of a Fetch answer (``record_batches.Batch``): read by kadmin's
-    reader of uncompressed v2 batches, or by kafka-python's decoder when a batch is compressed
-    or in an older format."""
-    from kadmin.backends.record_batches import Batch, Unreadable, read_batches
-
-    try:
-        return list(read_batches(data))
-    except Unreadable:
-        pass
-    from kadmin.backends.wire_client import protocol
-
-    out = []
-    records = protocol("record.memory_records").MemoryRecords(data)
-    while records.has_next():
-        batch = records.next_batch()
-        if batch is None:
-            break
-        rows = tuple((r.offset, r.key, r.value) for r in batch)
-        # a legacy (v0, v1) batch has no next_offset: it ends after its last record
-        after = getattr(batch, "next_offset", None)
-        if after is None:
-            after = rows[-1][0] + 1 if rows else 0
-        out.append(Batch(after, bool(getattr(batch, "is_control_batch", False)), rows))
-    return out

@@ -5,7 +5,7 @@ kafka-python's decoder (``kafka.record``) imports every compression codec it cou
 snappy, lz4, zstd probes) before it reads a byte: ~4 ms of a read command, for a topic kadmin
 writes itself, uncompressed. This reads the uncompressed v2 batches, the only kind kadmin's
 producer writes; a batch compressed (by a broker or topic ``compression.type``) or in an older
-message format is left to kafka-python's decoder (``Unreadable``). Like kafka-python's
+message format is left to kafka-python's decoder (``batches`` hands it over). Like kafka-python's
 ``MemoryRecords`` as kadmin used it, it does not check the batch CRCs (the broker checked them
 when the batch was produced) and stops at a batch the answer cuts short (KIP-74: the fetch size
 limit may end an answer inside a batch).
@@ -107,3 +107,27 @@ def _varint(view: memoryview, pos: int, end: int) -> tuple[int, int]:
         if not b & 0x80:
             return (raw >> 1) ^ -(raw & 1), pos
         shift += 7
+
+
+def batches(data: bytes) -> list[Batch]:
+    """The whole record batches of a Fetch answer: read here when every one is an uncompressed
+    v2 batch, else by kafka-python's decoder."""
+    try:
+        return list(read_batches(data))
+    except Unreadable:
+        pass
+    from kadmin.backends.wire_client import protocol
+
+    out = []
+    records = protocol("record.memory_records").MemoryRecords(data)
+    while records.has_next():
+        batch = records.next_batch()
+        if batch is None:
+            break
+        rows = tuple((r.offset, r.key, r.value) for r in batch)
+        # a legacy (v0, v1) batch has no next_offset: it ends after its last record
+        after = getattr(batch, "next_offset", None)
+        if after is None:
+            after = rows[-1][0] + 1 if rows else 0
+        out.append(Batch(after, bool(getattr(batch, "is_control_batch", False)), rows))
+    return out

@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kadmin.backends.admin_records import _batches
-from kadmin.backends.record_batches import Unreadable, read_batches
+from kadmin.backends.record_batches import Unreadable, batches, read_batches
 
 GZIP = 1
 
@@ -74,9 +73,9 @@ def test_compressed_or_older_batches_are_left_to_kafka_python(magic, compression
     with pytest.raises(Unreadable):
         list(read_batches(data))
     # ... which the record topic's reader then uses, with the same result.
-    assert [(b.next_offset, list(b.records)) for b in _batches(data)] == by_kafka_python(data)
-    read = [r for b in _batches(data) for r in b.records]
-    assert read == [(0, b"plan-a", b"x" * 100), (1, b"plan-b", None)] and _batches(data)[-1].next_offset == 2
+    assert [(b.next_offset, list(b.records)) for b in batches(data)] == by_kafka_python(data)
+    read = [r for b in batches(data) for r in b.records]
+    assert read == [(0, b"plan-a", b"x" * 100), (1, b"plan-b", None)] and batches(data)[-1].next_offset == 2
 
 
 def test_a_damaged_batch_is_an_error_not_a_wrong_answer():
