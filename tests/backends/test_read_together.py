@@ -202,3 +202,45 @@ def test_the_library_clients_stay_with_one_thread_after_a_read_together_within_a
 
         assert b.read_together(lambda: 0, nested_then_library) == [0, "library"]
     assert library_threads == [threading.main_thread()]
+
+
+def test_a_connection_dropped_with_reads_in_flight_leaves_them_to_the_library_clients(cluster, monkeypatch):
+    """Every broker 300 ms away; once the brokers have the reads' requests, broker 0 drops its
+    connections: the reads waiting on them give up together (none waits for ever) and the state
+    read is the library clients', whole."""
+    from kadmin.sandbox.wire import BrokerServer
+
+    with _backend(cluster, small_client=False) as slow:
+        expected = _show(read_throttle_state(slow, open_record_store(slow)))
+    handled: set[int] = set()
+    changed = threading.Condition()
+    handle = BrokerServer.handle
+
+    def noting(self, frame, session=None):
+        with changed:
+            handled.add(int.from_bytes(frame[:2], "big"))  # the request's API key
+            changed.notify_all()
+        return handle(self, frame, session)
+
+    monkeypatch.setattr(BrokerServer, "handle", noting)
+    for b in range(3):
+        cluster.faults.latency(b, 300)
+    try:
+        with _backend(cluster) as b:
+            b.describe_cluster()
+            handled.clear()
+
+            def drop_once_all_are_asked():
+                with changed:
+                    changed.wait_for(lambda: {DESCRIBE_CONFIGS, DESCRIBE_LOG_DIRS, LIST_REASSIGNMENTS} <= handled, 10)
+                cluster.faults.drop_connections(0)
+
+            dropper = threading.Thread(target=drop_once_all_are_asked)
+            dropper.start()
+            got = _show(read_throttle_state(b, open_record_store(b)))
+            dropper.join(10)
+            assert b._wire_off  # the small client gave up on the dropped connection
+    finally:
+        for b in range(3):
+            cluster.faults.latency(b, 0)
+    assert got == expected
