@@ -35,18 +35,10 @@ class Sampler:
         moving = set() if self.plan is None else {a.tp for a in self.plan.partitions} & set(cluster.partitions)
         if moving:
             reads.append(lambda: self._end_offsets(moving))
-        ongoing, log_dirs, *offsets = read_together(b, *reads)
-        if self.plan is None:
-            moving = set(ongoing)
-            offsets = [self._end_offsets(moving)]
+        ongoing, log_dirs, *read = read_together(b, *reads)
+        end_offsets = read[0] if read else self._end_offsets(set(ongoing) if self.plan is None else set())
         return snapshot(
-            self.clock(),
-            cluster,
-            ongoing,
-            log_dirs,
-            plan=self.plan,
-            end_offsets=offsets[0] if offsets else {},
-            previous=previous,
+            self.clock(), cluster, ongoing, log_dirs, plan=self.plan, end_offsets=end_offsets, previous=previous
         )
 
     def _end_offsets(self, moving: set[TopicPartition]) -> Mapping[TopicPartition, int]:
