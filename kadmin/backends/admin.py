@@ -250,7 +250,7 @@ class AdminBackend(AdminClients):
         one BROKER resource per call, so the resources are sent in batches that respect that
         (all topics go in the first); confluent-kafka cannot name the configs it wants, so that
         path filters the answer here."""
-        resources = sorted(set(resources))
+        resources = sorted(set(resources), key=lambda r: (r.type.value, r.name))  # their order, without __lt__ calls
         names = None if keys is None else sorted(set(keys))
         if resources:
             fast = self._fast(lambda w: _fast_configs(w, resources, names))

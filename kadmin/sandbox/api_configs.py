@@ -33,7 +33,7 @@ def describe_configs(engine, broker_id, version, req):
             if res.resource_name not in cluster.topics:
                 error = (P.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{res.resource_name}' does not exist.")
             else:
-                entries = C.describe_topic(cluster, res.resource_name)
+                entries = C.describe_topic(cluster, res.resource_name, res.configuration_keys)
         elif res.resource_type == C.RESOURCE_BROKER:
             error = _broker_check(engine, broker_id, res.resource_name, describing=True)
             if error is None:

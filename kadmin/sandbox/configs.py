@@ -8,6 +8,7 @@ have no default and are listed only when set.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from kadmin.model import (
@@ -166,10 +167,13 @@ def is_list_config(name: str) -> bool:
     return TOPIC_DEFAULTS.get(name, ("", STRING))[1] == LIST
 
 
-def describe_topic(cluster: Cluster, topic: str) -> list[Entry]:
+def describe_topic(cluster: Cluster, topic: str, keys: Collection[str] | None = None) -> list[Entry]:
+    """The topic's configs (only ``keys``, when given: a request naming keys gets only those)."""
     dynamic = cluster.topics[topic].configs
     out = []
-    for name, (default, ctype) in sorted(TOPIC_DEFAULTS.items()):
+    names = _SORTED_TOPIC_CONFIGS if keys is None else sorted(k for k in set(keys) if k in TOPIC_DEFAULTS)
+    for name in names:
+        default, ctype = TOPIC_DEFAULTS[name]
         syn = []
         if name in dynamic:
             syn.append((name, dynamic[name], TOPIC_SOURCE))
@@ -177,6 +181,9 @@ def describe_topic(cluster: Cluster, topic: str) -> list[Entry]:
         value, source = (dynamic[name], TOPIC_SOURCE) if name in dynamic else (default, DEFAULT)
         out.append(Entry(name, value, source, False, ctype, tuple(syn)))
     return out
+
+
+_SORTED_TOPIC_CONFIGS = sorted(TOPIC_DEFAULTS)
 
 
 def describe_broker(cluster: Cluster, resource_name: str, static: dict[str, str]) -> list[Entry]:

@@ -85,12 +85,9 @@ def read_throttle_state(
         resources += [broker_resource(b) for b in sorted(cluster.brokers)]
     else:
         resources = [broker_resource(b) for b in sorted(set(brokers)) if b in cluster.brokers]
-    known_topics = set(cluster.topics)
-    resources += [
-        ConfigResource(ConfigResourceType.TOPIC, t)
-        for t in (cluster.topics if topics is None else sorted(set(topics)))
-        if t in known_topics
-    ]
+    known_topics = cluster.topics
+    wanted = known_topics if topics is None else sorted(set(topics).intersection(known_topics))
+    resources += [ConfigResource(ConfigResourceType.TOPIC, t) for t in wanted]
 
     def load_records() -> tuple[dict[str, ThrottleRecord], str | None]:
         if store is None:

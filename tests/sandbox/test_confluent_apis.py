@@ -26,6 +26,23 @@ def test_describe_topic_configs_lists_defaults_and_topic_overrides(sandbox_facto
     assert configs["leader.replication.throttled.replicas"].value == ""
 
 
+def test_describe_topic_configs_naming_keys_answers_those_known_in_name_order(sandbox_factory):
+    """As Kafka: only the named configs, in the order of the full listing; an unknown name is
+    left out; synonyms still come when asked for."""
+    from kafka.protocol.admin.configs import DescribeConfigsRequest as Req
+
+    sb = sandbox_factory(manual_clock=True)
+    sb.create_topic("t", partitions=1, replication_factor=2, configs={"retention.ms": "1000"})
+    keys = ["retention.ms", "no.such.config", "cleanup.policy", "retention.ms"]
+    answer = raw(sb, 0, Req(resources=[Req.DescribeConfigsResource(resource_type=2, resource_name="t",
+                                                                    configuration_keys=keys)],
+                            include_synonyms=True), 4)
+    got = [(c.name, c.value, c.config_source, [(s.name, s.value, s.source) for s in c.synonyms])
+           for c in answer.results[0].configs]
+    assert got == [("cleanup.policy", "delete", 5, [("cleanup.policy", "delete", 5)]),
+                   ("retention.ms", "1000", 1, [("retention.ms", "1000", 1), ("retention.ms", "604800000", 5)])]
+
+
 def test_describe_unknown_topic_configs_fails_with_unknown_topic(sandbox_factory):
     from confluent_kafka import KafkaException
     from confluent_kafka.admin import ConfigResource
