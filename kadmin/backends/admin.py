@@ -578,10 +578,7 @@ def _source_name(source) -> str:
 
 
 def _fast_log_dirs(wire, ids: Sequence[int]) -> dict:
-    from kadmin.backends.wire_client import message
-
-    request, response = message("DescribeLogDirsRequest"), message("DescribeLogDirsResponse")
-    return wire.to_each(ids, lambda b: request(topics=None), response)
+    return wire.to_each(ids, "DescribeLogDirs", lambda b: {"topics": None})
 
 
 def _fast_cluster(wire) -> ClusterState:
@@ -617,23 +614,19 @@ def _fast_cluster(wire) -> ClusterState:
 
 
 def _fast_reassignments(wire, tps, timeout: float) -> dict:
-    from kadmin.backends.wire_client import WireUnavailable, message
+    from kadmin.backends.wire_client import WireUnavailable
 
-    Req = message("ListPartitionReassignmentsRequest")
     topics = None
     if tps is not None:
         grouped: dict[str, list[int]] = defaultdict(list)
         for tp in tps:
             grouped[tp.topic].append(tp.partition)
-        topics = [
-            Req.ListPartitionReassignmentsTopics(name=t, partition_indexes=sorted(ps))
-            for t, ps in sorted(grouped.items())
-        ]
+        topics = [{"name": t, "partition_indexes": sorted(ps)} for t, ps in sorted(grouped.items())]
     md = wire.brokers()
     resp = wire.to_each(
         [md.controller_id],
-        lambda _: Req(timeout_ms=int(timeout * 1000), topics=topics),
-        message("ListPartitionReassignmentsResponse"),
+        "ListPartitionReassignments",
+        lambda _: {"timeout_ms": int(timeout * 1000), "topics": topics},
     )[md.controller_id]
     if resp.error_code:
         raise WireUnavailable(f"ListPartitionReassignments error {resp.error_code}")
@@ -663,9 +656,8 @@ def _fast_configs(wire, resources: Sequence[ConfigResource], keys: list[str] | N
     """DescribeConfigs: a broker's resource to that broker, topics and the default to any broker,
     all at once; the broker filters by ``keys`` (None: every config). Any resource error:
     WireUnavailable (the library path reports it)."""
-    from kadmin.backends.wire_client import WireUnavailable, message
+    from kadmin.backends.wire_client import WireUnavailable
 
-    Req = message("DescribeConfigsRequest")
     by_node: dict[int, list[ConfigResource]] = defaultdict(list)
     any_node = None
     for r in resources:
@@ -679,20 +671,20 @@ def _fast_configs(wire, resources: Sequence[ConfigResource], keys: list[str] | N
             by_node[any_node].append(r)
 
     def request(node):
-        return Req(
-            resources=[
-                Req.DescribeConfigsResource(
-                    resource_type=2 if r.type is ConfigResourceType.TOPIC else 4,
-                    resource_name=r.name,
-                    configuration_keys=keys,
-                )
+        return {
+            "resources": [
+                {
+                    "resource_type": 2 if r.type is ConfigResourceType.TOPIC else 4,
+                    "resource_name": r.name,
+                    "configuration_keys": keys,
+                }
                 for r in by_node[node]
             ],
-            include_synonyms=False,
-            include_documentation=False,
-        )
+            "include_synonyms": False,
+            "include_documentation": False,
+        }
 
-    answers = wire.to_each(sorted(by_node), request, message("DescribeConfigsResponse"))
+    answers = wire.to_each(sorted(by_node), "DescribeConfigs", request)
     out: dict[ConfigResource, dict[str, ConfigEntry]] = {}
     for node, resp in answers.items():
         if len(resp.results) != len(by_node[node]):
@@ -714,10 +706,8 @@ def _fast_configs(wire, resources: Sequence[ConfigResource], keys: list[str] | N
 
 def _fast_end_offsets(wire, pending: Sequence[TopicPartition]) -> dict:
     """Latest offsets from each partition's leader, all leaders at once."""
-    from kadmin.backends.wire_client import WireUnavailable, protocol
+    from kadmin.backends.wire_client import WireUnavailable
 
-    mod = protocol("protocol.consumer.offsets")
-    Req = mod.ListOffsetsRequest
     leaders = {}
     for t in wire.topics_metadata(sorted({tp.topic for tp in pending})):  # the command's last answer serves
         for p in t.partitions:
@@ -733,26 +723,23 @@ def _fast_end_offsets(wire, pending: Sequence[TopicPartition]) -> dict:
         grouped: dict[str, list[int]] = defaultdict(list)
         for tp in by_leader[node]:
             grouped[tp.topic].append(tp.partition)
-        return Req(
-            replica_id=-1,
-            isolation_level=0,
-            timeout_ms=int(wire.timeout * 1000),
-            topics=[
-                Req.ListOffsetsTopic(
-                    name=t,
-                    partitions=[
-                        Req.ListOffsetsTopic.ListOffsetsPartition(
-                            partition_index=p, current_leader_epoch=-1, timestamp=-1
-                        )
-                        for p in sorted(ps)
+        return {
+            "replica_id": -1,
+            "isolation_level": 0,
+            "timeout_ms": int(wire.timeout * 1000),
+            "topics": [
+                {
+                    "name": t,
+                    "partitions": [
+                        {"partition_index": p, "current_leader_epoch": -1, "timestamp": -1} for p in sorted(ps)
                     ],
-                )
+                }
                 for t, ps in sorted(grouped.items())
             ],
-        )
+        }
 
     out: dict[TopicPartition, int] = {}
-    for resp in wire.to_each(sorted(by_leader), request, mod.ListOffsetsResponse).values():
+    for resp in wire.to_each(sorted(by_leader), "ListOffsets", request).values():
         for t in resp.topics:
             for p in t.partitions:
                 if p.error_code:

@@ -93,7 +93,7 @@ class RecordTopic:
         """read_all through kadmin's small client: no consumer and no group; Metadata (a fresh
         answer the command already has serves), then Fetch from the partition leader until the
         end offset its first answer gives."""
-        from kadmin.backends.wire_client import WireUnavailable, protocol
+        from kadmin.backends.wire_client import WireUnavailable
 
         t = wire.topic_metadata(self.topic)
         if t.error_code == 3 or (not t.error_code and not t.partitions):  # UNKNOWN_TOPIC_OR_PARTITION
@@ -104,31 +104,23 @@ class RecordTopic:
         leader = part.leader_id
 
         def offset(timestamp: int) -> int:
-            offsets = protocol("protocol.consumer.offsets")
-            LO = offsets.ListOffsetsRequest
-            req = LO(
-                replica_id=-1,
-                isolation_level=0,
-                timeout_ms=int(self.timeout * 1000),
-                topics=[
-                    LO.ListOffsetsTopic(
-                        name=self.topic,
-                        partitions=[
-                            LO.ListOffsetsTopic.ListOffsetsPartition(
-                                partition_index=0, current_leader_epoch=-1, timestamp=timestamp
-                            )
-                        ],
-                    )
+            req = {
+                "replica_id": -1,
+                "isolation_level": 0,
+                "timeout_ms": int(self.timeout * 1000),
+                "topics": [
+                    {
+                        "name": self.topic,
+                        "partitions": [{"partition_index": 0, "current_leader_epoch": -1, "timestamp": timestamp}],
+                    }
                 ],
-            )
-            [rt] = wire.to_each([leader], lambda _: req, offsets.ListOffsetsResponse)[leader].topics
+            }
+            [rt] = wire.to_each([leader], "ListOffsets", lambda _: req)[leader].topics
             [rp] = rt.partitions
             if rp.error_code:
                 raise WireUnavailable(f"ListOffsets error {rp.error_code}")
             return rp.offset
 
-        fetch = protocol("protocol.consumer.fetch")
-        F = fetch.FetchRequest
         values: dict[str, bytes | None] = {}
         # From offset 0 (a compacted topic's log starts there unless records were deleted): the
         # first answer's high watermark is the end offset a consumer's end_offsets gives.
@@ -137,33 +129,33 @@ class RecordTopic:
         while end is None or position < end:
             if time.monotonic() > deadline:
                 raise WireUnavailable("the records did not arrive in time")
-            req = F(
-                replica_id=-1,
-                max_wait_ms=0,
-                min_bytes=0,
-                max_bytes=8 << 20,
-                isolation_level=0,
-                session_id=0,
-                session_epoch=-1,
-                topics=[
-                    F.FetchTopic(
-                        topic=self.topic,
-                        partitions=[
-                            F.FetchTopic.FetchPartition(
-                                partition=0,
-                                current_leader_epoch=-1,
-                                fetch_offset=position,
-                                last_fetched_epoch=-1,
-                                log_start_offset=-1,
-                                partition_max_bytes=8 << 20,
-                            )
+            req = {
+                "replica_id": -1,
+                "max_wait_ms": 0,
+                "min_bytes": 0,
+                "max_bytes": 8 << 20,
+                "isolation_level": 0,
+                "session_id": 0,
+                "session_epoch": -1,
+                "topics": [
+                    {
+                        "topic": self.topic,
+                        "partitions": [
+                            {
+                                "partition": 0,
+                                "current_leader_epoch": -1,
+                                "fetch_offset": position,
+                                "last_fetched_epoch": -1,
+                                "log_start_offset": -1,
+                                "partition_max_bytes": 8 << 20,
+                            }
                         ],
-                    )
+                    }
                 ],
-                forgotten_topics_data=[],
-                rack_id="",
-            )
-            resp = wire.to_each([leader], lambda _, req=req: req, fetch.FetchResponse)[leader]
+                "forgotten_topics_data": [],
+                "rack_id": "",
+            }
+            resp = wire.to_each([leader], "Fetch", lambda _, req=req: req)[leader]
             if getattr(resp, "error_code", 0):
                 raise WireUnavailable(f"Fetch error {resp.error_code}")
             [rt] = resp.responses

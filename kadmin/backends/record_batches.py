@@ -116,10 +116,10 @@ def batches(data: bytes) -> list[Batch]:
         return list(read_batches(data))
     except Unreadable:
         pass
-    from kadmin.backends.wire_client import protocol
+    from kafka.record.memory_records import MemoryRecords  # compressed or legacy: rare, so its import is paid then
 
     out = []
-    records = protocol("record.memory_records").MemoryRecords(data)
+    records = MemoryRecords(data)
     while records.has_next():
         batch = records.next_batch()
         if batch is None:

@@ -1,11 +1,11 @@
 """A small Kafka client for the read commands: one plain socket per broker, requests to brokers
-in parallel, kafka-python's schema-generated message classes for encoding and decoding.
+in parallel, pipelined, encoded and decoded by kadmin's codec (``wire_codec``) from Kafka's own
+message specs.
 
-kafka-python's admin client imports its whole network stack (and importing any ``kafka.*``
-module runs ``kafka/__init__.py``, which imports the admin client, consumer and producer):
-that import and the client's start-up are most of a read command's time. Its message classes
-alone are cheap, so ``protocol()`` imports them without running ``kafka/__init__.py`` (which
-still runs, unchanged, the first time anything reads an attribute of the ``kafka`` package).
+kafka-python's admin client imports its whole network stack, and even its message classes alone
+cost a read command ~25 ms (its protocol package, then every version of each message built at
+once): most of a read command's time. The codec reads a message's spec when first used and
+prepares only the version spoken.
 
 Requests are pipelined: ``to_each`` sends to every broker before it reads an answer, and
 threads (``AdminBackend.read_together``) share a connection, each request's answer matched to it.
@@ -21,17 +21,15 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import importlib
-import importlib.util
-import io
 import socket
 import struct
-import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
-API_VERSIONS_KEY = 18
+from kadmin.backends.wire_codec import Api, CodecError, api
+
 # Fetch and ListOffsets from v13 / (none) name topics by id; kadmin asks by name.
 _VERSION_CAPS = {1: 12}
 METADATA_TTL = 1.0  # seconds a Metadata answer serves broker look-ups; describe_cluster always asks
@@ -39,147 +37,6 @@ METADATA_TTL = 1.0  # seconds a Metadata answer serves broker look-ups; describe
 
 class WireUnavailable(Exception):
     """The small client cannot answer this; the caller falls back to the library clients."""
-
-
-_lazy_lock = threading.RLock()
-
-
-def _lazy_package(name: str) -> None:
-    """Put package ``name`` in sys.modules without running its ``__init__``: its submodules
-    import as usual; the first read of a missing attribute runs ``__init__`` in place (once)."""
-    if name in sys.modules:
-        return
-    spec = importlib.util.find_spec(name)
-    if spec is None or spec.submodule_search_locations is None:
-        return
-    module = importlib.util.module_from_spec(spec)
-    state = {"loaded": False}
-
-    def __getattr__(attr: str):
-        with _lazy_lock:
-            if not state["loaded"]:
-                state["loaded"] = True  # re-entrant reads during __init__ see a plain miss
-                del module.__dict__["__getattr__"]
-                assert spec.loader is not None  # a package found on sys.path has a loader
-                spec.loader.exec_module(module)
-        try:
-            return module.__dict__[attr]
-        except KeyError:
-            raise AttributeError(f"module {name!r} has no attribute {attr!r}") from None
-
-    module.__getattr__ = __getattr__  # type: ignore[method-assign]  # PEP 562 module __getattr__
-    sys.modules[name] = module
-
-
-def protocol(module: str):
-    """``kafka.protocol.<module>`` (or another ``kafka.`` submodule) without kafka-python's
-    client stack: ``kafka`` and the ``kafka.protocol`` packages whose ``__init__`` imports every
-    sibling are put in place lazily first. Imported under the same lock as ``message`` builds
-    its classes: a module imported meanwhile in another thread (``AdminBackend.read_together``)
-    would register its response classes in the window ``message`` then undoes, and
-    kafka-python's own clients could no longer read those answers (seen: its bootstrap waiting
-    for a Metadata answer it could not decode)."""
-    with _lazy_lock:
-        # kafka/__init__.py also makes kafka-python's loggers quiet: the message classes log
-        # nothing, and the library clients do it themselves (kafka_python_logs).
-        for pkg in (
-            "kafka",
-            "kafka.protocol",
-            "kafka.protocol.admin",
-            "kafka.protocol.metadata",
-            "kafka.protocol.consumer",
-            "kafka.record",
-        ):
-            _lazy_package(pkg)
-        return importlib.import_module(f"kafka.{module}")
-
-
-_messages: dict[str, type] = {}
-
-
-def message(name: str) -> Any:
-    """kafka-python's message class ``name`` (e.g. "ListPartitionReassignmentsRequest"), built
-    alone from its JSON schema: importing the module that defines it builds every class of that
-    module (kafka.protocol.admin.topics holds fifteen APIs). kafka-python's registry of response
-    classes (which its own clients decode with) is left as it was."""
-    with _lazy_lock:
-        cls = _messages.get(name)
-        if cls is None:
-            api_message = protocol("protocol.api_message")
-            registry = protocol("protocol.api_header").ResponseClassRegistry._response_class_registry
-            saved = dict(registry)
-            try:
-                base = api_message.ApiMessage
-                cls = type(base)(name, (base,), {"__module__": __name__, "__qualname__": name})
-            finally:  # only what this class changed is undone
-                for key in [k for k, v in registry.items() if saved.get(k) is not v]:
-                    if key in saved:
-                        registry[key] = saved[key]
-                    else:
-                        del registry[key]
-            _messages[name] = cls
-        return cls
-
-
-# kafka-python's ``encode``/``decode`` generate and compile a flat function per message type
-# and version on first use, which pays off over many or large messages. A read command sends
-# each request once and most answers are small, where walking the message's schema (the same
-# library's StructField.encode/decode, which its headers use) costs less. Measured on a Metadata
-# answer: compiling 4.6 ms, then 0.13 ms per KiB; walking 0.7 ms per KiB: even at ~8 KiB.
-COMPILE_ABOVE = 8 * 1024  # bytes of a response frame
-
-
-# Requests likewise: the walk costs ~8 us per list element, the compiled encoder ~4 us after
-# compiling (~2.5 ms), so a request holding more elements than this (topics and their
-# partitions: thousands of topics' configs, offsets of every moving partition) is compiled.
-COMPILE_ENCODE_ABOVE = 500  # list elements, two levels deep
-
-
-def encode_request(request, version: int) -> bytes:
-    """The framed request (size, header, body) at ``version``: by the schema walk, or by
-    kafka-python's compiled encoder for a large one."""
-    if _elements(request, 2) > COMPILE_ENCODE_ABOVE:
-        data = request.encode(version=version, header=True)
-        return struct.pack(">i", len(data)) + data
-    flexible = request.flexible_version_q(version)
-    header = request.encode_header(flexible=flexible)
-    body = request._struct.encode(request, version=version, compact=flexible, tagged=flexible)
-    return struct.pack(">i", len(header) + len(body)) + header + body
-
-
-def _elements(item, depth: int) -> int:
-    """List elements in ``item``'s fields and, ``depth`` levels down, in theirs; counting stops
-    once past COMPILE_ENCODE_ABOVE."""
-    n = 0
-    for f in type(item)._struct._fields:
-        value = getattr(item, f.name, None)
-        if not isinstance(value, list):
-            continue
-        n += len(value)
-        for element in value if depth > 1 else ():
-            if n > COMPILE_ENCODE_ABOVE:
-                return n
-            if hasattr(type(element), "_struct"):
-                n += _elements(element, depth - 1)
-    return n
-
-
-def decode_response(response_cls, frame: bytes, version: int, header: bool = True):
-    """A response frame (without its size) at ``version``: the schema walk for a small one,
-    kafka-python's compiled decoder for a large one."""
-    if len(frame) > COMPILE_ABOVE:
-        return response_cls.decode(frame, version=version, header=header)
-    data = io.BytesIO(frame)
-    parsed_header = response_cls.parse_header(data, version=version) if header else None
-    flexible = response_cls.flexible_version_q(version)
-    resp = response_cls._struct.decode(
-        data, version=version, compact=flexible, tagged=flexible, data_class=response_cls[None]
-    )
-    if data.tell() != len(frame):
-        raise WireUnavailable(f"{len(frame) - data.tell()} bytes left after the answer")
-    if parsed_header is not None:
-        resp._header = parsed_header
-    return resp
 
 
 class Connection:
@@ -212,35 +69,37 @@ class Connection:
         self.sock.settimeout(timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.versions: dict[int, tuple[int, int]] = {}
-        mod = protocol("protocol.metadata.api_versions")
-        resp = self.request(mod.ApiVersionsRequest(), mod.ApiVersionsResponse, 0)
+        resp = self.request(api("ApiVersions"), {}, 0)  # v0: every broker answers it
         if resp.error_code:
             raise WireUnavailable(f"ApiVersions error {resp.error_code}")
         self.versions = {k.api_key: (k.min_version, k.max_version) for k in resp.api_keys}
 
-    def version_for(self, request_cls) -> int:
-        key = request_cls.API_KEY
+    def version_for(self, message: Api) -> int:
+        """The highest version of ``message`` both the broker and the codec speak."""
+        key = message.key
         if key not in self.versions:
             raise WireUnavailable(f"the broker does not serve API key {key}")
         lo, hi = self.versions[key]
-        version = min(hi, request_cls.max_version, _VERSION_CAPS.get(key, hi))
-        if version < max(lo, request_cls.min_version):
+        version = min(hi, message.max_version, _VERSION_CAPS.get(key, hi))
+        if version < max(lo, message.min_version):
             raise WireUnavailable(f"no common version of API key {key}")
         return version
 
-    def request(self, request, response_cls, version: int | None = None):
-        """Send ``request`` (at the highest common version, or ``version``) and wait for its answer."""
-        version = self.version_for(type(request)) if version is None else version
-        return self.answer(self.send(request, version), request, response_cls, version)
+    def request(self, message: Api, body: dict, version: int | None = None):
+        """Send ``body`` as a ``message`` request (at the highest common version, or ``version``)
+        and wait for its answer."""
+        version = self.version_for(message) if version is None else version
+        return self.answer(self.send(message, body, version), message, version)
 
-    def send(self, request, version: int) -> int:
-        """Send ``request`` at ``version``; its correlation id, for ``answer``."""
+    def send(self, message: Api, body: dict, version: int) -> int:
+        """Send ``body`` as a ``message`` request at ``version``; its correlation id, for ``answer``."""
         with self._send_lock:
             self._correlation += 1
             correlation = self._correlation
-            request.API_VERSION = version
-            request.with_header(correlation_id=correlation, client_id=self.client_id)
-            data = encode_request(request, version)
+            try:
+                data = message.encode_request(version, correlation, self.client_id, body)
+            except (CodecError, struct.error, TypeError, AttributeError, UnicodeEncodeError) as e:
+                raise WireUnavailable(f"{message.name} v{version} request: {e}") from None
             with self._state:
                 if self._broken is not None:
                     raise self._broken
@@ -251,12 +110,13 @@ class Connection:
                 raise self._break(WireUnavailable(f"{type(e).__name__}: {e}")) from None
         return correlation
 
-    def answer(self, correlation: int, request, response_cls, version: int):
-        """The decoded answer to the request sent as ``correlation``."""
+    def answer(self, correlation: int, message: Api, version: int):
+        """The decoded answer to the ``message`` request sent at ``version`` as ``correlation``."""
         frame = self._frame(correlation)
-        if request.API_KEY == API_VERSIONS_KEY:  # its response header is v0 at every version
-            return decode_response(response_cls, frame[4:], version, header=False)
-        return decode_response(response_cls, frame, version)
+        try:
+            return message.decode_response(version, frame)
+        except CodecError as e:
+            raise WireUnavailable(str(e)) from None
 
     def _frame(self, correlation: int) -> bytes:
         """The frame answering ``correlation``: read by this thread, or by another waiting
@@ -373,18 +233,16 @@ class WireClient:
     # --- requests --------------------------------------------------------------------------
     def metadata(self, topics: list[str] | None = None):
         """Metadata for every topic (None) or for ``topics`` (``[]``: the brokers only), asked now."""
-        mod = protocol("protocol.metadata.metadata")
-        T = mod.MetadataRequest.MetadataRequestTopic
-        req = mod.MetadataRequest(
-            topics=None if topics is None else [T(name=t) for t in topics],
-            allow_auto_topic_creation=False,
-            include_cluster_authorized_operations=False,
-            include_topic_authorized_operations=False,
-        )
+        body = {
+            "topics": None if topics is None else [{"name": t} for t in topics],
+            "allow_auto_topic_creation": False,
+            "include_cluster_authorized_operations": False,
+            "include_topic_authorized_operations": False,
+        }
         conn = self.any_connection()
-        if topics == [] and conn.version_for(mod.MetadataRequest) == 0:
-            raise WireUnavailable("Metadata v0 cannot ask for no topics")
-        resp = conn.request(req, mod.MetadataResponse)
+        if topics == [] and conn.version_for(api("Metadata")) == 0:
+            raise WireUnavailable("Metadata v0 cannot ask for no topics")  # v0: no topic is every topic
+        resp = conn.request(api("Metadata"), body)
         # its brokers, for brokers(); its topics, for topic_metadata()
         self._metadata = (time.monotonic(), resp, None if topics is None else frozenset(topics))
         return resp
@@ -414,22 +272,19 @@ class WireClient:
                     return [known[t] for t in topics]
         return list(self.metadata(list(topics)).topics)
 
-    def to_each(self, node_ids, make_request, response_cls) -> dict:
-        """``make_request(node_id)`` sent to every broker at once: {node_id: response}. Every
-        request is sent, then the answers are read (each broker's arrives while the others are
-        awaited). Any failure raises WireUnavailable (the caller asks again through the
-        library clients)."""
+    def to_each(self, node_ids, name: str, make_body: Callable[[int], dict]) -> dict:
+        """A ``name`` request (e.g. "DescribeLogDirs"), ``make_body(node_id)``, sent to every
+        broker at once: {node_id: answer}. Every request is sent, then the answers are read
+        (each broker's arrives while the others are awaited). Any failure raises WireUnavailable
+        (the caller asks again through the library clients)."""
+        message = api(name)
         ids = list(dict.fromkeys(node_ids))
         conns = self._connections(ids)
         sent = {}
         for b in ids:
-            request = make_request(b)
-            version = conns[b].version_for(type(request))
-            sent[b] = (request, version, conns[b].send(request, version))
-        return {
-            b: conns[b].answer(correlation, request, response_cls, version)
-            for b, (request, version, correlation) in sent.items()
-        }
+            version = conns[b].version_for(message)
+            sent[b] = (version, conns[b].send(message, make_body(b), version))
+        return {b: conns[b].answer(correlation, message, version) for b, (version, correlation) in sent.items()}
 
     def _connections(self, ids: list[int]) -> dict:
         """A connection to each broker of ``ids``; the missing ones opened at once (threads)."""

@@ -11,7 +11,8 @@ import pytest
 
 from kadmin.backends.admin import AdminBackend
 from kadmin.backends.admin_records import RecordTopic
-from kadmin.backends.wire_client import Connection, WireUnavailable, protocol
+from kadmin.backends.wire_client import Connection, WireUnavailable
+from kadmin.backends.wire_codec import api
 from kadmin.config import ConnectionSettings
 from kadmin.errors import NotFoundError
 from kadmin.model import (
@@ -67,19 +68,19 @@ def in_flight_together(monkeypatch, api_keys: set[int]) -> list:
     missed: list = []
     send, answer = Connection.send, Connection.answer
 
-    def record_send(self, request, version):
-        correlation = send(self, request, version)
+    def record_send(self, message, body, version):
+        correlation = send(self, message, body, version)
         with changed:
-            sent.add(request.API_KEY)
+            sent.add(message.key)
             changed.notify_all()
         return correlation
 
-    def answer_once_all_are_sent(self, correlation, request, response_cls, version):
-        if request.API_KEY in api_keys:
+    def answer_once_all_are_sent(self, correlation, message, version):
+        if message.key in api_keys:
             with changed:
                 if not changed.wait_for(lambda: api_keys <= sent, timeout=10):
                     missed.append(api_keys - sent)
-        return answer(self, correlation, request, response_cls, version)
+        return answer(self, correlation, message, version)
 
     monkeypatch.setattr(Connection, "send", record_send)
     monkeypatch.setattr(Connection, "answer", answer_once_all_are_sent)
@@ -166,15 +167,11 @@ def test_threads_share_a_connection_each_getting_its_own_answer():
         for i in range(8):
             sb.create_topic(f"topic-{i}", partitions=i + 1, replication_factor=1)
         sb.faults.latency(0, 200)
-        mod = protocol("protocol.metadata.metadata")
         conn = Connection("127.0.0.1", sb.ports[0], 10.0, "test")
         got: dict[int, tuple] = {}
 
         def ask(i):
-            req = mod.MetadataRequest(topics=[mod.MetadataRequest.MetadataRequestTopic(name=f"topic-{i}")],
-                                      allow_auto_topic_creation=False, include_cluster_authorized_operations=False,
-                                      include_topic_authorized_operations=False)
-            [t] = conn.request(req, mod.MetadataResponse).topics
+            [t] = conn.request(api("Metadata"), {"topics": [{"name": f"topic-{i}"}]}).topics
             got[i] = (t.name, len(t.partitions))
 
         threads = [threading.Thread(target=ask, args=(i,)) for i in range(8)]
