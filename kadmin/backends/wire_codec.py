@@ -171,74 +171,42 @@ def _skip_tags(buf, pos: int) -> int:
 Reader = Callable[[Any, int], tuple[Any, int]]
 
 
-def _string_reader(compact: bool) -> Reader:
-    if compact:
+def _length_reader(compact: bool, width: struct.Struct) -> Reader:
+    """A length or a count (-1: null): in flexible versions an unsigned varint of it plus one,
+    else a signed int16 (strings) or int32 (bytes, arrays)."""
+    if not compact:
+        size = width.size
+        return lambda buf, pos: (width.unpack_from(buf, pos)[0], pos + size)
 
-        def read(buf, pos):
-            n = buf[pos]
-            if n < 0x80:
-                pos += 1
-            else:
-                n, pos = read_uvarint(buf, pos)
-            if n == 0:
-                return None, pos
-            end = pos + n - 1
-            return str(buf[pos:end], "utf-8"), end
-
-    else:
-
-        def read(buf, pos):
-            n = _I16.unpack_from(buf, pos)[0]
-            pos += 2
-            if n < 0:
-                return None, pos
-            return str(buf[pos : pos + n], "utf-8"), pos + n
+    def read(buf, pos):
+        n = buf[pos]
+        if n < 0x80:  # almost always: one byte
+            return n - 1, pos + 1
+        n, pos = read_uvarint(buf, pos)
+        return n - 1, pos
 
     return read
 
 
-def _bytes_reader(compact: bool) -> Reader:
-    if compact:
+def _sized_reader(compact: bool, width: struct.Struct, convert: Callable) -> Reader:
+    """A string or bytes: its length, then that many bytes (``convert``-ed), or null."""
+    length = _length_reader(compact, width)
 
-        def read(buf, pos):
-            n, pos = read_uvarint(buf, pos)
-            if n == 0:
-                return None, pos
-            end = pos + n - 1
-            return bytes(buf[pos:end]), end
-
-    else:
-
-        def read(buf, pos):
-            n = _I32.unpack_from(buf, pos)[0]
-            pos += 4
-            if n < 0:
-                return None, pos
-            return bytes(buf[pos : pos + n]), pos + n
+    def read(buf, pos):
+        n, pos = length(buf, pos)
+        if n < 0:
+            return None, pos
+        return convert(buf[pos : pos + n]), pos + n
 
     return read
 
 
-def _count_reader(compact: bool) -> Reader:
-    if compact:
-
-        def read(buf, pos):
-            n = buf[pos]
-            if n < 0x80:
-                return n - 1, pos + 1
-            n, pos = read_uvarint(buf, pos)
-            return n - 1, pos
-
-    else:
-
-        def read(buf, pos):
-            return _I32.unpack_from(buf, pos)[0], pos + 4
-
-    return read
+def _utf8(data) -> str:
+    return str(data, "utf-8")
 
 
 def _array_reader(element: str, item: Reader | None, compact: bool) -> Reader:
-    count = _count_reader(compact)
+    count = _length_reader(compact, _I32)
     if item is None:  # fixed-width numbers: one unpack for the whole list
         code, size = _FIXED[element], struct.calcsize(_FIXED[element])
         unpackers: dict[int, Callable] = {}
@@ -319,9 +287,9 @@ def struct_reader(name: str, fields: list, version: int, flexible: bool) -> Read
 def _field_reader(f: dict, version: int, flexible: bool) -> Reader:
     kind = f["type"]
     if kind == "string":
-        return _string_reader(flexible)
+        return _sized_reader(flexible, _I16, _utf8)
     if kind in ("bytes", "records"):
-        return _bytes_reader(flexible)
+        return _sized_reader(flexible, _I32, bytes)
     if kind == "uuid":
         return lambda buf, pos: (bytes(buf[pos : pos + 16]), pos + 16)
     if kind.startswith("[]"):
@@ -329,7 +297,7 @@ def _field_reader(f: dict, version: int, flexible: bool) -> Reader:
         if element in _FIXED:
             return _array_reader(element, None, flexible)
         if element == "string":
-            return _array_reader(element, _string_reader(flexible), flexible)
+            return _array_reader(element, _sized_reader(flexible, _I16, _utf8), flexible)
         return _array_reader(element, struct_reader(element, f["fields"], version, flexible), flexible)
     if "fields" in f:
         return struct_reader(kind, f["fields"], version, flexible)
