@@ -30,7 +30,7 @@ from typing import Any
 
 from kadmin.backends.wire_codec import Api, CodecError, api
 
-# Fetch and ListOffsets from v13 / (none) name topics by id; kadmin asks by name.
+# Fetch names topics by id from v13 on; kadmin asks by name, so it speaks v12 at most.
 _VERSION_CAPS = {1: 12}
 METADATA_TTL = 1.0  # seconds a Metadata answer serves broker look-ups; describe_cluster always asks
 
