@@ -18,6 +18,7 @@ written. Requests are dicts by the same names; a missing field is written as its
 from __future__ import annotations
 
 import collections
+import functools
 import json
 import os
 import re
@@ -35,6 +36,7 @@ class CodecError(Exception):
 # --- the specs --------------------------------------------------------------------------------
 
 
+@functools.cache
 def _spec_dir() -> str:
     import importlib.util
 
@@ -264,11 +266,14 @@ def struct_reader(name: str, fields: list, version: int, flexible: bool) -> Read
     if fmt:
         steps.append((struct.Struct(">" + fmt), None))
     names = [snake(f["name"]) for f in present + absent]
-    cls = collections.namedtuple(name, names, rename=True)  # type: ignore[misc]  # built at run time
     defaults = tuple(_default(f, version) for f in absent)
     new = tuple.__new__
+    cls = None  # its tuple class, made when one is first read (many lists come back empty)
 
     def read(buf, pos):
+        nonlocal cls
+        if cls is None:
+            cls = collections.namedtuple(name, names, rename=True)  # built at run time
         values: list = []
         for fixed, reader in steps:
             if fixed is not None:
