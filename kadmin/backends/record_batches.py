@@ -115,8 +115,13 @@ def batches(data: bytes) -> list[Batch]:
     try:
         return list(read_batches(data))
     except Unreadable:
-        pass
-    from kafka.record.memory_records import MemoryRecords  # compressed or legacy: rare, so its import is paid then
+        return read_with_kafka_python(data)
+
+
+def read_with_kafka_python(data: bytes) -> list[Batch]:
+    """The record batches as kafka-python's decoder reads them (any compression, any message
+    format). Rare here, so its import (every compression codec) is paid only then."""
+    from kafka.record.memory_records import MemoryRecords
 
     out = []
     records = MemoryRecords(data)

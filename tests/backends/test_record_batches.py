@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kadmin.backends.record_batches import Unreadable, batches, read_batches
+from kadmin.backends.record_batches import Unreadable, batches, read_batches, read_with_kafka_python
 
 GZIP = 1
 
@@ -23,17 +23,7 @@ def build(records, magic=2, compression=0, offset=0, headers=()):
 
 
 def by_kafka_python(data):
-    from kafka.record.memory_records import MemoryRecords
-
-    out = []
-    records = MemoryRecords(data)
-    while records.has_next():
-        batch = records.next_batch()
-        if batch is None:
-            break
-        rows = [(r.offset, r.key, r.value) for r in batch]
-        out.append((getattr(batch, "next_offset", rows[-1][0] + 1), rows))
-    return out
+    return [(b.next_offset, list(b.records)) for b in read_with_kafka_python(data)]
 
 
 def mine(data):
