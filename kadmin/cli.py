@@ -5,8 +5,17 @@ from __future__ import annotations
 
 from typing import NoReturn
 
+# The cyclic garbage collector runs after every 700 new container objects by default. A command
+# creates most of its objects while it imports (functions, classes, dicts), and they are not
+# garbage: a read command's two dozen collections (~4 ms of its ~60 ms) freed no more than the
+# four left at 10,000 (~1.7 ms, most before this runs). Long runs are still collected.
+GC_THRESHOLD = 10_000
+
 
 def main() -> NoReturn:
+    import gc
+
+    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
     from kadmin.commands.root import run
 
     try:
