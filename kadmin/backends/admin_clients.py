@@ -93,18 +93,26 @@ class AdminClients:
             raise _PutOff
 
     def _no_broker_answered(self) -> ConnectionFailed:
-        """The bootstrap servers could not be reached or did not answer: one message for both clients."""
+        """The bootstrap servers could not be reached or did not answer: one message for both
+        clients, with what the small client saw when it tried them (plaintext only)."""
+        why = self._bootstrap_failures()
         return ConnectionFailed(
-            f"no broker answered at {self.bootstrap} within {self.timeout:g}s",
+            f"no broker answered at {self.bootstrap} within {self.timeout:g}s" + (f": {why}" if why else ""),
             hint="check --bootstrap-server, the network and the security settings",
         )
+
+    def _bootstrap_failures(self) -> str:
+        """What the small client met at the bootstrap servers ("connection refused"; with several,
+        "host:port: why" for each), or "" (it found one, or was not used)."""
+        seen: list[tuple[str, str]] = self._wire.bootstrap_failures if self._wire is not None else []
+        return seen[0][1] if len(seen) == 1 else "; ".join(f"{address}: {why}" for address, why in seen)
 
     def _fast(self, call):
         """``call(wire_client)`` through kadmin's small client (``wire_client``): its answer, or
         ``NotImplemented`` when it cannot give one (security configured, a broker not answering,
         an error code...): the caller then asks through the library clients, whose errors and
         retries are the ones users see. After one such failure the small client is not used again."""
-        from kadmin.backends.wire_client import WireClient, WireUnavailable
+        from kadmin.backends.wire_client import NotKafka, WireClient, WireUnavailable
 
         with self._lock:
             if self._wire_off:
@@ -120,6 +128,12 @@ class AdminClients:
             wire = self._wire
         try:
             return call(wire)
+        except NotKafka:  # the library clients would retry it until --timeout, in vain
+            raise ConnectionFailed(
+                f"no Kafka broker at {self.bootstrap}: {self._bootstrap_failures()}",
+                hint="a ZooKeeper address goes to --zookeeper; a TLS or SASL listener needs security.protocol "
+                "in --command-config",
+            ) from None
         except Exception as e:  # WireUnavailable, or an answer it cannot read
             if not isinstance(e, WireUnavailable):
                 debug("small client failed", exc_info=True)

@@ -39,6 +39,18 @@ class WireUnavailable(Exception):
     """The small client cannot answer this; the caller falls back to the library clients."""
 
 
+class NotKafka(WireUnavailable):
+    """Something listens at this address and it is not a Kafka listener this client can speak
+    to: it closed the connection at Kafka's first request (ApiVersions, which a broker answers
+    on every plaintext listener) or answered it with bytes that are not Kafka's. A ZooKeeper
+    port, a TLS or SASL listener, another service, or a broker turning connections away: waiting
+    would not change it, so the backend says so at once instead of retrying until --timeout."""
+
+
+# getaddrinfo's answers that mean the name does not exist (not "try again later")
+_NO_SUCH_HOST = {getattr(socket, n) for n in ("EAI_NONAME", "EAI_NODATA") if hasattr(socket, n)}
+
+
 class Connection:
     """One broker: a socket, ApiVersions negotiated, requests pipelined.
 
@@ -56,6 +68,10 @@ class Connection:
         self._answers: dict[int, bytes] = {}  # frames read for a thread not yet woken
         self._reading = False  # a thread is reading the socket
         self._broken: WireUnavailable | None = None
+        self._turned_away = ""  # how the peer answered as no Kafka broker would ("closed the connection at")
+        # ApiVersions' answer is a few hundred bytes: a peer announcing more is not Kafka (an HTTP
+        # server's "HTTP" reads as 1.2 GB, which would be waited for until the timeout)
+        self._largest_answer = 1 << 20
         try:
             # A short connect timeout: a broker that does not accept at once is left to the
             # library clients, which then have the whole --timeout.
@@ -65,14 +81,21 @@ class Connection:
             connect_timeout = min(timeout, max(0.25, min(2.0, timeout / 4)))
             self.sock = socket.create_connection(address, timeout=connect_timeout)  # type: ignore[arg-type]  # bytes hosts are accepted
         except OSError as e:
-            raise WireUnavailable(f"connecting to {host}:{port}: {e}") from None
+            raise WireUnavailable(_trouble(e)) from None
         self.sock.settimeout(timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.versions: dict[int, tuple[int, int]] = {}
-        resp = self.request(api("ApiVersions"), {}, 0)  # v0: every broker answers it
+        try:
+            resp = self.request(api("ApiVersions"), {}, 0)  # v0: every broker answers it
+        except WireUnavailable as e:
+            self.close()
+            if self._turned_away:
+                raise NotKafka(f"{self._turned_away} Kafka's first request (ApiVersions)") from None
+            raise WireUnavailable(f"ApiVersions: {e}") from None
         if resp.error_code:
             raise WireUnavailable(f"ApiVersions error {resp.error_code}")
         self.versions = {k.api_key: (k.min_version, k.max_version) for k in resp.api_keys}
+        self._largest_answer = (1 << 31) - 1
 
     def version_for(self, message: Api) -> int:
         """The highest version of ``message`` both the broker and the codec speak."""
@@ -116,6 +139,7 @@ class Connection:
         try:
             return message.decode_response(version, frame)
         except CodecError as e:
+            self._turned_away = "answered with bytes that are not Kafka's to"
             raise WireUnavailable(str(e)) from None
 
     def _frame(self, correlation: int) -> bytes:
@@ -136,15 +160,22 @@ class Connection:
         """Read the next answer on the socket, whoever's it is, and hand it over."""
         try:
             size = struct.unpack(">i", self._read(4))[0]
+            if not 4 <= size <= self._largest_answer:  # every answer starts with its correlation id
+                self._turned_away = "answered with bytes that are not Kafka's to"
+                self._break(WireUnavailable(f"an answer of {size} bytes"))
+                return
             frame = self._read(size)
         except OSError as e:
-            self._break(WireUnavailable(f"{type(e).__name__}: {e}"))
+            if isinstance(e, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
+                self._turned_away = "closed the connection at"
+            self._break(WireUnavailable(_trouble(e)))
             return
         with self._state:
             self._reading = False
             expected = self._in_flight.popleft() if self._in_flight else -1
             # every response header starts with the correlation id
             if len(frame) < 4 or struct.unpack_from(">i", frame, 0)[0] != expected:
+                self._turned_away = "answered with bytes that are not Kafka's to"
                 self._broken = WireUnavailable("correlation id mismatch")
             else:
                 self._answers[expected] = frame
@@ -184,6 +215,7 @@ class WireClient:
         self._opening: dict[object, threading.Lock] = {}
         self._lock = threading.Lock()
         self._metadata: tuple[float, Any, frozenset[str] | None] | None = None  # when, answer, topics asked
+        self.bootstrap_failures: list[tuple[str, str]] = []  # (host:port, why) when none of them could be used
 
     # --- connections -----------------------------------------------------------------------
     def _connect(self, key, host: str, port: int) -> Connection:
@@ -207,13 +239,17 @@ class WireClient:
         with self._lock:
             if self._conns:
                 return next(iter(self._conns.values()))
-        last = None
+        failures: dict[str, WireUnavailable] = {}
         for host, port in self.bootstrap:
             try:
                 return self._connect(("bootstrap", host, port), host, port)
             except WireUnavailable as e:
-                last = e
-        raise last or WireUnavailable("no bootstrap server")
+                failures[f"{host}:{port}"] = e
+        self.bootstrap_failures = [(address, str(e)) for address, e in failures.items()]
+        why = "; ".join(f"{address}: {e}" for address, e in failures.items()) or "no bootstrap server"
+        if failures and all(isinstance(e, NotKafka) for e in failures.values()):
+            raise NotKafka(why)
+        raise WireUnavailable(why)
 
     def broker(self, node_id: int) -> Connection:
         with self._lock:
@@ -228,7 +264,10 @@ class WireClient:
                 if isinstance(key, tuple) and (key[1], key[2]) == (b.host, b.port):
                     self._conns[node_id] = c
                     return c
-        return self._connect(node_id, b.host, b.port)
+        try:
+            return self._connect(node_id, b.host, b.port)
+        except NotKafka as e:  # only the bootstrap servers' answer is final; the library clients try this one
+            raise WireUnavailable(f"broker {node_id} at {b.host}:{b.port}: {e}") from None
 
     # --- requests --------------------------------------------------------------------------
     def metadata(self, topics: list[str] | None = None):
@@ -332,3 +371,14 @@ def _host_port(address: str) -> tuple[str, int]:
     if not host or not port.isdigit():
         raise WireUnavailable(f"cannot parse bootstrap address {address!r}")
     return host.strip("[]"), int(port)
+
+
+def _trouble(e: OSError) -> str:
+    """A socket's failure in a few words: "connection refused", "unknown host", "timed out"."""
+    if isinstance(e, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(e, socket.gaierror):
+        return "unknown host" if e.errno in _NO_SUCH_HOST else f"cannot resolve the host ({e.strerror})"
+    if isinstance(e, TimeoutError):
+        return "timed out"
+    return e.strerror or str(e) or type(e).__name__

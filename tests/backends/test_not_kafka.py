@@ -1,0 +1,170 @@
+"""A --bootstrap-server that is not a Kafka listener is said at once, and why; one where nothing
+listens yet is waited for until --timeout, as before, and the error then says what was met.
+
+Real sockets throughout: a real ZooKeeper server, the sandbox's TLS listener, small servers that
+answer like an HTTP server or not at all, and ports where nothing listens."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from kadmin.backends.wire_client import NotKafka, WireClient, WireUnavailable
+from tests.support.zookeeper import free_port
+
+# A generous --timeout: a command that waited for it would take this long, one that did not
+# takes a process start-up.
+LONG = 60
+
+
+class Listener:
+    """A TCP server on loopback: each connection gets ``reply`` once its first bytes arrive
+    (None: nothing, ever), and is then kept open until the server stops."""
+
+    def __init__(self, reply: bytes | None):
+        self.reply = reply
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.address = f"127.0.0.1:{self.sock.getsockname()[1]}"
+        self.conns: list[socket.socket] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+            if conn.recv(1024) and self.reply is not None:
+                conn.sendall(self.reply)
+
+    def close(self):
+        for c in [self.sock, *self.conns]:
+            c.close()
+
+
+@pytest.fixture
+def http_like():
+    server = Listener(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+    yield server.address
+    server.close()
+
+
+@pytest.fixture
+def silent():
+    server = Listener(None)
+    yield server.address
+    server.close()
+
+
+def _zookeeper_address(zookeeper: str) -> str:
+    return zookeeper.split("/")[0]
+
+
+def kadmin(*args: str, timeout: float = LONG) -> tuple[subprocess.CompletedProcess, float]:
+    started = time.monotonic()
+    out = subprocess.run([sys.executable, "-m", "kadmin", *args], capture_output=True, text=True, timeout=timeout)
+    return out, time.monotonic() - started
+
+
+def _one_line(out: subprocess.CompletedProcess) -> str:
+    assert out.returncode == 1, out
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kadmin: error: ") and "Traceback" not in out.stderr, out.stderr
+    return lines[0]
+
+
+# --- the small client --------------------------------------------------------------------------
+def test_a_zookeeper_port_is_not_kafka(zookeeper):
+    with pytest.raises(NotKafka, match="closed the connection at Kafka's first request"):
+        WireClient(_zookeeper_address(zookeeper), LONG).any_connection()
+
+
+def test_an_http_like_answer_is_not_kafka_and_is_not_waited_for(http_like):
+    """"HTTP" read as a size is 1.2 GB: refused at once, not awaited until the timeout."""
+    started = time.monotonic()
+    with pytest.raises(NotKafka, match="answered with bytes that are not Kafka's"):
+        WireClient(http_like, LONG).any_connection()
+    assert time.monotonic() - started < LONG / 2
+
+
+def test_nothing_listening_is_not_final_and_is_named():
+    port = free_port()
+    wire = WireClient(f"127.0.0.1:{port}", LONG)
+    with pytest.raises(WireUnavailable) as caught:
+        wire.any_connection()
+    assert not isinstance(caught.value, NotKafka)  # a broker may still come up: the backend waits
+    assert wire.bootstrap_failures == [(f"127.0.0.1:{port}", "connection refused")]
+
+
+def test_one_bootstrap_server_not_kafka_among_others_is_not_final(zookeeper):
+    wire = WireClient(f"127.0.0.1:{free_port()},{_zookeeper_address(zookeeper)}", LONG)
+    with pytest.raises(WireUnavailable) as caught:
+        wire.any_connection()
+    assert not isinstance(caught.value, NotKafka)
+    assert [why for _, why in wire.bootstrap_failures] == [
+        "connection refused",
+        "closed the connection at Kafka's first request (ApiVersions)",
+    ]
+
+
+def test_a_broker_found_in_the_metadata_is_never_final(zookeeper):
+    """Only the bootstrap servers' answer is final; a broker the metadata names that turns the
+    small client away is left to the library clients."""
+    host, port = _zookeeper_address(zookeeper).split(":")
+    wire = WireClient("127.0.0.1:1", LONG)
+    wire.brokers = lambda *a, **k: SimpleNamespace(brokers=[SimpleNamespace(node_id=7, host=host, port=int(port))])
+    with pytest.raises(WireUnavailable, match="broker 7 at") as caught:
+        wire.broker(7)
+    assert not isinstance(caught.value, NotKafka)
+
+
+def test_a_working_bootstrap_server_after_a_dead_one_is_used(sandbox):
+    wire = WireClient(f"127.0.0.1:{free_port()},{sandbox.bootstrap}", LONG)
+    assert {b.node_id for b in wire.brokers().brokers} == set(sandbox.snapshot().brokers)
+    assert wire.bootstrap_failures == []
+
+
+# --- the command line ----------------------------------------------------------------------------
+@pytest.mark.parametrize("command", [["log-dirs", "describe"], ["throttle", "show"], ["reassign", "list"]])
+def test_a_zookeeper_address_to_bootstrap_server_fails_at_once_and_says_where_it_goes(zookeeper, command):
+    out, elapsed = kadmin(*command, "-b", _zookeeper_address(zookeeper), "--timeout", f"{LONG}s")
+    line = _one_line(out)
+    assert "no Kafka broker at" in line and "closed the connection at Kafka's first request" in line
+    assert "--zookeeper" in line and "--command-config" in line
+    assert elapsed < LONG / 2  # before this, the whole --timeout
+
+
+def test_a_tls_listener_without_security_settings_fails_at_once(sandbox_factory, tmp_path):
+    from tests.support.tls import make_tls_files
+
+    try:
+        tls = make_tls_files(tmp_path)
+    except (RuntimeError, OSError) as e:
+        pytest.skip(f"cannot make test certificates: {e}")
+    sb = sandbox_factory(brokers=1, tls=(str(tls.cert), str(tls.key)))
+    out, elapsed = kadmin("log-dirs", "describe", "-b", sb.bootstrap, "--timeout", f"{LONG}s")
+    line = _one_line(out)
+    assert "no Kafka broker at" in line and "TLS or SASL listener needs security.protocol" in line
+    assert elapsed < LONG / 2
+
+
+def test_nothing_listening_waits_for_the_timeout_and_names_the_refusal():
+    port = free_port()
+    out, elapsed = kadmin("reassign", "list", "-b", f"127.0.0.1:{port}", "--timeout", "2s")
+    line = _one_line(out)
+    assert f"no broker answered at 127.0.0.1:{port} within 2s: connection refused" in line
+    assert elapsed >= 2  # a broker starting up is waited for, as --timeout says
+
+
+def test_a_listener_that_never_answers_is_waited_for(silent):
+    out, elapsed = kadmin("log-dirs", "describe", "-b", silent, "--timeout", "2s")
+    line = _one_line(out)
+    assert f"no broker answered at {silent} within 2s" in line
+    assert elapsed >= 2
