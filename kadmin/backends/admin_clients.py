@@ -112,7 +112,7 @@ class AdminClients:
         ``NotImplemented`` when it cannot give one (security configured, a broker not answering,
         an error code...): the caller then asks through the library clients, whose errors and
         retries are the ones users see. After one such failure the small client is not used again."""
-        from kadmin.backends.wire_client import NotKafka, WireClient, WireUnavailable
+        from kadmin.backends.wire_client import TurnedAway, WireClient, WireUnavailable
 
         with self._lock:
             if self._wire_off:
@@ -128,11 +128,16 @@ class AdminClients:
             wire = self._wire
         try:
             return call(wire)
-        except NotKafka:  # the library clients would retry it until --timeout, in vain
+        except TurnedAway as e:  # the library clients would retry it until --timeout, in vain
+            if e.kind == "login":
+                raise ConnectionFailed(
+                    f"{self.bootstrap} asks for a login: {self._bootstrap_failures()}, as Kafka's SASL listeners do",
+                    hint="set security.protocol=SASL_PLAINTEXT (or SASL_SSL), sasl.mechanism and sasl.jaas.config "
+                    "in --command-config",
+                ) from None
             raise ConnectionFailed(
                 f"no Kafka broker at {self.bootstrap}: {self._bootstrap_failures()}",
-                hint="a ZooKeeper address goes to --zookeeper; a TLS or SASL listener needs security.protocol "
-                "in --command-config",
+                hint="a ZooKeeper address goes to --zookeeper; a TLS listener needs security.protocol in --command-config",
             ) from None
         except Exception as e:  # WireUnavailable, or an answer it cannot read
             if not isinstance(e, WireUnavailable):

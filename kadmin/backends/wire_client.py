@@ -39,12 +39,19 @@ class WireUnavailable(Exception):
     """The small client cannot answer this; the caller falls back to the library clients."""
 
 
-class NotKafka(WireUnavailable):
-    """Something listens at this address and it is not a Kafka listener this client can speak
-    to: it closed the connection at Kafka's first request (ApiVersions, which a broker answers
-    on every plaintext listener) or answered it with bytes that are not Kafka's. A ZooKeeper
-    port, a TLS or SASL listener, another service, or a broker turning connections away: waiting
-    would not change it, so the backend says so at once instead of retrying until --timeout."""
+class TurnedAway(WireUnavailable):
+    """The bootstrap servers turned the client away in a way waiting would not change, so the
+    backend says so at once instead of letting the library clients retry until --timeout.
+
+    ``kind`` "not Kafka": each closed the connection at Kafka's first request (ApiVersions, which
+    a broker answers on every listener it speaks plainly) or answered it with bytes that are not
+    Kafka's: a ZooKeeper port, a TLS listener, another service. ``kind`` "login": it answered
+    ApiVersions, then closed the connection at the next request, as Kafka's SASL listeners do
+    before a login."""
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
 
 
 # getaddrinfo's answers that mean the name does not exist (not "try again later")
@@ -68,7 +75,10 @@ class Connection:
         self._answers: dict[int, bytes] = {}  # frames read for a thread not yet woken
         self._reading = False  # a thread is reading the socket
         self._broken: WireUnavailable | None = None
-        self._turned_away = ""  # how the peer answered as no Kafka broker would ("closed the connection at")
+        self.address = f"{host}:{port}"
+        self.answered = 0  # answers read
+        self.closed_by_peer = False
+        self.garbled = False  # the peer sent bytes that are not a Kafka answer
         # ApiVersions' answer is a few hundred bytes: a peer announcing more is not Kafka (an HTTP
         # server's "HTTP" reads as 1.2 GB, which would be waited for until the timeout)
         self._largest_answer = 1 << 20
@@ -89,8 +99,12 @@ class Connection:
             resp = self.request(api("ApiVersions"), {}, 0)  # v0: every broker answers it
         except WireUnavailable as e:
             self.close()
-            if self._turned_away:
-                raise NotKafka(f"{self._turned_away} Kafka's first request (ApiVersions)") from None
+            if self.closed_by_peer:
+                raise TurnedAway("closed the connection at Kafka's first request (ApiVersions)", "not Kafka") from None
+            if self.garbled:
+                raise TurnedAway(
+                    "answered Kafka's first request (ApiVersions) with bytes that are not Kafka's", "not Kafka"
+                ) from None
             raise WireUnavailable(f"ApiVersions: {e}") from None
         if resp.error_code:
             raise WireUnavailable(f"ApiVersions error {resp.error_code}")
@@ -139,7 +153,7 @@ class Connection:
         try:
             return message.decode_response(version, frame)
         except CodecError as e:
-            self._turned_away = "answered with bytes that are not Kafka's to"
+            self.garbled = True
             raise WireUnavailable(str(e)) from None
 
     def _frame(self, correlation: int) -> bytes:
@@ -161,13 +175,12 @@ class Connection:
         try:
             size = struct.unpack(">i", self._read(4))[0]
             if not 4 <= size <= self._largest_answer:  # every answer starts with its correlation id
-                self._turned_away = "answered with bytes that are not Kafka's to"
+                self.garbled = True
                 self._break(WireUnavailable(f"an answer of {size} bytes"))
                 return
             frame = self._read(size)
         except OSError as e:
-            if isinstance(e, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
-                self._turned_away = "closed the connection at"
+            self.closed_by_peer = isinstance(e, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError))
             self._break(WireUnavailable(_trouble(e)))
             return
         with self._state:
@@ -175,9 +188,10 @@ class Connection:
             expected = self._in_flight.popleft() if self._in_flight else -1
             # every response header starts with the correlation id
             if len(frame) < 4 or struct.unpack_from(">i", frame, 0)[0] != expected:
-                self._turned_away = "answered with bytes that are not Kafka's to"
+                self.garbled = True
                 self._broken = WireUnavailable("correlation id mismatch")
             else:
+                self.answered += 1
                 self._answers[expected] = frame
             self._state.notify_all()
 
@@ -247,8 +261,8 @@ class WireClient:
                 failures[f"{host}:{port}"] = e
         self.bootstrap_failures = [(address, str(e)) for address, e in failures.items()]
         why = "; ".join(f"{address}: {e}" for address, e in failures.items()) or "no bootstrap server"
-        if failures and all(isinstance(e, NotKafka) for e in failures.values()):
-            raise NotKafka(why)
+        if failures and all(isinstance(e, TurnedAway) for e in failures.values()):
+            raise TurnedAway(why, "not Kafka")
         raise WireUnavailable(why)
 
     def broker(self, node_id: int) -> Connection:
@@ -266,7 +280,7 @@ class WireClient:
                     return c
         try:
             return self._connect(node_id, b.host, b.port)
-        except NotKafka as e:  # only the bootstrap servers' answer is final; the library clients try this one
+        except TurnedAway as e:  # only the bootstrap servers' answer is final; the library clients try this one
             raise WireUnavailable(f"broker {node_id} at {b.host}:{b.port}: {e}") from None
 
     # --- requests --------------------------------------------------------------------------
@@ -281,7 +295,15 @@ class WireClient:
         conn = self.any_connection()
         if topics == [] and conn.version_for(api("Metadata")) == 0:
             raise WireUnavailable("Metadata v0 cannot ask for no topics")  # v0: no topic is every topic
-        resp = conn.request(api("Metadata"), body)
+        try:
+            resp = conn.request(api("Metadata"), body)
+        except WireUnavailable:
+            if conn.answered == 1 and conn.closed_by_peer:  # ApiVersions answered, this request refused
+                self.bootstrap_failures = [
+                    (conn.address, "answered ApiVersions, then closed the connection at the next request")
+                ]
+                raise TurnedAway(self.bootstrap_failures[0][1], "login") from None
+            raise
         # its brokers, for brokers(); its topics, for topic_metadata()
         self._metadata = (time.monotonic(), resp, None if topics is None else frozenset(topics))
         return resp

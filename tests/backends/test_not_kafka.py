@@ -1,8 +1,9 @@
-"""A --bootstrap-server that is not a Kafka listener is said at once, and why; one where nothing
-listens yet is waited for until --timeout, as before, and the error then says what was met.
+"""A --bootstrap-server kadmin cannot speak to as given (not a Kafka listener, or one asking for a
+login) is said at once, and why; one where nothing listens yet is waited for until --timeout, as
+before, and the error then says what was met.
 
-Real sockets throughout: a real ZooKeeper server, the sandbox's TLS listener, small servers that
-answer like an HTTP server or not at all, and ports where nothing listens."""
+Real sockets throughout: a real ZooKeeper server, the sandbox's TLS and SASL listeners, small
+servers that answer like an HTTP server or not at all, and ports where nothing listens."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kadmin.backends.wire_client import NotKafka, WireClient, WireUnavailable
+from kadmin.backends.wire_client import TurnedAway, WireClient, WireUnavailable
 from tests.support.zookeeper import free_port
 
 # A generous --timeout: a command that waited for it would take this long, one that did not
@@ -82,14 +83,25 @@ def _one_line(out: subprocess.CompletedProcess) -> str:
 
 # --- the small client --------------------------------------------------------------------------
 def test_a_zookeeper_port_is_not_kafka(zookeeper):
-    with pytest.raises(NotKafka, match="closed the connection at Kafka's first request"):
+    with pytest.raises(TurnedAway, match="closed the connection at Kafka's first request") as caught:
         WireClient(_zookeeper_address(zookeeper), LONG).any_connection()
+    assert caught.value.kind == "not Kafka"
+
+
+def test_a_sasl_listener_asks_for_a_login(sandbox_factory):
+    """Kafka's SASL listeners answer ApiVersions, then close the connection at any other
+    request before a login (the sandbox does as they do)."""
+    sb = sandbox_factory(brokers=1, sasl_users={"admin": "adm1n-Pw-0000"})
+    wire = WireClient(sb.bootstrap, LONG)
+    with pytest.raises(TurnedAway, match="answered ApiVersions, then closed the connection") as caught:
+        wire.brokers()
+    assert caught.value.kind == "login"
 
 
 def test_an_http_like_answer_is_not_kafka_and_is_not_waited_for(http_like):
-    """"HTTP" read as a size is 1.2 GB: refused at once, not awaited until the timeout."""
+    """ "HTTP" read as a size is 1.2 GB: refused at once, not awaited until the timeout."""
     started = time.monotonic()
-    with pytest.raises(NotKafka, match="answered with bytes that are not Kafka's"):
+    with pytest.raises(TurnedAway, match="answered Kafka's first request \\(ApiVersions\\) with bytes that are not Kafka's"):
         WireClient(http_like, LONG).any_connection()
     assert time.monotonic() - started < LONG / 2
 
@@ -99,7 +111,7 @@ def test_nothing_listening_is_not_final_and_is_named():
     wire = WireClient(f"127.0.0.1:{port}", LONG)
     with pytest.raises(WireUnavailable) as caught:
         wire.any_connection()
-    assert not isinstance(caught.value, NotKafka)  # a broker may still come up: the backend waits
+    assert not isinstance(caught.value, TurnedAway)  # a broker may still come up: the backend waits
     assert wire.bootstrap_failures == [(f"127.0.0.1:{port}", "connection refused")]
 
 
@@ -107,7 +119,7 @@ def test_one_bootstrap_server_not_kafka_among_others_is_not_final(zookeeper):
     wire = WireClient(f"127.0.0.1:{free_port()},{_zookeeper_address(zookeeper)}", LONG)
     with pytest.raises(WireUnavailable) as caught:
         wire.any_connection()
-    assert not isinstance(caught.value, NotKafka)
+    assert not isinstance(caught.value, TurnedAway)
     assert [why for _, why in wire.bootstrap_failures] == [
         "connection refused",
         "closed the connection at Kafka's first request (ApiVersions)",
@@ -122,7 +134,7 @@ def test_a_broker_found_in_the_metadata_is_never_final(zookeeper):
     wire.brokers = lambda *a, **k: SimpleNamespace(brokers=[SimpleNamespace(node_id=7, host=host, port=int(port))])
     with pytest.raises(WireUnavailable, match="broker 7 at") as caught:
         wire.broker(7)
-    assert not isinstance(caught.value, NotKafka)
+    assert not isinstance(caught.value, TurnedAway)
 
 
 def test_a_working_bootstrap_server_after_a_dead_one_is_used(sandbox):
@@ -151,7 +163,16 @@ def test_a_tls_listener_without_security_settings_fails_at_once(sandbox_factory,
     sb = sandbox_factory(brokers=1, tls=(str(tls.cert), str(tls.key)))
     out, elapsed = kadmin("log-dirs", "describe", "-b", sb.bootstrap, "--timeout", f"{LONG}s")
     line = _one_line(out)
-    assert "no Kafka broker at" in line and "TLS or SASL listener needs security.protocol" in line
+    assert "no Kafka broker at" in line and "a TLS listener needs security.protocol in --command-config" in line
+    assert elapsed < LONG / 2
+
+
+def test_a_sasl_listener_without_security_settings_fails_at_once(sandbox_factory):
+    sb = sandbox_factory(brokers=1, sasl_users={"admin": "adm1n-Pw-0000"})
+    out, elapsed = kadmin("throttle", "show", "-b", sb.bootstrap, "--timeout", f"{LONG}s")
+    line = _one_line(out)
+    assert f"{sb.bootstrap} asks for a login: answered ApiVersions, then closed the connection" in line
+    assert "security.protocol=SASL_PLAINTEXT" in line and "adm1n" not in out.stderr
     assert elapsed < LONG / 2
 
 
