@@ -15,6 +15,10 @@ configured, a broker not answering, an error code, a version it cannot speak) ra
 ``WireUnavailable`` and the backend answers through the library clients as before, so error
 messages, exit codes, TLS and SASL are theirs. Versions are negotiated: ApiVersions first on
 every connection, then the highest version both sides speak.
+
+One answer is final: bootstrap servers that turn the client away in a way no wait would change
+(``TurnedAway``: no Kafka listener there, or a SASL listener asking for a login) are reported at
+once; the library clients would retry them until --timeout.
 """
 
 from __future__ import annotations
