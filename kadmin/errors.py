@@ -67,7 +67,8 @@ class ClusterError(KadminError):
 
 
 class ConnectionFailed(ClusterError):
-    """No broker (or ZooKeeper server) answered within the timeout."""
+    """No broker (or ZooKeeper server) could be used: none answered within the timeout, or the
+    bootstrap servers given turned kadmin away (not a Kafka listener, or one asking for a login)."""
 
 
 class AuthorizationError(ClusterError):

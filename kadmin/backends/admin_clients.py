@@ -111,7 +111,8 @@ class AdminClients:
         """``call(wire_client)`` through kadmin's small client (``wire_client``): its answer, or
         ``NotImplemented`` when it cannot give one (security configured, a broker not answering,
         an error code...): the caller then asks through the library clients, whose errors and
-        retries are the ones users see. After one such failure the small client is not used again."""
+        retries are the ones users see. After one such failure the small client is not used again.
+        Bootstrap servers that turn it away for good (``TurnedAway``) end the command at once."""
         from kadmin.backends.wire_client import TurnedAway, WireClient, WireUnavailable
 
         with self._lock:
