@@ -138,7 +138,8 @@ class AdminClients:
                 ) from None
             raise ConnectionFailed(
                 f"no Kafka broker at {self.bootstrap}: {self._bootstrap_failures()}",
-                hint="a ZooKeeper address goes to --zookeeper; a TLS listener needs security.protocol in --command-config",
+                hint="a ZooKeeper address goes to --zookeeper; a TLS listener needs security.protocol in --command-config; "
+                "a broker at its max.connections.per.ip closes new connections too",
             ) from None
         except Exception as e:  # WireUnavailable, or an answer it cannot read
             if not isinstance(e, WireUnavailable):

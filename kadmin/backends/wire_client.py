@@ -49,7 +49,8 @@ class TurnedAway(WireUnavailable):
 
     ``kind`` "not Kafka": each closed the connection at Kafka's first request (ApiVersions, which
     a broker answers on every listener it speaks plainly) or answered it with bytes that are not
-    Kafka's: a ZooKeeper port, a TLS listener, another service. ``kind`` "login": it answered
+    Kafka's: a ZooKeeper port, a TLS listener, another service (or a broker at its
+    max.connections.per.ip, which closes new connections at once). ``kind`` "login": it answered
     ApiVersions, then closed the connection at the next request, as Kafka's SASL listeners do
     before a login."""
 
