@@ -37,6 +37,7 @@ from kadmin.backends.wire_codec import Api, CodecError, api
 # Fetch names topics by id from v13 on; kadmin asks by name, so it speaks v12 at most.
 _VERSION_CAPS = {1: 12}
 METADATA_TTL = 1.0  # seconds a Metadata answer serves broker look-ups; describe_cluster always asks
+CONFIRM_PAUSE = 0.3  # seconds before bootstrap servers that turned the client away are tried again
 
 
 class WireUnavailable(Exception):
@@ -49,10 +50,10 @@ class TurnedAway(WireUnavailable):
 
     ``kind`` "not Kafka": each closed the connection at Kafka's first request (ApiVersions, which
     a broker answers on every listener it speaks plainly) or answered it with bytes that are not
-    Kafka's: a ZooKeeper port, a TLS listener, another service (or a broker at its
-    max.connections.per.ip, which closes new connections at once). ``kind`` "login": it answered
-    ApiVersions, then closed the connection at the next request, as Kafka's SASL listeners do
-    before a login."""
+    Kafka's, twice (``CONFIRM_PAUSE`` apart): a ZooKeeper port, a TLS listener, another service
+    (or a broker at its max.connections.per.ip, which closes new connections at once). ``kind``
+    "login": it answered ApiVersions, then closed the connection at the next request, as Kafka's
+    SASL listeners do before a login."""
 
     def __init__(self, message: str, kind: str):
         super().__init__(message)
@@ -259,11 +260,20 @@ class WireClient:
             if self._conns:
                 return next(iter(self._conns.values()))
         failures: dict[str, WireUnavailable] = {}
-        for host, port in self.bootstrap:
-            try:
-                return self._connect(("bootstrap", host, port), host, port)
-            except WireUnavailable as e:
-                failures[f"{host}:{port}"] = e
+        for attempt in range(2):
+            failures.clear()
+            for host, port in self.bootstrap:
+                try:
+                    return self._connect(("bootstrap", host, port), host, port)
+                except WireUnavailable as e:
+                    failures[f"{host}:{port}"] = e
+            if not (failures and all(isinstance(e, TurnedAway) for e in failures.values())):
+                break
+            if attempt == 0:
+                # Once more before it is final: a broker closes connections while it shuts
+                # down, or after a delay when connections come too fast (KIP-612); a ZooKeeper
+                # port or a TLS listener turns every attempt away.
+                time.sleep(CONFIRM_PAUSE)
         self.bootstrap_failures = [(address, str(e)) for address, e in failures.items()]
         why = "; ".join(f"{address}: {e}" for address, e in failures.items()) or "no bootstrap server"
         if failures and all(isinstance(e, TurnedAway) for e in failures.values()):

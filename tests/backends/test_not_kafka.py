@@ -50,6 +50,48 @@ class Listener:
             c.close()
 
 
+class ClosesFirstConnection:
+    """A listener that closes the first connection once its first bytes arrive (as a broker
+    shutting down or throttling new connections does) and relays later ones to ``target``."""
+
+    def __init__(self, target: str):
+        host, port = target.split(":")
+        self.target = (host, int(port))
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.address = f"127.0.0.1:{self.sock.getsockname()[1]}"
+        self.accepted = 0
+        self.socks: list[socket.socket] = [self.sock]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            if self.accepted == 1:
+                conn.recv(1024)
+                conn.close()
+                continue
+            upstream = socket.create_connection(self.target)
+            self.socks += [conn, upstream]
+            for a, b in ((conn, upstream), (upstream, conn)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src, dst):
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+
+    def close(self):
+        for s in self.socks:
+            s.close()
+
+
 @pytest.fixture
 def http_like():
     server = Listener(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
@@ -104,6 +146,17 @@ def test_an_http_like_answer_is_not_kafka_and_is_not_waited_for(http_like):
     with pytest.raises(TurnedAway, match="answered Kafka's first request \\(ApiVersions\\) with bytes that are not Kafka's"):
         WireClient(http_like, LONG).any_connection()
     assert time.monotonic() - started < LONG / 2
+
+
+def test_a_connection_closed_once_is_tried_again(sandbox):
+    """Only a bootstrap server that turns the client away twice is final."""
+    relay = ClosesFirstConnection(sandbox.bootstrap.split(",")[0])
+    try:
+        wire = WireClient(relay.address, LONG)
+        assert {b.node_id for b in wire.brokers().brokers} == set(sandbox.snapshot().brokers)
+        assert relay.accepted == 2 and wire.bootstrap_failures == []
+    finally:
+        relay.close()
 
 
 def test_nothing_listening_is_not_final_and_is_named():
