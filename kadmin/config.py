@@ -210,6 +210,8 @@ def resolve_connection(
         seconds = DEFAULT_TIMEOUT
 
     kind, where = target
+    if kind == "bootstrap":
+        _checked_bootstrap(where, source, name)
     return ConnectionSettings(
         bootstrap_servers=where if kind == "bootstrap" else None,
         zookeeper=where if kind == "zookeeper" else None,
@@ -218,6 +220,37 @@ def resolve_connection(
         profile=name if profile is not None else None,
         source=source,
     )
+
+
+def bootstrap_addresses(servers: str) -> list[tuple[str, int]]:
+    """``(host, port)`` of each comma-separated ``HOST:PORT`` (``[v6 address]:PORT`` too), empty
+    entries skipped, as Kafka's clients read bootstrap.servers. ValueError names the first entry
+    that is not one (Kafka's: "Invalid url in bootstrap.servers")."""
+    out = []
+    for entry in servers.split(","):
+        entry = entry.strip()
+        if not entry:
+            continue
+        host, _, port = entry.rpartition(":")
+        host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+        if not host or not port.isdigit() or not 0 < int(port) < 65536 or ("[" in host or "]" in host):
+            raise ValueError(f"{entry!r} is not HOST:PORT (a port from 1 to 65535; an IPv6 address as [::1]:9092)")
+        out.append((host, int(port)))
+    if not out:
+        raise ValueError("no HOST:PORT given")
+    return out
+
+
+def _checked_bootstrap(servers: str, source: str, profile: str | None) -> None:
+    """Refuse a bootstrap list no client could use, before anything connects."""
+    try:
+        bootstrap_addresses(servers)
+    except ValueError as e:
+        if source == "flags":
+            raise UsageError(f"--bootstrap-server: {e}") from None
+        if source == "environment":
+            raise UsageError(f"{ENV_BOOTSTRAP}: {e}") from None
+        raise ConfigError(f"bootstrap_server in profile {profile!r}: {e}") from None
 
 
 def _target(bootstrap: str | None, zookeeper: str | None, both: str) -> tuple[str, str] | None:

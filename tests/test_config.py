@@ -11,6 +11,7 @@ import pytest
 
 from kadmin.config import (
     ConnectionSettings,
+    bootstrap_addresses,
     Secret,
     parse_jaas_config,
     parse_properties,
@@ -149,6 +150,35 @@ def test_both_targets_in_one_profile_is_a_usage_error(tmp_path):
     path = write_profiles(tmp_path, '[clusters.x]\nbootstrap_server = "b:1"\nzookeeper = "z:2"\n')
     with pytest.raises(UsageError, match="profile 'x'"):
         resolve_connection(cluster="x", env={}, config_path=path)
+
+
+@pytest.mark.parametrize("servers, addresses", [
+    ("kafka-1:9092", [("kafka-1", 9092)]),
+    (" a:1 , b:65535 ,", [("a", 1), ("b", 65535)]),  # spaces and empty entries, as Kafka's clients read them
+    ("[::1]:9092,[fe80::1%eth0]:9093", [("::1", 9092), ("fe80::1%eth0", 9093)]),
+])
+def test_bootstrap_addresses(servers, addresses):
+    assert bootstrap_addresses(servers) == addresses
+
+
+@pytest.mark.parametrize("servers", ["localhost", "kafka:", ":9092", "kafka:0", "kafka:65536", "kafka:9o92",
+                                     "kafka:99999", "[::1", "[::1]]:9092", ",", " "])
+def test_a_bootstrap_list_no_client_could_use_is_refused_before_connecting(tmp_path, servers):
+    """Kafka's clients refuse it too ("Invalid url in bootstrap.servers"); kadmin used to try it
+    until --timeout and say no broker answered."""
+    none = tmp_path / "none.toml"
+    if servers.strip(" ,"):  # an empty flag is no flag: "no cluster given"
+        with pytest.raises(UsageError, match="--bootstrap-server: .*HOST:PORT") as info:
+            resolve_connection(bootstrap_server=servers, env={}, config_path=none)
+        assert info.value.exit_code == EXIT_USAGE
+        with pytest.raises(UsageError, match="KADMIN_BOOTSTRAP_SERVER: .*HOST:PORT"):
+            resolve_connection(env={"KADMIN_BOOTSTRAP_SERVER": servers}, config_path=none)
+        path = write_profiles(tmp_path, f'[clusters.x]\nbootstrap_server = "{servers}"\n')
+        with pytest.raises(ConfigError, match="bootstrap_server in profile 'x': .*HOST:PORT"):
+            resolve_connection(cluster="x", env={}, config_path=path)
+    else:
+        with pytest.raises(UsageError, match="no HOST:PORT given|no cluster given"):
+            resolve_connection(bootstrap_server=servers, env={}, config_path=none)
 
 
 def test_no_target_explains_the_three_ways(tmp_path):

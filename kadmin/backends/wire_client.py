@@ -33,6 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kadmin.backends.wire_codec import Api, CodecError, api
+from kadmin.config import bootstrap_addresses
 
 # Fetch names topics by id from v13 on; kadmin asks by name, so it speaks v12 at most.
 _VERSION_CAPS = {1: 12}
@@ -228,7 +229,10 @@ class WireClient:
     """Connections by broker id, opened on first use; Metadata from the first broker that answers."""
 
     def __init__(self, bootstrap: str, timeout: float, client_id: str = "kadmin"):
-        self.bootstrap = [_host_port(a) for a in bootstrap.split(",") if a.strip()]
+        try:
+            self.bootstrap = bootstrap_addresses(bootstrap)
+        except ValueError as e:
+            raise WireUnavailable(f"bootstrap servers: {e}") from None
         self.timeout = timeout
         self.client_id = client_id
         self._conns: dict[object, Connection] = {}
@@ -401,13 +405,6 @@ class WireClient:
                     seen.add(id(c))
                     c.close()
             self._conns.clear()
-
-
-def _host_port(address: str) -> tuple[str, int]:
-    host, _, port = address.strip().rpartition(":")
-    if not host or not port.isdigit():
-        raise WireUnavailable(f"cannot parse bootstrap address {address!r}")
-    return host.strip("[]"), int(port)
 
 
 def _trouble(e: OSError) -> str:

@@ -64,11 +64,18 @@ def validate_inventory(data: Any) -> list[str]:
         else:
             problems.append(f"{where}: {err.message}")
     if not problems:
+        from kadmin.config import bootstrap_addresses
+
         seen: set[str] = set()
         for i, c in enumerate(data["clusters"]):
             if c["name"] in seen:
                 problems.append(f"clusters.{i}.name: cluster {c['name']!r} is listed twice")
             seen.add(c["name"])
+            if "bootstrap_server" in c:
+                try:
+                    bootstrap_addresses(c["bootstrap_server"])
+                except ValueError as e:
+                    problems.append(f"clusters.{i}.bootstrap_server: {e}")
     return problems
 
 

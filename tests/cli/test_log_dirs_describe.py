@@ -168,6 +168,13 @@ def test_both_bootstrap_and_zookeeper_is_a_usage_error():
     assert "--bootstrap-server" in result.stderr and "--zookeeper" in result.stderr
 
 
+def test_a_bootstrap_server_without_a_port_is_a_usage_error_at_once():
+    result = run("log-dirs", "describe", "-b", "localhost", "--timeout", "60s")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == ("kadmin: error: --bootstrap-server: 'localhost' is not HOST:PORT (a port from 1 "
+                                     "to 65535; an IPv6 address as [::1]:9092)")
+
+
 def test_debug_shows_the_traceback_only_when_asked():
     from tests.support.zookeeper import free_port
 

@@ -38,6 +38,17 @@ def test_inventory_problems_are_reported_together(tmp_path):
     assert "hunter2" not in " ".join(problems)
 
 
+def test_inventory_bootstrap_servers_are_host_port(tmp_path):
+    inv = tmp_path / "fleet.toml"
+    inv.write_text('[[clusters]]\nname = "a"\nbootstrap_server = "kafka-a"\n'
+                   '[[clusters]]\nname = "b"\nbootstrap_server = "kafka-b:9092,kafka-c:9092"\n')
+    with pytest.raises(InputError) as err:
+        load_inventory(inv)
+    assert err.value.problems == [
+        "clusters.0.bootstrap_server: 'kafka-a' is not HOST:PORT (a port from 1 to 65535; an IPv6 address as [::1]:9092)"
+    ]
+
+
 def test_inventory_duplicate_names(tmp_path):
     inv = tmp_path / "fleet.toml"
     inv.write_text('[[clusters]]\nname = "a"\nprofile = "p"\n[[clusters]]\nname = "a"\nprofile = "q"\n')
