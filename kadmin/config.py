@@ -210,8 +210,7 @@ def resolve_connection(
         seconds = DEFAULT_TIMEOUT
 
     kind, where = target
-    if kind == "bootstrap":
-        _checked_bootstrap(where, source, name)
+    _checked_target(kind, where, source, name)
     return ConnectionSettings(
         bootstrap_servers=where if kind == "bootstrap" else None,
         zookeeper=where if kind == "zookeeper" else None,
@@ -241,16 +240,53 @@ def bootstrap_addresses(servers: str) -> list[tuple[str, int]]:
     return out
 
 
-def _checked_bootstrap(servers: str, source: str, profile: str | None) -> None:
-    """Refuse a bootstrap list no client could use, before anything connects."""
+def zookeeper_hosts(connect: str) -> tuple[list[tuple[str, int]], str | None]:
+    """ZooKeeper's connect string, read as its clients read it: comma-separated ``HOST[:PORT]``
+    (2181 by default, ``[v6 address]:PORT`` too), then an optional chroot (``/kafka``; ``/``
+    alone is none). ValueError names what is wrong."""
+    from urllib.parse import urlsplit
+
+    hosts, slash, path = connect.strip().partition("/")
+    chroot = "/" + path if slash and path else None
+    if chroot is not None and any(part in ("", ".", "..") for part in path.split("/")):
+        raise ValueError(f"chroot {chroot!r} is not a ZooKeeper path (no empty, '.' or '..' part, no '/' at the end)")
+    out = []
+    for entry in hosts.split(","):
+        entry = entry.strip()
+        if not entry:
+            continue
+        try:
+            parts = urlsplit("zk://" + entry)
+            port = parts.port
+        except ValueError:
+            port = -1
+        if not parts.hostname or port == 0 or port == -1 or parts.path or parts.query or parts.fragment:
+            raise ValueError(f"{entry!r} is not HOST[:PORT] (a port from 1 to 65535; an IPv6 address as [::1]:2181)")
+        out.append((parts.hostname, port or 2181))
+    if not out:
+        raise ValueError("no HOST[:PORT] given")
+    return out, chroot
+
+
+def _checked_target(kind: str, where: str, source: str, profile: str | None) -> None:
+    """Refuse a bootstrap list or ZooKeeper connect string no client could use, before anything
+    connects (Kafka's clients refuse such a bootstrap.servers too: "Invalid url")."""
     try:
-        bootstrap_addresses(servers)
+        if kind == "bootstrap":
+            bootstrap_addresses(where)
+        else:
+            zookeeper_hosts(where)
     except ValueError as e:
+        flag, env, key = (
+            ("--bootstrap-server", ENV_BOOTSTRAP, "bootstrap_server")
+            if kind == "bootstrap"
+            else ("--zookeeper", ENV_ZOOKEEPER, "zookeeper")
+        )
         if source == "flags":
-            raise UsageError(f"--bootstrap-server: {e}") from None
+            raise UsageError(f"{flag}: {e}") from None
         if source == "environment":
-            raise UsageError(f"{ENV_BOOTSTRAP}: {e}") from None
-        raise ConfigError(f"bootstrap_server in profile {profile!r}: {e}") from None
+            raise UsageError(f"{env}: {e}") from None
+        raise ConfigError(f"{key} in profile {profile!r}: {e}") from None
 
 
 def _target(bootstrap: str | None, zookeeper: str | None, both: str) -> tuple[str, str] | None:

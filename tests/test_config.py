@@ -20,6 +20,7 @@ from kadmin.config import (
     resolve_connection,
     to_confluent,
     to_kafka_python,
+    zookeeper_hosts,
 )
 from kadmin.errors import EXIT_USAGE, ConfigError, UsageError
 
@@ -179,6 +180,35 @@ def test_a_bootstrap_list_no_client_could_use_is_refused_before_connecting(tmp_p
     else:
         with pytest.raises(UsageError, match="no HOST:PORT given|no cluster given"):
             resolve_connection(bootstrap_server=servers, env={}, config_path=none)
+
+
+@pytest.mark.parametrize("connect, hosts, chroot", [
+    ("zk-1:2181,zk-2:2182/kafka", [("zk-1", 2181), ("zk-2", 2182)], "/kafka"),
+    ("zk", [("zk", 2181)], None),  # ZooKeeper's default port
+    ("[::1]:2181/a/b", [("::1", 2181)], "/a/b"),
+    ("zk:2181/", [("zk", 2181)], None),  # "/" alone is no chroot
+])
+def test_zookeeper_hosts(connect, hosts, chroot):
+    assert zookeeper_hosts(connect) == (hosts, chroot)
+
+
+@pytest.mark.parametrize("connect, needle", [
+    ("127.0.0.1:abc", "HOST\\[:PORT\\]"), ("zk:99999", "HOST\\[:PORT\\]"), ("zk:0", "HOST\\[:PORT\\]"),
+    ("zk:2181/a//b", "chroot '/a//b'"), ("zk:2181/kafka/", "chroot '/kafka/'"), ("zk/../x", "chroot '/../x'"),
+    (",", "no HOST"),
+])
+def test_a_zookeeper_connect_string_no_client_could_use_is_refused_before_connecting(tmp_path, connect, needle):
+    """kazoo raised ValueError for some of these (shown as "a bug in kadmin"); others waited the
+    whole --timeout."""
+    none = tmp_path / "none.toml"
+    with pytest.raises(UsageError, match=f"--zookeeper: .*{needle}") as info:
+        resolve_connection(zookeeper=connect, env={}, config_path=none)
+    assert info.value.exit_code == EXIT_USAGE
+    with pytest.raises(UsageError, match=f"KADMIN_ZOOKEEPER: .*{needle}"):
+        resolve_connection(env={"KADMIN_ZOOKEEPER": connect}, config_path=none)
+    path = write_profiles(tmp_path, f'[clusters.x]\nzookeeper = "{connect}"\n')
+    with pytest.raises(ConfigError, match=f"zookeeper in profile 'x': .*{needle}"):
+        resolve_connection(cluster="x", env={}, config_path=path)
 
 
 def test_no_target_explains_the_three_ways(tmp_path):

@@ -526,14 +526,17 @@ def _connect(hosts: str, timeout: float, security: ZkSecurity):
     # when logging was configured (--debug).
     if not logging.getLogger().handlers:
         logging.getLogger("kazoo.client").setLevel(logging.CRITICAL)
-    client = KazooClient(
-        hosts=hosts,
-        timeout=min(timeout, 10.0),
-        connection_retry={"max_tries": -1, "max_delay": 1},
-        auth_data=auth_data(security) or None,
-        default_acl=acls_for(security, "/"),
-        **tls_options(security),
-    )
+    try:
+        client = KazooClient(
+            hosts=hosts,
+            timeout=min(timeout, 10.0),
+            connection_retry={"max_tries": -1, "max_delay": 1},
+            auth_data=auth_data(security) or None,
+            default_acl=acls_for(security, "/"),
+            **tls_options(security),
+        )
+    except ValueError as e:  # a malformed connect string (kadmin.config refuses the ones it knows first)
+        raise InputError(f"invalid ZooKeeper connect string {hosts!r}: {e}") from None
     try:
         with warnings.catch_warnings():  # a missing chroot is reported by the reads, with a hint
             warnings.filterwarnings("ignore", message="No chroot path exists")
@@ -554,5 +557,5 @@ def _connect(hosts: str, timeout: float, security: ZkSecurity):
         raise AuthenticationError(f"ZooKeeper at {hosts} refused the {AUTH_DIGEST} credentials") from None
     except ValueError as e:  # a malformed connect string
         client.close()
-        raise ConnectionFailed(f"invalid ZooKeeper connect string {hosts!r}: {e}") from None
+        raise InputError(f"invalid ZooKeeper connect string {hosts!r}: {e}") from None
     return client

@@ -64,18 +64,19 @@ def validate_inventory(data: Any) -> list[str]:
         else:
             problems.append(f"{where}: {err.message}")
     if not problems:
-        from kadmin.config import bootstrap_addresses
+        from kadmin.config import bootstrap_addresses, zookeeper_hosts
 
         seen: set[str] = set()
         for i, c in enumerate(data["clusters"]):
             if c["name"] in seen:
                 problems.append(f"clusters.{i}.name: cluster {c['name']!r} is listed twice")
             seen.add(c["name"])
-            if "bootstrap_server" in c:
+            for key, check in (("bootstrap_server", bootstrap_addresses), ("zookeeper", zookeeper_hosts)):
                 try:
-                    bootstrap_addresses(c["bootstrap_server"])
+                    if key in c:
+                        check(c[key])
                 except ValueError as e:
-                    problems.append(f"clusters.{i}.bootstrap_server: {e}")
+                    problems.append(f"clusters.{i}.{key}: {e}")
     return problems
 
 

@@ -175,6 +175,14 @@ def test_a_bootstrap_server_without_a_port_is_a_usage_error_at_once():
                                      "to 65535; an IPv6 address as [::1]:9092)")
 
 
+def test_a_zookeeper_port_that_is_not_a_number_is_a_usage_error_not_a_bug():
+    result = run("log-dirs", "describe", "--zookeeper", "127.0.0.1:abc/kafka", "--timeout", "60s")
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines()[-1] == (
+        "kadmin: error: --zookeeper: '127.0.0.1:abc' is not HOST[:PORT] (a port from 1 to 65535; an IPv6 address "
+        "as [::1]:2181)")
+
+
 def test_debug_shows_the_traceback_only_when_asked():
     from tests.support.zookeeper import free_port
 

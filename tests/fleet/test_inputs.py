@@ -38,14 +38,17 @@ def test_inventory_problems_are_reported_together(tmp_path):
     assert "hunter2" not in " ".join(problems)
 
 
-def test_inventory_bootstrap_servers_are_host_port(tmp_path):
+def test_inventory_targets_are_host_port(tmp_path):
     inv = tmp_path / "fleet.toml"
     inv.write_text('[[clusters]]\nname = "a"\nbootstrap_server = "kafka-a"\n'
-                   '[[clusters]]\nname = "b"\nbootstrap_server = "kafka-b:9092,kafka-c:9092"\n')
+                   '[[clusters]]\nname = "b"\nbootstrap_server = "kafka-b:9092,kafka-c:9092"\n'
+                   '[[clusters]]\nname = "c"\nzookeeper = "zk:2181/kafka/"\n'
+                   '[[clusters]]\nname = "d"\nzookeeper = "zk/kafka"\n')
     with pytest.raises(InputError) as err:
         load_inventory(inv)
     assert err.value.problems == [
-        "clusters.0.bootstrap_server: 'kafka-a' is not HOST:PORT (a port from 1 to 65535; an IPv6 address as [::1]:9092)"
+        "clusters.0.bootstrap_server: 'kafka-a' is not HOST:PORT (a port from 1 to 65535; an IPv6 address as [::1]:9092)",
+        "clusters.2.zookeeper: chroot '/kafka/' is not a ZooKeeper path (no empty, '.' or '..' part, no '/' at the end)",
     ]
 
 
