@@ -210,7 +210,7 @@ def resolve_connection(
         seconds = DEFAULT_TIMEOUT
 
     kind, where = target
-    _checked_target(kind, where, source, name)
+    where = _checked_target(kind, where, source, name)
     return ConnectionSettings(
         bootstrap_servers=where if kind == "bootstrap" else None,
         zookeeper=where if kind == "zookeeper" else None,
@@ -231,8 +231,16 @@ def bootstrap_addresses(servers: str) -> list[tuple[str, int]]:
         if not entry:
             continue
         host, _, port = entry.rpartition(":")
-        host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-        if not host or not port.isdigit() or not 0 < int(port) < 65536 or ("[" in host or "]" in host):
+        bracketed = host.startswith("[") and host.endswith("]")
+        host = host[1:-1] if bracketed else host
+        if (
+            not host
+            or not port.isdigit()
+            or not 0 < int(port) < 65536
+            or "[" in host
+            or "]" in host
+            or (":" in host and not bracketed)  # "::1:9092": Java reads host ":", kafka-python ::1
+        ):
             raise ValueError(f"{entry!r} is not HOST:PORT (a port from 1 to 65535; an IPv6 address as [::1]:9092)")
         out.append((host, int(port)))
     if not out:
@@ -257,25 +265,31 @@ def zookeeper_hosts(connect: str) -> tuple[list[tuple[str, int]], str | None]:
             continue
         try:
             parts = urlsplit("zk://" + entry)
-            port = parts.port
+            host, port = parts.hostname, parts.port  # ValueError: a bad port or [address
+            if not host or port == 0 or parts.path or parts.query or parts.fragment:
+                raise ValueError
         except ValueError:
-            port = -1
-        if not parts.hostname or port == 0 or port == -1 or parts.path or parts.query or parts.fragment:
-            raise ValueError(f"{entry!r} is not HOST[:PORT] (a port from 1 to 65535; an IPv6 address as [::1]:2181)")
-        out.append((parts.hostname, port or 2181))
+            raise ValueError(
+                f"{entry!r} is not HOST[:PORT] (a port from 1 to 65535; an IPv6 address as [::1]:2181)"
+            ) from None
+        out.append((host, port or 2181))
     if not out:
         raise ValueError("no HOST[:PORT] given")
     return out, chroot
 
 
-def _checked_target(kind: str, where: str, source: str, profile: str | None) -> None:
-    """Refuse a bootstrap list or ZooKeeper connect string no client could use, before anything
-    connects (Kafka's clients refuse such a bootstrap.servers too: "Invalid url")."""
+def _checked_target(kind: str, where: str, source: str, profile: str | None) -> str:
+    """A bootstrap list or ZooKeeper connect string without its empty entries (Java's clients
+    skip them; kafka-python and kazoo do not), or UsageError / ConfigError for one no client
+    could use, before anything connects (Kafka's clients refuse such a bootstrap.servers too:
+    "Invalid url")."""
     try:
         if kind == "bootstrap":
             bootstrap_addresses(where)
-        else:
-            zookeeper_hosts(where)
+            return ",".join(e.strip() for e in where.split(",") if e.strip())
+        zookeeper_hosts(where)
+        hosts, slash, path = where.strip().partition("/")
+        return ",".join(e.strip() for e in hosts.split(",") if e.strip()) + (f"/{path}" if slash and path else "")
     except ValueError as e:
         flag, env, key = (
             ("--bootstrap-server", ENV_BOOTSTRAP, "bootstrap_server")

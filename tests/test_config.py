@@ -8,6 +8,8 @@ import subprocess
 import tempfile
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kadmin.config import (
     ConnectionSettings,
@@ -209,6 +211,39 @@ def test_a_zookeeper_connect_string_no_client_could_use_is_refused_before_connec
     path = write_profiles(tmp_path, f'[clusters.x]\nzookeeper = "{connect}"\n')
     with pytest.raises(ConfigError, match=f"zookeeper in profile 'x': .*{needle}"):
         resolve_connection(cluster="x", env={}, config_path=path)
+
+
+HOSTS = ["zk", "kafka-1.example.com", "127.0.0.1", "[::1]", "[fe80::1%eth0]", "::1", "", " ", "a b", "[::1", "h]"]
+PORTS = ["", ":2181", ":9092", ":0", ":1", ":65535", ":65536", ":abc", ":", ":-1", ":+5", ": 5", ":٣", ":09092"]
+CHROOTS = ["", "/", "/kafka", "/a/b", "/a//b", "/a/", "/./x", "/k/../x"]
+entries = st.tuples(st.sampled_from(HOSTS), st.sampled_from(PORTS)).map("".join)
+target_strings = st.tuples(st.lists(entries, min_size=1, max_size=3), st.sampled_from([",", ", ", ",,", " ,"]),
+                           st.sampled_from(CHROOTS)).map(lambda t: t[1].join(t[0]) + t[2]) | st.text(max_size=30)
+
+
+@given(target_strings)
+def test_a_zookeeper_string_kadmin_accepts_reads_the_same_in_kazoo(text):
+    """The connect string goes to kazoo as kadmin passes it on: kazoo must read it, and read the
+    same hosts and chroot."""
+    from kazoo.hosts import collect_hosts
+
+    try:
+        settings = resolve_connection(zookeeper=text, env={}, config_path="/nonexistent/kadmin.toml")
+    except UsageError:
+        return
+    assert collect_hosts(settings.zookeeper) == zookeeper_hosts(text)
+
+
+@given(target_strings)
+def test_a_bootstrap_list_kadmin_accepts_reads_the_same_in_kafka_python(text):
+    from kafka.cluster import collect_hosts
+
+    try:
+        settings = resolve_connection(bootstrap_server=text, env={}, config_path="/nonexistent/kadmin.toml")
+    except UsageError:
+        return
+    read = [(host, port) for host, port, _ in collect_hosts(settings.bootstrap_servers, randomize=False)]
+    assert read == bootstrap_addresses(text)
 
 
 def test_no_target_explains_the_three_ways(tmp_path):
