@@ -40,6 +40,12 @@ class ZK:
             return None
         return json.loads(self.zk.get("/admin/reassign_partitions")[0])
 
+    def topic_config(self, topic: str) -> dict:
+        """The topic's config as written in ZooKeeper (brokers apply it a moment later)."""
+        if not self.zk.exists(f"/config/topics/{topic}"):
+            return {}
+        return json.loads(self.zk.get(f"/config/topics/{topic}")[0]).get("config", {})
+
     def move_controller(self):
         """Delete /controller and wait (real deadline) for the election to write it again."""
         before = self.controller()
@@ -96,9 +102,8 @@ def test_controller_moves_mid_reassignment(zsb, zk, tmp_path, capsys):
     code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan,
                             "--zookeeper", zsb.zk_connect)
     assert code == 0, err
-    snap = zsb.snapshot()
+    snap = zsb.wait_for(lambda s: throttles_left(s) == {})  # brokers apply /config/changes a moment later
     assert snap.partition("foo", 0).replicas == (3, 1) and snap.partition("foo", 1).replicas == (3, 2)
-    assert throttles_left(snap) == {}
     code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan,
                             "--zookeeper", zsb.zk_connect)
     assert code == 0 and "Removed throttles" not in out, err
@@ -145,11 +150,11 @@ def test_target_broker_down_while_the_controller_moves(zsb, zk, tmp_path, capsys
     code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan,
                             "--zookeeper", zsb.zk_connect)
     assert code == 3, err
-    assert throttles_left(zsb.snapshot())  # still needed: kept
+    assert zk.topic_config("foo").get("follower.replication.throttled.replicas")  # still needed: kept
     zsb.faults.broker_start(3)
     advance_until_done(zsb, zk)
     code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan,
                             "--zookeeper", zsb.zk_connect)
     assert code == 0, err
-    assert zsb.snapshot().partition("foo", 0).replicas == (3, 1)
-    assert throttles_left(zsb.snapshot()) == {}
+    snap = zsb.wait_for(lambda s: throttles_left(s) == {})  # brokers apply /config/changes a moment later
+    assert snap.partition("foo", 0).replicas == (3, 1)
