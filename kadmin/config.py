@@ -239,7 +239,8 @@ def bootstrap_addresses(servers: str) -> list[tuple[str, int]]:
             or not 0 < int(port) < 65536
             or "[" in host
             or "]" in host
-            or (":" in host and not bracketed)  # "::1:9092": Java reads host ":", kafka-python ::1
+            # "::1:9092": Java reads ::1 port 9092, kafka-python the address ::1:9092 (port 9092)
+            or (":" in host and not bracketed)
         ):
             raise ValueError(f"{entry!r} is not HOST:PORT (a port from 1 to 65535; an IPv6 address as [::1]:9092)")
         out.append((host, int(port)))
