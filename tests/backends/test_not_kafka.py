@@ -25,83 +25,77 @@ LONG = 60
 
 
 class Listener:
-    """A TCP server on loopback: each connection gets ``reply`` once its first bytes arrive
-    (None: nothing, ever), and is then kept open until the server stops."""
+    """A TCP server on loopback. ``serve(listener, conn, n)`` handles its n-th connection (from 1)
+    in the accepting thread; every socket is closed when the server stops."""
 
-    def __init__(self, reply: bytes | None):
-        self.reply = reply
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.address = f"127.0.0.1:{self.sock.getsockname()[1]}"
-        self.conns: list[socket.socket] = []
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.conns.append(conn)
-            if conn.recv(1024) and self.reply is not None:
-                conn.sendall(self.reply)
-
-    def close(self):
-        for c in [self.sock, *self.conns]:
-            c.close()
-
-
-class ClosesFirstConnection:
-    """A listener that closes the first connection once its first bytes arrive (as a broker
-    shutting down or throttling new connections does) and relays later ones to ``target``."""
-
-    def __init__(self, target: str):
-        host, port = target.split(":")
-        self.target = (host, int(port))
+    def __init__(self, serve):
+        self.serve = serve
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.address = f"127.0.0.1:{self.sock.getsockname()[1]}"
         self.accepted = 0
         self.socks: list[socket.socket] = [self.sock]
-        threading.Thread(target=self._serve, daemon=True).start()
+        threading.Thread(target=self._accept, daemon=True).start()
 
-    def _serve(self):
+    def _accept(self):
         while True:
             try:
                 conn, _ = self.sock.accept()
             except OSError:
                 return
             self.accepted += 1
-            if self.accepted == 1:
-                conn.recv(1024)
-                conn.close()
-                continue
-            upstream = socket.create_connection(self.target)
-            self.socks += [conn, upstream]
-            for a, b in ((conn, upstream), (upstream, conn)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
-
-    @staticmethod
-    def _pipe(src, dst):
-        try:
-            while data := src.recv(65536):
-                dst.sendall(data)
-        except OSError:
-            pass
+            self.socks.append(conn)
+            self.serve(self, conn, self.accepted)
 
     def close(self):
         for s in self.socks:
             s.close()
 
 
+def answering(reply: bytes | None):
+    """Each connection gets ``reply`` once its first bytes arrive (None: nothing, ever)."""
+
+    def serve(listener, conn, n):
+        if conn.recv(1024) and reply is not None:
+            conn.sendall(reply)
+
+    return serve
+
+
+def closing_the_first_then_relaying_to(target: str):
+    """The first connection is closed once its first bytes arrive (as a broker shutting down or
+    throttling new connections does); later ones are relayed to ``target``."""
+    host, port = target.split(":")
+
+    def pipe(src, dst):
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+
+    def serve(listener, conn, n):
+        if n == 1:
+            conn.recv(1024)
+            conn.close()
+            return
+        upstream = socket.create_connection((host, int(port)))
+        listener.socks.append(upstream)
+        for a, b in ((conn, upstream), (upstream, conn)):
+            threading.Thread(target=pipe, args=(a, b), daemon=True).start()
+
+    return serve
+
+
 @pytest.fixture
 def http_like():
-    server = Listener(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+    server = Listener(answering(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"))
     yield server.address
     server.close()
 
 
 @pytest.fixture
 def silent():
-    server = Listener(None)
+    server = Listener(answering(None))
     yield server.address
     server.close()
 
@@ -150,7 +144,7 @@ def test_an_http_like_answer_is_not_kafka_and_is_not_waited_for(http_like):
 
 def test_a_connection_closed_once_is_tried_again(sandbox):
     """Only a bootstrap server that turns the client away twice is final."""
-    relay = ClosesFirstConnection(sandbox.bootstrap.split(",")[0])
+    relay = Listener(closing_the_first_then_relaying_to(sandbox.bootstrap.split(",")[0]))
     try:
         wire = WireClient(relay.address, LONG)
         assert {b.node_id for b in wire.brokers().brokers} == set(sandbox.snapshot().brokers)
