@@ -226,10 +226,7 @@ def bootstrap_addresses(servers: str) -> list[tuple[str, int]]:
     entries skipped, as Kafka's clients read bootstrap.servers. ValueError names the first entry
     that is not one (Kafka's: "Invalid url in bootstrap.servers")."""
     out = []
-    for entry in servers.split(","):
-        entry = entry.strip()
-        if not entry:
-            continue
+    for entry in _entries(servers):
         host, _, port = entry.rpartition(":")
         bracketed = host.startswith("[") and host.endswith("]")
         host = host[1:-1] if bracketed else host
@@ -255,15 +252,11 @@ def zookeeper_hosts(connect: str) -> tuple[list[tuple[str, int]], str | None]:
     alone is none). ValueError names what is wrong."""
     from urllib.parse import urlsplit
 
-    hosts, slash, path = connect.strip().partition("/")
-    chroot = "/" + path if slash and path else None
-    if chroot is not None and any(part in ("", ".", "..") for part in path.split("/")):
+    hosts, chroot = _hosts_and_chroot(connect)
+    if chroot is not None and any(part in ("", ".", "..") for part in chroot[1:].split("/")):
         raise ValueError(f"chroot {chroot!r} is not a ZooKeeper path (no empty, '.' or '..' part, no '/' at the end)")
     out = []
-    for entry in hosts.split(","):
-        entry = entry.strip()
-        if not entry:
-            continue
+    for entry in _entries(hosts):
         try:
             parts = urlsplit("zk://" + entry)
             host, port = parts.hostname, parts.port  # ValueError: a bad port or [address
@@ -279,6 +272,17 @@ def zookeeper_hosts(connect: str) -> tuple[list[tuple[str, int]], str | None]:
     return out, chroot
 
 
+def _entries(text: str) -> list[str]:
+    """The comma-separated entries of ``text``, stripped, the empty ones left out."""
+    return [e for e in (e.strip() for e in text.split(",")) if e]
+
+
+def _hosts_and_chroot(connect: str) -> tuple[str, str | None]:
+    """A ZooKeeper connect string's host list and its chroot ("/kafka"; None for none or "/")."""
+    hosts, _, path = connect.strip().partition("/")
+    return hosts, "/" + path if path else None
+
+
 def _checked_target(kind: str, where: str, source: str, profile: str | None) -> str:
     """A bootstrap list or ZooKeeper connect string without its empty entries (Java's clients
     skip them; kafka-python and kazoo do not), or UsageError / ConfigError for one no client
@@ -287,10 +291,10 @@ def _checked_target(kind: str, where: str, source: str, profile: str | None) -> 
     try:
         if kind == "bootstrap":
             bootstrap_addresses(where)
-            return ",".join(e.strip() for e in where.split(",") if e.strip())
+            return ",".join(_entries(where))
         zookeeper_hosts(where)
-        hosts, slash, path = where.strip().partition("/")
-        return ",".join(e.strip() for e in hosts.split(",") if e.strip()) + (f"/{path}" if slash and path else "")
+        hosts, chroot = _hosts_and_chroot(where)
+        return ",".join(_entries(hosts)) + (chroot or "")
     except ValueError as e:
         flag, env, key = (
             ("--bootstrap-server", ENV_BOOTSTRAP, "bootstrap_server")
