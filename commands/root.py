@@ -67,7 +67,9 @@ def unexpected_message(error: BaseException) -> str:
 
 class RootGroup(LazyGroup):
     """The root group maps every error to one line on stderr and the documented exit code, so
-    the real process and Click's test runner behave alike. ``--debug`` lets tracebacks through."""
+    the real process and Click's test runner behave alike. ``--debug`` adds the traceback: of a
+    kadmin error before its line (the exit code stays: scripts branch on it), of anything
+    unexpected instead of the one line."""
 
     def invoke(self, ctx: click.Context):
         from kadmin.errors import KadminError
@@ -83,8 +85,10 @@ class RootGroup(LazyGroup):
             raise
         except KadminError as e:
             _problems_as_data(ctx, e)
-            if debug:
-                raise
+            if debug:  # the traceback, then the same line and exit code as without --debug
+                import traceback
+
+                traceback.print_exc()
             raise KadminFailure(e) from None
         except KeyboardInterrupt:
             click.echo("kadmin: interrupted", err=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -193,6 +194,16 @@ def test_debug_shows_the_traceback_only_when_asked():
                             f"127.0.0.1:{port}", "--timeout", "1s"], capture_output=True, text=True, timeout=60)
     assert "Traceback" not in plain.stderr
     assert "Traceback" in debug.stderr and debug.returncode == 1
+
+
+def test_debug_keeps_the_documented_exit_code(sandbox):
+    """A script that branches on the exit code (2: bad input) behaves the same with KADMIN_DEBUG set."""
+    argv = [sys.executable, "-m", "kadmin", "log-dirs", "describe", "-b", sandbox.bootstrap, "--broker-list", "9"]
+    plain = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    debug = subprocess.run(argv, capture_output=True, text=True, timeout=60, env={**os.environ, "KADMIN_DEBUG": "1"})
+    assert plain.returncode == debug.returncode == 2
+    assert "Traceback" in debug.stderr and "Traceback" not in plain.stderr
+    assert debug.stderr.strip().splitlines()[-1] == plain.stderr.strip().splitlines()[-1]
 
 
 @pytest.mark.zookeeper
