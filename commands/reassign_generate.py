@@ -69,7 +69,8 @@ def generate(cluster, output, topics_file, broker_list, disable_rack_aware, stra
     if output_file and Path(output_file).exists():
         raise InputError(f"{output_file} already exists; choose another path (nothing was changed)")
     with open_cluster(cluster, read_only=True) as backend:
-        state = backend.describe_cluster()
+        # a partition being reassigned counts by its target replicas
+        state = backend.describe_cluster().with_reassignments(backend.list_partition_reassignments())
     current, proposed = plan(
         state, topics, brokers or [], strategy=strategy, rack_aware=not disable_rack_aware, seed=seed
     )

@@ -194,11 +194,15 @@ def read_for_balance(
 ) -> BalanceInput:
     """DescribeLogDirs of the brokers to balance. A broker that does not answer is left out,
     unless it was asked for by name (``requested`` or an evacuation): then ClusterError."""
+    from kadmin.backends.base import read_together
     from kadmin.errors import ClusterError
 
     cluster = backend.describe_cluster()
     ids = check_brokers(requested, cluster.brokers)
-    answers = backend.describe_log_dirs(brokers=ids)
+    answers, ongoing = read_together(
+        backend, lambda: backend.describe_log_dirs(brokers=ids), backend.list_partition_reassignments
+    )
+    cluster = cluster.with_reassignments(ongoing)  # partitions being reassigned stay where they are
     failed = {b: a.error for b, a in answers.items() if a.error}
     needed = set(requested or ()) | {b for b, _ in evacuate}
     if failed.keys() & needed:

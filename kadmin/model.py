@@ -77,6 +77,19 @@ class ClusterState:
     def partitions_of(self, topic: str) -> list[PartitionState]:
         return sorted((p for tp, p in self.partitions.items() if tp.topic == topic), key=lambda p: p.partition)
 
+    def with_reassignments(self, ongoing: Mapping[TopicPartition, PartitionReassignment]) -> ClusterState:
+        """The same cluster with each reassigning partition's adding and removing replicas set.
+        ZooKeeper's topic znodes carry them; Metadata does not (its replica list already holds
+        the full set), so over the AdminClient protocol they come from ListPartitionReassignments."""
+        from dataclasses import replace
+
+        partitions = dict(self.partitions)
+        for tp, r in ongoing.items():
+            state = partitions.get(tp)
+            if state is not None and (state.adding, state.removing) != (r.adding, r.removing):
+                partitions[tp] = replace(state, adding=r.adding, removing=r.removing)
+        return replace(self, partitions=partitions)
+
 
 class LogDirStatus(str, Enum):
     ONLINE = "online"

@@ -42,6 +42,9 @@ class Backend:
         out = {1: BrokerLogDirs(1, dirs), 2: BrokerLogDirs(2, error="connection refused")}
         return {b: out[b] for b in (brokers or out)}
 
+    def list_partition_reassignments(self, partitions=None):
+        return {}
+
 
 @pytest.fixture
 def fake(monkeypatch):
@@ -173,6 +176,34 @@ def test_evacuate_skips_stray_logs_of_a_cancelled_move_and_a_deleted_topic(sandb
         f"broker 2 {d1}: 2 stray log(s) left in place, not replicas to move (a deleted topic's log, or the copy "
         "a cancelled move left; Kafka removes them itself): gone-0 (unknown partition), "
         "t-0 (not a replica of this broker)"]
+
+
+def test_a_partition_being_reassigned_stays_where_it_is_over_the_adminclient_protocol(sandbox_factory, tmp_path):
+    """Metadata lists a moving partition's full replica set and no adding/removing replicas: balance
+    must learn of the move from ListPartitionReassignments, as it does from ZooKeeper's topic znode,
+    and not plan to move a replica of it (its plan, naming the full set, would change the
+    replication factor and be refused); generate counts the partition by its target replicas."""
+    from kafka import TopicPartition as KTP
+
+    from tests.sandbox.clients import kafka_python
+
+    sb = sandbox_factory(brokers=3, log_dirs=2, manual_clock=True, bandwidth=MiB)
+    d0, d1 = sb.log_dir_paths(1)
+    sb.create_topic("t", assignment={0: [2, 1]}, size_bytes=10 * MiB, log_dirs={(0, 1): d1})
+    with kafka_python(sb) as admin:
+        assert admin.alter_partition_reassignments({KTP("t", 0): [0, 1]}) == {KTP("t", 0): None}
+    sb.clock.advance(1)  # copying at 1 MiB/s: still in flight
+    r = _kadmin(sb, "log-dirs", "balance", "--evacuate", f"1:{d1}", check=False)
+    assert r.returncode == EXIT_USAGE, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"kadmin: error: cannot evacuate broker 1 {d1}: some replicas there may not move", "  - t-0 (being reassigned)"]
+    topics = tmp_path / "topics.json"
+    topics.write_text('{"version":1,"topics":[{"topic":"t"}]}')
+    r = _kadmin(sb, "reassign", "generate", "--topics-to-move-json-file", str(topics), "--broker-list", "0,1,2",
+                "-o", "json")
+    doc = json.loads(r.stdout)
+    assert doc["current"]["partitions"] == [{"topic": "t", "partition": 0, "replicas": [0, 1]}]
+    assert [len(p["replicas"]) for p in doc["proposed"]["partitions"]] == [2]
 
 
 def test_table_shows_paths_as_written(fake, monkeypatch):

@@ -34,6 +34,9 @@ class Backend:
     def describe_cluster(self):
         return _cluster()
 
+    def list_partition_reassignments(self, partitions=None):
+        return {}
+
 
 @pytest.fixture
 def fake(monkeypatch):
