@@ -14,6 +14,9 @@ of a replica on its own broker does.
 - Stray logs (DescribeLogDirs lists a deleted topic's replicas for a while, and the half copy a
   cancelled move left on a broker until it restarts) are no replicas to move or keep: an
   evacuation leaves them where they are and names them in a note.
+- A broker with an offline directory is left as it is: Kafka creates no future replica on it
+  until the directory is back (LogManager.getOrCreateLog: KAFKA_STORAGE_ERROR), so every move
+  there would fail; a note says so, and evacuating one of its directories is refused.
 - Never a target: offline or cordoned directories, or one being evacuated. A directory never
   receives more than its usable bytes, less what moves in flight still bring it; bytes it sends
   away are not counted as free, since moves finish in any order.
@@ -179,7 +182,12 @@ class _Broker:
             shared_room = _Room(readable[0].usable_bytes)
         self.dirs = {d.path: _Dir(d, known, shared_room) for d in readable}
         self.evacuate = evacuate
-        self.targets = sorted(p for p, d in self.dirs.items() if d.status is LogDirStatus.ONLINE and p not in evacuate)
+        self.offline = sorted(d.path for d in dirs if d.status is LogDirStatus.OFFLINE)
+        self.targets = (
+            []
+            if self.offline
+            else sorted(p for p, d in self.dirs.items() if d.status is LogDirStatus.ONLINE and p not in evacuate)
+        )
         self.moves: list[LogDirMove] = []
         self.gains: list[float] = []
         self.stuck: dict[str, list[str]] = {}  # evacuated dir -> replicas there that may not move
@@ -305,6 +313,11 @@ def _notes(log_dirs, states: Mapping[int, _Broker]) -> list[str]:
             "Kafka before 3.3), so their directories were taken as equal in size and Kafka bytes balanced"
         )
     for b, s in states.items():
+        if s.offline:
+            notes.append(
+                f"broker {b}: log directory {', '.join(s.offline)} is offline; Kafka creates no future replica on "
+                "the broker until it is back, so its directories were left as they are"
+            )
         for path, names in sorted(s.strays.items()):
             notes.append(
                 f"broker {b} {path}: {len(names)} stray log(s) left in place, not replicas to move (a deleted "
@@ -344,6 +357,12 @@ def _check_request(log_dirs, brokers, max_moves, evacuate) -> list[int]:
 
 def _evacuate(state: _Broker) -> None:
     for path in sorted(state.evacuate):
+        if state.offline:
+            raise InputError(
+                f"cannot evacuate broker {state.id} {path}: its log directory {', '.join(state.offline)} is offline, "
+                "and Kafka creates no future replica on a broker while any of its directories is offline "
+                "(KAFKA_STORAGE_ERROR); bring the directory back (or the broker back without it) first"
+            )
         if path in state.stuck:
             raise InputError(
                 f"cannot evacuate broker {state.id} {path}: some replicas there may not move", state.stuck[path]

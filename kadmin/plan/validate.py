@@ -41,6 +41,27 @@ class _LogDirIndex:
             self.by_broker[broker] = {d.path: d for d in bld.log_dirs}
         self.known = log_dirs is not None
         self._cache: dict[tuple[int, str], str | None] = {}
+        self.offline = {
+            b: sorted(p for p, d in dirs.items() if d.status is LogDirStatus.OFFLINE)
+            for b, dirs in self.by_broker.items()
+        }
+        self.offline = {b: paths for b, paths in self.offline.items() if paths}
+
+    def no_future_replica(self, broker: int, path: str, tp: TopicPartition) -> str | None:
+        """Why a move of ``tp``'s replica on ``broker`` into ``path`` would fail though the
+        directory is fine: Kafka creates no future replica on a broker while any of its
+        directories is offline (LogManager.getOrCreateLog). A replica already in ``path`` needs
+        none; a new replica (a broker joining the partition) is created there directly."""
+        offline = self.offline.get(broker)
+        if not offline:
+            return None
+        d = self.by_broker[broker][path]
+        if any(r.topic == tp.topic and r.partition == tp.partition and not r.is_future for r in d.replicas):
+            return None
+        return (
+            f"broker {broker} has an offline log directory ({', '.join(offline)}): Kafka creates no future "
+            "replica there until it is back (KAFKA_STORAGE_ERROR)"
+        )
 
     def problem(self, broker: int, path: str) -> str | None:
         key = (broker, path)
@@ -91,7 +112,8 @@ def validate_reassignment(
     live_ids = frozenset(live)
     partitions = cluster.partitions
     topics: set[str] | None = None  # built only if a partition is unknown
-    dir_problem = _LogDirIndex(log_dirs).problem
+    dir_index = _LogDirIndex(log_dirs)
+    dir_problem = dir_index.problem
     seen: dict[TopicPartition, int] = {}
     hosting: set[int] | None = None  # brokers named in any replica list, built only if needed
     counts: dict[str, int] | None = None  # partitions per topic, built only if needed
@@ -176,6 +198,8 @@ def validate_reassignment(
                     found.append((f'{spec!r} is neither "any" nor an absolute path', f"log_dirs[{i}]"))
                 elif i < n and replicas[i] in live_ids:
                     why = dir_problem(replicas[i], spec)
+                    if not why and current is not None and replicas[i] in current.replicas:  # moves within it
+                        why = dir_index.no_future_replica(replicas[i], spec, tp)
                     if why:
                         found.append((why, f"log_dirs[{i}]"))
                 elif i < n and current is not None and replicas[i] in current.replicas:

@@ -88,13 +88,25 @@ def test_plan_keeps_replica_sets_and_names_the_destination_only_on_the_moving_br
     assert entry.log_dirs == ("/b", "any")
 
 
-def test_offline_and_cordoned_directories_are_never_targets():
-    c, dirs = build({1: {"/a": [("t", p, GB) for p in range(10)], "/b": [], "/c": [], "/d": []}},
-                    offline={(1, "/b")}, cordoned={(1, "/c")})
+def test_cordoned_directories_are_never_targets():
+    c, dirs = build({1: {"/a": [("t", p, GB) for p in range(10)], "/c": [], "/d": []}}, cordoned={(1, "/c")})
     result = balance_log_dirs(c, dirs)
     assert result.moves and {m.destination for m in result.moves} == {"/d"}
     after = {u.path: u for u in result.after}
-    assert after["/b"].status is LogDirStatus.OFFLINE and after["/c"].status is LogDirStatus.CORDONED
+    assert after["/c"].status is LogDirStatus.CORDONED and after["/c"].replicas == 0
+
+
+def test_a_broker_with_an_offline_directory_is_left_as_it_is_and_said_why():
+    """Kafka creates no future replica on a broker while any of its directories is offline
+    (KAFKA_STORAGE_ERROR): every move planned there would fail."""
+    full = {"/a": [("t", p, GB) for p in range(10)], "/b": [], "/d": []}
+    c, dirs = build({1: full, 2: {"/a": [("u", p, GB) for p in range(10)], "/b": []}}, offline={(1, "/b")})
+    result = balance_log_dirs(c, dirs)
+    assert result.moves and {m.broker for m in result.moves} == {2}
+    assert result.notes == ("broker 1: log directory /b is offline; Kafka creates no future replica on the broker "
+                            "until it is back, so its directories were left as they are",)
+    with pytest.raises(InputError, match=r"cannot evacuate broker 1 /a: its log directory /b is offline"):
+        balance_log_dirs(c, dirs, evacuate=[(1, "/a")])
 
 
 def test_a_move_in_flight_is_left_alone_and_counted_as_done():

@@ -91,6 +91,9 @@ def test_every_plan_is_valid(data):
     for m in moves:
         target = dirs[m.broker, m.destination]
         assert target.status is LogDirStatus.ONLINE, "never an offline or cordoned target"
+        assert all(d.status is not LogDirStatus.OFFLINE for d in log_dirs[m.broker]), (
+            "no move on a broker with an offline directory: Kafka would refuse to create the future replica"
+        )
         assert (m.broker, m.destination) not in evacuate
     for (b, path), d in dirs.items():  # whatever order moves finish in, nothing overflows
         incoming = [m.size for m in moves if (m.broker, m.destination) == (b, path)]

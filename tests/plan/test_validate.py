@@ -89,6 +89,20 @@ def test_log_dir_not_any_nor_absolute_unknown_offline_cordoned():
     ]
 
 
+def test_no_move_within_a_broker_that_has_an_offline_directory():
+    """Kafka creates no future replica on such a broker (KAFKA_STORAGE_ERROR). A replica already
+    in the named directory needs none, nor does a new replica the broker is joining with."""
+    foo0 = TopicPartition("foo", 0)
+    dirs = broker_log_dirs({1: ["/d/a"], 2: ["/d/a", "/d/b", "/d/c"], 4: ["/d/a", "/d/b"]},
+                           placement={(foo0, 2): "/d/c"}, offline={(2, "/d/b")})
+    assert problems([entry(log_dirs=("any", "/d/a"))], dirs=dirs) == [
+        "partitions[0] (foo-0) log_dirs[1]: broker 2 has an offline log directory (/d/b): Kafka creates no future "
+        "replica there until it is back (KAFKA_STORAGE_ERROR)"
+    ]
+    assert problems([entry(log_dirs=("any", "/d/c"))], dirs=dirs) == []  # already there
+    assert problems([entry(topic="bar", replicas=(2, 1), log_dirs=("/d/a", "any"))], dirs=dirs) == []  # joining
+
+
 def test_log_dirs_that_cannot_be_checked_are_problems():
     assert problems([entry(log_dirs=("/d/a", "any"))], dirs=None) == [
         "partitions[0] (foo-0) log_dirs[0]: cannot be checked: this connection cannot describe log directories (use --bootstrap-server)"
