@@ -129,6 +129,20 @@ def test_flags_beat_environment_beat_profile(tmp_path):
     assert s.source == "profile legacy"
 
 
+def test_a_profile_named_with_cluster_outranks_the_environments_target(tmp_path):
+    """KADMIN_BOOTSTRAP_SERVER left from a sandbox session must not receive prod's credentials
+    when the operator types --cluster prod; KADMIN_CLUSTER is environment like it, and loses."""
+    path = write_profiles(tmp_path, PROFILES)
+    (tmp_path / "prod.properties").write_text("sasl.mechanism=PLAIN\n")
+    env = {"KADMIN_BOOTSTRAP_SERVER": "127.0.0.1:40000"}
+    s = resolve_connection(cluster="prod", env=env, config_path=path)
+    assert (s.bootstrap_servers, s.source) == ("prod-1:9093,prod-2:9093", "profile prod")
+    s = resolve_connection(env={**env, "KADMIN_CLUSTER": "prod"}, config_path=path)
+    assert (s.bootstrap_servers, s.source) == ("127.0.0.1:40000", "environment")
+    s = resolve_connection(cluster="prod", bootstrap_server="prod-3:9093", env=env, config_path=path)
+    assert (s.bootstrap_servers, s.source) == ("prod-3:9093", "flags")
+
+
 def test_the_target_is_chosen_as_a_pair(tmp_path):
     # A ZooKeeper flag overrides a bootstrap server from the environment: no usage error.
     s = resolve_connection(zookeeper="zk:2181/kafka", env={"KADMIN_BOOTSTRAP_SERVER": "env:9092"},
