@@ -247,30 +247,53 @@ def to_kafka_python(settings: ConnectionSettings) -> dict[str, Any]:
 
 
 def _ssl_context(sec: SecurityConfig):
+    """An ``ssl.SSLContext`` with the trust store and the client key and certificates loaded; a
+    file or text that cannot be loaded is a ConfigError naming the property (and a file's path,
+    never key material)."""
     import ssl
     import tempfile
 
     ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
     ctx.check_hostname = sec.check_hostname
+    password = sec.key_password.reveal() if sec.key_password else None
+    if sec.ca_pem:
+        _load("ssl.truststore.certificates", None, lambda: ctx.load_verify_locations(cadata=sec.ca_pem.reveal()))
+    elif sec.ca_file:
+        _load("ssl.truststore.location", sec.ca_file, lambda: ctx.load_verify_locations(cafile=sec.ca_file))
+    if sec.cert_pem and sec.key_pem:
+        with tempfile.TemporaryDirectory(prefix="kadmin-") as d:  # mode 0700
+            path = os.path.join(d, "client.pem")
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(sec.key_pem.reveal().strip() + "\n" + sec.cert_pem.reveal().strip() + "\n")
+            _load(
+                "ssl.keystore.key and ssl.keystore.certificate.chain",
+                None,
+                lambda: ctx.load_cert_chain(path, password=password),
+            )
+    elif sec.cert_file:
+        _load("ssl.keystore.location", sec.cert_file, lambda: ctx.load_cert_chain(sec.cert_file, password=password))
+    return ctx
+
+
+def _load(what: str, path: str | None, load) -> None:
+    import ssl
+
     try:
-        if sec.ca_pem:
-            ctx.load_verify_locations(cadata=sec.ca_pem.reveal())
-        elif sec.ca_file:
-            ctx.load_verify_locations(cafile=sec.ca_file)
-        password = sec.key_password.reveal() if sec.key_password else None
-        if sec.cert_pem and sec.key_pem:
-            with tempfile.TemporaryDirectory(prefix="kadmin-") as d:  # mode 0700
-                path = os.path.join(d, "client.pem")
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                with os.fdopen(fd, "w") as f:
-                    f.write(sec.key_pem.reveal().strip() + "\n" + sec.cert_pem.reveal().strip() + "\n")
-                ctx.load_cert_chain(path, password=password)
-        elif sec.cert_file:
-            ctx.load_cert_chain(sec.cert_file, password=password)
+        load()
     except (ssl.SSLError, OSError, ValueError) as e:
         # The library's text names the failing step, not the key material.
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else getattr(e, "reason", None) or e
         raise ConfigError(
-            f"cannot load the PEM certificates or key: {type(e).__name__}: {getattr(e, 'reason', None) or e}",
-            hint="check the PEM text and, for an encrypted key, ssl.key.password",
+            f"cannot load the PEM {'file ' + path + ' of ' if path else ''}{what}: {type(e).__name__}: {reason}",
+            hint="check the PEM file or text and, for an encrypted key, ssl.key.password",
         ) from None
-    return ctx
+
+
+def check_ssl_files(settings: ConnectionSettings) -> None:
+    """Load the trust store and client key the properties name, once, before any connection: a
+    missing or broken file is said at once (the client libraries would retry until the timeout
+    and then blame the network)."""
+    sec = security_config(settings.properties)
+    if sec.uses_ssl and (sec.ca_file or sec.ca_pem or sec.cert_file or sec.cert_pem):
+        _ssl_context(sec)

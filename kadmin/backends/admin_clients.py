@@ -51,6 +51,10 @@ class AdminClients:
         self._ck = None  # confluent-kafka AdminClient
         self._wire = None  # kadmin's small read client (wire_client), PLAINTEXT only
         self._wire_off = self.settings.security_protocol != "PLAINTEXT"
+        if self.settings.security_protocol.endswith("SSL"):
+            from kadmin.client_config import check_ssl_files
+
+            check_ssl_files(settings)  # a missing or broken PEM file is said now, not after --timeout
         self._lock = threading.Lock()
         self._together = threading.local()  # .active: this thread runs a read of read_together
 

@@ -148,6 +148,22 @@ def test_tls_works_and_a_wrong_ca_fails_clearly(sandboxes, properties, run_kadmi
         assert bad.elapsed < TIMEOUT + 5
 
 
+@pytest.mark.parametrize("protocol", ["SSL", "SASL_SSL"])
+def test_a_trust_store_that_cannot_be_loaded_is_said_at_once(sandboxes, properties, run_kadmin, tmp_path, protocol):
+    """A missing or non-PEM ssl.truststore.location: exit 2 before any connection, naming the
+    property and the file (the client libraries would retry until --timeout, then blame the network)."""
+    sb = sandboxes[protocol]
+    not_pem = tmp_path / "ca.txt"
+    not_pem.write_text("not a certificate\n")
+    for ca in (tmp_path / "missing-ca.pem", not_pem):
+        for command in (["log-dirs", "describe"], ["throttle", "show"], ["reassign", "list"]):
+            r = run_kadmin(sb, properties(protocol, "admin", ca=ca), *command, timeout=60)
+            assert r.exit_code == 2, (command, r.output)
+            line = r.stderr.strip().splitlines()[0]
+            assert line.startswith(f"kadmin: error: cannot load the PEM file {ca} of ssl.truststore.location: "), line
+            assert r.elapsed < 10, r.elapsed
+
+
 # --- a wrong password ---
 
 
