@@ -197,10 +197,8 @@ def _parse_reassignment(text: str) -> ParsedPlan:
     if not isinstance(doc, dict):
         raise InputError(f'must be a JSON object with "version" and "partitions", not {_kind(doc)}')
     problems: list[Problem] = []
-    version = doc.get("version")
-    if "version" not in doc:
-        problems.append(Problem("is missing (Kafka's format is version 1)", field="version"))
-    elif version != 1 or not _is_int(version):
+    version = doc.get("version", 1)  # Kafka's tool reads a file without one as version 1
+    if version != 1 or not _is_int(version):
         problems.append(Problem(f"must be 1, not {_kind(version)}", field="version"))
     raw_partitions = doc.get("partitions")
     if "partitions" not in doc:

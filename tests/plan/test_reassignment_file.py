@@ -29,6 +29,14 @@ def test_parses_kafka_format_with_and_without_log_dirs():
     assert [i for i, _ in parsed.entries] == [0, 1]
 
 
+def test_a_file_without_a_version_is_version_1_as_kafkas_tool_reads_it():
+    parsed = parse_reassignment('{"partitions":[{"topic":"foo","partition":0,"replicas":[1,2]}]}')
+    assert parsed.problems == ()
+    assert parsed.plan == ReassignmentPlan((Assignment("foo", 0, (1, 2)),))
+    assert [str(p) for p in parse_reassignment('{"version":null,"partitions":[]}').problems][0] == (
+        "version: must be 1, not null")
+
+
 def test_round_trip_is_kafkas_one_line_json():
     plan = ReassignmentPlan((Assignment("foo", 1, (4, 5), ("any", "/a")), Assignment("foo", 0, (1,))))
     text = format_reassignment(plan)
