@@ -66,17 +66,23 @@ def rollback_plan(
 
 def default_rollback_path(plan_file: str | None, now: datetime, cwd: str | None = None) -> Path:
     """``<plan>.rollback-<UTC time>.json`` next to the plan when its directory is writable,
-    else in the current directory."""
+    else in the current directory; ``-2``, ``-3``... before ``.json`` when a run in the same
+    second already wrote one (a rollback file is never overwritten)."""
     stamp = now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    base = Path(cwd or os.getcwd())
+    folder = Path(cwd or os.getcwd())
+    stem = "reassignment"
     if plan_file and plan_file != "-":
         p = Path(plan_file)
-        name = f"{p.stem}.rollback-{stamp}.json"
-        folder = p.parent if str(p.parent) else Path(".")
-        if os.access(folder, os.W_OK):
-            return folder / name
-        return base / name
-    return base / f"reassignment.rollback-{stamp}.json"
+        stem = p.stem
+        beside = p.parent if str(p.parent) else Path(".")
+        if os.access(beside, os.W_OK):
+            folder = beside
+    path = folder / f"{stem}.rollback-{stamp}.json"
+    n = 1
+    while path.exists():
+        n += 1
+        path = folder / f"{stem}.rollback-{stamp}-{n}.json"
+    return path
 
 
 def utc_now() -> datetime:

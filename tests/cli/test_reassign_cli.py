@@ -77,6 +77,22 @@ def test_execute_default_rollback_path_is_next_to_the_plan(fake, tmp_path, capsy
     assert str(rb) in out
 
 
+def test_default_rollback_paths_of_runs_in_the_same_second_differ(tmp_path):
+    from datetime import datetime, timezone
+
+    from kadmin.execute.rollback import default_rollback_path
+
+    now = datetime(2026, 11, 25, 21, 47, 39, tzinfo=timezone.utc)
+    plan = str(tmp_path / "s2.json")
+    first = default_rollback_path(plan, now)
+    assert first == tmp_path / "s2.rollback-20261125T214739Z.json"
+    first.write_text("{}")
+    second = default_rollback_path(plan, now)
+    assert second == tmp_path / "s2.rollback-20261125T214739Z-2.json"
+    second.write_text("{}")
+    assert default_rollback_path(plan, now).name == "s2.rollback-20261125T214739Z-3.json"
+
+
 def test_dry_run_json_matches_schema_and_changes_nothing(fake, tmp_path, capsys):
     code, out, _ = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan_file(tmp_path, MOVE),
                           "--dry-run", "--throttle", "1MB/s", "--output", "json")
