@@ -337,10 +337,10 @@ def _check_request(log_dirs, brokers, max_moves, evacuate) -> list[int]:
             f"(known: {', '.join(map(str, sorted(log_dirs))) or 'none'})"
         )
     for b, path in evacuate:
+        if brokers is not None and b not in scope:  # (only the listed brokers' directories were read)
+            raise InputError(f"--evacuate {b}:{path}: broker {b} is not in the broker list")
         if b not in log_dirs:
             raise NotFoundError(f"--evacuate {b}:{path}: broker {b} is unknown")
-        if b not in scope:
-            raise InputError(f"--evacuate {b}:{path}: broker {b} is not in the broker list")
         dirs = {d.path: d for d in log_dirs[b]}
         if path not in dirs:
             raise NotFoundError(

@@ -184,6 +184,13 @@ def test_bad_requests(kwargs, error, words):
     assert words in str(e.value)
 
 
+def test_evacuating_a_broker_left_out_of_the_broker_list_says_so():
+    """The command reads only the listed brokers' directories: the broker is not unknown."""
+    listed = {2: DIRS[2]}
+    with pytest.raises(InputError, match=r"--evacuate 1:/a: broker 1 is not in the broker list"):
+        balance_log_dirs(CLUSTER, listed, brokers=[2], evacuate=[(1, "/a")])
+
+
 def test_evacuating_an_offline_directory_is_refused():
     c, dirs = build({1: {"/a": [], "/b": []}}, offline={(1, "/a")})
     with pytest.raises(InputError, match="offline"):
