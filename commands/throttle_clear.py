@@ -81,7 +81,7 @@ def _print(output, changes, kept, state, dry_run, heading=None) -> None:
             {
                 "version": 1,
                 "dry_run": dry_run,
-                "removed": changes_json(changes, state.current),
+                "removed": changes_json(changes, state.current.as_set()),
                 "kept_needed": kept,
             }
         )
@@ -91,7 +91,7 @@ def _print(output, changes, kept, state, dry_run, heading=None) -> None:
     if changes:
         click.echo(heading)
         for c in changes:
-            click.echo("  " + change_line(c, state.current))
+            click.echo("  " + change_line(c, state.current.as_set()))
     else:
         click.echo("Nothing to remove.")
     if kept:

@@ -126,7 +126,7 @@ def _print(output, result, pid, record, dry_run, state) -> None:
                 "version": 1,
                 "dry_run": dry_run,
                 "plan_id": pid,
-                "changes": changes_json(result.changes, state.current),
+                "changes": changes_json(result.changes, state.current.as_set()),
                 "record": record.to_json(),
             }
         )
@@ -136,7 +136,7 @@ def _print(output, result, pid, record, dry_run, state) -> None:
         return
     click.echo("Would set (dry run, nothing changed):" if dry_run else "Set:")
     for c in result.changes:
-        click.echo("  " + change_line(c, state.current))
+        click.echo("  " + change_line(c, state.current.as_set()))
     if not dry_run:
         what = "no plan" if pid == "manual" else f"plan {pid}"
         click.echo(

@@ -36,12 +36,14 @@ def show(cluster, output, fleet):
     if state.records_error:
         render.warn(state.records_error + " (shown as not set by kadmin)")
     if output == "json":
+        _warn_invalid(doc)
         render.print_json(doc)
         return
     if doc["throttles"]:
         render.stdout().print(_table(doc))
     else:
         click.echo("No replication throttles are set.")  # plain text: no need to load rich
+    _warn_invalid(doc)
     if not state.log_dirs_known:
         render.warn("log-dir moves could not be seen on every broker: their log-dir rates count as needed")
     for r in doc["records"]:  # plain text: a plan file named "[x].json" is not rich markup
@@ -66,6 +68,7 @@ def show_json(state) -> dict:
                 "needed": i.needed,
                 "stale": i.stale,
                 "unneeded_entries": list(i.unneeded_entries),
+                "invalid": i.invalid,
             }
             for i in items
         ],
@@ -74,6 +77,17 @@ def show_json(state) -> dict:
         "log_dir_moving_brokers": sorted(state.needs.log_dir_brokers),
         "log_dir_moves_known": state.log_dirs_known,
     }
+
+
+def _warn_invalid(doc: dict) -> None:
+    from kadmin.commands import render
+
+    for t in doc["throttles"]:
+        if t["invalid"]:
+            render.warn(
+                f"broker {t['resource']} {t['config']} is {t['value']!r}, not a rate Kafka can apply (a whole number "
+                "of bytes/s, 0 to 9223372036854775807); not set by kadmin: `kadmin throttle clear --stale` removes it"
+            )
 
 
 def _who(r: dict) -> str:
@@ -102,6 +116,7 @@ def _shown(throttles: list[dict]) -> tuple[list[dict], list[dict]]:
 
 
 def _table(doc: dict):
+    from rich.markup import escape
     from rich.table import Table
 
     from kadmin.units import format_rate
@@ -126,12 +141,19 @@ def _table(doc: dict):
     table.caption = "\n".join(captions) or None
     for t in shown:
         resource = f"broker {t['resource']}" if t["kind"] == "broker_rate" else f"topic {t['resource']}"
-        value = f"{format_rate(int(t['value']))} ({t['value']})" if t["kind"] == "broker_rate" else t["value"]
+        if t["invalid"]:
+            value = f"[red]{escape(repr(t['value']))}: INVALID[/] (not a rate)"
+        elif t["kind"] == "broker_rate":
+            value = f"{format_rate(int(t['value']))} ({t['value']})"
+        else:
+            value = t["value"]
         if t["plan_ids"]:
             setter = "kadmin for " + ", ".join("no plan" if p == "manual" else f"plan {p}" for p in t["plan_ids"])
         else:
             setter = "not kadmin"
-        if not t["stale"]:
+        if t["invalid"]:
+            needed = "no"
+        elif not t["stale"]:
             needed = "yes"
         elif t["kind"] == "broker_rate" or len(t["unneeded_entries"]) == len(t["value"].split(",")):
             needed = "[yellow]no: STALE[/]"

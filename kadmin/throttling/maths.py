@@ -33,6 +33,7 @@ from kadmin.throttling.needs import (
     ReplicaLists,
     ThrottleNeeds,
     broker_resource,
+    invalid_rates,
 )
 from kadmin.throttling.record import RateClaim, ThrottleRecord, freeze_replicas
 
@@ -230,7 +231,17 @@ def clear_changes(current: Throttle, needs: ThrottleNeeds, *, force: bool = Fals
         ),
         replicas={t: dict(kinds) for t, kinds in current.topic_replicas.items()},
     )
-    return removal_changes(everything, current, needs, force=force)
+    return _with_invalid_deleted(removal_changes(everything, current, needs, force=force), current)
+
+
+def _with_invalid_deleted(removal: Removal, current: Throttle) -> Removal:
+    """``removal`` that also deletes every rate config Kafka cannot read ("abc"): not kadmin's,
+    and no move needs it (Kafka cannot apply it), so ``clear --stale`` and ``--all`` remove it."""
+    invalid = invalid_rates(current)
+    deletions = tuple(
+        ConfigChange(broker_resource(b), name, AlterOp.DELETE) for b in sorted(invalid) for name in sorted(invalid[b])
+    )
+    return replace(removal, changes=deletions + removal.changes) if deletions else removal
 
 
 # --- stale throttles and records -------------------------------------------------------------
@@ -248,7 +259,7 @@ def stale_throttles(current: Throttle, needs: ThrottleNeeds, records: Iterable[T
         ),
         replicas={t: dict(kinds) for t, kinds in current.topic_replicas.items()},
     )
-    return removal_changes(everything, current, needs)
+    return _with_invalid_deleted(removal_changes(everything, current, needs), current)
 
 
 def prune_records(records: Iterable[ThrottleRecord], removal: Removal) -> list[ThrottleRecord]:

@@ -19,6 +19,7 @@ Everything here is pure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -146,12 +147,48 @@ def log_dir_rate_brokers(plan: ReassignmentPlan) -> set[int]:
 
 
 # --- reading what is set ----------------------------------------------------------------------
-def current_throttles(configs: Mapping[ConfigResource, Mapping[str, ConfigEntry]]) -> Throttle:
+MAX_RATE = 2**63 - 1  # Kafka's throttle rates are LONG configs, at least 0 (DynamicConfig.Broker)
+_WHOLE = re.compile(r"[+-]?[0-9]+")
+
+
+def rate_value(text: str) -> int | None:
+    """A rate config's value as Kafka reads it (``Long.parseLong`` of the trimmed text, at least
+    0); None when Kafka would refuse it ("abc", "1.5", "-1", past Long.MAX_VALUE)."""
+    text = text.strip()
+    if not _WHOLE.fullmatch(text):
+        return None
+    value = int(text)
+    return value if 0 <= value <= MAX_RATE else None
+
+
+@dataclass(frozen=True)
+class CurrentThrottles(Throttle):
+    """What is set (``Throttle``), plus broker rate configs whose value Kafka cannot read as a
+    rate ("abc": possible when /config/brokers/<id> is written in ZooKeeper directly), as set.
+    Nobody needs such a value (Kafka cannot apply it) and kadmin never sets one."""
+
+    invalid_rates: Mapping[int, Mapping[str, str]] = field(default_factory=dict)
+
+    def as_set(self) -> Throttle:
+        """Every value as set, the invalid ones as their raw text (for printing what a change replaces)."""
+        rates: dict[int, dict[str, int | str]] = {b: dict(by_name) for b, by_name in self.broker_rates.items()}
+        for b, by_name in self.invalid_rates.items():
+            rates.setdefault(b, {}).update(by_name)
+        return Throttle(broker_rates=rates, topic_replicas=self.topic_replicas)
+
+
+def invalid_rates(current: Throttle) -> Mapping[int, Mapping[str, str]]:
+    """``current``'s rate configs Kafka cannot read (none for a plain ``Throttle``)."""
+    return getattr(current, "invalid_rates", {})
+
+
+def current_throttles(configs: Mapping[ConfigResource, Mapping[str, ConfigEntry]]) -> CurrentThrottles:
     """The throttles set on brokers (per-broker dynamic values, and the cluster-wide dynamic
     default under ``DEFAULT_BROKER_ID``) and topics, from DescribeConfigs. A value whose source
     is DEFAULT is not set: a real broker may still show a just-deleted dynamic value that way for
-    a moment."""
+    a moment. A rate value that is not a rate (``rate_value``) goes to ``invalid_rates``, as set."""
     rates: dict[int, dict[str, int]] = {}
+    invalid: dict[int, dict[str, str]] = {}
     lists: dict[str, dict[str, tuple[str, ...]]] = {}
     for res, entries in configs.items():
         if res.type == ConfigResourceType.BROKER and (res.name == "" or res.name.lstrip("-").isdigit()):
@@ -163,13 +200,17 @@ def current_throttles(configs: Mapping[ConfigResource, Mapping[str, ConfigEntry]
             for name in (LEADER_RATE, FOLLOWER_RATE, LOG_DIR_RATE):
                 e = entries.get(name)
                 if e is not None and e.value not in (None, "") and e.source in (own, ConfigSource.UNKNOWN):
-                    rates.setdefault(broker, {})[name] = int(e.value)
+                    value = rate_value(e.value)
+                    if value is None:
+                        invalid.setdefault(broker, {})[name] = e.value
+                    else:
+                        rates.setdefault(broker, {})[name] = value
         elif res.type == ConfigResourceType.TOPIC:
             for name in (LEADER_REPLICAS, FOLLOWER_REPLICAS):
                 e = entries.get(name)
                 if e is not None and e.value and e.source in (ConfigSource.TOPIC, ConfigSource.UNKNOWN):
                     lists.setdefault(res.name, {})[name] = parse_replica_list(e.value)
-    return Throttle(broker_rates=rates, topic_replicas=lists)
+    return CurrentThrottles(broker_rates=rates, topic_replicas=lists, invalid_rates=invalid)
 
 
 # --- what ongoing moves need ------------------------------------------------------------------
@@ -223,6 +264,7 @@ class ThrottleItem:
     plan_ids: tuple[str, ...]  # kadmin records owning (part of) it; empty = not set by kadmin
     needed: bool  # an ongoing move needs it (for a list: any of its entries)
     unneeded_entries: tuple[str, ...] = ()  # list entries no move needs
+    invalid: bool = False  # a rate Kafka cannot read ("abc"): no move needs it, kadmin never set it
 
     @property
     def stale(self) -> bool:
@@ -233,8 +275,15 @@ def throttle_items(current: Throttle, needs: ThrottleNeeds, records: Iterable[Th
     """Every throttle set, who (which kadmin plan) set it, and whether a running move needs it."""
     records = list(records)
     items: list[ThrottleItem] = []
-    for b in sorted(current.broker_rates):
-        for name, value in sorted(current.broker_rates[b].items()):
+    invalid = invalid_rates(current)
+    for b in sorted(set(current.broker_rates) | set(invalid)):
+        valid = current.broker_rates.get(b, {})
+        for name in sorted(set(valid) | set(invalid.get(b, {}))):
+            if name not in valid:  # Kafka cannot apply it: nobody needs it, kadmin never sets one
+                raw = invalid[b][name]
+                items.append(ThrottleItem("broker_rate", broker_label(b), name, raw, (), False, invalid=True))
+                continue
+            value = valid[name]
             owners = tuple(
                 sorted(
                     r.plan_id for r in records for c in r.rates if c.broker == b and c.name == name and c.value == value

@@ -244,3 +244,29 @@ def test_clear_asks_on_a_terminal_and_no_changes_nothing(env, monkeypatch):
     backend.configs[broker(3)][LEADER_RATE] = "777"
     r = CliRunner().invoke(cli, ["throttle", "clear", "--stale", "--yes", "-b", "x"])  # --yes: no question
     assert r.exit_code == 0 and "Remove these" not in r.output and not backend.configs[broker(3)]
+
+
+def test_a_rate_kafka_cannot_read_is_shown_flagged_and_cleared_as_not_kadmins(env):
+    """"abc" in /config/brokers/3 (written to ZooKeeper by hand): shown as set and flagged, never
+    a crash; kadmin did not set it and no move needs it, so clear --stale removes it, and a rate
+    set over it records no previous value to restore."""
+    backend, store = env
+    backend.configs[broker(3)] = {LEADER_RATE: "abc", FOLLOWER_RATE: "-5"}
+    r = run("throttle", "show", "-o", "json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output[r.output.index("{"):])
+    jsonschema.validate(doc, load("throttle-show-result"))
+    assert [(t["resource"], t["config"], t["value"], t["invalid"], t["set_by_kadmin"]) for t in doc["throttles"]] == [
+        ("3", FOLLOWER_RATE, "-5", True, False), ("3", LEADER_RATE, "abc", True, False)]
+    table = run("throttle", "show").output
+    assert "'abc': INVALID" in table and "not a rate Kafka can apply" in table
+    r = run("throttle", "set", "--rate", "1MB/s", "--brokers", "3")
+    assert r.exit_code == 0, r.output
+    assert "broker 3 leader.replication.throttled.rate: abc -> 1000000 (1.0 MB/s)" in r.output
+    assert [c.previous for c in store.load_all()["manual"].rates] == [None, None]  # never restores "abc"
+    backend.configs[broker(3)][LEADER_RATE] = "abc"  # written over by hand again
+    r = run("throttle", "clear", "--stale", "--yes")
+    assert r.exit_code == 0, r.output
+    assert "broker 3 leader.replication.throttled.rate: abc -> (deleted)" in r.output
+    assert not backend.configs[broker(3)]
+    assert store.load_all() == {}  # the record's rates are gone: nothing of kadmin's is left

@@ -369,3 +369,30 @@ def test_a_verify_that_may_not_read_configs_still_gives_its_verdict(sandbox_fact
     r = kadmin("reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
     assert r.exit_code == 0, r.output
     assert "Reassignment of partition orders-0 is completed." in r.stdout and "still set" not in r.stderr
+
+
+@pytest.mark.zookeeper
+def test_zookeeper_mode_shows_and_clears_a_rate_written_by_hand_that_is_not_a_number(sandbox_factory, zk_connect):  # noqa: F811
+    """/config/brokers/0 written in ZooKeeper directly with a rate Kafka cannot read: show names it
+    (as set, flagged invalid) and clear --stale removes it, instead of failing with a ValueError."""
+    from kazoo.client import KazooClient
+
+    sandbox_factory(brokers=3, log_dirs=1, zookeeper=zk_connect, manual_clock=True)
+    zk = KazooClient(hosts=zk_connect)
+    zk.start(timeout=15)
+    try:
+        zk.ensure_path("/config/brokers/0")
+        zk.set("/config/brokers/0", json.dumps({"version": 1, "config": {LEADER_RATE: "abc"}}).encode())
+        r = kadmin("throttle", "show", "-o", "json", "--zookeeper", zk_connect)
+        assert r.exit_code == 0, r.output
+        assert "unexpected" not in r.output and "not a rate Kafka can apply" in r.output
+        doc = json.loads(r.output[r.output.index("{"):])
+        assert [(t["resource"], t["config"], t["value"], t["invalid"]) for t in doc["throttles"]] == [
+            ("0", LEADER_RATE, "abc", True)]
+        r = kadmin("throttle", "clear", "--stale", "--yes", "--zookeeper", zk_connect)
+        assert r.exit_code == 0, r.output
+        assert "broker 0 leader.replication.throttled.rate: abc -> (deleted)" in r.output
+        assert LEADER_RATE not in json.loads(zk.get("/config/brokers/0")[0])["config"]
+    finally:
+        zk.stop()
+        zk.close()
