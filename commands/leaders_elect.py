@@ -140,13 +140,13 @@ def elect(
 
         lines = kafka_lines(report)
         if not lines:
-            lines = [f"Nothing to elect: no partition needs a {etype.value.lower()} election."]
+            lines = [f"Nothing to elect: no partition needs {_an(etype.value)} election."]
         for line in lines:
             click.echo(line)
     if report.failed:
         from kadmin.errors import ClusterError
 
-        raise ClusterError(f"{len(report.failed)} replica(s) could not be elected")
+        raise ClusterError(f"{len(report.failed)} partition(s) could not get the leader asked for")
 
 
 def stdin_is_tty() -> bool:
@@ -202,7 +202,7 @@ def _print_preview(plan, output, render) -> None:
         return
     kind = plan.election_type.value
     if not plan.candidates:
-        click.echo(f"Nothing to elect: no partition needs a {kind.lower()} election.")
+        click.echo(f"Nothing to elect: no partition needs {_an(kind)} election.")
         return
     click.echo(f"Leader election ({kind}) would run in {len(plan.batches)} batch(es):")
     for i, b in enumerate(plan.batches, 1):
@@ -249,3 +249,9 @@ def result_json(report, plan) -> dict:
         "not_needed": len(report.not_needed),
         "failed": len(report.failed),
     }
+
+
+def _an(kind: str) -> str:
+    """ "a preferred", "an unclean"."""
+    kind = kind.lower()
+    return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind}"

@@ -34,8 +34,11 @@ def show(cluster, output, topic_list, broker_list):
 
     topics = str_list(topic_list)
     brokers = int_list(broker_list, "--broker-list")
+    from kadmin.backends.base import read_together
+
     with open_cluster(cluster, read_only=True) as backend:
-        state = backend.describe_cluster()
+        state, ongoing = read_together(backend, backend.describe_cluster, backend.list_partition_reassignments)
+    state = state.with_reassignments(ongoing)  # a replica being added is not missing from the ISR
     if brokers is not None:
         unknown = sorted(set(brokers) - set(state.brokers) - {b for p in state.partitions.values() for b in p.replicas})
         if unknown:

@@ -35,6 +35,7 @@ class PartitionLeadership:
     preferred: int | None
     replicas: tuple[int, ...]
     isr: tuple[int, ...]
+    adding: tuple[int, ...] = ()  # replicas a running reassignment adds
 
     @property
     def leaderless(self) -> bool:
@@ -46,7 +47,9 @@ class PartitionLeadership:
 
     @property
     def under_replicated(self) -> bool:
-        return len(set(self.isr)) < len(self.replicas)
+        """Fewer in-sync replicas than the replication factor, which leaves out the replicas a
+        reassignment is adding (Kafka's TopicCommand: replicas - adding > ISR)."""
+        return len(set(self.isr)) < len(self.replicas) - len(self.adding)
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,7 @@ def summarize(
             continue
         if broker_set is not None and not broker_set & set(p.replicas):
             continue
-        rows.append(PartitionLeadership(tp, p.leader, preferred_of(p), tuple(p.replicas), tuple(p.isr)))
+        rows.append(PartitionLeadership(tp, p.leader, preferred_of(p), tuple(p.replicas), tuple(p.isr), p.adding))
     leaders = Counter(r.leader for r in rows if not r.leaderless)
     preferred = Counter(r.preferred for r in rows if r.preferred is not None)
     ids = set(cluster.brokers) | {b for r in rows for b in r.replicas}
@@ -302,7 +305,7 @@ def kafka_lines(report: ElectionReport) -> list[str]:
         lines.append("Valid replica already elected for partitions " + ", ".join(map(str, report.not_needed)))
     for o in report.failed:
         text = f"{o.error}: {o.message}" if o.message else str(o.error)
-        if o.reason:
+        if o.reason and o.reason.lower().rstrip(".") not in text.lower():  # not the broker's words again
             text += f" ({o.reason})"
         lines.append(f"Error completing leader election ({kind}) for partition: {o.tp}: {text}")
     return lines

@@ -88,7 +88,7 @@ def test_preferred_broker_down_is_reported_with_the_reason(cluster, capsys):
     assert code == 1
     assert "Error completing leader election (PREFERRED) for partition: t-0: PREFERRED_LEADER_NOT_AVAILABLE" in out
     assert "the preferred replica's broker 0 is down" in out
-    assert "1 replica(s) could not be elected" in err
+    assert "1 partition(s) could not get the leader asked for" in err
 
 
 def test_preferred_not_in_isr_is_reported_with_the_reason(cluster, capsys, tmp_path):
@@ -177,6 +177,12 @@ def test_unclean_not_needed_with_a_live_leader(sandbox_factory, capsys):  # noqa
     sb.create_topic("t", assignment={0: [0, 1]})
     code, out, _ = kadmin(capsys, "leaders", "elect", "--unclean", "--topic", "t", "--bootstrap-server", sb.bootstrap)
     assert code == 0 and out.strip() == "Valid replica already elected for partitions t-0"
+
+
+def test_nothing_to_elect_reads_as_english():
+    from kadmin.commands.leaders_elect import _an
+
+    assert (_an("UNCLEAN"), _an("PREFERRED")) == ("an unclean", "a preferred")
 
 
 @pytest.mark.zookeeper

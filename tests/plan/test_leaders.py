@@ -53,6 +53,17 @@ def test_summary_counts_leaders_against_preferred():
     assert tp(3) not in {p.tp for p in only_b2.partitions}
 
 
+def test_a_replica_being_added_does_not_make_its_partition_under_replicated():
+    """[2,3,0] -> [2,3,1] in flight: replicas 2,3,1,0, ISR 2,3,0, adding 1 (Kafka's TopicCommand
+    counts the replication factor without the adding replicas)."""
+    from dataclasses import replace
+
+    c = cluster({0: (2, (2, 3, 1, 0), (2, 3, 0)), 1: (2, (2, 3, 1, 0), (2, 3))}, live=(0, 1, 2, 3))
+    moving = {q: replace(c.partitions[tp(q)], adding=(1,), removing=(0,)) for q in (0, 1)}
+    s = summarize(replace(c, partitions={tp(q): moving[q] for q in (0, 1)}))
+    assert [p.tp for p in s.under_replicated] == [tp(1)]
+
+
 def test_preferred_candidates_and_reasons():
     c = cluster({0: (1, (0, 1), (0, 1)), 1: (1, (1, 0), (1, 0)), 2: (1, (2, 1), (1,)), 3: (1, (3, 1), (1, 3))})
     got = {x.tp.partition: x for x in plan_election(c, PREFERRED, [tp(0), tp(1), tp(2), tp(3), tp(9)])}
@@ -126,6 +137,14 @@ def test_outcomes_carry_reasons_and_kafka_words():
         "Error completing leader election (PREFERRED) for partition: t-0: PREFERRED_LEADER_NOT_AVAILABLE: "
         "Failed to elect (the preferred replica 0 is not in the ISR [1])",
     ]
+
+
+def test_a_reason_that_repeats_the_brokers_words_is_not_added_again():
+    before = plan_election(cluster({0: (1, (0, 1), (0, 1))}), PREFERRED, [tp(0), tp(9)])
+    got = outcomes({tp(9): "UNKNOWN_TOPIC_OR_PARTITION: The partition does not exist."}, before, cluster({}))
+    assert kafka_lines(ElectionReport(PREFERRED, got)) == [
+        "Error completing leader election (PREFERRED) for partition: t-9: UNKNOWN_TOPIC_OR_PARTITION: "
+        "The partition does not exist."]
 
 
 @pytest.mark.parametrize("params,message", [
