@@ -49,9 +49,10 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
 
     rates = _rates(rate, leader_rate, follower_rate, log_dir_rate)
     chosen = int_list(brokers, "--brokers")
-    plan = raw = None
+    parsed = plan = raw = None
     if plan_file:
-        plan, raw = _read_plan(plan_file)
+        parsed, raw = _read_plan(plan_file)
+        plan = parsed.plan
     if plan is None and rates == ThrottleRates():
         raise UsageError(
             "nothing to set: give --rate (or --leader-rate and --follower-rate), --log-dir-rate, or --from-plan"
@@ -65,6 +66,8 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
                 "this connection offers no place to record the throttles kadmin sets; nothing was changed"
             )
         state = read_throttle_state(backend, store)
+        if parsed is not None:
+            _check_plan(backend, parsed, state)
         if not dry_run:
             state.require_records()
         host, user = who()
@@ -113,7 +116,22 @@ def _read_plan(plan_file):
     parsed = read_reassignment(plan_file)
     if parsed.problems:
         raise InputError(f"reassignment file {plan_file} is not a valid plan", [str(p) for p in parsed.problems])
-    return parsed.plan, Path(plan_file).read_bytes()
+    return parsed, Path(plan_file).read_bytes()
+
+
+def _check_plan(backend, parsed, state) -> None:
+    """The plan's problems against the cluster, found as `reassign execute` finds them
+    (kadmin.plan.validate: unknown topics, partitions and brokers, duplicates, log_dirs), exit 2
+    before any change. Only the replication-factor rule is left out: it guards the move, which
+    `reassign execute --allow-replication-factor-change` may make, not its throttles."""
+    from kadmin.backends.base import Capability
+    from kadmin.plan.validate import check_reassignment
+
+    targets = {b for a in parsed.plan.partitions for b in a.log_dir_targets()} & set(state.cluster.brokers)
+    log_dirs = None
+    if targets and Capability.LOG_DIRS in backend.capabilities:
+        log_dirs = backend.describe_log_dirs(brokers=sorted(targets))
+    check_reassignment(parsed, state.cluster, log_dirs, allow_replication_factor_change=True, ongoing=state.ongoing)
 
 
 def _print(output, result, pid, record, dry_run, state) -> None:

@@ -122,7 +122,9 @@ def plan_throttle_set(
     """``throttle set``: rates on ``brokers`` (default: the plan's source and destination brokers;
     for the log-dir rate its brokers with explicit log_dirs; without a plan every broker), the
     plan's lists merged into what is set, and the record to write. Unknown brokers or topics:
-    NotFoundError before anything changes."""
+    NotFoundError before anything changes. The plan's own problems against the cluster (unknown
+    partitions, for one: they are left out of the lists here) are the caller's to report first,
+    with ``kadmin.plan.validate.check_reassignment`` as ``throttle set`` does."""
     known = set(state.cluster.brokers)
     if brokers is not None:
         unknown = sorted(set(brokers) - known)

@@ -270,3 +270,23 @@ def test_a_rate_kafka_cannot_read_is_shown_flagged_and_cleared_as_not_kadmins(en
     assert "broker 3 leader.replication.throttled.rate: abc -> (deleted)" in r.output
     assert not backend.configs[broker(3)]
     assert store.load_all() == {}  # the record's rates are gone: nothing of kadmin's is left
+
+
+def test_set_from_plan_refuses_unknown_topics_and_partitions_as_execute_does(env, tmp_path):
+    """The plan is checked as `reassign execute` checks it: every problem named, exit 2, nothing
+    changed, nothing recorded (the rates were dropped and "Nothing to change" said, exit 0)."""
+    backend, store = env
+    plan = plan_file(tmp_path, ("nosuch", 0, [1, 2]), ("orders", 99, [1, 2]), ("orders", 0, [4, 2]))
+    r = run("throttle", "set", "--rate", "1MB/s", "--from-plan", str(plan))
+    assert r.exit_code == 2, r.output
+    assert "the reassignment plan has 2 problems; nothing was changed" in r.output
+    assert "partitions[0] (nosuch-0) topic: unknown topic 'nosuch'" in r.output
+    assert "partitions[1] (orders-99) partition: unknown partition: topic 'orders' has partitions 0..1" in r.output
+    assert not any(backend.configs.values()) and store.load_all() == {}
+    r = run("throttle", "set", "--rate", "1MB/s", "--from-plan", str(plan), "-o", "json")
+    assert r.exit_code == 2
+    doc = json.loads(r.output[r.output.index("{"):r.output.rindex("}") + 1])
+    jsonschema.validate(doc, load("reassign-plan-problems"))
+    assert [p["field"] for p in doc["problems"]] == ["topic", "partition"]
+    rf = plan_file(tmp_path, ("orders", 0, [4, 2, 3]))  # the move's rule, not its throttles'
+    assert run("throttle", "set", "--rate", "1MB/s", "--from-plan", str(rf), "--dry-run").exit_code == 0
