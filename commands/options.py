@@ -181,8 +181,10 @@ def _available(spec: tuple[str, str, str]) -> bool:
 
 
 def int_list(value: str | None, what: str) -> list[int] | None:
-    """ "1,2,3" -> [1, 2, 3]; None stays None; a bad item is a usage error naming it."""
-    if value is None or value.strip() == "":
+    """ "1,2,3" -> [1, 2, 3]; None (the option not given) stays None; a bad item is a usage error
+    naming it. An empty list ("", " , ", an unset $BROKERS in a script) is a usage error too: to
+    the callers None means every broker, and "none given" must not become "all"."""
+    if value is None:
         return None
     out = []
     for item in value.split(","):
@@ -195,6 +197,12 @@ def int_list(value: str | None, what: str) -> list[int] | None:
             raise click.BadParameter(
                 f"{item!r} is not a broker id (expected a comma-separated list of integers)", param_hint=what
             ) from None
+    if not out:
+        raise click.BadParameter(
+            f"{value!r} names no broker (expected a comma-separated list of integers, like 1,2,3; "
+            "leave the option out for the default)",
+            param_hint=what,
+        )
     return out
 
 

@@ -1,0 +1,34 @@
+"""--brokers / --broker-list (commands/options.py int_list): an empty list is a usage error, not
+"every broker" (an unset $BROKERS in a script must not widen a command to the whole cluster)."""
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from kadmin.commands.options import int_list
+from kadmin.commands.root import cli
+
+
+def test_a_list_of_ids_and_an_absent_option():
+    assert int_list("1,2, 3,", "--brokers") == [1, 2, 3]
+    assert int_list(None, "--brokers") is None  # not given: the command's default
+
+
+@pytest.mark.parametrize("value", ["", " ", ",", " , "])
+def test_an_empty_list_is_a_usage_error(value):
+    with pytest.raises(click.BadParameter, match="names no broker"):
+        int_list(value, "--broker-list")
+
+
+@pytest.mark.parametrize("args", [
+    ["throttle", "set", "--rate", "1MB/s", "--brokers", "", "--dry-run"],
+    ["log-dirs", "describe", "--broker-list", ""],
+    ["reassign", "generate", "--topics-to-move-json-file", "{topics}", "--broker-list", ""],
+])
+def test_commands_refuse_an_empty_list_before_connecting(args, tmp_path):
+    topics = tmp_path / "topics.json"
+    topics.write_text('{"version": 1, "topics": [{"topic": "orders"}]}')
+    args = [a.format(topics=topics) for a in args]
+    r = CliRunner().invoke(cli, [*args, "--bootstrap-server", "127.0.0.1:1", "--timeout", "1s"])
+    assert r.exit_code == 2, r.output
+    assert "names no broker" in r.output
