@@ -88,7 +88,22 @@ class AdminClients:
                     raise self._no_broker_answered() from None
                 except KafkaError as e:
                     raise cluster_error(e, "connecting to " + self.bootstrap) from None
+                self._bound_connection_setup()
             return self._kp
+
+    def _bound_connection_setup(self) -> None:
+        """kafka-python gives each new broker connection 10 s (up to 30 s on retries) to connect
+        and answer ApiVersions, whatever ``request_timeout_ms`` says, and its admin client takes
+        no setting for it: a broker that slow held a command for 10 s past ``--timeout``. Its
+        connection manager's setting is bounded by the timeout here (left alone if the
+        library's internals differ)."""
+        config = getattr(getattr(self._kp, "_manager", None), "config", None)
+        if not isinstance(config, dict):
+            return
+        ms = int(self.timeout * 1000)
+        for key in ("socket_connection_setup_timeout_ms", "socket_connection_setup_timeout_max_ms"):
+            if isinstance(config.get(key), int):
+                config[key] = min(config[key], ms)
 
     def _library_allowed(self) -> None:
         """The library clients are not shared between threads: a read of ``read_together``

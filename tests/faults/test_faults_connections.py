@@ -142,3 +142,22 @@ def test_one_slow_broker_answers_through_the_others(sb, tmp_path, capsys, record
         clear_failure(code, err)
     else:
         assert "foo-0" in out
+
+
+def test_a_broker_far_slower_than_the_timeout_holds_the_command_about_the_timeout(sb, capsys, records):
+    """Broker 1 answers 20 s late, --timeout 2s: the others answer, broker 1 is said not to, and
+    the command ends within the timeout's order (the library's own 10 s connection setup held it
+    ~11 s before it was bounded)."""
+    import time
+
+    sb.faults.latency(1, 20000)
+    injected()
+    started = time.monotonic()
+    code, out, err = kadmin(capsys, "log-dirs", "describe", "-b", sb.bootstrap.split(",")[0], "--timeout", "2s",
+                            "-o", "csv")
+    elapsed = time.monotonic() - started
+    sb.faults.latency(1, 0)
+    assert code == 0, err
+    assert "broker 1 did not answer" in err
+    assert {line.split(",")[0] for line in out.splitlines()[1:]} >= {"0", "2", "3"}
+    assert elapsed < 6, elapsed
