@@ -15,8 +15,14 @@ next step of some partitions; the executor then polls ``list_partition_reassignm
 Resuming: the state file keeps the steps computed at the start. On every poll, and when the
 same command runs again after Ctrl-C, a crash or a broker restart, the executor reads where
 each partition is (its replicas, or the target of its ongoing reassignment) and matches it to
-a step, so no step is repeated or skipped. Throttles are set once for every step and removed at
-the end, only when the last step has finished.
+a step, so no step is repeated or skipped. Throttles are set for every step before the first
+batch, set again before each batch where another command removed what that batch needs (a
+``reassign verify`` meanwhile keeps only what running moves need), and removed at the end, only
+when the last step has finished.
+
+A step seen running that stops without completing was cancelled by someone else (``reassign
+cancel``): the run stops with an error naming the partitions, and the state file lets the same
+command, run again, send those steps again and carry on.
 """
 
 from __future__ import annotations
@@ -30,11 +36,13 @@ from typing import Protocol
 from kadmin.backends.base import Backend, Capability
 from kadmin.errors import ClusterError, KadminError, ReassignmentInProgress, UsageError
 from kadmin.execute import state_file
+from kadmin.execute.changes import describe
 from kadmin.execute.clock import Clock, SystemClock  # also re-exported for callers
 from kadmin.execute.incremental_log_dirs import not_in_place, send_targets
 from kadmin.execute.state_file import IncrementalState, PartitionProgress
 from kadmin.model import (
     Assignment,
+    ConfigChange,
     ConfigResource,
     ConfigResourceType,
     PartitionReassignment,
@@ -91,9 +99,13 @@ class IncrementalReporter:
 
 
 class ThrottleControl(Protocol):
-    """Sets throttles covering every step before the first batch, removes them after the last."""
+    """Sets throttles covering every step before the first batch, sets again what a batch needs
+    before it is sent, removes them after the last."""
 
-    def apply(self, steps: Mapping[TopicPartition, Sequence[Step]]) -> int: ...
+    def apply(self, steps: Mapping[TopicPartition, Sequence[Step]], *, log_dirs: bool = True) -> Sequence[ConfigChange]:
+        """Set what ``steps`` (and, with ``log_dirs``, the plan's log-dir moves) need and is not
+        set, merged and recorded; the changes made."""
+        ...
 
     def remove(self) -> int: ...
 
@@ -187,6 +199,8 @@ class _Run:
         self.tps = [a.tp for a in plan.partitions]
         self.pending: dict[TopicPartition, tuple[Step, float]] = {}  # sent, not yet seen
         self.in_flight: dict[TopicPartition, Step] = {}
+        self.started: dict[TopicPartition, Step] = {}  # the step last seen running, until it completes
+        self.stopped: dict[TopicPartition, float] = {}  # started, then neither running nor done: since when
         self.sizes: dict[TopicPartition, int] = {}
         self.partial: dict[Step, int] = {}  # bytes copied so far, per step in flight
         self.last_sizes_at: float | None = None
@@ -217,9 +231,9 @@ class _Run:
 
         dirs_left = self._read(lambda: not_in_place(self.backend, self.log_dirs))
         if (not self._all_done() or dirs_left) and self.throttle is not None:
-            n = self.throttle.apply({tp: p.steps for tp, p in self.state.partitions.items()})
+            changes = self.throttle.apply({tp: p.steps for tp, p in self.state.partitions.items()})
             self._save(throttles_set=True)
-            self.reporter.throttles("set", n)
+            self.reporter.throttles("set", len(changes))
         if dirs_left:  # before the first batch: replicas to come are created in their directory
             to_come = send_targets(self.backend, {r: self.log_dirs[r] for r in dirs_left})
             self.reporter.note(
@@ -317,7 +331,11 @@ class _Run:
         return self.state, False
 
     def _maybe_start_batch(self) -> None:
-        busy = {**{tp: s for tp, (s, _) in self.pending.items()}, **self.in_flight}
+        busy = {
+            **{tp: self.started[tp] for tp in self.stopped},
+            **{tp: s for tp, (s, _) in self.pending.items()},
+            **self.in_flight,
+        }
         if (busy and not self.overlap) or not self.dirty:
             return  # ZooKeeper waits for the whole batch; else nothing freed room since last time
         self.dirty = False
@@ -334,6 +352,7 @@ class _Run:
         over = exceeded(load_of([*busy.values(), *batch]), self.limits)
         if over:  # cannot happen (next_batch keeps every limit); never send such a batch
             raise AssertionError(f"batch would exceed limits: {over}")
+        self._throttle_batch(batch)
         try:
             answers = self.backend.reassign_partitions([Assignment(s.tp.topic, s.tp.partition, s.after) for s in batch])
         except ReassignmentInProgress as e:
@@ -363,6 +382,15 @@ class _Run:
                 f"the cluster refused {len(failed)} step(s) of batch {self.state.batches}: " + "; ".join(shown[:5]),
                 hint=f"fix the cause and run the same command again to resume (state: {self.path})",
             )
+
+    def _throttle_batch(self, batch: Sequence[Step]) -> None:
+        """Set again what ``batch`` needs that another command removed since the run set it
+        (``reassign verify`` and ``throttle clear --stale`` keep only what running moves need);
+        each change is said, as execute says its changes."""
+        if self.throttle is None or not self.state.throttles_set:
+            return
+        for c in self.throttle.apply({s.tp: (s,) for s in batch}, log_dirs=False):
+            self.reporter.note(f"batch {self.state.batches + 1} needs a throttle removed meanwhile: {describe(c)}")
 
     # --- where each partition is ----------------------------------------------------------
     def _locate(
@@ -406,6 +434,7 @@ class _Run:
                     self.reporter.note(f"{tp}: step {step.number} was not taken up by the controller; sending it again")
             if running is not None:
                 in_flight[tp] = running
+            self._watch_started(tp, completed, running, now)
             if not startup:
                 assert self.backlog is not None  # built in run() before the first look after startup
                 for s in p.steps[p.completed : completed]:
@@ -420,6 +449,46 @@ class _Run:
         self.in_flight = in_flight
         if changed:
             self._save()
+        self._stop_if_cancelled(now)
+
+    def _watch_started(self, tp: TopicPartition, completed: int, running: Step | None, now: float) -> None:
+        """Track the step each partition was last seen running, and since when one that was
+        seen has been neither running nor completed (cancelled, or a broker's Metadata lagging
+        behind its end for a moment)."""
+        if running is not None:
+            self.started[tp] = running
+            self.stopped.pop(tp, None)
+            return
+        seen = self.started.get(tp)
+        if seen is None:
+            return
+        if completed >= seen.number:
+            del self.started[tp]
+            self.stopped.pop(tp, None)
+        elif tp not in self.stopped:
+            self.stopped[tp] = now
+            self.reporter.note(
+                f"{tp}: step {seen.number} is no longer running and not done (cancelled?); "
+                f"looking again for {self.pickup_grace:g}s before stopping"
+            )
+
+    def _stop_if_cancelled(self, now: float) -> None:
+        """A step seen running that stayed stopped, not done, for ``pickup_grace``: someone
+        cancelled it. Stop (sending it again would undo their cancel), saving the state so that
+        the same command run again sends it again at once."""
+        gone = sorted(tp for tp, since in self.stopped.items() if now - since > self.pickup_grace)
+        if not gone:
+            return
+        self.state = self.state.with_counts({tp: (None, self.state.partitions[tp].completed) for tp in gone})
+        self._save()
+        shown = [f"{tp} step {self.started[tp].number} of {self.started[tp].of}" for tp in gone]
+        raise ClusterError(
+            f"{len(gone)} step(s) stopped before completing, cancelled outside this run: "
+            + ", ".join(shown[:5])
+            + (f" (+{len(gone) - 5} more)" if len(gone) > 5 else ""),
+            hint=f"run the same command again to send them again and carry on (state: {self.path}); "
+            "until then the throttles stay",
+        )
 
     def _ongoing(self) -> Mapping[TopicPartition, PartitionReassignment]:
         return self._read(lambda: self.backend.list_partition_reassignments(self.tps))

@@ -3,8 +3,12 @@
 An incremental run keeps its throttles in place from the first step to the last: the lists cover
 every step at once (not Kafka's one-shot lists, where a destination is never a source), and they
 are removed only after the last step, and only what this run recorded and no running move needs.
-``run_incremental`` calls ``apply`` and ``remove`` (its ``ThrottleControl`` protocol); both go
-through ``kadmin.throttling.operations`` (record first; remove only what nobody needs).
+Another command may remove some meanwhile (``reassign verify`` or ``throttle clear --stale``
+keep only what a *running* move needs, and a later step is not running yet), so before each
+batch the run applies again what that batch needs: what is still set changes nothing, what is
+missing is set and recorded again. ``run_incremental`` calls ``apply`` and ``remove`` (its
+``ThrottleControl`` protocol); both go through ``kadmin.throttling.operations`` (record first;
+remove only what nobody needs).
 """
 
 from __future__ import annotations
@@ -13,7 +17,14 @@ import time
 from collections.abc import Mapping, Sequence
 
 from kadmin.backends.base import Backend
-from kadmin.model import THROTTLE_CONFIGS, ConfigResource, ConfigResourceType, ReassignmentPlan, TopicPartition
+from kadmin.model import (
+    THROTTLE_CONFIGS,
+    ConfigChange,
+    ConfigResource,
+    ConfigResourceType,
+    ReassignmentPlan,
+    TopicPartition,
+)
 from kadmin.plan.steps import Step, throttled_replicas
 from kadmin.throttling.maths import ThrottleRates, recorded, throttle_changes
 from kadmin.throttling.needs import FOLLOWER, LEADER, current_throttles, log_dir_rate_brokers
@@ -25,11 +36,12 @@ from kadmin.throttling.stores import MemoryRecordStore
 class RecordedThrottles:
     """Throttles for a whole incremental run, through kadmin's throttle maths and records.
 
-    Set once before the first batch: leader-side entries for every replica that is a source in
+    Set before the first batch: leader-side entries for every replica that is a source in
     any step (a replica added early, like the new preferred leader, feeds the later steps),
     follower-side entries for every replica any step adds, rates on every broker involved, and
     the log-dir rate on the brokers where the plan names directories; merged with what is
-    already set and recorded under ``plan_id``. Removed after the last step:
+    already set and recorded under ``plan_id``. Applied again before each batch for the steps
+    of that batch (whatever another command removed meanwhile). Removed after the last step:
     only what this record set, and only what no running move still needs.
     """
 
@@ -54,10 +66,15 @@ class RecordedThrottles:
         self.log_dir_rate = log_dir_rate
         self.log_dir_brokers = log_dir_rate_brokers(plan) if plan is not None and log_dir_rate is not None else set()
 
-    def apply(self, steps: Mapping[TopicPartition, Sequence[Step]]) -> int:
+    def apply(
+        self, steps: Mapping[TopicPartition, Sequence[Step]], *, log_dirs: bool = True
+    ) -> tuple[ConfigChange, ...]:
+        """Set what ``steps`` need and is not set (the log-dir rate too unless not ``log_dirs``),
+        merged with what is set, and record it; the config changes made (none: all was set)."""
         leader, follower = throttled_replicas(steps) if self.rate is not None else ({}, {})
-        if not leader and not self.log_dir_brokers:
-            return 0
+        log_dir_brokers = self.log_dir_brokers if log_dirs else set()
+        if not leader and not log_dir_brokers:
+            return ()
         # Not Kafka's one-shot lists (there a destination is never a source): here a replica
         # can be both, added by one step and copied from in the next, so it needs both entries.
         lists: dict[str, dict[str, set[str]]] = {}
@@ -66,14 +83,14 @@ class RecordedThrottles:
             kinds[LEADER].update(f"{tp.partition}:{b}" for b in leader[tp])
             kinds[FOLLOWER].update(f"{tp.partition}:{b}" for b in follower[tp])
         brokers = {b for tp in leader for b in (*leader[tp], *follower[tp])}
-        resources = _resources(lists, brokers | self.log_dir_brokers)
+        resources = _resources(lists, brokers | log_dir_brokers)
         current = current_throttles(self.backend.describe_configs(resources, keys=THROTTLE_CONFIGS))
         records = self.records.load_all()
         ts = throttle_changes(
             current,
             lists=lists,
             rate_brokers=brokers,
-            log_dir_brokers=self.log_dir_brokers,
+            log_dir_brokers=log_dir_brokers,
             rates=ThrottleRates.both(self.rate, self.log_dir_rate),
             records=records.values(),
         )
@@ -88,9 +105,12 @@ class RecordedThrottles:
             plan_file=self.plan_file,
             command="reassign execute --incremental",
         )
-        if record is not None:
+        earlier = records.get(self.plan_id)
+        if record is not None and earlier is not None and record.dumps() == earlier.dumps():
+            record = None  # recorded already (every batch after the first, normally): no write
+        if record is not None or ts.changes:
             apply_throttles(self.backend, self.records, ts.changes, record)
-        return len(ts.changes)
+        return ts.changes
 
     def remove(self) -> int:
         removal = remove_plan_throttles(self.backend, self.records, self.plan_id)

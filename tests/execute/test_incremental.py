@@ -417,3 +417,107 @@ def test_fresh_run_refuses_partitions_already_reassigning(tmp_path):
     with pytest.raises(ReassignmentInProgress, match="t-2"):
         run_incremental(fake, plan_of(target), Limits(), tmp_path / "s.json", clock=FakeClock(fake))
     assert not fake.calls and not (tmp_path / "s.json").exists()
+
+
+def test_throttles_removed_by_another_command_are_set_again_before_each_batch(tmp_path):
+    """A `reassign verify` (or `throttle clear --stale`) while the run goes on keeps only what the
+    running step needs; each later batch sets again what it needs, recorded, and says so."""
+    from kadmin.throttling.operations import remove_plan_throttles
+
+    current, target = many(4)
+    fake = FakeBackend(range(6), current)
+    throttle = RecordedThrottles(fake, 5000, plan_id="abc")
+    sent_under: list[tuple[list, dict]] = []
+
+    def verify_meanwhile(number, steps):
+        topic = dict(fake.configs.get((ConfigResourceType.TOPIC, "t"), {}))
+        rates = {name: dict(v) for (kind, name), v in fake.configs.items() if kind == ConfigResourceType.BROKER}
+        sent_under.append((list(steps), {"topic": topic, "rates": rates}))
+        remove_plan_throttles(fake, throttle.records, "abc")  # what a verify run now does
+
+    rec = Recorder(on_batch=verify_meanwhile)
+    run_incremental(fake, plan_of(target), Limits(max_parallel_partitions=1), tmp_path / "s.json", rec,
+                    FakeClock(fake), throttle=throttle)
+    assert fake.assignment() == target and len(sent_under) > 2
+    for steps, configs in sent_under:  # every batch was sent under the throttles its steps need
+        for s in (s for s in steps if s.adding):  # a step that copies nothing needs no throttle
+            p = s.tp.partition
+            assert {f"{p}:{b}" for b in s.before} <= set(configs["topic"]["leader.replication.throttled.replicas"].split(","))
+            assert {f"{p}:{b}" for b in s.adding} <= set(configs["topic"]["follower.replication.throttled.replicas"].split(","))
+            for b in {*s.before, *s.adding}:
+                assert configs["rates"][str(b)]["follower.replication.throttled.rate"] == "5000"
+                assert configs["rates"][str(b)]["leader.replication.throttled.rate"] == "5000"
+    again = [n for n in rec.notes if "needs a throttle removed meanwhile: set " in n]
+    assert again and any("follower.replication.throttled.replicas=" in n for n in again)
+    # What was set again was recorded too: removed at the end, nothing left behind.
+    assert not any(fake.configs.values())
+    assert throttle.records.load_all() == {}
+
+
+def test_throttles_still_set_are_not_set_or_recorded_again(tmp_path):
+    current, target = many(4)
+    fake = FakeBackend(range(6), current)
+    throttle = RecordedThrottles(fake, 5000, plan_id="abc")
+    writes = []
+    put = throttle.records.put
+    throttle.records.put = lambda record: (writes.append(record), put(record))
+    alters = []
+    alter = fake.incremental_alter_configs
+    fake.incremental_alter_configs = lambda changes: (alters.append(list(changes)), alter(changes))
+    rec = Recorder()
+    run_incremental(fake, plan_of(target), Limits(max_parallel_partitions=1), tmp_path / "s.json", rec,
+                    FakeClock(fake), throttle=throttle)
+    assert len(rec.batches) > 2
+    assert len(writes) == 2 and len(alters) == 2  # set once, removed once: no write per batch
+    assert not [n for n in rec.notes if "throttle" in n]
+
+
+class CancelAt(FakeClock):
+    """Cancels the reassignment of ``tp`` (as `reassign cancel` does) once it has run ``at`` seconds."""
+
+    def __init__(self, backend, tp, at):
+        super().__init__(backend)
+        self.tp, self.at, self.started_at, self.cancelled = tp, at, None, 0
+
+    def sleep(self, seconds):
+        super().sleep(seconds)
+        assert self.t < 600, "the run did not end"
+        p = self.backend.parts[self.tp]
+        if p.target is None:
+            self.started_at = None
+        elif self.started_at is None:
+            self.started_at = self.t
+        elif self.t - self.started_at >= self.at and not self.cancelled:
+            p.target, p.copied = None, {}  # back to the original replicas
+            self.cancelled += 1
+
+
+def test_a_step_cancelled_by_someone_else_stops_the_run_and_a_rerun_carries_on(tmp_path):
+    tp = TopicPartition("t", 0)
+    fake = FakeBackend(range(6), {tp: (0, 1, 2), TopicPartition("t", 1): (1, 2, 0)}, sizes={tp: 10_000})
+    target = {tp: (3, 4, 2), TopicPartition("t", 1): (1, 2, 5)}
+    path = tmp_path / "s.json"
+    throttle = RecordedThrottles(fake, 5000, plan_id="abc")
+    clock = CancelAt(fake, tp, at=2.0)
+    rec = Recorder()
+    with pytest.raises(ClusterError) as e:
+        run_incremental(fake, plan_of(target), Limits(max_parallel_partitions=1), path, rec, clock,
+                        throttle=throttle, pickup_grace=5.0)
+    assert clock.cancelled == 1
+    assert e.value.message == "1 step(s) stopped before completing, cancelled outside this run: t-0 step 1 of 3"
+    assert "run the same command again" in e.value.hint
+    assert clock.t < 20  # it ended: no wait for ever
+    assert any("t-0: step 1 is no longer running" in n for n in rec.notes)
+    # Nothing was sent again behind the back of whoever cancelled; throttles stay for the rerun.
+    assert [c for c in fake.calls if c[0][0] == tp] == [[(tp, (3, 2, 0, 1))]]
+    assert any(fake.configs.values())
+    saved = state_file.load(path)
+    assert (saved.partitions[tp].completed, saved.partitions[tp].submitted) == (0, 0)
+    # The same command again sends the cancelled step at once (no wait for a "pickup") and finishes.
+    again = Recorder()
+    run_incremental(fake, plan_of(target), Limits(max_parallel_partitions=1), path, again, FakeClock(fake),
+                    throttle=throttle, pickup_grace=5.0)
+    assert fake.assignment() == target
+    assert [c for c in fake.calls if c[0][0] == tp][1] == [(tp, (3, 2, 0, 1))]
+    assert not [n for n in again.notes if "not taken up" in n]
+    assert not any(fake.configs.values())
