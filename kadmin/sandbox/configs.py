@@ -104,13 +104,16 @@ class Entry:
     synonyms: tuple[tuple[str, str | None, int], ...] = ()
 
 
-def static_broker_configs(cluster: Cluster, broker_id: int, log_dirs: list[str]) -> dict[str, str]:
-    """What server.properties would say for this broker."""
+def static_broker_configs(
+    cluster: Cluster, broker_id: int, log_dirs: list[str], protocol: str = "PLAINTEXT"
+) -> dict[str, str]:
+    """What server.properties would say for this broker (its one listener named after its
+    security protocol, as Kafka names listeners by default)."""
     b = cluster.brokers[broker_id]
     static = {
         "log.dirs": ",".join(log_dirs),
-        "listeners": f"PLAINTEXT://{b.host}:{b.port}",
-        "advertised.listeners": f"PLAINTEXT://{b.host}:{b.port}",
+        "listeners": f"{protocol}://{b.host}:{b.port}",
+        "advertised.listeners": f"{protocol}://{b.host}:{b.port}",
         "num.partitions": "1",
         "default.replication.factor": str(min(3, len(cluster.brokers))),
     }

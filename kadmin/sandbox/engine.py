@@ -153,7 +153,8 @@ class Engine:
     def static_configs(self, broker_id: int) -> dict[str, str]:
         if broker_id not in self._static:
             paths = list(self.cluster.brokers[broker_id].dirs)
-            static = configs.static_broker_configs(self.cluster, broker_id, paths)
+            protocol = self.security.protocol if self.security is not None else "PLAINTEXT"
+            static = configs.static_broker_configs(self.cluster, broker_id, paths, protocol)
             if self.zk is not None:
                 static["zookeeper.connect"] = self.zk.connect
             self._static[broker_id] = static

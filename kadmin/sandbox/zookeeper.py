@@ -224,14 +224,16 @@ class ZooKeeperMode:
 
     def _broker_json(self, broker_id: int) -> bytes:
         b = self.engine.cluster.brokers[broker_id]
+        security = self.engine.security
+        protocol = security.protocol if security is not None else "PLAINTEXT"  # also the listener's name
         doc = {
             "version": 5,
             "host": b.host,
             "port": b.port,
-            "endpoints": [f"PLAINTEXT://{b.host}:{b.port}"],
+            "endpoints": [f"{protocol}://{b.host}:{b.port}"],
             "jmx_port": -1,
             "timestamp": str(int(time.time() * 1000)),
-            "listener_security_protocol_map": {"PLAINTEXT": "PLAINTEXT"},
+            "listener_security_protocol_map": {protocol: protocol},
             "features": {},
         }
         if b.rack:

@@ -164,6 +164,32 @@ def test_a_trust_store_that_cannot_be_loaded_is_said_at_once(sandboxes, properti
             assert r.elapsed < 10, r.elapsed
 
 
+@pytest.mark.zookeeper
+def test_zookeeper_mode_finds_the_brokers_secured_listener(zk_connect, tls, properties, tmp_path):
+    """In ZooKeeper mode a SASL_SSL sandbox registers its brokers' listener as SASL_SSL in
+    /brokers/ids (as a real broker does), so --zookeeper with --command-config reaches them."""
+    from kazoo.client import KazooClient
+
+    sasl = dict(sasl_users=PASSWORDS, super_users={"admin"})
+    sb = _sandbox(tls=(str(tls.cert), str(tls.key)), zookeeper=zk_connect, kafka_version="2.8", **sasl)
+    try:
+        zk = KazooClient(hosts=zk_connect)
+        zk.start(timeout=15)
+        try:
+            doc = json.loads(zk.get("/brokers/ids/0")[0])
+        finally:
+            zk.stop()
+            zk.close()
+        assert doc["endpoints"] == [f"SASL_SSL://127.0.0.1:{sb.ports[0]}"]
+        assert doc["listener_security_protocol_map"] == {"SASL_SSL": "SASL_SSL"}
+        r = CliRunner().invoke(cli, ["log-dirs", "describe", "--zookeeper", zk_connect, "-o", "json", "--command-config",
+                                     str(properties("SASL_SSL", "admin")), "--timeout", "20s"])
+        assert r.exit_code == 0, r.output
+        assert [b["broker"] for b in json.loads(r.stdout)["brokers"]] == [0, 1]
+    finally:
+        sb.stop()
+
+
 # --- a wrong password ---
 
 
