@@ -189,7 +189,7 @@ def _run(params, opener) -> None:
     from kadmin.commands import options, render
     from kadmin.commands.render_reassign import LineReporter, print_plan_of_changes
     from kadmin.errors import ClusterError, UnsupportedOperation
-    from kadmin.execute.executor import apply_execution, plan_execution, read_cluster
+    from kadmin.execute.executor import apply_execution, plan_execution, read_cluster, refuse_if_blocked
     from kadmin.execute.preamble import RollbackFile, open_for_execute, prepare, refuse_existing_rollback
     from kadmin.execute.rollback import utc_now
     from kadmin.throttling.record import who
@@ -201,6 +201,7 @@ def _run(params, opener) -> None:
         throttles = request.throttle is not None or request.log_dir_throttle is not None
         records = options.open_records(backend.backend) if throttles else None
         view = read_cluster(backend, prepared.parsed, records, throttles=throttles)
+        refuse_if_blocked(backend, request, view)  # raises ReassignmentInProgress (ZooKeeper: the node exists)
         xplan = plan_execution(request, view, now=time.time(), operator=who())  # raises PlanProblems
         if xplan.throttles.changes and records is None and not params.dry_run:
             raise UnsupportedOperation(

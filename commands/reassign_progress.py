@@ -52,6 +52,7 @@ def progress(cluster, output, plan_file, watch, interval):
         raise InputError("--interval must be more than 0 with --watch")
     plan = _read_plan(plan_file) if plan_file else None
 
+    from kadmin.backends.base import reassignment_blocked
     from kadmin.commands import render
     from kadmin.commands.render_progress import JsonLines, progress_table, reporter_for
     from kadmin.execute.clock import SystemClock
@@ -59,6 +60,9 @@ def progress(cluster, output, plan_file, watch, interval):
 
     clock = SystemClock()
     with open_cluster(cluster, read_only=True) as backend:
+        blocked = reassignment_blocked(backend)
+        if blocked is not None and blocked.stuck:  # what it lists will not move until it is removed
+            render.warn(f"{blocked.reason}. {blocked.hint}")
         sample = Sampler(backend, plan, clock=clock.now)
         if watch:
             with reporter_for(output, err=False) as reporter:

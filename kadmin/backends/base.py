@@ -66,6 +66,16 @@ class BrokerLogDirs:
     error: str | None = None  # e.g. "broker 3 unreachable: ..." when the broker did not answer
 
 
+@dataclass(frozen=True)
+class ReassignmentBlocked:
+    """Why a backend can start no new reassignment now, whatever the plan, and what to do.
+    ``stuck``: what blocks it is not being carried out either, so it will not clear by itself."""
+
+    reason: str
+    hint: str
+    stuck: bool = False
+
+
 @runtime_checkable
 class Backend(Protocol):
     """How kadmin reaches a cluster. See module docstring."""
@@ -155,6 +165,17 @@ MUTATING_METHODS = (
     "incremental_alter_configs",
     "elect_leaders",
 )
+
+
+def reassignment_blocked(backend) -> ReassignmentBlocked | None:
+    """Why ``backend`` can start no new reassignment now, or None when it can (subject to each
+    partition's own checks). Only a backend without Capability.CONCURRENT_REASSIGNMENTS can be
+    blocked; it says so through its optional ``reassignment_blocked()`` method (ZooKeeper: while
+    /admin/reassign_partitions exists, which --additional cannot change)."""
+    if Capability.CONCURRENT_REASSIGNMENTS in getattr(backend, "capabilities", frozenset()):
+        return None
+    read = getattr(backend, "reassignment_blocked", None)
+    return read() if read is not None else None
 
 
 def read_together(backend, *reads) -> list:

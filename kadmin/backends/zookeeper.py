@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from kadmin.backends import zk_paths as zp
-from kadmin.backends.base import Backend, BrokerLogDirs, Capability, ReadOnlyViolation
+from kadmin.backends.base import Backend, BrokerLogDirs, Capability, ReadOnlyViolation, ReassignmentBlocked
 from kadmin.backends.zk_auth import AUTH_DIGEST, ZkSecurity, acls_for, auth_data, tls_options, zk_security
 from kadmin.backends.zk_reassign import STUCK_HINT, check_assignments, ongoing_reassignments, stuck_reason
 from kadmin.errors import (
@@ -276,14 +276,29 @@ class ZooKeeperBackend:
         except (ValueError, KeyError, TypeError) as e:
             return None, str(e), age
 
-    def reassign_node_problem(self) -> str | None:
-        """Why an existing ``/admin/reassign_partitions`` is not being carried out (with what to
-        do), or None when there is no node or it may still be in progress. For verify/list."""
+    def reassignment_blocked(self) -> ReassignmentBlocked | None:
+        """None when ``/admin/reassign_partitions`` does not exist; else why no reassignment can
+        be started now (``kadmin.backends.base.reassignment_blocked``): the controller reads the
+        node only when it is created, so nothing can be added to it, and a stuck one (``stuck``)
+        stays until someone removes it."""
         node, node_error, age = self.reassign_node()
         if age is None:
             return None
         reason = stuck_reason(node, node_error, self.topic_assignments({tp.topic for tp in node or {}}), age)
-        return f"{zp.REASSIGN_PARTITIONS} looks stuck: {reason}. {STUCK_HINT}" if reason else None
+        if reason:
+            return ReassignmentBlocked(f"{zp.REASSIGN_PARTITIONS} exists but looks stuck: {reason}", STUCK_HINT, True)
+        return ReassignmentBlocked(
+            f"there is an existing assignment running ({zp.REASSIGN_PARTITIONS} exists): the controller is "
+            "still carrying out a reassignment and ZooKeeper mode cannot add to it",
+            "wait for it to finish (kadmin reassign list), or use --bootstrap-server where the brokers "
+            "support AlterPartitionReassignments (Kafka 2.4+)",
+        )
+
+    def reassign_node_problem(self) -> str | None:
+        """Why an existing ``/admin/reassign_partitions`` is not being carried out (with what to
+        do), or None when there is no node or it may still be in progress."""
+        blocked = self.reassignment_blocked()
+        return f"{blocked.reason}. {blocked.hint}" if blocked is not None and blocked.stuck else None
 
     def list_partition_reassignments(
         self, partitions: Iterable[TopicPartition] | None = None
@@ -379,18 +394,9 @@ class ZooKeeperBackend:
         while the node exists: the controller only notices its creation."""
         if not validate_only:
             self._check_writable("reassign_partitions")
-        node, node_error, age = self.reassign_node()
-        if age is not None:
-            topics = self.topic_assignments({tp.topic for tp in node or {}})
-            reason = stuck_reason(node, node_error, topics, age)
-            if reason:
-                raise ReassignmentInProgress(
-                    f"{zp.REASSIGN_PARTITIONS} exists but looks stuck: {reason}; nothing was changed", hint=STUCK_HINT
-                )
-            raise ReassignmentInProgress(
-                f"there is an existing assignment running ({zp.REASSIGN_PARTITIONS} exists); nothing was changed",
-                hint="wait for it to finish (kadmin reassign list), or use --bootstrap-server with --additional",
-            )
+        blocked = self.reassignment_blocked()  # execute refuses this before any change; here for any other caller
+        if blocked is not None:
+            raise ReassignmentInProgress(f"{blocked.reason}; nothing was changed", hint=blocked.hint)
         topics = self.topic_assignments({a.topic for a in assignments})
         deleting = set(self._children(zp.DELETE_TOPICS)) & set(topics)
         live = self.broker_registrations()

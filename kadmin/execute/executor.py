@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from kadmin.backends.base import Backend, Capability
+from kadmin.backends.base import Backend, Capability, reassignment_blocked
 from kadmin.errors import AuthenticationError, AuthorizationError, KadminError, UnsupportedOperation
 from kadmin.execute.changes import REPLICA_NOT_AVAILABLE, Change, LogDirMove, Reassign
 from kadmin.execute.plan_of_changes import (  # noqa: F401  (plan_execution re-exported for callers)
@@ -38,6 +38,7 @@ from kadmin.model import (
     TopicPartitionReplica,
 )
 from kadmin.plan.reassignment_file import ParsedPlan
+from kadmin.plan.validate import check_not_blocked, check_reassignment
 from kadmin.throttling.operations import apply_throttles
 from kadmin.throttling.stores import RecordStore
 
@@ -69,6 +70,25 @@ def read_cluster(
     resources += [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in live]
     configs = backend.describe_configs(resources, keys=THROTTLE_CONFIGS)
     return ClusterView(cluster, log_dirs, ongoing, configs, records.load_all() if records is not None else {})
+
+
+def refuse_if_blocked(backend: Backend, request: ExecuteRequest, view: ClusterView) -> None:
+    """A plain run's check before ``plan_execution``: a backend that can start no reassignment
+    now (``reassignment_blocked``; ZooKeeper while /admin/reassign_partitions exists) refuses a
+    plan with a partition to send, exit 2 before any change (no throttle, record or rollback
+    file), even with --additional. Reads only from such a backend; the plan's own problems are
+    reported first, as ``plan_execution`` would. (--incremental waits for the node instead.)"""
+    blocked = reassignment_blocked(backend)
+    if blocked is None:
+        return
+    check_reassignment(
+        request.parsed,
+        view.cluster,
+        view.log_dirs,
+        allow_replication_factor_change=request.allow_replication_factor_change,
+        ongoing=view.ongoing,
+    )
+    check_not_blocked(request.parsed.plan, view.cluster, view.ongoing, blocked)
 
 
 class Reporter(Protocol):

@@ -9,9 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kadmin.backends.base import BrokerLogDirs
-from kadmin.errors import InputError
-from kadmin.model import ANY_LOG_DIR, ClusterState, LogDirStatus, PartitionReassignment, TopicPartition
+from kadmin.backends.base import BrokerLogDirs, ReassignmentBlocked
+from kadmin.errors import InputError, ReassignmentInProgress
+from kadmin.model import (
+    ANY_LOG_DIR,
+    ClusterState,
+    LogDirStatus,
+    PartitionReassignment,
+    ReassignmentPlan,
+    TopicPartition,
+)
 from kadmin.plan.gc_pause import gc_paused
 from kadmin.plan.reassignment_file import ParsedPlan, Problem
 
@@ -231,4 +238,32 @@ def check_reassignment(
         n = len(problems)
         raise PlanProblems(
             f"the reassignment plan has {n} problem{'s' if n != 1 else ''}; nothing was changed", problems
+        )
+
+
+def check_not_blocked(
+    plan: ReassignmentPlan,
+    cluster: ClusterState,
+    ongoing: Mapping[TopicPartition, PartitionReassignment],
+    blocked: ReassignmentBlocked | None,
+) -> None:
+    """Raise ReassignmentInProgress (exit 2, nothing changed) when the backend can start no
+    reassignment now (``kadmin.backends.base.reassignment_blocked``: ZooKeeper while
+    /admin/reassign_partitions exists, --additional or not) and the plan has a partition to
+    send: one neither at its target nor already heading there. A plan of log-dir moves only, or a
+    repeated run of the plan being carried out (to change its throttle), sends none."""
+    if blocked is None:
+        return
+    sending = []
+    for a in plan.partitions:
+        state = cluster.partitions.get(a.tp)
+        if state is None:
+            continue  # reported by check_reassignment
+        running = ongoing.get(a.tp)
+        if tuple(a.replicas) != (running.target if running is not None else tuple(state.replicas)):
+            sending.append(a.tp)
+    if sending:
+        shown = ", ".join(str(tp) for tp in sorted(sending)[:5]) + (", ..." if len(sending) > 5 else "")
+        raise ReassignmentInProgress(
+            f"{blocked.reason}; this plan would start moving {shown}; nothing was changed", hint=blocked.hint
         )

@@ -73,7 +73,7 @@ def test_plain_move_writes_kafkas_znode_and_refuses_while_it_exists(zsb, tmp_pat
     # The clock has not moved, so the node is still there, and a second plan is refused.
     assert reassign_node(zsb.zk_connect) == {"version": 1, "partitions": [{"topic": "foo", "partition": 0, "replicas": [3, 1]}]}
     code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", other, "--zookeeper", zsb.zk_connect)
-    assert code == 2 and "another reassignment is running" in err
+    assert code == 2 and "there is an existing assignment running (/admin/reassign_partitions exists)" in err
     advance_until(zsb, lambda s: s.partition("foo", 0).replicas == (3, 1) and not s.partition("foo", 0).reassigning)
     code, out, _ = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "--zookeeper", zsb.zk_connect)
     assert code == 0 and "Reassignment of partition foo-0 is completed." in out
@@ -178,12 +178,81 @@ def test_target_broker_down_is_refused(zsb, tmp_path, capsys):
     assert zsb.mutating_requests() == [] and reassign_node(zsb.zk_connect) is None
 
 
-def test_additional_while_the_znode_exists(zsb, tmp_path, capsys):
+def zk_tree(zk_connect, *roots):
+    """{path: data} of every znode under ``roots`` (those that exist), to compare before and after."""
+    from kazoo.client import KazooClient
+
+    zk = KazooClient(hosts=zk_connect)
+    zk.start(timeout=15)
+    try:
+        out, todo = {}, [r for r in roots if zk.exists(r)]
+        while todo:
+            path = todo.pop()
+            out[path] = zk.get(path)[0]
+            todo += [f"{path}/{c}" for c in zk.get_children(path)]
+        return out
+    finally:
+        zk.stop()
+        zk.close()
+
+
+WATCHED = ("/config", "/admin")  # throttles and their notifications, kadmin's records, the reassign node
+
+
+@pytest.mark.parametrize("dry_run", [False, True], ids=["run", "dry-run"])
+def test_additional_while_the_znode_exists_is_refused_before_any_change(zsb, tmp_path, capsys, dry_run):
     first = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}], "first.json")
     second = write_plan(tmp_path, [{"topic": "foo", "partition": 1, "replicas": [3, 2]}], "second.json")
-    assert kadmin(capsys, "reassign", "execute", "--reassignment-json-file", first, "--zookeeper", zsb.zk_connect)[0] == 0
-    # Kafka's ZooKeeper mode cannot add to a running reassignment: the node is left as it is.
+    code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", first, "--zookeeper", zsb.zk_connect,
+                          "--throttle", "50MB/s")
+    assert code == 0, err
+    zsb.settle()  # manual clock: the first plan stays in the node, and nothing else happens by itself
+    before, files = zk_tree(zsb.zk_connect, *WATCHED), sorted(tmp_path.iterdir())
+    # Kafka's ZooKeeper mode cannot add to a running reassignment: refused at validation, so no
+    # throttle (not even a higher rate for the running plan), no record, no rollback file.
     code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", second, "--additional",
-                            "--zookeeper", zsb.zk_connect)
-    assert code == 1 and "kadmin: error: stopped: there is an existing assignment running" in err
+                            "--throttle", "100MB/s", "--zookeeper", zsb.zk_connect, *(["--dry-run"] if dry_run else []))
+    assert code == 2 and out == "", (out, err)
+    assert "kadmin: error: there is an existing assignment running (/admin/reassign_partitions exists)" in err
+    assert "ZooKeeper mode cannot add to it; this plan would start moving foo-1; nothing was changed" in err
+    assert "use --bootstrap-server" in err and "stopped" not in err
+    zsb.settle()
+    assert zk_tree(zsb.zk_connect, *WATCHED) == before and sorted(tmp_path.iterdir()) == files
     assert reassign_node(zsb.zk_connect)["partitions"] == [{"topic": "foo", "partition": 0, "replicas": [3, 1]}]
+    # The plan being carried out may still change its throttle: it sends nothing to the node.
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", first, "--additional",
+                            "--throttle", "60MB/s", "--zookeeper", zsb.zk_connect, "--dry-run")
+    assert code == 0 and "set broker 3 leader.replication.throttled.rate=60000000" in out, err
+
+
+def test_stuck_znode_is_explained_and_refused_before_any_change(zsb, tmp_path, capsys):
+    from kazoo.client import KazooClient
+
+    # A node carrying log_dirs: Kafka's controller rejects it as invalid json and leaves it there.
+    stuck = {"version": 1, "partitions": [{"topic": "foo", "partition": 0, "replicas": [3, 1], "log_dirs": ["any", "any"]}]}
+    zk = KazooClient(hosts=zsb.zk_connect)
+    zk.start(timeout=15)
+    try:
+        zk.create("/admin/reassign_partitions", json.dumps(stuck).encode(), makepath=True)
+    finally:
+        zk.stop()
+        zk.close()
+    zsb.settle()
+    assert zsb.snapshot().partition("foo", 0).replicas == (0, 1)  # ignored
+    code, out, err = kadmin(capsys, "reassign", "list", "--zookeeper", zsb.zk_connect)
+    assert code == 0 and out == "No partition reassignments found.\n"
+    assert "kadmin: warning: /admin/reassign_partitions exists but looks stuck: its content is invalid" in err
+    assert "delete /admin/reassign_partitions and force a controller election (delete /controller)" in err
+    code, out, err = kadmin(capsys, "reassign", "list", "--zookeeper", zsb.zk_connect, "-o", "json")
+    assert code == 0 and json.loads(out) == {"version": 1, "reassignments": []} and "looks stuck" in err
+    code, out, err = kadmin(capsys, "reassign", "progress", "--zookeeper", zsb.zk_connect)
+    assert code == 0 and "No partition reassignment or log-dir move in progress." in out and "looks stuck" in err
+    before, files = zk_tree(zsb.zk_connect, *WATCHED), sorted(tmp_path.iterdir())
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 1, "replicas": [3, 2]}])
+    files.append(tmp_path / "plan.json")
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--throttle", "50MB/s",
+                            "--zookeeper", zsb.zk_connect)
+    assert code == 2 and out == "", (out, err)
+    assert "kadmin: error: /admin/reassign_partitions exists but looks stuck" in err and "delete /controller" in err
+    zsb.settle()
+    assert zk_tree(zsb.zk_connect, *WATCHED) == before and sorted(tmp_path.iterdir()) == sorted(files)
