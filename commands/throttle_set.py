@@ -40,8 +40,10 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
     import time
     from pathlib import Path
 
+    from kadmin.commands import render
     from kadmin.errors import UnsupportedOperation, UsageError
     from kadmin.throttling.maths import ThrottleRates
+    from kadmin.throttling.needs import log_dir_move_brokers
     from kadmin.throttling.operations import MANUAL_PLAN_ID, apply_throttles, plan_throttle_set
     from kadmin.throttling.record import now_iso, plan_id, who
     from kadmin.throttling.state import read_throttle_state
@@ -66,8 +68,7 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
                 "this connection offers no place to record the throttles kadmin sets; nothing was changed"
             )
         state = read_throttle_state(backend, store)
-        if parsed is not None:
-            _check_plan(backend, parsed, state)
+        log_dirs = _check_plan(backend, parsed, state) if parsed is not None else None
         if not dry_run:
             state.require_records()
         host, user = who()
@@ -77,6 +78,7 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
             plan=plan,
             plan_id=pid,
             brokers=chosen,
+            log_dirs=log_dirs,
             created_at=now_iso(time.time()),
             host=host,
             user=user,
@@ -85,6 +87,11 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
         )
         if not dry_run and result.claims_anything:
             apply_throttles(backend, store, result.changes, record)
+    if plan is not None and chosen is None and rates.log_dir is not None and not log_dir_move_brokers(plan, log_dirs):
+        render.warn(
+            "--log-dir-rate: the plan moves no replica between log directories (no log_dirs target that is not "
+            "already in place), so no log-dir rate is set; --brokers sets it on the brokers you name"
+        )
 
     _print(output, result, pid, record, dry_run, state)
 
@@ -119,11 +126,12 @@ def _read_plan(plan_file):
     return parsed, Path(plan_file).read_bytes()
 
 
-def _check_plan(backend, parsed, state) -> None:
+def _check_plan(backend, parsed, state):
     """The plan's problems against the cluster, found as `reassign execute` finds them
     (kadmin.plan.validate: unknown topics, partitions and brokers, duplicates, log_dirs), exit 2
     before any change. Only the replication-factor rule is left out: it guards the move, which
-    `reassign execute --allow-replication-factor-change` may make, not its throttles."""
+    `reassign execute --allow-replication-factor-change` may make, not its throttles. Returns
+    the log directories of the brokers the plan's log_dirs name (None when it names none)."""
     from kadmin.backends.base import Capability
     from kadmin.plan.validate import check_reassignment
 
@@ -132,6 +140,7 @@ def _check_plan(backend, parsed, state) -> None:
     if targets and Capability.LOG_DIRS in backend.capabilities:
         log_dirs = backend.describe_log_dirs(brokers=sorted(targets))
     check_reassignment(parsed, state.cluster, log_dirs, allow_replication_factor_change=True, ongoing=state.ongoing)
+    return log_dirs
 
 
 def _print(output, result, pid, record, dry_run, state) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kadmin.model import (
     FOLLOWER_RATE,
@@ -42,6 +43,9 @@ from kadmin.model import (
     parse_replica_list,
 )
 from kadmin.throttling.record import ThrottleRecord
+
+if TYPE_CHECKING:
+    from kadmin.backends.base import BrokerLogDirs
 
 LEADER = "leader"
 FOLLOWER = "follower"
@@ -144,6 +148,34 @@ def brokers_needing_rates(
 def log_dir_rate_brokers(plan: ReassignmentPlan) -> set[int]:
     """Brokers with an explicit (not "any") ``log_dirs`` target (Kafka's calculateMovingBrokers)."""
     return {b for a in plan.partitions for b in a.log_dir_targets()}
+
+
+def log_dir_move_brokers(plan: ReassignmentPlan, log_dirs: Mapping[int, BrokerLogDirs] | None) -> set[int]:
+    """The brokers of ``log_dir_rate_brokers`` where a target is a move: the replica is not in
+    that directory yet (a new replica, one in another directory, or one moving there now), from
+    DescribeLogDirs (``log_dirs``; None: unknown, every explicit target counts)."""
+    if log_dirs is None:
+        return log_dir_rate_brokers(plan)
+    in_place = {
+        (r.topic, r.partition, broker, d.path)
+        for broker, bld in log_dirs.items()
+        for d in bld.log_dirs
+        for r in d.replicas
+        if not r.is_future
+    }
+    moving = {
+        (r.topic, r.partition, broker)
+        for broker, bld in log_dirs.items()
+        for d in bld.log_dirs
+        for r in d.replicas
+        if r.is_future
+    }
+    return {
+        b
+        for a in plan.partitions
+        for b, path in a.log_dir_targets().items()
+        if (a.topic, a.partition, b, path) not in in_place or (a.topic, a.partition, b) in moving
+    }
 
 
 # --- reading what is set ----------------------------------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kadmin.errors import KadminError, NotFoundError
 from kadmin.model import (
@@ -39,11 +40,14 @@ from kadmin.throttling.needs import (
     broker_resource,
     brokers_needing_rates,
     kafka_throttle_lists,
-    log_dir_rate_brokers,
+    log_dir_move_brokers,
 )
 from kadmin.throttling.record import ThrottleRecord
 from kadmin.throttling.state import ThrottleState, read_throttle_state
 from kadmin.throttling.stores import RecordStore
+
+if TYPE_CHECKING:
+    from kadmin.backends.base import BrokerLogDirs
 
 MANUAL_PLAN_ID = "manual"  # the record of `throttle set` without a plan
 
@@ -117,10 +121,13 @@ def plan_throttle_set(
     plan: ReassignmentPlan | None,
     plan_id: str,
     brokers: Collection[int] | None = None,
+    log_dirs: Mapping[int, BrokerLogDirs] | None = None,
     **who,
 ) -> tuple[ThrottleSet, ThrottleRecord]:
     """``throttle set``: rates on ``brokers`` (default: the plan's source and destination brokers;
-    for the log-dir rate its brokers with explicit log_dirs; without a plan every broker), the
+    for the log-dir rate its brokers with explicit log_dirs targets that move a replica, as
+    ``log_dir_move_brokers`` reads ``log_dirs``, none when the plan has none; without a plan every
+    broker), the
     plan's lists merged into what is set, and the record to write. Unknown brokers or topics:
     NotFoundError before anything changes. The plan's own problems against the cluster (unknown
     partitions, for one: they are left out of the lists here) are the caller's to report first,
@@ -137,7 +144,7 @@ def plan_throttle_set(
         rate_brokers = log_dir_brokers = set(brokers)
     elif plan is not None:
         rate_brokers = brokers_needing_rates(plan, state.cluster, state.ongoing)
-        log_dir_brokers = log_dir_rate_brokers(plan) or {b for a in plan.partitions for b in a.replicas}
+        log_dir_brokers = log_dir_move_brokers(plan, log_dirs)
     else:
         rate_brokers = log_dir_brokers = known
     ts = throttle_changes(

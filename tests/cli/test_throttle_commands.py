@@ -16,6 +16,7 @@ from kadmin.model import (
     FOLLOWER_REPLICAS,
     LEADER_RATE,
     LEADER_REPLICAS,
+    LOG_DIR_RATE,
     Assignment,
     ConfigEntry,
     ConfigResource,
@@ -290,3 +291,25 @@ def test_set_from_plan_refuses_unknown_topics_and_partitions_as_execute_does(env
     assert [p["field"] for p in doc["problems"]] == ["topic", "partition"]
     rf = plan_file(tmp_path, ("orders", 0, [4, 2, 3]))  # the move's rule, not its throttles'
     assert run("throttle", "set", "--rate", "1MB/s", "--from-plan", str(rf), "--dry-run").exit_code == 0
+
+
+def test_set_from_plan_puts_the_log_dir_rate_only_where_a_replica_moves_between_directories(env, tmp_path):
+    """Kafka's calculateMovingBrokers: the log-dir rate goes on brokers with an explicit log_dirs
+    target, and kadmin only where that target moves a replica; a plan without log_dirs sets it
+    nowhere, and says so (it was set on every broker of the plan)."""
+    backend, store = env
+    plan = plan_file(tmp_path, ("orders", 0, [4, 2]))  # a move between brokers, no log_dirs
+    r = run("throttle", "set", "--from-plan", str(plan), "--log-dir-rate", "1MB/s")
+    assert r.exit_code == 0, r.output
+    assert not any(LOG_DIR_RATE in c for c in backend.configs.values())
+    assert "the plan moves no replica between log directories" in r.output
+    assert [r.rates for r in store.load_all().values()] == [()]  # the plan's lists, and no rate
+
+    plan = tmp_path / "dirs.json"  # orders-0 on 1 and 2 in /d1: broker 2 moves to /d2, broker 1 stays
+    plan.write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": "orders", "partition": 0, "replicas": [1, 2], "log_dirs": ["/d1", "/d2"]}]}))
+    r = run("throttle", "set", "--from-plan", str(plan), "--log-dir-rate", "1MB/s")
+    assert r.exit_code == 0, r.output
+    rates = {r.name: c for r, c in backend.configs.items() if c and r.type == ConfigResourceType.BROKER}
+    assert rates == {"2": {LOG_DIR_RATE: "1000000"}}
+    assert "moves no replica" not in r.output
