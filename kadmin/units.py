@@ -16,6 +16,7 @@ import re
 
 from kadmin.errors import InputError
 
+MAX_BYTES = 2**63 - 1  # Long.MAX_VALUE: Kafka's rate and size configs are of type LONG
 _DECIMAL = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12, "p": 10**15}
 _BINARY = {"ki": 2**10, "mi": 2**20, "gi": 2**30, "ti": 2**40, "pi": 2**50}
 
@@ -34,7 +35,12 @@ def _quantity(text: str, what: str, example: str, *, as_written: str | None = No
     m = _QUANTITY.match(text)
     if not m:
         raise InputError(f"cannot read {what} {raw!r}", hint=f"write it like {example}")
-    num = float(m.group("num"))
+    whole, _, fraction = m.group("num").partition(".")
+    whole = whole.lstrip("0")
+    if len(whole) > 25:  # past any LONG whatever the unit (and past Python's int() digit limit)
+        raise _too_large(what, raw, per)
+    if len(fraction) > 30:  # digits past the 30th only break ties: keep whether any is set
+        fraction = fraction[:30] + ("1" if fraction[30:].strip("0") else "")
     prefix = (m.group("prefix") or "").lower()
     unit = m.group("unit") or ""
     if unit == "b" and prefix and prefix not in _BINARY:
@@ -46,12 +52,22 @@ def _quantity(text: str, what: str, example: str, *, as_written: str | None = No
             f"{m.group('num')}{_canonical(prefix)}bit{per} for bits",
         )
     factor = _BINARY[prefix] if prefix in _BINARY else _DECIMAL[prefix]
-    value = num * factor
-    if unit.lower() in ("bit", "bits"):
-        value /= 8
-    if not math.isfinite(value) or value > 2**63 - 1:
-        raise InputError(f"{what} {raw!r} is too large")
-    return round(value)
+    # Exact arithmetic (no float): "9223372036854775807" is that number, not the nearest double.
+    numerator = int(whole + fraction or "0") * factor
+    denominator = 10 ** len(fraction) * (8 if unit.lower() in ("bit", "bits") else 1)
+    value, rest = divmod(numerator, denominator)
+    if 2 * rest > denominator or (2 * rest == denominator and value % 2):
+        value += 1  # to the nearest byte, halves to even (as round() does)
+    if value > MAX_BYTES:
+        raise _too_large(what, raw, per)
+    return value
+
+
+def _too_large(what: str, raw: str, per: str) -> InputError:
+    return InputError(
+        f"{what} {raw!r} is too large: at most {MAX_BYTES} bytes{per} (Long.MAX_VALUE: Kafka's configs of "
+        "rates and sizes are of type LONG)"
+    )
 
 
 def _canonical(prefix: str) -> str:

@@ -103,3 +103,31 @@ def test_bare_numbers_round_trip(n):
 def test_formatted_sizes_read_back_within_rounding(n):
     text = format_size(n).replace(" ", "")
     assert abs(parse_size(text) - n) <= max(0.051 * n, 1)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("9223372036854775807", 2**63 - 1),  # Long.MAX_VALUE, Kafka's largest rate
+        ("9007199254740993", 2**53 + 1),  # past a double's exact integers
+        ("9007199254740993B/s", 2**53 + 1),
+        ("0009007199254740993", 2**53 + 1),
+        ("73786976294838206456bit/s", 2**63 - 1),
+    ],
+)
+def test_whole_numbers_are_read_exactly_up_to_kafkas_long(text, expected):
+    assert parse_rate(text) == expected
+
+
+@pytest.mark.parametrize("text", ["9223372036854775808", "8388608TiB/s", "9" * 5000, "73786976294838206464bit/s"])
+def test_a_rate_past_long_max_value_is_refused_naming_the_maximum(text):
+    with pytest.raises(InputError) as e:
+        parse_rate(text)
+    assert "is too large: at most 9223372036854775807 bytes/s" in e.value.message
+
+
+def test_fractions_round_to_the_nearest_byte_exactly():
+    assert parse_rate("1.5") == 2 and parse_rate("2.5") == 2  # halves to even, as round() did
+    assert parse_rate("0.5000000000000000000000000000000000001k") == 500
+    assert parse_rate("1." + "0" * 5000 + "1") == 1  # no int() digit-limit error
+    assert parse_size("0.1GiB") == 107374182  # 107374182.4
