@@ -37,13 +37,16 @@ def show(cluster, output, fleet):
         render.warn(state.records_error + " (shown as not set by kadmin)")
     if output == "json":
         _warn_invalid(doc)
+        _warn_down(state)
         render.print_json(doc)
         return
     if doc["throttles"]:
         render.stdout().print(_table(doc))
     else:
-        click.echo("No replication throttles are set.")  # plain text: no need to load rich
+        where = " on the running brokers" if state.unreadable_brokers else ""
+        click.echo(f"No replication throttles are set{where}.")  # plain text: no need to load rich
     _warn_invalid(doc)
+    _warn_down(state)
     if not state.log_dirs_known:
         render.warn("log-dir moves could not be seen on every broker: their log-dir rates count as needed")
     for r in doc["records"]:  # plain text: a plan file named "[x].json" is not rich markup
@@ -76,7 +79,26 @@ def show_json(state) -> dict:
         "reassigning_partitions": len(state.ongoing),
         "log_dir_moving_brokers": sorted(state.needs.log_dir_brokers),
         "log_dir_moves_known": state.log_dirs_known,
+        "down_brokers": sorted(state.down_brokers),
+        "unreadable_brokers": sorted(state.unreadable_brokers),
     }
+
+
+def _warn_down(state) -> None:
+    """Brokers kadmin's records name that are down: their throttles could not be read (not
+    listed), or (ZooKeeper) were read from ZooKeeper."""
+    from kadmin.commands import render
+
+    for b in sorted(state.down_brokers):
+        claims = sorted({(c.name, c.value) for r in state.records.values() for c in r.rates if c.broker == b})
+        what = ", ".join(f"{name} {value}" for name, value in claims)
+        if b in state.unreadable_brokers:
+            render.warn(
+                f"broker {b} is down (not in the cluster's broker list): the throttles kadmin recorded there ({what}) "
+                "could not be read and are not listed; kadmin's records keep them until the broker is back"
+            )
+        else:
+            render.warn(f"broker {b} is down: its rates are listed as ZooKeeper holds them (kadmin recorded {what})")
 
 
 def _warn_invalid(doc: dict) -> None:

@@ -37,12 +37,20 @@ class ThrottleState:
     ongoing: Mapping[TopicPartition, PartitionReassignment]
     log_dirs_known: bool  # False: log-dir moves could not be seen, so every log-dir rate counts as needed
     records_error: str | None = None  # why kadmin's records could not be read (show goes on without them)
+    down_read: frozenset[int] = frozenset()  # brokers not alive whose configs were read (ZooKeeper holds them)
+
+    @property
+    def down_brokers(self) -> set[int]:
+        """Brokers a record names that are not alive."""
+        named = {b for r in self.records.values() for b in r.brokers}
+        return {b for b in named if b != DEFAULT_BROKER_ID and b not in self.cluster.brokers}
 
     @property
     def unreadable_brokers(self) -> set[int]:
-        """Brokers a record names that are not alive: their configs could not be read."""
-        named = {b for r in self.records.values() for b in r.brokers}
-        return {b for b in named if b != DEFAULT_BROKER_ID and b not in self.cluster.brokers}
+        """Brokers a record names that are not alive and whose configs could not be read (over
+        the AdminClient protocol a broker answers for its own configs; ZooKeeper holds them
+        whether or not the broker runs)."""
+        return self.down_brokers - self.down_read
 
     def require_records(self) -> None:
         """Changing throttles without knowing what kadmin set is not safe: refuse."""
@@ -105,6 +113,17 @@ def read_throttle_state(
         reads += [backend.list_partition_reassignments, load_records]
     configs, (moving, known), *rest = read_together(backend, *reads)  # requests in flight together
     reassigning, (records, error) = rest if seen is None else (seen[1], (seen[2], None))
+    down_read: frozenset[int] = frozenset()
+    if brokers is None and getattr(backend, "name", None) == "zookeeper":
+        # /config/brokers/<id> is in ZooKeeper whether or not the broker runs: the rates kadmin
+        # set on a broker that is down are read from there (one more read, only when one is down).
+        down = {b for r in records.values() for b in r.brokers if b != DEFAULT_BROKER_ID} - set(cluster.brokers)
+        if down:
+            configs = {
+                **configs,
+                **backend.describe_configs([broker_resource(b) for b in sorted(down)], keys=THROTTLE_CONFIGS),
+            }
+            down_read = frozenset(down)
     current = current_throttles(configs)
     ongoing = dict(reassigning)
-    return ThrottleState(cluster, current, ThrottleNeeds.of(ongoing, moving), records, ongoing, known, error)
+    return ThrottleState(cluster, current, ThrottleNeeds.of(ongoing, moving), records, ongoing, known, error, down_read)

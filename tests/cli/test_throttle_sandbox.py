@@ -396,3 +396,56 @@ def test_zookeeper_mode_shows_and_clears_a_rate_written_by_hand_that_is_not_a_nu
     finally:
         zk.stop()
         zk.close()
+
+
+def await_broker_gone(open_backend, broker_id, timeout=20.0):
+    """Until the cluster's broker list (as kadmin reads it) leaves ``broker_id`` out."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        with open_backend() as be:
+            if broker_id not in be.describe_cluster().brokers:
+                return
+        assert time.monotonic() < deadline, f"broker {broker_id} still listed after {timeout}s"
+        time.sleep(0.05)  # polling a condition with a deadline
+
+
+def test_show_names_the_down_broker_whose_recorded_throttles_it_cannot_read(sandbox_factory):  # noqa: F811
+    """Over the AdminClient protocol a broker answers for its own configs: a down broker's rates
+    cannot be read. show says so on stderr, naming the broker and what kadmin recorded there, and
+    lists it in unreadable_brokers (the rates vanished without a word)."""
+    from kadmin.schemas import load
+    import jsonschema
+
+    sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
+    assert kadmin("throttle", "set", "--rate", "5MB/s", "--brokers", "1", "-b", sb.bootstrap).exit_code == 0
+    sb.faults.broker_stop(1)
+    await_broker_gone(lambda: admin(sb), 1)
+    r = CliRunner(env={"COLUMNS": "200"}).invoke(cli, ["throttle", "show", "-o", "json", "-b", sb.bootstrap])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, load("throttle-show-result"))
+    assert doc["throttles"] == [] and doc["down_brokers"] == [1] and doc["unreadable_brokers"] == [1]
+    assert "broker 1 is down" in r.stderr and f"{LEADER_RATE} 5000000" in r.stderr
+    r = CliRunner(env={"COLUMNS": "200"}).invoke(cli, ["throttle", "show", "-b", sb.bootstrap])
+    assert "No replication throttles are set on the running brokers." in r.stdout and "broker 1 is down" in r.stderr
+
+
+@pytest.mark.zookeeper
+def test_zookeeper_mode_shows_the_rates_of_a_down_broker_from_zookeeper(sandbox_factory, zk_connect):  # noqa: F811
+    """/config/brokers/1 is in ZooKeeper whether or not broker 1 runs: show lists its rates and
+    says the broker is down."""
+    from kadmin.backends.zookeeper import ZooKeeperBackend
+
+    sb = sandbox_factory(brokers=3, log_dirs=1, zookeeper=zk_connect, manual_clock=True)
+    assert kadmin("throttle", "set", "--rate", "5MB/s", "--brokers", "1", "--zookeeper", zk_connect).exit_code == 0
+    sb.faults.broker_stop(1)
+    await_broker_gone(lambda: ZooKeeperBackend(zk_connect, timeout=10), 1)
+    r = CliRunner(env={"COLUMNS": "200"}).invoke(cli, ["throttle", "show", "-o", "json", "--zookeeper", zk_connect])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert {(t["resource"], t["config"], t["value"]) for t in doc["throttles"]} == {
+        ("1", LEADER_RATE, "5000000"), ("1", FOLLOWER_RATE, "5000000")}
+    assert doc["down_brokers"] == [1] and doc["unreadable_brokers"] == []
+    assert "broker 1 is down: its rates are listed as ZooKeeper holds them" in r.stderr
