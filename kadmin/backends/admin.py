@@ -93,6 +93,7 @@ class AdminBackend(AdminClients):
             }
         kp = self._kafka_python()
         cluster = kp._manager.cluster
+        self._refresh_metadata(kp)  # its cached brokers miss one back from a restart for minutes
         return {
             b.node_id: Broker(id=b.node_id, host=b.host, port=b.port, rack=b.rack)
             for b in sorted(cluster.brokers(), key=lambda b: b.node_id)

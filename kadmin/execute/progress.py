@@ -104,7 +104,7 @@ class ReplicaProgress:
 class Totals:
     moving_replicas: int
     moved_bytes: int
-    remaining_bytes: int
+    remaining_bytes: int | None  # None: some moving replica's bytes left are unknown
     rate: float | None
     eta: float | None
 
@@ -280,13 +280,15 @@ def _moving_dir(here: DirReplica) -> tuple:
 def _totals(rows: Iterable[ReplicaProgress]) -> Totals:
     moving = [r for r in rows if r.moving]
     moved = sum(r.moved_bytes or 0 for r in moving)
-    remaining = sum(r.remaining_bytes or 0 for r in moving)
+    # Unknown when a moving replica's bytes left are (its broker did not answer): not 0, ETA 0s.
+    known = all(r.remaining_bytes is not None for r in moving)
+    remaining = sum(r.remaining_bytes or 0 for r in moving) if known else None
     rates = [r.rate for r in moving if r.rate is not None]
     rate = sum(rates) if rates else None
     eta = None
     if remaining == 0 and moving:
         eta = 0.0
-    elif rates:
+    elif rates and known:
         eta = makespan(moving)
     return Totals(len(moving), moved, remaining, rate, eta)
 

@@ -26,6 +26,20 @@ def cluster(sandbox_factory):
     return sb
 
 
+def test_a_broker_back_from_a_restart_is_asked_again(cluster):
+    """One backend over a broker's stop and start (as `execute --wait` keeps one): once the broker
+    is back, its log directories are read again, not left out until the library's periodic
+    metadata refresh (minutes)."""
+    with backend_for(cluster, read_only=True, timeout=5.0) as b:
+        assert sorted(b.describe_log_dirs()) == [0, 1, 2, 3]
+        cluster.faults.broker_stop(0)
+        down = b.describe_log_dirs()
+        assert down.get(0) is None or down[0].error
+        cluster.faults.broker_start(0)
+        back = b.describe_log_dirs()
+        assert sorted(back) == [0, 1, 2, 3] and back[0].error is None and back[0].log_dirs
+
+
 def test_is_a_backend_and_describes_the_cluster(cluster):
     with backend_for(cluster, read_only=True) as b:
         assert isinstance(b, Backend)

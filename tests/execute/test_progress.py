@@ -143,6 +143,8 @@ def test_unreachable_broker_leaves_sizes_unknown_not_wrong():
     s = snapshot(0.0, cluster([FOO0]), ONGOING, {1: BrokerLogDirs(1, error="broker 1 unreachable")})
     new = next(r for r in s.replicas if r.broker == 3)
     assert new.status == "Behind" and new.remaining_bytes is None
+    assert (s.totals.remaining_bytes, s.totals.eta) == (None, None)  # not "0 B left, ETA 0s"
+    assert snapshot_json(s)["totals"]["remaining_bytes"] is None
 
 
 def test_the_table_names_log_dirs_as_written():
