@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from kadmin.errors import ClusterError, UnsupportedOperation
+from kadmin.errors import ClusterError, InputError, UnsupportedOperation
 from kadmin.execute.changes import REPLICA_NOT_AVAILABLE
 from kadmin.execute.params import ExecuteParams
 from kadmin.execute.plan_of_changes import ExecuteRequest
@@ -68,7 +68,7 @@ def prepare(params: ExecuteParams, now: datetime) -> Prepared:
 def refuse_existing_rollback(path: str) -> None:
     """A rollback file is never overwritten: it may be the only record of an earlier state."""
     if Path(path).exists():
-        raise UnsupportedOperation(
+        raise InputError(
             f"rollback file {path} already exists; nothing was changed", hint="choose another --rollback-file"
         )
 

@@ -270,6 +270,16 @@ def test_an_execute_that_fails_before_changing_anything_leaves_no_rollback_and_c
     assert rollback.exists()
 
 
+def test_an_existing_rollback_file_is_bad_input_and_nothing_changes(fake, tmp_path, capsys):
+    rollback = tmp_path / "rb.json"
+    rollback.write_text("earlier state")
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan_file(tmp_path, MOVE),
+                            "--rollback-file", str(rollback))
+    assert code == 2, err
+    assert f"kadmin: error: rollback file {rollback} already exists; nothing was changed" in err
+    assert fake.calls == [] and rollback.read_text() == "earlier state"
+
+
 def test_an_execute_whose_every_move_is_refused_removes_its_rollback_file(fake, tmp_path, capsys):
     fake.reassign_errors[FOO0] = "INVALID_REPLICA_ASSIGNMENT"
     plan = plan_file(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 2]}])
