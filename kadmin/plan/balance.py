@@ -270,7 +270,9 @@ def _balance_log_dirs(cluster, log_dirs, brokers, max_moves, evacuate, tolerance
     states = {b: _Broker(b, log_dirs[b], cluster, evac_by_broker.get(b, set())) for b in scope}
     for state in states.values():
         _evacuate(state)
-    forced = sum(len(s.moves) for s in states.values())
+    # Only emptying the evacuated directories is required: a future replica aimed at one may be
+    # re-aimed elsewhere or, left out, sent back to its current directory (a cancel).
+    forced = sum(1 for s in states.values() for m in s.moves if m.source in s.evacuate)
     if max_moves is not None and forced > max_moves:
         raise InputError(f"evacuating needs {forced} moves, more than --max-moves {max_moves}")
     for state in states.values():

@@ -158,6 +158,17 @@ def test_max_moves_keeps_the_most_useful_moves():
     assert balance_log_dirs(CLUSTER, DIRS, max_moves=0).moves == ()
 
 
+def test_max_moves_counts_only_the_replicas_an_evacuation_must_move():
+    """/a holds t-0 and t-1, and t-2's future copy (from /c) is headed there: emptying /a takes 2
+    moves; the future is re-aimed if the budget allows, else sent back to /c (a cancel)."""
+    c, dirs = build({1: {"/a": [("t", 0, GB), ("t", 1, GB), ("t", 2, GB // 2, "future")],
+                         "/b": [], "/c": [("t", 2, GB)]}})
+    result = balance_log_dirs(c, dirs, max_moves=2, evacuate=[(1, "/a")])
+    moves = {(m.tp.partition, m.source, m.destination) for m in result.moves}
+    assert {(0, "/a"), (1, "/a")} <= {(p, src) for p, src, _ in moves}
+    assert (2, "/c", "/c") in moves  # the future copy is cancelled: the budget went on emptying /a
+
+
 def test_max_moves_smaller_than_an_evacuation_is_refused():
     with pytest.raises(InputError, match="evacuating needs 8 moves, more than --max-moves 2"):
         balance_log_dirs(CLUSTER, DIRS, max_moves=2, evacuate=[(1, "/a")])
