@@ -162,7 +162,9 @@ def test_max_moves_counts_only_the_replicas_an_evacuation_must_move():
     """/a holds t-0 and t-1, and t-2's future copy (from /c) is headed there: emptying /a takes 2
     moves; the future is re-aimed if the budget allows, else sent back to /c (a cancel)."""
     c, dirs = build({1: {"/a": [("t", 0, GB), ("t", 1, GB), ("t", 2, GB // 2, "future")],
-                         "/b": [], "/c": [("t", 2, GB)]}})
+                         "/b": [], "/c": [("t", 2, GB), ("u", 0, 9 * GB)]}})
+    unlimited = balance_log_dirs(c, dirs, evacuate=[(1, "/a")])
+    assert ("t", 2, "/c", "/b") in {(m.topic, m.partition, m.source, m.destination) for m in unlimited.moves}
     result = balance_log_dirs(c, dirs, max_moves=2, evacuate=[(1, "/a")])
     moves = {(m.tp.partition, m.source, m.destination) for m in result.moves}
     assert {(0, "/a"), (1, "/a")} <= {(p, src) for p, src, _ in moves}
