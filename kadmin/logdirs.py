@@ -31,10 +31,19 @@ def check_brokers(requested: Iterable[int] | None, existing: Iterable[int]) -> l
 
 
 def filter_log_dirs(result: Mapping[int, BrokerLogDirs], paths: Sequence[str] | None) -> dict[int, BrokerLogDirs]:
-    """Keep only the directories whose path is in ``paths`` (all when None)."""
+    """Keep only the directories whose path is in ``paths`` (all when None). A path no broker
+    has is an error naming the ones they have (a typo would show an empty report), unless a
+    broker did not answer: it may be one of its directories."""
     if not paths:
         return dict(result)
     wanted = set(paths)
+    existing = {d.path for bl in result.values() for d in bl.log_dirs}
+    unknown = sorted(wanted - existing)
+    if unknown and not any(bl.error for bl in result.values()):
+        raise NotFoundError(
+            f"--log-dirs: no broker has the log directory {', '.join(unknown)}; "
+            f"their directories: {', '.join(sorted(existing)) or 'none'}"
+        )
     return {
         b: BrokerLogDirs(broker=b, log_dirs=tuple(d for d in bl.log_dirs if d.path in wanted), error=bl.error)
         for b, bl in result.items()

@@ -120,6 +120,14 @@ def test_log_dirs_filter_and_csv(sandbox):
     assert len(lines) == 1 + 3 and all(f",{path}," in line for line in lines[1:])
 
 
+def test_a_log_dir_no_broker_has_is_named_not_shown_as_an_empty_report(sandbox):
+    paths = sandbox.log_dir_paths(0)
+    result = run("log-dirs", "describe", "-b", sandbox.bootstrap, "--log-dirs", f"{paths[0]},/nope", "-o", "json")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.strip() == (
+        f"kadmin: error: --log-dirs: no broker has the log directory /nope; their directories: {', '.join(paths)}")
+
+
 def test_table_shows_future_replica_in_flight(sandbox_factory):
     sb = sandbox_factory(brokers=1, log_dirs=2, manual_clock=True)
     src, dst = sb.log_dir_paths(0)
