@@ -98,14 +98,18 @@ class ConnectionSettings:
         return self.properties.get("security.protocol", "PLAINTEXT").strip().upper()
 
 
-def parse_timeout(value: str | float | int, where: str = "--timeout") -> float:
-    """Seconds from "30s", "500ms", "2m", "1h" or a bare number of seconds (kadmin.units'
-    duration syntax); a timeout must be greater than zero. Errors name where the value came from."""
+def parse_timeout(value: str | float | int, where: str = "--timeout", *, bare_seconds: bool = False) -> float:
+    """Seconds from "30s", "500ms", "2m", "1h" or a number (kadmin.units' duration syntax); a
+    timeout must be greater than zero. Errors name where the value came from. A string of digits
+    without a unit is refused (Kafka's tool meant milliseconds) unless ``bare_seconds`` (a
+    profile, whose schema documents a bare number as seconds)."""
     from kadmin.errors import InputError
     from kadmin.units import parse_duration
 
     if isinstance(value, bool):
         raise UsageError(f"{where}: expected a duration such as 30s, got {value!r}")
+    if isinstance(value, str) and value.strip().isdigit() and bare_seconds:
+        value = int(value.strip())
     if isinstance(value, str) and value.strip().isdigit():
         # Kafka's kafka-reassign-partitions.sh reads `--timeout 10000` as milliseconds; reading it
         # as seconds would turn a ported script's 10 s into hours. Ask for the unit instead.
@@ -213,7 +217,7 @@ def resolve_connection(
     elif env.get(ENV_TIMEOUT):
         seconds = parse_timeout(env[ENV_TIMEOUT], ENV_TIMEOUT)
     elif profile is not None and profile.get("timeout") is not None:
-        seconds = parse_timeout(profile["timeout"], f"timeout in profile {name!r}")
+        seconds = parse_timeout(profile["timeout"], f"timeout in profile {name!r}", bare_seconds=True)
     else:
         seconds = DEFAULT_TIMEOUT
 
@@ -372,9 +376,14 @@ def validate_profiles(data: Any) -> list[str]:
     validator = jsonschema.Draft202012Validator(load("profiles"))
     problems = []
     for err in sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path)):
-        where = ".".join(str(p) for p in err.absolute_path) or "(top level)"
+        path = list(err.absolute_path)
+        where = ".".join(str(p) for p in path) or "(top level)"
         # Never echo a value: it may be a password. jsonschema's messages start with the value.
-        problems.append(f"{where}: {_schema_message(err)}")
+        problem = f"{where}: {_schema_message(err)}"
+        if len(path) == 4 and path[2] == "properties" and isinstance(err.instance, dict):
+            # TOML reads `security.protocol = "SSL"` as a table "security" holding "protocol"
+            problem += f' (quote a property name with dots: "{path[3]}.{next(iter(err.instance), "...")}" = ...)'
+        problems.append(problem)
     return problems
 
 

@@ -143,6 +143,25 @@ def test_a_profile_named_with_cluster_outranks_the_environments_target(tmp_path)
     assert (s.bootstrap_servers, s.source) == ("prod-3:9093", "flags")
 
 
+def test_a_dotted_property_name_left_unquoted_is_explained():
+    import tomllib
+
+    from kadmin.config import validate_profiles
+
+    data = tomllib.loads('[clusters.x]\nbootstrap_server = "a:1"\n[clusters.x.properties]\nsecurity.protocol = "SSL"\n')
+    assert validate_profiles(data) == [
+        "clusters.x.properties.security: must be of type ['string', 'integer', 'boolean'] "
+        '(quote a property name with dots: "security.protocol" = ...)'
+    ]
+
+
+def test_a_profile_timeout_of_bare_digits_is_seconds_as_its_schema_says(tmp_path):
+    path = write_profiles(tmp_path, '[clusters.a]\nbootstrap_server = "a:1"\ntimeout = "30"\n')
+    assert resolve_connection(cluster="a", env={}, config_path=path).timeout == 30.0
+    with pytest.raises(UsageError, match="has no unit"):  # a flag keeps asking (Kafka's tool meant ms)
+        resolve_connection(cluster="a", timeout="30", env={}, config_path=path)
+
+
 def test_the_target_is_chosen_as_a_pair(tmp_path):
     # A ZooKeeper flag overrides a bootstrap server from the environment: no usage error.
     s = resolve_connection(zookeeper="zk:2181/kafka", env={"KADMIN_BOOTSTRAP_SERVER": "env:9092"},
