@@ -45,7 +45,13 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
         store = open_record_store(backend)
         state = read_throttle_state(backend, store)
         if not dry_run:
-            state.require_records()
+            # --all removes every throttle whoever set it: a record that cannot be read changes
+            # nothing of that, and is left as it is (the others are brought in line). --plan and
+            # --stale decide by what kadmin set, so they refuse.
+            state.require_records(unless_only_some_records=all_)
+        if all_ and state.unreadable_records:
+            left = "it is" if len(state.unreadable_records) == 1 else "they are"
+            render.warn(f"{state.records_error}: left as {left} ({state.records_hint})")
         pid = plan_id(Path(plan_file).read_bytes()) if plan_file is not None else None
         cplan = plan_throttle_clear(state, plan_id=pid, stale=stale, force=force)
         if cplan is None:

@@ -34,7 +34,10 @@ def show(cluster, output, fleet):
 
     doc = show_json(state)
     if state.records_error:
-        render.warn(state.records_error + " (shown as not set by kadmin)")
+        hint = f"; {state.records_hint}" if state.records_hint else ""
+        n = len(state.unreadable_records)
+        shown = "every throttle is" if not n else "what it recorded is" if n == 1 else "what they recorded is"
+        render.warn(f"{state.records_error} ({shown} shown as not set by kadmin{hint})")
     if output == "json":
         _warn_invalid(doc)
         _warn_down(state)

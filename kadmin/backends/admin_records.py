@@ -27,6 +27,7 @@ class RecordTopic:
     def __init__(self, backend, topic: str):
         self.backend = backend  # an AdminBackend
         self.topic = topic
+        self.offsets: dict[str, int] = {}  # key -> offset of the value read_all last gave for it
 
     @property
     def timeout(self) -> float:
@@ -76,6 +77,7 @@ class RecordTopic:
             end = consumer.end_offsets([tp])[tp]
             consumer.seek_to_beginning(tp)
             values: dict[str, bytes | None] = {}
+            offsets: dict[str, int] = {}
             deadline = time.monotonic() + self.timeout
             while consumer.position(tp) < end:
                 if time.monotonic() > deadline:
@@ -83,6 +85,8 @@ class RecordTopic:
                 for batch in consumer.poll(timeout_ms=200).values():
                     for msg in batch:
                         values[msg.key.decode("utf-8")] = msg.value
+                        offsets[msg.key.decode("utf-8")] = msg.offset
+            self.offsets = offsets
             return values
         except KafkaError as e:
             raise self._error(e, what) from None
@@ -122,6 +126,7 @@ class RecordTopic:
             return rp.offset
 
         values: dict[str, bytes | None] = {}
+        offsets: dict[str, int] = {}
         # From offset 0 (a compacted topic's log starts there unless records were deleted): the
         # first answer's high watermark is the end offset a consumer's end_offsets gives.
         position, end = 0, None
@@ -178,10 +183,12 @@ class RecordTopic:
                     for at, key, value in batch.records:
                         if position <= at < end and key is not None:
                             values[key.decode("utf-8")] = value
+                            offsets[key.decode("utf-8")] = at
                 if batch.next_offset > position:
                     position, advanced = batch.next_offset, True
             if not advanced:
                 raise WireUnavailable("Fetch returned no records before the end offset")
+        self.offsets = offsets
         return values
 
     def write(self, key: str, value: bytes | None) -> None:

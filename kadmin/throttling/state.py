@@ -38,6 +38,8 @@ class ThrottleState:
     log_dirs_known: bool  # False: log-dir moves could not be seen, so every log-dir rate counts as needed
     records_error: str | None = None  # why kadmin's records could not be read (show goes on without them)
     down_read: frozenset[int] = frozenset()  # brokers not alive whose configs were read (ZooKeeper holds them)
+    unreadable_records: tuple[str, ...] = ()  # keys of records that could not be read (the others were)
+    records_hint: str | None = None  # how to remove them
 
     @property
     def down_brokers(self) -> set[int]:
@@ -52,10 +54,13 @@ class ThrottleState:
         whether or not the broker runs)."""
         return self.down_brokers - self.down_read
 
-    def require_records(self) -> None:
-        """Changing throttles without knowing what kadmin set is not safe: refuse."""
-        if self.records_error is not None:
-            raise UnsupportedOperation(f"{self.records_error}; nothing was changed")
+    def require_records(self, *, unless_only_some_records: bool = False) -> None:
+        """Changing throttles without knowing what kadmin set is not safe: refuse.
+        ``unless_only_some_records``: go on when the store was read and only some records in it
+        could not be (``throttle clear --all``, which removes every throttle whoever set it)."""
+        if self.records_error is None or (unless_only_some_records and self.unreadable_records):
+            return
+        raise UnsupportedOperation(f"{self.records_error}; nothing was changed", hint=self.records_hint)
 
 
 def log_dir_moving_brokers(backend, brokers: Collection[int]) -> tuple[set[int], bool]:
@@ -97,13 +102,17 @@ def read_throttle_state(
     wanted = known_topics if topics is None else sorted(set(topics).intersection(known_topics))
     resources += [ConfigResource(ConfigResourceType.TOPIC, t) for t in wanted]
 
-    def load_records() -> tuple[dict[str, ThrottleRecord], str | None]:
+    def load_records() -> tuple[dict[str, ThrottleRecord], tuple[str | None, tuple[str, ...], str | None]]:
+        from kadmin.throttling.stores import UnreadableRecords
+
         if store is None:
-            return {}, None
+            return {}, (None, (), None)
         try:
-            return store.load_all(), None
+            return store.load_all(), (None, (), None)
+        except UnreadableRecords as e:  # the others were read
+            return e.records, (e.message, e.keys, e.hint)
         except KadminError as e:
-            return {}, f"kadmin's throttle records could not be read: {e}"
+            return {}, (f"kadmin's throttle records could not be read: {e}", (), e.hint)
 
     reads = [
         lambda: backend.describe_configs(resources, keys=THROTTLE_CONFIGS),
@@ -112,7 +121,7 @@ def read_throttle_state(
     if seen is None:
         reads += [backend.list_partition_reassignments, load_records]
     configs, (moving, known), *rest = read_together(backend, *reads)  # requests in flight together
-    reassigning, (records, error) = rest if seen is None else (seen[1], (seen[2], None))
+    reassigning, (records, (error, bad, hint)) = rest if seen is None else (seen[1], (seen[2], (None, (), None)))
     down_read: frozenset[int] = frozenset()
     if brokers is None and getattr(backend, "name", None) == "zookeeper":
         # /config/brokers/<id> is in ZooKeeper whether or not the broker runs: the rates kadmin
@@ -126,4 +135,5 @@ def read_throttle_state(
             down_read = frozenset(down)
     current = current_throttles(configs)
     ongoing = dict(reassigning)
-    return ThrottleState(cluster, current, ThrottleNeeds.of(ongoing, moving), records, ongoing, known, error, down_read)
+    needs = ThrottleNeeds.of(ongoing, moving)
+    return ThrottleState(cluster, current, needs, records, ongoing, known, error, down_read, bad, hint)

@@ -15,8 +15,31 @@ import json
 from collections.abc import Mapping
 from typing import Protocol
 
-from kadmin.errors import ClusterError
+from kadmin.errors import ClusterError, InputError
 from kadmin.throttling.record import ThrottleRecord
+
+
+class UnreadableRecords(InputError):
+    """Some records could not be read (``keys``: their keys, each named in the message with
+    where it is); ``records`` holds the others. The hint says how to remove them."""
+
+    def __init__(self, records: dict[str, ThrottleRecord], bad: list[tuple[str, str]], hint: str):
+        self.records = records
+        self.keys = tuple(k for k, _ in bad)
+        what = "; ".join(why for _, why in bad)
+        n = len(bad)
+        super().__init__(f"{n} unreadable kadmin throttle record{'s' if n != 1 else ''}: {what}", hint=hint)
+
+
+def _why(e: InputError) -> str:
+    return e.message.removeprefix("unreadable kadmin throttle record: ")
+
+
+def _newer(bad: list[tuple[str, str]]) -> str:
+    """What to say of records a newer kadmin may have written (another record version)."""
+    if not any("unsupported record version" in why for _, why in bad):
+        return ""
+    return "; a record of another version was written by another kadmin version, which can read and remove it"
 
 
 class RecordStore(Protocol):
@@ -79,21 +102,36 @@ class ZooKeeperRecordStore:
         self.read_only = read_only
 
     def load_all(self) -> dict[str, ThrottleRecord]:
+        """Every record; UnreadableRecords (naming each znode, with the others) if one cannot be read."""
+        out, bad = self._load()
+        if bad:
+            paths = " ".join(f"{REPLICAS_REMOVAL}/{k}" for k, _ in bad)
+            hint = f"delete the znode{'s' if len(bad) > 1 else ''}, e.g. `zookeeper-shell.sh HOST:PORT[/chroot] delete {paths}`"
+            raise UnreadableRecords(out, bad, hint + _newer(bad))
+        return out
+
+    def _load(self) -> tuple[dict[str, ThrottleRecord], list[tuple[str, str]]]:
         from kazoo.exceptions import NoNodeError
 
         try:
             children = self.zk.get_children(REPLICAS_REMOVAL)
         except NoNodeError:
-            return {}
+            return {}, []
         out = {}
+        bad = []
         for child in sorted(children):
+            path = f"{REPLICAS_REMOVAL}/{child}"
             try:
-                data, _ = self.zk.get(f"{REPLICAS_REMOVAL}/{child}")
+                data, _ = self.zk.get(path)
             except NoNodeError:
                 continue
-            record = ThrottleRecord.loads(data)
+            try:
+                record = ThrottleRecord.loads(data)
+            except InputError as e:
+                bad.append((child, f"znode {path}: {_why(e)}"))
+                continue
             out[record.plan_id] = record
-        return out
+        return out, bad
 
     def put(self, record: ThrottleRecord) -> None:
         if self.read_only:
@@ -123,7 +161,7 @@ class ZooKeeperRecordStore:
         from kazoo.exceptions import BadVersionError, NoNodeError, NotEmptyError
 
         for _ in range(10):
-            records = self.load_all()
+            records, _unreadable = self._load()  # the unions of the records that can be read
             brokers = sorted({b for r in records.values() for b in r.brokers})
             topics = sorted({t for r in records.values() for t in r.topics})
             try:
@@ -195,8 +233,31 @@ class TopicRecordStore:
         return self.log.topic
 
     def load_all(self) -> dict[str, ThrottleRecord]:
+        """Every record; UnreadableRecords (naming each key and offset, with the others) if one
+        cannot be read."""
         values = self.log.read_all()
-        return {k: ThrottleRecord.loads(v) for k, v in sorted(values.items()) if v is not None}
+        offsets = getattr(self.log, "offsets", {})
+        out = {}
+        bad = []
+        for k, v in sorted(values.items()):
+            if v is None:
+                continue
+            try:
+                out[k] = ThrottleRecord.loads(v)
+            except InputError as e:
+                at = f", offset {offsets[k]}" if k in offsets else ""
+                bad.append((k, f"key {k!r} (topic {self.topic}, partition 0{at}): {_why(e)}"))
+        if bad:
+            import shlex
+
+            keys = ", ".join(repr(k) for k, _ in bad)
+            first = bad[0][0]
+            hint = (
+                f"remove {'it' if len(bad) == 1 else 'them'} with a tombstone (a null value) for {'key' if len(bad) == 1 else 'keys'} {keys} in "
+                f"{self.topic}, e.g. `echo {shlex.quote(first + ':')} | kcat -b HOST:PORT -t {self.topic} -P -K: -Z`"
+            )
+            raise UnreadableRecords(out, bad, hint + _newer(bad))
+        return out
 
     def put(self, record: ThrottleRecord) -> None:
         self._send(record.plan_id, None if record.empty else record.dumps())

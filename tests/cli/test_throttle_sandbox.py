@@ -449,3 +449,61 @@ def test_zookeeper_mode_shows_the_rates_of_a_down_broker_from_zookeeper(sandbox_
         ("1", LEADER_RATE, "5000000"), ("1", FOLLOWER_RATE, "5000000")}
     assert doc["down_brokers"] == [1] and doc["unreadable_brokers"] == []
     assert "broker 1 is down: its rates are listed as ZooKeeper holds them" in r.stderr
+
+
+def test_an_unreadable_record_is_named_by_key_and_offset_and_clear_all_goes_on(sandbox_factory):  # noqa: F811
+    """One unreadable record in __kadmin_throttle_records: set and clear --stale refuse (changing
+    throttles without knowing what kadmin set is unsafe), naming the key, its offset and the way
+    out (a tombstone); clear --all, which removes every throttle whoever set it, goes on and leaves
+    the record; once tombstoned, set works again."""
+    from kadmin.backends.admin_records import RecordTopic
+    from kadmin.throttling.stores import RECORD_TOPIC
+
+    sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
+    assert kadmin("throttle", "set", "--rate", "1MB/s", "--brokers", "0", "-b", sb.bootstrap).exit_code == 0
+    with admin(sb) as be:
+        RecordTopic(be, RECORD_TOPIC).write("badkey", b"garbage")  # offset 1, after the "manual" record
+    for args in (("set", "--rate", "2MB/s", "--brokers", "1"), ("clear", "--stale", "--yes")):
+        r = CliRunner().invoke(cli, ["throttle", *args, "-b", sb.bootstrap])
+        assert r.exit_code == 1, r.output
+        assert r.stderr.count("\n") == 1 and "unexpected" not in r.stderr
+        assert (f"key 'badkey' (topic {RECORD_TOPIC}, partition 0, offset 1): Expecting value" in r.stderr
+                and "nothing was changed" in r.stderr and "tombstone" in r.stderr and "kcat" in r.stderr)
+    assert "1" not in sb.snapshot().broker_configs or LEADER_RATE not in sb.snapshot().broker_configs["1"]
+
+    r = CliRunner().invoke(cli, ["throttle", "show", "-o", "json", "-b", sb.bootstrap])
+    assert r.exit_code == 0 and "key 'badkey'" in r.stderr
+    assert [x["plan_id"] for x in json.loads(r.stdout)["records"]] == ["manual"]  # the others are read
+
+    r = CliRunner().invoke(cli, ["throttle", "clear", "--all", "--yes", "-b", sb.bootstrap])
+    assert r.exit_code == 0, r.output
+    assert "broker 0 leader.replication.throttled.rate: 1000000 -> (deleted)" in r.stdout
+    assert "key 'badkey'" in r.stderr and "left as it is" in r.stderr
+    assert LEADER_RATE not in sb.snapshot().broker_configs.get("0", {})
+
+    with admin(sb) as be:
+        RecordTopic(be, RECORD_TOPIC).write("badkey", None)  # the way out the error names
+    r = CliRunner().invoke(cli, ["throttle", "set", "--rate", "2MB/s", "--brokers", "1", "-b", sb.bootstrap])
+    assert r.exit_code == 0, r.output
+    assert r.stderr == ""
+
+
+@pytest.mark.zookeeper
+def test_zookeeper_mode_names_the_znode_of_an_unreadable_record(sandbox_factory, zk_connect):  # noqa: F811
+    from kazoo.client import KazooClient
+
+    sandbox_factory(brokers=3, log_dirs=1, zookeeper=zk_connect, manual_clock=True)
+    zk = KazooClient(hosts=zk_connect)
+    zk.start(timeout=15)
+    try:
+        zk.create("/admin/throttled_replicas_removal/newer", b'{"version":2,"plan_id":"newer"}', makepath=True)
+        r = CliRunner().invoke(cli, ["throttle", "set", "--rate", "1MB/s", "--zookeeper", zk_connect])
+        assert r.exit_code == 1, r.output
+        assert "znode /admin/throttled_replicas_removal/newer: unsupported record version 2" in r.stderr
+        assert "delete /admin/throttled_replicas_removal/newer" in r.stderr and "another kadmin version" in r.stderr
+        r = CliRunner().invoke(cli, ["throttle", "clear", "--all", "--yes", "--zookeeper", zk_connect])
+        assert r.exit_code == 0, r.output
+        assert zk.exists("/admin/throttled_replicas_removal/newer")  # left as it is
+    finally:
+        zk.stop()
+        zk.close()
