@@ -27,6 +27,9 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
     """Remove replication throttles: those kadmin set for a plan (--plan FILE), those no
     running move needs (--stale), or all of them (--all). A throttle an ongoing reassignment or
     log-dir move still needs is kept, and named, unless --force. Prints what it removed.
+
+    \b
+    --output json prints schemas/throttle-clear-result.json, alone on stdout.
     """
     from pathlib import Path
 

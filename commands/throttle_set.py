@@ -36,6 +36,9 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
     Rates accept units: 50MB/s (decimal), 10MiB/s (binary), 400Mbit/s, or plain bytes/s.
     With --from-plan, the plan's moving partitions get Kafka's throttled-replica lists (leader:
     every current replica; follower: every new one), added to the entries already there.
+
+    \b
+    --output json prints schemas/throttle-set-result.json, alone on stdout.
     """
     import time
     from pathlib import Path

@@ -313,3 +313,36 @@ def test_set_from_plan_puts_the_log_dir_rate_only_where_a_replica_moves_between_
     rates = {r.name: c for r, c in backend.configs.items() if c and r.type == ConfigResourceType.BROKER}
     assert rates == {"2": {LOG_DIR_RATE: "1000000"}}
     assert "moves no replica" not in r.output
+
+
+def test_set_and_clear_json_follow_their_schemas(env, tmp_path):
+    """schemas/throttle-set-result.json and throttle-clear-result.json: every shape set and clear
+    print (a plan's lists and rates, a dry run, a rate given back, one kept because a move needs it,
+    a rate Kafka cannot read)."""
+    backend, _ = env
+    backend.configs[broker(3)] = {LEADER_RATE: "777", FOLLOWER_RATE: "abc"}  # by hand
+    plan = plan_file(tmp_path, ("orders", 0, [4, 2]))
+    docs = []
+    for args in (("--rate", "1MB/s", "--from-plan", str(plan), "--dry-run"),
+                 ("--rate", "1MB/s", "--from-plan", str(plan)),
+                 ("--leader-rate", "2MB/s", "--follower-rate", "3MB/s", "--brokers", "3")):
+        r = run("throttle", "set", *args, "-o", "json")
+        assert r.exit_code == 0, r.output
+        docs.append(json.loads(r.output[r.output.index("{"):]))
+        jsonschema.validate(docs[-1], load("throttle-set-result"))
+    assert docs[0]["dry_run"] and docs[0]["changes"] == docs[1]["changes"] and not docs[1]["dry_run"]
+    assert {"resource_type": "broker", "resource": "3", "config": FOLLOWER_RATE, "op": "set", "before": "abc",
+            "after": "3000000"} in docs[2]["changes"]
+    assert docs[2]["record"]["plan_id"] == docs[2]["plan_id"] == "manual"
+
+    backend.reassign_partitions([Assignment("orders", 0, (4, 2))])  # the plan's move runs
+    docs = []
+    for args in (("--plan", str(plan)), ("--stale", "--dry-run"), ("--all", "--yes")):
+        r = run("throttle", "clear", *args, "-o", "json")
+        assert r.exit_code == 0, r.output
+        docs.append(json.loads(r.output[r.output.index("{"):r.output.rindex("}") + 1]))
+        jsonschema.validate(docs[-1], load("throttle-clear-result"))
+    assert docs[0]["removed"] == [] and "broker 4 leader.replication.throttled.rate" in docs[0]["kept_needed"]
+    assert {"resource_type": "broker", "resource": "3", "config": LEADER_RATE, "op": "set", "before": "2000000",
+            "after": "777"} in docs[1]["removed"]  # given back the value set by hand
+    assert docs[2]["removed"] and docs[2]["kept_needed"]
