@@ -121,7 +121,8 @@ def balance_document(result) -> dict:
                 "replicas_after": a.replicas,
             }
         )
-    before_spread, after_spread = usage_spread(result.before), usage_spread(result.after)
+    before_spread = usage_spread(result.before)
+    after_spread = usage_spread(result.after, result.evacuated)  # emptied on purpose, not uneven
     return {
         "plan": plan_to_json(result.plan.partitions),
         "moves": [
@@ -219,7 +220,7 @@ def balance_summary(result) -> str:
 
     moves = [m for m in result.moves if m.source != m.destination]
     cancels = len(result.moves) - len(moves)
-    before, after = usage_spread(result.before), usage_spread(result.after)
+    before, after = usage_spread(result.before), usage_spread(result.after, result.evacuated)
     text = (
         f"{len(moves)} moves ({format_size(sum(m.size for m in moves))}) on {len({m.broker for m in moves})} broker(s)"
     )
@@ -235,5 +236,6 @@ def balance_summary(result) -> str:
         closed = [
             f"{u.broker}:{u.path} ({u.status.value})" for u in result.before if u.status is not LogDirStatus.ONLINE
         ]
+        closed += [f"{b}:{path} (evacuated, after)" for b, path in result.evacuated]
         text += f" (not counted: {', '.join(closed)})." if closed else "."
     return text

@@ -94,13 +94,16 @@ class BalanceResult:
     before: tuple[DirUsage, ...]
     after: tuple[DirUsage, ...]
     notes: tuple[str, ...] = ()  # what the operator should know about how the plan was made
+    evacuated: tuple[tuple[int, str], ...] = ()  # (broker, path) emptied by the plan
 
 
-def usage_spread(usage: Iterable[DirUsage]) -> dict[int, float]:
-    """Broker -> max - min used fraction over its online directories that report capacity."""
+def usage_spread(usage: Iterable[DirUsage], leave_out: Iterable[tuple[int, str]] = ()) -> dict[int, float]:
+    """Broker -> max - min used fraction over its online directories that report capacity, but
+    those in ``leave_out`` (evacuated: empty on purpose, not uneven)."""
+    skip = set(leave_out)
     by_broker: dict[int, list[float]] = {}
     for u in usage:
-        if u.status is LogDirStatus.ONLINE and u.used_fraction is not None:
+        if u.status is LogDirStatus.ONLINE and u.used_fraction is not None and (u.broker, u.path) not in skip:
             by_broker.setdefault(u.broker, []).append(u.used_fraction)
     return {b: max(f) - min(f) for b, f in sorted(by_broker.items())}
 
@@ -292,7 +295,12 @@ def _balance_log_dirs(cluster, log_dirs, brokers, max_moves, evacuate, tolerance
         after.extend(_usage_of(b, log_dirs[b], state))
     moves.sort()
     return BalanceResult(
-        _plan(cluster, moves), tuple(moves), tuple(before), tuple(after), tuple(_notes(log_dirs, states))
+        _plan(cluster, moves),
+        tuple(moves),
+        tuple(before),
+        tuple(after),
+        tuple(_notes(log_dirs, states)),
+        tuple(sorted(set(evacuate))),
     )
 
 

@@ -90,6 +90,11 @@ def test_evacuate_and_its_refusal(fake):
     r = run("-o", "json", "--evacuate", "1:/a", "--broker-list", "1")
     assert r.exit_code == 0, r.output
     assert {row["path"]: row["replicas_after"] for row in json.loads(r.stdout)["log_dirs"]} == {"/a": 0, "/b": 6, "/c": 0}
+    # The evacuated directory ends empty on purpose: not counted in the spread after (/b alone).
+    assert json.loads(r.stdout)["brokers"] == [{"broker": 1, "spread_before": 0.6, "spread_after": 0.0}]
+    r = CliRunner(env={"COLUMNS": "300"}).invoke(
+        cli, ["log-dirs", "balance", "--evacuate", "1:/a", "--broker-list", "1", "-b", "127.0.0.1:1"])
+    assert "60.0% before, 0.0% after (not counted: 1:/c (cordoned), 1:/a (evacuated, after))." in r.stdout
     r = run("--evacuate", "1:/b", "--evacuate", "1:/a", "--broker-list", "1")
     assert r.exit_code == EXIT_USAGE and "no other online, uncordoned directory" in r.stderr
     assert run("--evacuate", "1-/a").exit_code == EXIT_USAGE
