@@ -50,7 +50,7 @@ def print_plan_of_changes(xplan) -> None:
     for c in xplan.changes():
         click.echo(f"  {describe(c)}")
     if xplan.unchanged:
-        click.echo(f"  ({len(xplan.unchanged)} partition(s) already have the planned replicas: no reassignment)")
+        click.echo(f"  ({len(xplan.unchanged)} partition(s) already have, or are already moving to, the planned replicas: no reassignment)")
 
 
 def reassignment_line(r) -> str:

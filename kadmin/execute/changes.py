@@ -52,6 +52,7 @@ class Reassign:
     tp: TopicPartition
     current: tuple[int, ...]
     target: tuple[int, ...] | None
+    heading_to: tuple[int, ...] | None = None  # a running reassignment's target, which this one replaces
 
     @property
     def adding(self) -> tuple[int, ...]:
@@ -94,6 +95,15 @@ def describe(change: Change) -> str:
             extra.append(f"adding {_ids(change.adding)}")
         if change.removing:
             extra.append(f"removing {_ids(change.removing)}")
+        if change.heading_to is not None:  # said against where it was going, not the full set in flight
+            target = change.target
+            new = [b for b in target if b not in change.heading_to]
+            gone = [b for b in change.heading_to if b not in target]
+            what = "; ".join(([f"adding {_ids(new)}"] if new else []) + ([f"no longer {_ids(gone)}"] if gone else []))
+            return (
+                f"reassign {change.tp}: re-target the running move from {_ids(change.heading_to)} to "
+                f"{_ids(target)} ({what or 'order only'})"
+            )
         tail = f" ({'; '.join(extra)})" if extra else " (order only)"
         return f"reassign {change.tp}: {_ids(change.current)} -> {_ids(change.target)}{tail}"
     raise TypeError(change)

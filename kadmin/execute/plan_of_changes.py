@@ -179,7 +179,9 @@ def _moves(plan: ReassignmentPlan, cluster: ClusterState, ongoing, dirs: Replica
         if tuple(a.replicas) == heading_to:
             unchanged.append(tp)
         else:
-            reassignments.append(Reassign(tp, tuple(state.replicas), tuple(a.replicas)))
+            reassignments.append(
+                Reassign(tp, tuple(state.replicas), tuple(a.replicas), heading_to if running is not None else None)
+            )
         if a.log_dirs is None:
             continue
         for broker, path in a.log_dir_targets().items():

@@ -101,6 +101,17 @@ def test_rollback_of_a_partition_already_moving_is_its_original_replicas():
     assert written["/tmp/rb.json"].partitions[0].replicas == (2, 1)
 
 
+def test_a_re_target_is_said_against_where_the_move_was_heading():
+    """foo-0 [1,2] moving to [4,2] (Kafka lists 4,2,1), re-targeted to [4,2,1]: keeping 1 is a
+    change of the replication factor's target, not "order only" of the full set in flight."""
+    be = backend()
+    be.reassign_partitions([Assignment("foo", 0, (4, 2))])
+    xplan, _, _ = execute(be, request([{"topic": "foo", "partition": 0, "replicas": [4, 2, 1]}], additional=True,
+                                      allow_replication_factor_change=True))
+    [change] = xplan.reassignments
+    assert describe(change) == "reassign foo-0: re-target the running move from 4,2 to 4,2,1 (adding 1)"
+
+
 def test_throttles_merge_with_existing_lists_and_are_recorded_before_they_are_set():
     be = backend()
     topic = ConfigResource(ConfigResourceType.TOPIC, "foo")
