@@ -28,7 +28,7 @@ command, run again, send those steps again and carry on.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -102,9 +102,15 @@ class ThrottleControl(Protocol):
     """Sets throttles covering every step before the first batch, sets again what a batch needs
     before it is sent, removes them after the last."""
 
-    def apply(self, steps: Mapping[TopicPartition, Sequence[Step]], *, log_dirs: bool = True) -> Sequence[ConfigChange]:
+    def apply(
+        self,
+        steps: Mapping[TopicPartition, Sequence[Step]],
+        *,
+        log_dirs: bool = True,
+        alive: Collection[int] | None = None,
+    ) -> Sequence[ConfigChange]:
         """Set what ``steps`` (and, with ``log_dirs``, the plan's log-dir moves) need and is not
-        set, merged and recorded; the changes made."""
+        set, merged and recorded, rates on the ``alive`` brokers only (None: all); the changes made."""
         ...
 
     def remove(self) -> int: ...
@@ -389,7 +395,10 @@ class _Run:
         each change is said, as execute says its changes."""
         if self.throttle is None or not self.state.throttles_set:
             return
-        for c in self.throttle.apply({s.tp: (s,) for s in batch}, log_dirs=False):
+        throttle, steps = self.throttle, {s.tp: (s,) for s in batch}
+        # Safe to try again (merged; the record first): a broker restarting is waited for as reads are.
+        changes = self._read(lambda: throttle.apply(steps, log_dirs=False, alive=self.live))
+        for c in changes:
             self.reporter.note(f"batch {self.state.batches + 1} needs a throttle removed meanwhile: {describe(c)}")
 
     # --- where each partition is ----------------------------------------------------------
@@ -486,8 +495,8 @@ class _Run:
             f"{len(gone)} step(s) stopped before completing, cancelled outside this run: "
             + ", ".join(shown[:5])
             + (f" (+{len(gone) - 5} more)" if len(gone) > 5 else ""),
-            hint=f"run the same command again to send them again and carry on (state: {self.path}); "
-            "until then the throttles stay",
+            hint=f"run the same command again to send them again and carry on (state file {self.path}); "
+            "the throttles stay until then",
         )
 
     def _ongoing(self) -> Mapping[TopicPartition, PartitionReassignment]:

@@ -14,7 +14,7 @@ remove only what nobody needs).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from kadmin.backends.base import Backend
 from kadmin.model import (
@@ -67,12 +67,20 @@ class RecordedThrottles:
         self.log_dir_brokers = log_dir_rate_brokers(plan) if plan is not None and log_dir_rate is not None else set()
 
     def apply(
-        self, steps: Mapping[TopicPartition, Sequence[Step]], *, log_dirs: bool = True
+        self,
+        steps: Mapping[TopicPartition, Sequence[Step]],
+        *,
+        log_dirs: bool = True,
+        alive: Collection[int] | None = None,
     ) -> tuple[ConfigChange, ...]:
         """Set what ``steps`` need and is not set (the log-dir rate too unless not ``log_dirs``),
-        merged with what is set, and record it; the config changes made (none: all was set)."""
+        merged with what is set, and record it; the config changes made (none: all was set).
+        ``alive``: rates only on these brokers (a broker that is down cannot be read or set, and
+        what it had set stays: removal keeps the rates of a broker it cannot read)."""
         leader, follower = throttled_replicas(steps) if self.rate is not None else ({}, {})
         log_dir_brokers = self.log_dir_brokers if log_dirs else set()
+        if alive is not None:
+            log_dir_brokers = log_dir_brokers & set(alive)
         if not leader and not log_dir_brokers:
             return ()
         # Not Kafka's one-shot lists (there a destination is never a source): here a replica
@@ -83,6 +91,8 @@ class RecordedThrottles:
             kinds[LEADER].update(f"{tp.partition}:{b}" for b in leader[tp])
             kinds[FOLLOWER].update(f"{tp.partition}:{b}" for b in follower[tp])
         brokers = {b for tp in leader for b in (*leader[tp], *follower[tp])}
+        if alive is not None:
+            brokers &= set(alive)
         resources = _resources(lists, brokers | log_dir_brokers)
         current = current_throttles(self.backend.describe_configs(resources, keys=THROTTLE_CONFIGS))
         records = self.records.load_all()

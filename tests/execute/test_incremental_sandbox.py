@@ -174,3 +174,141 @@ def test_broker_restart_during_the_run(sandbox_factory, tmp_path):
         sent.setdefault(tp, []).append(replicas)
     assert sent == planned(current, target)
     assert watch.peak["partitions"] <= 3 and watch.peak["per_broker"] <= 2
+
+
+class ActWhileMoving(Watch):
+    """Calls ``act(now)`` once, when ``tp`` has been reassigning for ``after`` simulated seconds;
+    and keeps, per partition, the simulated seconds during which it was seen reassigning."""
+
+    def __init__(self, sb, tp: TopicPartition, after: float, act):
+        super().__init__(sb)
+        self.tp, self.after, self.act = tp, after, act
+        self.acted = False
+        self.moving: dict[TopicPartition, list[float]] = {}
+
+    def observe(self) -> None:
+        super().observe()
+        now = self.now()
+        snap = self.sb.snapshot()
+        for tp, p in snap.partitions.items():
+            if p.reassigning:
+                self.moving.setdefault(tp, []).append(now)
+        seen = self.moving.get(self.tp)
+        if not self.acted and seen and now - seen[0] >= self.after:
+            self.acted = True
+            self.act(now)
+        assert now < 600, "the run did not end"
+
+    def seconds_moving(self, tp: TopicPartition) -> float:
+        seen = self.moving.get(tp, [])
+        return seen[-1] - seen[0] + self.tick if seen else 0.0
+
+
+def payments(sandbox_factory, **kwargs):
+    """The operators' example: 4 brokers; payments-0 on [1,0,2] and payments-3 on [0,1,2], each
+    gaining broker 3 in place of 2, one partition at a time."""
+    sb = sandbox_factory(brokers=4, log_dirs=1, manual_clock=True, **kwargs)
+    sb.create_topic(
+        "payments", assignment={0: [1, 0, 2], 1: [2, 1, 0], 2: [0, 2, 1], 3: [0, 1, 2]}, size_bytes=8 * MiB
+    )
+    plan = ReassignmentPlan((Assignment("payments", 0, (1, 0, 3)), Assignment("payments", 3, (0, 1, 3))))
+    return sb, plan
+
+
+P0, P3 = TopicPartition("payments", 0), TopicPartition("payments", 3)
+SLOW = 2 * MiB  # 8 MiB at 2 MiB/s: 4 s a step
+
+
+def test_a_verify_during_the_run_leaves_every_later_step_throttled(sandbox_factory, tmp_path):
+    """`reassign verify` in the middle of batch 1 keeps only what the running step needs (it
+    removed the follower entry 3:3 of payments-3); batch 2 still copies at the throttled rate."""
+    from kadmin.execute.verification import run_verify
+    from kadmin.throttling.stores import MemoryRecordStore
+
+    sb, plan = payments(sandbox_factory)
+    store = MemoryRecordStore()
+    removed = []
+
+    def verify(now):
+        other = backend_for(sb)
+        try:
+            outcome = run_verify(other, plan, plan_id="payments-plan", records=store)
+        finally:
+            other.close()
+        removed.append(outcome.removal)
+
+    watch = ActWhileMoving(sb, P0, after=1.0, act=verify)
+    backend = backend_for(sb)
+    notes = []
+
+    class Notes(IncrementalReporter):
+        def note(self, message):
+            notes.append(message)
+
+    try:
+        throttle = RecordedThrottles(backend, SLOW, plan_id="payments-plan", records=store)
+        run_incremental(backend, plan, Limits(max_parallel_partitions=1), tmp_path / "s.json", Notes(), watch,
+                        throttle=throttle, poll_interval=0.5)
+    finally:
+        backend.close()
+    assert watch.acted and removed[0] is not None
+    assert "3:3" in removed[0].removed_entries["payments"]["follower.replication.throttled.replicas"]
+    snap = sb.snapshot()
+    assert snap.partitions[P0].replicas == (1, 0, 3) and snap.partitions[P3].replicas == (0, 1, 3)
+    # Both steps copied 8 MiB at 2 MiB/s (unthrottled: 100 MiB/s, well under a second).
+    assert watch.seconds_moving(P0) >= 3.5 and watch.seconds_moving(P3) >= 3.5
+    assert any("payments follower.replication.throttled.replicas=" in n and "3:3" in n for n in notes)
+    # Set again, recorded again: removed at the end with the rest.
+    assert not snap.topic_configs["payments"].get("follower.replication.throttled.replicas")
+    assert not any(c.get("follower.replication.throttled.rate") for c in snap.broker_configs.values())
+    assert store.load_all() == {}
+
+
+def test_a_step_cancelled_during_the_run_stops_it_and_the_same_run_again_finishes(sandbox_factory, tmp_path):
+    """`reassign cancel --all` while the run goes on: the run stops with an error naming the
+    partition (it does not wait for ever, nor undo the cancel); run again, it carries on."""
+    from kadmin.errors import ClusterError
+
+    sb, plan = payments(sandbox_factory, lag=True)  # brokers' Metadata catches up late, as Kafka's do
+
+    def cancel(now):
+        other = backend_for(sb)
+        try:
+            other.cancel_partition_reassignments(list(other.list_partition_reassignments()))
+        finally:
+            other.close()
+
+    watch = ActWhileMoving(sb, P0, after=1.0, act=cancel)
+    path = tmp_path / "s.json"
+    backend = backend_for(sb)
+    try:
+        throttle = RecordedThrottles(backend, SLOW, plan_id="payments-plan")
+        with pytest.raises(ClusterError) as e:
+            run_incremental(backend, plan, Limits(max_parallel_partitions=1), path, clock=watch, throttle=throttle,
+                            poll_interval=0.5, pickup_grace=5.0)
+    finally:
+        backend.close()
+    assert watch.acted
+    assert e.value.message == "1 step(s) stopped before completing, cancelled outside this run: payments-0 step 1 of 1"
+    snap = sb.snapshot()
+    assert snap.partitions[P0].replicas == (1, 0, 2) and snap.partitions[P3].replicas == (0, 1, 2)
+    assert snap.topic_configs["payments"].get("follower.replication.throttled.replicas")  # kept for the rerun
+
+    notes = []
+
+    class Notes(IncrementalReporter):
+        def note(self, message):
+            notes.append(message)
+
+    backend = backend_for(sb)
+    try:
+        throttle = RecordedThrottles(backend, SLOW, plan_id="payments-plan", records=throttle.records)
+        result = run_incremental(backend, plan, Limits(max_parallel_partitions=1), path, Notes(), watch,
+                                 throttle=throttle, poll_interval=0.5, pickup_grace=5.0)
+    finally:
+        backend.close()
+    assert result.resumed
+    snap = sb.snapshot()
+    assert snap.partitions[P0].replicas == (1, 0, 3) and snap.partitions[P3].replicas == (0, 1, 3)
+    assert not [n for n in notes if "not taken up" in n or "no longer running" in n]  # Metadata's lag is no cancel
+    assert not snap.topic_configs["payments"].get("follower.replication.throttled.replicas")
