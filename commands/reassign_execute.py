@@ -245,7 +245,9 @@ def _run(params, opener) -> None:
             click.echo(f"Nothing was moved, so the rollback file {request.rollback_path} was removed again.")
         if people:
             if xplan.unchanged:
-                click.echo(f"{len(xplan.unchanged)} partition(s) already have, or are already moving to, the planned replicas.")
+                click.echo(
+                    f"{len(xplan.unchanged)} partition(s) already have, or are already moving to, the planned replicas."
+                )
             if started and not wait:
                 click.echo(
                     "Started. Follow with `kadmin reassign verify --reassignment-json-file "
