@@ -50,7 +50,9 @@ def print_plan_of_changes(xplan) -> None:
     for c in xplan.changes():
         click.echo(f"  {describe(c)}")
     if xplan.unchanged:
-        click.echo(f"  ({len(xplan.unchanged)} partition(s) already have, or are already moving to, the planned replicas: no reassignment)")
+        click.echo(
+            f"  ({len(xplan.unchanged)} partition(s) already have, or are already moving to, the planned replicas: no reassignment)"
+        )
 
 
 def reassignment_line(r) -> str:
@@ -133,6 +135,7 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
                     {"kind": i.kind, "resource": i.resource, "config": i.config, "value": i.value}
                     for i in outcome.left_behind
                 ],
+                "stale_throttle_plans": list(outcome.stale_plans),
                 **({"preferred_election": election_json(election)} if election is not None else {}),
             },
             compact=compact,
@@ -158,6 +161,12 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
             print_election(election)
     if outcome.left_behind:
         render.warn(left_behind_message(outcome.left_behind))
+    if outcome.stale_plans:
+        render.warn(
+            f"throttles kadmin set for other plan(s) ({', '.join(outcome.stale_plans)}) are no longer needed by any "
+            "move: verify with those plans, or `kadmin throttle clear --stale`, removes them (`kadmin throttle show` "
+            "lists them)"
+        )
     if result.state is State.IN_PROGRESS:
         raise StillInProgress(
             f"still in progress: {_count(result.partitions, State.IN_PROGRESS, 'partition')} reassigning, "

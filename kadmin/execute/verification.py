@@ -37,6 +37,9 @@ class VerifyOutcome:
     kept_reason: str | None = None
     # No record for this plan and the plan complete: throttles nobody recorded and no move needs
     left_behind: tuple[ThrottleItem, ...] = ()
+    # The plan complete: other kadmin plans whose recorded throttles no move needs any more (their
+    # own verify kept them while this plan's moves ran, and will not run again by itself)
+    stale_plans: tuple[str, ...] = ()
 
 
 SETTLE_SECONDS = 2.0  # how long views that disagree are read again before a verdict
@@ -101,11 +104,14 @@ def run_verify(
     )
     # What every running move in the cluster needs, not only this plan's, is kept.
     removal = remove_plan_throttles(backend, records, plan_id, records=loaded)
-    if removal is not None or result.state is not State.COMPLETE:
+    if result.state is not State.COMPLETE:
         return VerifyOutcome(result, removal)
     try:
-        state = read_throttle_state(backend, records, topics=plan.topics, seen=(cluster, ongoing, loaded))
+        others = {pid: r for pid, r in loaded.items() if pid != plan_id}
+        state = read_throttle_state(backend, records, topics=plan.topics, seen=(cluster, ongoing, others))
     except KadminError:  # the verdict is verify's answer; what is left behind is advice
-        return VerifyOutcome(result, None)
+        return VerifyOutcome(result, removal)
     items = throttle_items(state.current, state.needs, state.records.values())
-    return VerifyOutcome(result, None, left_behind=tuple(left_behind(items, plan.topics)))
+    stale_plans = tuple(sorted({pid for i in items if i.stale for pid in i.plan_ids}))
+    behind = tuple(left_behind(items, plan.topics)) if removal is None else ()
+    return VerifyOutcome(result, removal, left_behind=behind, stale_plans=stale_plans)

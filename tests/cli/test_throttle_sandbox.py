@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import jsonschema
 import pytest
 from click.testing import CliRunner
 
@@ -21,6 +22,7 @@ from kadmin.model import (
     ConfigResource,
     ConfigResourceType,
 )
+from kadmin.schemas import load
 from kadmin.throttling.record import plan_id
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
 
@@ -279,6 +281,40 @@ def test_verify_of_the_last_plan_removes_the_rates_two_plans_shared(sandbox_fact
             if name in (LEADER_RATE, FOLLOWER_RATE)}
     assert left == set()
     assert records_of(sb)["records"] == []
+
+
+def test_the_last_verify_names_another_plans_throttles_no_move_needs_any_more(sandbox_factory, tmp_path):  # noqa: F811
+    """B (--additional, another rate) finishes first: its verify keeps the rates A's move still
+    runs under. A's verify, once nothing moves, removes A's own and names B's as stale: they
+    would otherwise stay set, unseen (nobody verifies B again)."""
+    sb = sandbox_factory(brokers=4, log_dirs=1, manual_clock=True)
+    sb.create_topic("small", assignment={0: [0, 1]}, size_bytes=MiB)
+    sb.create_topic("big", assignment={0: [0, 1]}, size_bytes=20 * MiB)
+    a = write_plan(tmp_path, "a.json", [{"topic": "big", "partition": 0, "replicas": [2, 1]}])
+    b = write_plan(tmp_path, "b.json", [{"topic": "small", "partition": 0, "replicas": [2, 1]}])
+    for plan, rate, extra in ((a, "1MB/s", ()), (b, "2MB/s", ("--additional",))):
+        r = kadmin("reassign", "execute", "--reassignment-json-file", plan, "--throttle", rate, *extra,
+                   "--rollback-file", str(tmp_path / (plan.rsplit("/", 1)[-1] + ".rb")), "-b", sb.bootstrap)
+        assert r.exit_code == 0, r.output
+
+    def verify(plan):
+        return kadmin("reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap, "-o", "json")
+
+    for topic in ("small", "big"):
+        for _ in range(200):
+            if not sb.snapshot().partition(topic, 0).reassigning:
+                break
+            sb.clock.advance(1)
+        if topic == "small":
+            r = verify(b)
+            assert r.exit_code == 0 and json.loads(r.stdout)["throttles_kept"] is True
+    r = verify(a)
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, load("reassign-verify-result"))
+    b_id = next(rec["plan_id"] for rec in records_of(sb)["records"] if rec["plan_file"].endswith("b.json"))
+    assert doc["stale_throttle_plans"] == [b_id]
+    assert f"throttles kadmin set for other plan(s) ({b_id}) are no longer needed by any move" in r.stderr
 
 
 def test_a_cluster_without_produce_and_fetch_is_refused_before_any_change(sandbox_factory, monkeypatch):  # noqa: F811
