@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from kadmin.model import (
     FOLLOWER_RATE,
@@ -206,7 +206,8 @@ class CurrentThrottles(Throttle):
         rates: dict[int, dict[str, int | str]] = {b: dict(by_name) for b, by_name in self.broker_rates.items()}
         for b, by_name in self.invalid_rates.items():
             rates.setdefault(b, {}).update(by_name)
-        return Throttle(broker_rates=rates, topic_replicas=self.topic_replicas)
+        # Only printed (a change's "before"): the raw texts stand where numbers stand elsewhere.
+        return Throttle(broker_rates=cast(Mapping[int, Mapping[str, int]], rates), topic_replicas=self.topic_replicas)
 
 
 def invalid_rates(current: Throttle) -> Mapping[int, Mapping[str, str]]:
