@@ -294,6 +294,9 @@ def check_ssl_files(settings: ConnectionSettings) -> None:
     """Load the trust store and client key the properties name, once, before any connection: a
     missing or broken file is said at once (the client libraries would retry until the timeout
     and then blame the network)."""
+    stores = ("ssl.truststore.location", "ssl.truststore.certificates", "ssl.keystore.location", "ssl.keystore.key")
+    if not any(settings.properties.get(k) for k in stores):
+        return
     sec = security_config(settings.properties)
-    if sec.uses_ssl and (sec.ca_file or sec.ca_pem or sec.cert_file or sec.cert_pem):
+    if sec.uses_ssl:
         _ssl_context(sec)
