@@ -28,7 +28,8 @@ class IncrementalLines(IncrementalReporter):
     def planned(self, state, resumed) -> None:
         verb = "Resuming" if resumed else "Planned"
         self._echo(
-            f"{verb}: {state.steps_total} step(s) over {len(state.partitions)} partition(s); "
+            f"{verb}: {state.steps_total} step(s) over {sum(1 for p in state.partitions.values() if p.steps)} "
+            "partition(s); "
             f"{state.steps_completed} done."
         )
 

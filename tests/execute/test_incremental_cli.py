@@ -99,6 +99,7 @@ def test_incremental_runs_to_the_end_and_cleans_up(sb, tmp_path, capsys, records
     doc = json.loads(out)
     jsonschema.validate(doc, load("reassign-execute-incremental-result"))
     assert doc["already_done"] is True and doc["steps_run"] == 0 and doc["batches"] == 0
+    assert doc["rollback_file"] is None
     assert not (tmp_path / "rb2.json").exists()
     assert state_file.load(state).finished
     assert not sb.mutating_requests()
@@ -135,6 +136,30 @@ def _interrupt_after_first_batch(save):
         if "batches" in changes:
             raise KeyboardInterrupt
     return wrapped
+
+
+def test_incremental_json_names_the_rollback_file_it_wrote(sb, tmp_path, capsys, records):
+    """A script gets the undo file's path from the document (the default name carries a time)."""
+    plan = write_plan(tmp_path, PLAN[:1])
+    code, out, err = kadmin(
+        capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental",
+        "--bootstrap-server", sb.bootstrap, "--state-file", str(tmp_path / "state.json"), "--output", "json",
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("reassign-execute-incremental-result"))
+    [written] = tmp_path.glob("plan.rollback-*.json")
+    assert doc["rollback_file"] == str(written) and doc["resumed"] is False
+
+
+def test_the_run_counts_the_partitions_that_have_steps_as_the_preview_does(capsys):
+    from types import SimpleNamespace
+
+    from kadmin.commands.render_incremental import IncrementalLines
+
+    parts = {i: SimpleNamespace(steps=("s",) * n) for i, n in enumerate((2, 0, 1))}  # one already in place
+    IncrementalLines(True).planned(SimpleNamespace(steps_total=3, steps_completed=0, partitions=parts), False)
+    assert capsys.readouterr().err == "Planned: 3 step(s) over 2 partition(s); 0 done.\n"
 
 
 def test_incremental_dry_run_previews_batches_and_changes_nothing(sb, tmp_path, capsys):
