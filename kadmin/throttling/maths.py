@@ -245,17 +245,16 @@ def _with_invalid_deleted(removal: Removal, current: Throttle) -> Removal:
 
 
 # --- stale throttles and records -------------------------------------------------------------
-def stale_throttles(current: Throttle, needs: ThrottleNeeds, records: Iterable[ThrottleRecord] = ()) -> Removal:
+def stale_throttles(current: Throttle, needs: ThrottleNeeds) -> Removal:
     """Changes removing every throttle no running move needs (``throttle clear --stale``):
-    rates no move uses and list entries of partitions not moving, whoever set them. Rates
-    kadmin set are restored to what a person had set before; others are deleted."""
-    claims = {(c.broker, c.name, c.value): c for r in records for c in r.rates}
+    rates no move uses and list entries of partitions not moving, whoever set them. A rate
+    kadmin set over a person's is deleted too, not given back the person's value: that value
+    would be stale as well (no move needs it), and a second run would delete it: one run leaves
+    what two would."""
     everything = ThrottleRecord(
         plan_id="stale",
         rates=tuple(
-            claims.get((b, name, v), RateClaim(b, name, v))
-            for b, by_name in current.broker_rates.items()
-            for name, v in by_name.items()
+            RateClaim(b, name, v) for b, by_name in current.broker_rates.items() for name, v in by_name.items()
         ),
         replicas={t: dict(kinds) for t, kinds in current.topic_replicas.items()},
     )

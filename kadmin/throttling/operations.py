@@ -217,7 +217,7 @@ def plan_throttle_clear(
         others = prune_records([r for p, r in records.items() if p != plan_id], removal)
         return ClearPlan(removal, (removal.kept, *others), _kept_of_record(removal.kept))
     if stale:
-        removal = stale_throttles(state.current, state.needs, records.values())
+        removal = stale_throttles(state.current, state.needs)
     else:
         removal = clear_changes(state.current, state.needs, force=force)
     updated = reconcile_records(prune_records(records.values(), removal), state.current, unreadable=unreadable)

@@ -243,6 +243,21 @@ def test_clear_all_after_someone_deleted_a_rate_leaves_no_record_behind(sandbox_
     assert doc["throttles"] == [] and doc["records"] == []
 
 
+def test_clear_stale_is_done_in_one_run_when_kadmin_had_set_a_rate_over_a_persons(sandbox_factory):  # noqa: F811
+    """A person's 7000, then kadmin's 1 MB/s over it, no move: --stale deletes the rate (the
+    person's value given back would be stale too, and a second run would delete it)."""
+    sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
+    sb.create_topic("orders", assignment={0: [0, 1]}, size_bytes=MiB)
+    with admin(sb) as be:
+        be.incremental_alter_configs([ConfigChange(broker(1), FOLLOWER_RATE, AlterOp.SET, "7000")])
+    assert kadmin("throttle", "set", "--rate", "1MB/s", "--brokers", "1", "-b", sb.bootstrap).exit_code == 0
+    for _ in range(2):
+        r = kadmin("throttle", "clear", "--stale", "--yes", "-b", sb.bootstrap)
+        assert r.exit_code == 0, r.output
+        assert FOLLOWER_RATE not in sb.snapshot().broker_configs.get("1", {})
+    assert records_of(sb)["records"] == []
+
+
 def test_verify_of_the_last_plan_removes_the_rates_two_plans_shared(sandbox_factory, tmp_path):  # noqa: F811
     """A and B (B with --additional) both throttled; A verified while B still moves keeps the
     rates B uses; B verified once it finished removes kadmin's rates: nothing moves any more."""
