@@ -9,15 +9,55 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kadmin.errors import KadminError, UsageError
 from kadmin.fleet.report import Report
+from kadmin.fleet.tables import REPORTS
 
 FORMAT_VERSION = 1
 CHART = "dir-usage.png"
 CHART_CLUSTERS = 8  # the most skewed clusters get a panel each
+DOCUMENT = "fleet-report.json"
+
+
+def report_files(kind: str) -> list[str]:
+    """The names a ``kind`` run may write in ``--report-dir`` (the chart only when there is
+    usage to draw)."""
+    names = [f"{spec.name}{ext}" for spec in REPORTS[kind] for ext in (".parquet", ".json")]
+    return names + [DOCUMENT] + ([CHART] if kind == "log-dirs" else [])
+
+
+def check_report_dir(directory: str | Path, kind: str) -> None:
+    """UsageError unless the run can write its reports in ``directory``: checked before any work
+    (a Spark job is not run to find out). The directory need not exist yet: its nearest existing
+    parent must then be a directory this process can create it in."""
+    d = Path(directory)
+    if d.exists() or d.is_symlink():
+        if not d.is_dir():
+            raise UsageError(f"--report-dir {directory}: not a directory (nothing was done)")
+        if not os.access(d, os.W_OK | os.X_OK):
+            raise UsageError(f"--report-dir {directory}: cannot write there: permission denied (nothing was done)")
+        for name in report_files(kind):
+            target = d / name
+            if (target.exists() or target.is_symlink()) and not target.is_file():
+                raise UsageError(
+                    f"--report-dir {directory}: {name} is in the way: it is not a file, and the report is written "
+                    "under that name (nothing was done)"
+                )
+        return
+    parent = d.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise UsageError(f"--report-dir {directory}: {parent} is not a directory (nothing was done)")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(
+            f"--report-dir {directory}: cannot create it in {parent}: permission denied (nothing was done)"
+        )
 
 
 def document(kind: str, engine: str, reports: Sequence[Report]) -> dict[str, Any]:
@@ -68,8 +108,16 @@ def write_parquet(report: Report, path: Path) -> None:
 
 
 def write_reports(directory: str | Path, kind: str, engine: str, reports: Sequence[Report]) -> list[Path]:
-    """Write every file; returns the paths written."""
-    d = Path(directory)
+    """Write every file; returns the paths written. KadminError (one line) when the directory
+    cannot take them after all (a disk full, a permission changed since ``check_report_dir``)."""
+    try:
+        return _write_reports(Path(directory), kind, engine, reports)
+    except OSError as e:
+        where = f" {e.filename}" if e.filename else ""
+        raise KadminError(f"--report-dir {directory}: cannot write{where}: {e.strerror or e}") from None
+
+
+def _write_reports(d: Path, kind: str, engine: str, reports: Sequence[Report]) -> list[Path]:
     d.mkdir(parents=True, exist_ok=True)
     written = []
     doc = document(kind, engine, reports)
@@ -77,8 +125,8 @@ def write_reports(directory: str | Path, kind: str, engine: str, reports: Sequen
         write_parquet(r, d / f"{r.name}.parquet")
         (d / f"{r.name}.json").write_text(json.dumps(part["rows"], indent=1) + "\n", "utf-8")
         written += [d / f"{r.name}.parquet", d / f"{r.name}.json"]
-    (d / "fleet-report.json").write_text(json.dumps(doc, indent=1) + "\n", "utf-8")
-    written.append(d / "fleet-report.json")
+    (d / DOCUMENT).write_text(json.dumps(doc, indent=1) + "\n", "utf-8")
+    written.append(d / DOCUMENT)
     by_name = {r.name: r for r in reports}
     if (
         "dir_usage" in by_name

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -16,6 +17,27 @@ from kadmin.fleet.tables import KINDS
 
 if TYPE_CHECKING:
     from kadmin.fleet.files import ResultFile
+
+MASTER_FORMS = "local, local[N], local[*] or spark://HOST:PORT"
+_LOCAL_MASTER = re.compile(r"local(\[(\*|[1-9][0-9]*)\])?")
+_HOST_PORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):([0-9]{1,5})")
+
+
+def master_addresses(master: str) -> list[tuple[str, int]] | None:
+    """The (host, port) pairs of a ``spark://`` master URL (several for standby masters:
+    ``spark://a:7077,b:7077``); [] for a local master; None when the URL is none of the forms
+    kadmin accepts (``MASTER_FORMS``)."""
+    if _LOCAL_MASTER.fullmatch(master):
+        return []
+    if not master.startswith("spark://"):
+        return None
+    out = []
+    for part in master[len("spark://") :].split(","):
+        m = _HOST_PORT.fullmatch(part)
+        if m is None or not 0 < int(m.group(2)) < 65536:
+            return None
+        out.append((m.group(1).strip("[]"), int(m.group(2))))
+    return out
 
 
 @dataclass(frozen=True)
@@ -47,6 +69,10 @@ class FleetRequest:
             )
         if self.spark_master and not self.spark:
             raise UsageError("--spark-master needs --spark")
+        if self.spark_master is not None and master_addresses(self.spark_master) is None:
+            raise UsageError(
+                f"--spark-master {self.spark_master!r}: not a Spark master kadmin can use: give {MASTER_FORMS}"
+            )
         if self.top < 1:
             raise UsageError(f"--top must be at least 1, got {self.top}")
 
@@ -54,6 +80,10 @@ class FleetRequest:
 def build_reports(request: FleetRequest, opener: Any = None) -> list[Report]:
     """Load or collect the rows and compute the reports with the requested engine."""
     request.validate()
+    if request.report_dir is not None:
+        from kadmin.fleet.output import check_report_dir
+
+        check_report_dir(request.report_dir, request.kind)  # before any work: a run must be able to write
     entries: list[dict[str, Any]] | None = None
     files: list[ResultFile] = []
     if request.fleet:

@@ -26,6 +26,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from kadmin.errors import KadminError
 from kadmin.fleet import local
 from kadmin.fleet import tables as t
 from kadmin.fleet.report import Report
@@ -69,6 +70,7 @@ def require_pyspark() -> None:
 def spark_session(master: str = DEFAULT_MASTER, conf: Mapping[str, str] | None = None) -> Iterator[Any]:
     """A SparkSession bound to loopback; stopped afterwards unless it already existed."""
     require_pyspark()
+    probe_master(master)  # before anything else: an active session is not stopped for a dead master
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
@@ -83,12 +85,73 @@ def spark_session(master: str = DEFAULT_MASTER, conf: Mapping[str, str] | None =
     for key, value in {**DEFAULT_CONF, **(conf or {})}.items():
         builder = builder.config(key, value)
     builder = builder.config("spark.pyspark.python", sys.executable)
-    spark = builder.getOrCreate()
+    try:
+        spark = builder.getOrCreate()
+    except Exception as e:  # the JVM would not start, or refused the settings: not a bug in kadmin
+        if master.startswith("spark://") and "stopped SparkContext" in str(e):
+            raise KadminError(_UNRESPONSIVE.format(master=master)) from None
+        raise KadminError(f"Spark could not start (--spark-master {master}): {spark_error_line(e)}") from None
     spark.sparkContext.setLogLevel("ERROR")
     try:
         yield spark
+    except Exception:
+        if master.startswith("spark://") and _stopped(spark):
+            raise KadminError(_UNRESPONSIVE.format(master=master)) from None
+        raise
     finally:
         spark.stop()
+
+
+# Spark gives up on a master that never accepts the application (3 tries of 20 s, not
+# configurable), stops the context, and says "Cannot call methods on a stopped SparkContext".
+_UNRESPONSIVE = (
+    "--spark-master {master}: the Spark master could not be reached (it accepts connections but did not "
+    "take the application: is it a Spark master, and running?)"
+)
+
+
+MASTER_PROBE_SECONDS = 5.0
+
+
+def probe_master(master: str, timeout: float = MASTER_PROBE_SECONDS) -> None:
+    """KadminError (exit 1) at once when no address of a ``spark://`` master accepts a TCP
+    connection: Spark itself would retry for about a minute before giving up."""
+    import socket
+
+    from kadmin.fleet.run import master_addresses
+
+    addresses = master_addresses(master) or []
+    failures = []
+    for host, port in addresses:
+        try:
+            with socket.create_connection((host, port), timeout=timeout):
+                return
+        except OSError as e:
+            why = "timed out" if isinstance(e, TimeoutError) else e.strerror or str(e)
+            failures.append(f"{host}:{port}: {why}")
+    if failures:
+        raise KadminError(f"--spark-master {master}: the Spark master could not be reached ({'; '.join(failures)})")
+
+
+def spark_error_line(error: BaseException) -> str:
+    """The one line that says why, from a Py4J or PySpark error (whose text holds a Java stack
+    trace): the first ``...Exception: message`` line (the Java exception), else the first line."""
+    import re
+
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    causes = [
+        m.group(1) for line in lines if (m := re.match(r"^:?\s*(?:[\w$]+\.)+[\w$]*(?:Exception|Error): (.+)$", line))
+    ]
+    if causes:
+        return causes[0]
+    return lines[0] if lines else type(error).__name__
+
+
+def _stopped(spark) -> bool:
+    try:
+        return bool(spark.sparkContext._jsc is None or spark.sparkContext._jsc.sc().isStopped())
+    except Exception:  # the JVM is gone: stopped too
+        return True
 
 
 # ---- schemas -------------------------------------------------------------------------------

@@ -68,3 +68,23 @@ def test_the_same_numbers_on_spark(saved_fleet):
     assert spark["engine"] != plain["engine"]
     for name in ("cluster_usage", "broker_usage", "dir_usage"):
         assert _report(spark, name)["rows"] == _report(plain, name)["rows"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--spark", "--spark-master", "local[0]"),
+        ("--report-dir", "{tmp}/afile/out"),
+        ("--report-dir", "{tmp}/taken"),
+    ],
+)
+def test_unusable_fleet_settings_are_usage_errors_not_bugs(tmp_path, args):
+    """Exit 2 with one line naming the flag; never "unexpected ... (a bug in kadmin)"."""
+    from tests.fleet import fixtures as fx
+
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "taken" / "cluster_usage.json").mkdir(parents=True)
+    src = fx.log_dirs_fleet(tmp_path / "in")
+    result = run("log-dirs", "describe", "--from", str(src), *(a.format(tmp=tmp_path) for a in args))
+    assert result.exit_code == 2, result.output
+    assert "unexpected" not in result.stderr and result.stderr.count("\n") == 1, result.stderr

@@ -115,3 +115,102 @@ def test_table_shows_cluster_names_and_paths_as_written(tmp_path):
     result = CliRunner(env={"COLUMNS": "250"}).invoke(describe, ["--from", str(src)])
     assert result.exit_code == 0, result.output
     assert "[bold]eu" in result.stdout and "/data/[red]x" in result.stdout
+
+
+def _no_engine(monkeypatch):
+    """Any attempt to compute fails the test: the checks must come first."""
+    import kadmin.fleet.local
+    import kadmin.fleet.spark
+
+    def refuse(*a, **kw):
+        raise AssertionError("computed before the report directory was checked")
+
+    monkeypatch.setattr(kadmin.fleet.spark, "spark_session", refuse)
+    monkeypatch.setattr(kadmin.fleet.local, "reports", refuse)
+
+
+@pytest.mark.parametrize("engine", [(), ("--spark",)])
+def test_report_dir_under_a_file_is_refused_before_any_work(tmp_path, monkeypatch, engine):
+    _no_engine(monkeypatch)
+    (tmp_path / "afile").write_text("x")
+    result = invoke(
+        *engine, "--from", str(fx.log_dirs_fleet(tmp_path / "in")), "--report-dir", str(tmp_path / "afile" / "out")
+    )
+    assert isinstance(result.exception, UsageError), result.exception
+    assert "afile is not a directory" in str(result.exception)
+
+
+@pytest.mark.parametrize("engine", [(), ("--spark",)])
+def test_report_file_name_taken_by_a_directory_is_refused_before_any_work(tmp_path, monkeypatch, engine):
+    _no_engine(monkeypatch)
+    out = tmp_path / "out"
+    (out / "cluster_usage.json").mkdir(parents=True)
+    result = invoke(*engine, "--from", str(fx.log_dirs_fleet(tmp_path / "in")), "--report-dir", str(out))
+    assert isinstance(result.exception, UsageError), result.exception
+    assert "cluster_usage.json is in the way" in str(result.exception)
+
+
+def test_report_dir_that_cannot_be_written_at_the_end_is_one_line(tmp_path, monkeypatch):
+    """A failure while writing (a disk full, a permission changed meanwhile) is an error (exit 1)
+    naming the directory, not an unexpected OSError."""
+    from kadmin.errors import KadminError
+    from kadmin.fleet import output
+
+    def full(*a, **kw):
+        raise OSError(28, "No space left on device", str(tmp_path / "out" / "x.parquet"))
+
+    monkeypatch.setattr(output, "write_parquet", full)
+    result = invoke("--from", str(fx.log_dirs_fleet(tmp_path / "in")), "--report-dir", str(tmp_path / "out"))
+    assert isinstance(result.exception, KadminError) and result.exception.exit_code == 1
+    assert "No space left on device" in str(result.exception) and "x.parquet" in str(result.exception)
+
+
+@pytest.mark.parametrize("master", ["foo", "local[0]", "local[abc]", "yarn", "spark://host", "spark://h:0", "local[*"])
+def test_a_spark_master_kadmin_cannot_use_is_a_usage_error(tmp_path, monkeypatch, master):
+    _no_engine(monkeypatch)
+    result = invoke("--spark", "--spark-master", master, "--from", str(fx.log_dirs_fleet(tmp_path)))
+    assert isinstance(result.exception, UsageError), result.exception
+    assert "local, local[N], local[*] or spark://HOST:PORT" in str(result.exception)
+
+
+@pytest.mark.parametrize(
+    "master", ["local", "local[2]", "local[*]", "spark://10.0.0.5:7077", "spark://a:7077,b:7077", "spark://[::1]:7077"]
+)
+def test_the_spark_master_forms_kadmin_accepts(master):
+    from kadmin.fleet.run import FleetRequest
+
+    FleetRequest("log-dirs", spark=True, from_dir="x", spark_master=master).validate()
+
+
+def test_a_spark_master_that_does_not_listen_fails_at_once(tmp_path):
+    """No minute of Spark's retries: the master's port is tried first (exit 1, one line)."""
+    import socket
+    import time
+
+    from kadmin.errors import KadminError
+
+    pytest.importorskip("pyspark")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing listens there
+    started = time.monotonic()
+    result = invoke(
+        "--spark", "--spark-master", f"spark://127.0.0.1:{port}", "--from", str(fx.log_dirs_fleet(tmp_path))
+    )
+    assert isinstance(result.exception, KadminError) and result.exception.exit_code == 1, result.exception
+    assert f"spark://127.0.0.1:{port}: the Spark master could not be reached" in str(result.exception)
+    assert time.monotonic() - started < 10
+
+
+def test_a_java_error_is_told_in_one_line():
+    from kadmin.fleet.spark import spark_error_line
+
+    text = (
+        "An error occurred while calling None.org.apache.spark.api.java.JavaSparkContext.\n"
+        ": org.apache.spark.SparkException: Asked to run locally with 0 threads\n"
+        "\tat org.apache.spark.SparkContext$.createTaskScheduler(SparkContext.scala:3333)\n"
+    )
+    assert spark_error_line(RuntimeError(text)) == "Asked to run locally with 0 threads"
+    assert spark_error_line(RuntimeError("[JAVA_GATEWAY_EXITED] Java gateway process exited.")) == (
+        "[JAVA_GATEWAY_EXITED] Java gateway process exited."
+    )
