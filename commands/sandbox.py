@@ -7,6 +7,7 @@ action runs, so ``kadmin --help`` stays light.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import click
@@ -18,6 +19,17 @@ STATE_DIR_OPTION = click.option(
     help="Where a running sandbox keeps its control socket and state "
     "(default: $XDG_STATE_HOME/kadmin/sandbox or ~/.local/state/kadmin/sandbox).",
 )
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A FloatRange that refuses inf and nan (click lets them through: nan compares false with
+    every bound, and inf passes a lower one)."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
 
 
 def _state_dir(state_dir: Path | None) -> Path:
@@ -62,7 +74,7 @@ def sandbox() -> None:
 )
 @click.option(
     "--speed",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=1.0,
     show_default=True,
     help="Simulated seconds per real second (100 makes a 20 GB move take seconds).",

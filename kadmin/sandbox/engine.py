@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from kadmin.sandbox.security import ListenerSecurity
     from kadmin.sandbox.zookeeper import ZooKeeperMode
 
-TICK = 0.05  # real seconds between simulation steps
+TICK = 0.05  # real seconds between simulation steps; also the most one step may take
 log = logging.getLogger("kadmin.sandbox")
 
 
@@ -123,7 +123,7 @@ class Engine:
             await asyncio.sleep(TICK)
             now = time.monotonic()
             try:
-                replication.step(self.cluster, (now - last) * self.speed)
+                replication.step(self.cluster, (now - last) * self.speed, budget=TICK)
             except Exception:  # a bug: keep serving, say so once per tick
                 log.exception("simulation step failed")
             last = now

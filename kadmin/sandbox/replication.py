@@ -12,6 +12,8 @@ max-min fair, which is what token-bucket quotas converge to.
 
 from __future__ import annotations
 
+import time
+
 from kadmin.model import FOLLOWER_RATE, FOLLOWER_REPLICAS, LEADER_RATE, LEADER_REPLICAS, LOG_DIR_RATE
 from kadmin.sandbox import configs, controller
 from kadmin.sandbox.cluster import Cluster, ReplicaLog
@@ -19,11 +21,18 @@ from kadmin.sandbox.cluster import Cluster, ReplicaLog
 MAX_SUBSTEP = 0.25  # simulated seconds; bounds the error when a copy finishes mid-step
 
 
-def step(cluster: Cluster, seconds: float) -> None:
+def step(cluster: Cluster, seconds: float, budget: float | None = None) -> None:
+    """Advance by ``seconds``. With ``budget`` (real seconds), stop once that much time went on
+    it, after at least one substep, and drop the rest: a speed the CPU cannot keep up with then
+    slows the simulation down instead of starving the event loop (a longer tick would owe more
+    simulated time, and the next one longer still)."""
+    deadline = None if budget is None else time.monotonic() + budget
     while seconds > 1e-9:
         dt = min(seconds, MAX_SUBSTEP)
         _substep(cluster, dt)
         seconds -= dt
+        if deadline is not None and time.monotonic() >= deadline:
+            return
 
 
 def _substep(cluster: Cluster, dt: float) -> None:

@@ -3,6 +3,7 @@ marshals every call onto the engine's loop thread."""
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import time
@@ -34,6 +35,8 @@ class Clock:
     def advance(self, seconds: float) -> None:
         if not self._sb.manual_clock:
             raise UsageError("clock.advance needs a sandbox started with manual_clock=True")
+        if not math.isfinite(seconds):
+            raise UsageError(f"cannot advance the clock by {seconds!r} seconds")
         if seconds < 0:
             raise UsageError("time only moves forward")
         # In ZooKeeper mode the controller reacts to watches on its own threads: what happened
@@ -84,8 +87,8 @@ class Sandbox:
             raise UsageError("each broker needs at least one log directory")
         if racks < 0 or racks > brokers:
             raise UsageError(f"--racks must be between 0 and the number of brokers ({brokers})")
-        if speed <= 0:
-            raise UsageError("--speed must be positive")
+        if not (math.isfinite(speed) and speed > 0):
+            raise UsageError(f"--speed must be a positive finite number (not {speed!r})")
         if base_port and not (base_port >= 1 and base_port + brokers - 1 <= 65535):
             raise UsageError(f"ports {base_port}..{base_port + brokers - 1} are not valid TCP ports")
         self.version = kafka_version_of(kafka_version, zookeeper=bool(zookeeper))
