@@ -1,21 +1,65 @@
 """The control socket: how ``kadmin sandbox status|stop|fault`` reach a running sandbox.
 
-A Unix socket in the state directory, served on the sandbox's event loop. One JSON line in
-(``{"op": ..., "args": {...}}``), one JSON line out (``{"ok": true, "result": ...}`` or
-``{"ok": false, "error": "...", "kind": "NotFoundError"}``).
+A Unix socket served on the sandbox's event loop: ``control.sock`` in the state directory, or,
+when that path is too long for a Unix socket address, ``control.sock`` in a private temporary
+directory (``/tmp/kadmin-sandbox-XXXXXXXX``, mode 0700) whose path ``sandbox.json`` records as
+``control_socket``. One JSON line in (``{"op": ..., "args": {...}}``), one JSON line out
+(``{"ok": true, "result": ...}`` or ``{"ok": false, "error": "...", "kind": "NotFoundError"}``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
+import tempfile
 from pathlib import Path
 
 from kadmin import errors
 
 SOCKET_NAME = "control.sock"
+STATE_FILE = "sandbox.json"
+PRIVATE_PREFIX = "kadmin-sandbox-"
+# A Unix socket's path must fit sockaddr_un.sun_path with its NUL: 108 bytes on Linux, 104 on
+# macOS and the BSDs. Longer paths go to a private temporary directory.
+SOCKET_PATH_MAX = 100
+
+
+def fits(path: Path) -> bool:
+    return len(os.fsencode(str(path))) <= SOCKET_PATH_MAX
+
+
+def socket_path(state_dir: Path) -> Path:
+    """The control socket of the sandbox in ``state_dir``: the one ``sandbox.json`` records, else
+    ``control.sock`` in the state directory (sandboxes of kadmin versions before the record)."""
+    try:
+        recorded = json.loads((Path(state_dir) / STATE_FILE).read_text()).get("control_socket")
+    except (OSError, ValueError, AttributeError):
+        recorded = None
+    return Path(recorded) if isinstance(recorded, str) and recorded else Path(state_dir) / SOCKET_NAME
+
+
+def private_socket(path: Path) -> bool:
+    """Whether ``path`` is a control socket in a private directory of ours (safe to remove)."""
+    return path.name == SOCKET_NAME and path.parent.name.startswith(PRIVATE_PREFIX)
+
+
+def remove_private(path: Path) -> None:
+    """Remove a control socket left in a private directory, and the directory."""
+    if private_socket(path):
+        path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()
+
+
+def _private_dir() -> Path:
+    base = tempfile.gettempdir()
+    if not fits(Path(base) / (PRIVATE_PREFIX + "XXXXXXXX") / SOCKET_NAME):
+        base = "/tmp"
+    return Path(tempfile.mkdtemp(prefix=PRIVATE_PREFIX, dir=base))
+
 
 FAULTS = {
     "broker-stop": ("broker_stop", ("broker",)),
@@ -33,13 +77,15 @@ FAULTS = {
 class ControlServer:
     def __init__(self, sandbox, state_dir: Path, on_stop):
         self.sandbox = sandbox
-        self.path = Path(state_dir) / SOCKET_NAME
+        self.path = Path(state_dir).absolute() / SOCKET_NAME  # where it is once started (see start)
         self.on_stop = on_stop
         self.server: asyncio.Server | None = None
 
     async def start(self) -> None:
         if self.path.exists():
             self.path.unlink()
+        if not fits(self.path):
+            self.path = _private_dir() / SOCKET_NAME
         self.server = await asyncio.start_unix_server(self._serve, path=str(self.path))
         os.chmod(self.path, 0o600)
 
@@ -48,6 +94,7 @@ class ControlServer:
             self.server.close()
         if self.path.exists():
             self.path.unlink()
+        remove_private(self.path)
 
     async def _serve(self, reader, writer) -> None:
         try:
@@ -87,7 +134,7 @@ class ControlServer:
 
 def request(state_dir: Path, op: str, timeout: float = 30.0, **args):
     """Send one control request to the sandbox running in ``state_dir``; its result."""
-    path = Path(state_dir) / SOCKET_NAME
+    path = socket_path(state_dir)
     if not path.exists():
         raise errors.NotFoundError(
             f"no sandbox is running in {state_dir}", hint="start one with `kadmin sandbox start --detach`"

@@ -1,7 +1,8 @@
 """Running the sandbox as a process: the state directory, foreground runs that end cleanly on
 Ctrl-C or ``kadmin sandbox stop``, and detached runs that return once every broker answers.
 
-State directory: ``sandbox.json`` (pid, bootstrap, ports, mode), ``control.sock`` and
+State directory: ``sandbox.json`` (pid, bootstrap, ports, mode, where the control socket is),
+``control.sock`` (unless the state directory's path is too long for one: see ``control``) and
 ``sandbox.log`` (the detached process's output).
 """
 
@@ -21,7 +22,7 @@ from pathlib import Path
 from kadmin import errors
 from kadmin.sandbox import control
 
-STATE_FILE = "sandbox.json"
+STATE_FILE = control.STATE_FILE
 LOG_FILE = "sandbox.log"
 
 
@@ -59,6 +60,7 @@ def run_foreground(sandbox, state_dir: Path, *, demo: bool, on_ready: Callable[[
     state_dir = Path(state_dir)
     state_dir.mkdir(parents=True, exist_ok=True)
     _refuse_if_running(state_dir)
+    _discard_stale(state_dir)
     stop = threading.Event()
     previous = (
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -78,6 +80,7 @@ def run_foreground(sandbox, state_dir: Path, *, demo: bool, on_ready: Callable[[
             "ports": sandbox.ports,
             "mode": sandbox.mode,
             "zookeeper": sandbox.zookeeper,
+            "control_socket": str(server.path),
         }
         tmp = state_dir / (STATE_FILE + ".tmp")
         tmp.write_text(json.dumps(state))
@@ -96,13 +99,21 @@ def run_foreground(sandbox, state_dir: Path, *, demo: bool, on_ready: Callable[[
             signal.signal(signal.SIGTERM, previous)
 
 
+def _discard_stale(state_dir: Path) -> None:
+    """What a sandbox killed outright left behind: its state, and a private socket directory."""
+    state = read_state(state_dir) or {}
+    if isinstance(state.get("control_socket"), str):
+        control.remove_private(Path(state["control_socket"]))
+    (state_dir / STATE_FILE).unlink(missing_ok=True)
+
+
 def start_detached(argv: list[str], state_dir: Path, timeout: float = 60.0) -> dict:
     """Run ``python -m kadmin.sandbox ARGV`` in its own session; return its state once every
     broker accepts connections. A failed start raises the child's own error line."""
     state_dir = Path(state_dir)
     state_dir.mkdir(parents=True, exist_ok=True)
     _refuse_if_running(state_dir)
-    (state_dir / STATE_FILE).unlink(missing_ok=True)
+    _discard_stale(state_dir)
     log_path = state_dir / LOG_FILE
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
@@ -128,11 +139,12 @@ def start_detached(argv: list[str], state_dir: Path, timeout: float = 60.0) -> d
 
 def stop(state_dir: Path, timeout: float = 30.0) -> None:
     state = read_state(state_dir)
+    path = control.socket_path(state_dir)
     control.request(state_dir, "stop")
     deadline = time.monotonic() + timeout
     pid = state.get("pid") if state else None
     while time.monotonic() < deadline:
-        if (Path(state_dir) / control.SOCKET_NAME).exists() is False and (pid is None or not _alive(pid)):
+        if not path.exists() and (pid is None or not _alive(pid)):
             return
         time.sleep(0.05)
     raise errors.ClusterError(f"the sandbox in {state_dir} did not stop within {timeout:.0f}s")

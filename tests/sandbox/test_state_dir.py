@@ -1,0 +1,37 @@
+"""The sandbox's state directory as users give it: long paths, bad paths, stops of stopped
+sandboxes, signals that end a foreground run."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+
+from tests.sandbox.test_cli import run
+
+
+@pytest.fixture
+def long_state_dir(tmp_path):
+    """A state directory whose control.sock path (>100 bytes) cannot be a Unix socket address."""
+    d = tmp_path / ("d" * 60) / ("e" * 60)
+    yield d
+    if (d / "sandbox.json").exists():
+        run("sandbox", "stop", "--state-dir", str(d))
+
+
+def test_a_long_state_dir_keeps_its_control_socket_in_a_private_temporary_directory(long_state_dir):
+    d = long_state_dir
+    started = run("sandbox", "start", "--detach", "--brokers", "1", "--no-demo", "--state-dir", str(d))
+    assert started.returncode == 0, started.stderr
+    sock = Path(json.loads((d / "sandbox.json").read_text())["control_socket"])
+    assert len(str(sock)) <= 100 and sock.name == "control.sock"
+    assert stat.S_IMODE(sock.parent.stat().st_mode) == 0o700 and stat.S_ISSOCK(sock.stat().st_mode)
+    status = run("sandbox", "status", "--bootstrap", "--state-dir", str(d))
+    assert (status.returncode, status.stdout) == (0, started.stdout), status.stderr
+    again = run("sandbox", "start", "--detach", "--state-dir", str(d))
+    assert again.returncode == 2 and "already running" in again.stderr
+    stopped = run("sandbox", "stop", "--state-dir", str(d))
+    assert stopped.returncode == 0, stopped.stderr
+    assert not sock.parent.exists() and not (d / "sandbox.json").exists()
