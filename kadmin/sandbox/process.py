@@ -31,6 +31,21 @@ def default_state_dir() -> Path:
     return Path(base) / "kadmin" / "sandbox"
 
 
+def make_state_dir(state_dir: Path) -> Path:
+    """Create ``state_dir`` (and its parents); one that cannot be is bad input, not a bug."""
+    state_dir = Path(state_dir)
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        if not os.access(state_dir, os.W_OK | os.X_OK):
+            raise PermissionError(13, os.strerror(13))
+    except OSError as e:
+        why = e.strerror or type(e).__name__
+        if isinstance(e, (FileExistsError, NotADirectoryError)):
+            why = "it or a parent is a file, not a directory"
+        raise errors.UsageError(f"cannot use {state_dir} as the sandbox's state directory: {why}") from None
+    return state_dir
+
+
 def read_state(state_dir: Path) -> dict | None:
     try:
         return json.loads((Path(state_dir) / STATE_FILE).read_text())
@@ -57,8 +72,7 @@ def _refuse_if_running(state_dir: Path) -> None:
 
 def run_foreground(sandbox, state_dir: Path, *, demo: bool, on_ready: Callable[[str], None]) -> None:
     """Start, announce, serve until Ctrl-C, SIGTERM or a control "stop"; always clean up."""
-    state_dir = Path(state_dir)
-    state_dir.mkdir(parents=True, exist_ok=True)
+    state_dir = make_state_dir(state_dir)
     _refuse_if_running(state_dir)
     _discard_stale(state_dir)
     stop = threading.Event()
@@ -110,12 +124,15 @@ def _discard_stale(state_dir: Path) -> None:
 def start_detached(argv: list[str], state_dir: Path, timeout: float = 60.0) -> dict:
     """Run ``python -m kadmin.sandbox ARGV`` in its own session; return its state once every
     broker accepts connections. A failed start raises the child's own error line."""
-    state_dir = Path(state_dir)
-    state_dir.mkdir(parents=True, exist_ok=True)
+    state_dir = make_state_dir(state_dir)
     _refuse_if_running(state_dir)
     _discard_stale(state_dir)
     log_path = state_dir / LOG_FILE
-    with open(log_path, "wb") as log:
+    try:
+        log = open(log_path, "wb")  # noqa: SIM115  (closed by the with below, once Popen has it)
+    except OSError as e:
+        raise errors.UsageError(f"cannot write the sandbox's log {log_path}: {e.strerror or e}") from None
+    with log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "kadmin.sandbox", *argv, "--state-dir", str(state_dir)],
             stdin=subprocess.DEVNULL,

@@ -35,3 +35,14 @@ def test_a_long_state_dir_keeps_its_control_socket_in_a_private_temporary_direct
     stopped = run("sandbox", "stop", "--state-dir", str(d))
     assert stopped.returncode == 0, stopped.stderr
     assert not sock.parent.exists() and not (d / "sandbox.json").exists()
+
+
+@pytest.mark.parametrize("detach", [["--detach"], []], ids=["detached", "foreground"])
+def test_a_state_dir_under_a_regular_file_is_one_clear_line(tmp_path, detach):
+    (tmp_path / "file").write_text("")
+    d = tmp_path / "file" / "state"
+    result = run("sandbox", "start", *detach, "--brokers", "1", "--no-demo", "--state-dir", str(d))
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        f"kadmin: error: cannot use {d} as the sandbox's state directory: it or a parent is a file, not a directory\n"
+    )
