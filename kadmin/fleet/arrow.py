@@ -9,6 +9,9 @@ to the JVM (``mapInArrow``), which caches it once and splits it by ``tag``.
 - a columnar copy: the tagged table of each file is kept as Parquet in ``.kadmin-cache/`` next
   to the input, named after the file, its size and its modification time, so a report over the
   same fleet reads Parquet instead of parsing JSON again, and a changed file is parsed anew;
+- a file the fast reader is not sure of (a null where the reports need a value, an unknown
+  status, no broker) is read by the plain-Python reader instead (``reference_table``), which
+  decides and says why: both engines give the same rows and reasons for the same file;
 - the log-dirs reports need of a file's replica rows only its largest ``top`` (per cluster) and
   the moves in flight (future replicas and the current replicas they copy): the per-file path
   keeps those and drops the rest before any report arithmetic (``for_log_dirs_reports``).
@@ -23,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from kadmin.fleet.rows import BAD_LOG_DIRS
+from kadmin.fleet.tables import LOG_DIRS, REPLICAS, column_names
 
 # tag: "c" a cluster's file was read, "e" an error, "d" a log directory, "r" a replica.
 TAGGED = (
@@ -137,11 +141,10 @@ def read_log_dirs_file(path: str, stem: str, name: str):
     except (OSError, pa.ArrowInvalid) as e:
         text = f"cannot read {name}: {e.strerror or e}" if isinstance(e, OSError) else BAD_LOG_DIRS
         return _tagged("e", 1, {"cluster": stem, "source": name, "error": text})
-    cluster = doc.column("cluster")[0].as_py() if doc.num_rows else None
-    cluster = cluster or stem
-    brokers_list = doc.column("brokers").combine_chunks() if doc.num_rows else None
-    if doc.num_rows != 1 or brokers_list is None or brokers_list.null_count:
-        return _tagged("e", 1, {"cluster": cluster, "source": name, "error": BAD_LOG_DIRS})
+    brokers_list = doc.column("brokers").combine_chunks() if doc.num_rows == 1 else None
+    if brokers_list is None or brokers_list.null_count or not len(pc.list_flatten(brokers_list)):
+        return reference_table(path, stem)
+    cluster = doc.column("cluster")[0].as_py() or stem
 
     parts = [_tagged("c", 1, {"cluster": cluster, "source": name, "status": "log-dirs"})]
     brokers = _fields(pc.list_flatten(brokers_list))
@@ -174,6 +177,8 @@ def read_log_dirs_file(path: str, stem: str, name: str):
     is_future = pc.fill_null(reps["is_future"], False)
 
     used, count, futures = dirs["used_bytes"], dirs["replica_count"], dirs["future_replica_count"]
+    if _incomplete(b_id, brokers["log_dirs"], dirs, reps):
+        return reference_table(path, stem)
     if used.null_count or count.null_count or futures.null_count:  # rebuilt from the replicas
         sums = (
             pa.table(
@@ -234,6 +239,56 @@ def read_log_dirs_file(path: str, stem: str, name: str):
         )
     )
     return pa.concat_tables(parts)
+
+
+def _incomplete(b_id, dirs_list, dirs: dict, reps: dict) -> bool:
+    """Whether the parsed file lacks something the reports need (a null where a value must be,
+    a negative count, an unknown status): the reference reader then decides
+    (``rows.log_dirs_document_rows``), so both engines say the same of the same file."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def negative(array) -> bool:
+        return bool(len(array)) and bool(pc.any(pc.less(array, 0)).as_py())
+
+    required = [b_id, dirs_list, dirs["path"], reps["topic"], reps["partition"], reps["size"]]
+    if any(a.null_count for a in required):
+        return True
+    counts = [b_id, reps["partition"], reps["size"], dirs["used_bytes"], dirs["replica_count"]]
+    if any(negative(a) for a in [*counts, dirs["future_replica_count"]]):
+        return True
+    status = dirs["status"]
+    known = pc.is_in(status, value_set=pa.array(["online", "offline", "cordoned"]))
+    return bool(len(status)) and not pc.all(pc.or_kleene(known, pc.is_null(status))).as_py()
+
+
+def reference_table(path: str, stem: str):
+    """The tagged table of what the plain-Python reader makes of the file (the reference,
+    ``files.read_rows``): for the files the fast reader is not sure of."""
+    from kadmin.fleet.files import ResultFile, read_rows
+
+    return rows_table(read_rows(ResultFile(path, "log-dirs", stem)))
+
+
+def rows_table(rows):
+    """Rows of log-dirs files (``rows.Rows``) as one tagged table."""
+    import pyarrow as pa
+
+    def table(tag: str, names, found) -> list:
+        if not found:
+            return []
+        columns = dict(zip(names, zip(*found)))
+        types = _types()
+        kinds = dict(TAGGED)
+        return [_tagged(tag, len(found), {n: pa.array(list(v), types[kinds[n]]) for n, v in columns.items()})]
+
+    parts = [
+        *table("c", ("cluster", "status", "source"), rows["clusters"]),
+        *table("e", ("cluster", "broker", "source", "error"), rows["errors"]),
+        *table("d", column_names(LOG_DIRS), rows["log_dirs"]),
+        *table("r", column_names(REPLICAS), rows["replicas"]),
+    ]
+    return pa.concat_tables(parts) if parts else _tagged("c", 0, {})
 
 
 # ---- the columnar copy ------------------------------------------------------------------------

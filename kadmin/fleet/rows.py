@@ -57,60 +57,147 @@ def _int_or_none(value: Any) -> int | None:
     return int(value)
 
 
+# What the reports need of each command's result, and the command that writes it.
+COMMANDS = {LOG_DIRS_KIND: "log-dirs describe", REASSIGN_KIND: "reassign list", THROTTLE_KIND: "throttle show"}
+INT32 = 2**31
+
+
+def looks_like(doc: Any) -> str | None:
+    """What a document that is not the expected result looks like, when it is something
+    recognisable (another tool's output, another command's result); None otherwise."""
+    if not isinstance(doc, Mapping):
+        return None
+    brokers, partitions = doc.get("brokers"), doc.get("partitions")
+    first_broker = brokers[0] if isinstance(brokers, list) and brokers and isinstance(brokers[0], Mapping) else {}
+    first_partition = (
+        partitions[0] if isinstance(partitions, list) and partitions and isinstance(partitions[0], Mapping) else {}
+    )
+    if "logDirs" in first_broker:
+        return "kafka-log-dirs.sh output (kafka-json)"
+    if "log_dirs" in first_broker:
+        return "a log-dirs describe result"
+    if "replicas" in first_partition and not {"adding", "adding_replicas", "removing", "removing_replicas"} & set(
+        first_partition
+    ):
+        return "a reassignment plan (kafka-reassign-partitions.sh JSON)"
+    if isinstance(doc.get("reassignments"), list):
+        return "a reassign list result"
+    if isinstance(doc.get("throttles"), list):
+        return "a throttle show result"
+    return None
+
+
+def not_a_result(kind: str, doc: Any, why: str) -> ShapeError:
+    """The error for a document that is not ``kind``'s result: what it looks like when known
+    (and then the command kadmin needs), else ``why``."""
+    what = looks_like(doc)
+    needed = f"kadmin needs `{COMMANDS[kind]} -o json`"
+    if what is None or what == f"a {COMMANDS[kind]} result":
+        return ShapeError(f"not a {COMMANDS[kind]} result: {why}; {needed}")
+    return ShapeError(f"{what}: {needed}")
+
+
+INT64 = 2**63
+
+
+def _int(value: Any, where: str, doc: Any, low: int = 0, high: int = INT64, optional: bool = False) -> int | None:
+    """A whole number from ``low`` to ``high - 1`` (None allowed when ``optional``), else ShapeError."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value < high:
+        raise not_a_result(LOG_DIRS_KIND, doc, f"{where} is not a whole number from {low} to {high - 1}: {value!r}")
+    return value
+
+
+def _text(value: Any, where: str, doc: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise not_a_result(LOG_DIRS_KIND, doc, f"{where} is not text: {value!r}")
+    return value
+
+
 def log_dirs_document_rows(cluster: str, source: str, doc: Mapping) -> Rows:
-    """Rows of a ``log-dirs describe --output json`` result (schemas/log-dirs-describe.json)."""
+    """Rows of a ``log-dirs describe --output json`` result (schemas/log-dirs-describe.json).
+
+    What the reports need is checked, and a document lacking it is refused whole (ShapeError
+    naming where, and what the document looks like): brokers (at least one), each an integer
+    id with a ``log_dirs`` list; each directory a ``path`` and a known ``status``; each replica
+    a topic, partition and size. Derived counts (used bytes, replica counts) and the status may
+    be left out: they are rebuilt. The Spark engine's reader (``arrow.py``) hands every file it
+    is not sure of to this function, so both engines say the same of the same file.
+    """
+    k = LOG_DIRS_KIND
     brokers = doc.get("brokers") if isinstance(doc, Mapping) else None
     if not isinstance(brokers, list):
-        raise ShapeError(BAD_LOG_DIRS)
+        raise not_a_result(k, doc, "no 'brokers' list")
+    if not brokers:
+        raise not_a_result(k, doc, "its 'brokers' list is empty")
     rows = empty_rows()
     rows["clusters"].append((cluster, LOG_DIRS_KIND, source))
     log_dirs, replicas, errors = rows["log_dirs"], rows["replicas"], rows["errors"]
-    for b in brokers:
-        broker = int(b["broker"])
-        if b.get("error"):
-            errors.append((cluster, broker, source, str(b["error"])))
-        rack = b.get("rack")
-        for d in b.get("log_dirs") or ():
-            path = d["path"]
-            reps = d.get("replicas") or ()
-            used = d.get("used_bytes")
-            if used is None:
-                used = sum(int(r["size"]) for r in reps)
-            count = d.get("replica_count")
-            if count is None:
-                count = sum(1 for r in reps if not r.get("is_future"))
-            future = d.get("future_replica_count")
-            if future is None:
-                future = sum(1 for r in reps if r.get("is_future"))
-            status = d.get("status") or ("offline" if d.get("error") else "online")
+    for i, b in enumerate(brokers):
+        if not isinstance(b, Mapping):
+            raise not_a_result(k, doc, f"brokers[{i}] is not an object")
+        broker = _int(b.get("broker"), f"brokers[{i}].broker", doc, high=INT32)
+        dirs = b.get("log_dirs")
+        if not isinstance(dirs, list):
+            raise not_a_result(k, doc, f"brokers[{i}] has no 'log_dirs' list")
+        error = _text(b.get("error"), f"brokers[{i}].error", doc)
+        if error:
+            errors.append((cluster, broker, source, error))
+        rack = _text(b.get("rack"), f"brokers[{i}].rack", doc)
+        for j, d in enumerate(dirs):
+            where = f"brokers[{i}].log_dirs[{j}]"
+            if not isinstance(d, Mapping) or not isinstance(d.get("path"), str):
+                raise not_a_result(k, doc, f"{where} has no 'path'")
+            if d.get("status") not in (None, "online", "offline", "cordoned"):
+                raise not_a_result(k, doc, f"{where}.status is not online, offline or cordoned: {d['status']!r}")
+            reps = d.get("replicas")
+            if reps is None:
+                reps = []
+            if not isinstance(reps, list):
+                raise not_a_result(k, doc, f"{where}.replicas is not a list")
+            path, dir_error = d["path"], _text(d.get("error"), f"{where}.error", doc)
+            dir_replicas = []
+            for n, r in enumerate(reps):
+                at = f"{where}.replicas[{n}]"
+                if not isinstance(r, Mapping) or not isinstance(r.get("topic"), str):
+                    raise not_a_result(k, doc, f"{at} has no 'topic'")
+                future = r.get("is_future")
+                if future is not None and not isinstance(future, bool):
+                    raise not_a_result(k, doc, f"{at}.is_future is not true or false: {future!r}")
+                dir_replicas.append(
+                    (
+                        cluster,
+                        broker,
+                        path,
+                        r["topic"],
+                        _int(r.get("partition"), f"{at}.partition", doc, high=INT32),
+                        _int(r.get("size"), f"{at}.size", doc),
+                        _int(r.get("offset_lag"), f"{at}.offset_lag", doc, low=-INT64, optional=True) or 0,
+                        bool(future),
+                    )
+                )
+            used = _int(d.get("used_bytes"), f"{where}.used_bytes", doc, optional=True)
+            count = _int(d.get("replica_count"), f"{where}.replica_count", doc, high=INT32, optional=True)
+            futures = _int(
+                d.get("future_replica_count"), f"{where}.future_replica_count", doc, high=INT32, optional=True
+            )
             log_dirs.append(
                 (
                     cluster,
                     broker,
                     rack,
                     path,
-                    status,
-                    d.get("error"),
-                    int(used),
-                    _int_or_none(d.get("total_bytes")),
-                    _int_or_none(d.get("usable_bytes")),
-                    int(count),
-                    int(future),
+                    d.get("status") or ("offline" if dir_error is not None else "online"),
+                    dir_error,
+                    sum(r[5] for r in dir_replicas) if used is None else used,
+                    _int(d.get("total_bytes"), f"{where}.total_bytes", doc, low=-INT64, optional=True),
+                    _int(d.get("usable_bytes"), f"{where}.usable_bytes", doc, low=-INT64, optional=True),
+                    sum(not r[7] for r in dir_replicas) if count is None else count,
+                    sum(r[7] for r in dir_replicas) if futures is None else futures,
                 )
             )
-            for r in reps:
-                replicas.append(
-                    (
-                        cluster,
-                        broker,
-                        path,
-                        r["topic"],
-                        int(r["partition"]),
-                        int(r["size"]),
-                        int(r.get("offset_lag") or 0),
-                        bool(r.get("is_future")),
-                    )
-                )
+            replicas.extend(dir_replicas)
     return rows
 
 
@@ -137,7 +224,9 @@ def reassign_document_rows(cluster: str, source: str, doc: Any) -> Rows:
         raise ShapeError("not a reassign list result: no 'reassignments' list")
     rows = empty_rows()
     rows["clusters"].append((cluster, REASSIGN_KIND, source))
-    for e in entries:
+    for i, e in enumerate(entries):
+        if not isinstance(e, Mapping) or not {"adding", "adding_replicas", "removing", "removing_replicas"} & set(e):
+            raise not_a_result(REASSIGN_KIND, doc, f"entry {i} says nothing of the replicas being added or removed")
         rows["reassignments"].append(
             (
                 cluster,
@@ -171,6 +260,8 @@ def _entity_throttles(cluster: str, resource: str, item: Mapping) -> list[tuple]
     if entity is None:
         raise ShapeError(f"a {resource} throttle entry names no {resource}")
     found = item.get("throttles", item.get("configs", item.get("rates", item.get("replicas"))))
+    if not isinstance(found, (Mapping, list)):
+        raise ShapeError(f"not a throttle show result: {resource} {entity} carries no throttles or configs")
     out = []
     if isinstance(found, Mapping):
         for config, value in found.items():
@@ -253,8 +344,11 @@ DOCUMENT_READERS = {
 
 def document_rows(kind: str, cluster: str, source: str, doc: Any) -> Rows:
     """Rows of one document; a malformed one becomes an error row for its cluster."""
-    if isinstance(doc, Mapping) and isinstance(doc.get("cluster"), str):
+    if isinstance(doc, Mapping) and isinstance(doc.get("cluster"), str) and doc["cluster"]:
         cluster = doc["cluster"]
+    what = looks_like(doc)
+    if what is not None and what != f"a {COMMANDS[kind]} result":  # another tool's or command's output
+        return error_rows(cluster, None, source, f"{what}: kadmin needs `{COMMANDS[kind]} -o json`")
     try:
         return DOCUMENT_READERS[kind](cluster, source, doc)
     except ShapeError as e:

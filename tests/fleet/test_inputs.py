@@ -108,3 +108,75 @@ def test_reassign_list_schema_shape():
 def test_wrong_shape_is_an_error_row_not_a_crash():
     rows = document_rows("reassign", "c", "c.json", {"something": "else"})
     assert rows["errors"] == [("c", None, "c.json", "not a reassign list result: no 'reassignments' list")]
+
+
+KAFKA_JSON = {"version": 1, "brokers": [{"broker": 0, "logDirs": [{"logDir": "/d", "error": None, "partitions": [
+    {"partition": "t-0", "size": 5, "offsetLag": 0, "isFuture": False}]}]}]}
+NEEDS = "kadmin needs `log-dirs describe -o json`"
+
+
+@pytest.mark.parametrize("doc, error", [
+    (KAFKA_JSON, f"kafka-log-dirs.sh output (kafka-json): {NEEDS}"),
+    ({"version": 1, "brokers": []}, f"not a log-dirs describe result: its 'brokers' list is empty; {NEEDS}"),
+    ({"version": 1, "brokers": [{"broker": 0}]},
+     f"not a log-dirs describe result: brokers[0] has no 'log_dirs' list; {NEEDS}"),
+    ({"brokers": [{"broker": 1, "log_dirs": [{"path": "/d", "status": "weird"}]}]},
+     f"not a log-dirs describe result: brokers[0].log_dirs[0].status is not online, offline or cordoned: 'weird'; {NEEDS}"),
+    ({"brokers": [{"broker": 1, "log_dirs": [{"path": "/d", "replicas": [{"topic": "t", "size": 5}]}]}]},
+     "not a log-dirs describe result: brokers[0].log_dirs[0].replicas[0].partition is not a whole number from 0 to "
+     f"2147483647: None; {NEEDS}"),
+    ({"reassignments": []}, f"a reassign list result: {NEEDS}"),
+])
+def test_a_file_that_is_not_a_log_dirs_result_is_unreachable(doc, error):
+    rows = document_rows("log-dirs", "c", "c.json", doc)
+    assert rows["errors"] == [("c", None, "c.json", error)]
+    assert not rows["clusters"] and not rows["log_dirs"]
+
+
+def test_other_results_are_named_for_the_other_commands():
+    plan = {"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 2], "log_dirs": ["any", "any"]}]}
+    assert document_rows("reassign", "c", "c.json", plan)["errors"] == [
+        ("c", None, "c.json", "a reassignment plan (kafka-reassign-partitions.sh JSON): kadmin needs `reassign list -o json`")]
+    assert document_rows("throttle", "c", "c.json", fx.EAST)["errors"] == [
+        ("c", None, "c.json", "a log-dirs describe result: kadmin needs `throttle show -o json`")]
+    assert document_rows("throttle", "c", "c.json", {"brokers": [{"broker": 0}]})["errors"] == [
+        ("c", None, "c.json", "not a throttle show result: broker 0 carries no throttles or configs")]
+
+
+def test_foreign_files_are_in_the_unreachable_report_and_the_rest_still_counts(tmp_path):
+    from kadmin.fleet.run import FleetRequest, build_reports
+
+    fx.write(tmp_path, {"east.json": fx.EAST, "kj.json": KAFKA_JSON, "empty.json": {"version": 1, "brokers": []},
+                        "bare.json": {"version": 1, "brokers": [{"broker": 0}]}})
+    by = {r.name: r for r in build_reports(FleetRequest("log-dirs", from_dir=str(tmp_path)))}
+    assert [(r[0], r[2]) for r in by["unreachable"].rows] == [
+        ("bare", "bare.json"), ("empty", "empty.json"), ("kj", "kj.json")]
+    assert [r[0] for r in by["cluster_usage"].rows] == ["east"]
+
+
+FOREIGN = {
+    "kj.json": KAFKA_JSON,
+    "empty.json": {"version": 1, "brokers": []},
+    "bare.json": {"version": 1, "brokers": [{"broker": 0}]},
+    "status.json": {"brokers": [{"broker": 1, "log_dirs": [{"path": "/d", "status": "weird"}]}]},
+    "negative.json": {"brokers": [{"broker": 1, "log_dirs": [{"path": "/d", "replicas": [
+        {"topic": "t", "partition": -1, "size": 5}]}]}]},
+    "notopic.json": {"brokers": [{"broker": 1, "log_dirs": [{"path": "/d", "replicas": [{"partition": 1, "size": 5}]}]}]},
+    "nullbroker.json": {"brokers": [None]},
+    "good.json": fx.EAST,
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOREIGN))
+def test_the_spark_reader_says_what_the_plain_reader_says(tmp_path, name):
+    """The pyarrow reader of the Spark engine (run here without Spark) and the plain-Python
+    reader give the same rows of every report for the same file."""
+    pytest.importorskip("pyarrow")
+    from kadmin.fleet import local
+    from kadmin.fleet.files import ResultFile, read_rows
+    from kadmin.fleet.per_file import file_piece
+
+    fx.write(tmp_path, {name: FOREIGN[name]})
+    f = ResultFile(str(tmp_path / name), "log-dirs", name[: -len(".json")])
+    plain = {r.name: list(r.rows) for r in local.log_dirs_reports(read_rows(f), 3)}
+    assert file_piece(f, 3, cache=False)[1] == plain
