@@ -109,6 +109,7 @@ class ZooKeeperMode:
             root.stop()
             root.close()
         self.zk = self._client()
+        self._refuse_a_running_cluster()
         for path in PERSISTENT:
             self.zk.ensure_path(path)
         self._cluster_id()
@@ -141,6 +142,47 @@ class ZooKeeperMode:
             self.sessions.clear()
         finally:
             kazoo_log.setLevel(level)
+
+    def _refuse_a_running_cluster(self) -> None:
+        """Live brokers in ``/brokers/ids`` (or a ``/controller``) mean the chroot belongs to a
+        running cluster. A Kafka broker joins one unless its id is taken; the sandbox's brokers
+        would fight its controller over the same topics, so it refuses before writing anything."""
+        from kazoo.exceptions import NoNodeError
+
+        try:
+            live = sorted(int(i) for i in self.zk.get_children("/brokers/ids") if i.isdigit())
+        except NoNodeError:
+            live = []
+        try:
+            data, _ = self.zk.get("/controller")
+            controller_id = json.loads(data)["brokerid"]
+        except NoNodeError:
+            controller_id = None
+        except (ValueError, KeyError, TypeError):
+            controller_id = "unreadable"
+        if not live and controller_id is None:
+            return
+        held = []
+        if live:
+            held.append(f"brokers {', '.join(map(str, live))} registered in /brokers/ids")
+        if controller_id is not None:
+            held.append(f"controller: broker {controller_id}")
+        message = f"ZooKeeper {self.connect} belongs to a running Kafka cluster ({'; '.join(held)})"
+        taken = [i for i in live if i in self.engine.cluster.brokers]
+        if taken:
+            message += (
+                f": a Kafka broker with id {taken[0]} would fail to start there too (Error while creating "
+                f"ephemeral at /brokers/ids/{taken[0]}, node already exists)"
+            )
+        else:
+            message += ": the sandbox does not join another cluster"
+        raise errors.UsageError(
+            message + f"; give the sandbox a chroot of its own, e.g. --zookeeper {self._other_chroot()}"
+        )
+
+    def _other_chroot(self) -> str:
+        host, _, chroot = self.connect.partition("/")
+        return f"{host}/{chroot.strip('/') or 'kadmin-sandbox'}-2"
 
     def _cluster_id(self) -> None:
         """Adopt the cluster id already in ZooKeeper, as a broker joining a cluster does."""
@@ -241,8 +283,19 @@ class ZooKeeperMode:
         return _json(doc)
 
     def broker_started(self, broker_id: int) -> None:
+        from kazoo.exceptions import NodeExistsError
+
         client = self._client()
-        client.create(f"/brokers/ids/{broker_id}", self._broker_json(broker_id), ephemeral=True)
+        try:
+            client.create(f"/brokers/ids/{broker_id}", self._broker_json(broker_id), ephemeral=True)
+        except NodeExistsError:  # registered by another cluster since start() looked
+            client.stop()
+            client.close()
+            raise errors.UsageError(
+                f"Error while creating ephemeral at /brokers/ids/{broker_id}, node already exists: another "
+                f"cluster's broker {broker_id} is registered in ZooKeeper {self.connect}; give the sandbox a "
+                f"chroot of its own, e.g. --zookeeper {self._other_chroot()}"
+            ) from None
         self.sessions[broker_id] = client
         if self.engine.cluster.controller_id == -1:
             self._elect()
