@@ -12,6 +12,8 @@ from pathlib import Path
 
 import click
 
+from kadmin.commands.options import output_option
+
 STATE_DIR_OPTION = click.option(
     "--state-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -239,24 +241,23 @@ def start(
 
 
 @sandbox.command()
-@click.option(
-    "--output",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="Output format: a table for people, or one JSON document.",
-)
+@output_option()
 @click.option("--bootstrap", "bootstrap_only", is_flag=True, help="Print only the bootstrap address.")
 @STATE_DIR_OPTION
 def status(output, bootstrap_only, state_dir):
-    """Show the running sandbox: Kafka version, mode, brokers and ports, topics."""
+    """Show the running sandbox: Kafka version, mode, brokers and ports, topics.
+
+    --output json prints one document (schemas/sandbox-status.json): the brokers with their
+    ports, racks, log directories and state, the mode, the Kafka version, the bootstrap address
+    and the simulated clock.
+    """
     from kadmin.sandbox import control
 
     st = control.request(_state_dir(state_dir), "status")
     if bootstrap_only:
         click.echo(st["bootstrap"])
     elif output == "json":
-        click.echo(json.dumps(st, indent=2))
+        click.echo(json.dumps({"version": 1, **st}, indent=2))
     else:
         click.echo(f"kafka version: {st['kafka_version']}")
         click.echo(f"mode: {st['mode']}" + (f" ({st['zookeeper']})" if st.get("zookeeper") else ""))

@@ -26,8 +26,8 @@ def _tree(client, path="/"):
 def test_a_chroot_with_a_running_clusters_brokers_is_refused_before_anything_is_written(
     sandbox_factory,
     zk_connect,
-    zk,
-    tmp_path,  # noqa: F811
+    zk,  # noqa: F811
+    tmp_path,
 ):
     sb = sandbox_factory(brokers=3, zookeeper=zk_connect, manual_clock=True, kafka_version="3.3")
     sb.create_topic("t", assignment={0: [0, 1], 1: [1, 2]})
