@@ -24,6 +24,8 @@ from kadmin.sandbox import control
 
 STATE_FILE = control.STATE_FILE
 LOG_FILE = "sandbox.log"
+# A clean stop, as on Ctrl-C: SIGTERM, and SIGHUP (the terminal closed, or a supervisor's stop).
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 def default_state_dir() -> Path:
@@ -71,15 +73,15 @@ def _refuse_if_running(state_dir: Path) -> None:
 
 
 def run_foreground(sandbox, state_dir: Path, *, demo: bool, on_ready: Callable[[str], None]) -> None:
-    """Start, announce, serve until Ctrl-C, SIGTERM or a control "stop"; always clean up."""
+    """Start, announce, serve until Ctrl-C, SIGTERM, SIGHUP or a control "stop"; always clean up."""
     state_dir = make_state_dir(state_dir)
     _refuse_if_running(state_dir)
     _discard_stale(state_dir)
     stop = threading.Event()
     previous = (
-        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        {sig: signal.signal(sig, lambda *_: stop.set()) for sig in STOP_SIGNALS}
         if threading.current_thread() is threading.main_thread()
-        else None
+        else {}
     )
     server = None
     try:
@@ -109,8 +111,8 @@ def run_foreground(sandbox, state_dir: Path, *, demo: bool, on_ready: Callable[[
             sandbox.engine.run(server.close())
         (state_dir / STATE_FILE).unlink(missing_ok=True)
         sandbox.stop()
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _discard_stale(state_dir: Path) -> None:

@@ -4,12 +4,14 @@ sandboxes, signals that end a foreground run."""
 from __future__ import annotations
 
 import json
+import signal
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.sandbox.test_cli import run
+from tests.sandbox.test_cli import KADMIN, run
 
 
 @pytest.fixture
@@ -46,3 +48,25 @@ def test_a_state_dir_under_a_regular_file_is_one_clear_line(tmp_path, detach):
     assert result.stderr == (
         f"kadmin: error: cannot use {d} as the sandbox's state directory: it or a parent is a file, not a directory\n"
     )
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_foreground_sandbox_stopped_by_a_signal_leaves_no_state_behind(tmp_path, sig):
+    d = tmp_path / "state"
+    proc = subprocess.Popen(
+        [*KADMIN, "sandbox", "start", "--brokers", "1", "--no-demo", "--state-dir", str(d)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout.readline().startswith("127.0.0.1:")  # running, its state written
+        assert (d / "sandbox.json").exists() and (d / "control.sock").exists()
+        proc.send_signal(sig)
+        _out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "sandbox stopped" in err and "Traceback" not in err
+    assert list(d.iterdir()) == []
