@@ -320,7 +320,7 @@ def _run_incremental(params, opener) -> None:
     from kadmin.commands.render_incremental import incremental_reporter, print_preview
     from kadmin.errors import UnsupportedOperation
     from kadmin.execute import state_file
-    from kadmin.execute.executor import plan_execution, read_cluster
+    from kadmin.execute.executor import plan_execution, read_cluster, refuse_if_blocked
     from kadmin.execute.incremental import min_insync_of, plan_fingerprint, run_incremental
     from kadmin.execute.preamble import (
         RollbackFile,
@@ -367,6 +367,9 @@ def _run_incremental(params, opener) -> None:
             return
         if not resuming:
             view = read_cluster(backend, prepared.parsed, records)
+            # ZooKeeper with /admin/reassign_partitions there: refused before any change, as a plain
+            # run is (a resumed run waits for its own node instead)
+            refuse_if_blocked(backend, request, view)
             xplan = plan_execution(request, view, now=time.time())  # validates; raises, changing nothing
             if params.dry_run:
                 steps = plan_steps(

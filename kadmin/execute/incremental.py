@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
-from kadmin.backends.base import Backend, Capability
+from kadmin.backends.base import Backend, Capability, reassignment_blocked
 from kadmin.errors import ClusterError, KadminError, ReassignmentInProgress, UsageError
 from kadmin.execute import state_file
 from kadmin.execute.changes import describe
@@ -364,8 +364,18 @@ class _Run:
         except ReassignmentInProgress as e:
             if self.overlap:
                 raise
-            # ZooKeeper: the controller has not deleted the previous node yet. Try next poll.
-            self.reporter.note(f"waiting for the controller to finish the previous batch ({e})")
+            # ZooKeeper: the controller has not deleted the previous node yet. Try next poll,
+            # unless the node is stuck: the controller is not carrying it out, it never goes.
+            blocked = reassignment_blocked(self.backend)
+            if blocked is not None and blocked.stuck:
+                raise ClusterError(
+                    f"{blocked.reason}; the run stops here (the state file keeps its place: run the same "
+                    "command again once the node is dealt with)",
+                    hint=blocked.hint,
+                ) from None
+            self.reporter.note(
+                f"waiting for the controller to finish the previous batch ({blocked.reason if blocked else e})"
+            )
             self.dirty = True
             return
         now = self.clock.now()

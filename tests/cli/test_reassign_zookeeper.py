@@ -256,3 +256,12 @@ def test_stuck_znode_is_explained_and_refused_before_any_change(zsb, tmp_path, c
     assert "kadmin: error: /admin/reassign_partitions exists but looks stuck" in err and "delete /controller" in err
     zsb.settle()
     assert zk_tree(zsb.zk_connect, *WATCHED) == before and sorted(tmp_path.iterdir()) == sorted(files)
+    # --incremental too: refused before its rollback file, state file, record or throttles (it
+    # would wait for a node the controller never deletes); its preview says so as well.
+    for extra in ((), ("--dry-run",)):
+        code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental",
+                                "--throttle", "50MB/s", "--zookeeper", zsb.zk_connect, *extra)
+        assert code == 2 and out == "", (extra, out, err)
+        assert "kadmin: error: /admin/reassign_partitions exists but looks stuck" in err
+        zsb.settle()
+        assert zk_tree(zsb.zk_connect, *WATCHED) == before and sorted(tmp_path.iterdir()) == sorted(files)

@@ -521,3 +521,33 @@ def test_a_step_cancelled_by_someone_else_stops_the_run_and_a_rerun_carries_on(t
     assert [c for c in fake.calls if c[0][0] == tp][1] == [(tp, (3, 2, 0, 1))]
     assert not [n for n in again.notes if "not taken up" in n]
     assert not any(fake.configs.values())
+
+
+def test_a_stuck_reassign_node_ends_the_run_instead_of_waiting_for_ever(tmp_path):
+    """ZooKeeper: a node the controller does not carry out (invalid, or left behind) never goes;
+    the run stops with the backend's explanation, its state file kept for a rerun."""
+    from kadmin.backends.base import ReassignmentBlocked
+    from kadmin.errors import ReassignmentInProgress
+
+    current, target = many(2)
+
+    class Stuck(FakeBackend):
+        def reassign_partitions(self, assignments, validate_only=False):
+            raise ReassignmentInProgress("/admin/reassign_partitions exists; nothing was changed")
+
+        def reassignment_blocked(self):
+            return ReassignmentBlocked("/admin/reassign_partitions exists but looks stuck: its content is invalid",
+                                       "delete it and force a controller election", stuck=True)
+
+    fake = Stuck(range(4), current, name="zookeeper")
+    clock = FakeClock(fake)
+    real_sleep = clock.sleep
+
+    def sleep(seconds):
+        assert clock.sleeps < 200, "the run did not end"
+        real_sleep(seconds)
+
+    clock.sleep = sleep
+    with pytest.raises(ClusterError, match="looks stuck: its content is invalid; the run stops here"):
+        run_incremental(fake, plan_of(target), Limits(), tmp_path / "s.json", Recorder(), clock)
+    assert (tmp_path / "s.json").exists()
