@@ -61,10 +61,12 @@ def generate(
 
 
 def current_assignment(cluster: ClusterState, topics: Iterable[str]) -> dict[TopicPartition, tuple[int, ...]]:
-    """Partition -> replicas for the topics; a reassigning partition counts by its target set."""
+    """Partition -> replicas for the topics; a reassigning partition counts by the replicas it
+    had before the move (those not being added): a KIP-435 step's target holds one more replica
+    than the plan's, for a while, and must not read as the replication factor."""
     wanted = set(topics)
     return {
-        tp: tuple(b for b in p.replicas if b not in p.removing)
+        tp: tuple(b for b in p.replicas if b not in p.adding)
         for tp, p in sorted(cluster.partitions.items())
         if tp.topic in wanted
     }

@@ -187,7 +187,8 @@ def test_a_partition_being_reassigned_stays_where_it_is_over_the_adminclient_pro
     """Metadata lists a moving partition's full replica set and no adding/removing replicas: balance
     must learn of the move from ListPartitionReassignments, as it does from ZooKeeper's topic znode,
     and not plan to move a replica of it (its plan, naming the full set, would change the
-    replication factor and be refused); generate counts the partition by its target replicas."""
+    replication factor and be refused); generate counts the partition by its replicas before the
+    move, not the full set in flight."""
     from kafka import TopicPartition as KTP
 
     from tests.sandbox.clients import kafka_python
@@ -207,7 +208,7 @@ def test_a_partition_being_reassigned_stays_where_it_is_over_the_adminclient_pro
     r = _kadmin(sb, "reassign", "generate", "--topics-to-move-json-file", str(topics), "--broker-list", "0,1,2",
                 "-o", "json")
     doc = json.loads(r.stdout)
-    assert doc["current"]["partitions"] == [{"topic": "t", "partition": 0, "replicas": [0, 1]}]
+    assert doc["current"]["partitions"] == [{"topic": "t", "partition": 0, "replicas": [1, 2]}]  # before the move
     assert [len(p["replicas"]) for p in doc["proposed"]["partitions"]] == [2]
 
 

@@ -28,14 +28,15 @@ GOLDEN = Path(__file__).parent / "golden"
 
 
 def cluster(assignment: dict[str, dict[int, list[int]]], racks: dict[int, str | None],
-            removing: dict[tuple[str, int], tuple[int, ...]] | None = None) -> ClusterState:
+            removing: dict[tuple[str, int], tuple[int, ...]] | None = None,
+            adding: dict[tuple[str, int], tuple[int, ...]] | None = None) -> ClusterState:
     brokers = {b: Broker(b, "127.0.0.1", 9092 + b, r) for b, r in racks.items()}
     parts = {}
     for topic, ps in assignment.items():
         for p, reps in ps.items():
             parts[TopicPartition(topic, p)] = PartitionState(
                 topic, p, reps[0], tuple(reps), tuple(reps),
-                removing=(removing or {}).get((topic, p), ()))
+                adding=(adding or {}).get((topic, p), ()), removing=(removing or {}).get((topic, p), ()))
     return ClusterState("test", min(racks), brokers, parts)
 
 
@@ -149,10 +150,20 @@ def test_minimal_fixes_a_partition_crowding_one_rack():
     assert replicas_moved(current, proposed) == 2
 
 
-def test_reassigning_partition_is_planned_from_its_target_set():
-    c = cluster({"t": {0: [4, 1, 2, 3]}}, {1: None, 2: None, 3: None, 4: None}, removing={("t", 0): (3,)})
+def test_reassigning_partition_is_planned_from_its_replicas_before_the_move():
+    # [1,2,3] -> [4,1,2] in flight: Kafka lists 4,1,2,3 (adding 4, removing 3).
+    c = cluster({"t": {0: [4, 1, 2, 3]}}, {1: None, 2: None, 3: None, 4: None}, removing={("t", 0): (3,)},
+                adding={("t", 0): (4,)})
     current, proposed = generate(c, ["t"], [1, 2, 3, 4])
-    assert current.partitions[0].replicas == (4, 1, 2)
+    assert current.partitions[0].replicas == (1, 2, 3)
+    assert len(proposed.partitions[0].replicas) == 3
+
+
+def test_a_kip435_step_adding_a_replica_does_not_read_as_a_higher_replication_factor():
+    # An incremental run's step [2,3,1] -> [0,2,3,1] (adds 0 first, removes 1 in a later step).
+    c = cluster({"t": {0: [0, 2, 3, 1]}}, {0: None, 1: None, 2: None, 3: None}, adding={("t", 0): (0,)})
+    current, proposed = generate(c, ["t"], [0, 1, 2])
+    assert current.partitions[0].replicas == (2, 3, 1)
     assert len(proposed.partitions[0].replicas) == 3
 
 
