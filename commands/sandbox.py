@@ -277,11 +277,20 @@ def status(output, bootstrap_only, state_dir):
 @sandbox.command()
 @STATE_DIR_OPTION
 def stop(state_dir):
-    """Stop the running sandbox."""
+    """Stop the running sandbox.
+
+    Stopping a stopped sandbox is fine, so cleanup steps can run twice: exit 0 with "no sandbox
+    running in DIR" when the state directory is there but no sandbox runs in it (what a killed
+    one left is removed). Exit 2 when the directory does not exist or holds other files than a
+    sandbox's: a mistyped --state-dir.
+    """
     from kadmin.sandbox import process
 
-    process.stop(_state_dir(state_dir))
-    click.echo("kadmin: sandbox stopped", err=True)
+    directory = _state_dir(state_dir)
+    if process.stop(directory):
+        click.echo("kadmin: sandbox stopped", err=True)
+    else:
+        click.echo(f"kadmin: no sandbox running in {directory}", err=True)
 
 
 @sandbox.group()

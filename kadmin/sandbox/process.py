@@ -156,17 +156,43 @@ def start_detached(argv: list[str], state_dir: Path, timeout: float = 60.0) -> d
     raise errors.ClusterError(f"the sandbox did not start within {timeout:.0f}s (log: {log_path})")
 
 
-def stop(state_dir: Path, timeout: float = 30.0) -> None:
+SANDBOX_FILES = {STATE_FILE, STATE_FILE + ".tmp", control.SOCKET_NAME, LOG_FILE}
+
+
+def stop(state_dir: Path, timeout: float = 30.0) -> bool:
+    """Stop the sandbox running in ``state_dir``: True once it has stopped, False when none was
+    running (stopping twice is fine; what a killed one left is removed). A directory that is
+    missing or holds other files is not a sandbox's (a mistyped --state-dir): NotFoundError."""
+    state_dir = Path(state_dir)
+    _require_sandbox_dir(state_dir)
     state = read_state(state_dir)
     path = control.socket_path(state_dir)
-    control.request(state_dir, "stop")
+    try:
+        control.request(state_dir, "stop")
+    except errors.NotFoundError:  # no control socket, or nobody listening on it
+        _discard_stale(state_dir)
+        (state_dir / control.SOCKET_NAME).unlink(missing_ok=True)
+        return False
     deadline = time.monotonic() + timeout
     pid = state.get("pid") if state else None
     while time.monotonic() < deadline:
         if not path.exists() and (pid is None or not _alive(pid)):
-            return
+            return True
         time.sleep(0.05)
     raise errors.ClusterError(f"the sandbox in {state_dir} did not stop within {timeout:.0f}s")
+
+
+def _require_sandbox_dir(state_dir: Path) -> None:
+    try:
+        names = {p.name for p in state_dir.iterdir()}
+    except OSError:
+        raise errors.NotFoundError(
+            f"no sandbox state in {state_dir}: the directory does not exist (is --state-dir mistyped?)"
+        ) from None
+    if names - SANDBOX_FILES:
+        raise errors.NotFoundError(
+            f"{state_dir} is not a sandbox's state directory: it holds other files (is --state-dir mistyped?)"
+        )
 
 
 def _answers(port: int) -> bool:

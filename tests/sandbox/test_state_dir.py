@@ -4,9 +4,11 @@ sandboxes, signals that end a foreground run."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import stat
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -70,3 +72,45 @@ def test_a_foreground_sandbox_stopped_by_a_signal_leaves_no_state_behind(tmp_pat
     assert proc.returncode == 0, err
     assert "sandbox stopped" in err and "Traceback" not in err
     assert list(d.iterdir()) == []
+
+
+def test_stopping_a_stopped_sandbox_succeeds_and_clears_what_a_killed_one_left(tmp_path):
+    d = tmp_path / "state"
+    started = run("sandbox", "start", "--detach", "--brokers", "1", "--no-demo", "--state-dir", str(d))
+    assert started.returncode == 0, started.stderr
+    pid = json.loads((d / "sandbox.json").read_text())["pid"]
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while _alive(pid):
+        assert time.monotonic() < deadline, "the killed sandbox is still there"
+        time.sleep(0.01)
+    assert (d / "sandbox.json").exists() and (d / "control.sock").exists()
+    for _ in range(2):
+        stopped = run("sandbox", "stop", "--state-dir", str(d))
+        assert (stopped.returncode, stopped.stderr) == (0, f"kadmin: no sandbox running in {d}\n")
+        assert sorted(p.name for p in d.iterdir()) == ["sandbox.log"]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:  # a zombie (its parent has not reaped it yet) is gone
+        return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_a_state_dir_that_is_missing_or_not_a_sandboxs_is_refused_by_stop(tmp_path):
+    missing = run("sandbox", "stop", "--state-dir", str(tmp_path / "typo"))
+    assert missing.returncode == 2
+    assert missing.stderr == (
+        f"kadmin: error: no sandbox state in {tmp_path / 'typo'}: the directory does not exist "
+        "(is --state-dir mistyped?)\n"
+    )
+    (tmp_path / "notes.txt").write_text("")
+    foreign = run("sandbox", "stop", "--state-dir", str(tmp_path))
+    assert foreign.returncode == 2
+    assert foreign.stderr == (
+        f"kadmin: error: {tmp_path} is not a sandbox's state directory: it holds other files "
+        "(is --state-dir mistyped?)\n"
+    )
