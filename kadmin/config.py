@@ -3,8 +3,8 @@
 
 Precedence, field by field: flags > environment > profile > defaults. The target (bootstrap
 servers or ZooKeeper) is chosen as a pair: the highest level that names either wins, and a level
-naming both is a usage error; a profile named with ``--cluster`` names its target as a flag does,
-above the environment's. A profile is used when named (``--cluster`` / ``KADMIN_CLUSTER``),
+naming both is a usage error; a profile named (``--cluster`` or ``KADMIN_CLUSTER``) gives its
+target above the environment's, so its credentials never go to another address. A profile is used when named (``--cluster`` / ``KADMIN_CLUSTER``),
 or through ``default_cluster`` only when neither flags nor environment name a target, so a
 default profile's credentials never leak onto an explicit ``--bootstrap-server``.
 
@@ -186,12 +186,13 @@ def resolve_connection(
             f"bootstrap_server and zookeeper in profile {name!r}",
         )
 
-    # --cluster is a flag: its profile's target outranks the environment's (a KADMIN_BOOTSTRAP_SERVER
-    # left from a sandbox session must not receive the profile's credentials).
+    # A profile named (--cluster or KADMIN_CLUSTER) gives its own target over the environment's: a
+    # KADMIN_BOOTSTRAP_SERVER left from a sandbox session must not receive the profile's credentials.
     from_profile = (profile_target, f"profile {name}")
+    named = bool(cluster or env.get(ENV_CLUSTER))
     candidates = (
         ((flags_target, "flags"), from_profile, (env_target, "environment"))
-        if cluster
+        if named
         else ((flags_target, "flags"), (env_target, "environment"), from_profile)
     )
     found = next(((t, s) for t, s in candidates if t is not None), None)

@@ -121,7 +121,10 @@ def test_flags_beat_environment_beat_profile(tmp_path):
     s = resolve_connection(bootstrap_server="flag:9092", timeout="1s", env=env, config_path=path)
     assert (s.bootstrap_servers, s.zookeeper, s.timeout, s.source) == ("flag:9092", None, 1.0, "flags")
 
-    s = resolve_connection(env=env, config_path=path)
+    s = resolve_connection(env=env, config_path=path)  # the named profile's target; the env's timeout
+    assert (s.bootstrap_servers, s.zookeeper, s.timeout) == (None, "zk-1:2181,zk-2:2181/kafka", 7.0)
+
+    s = resolve_connection(env={k: v for k, v in env.items() if k != "KADMIN_CLUSTER"}, config_path=path)
     assert (s.bootstrap_servers, s.zookeeper, s.timeout, s.source) == ("env:9092", None, 7.0, "environment")
 
     s = resolve_connection(env={"KADMIN_CLUSTER": "legacy"}, config_path=path)
@@ -131,14 +134,14 @@ def test_flags_beat_environment_beat_profile(tmp_path):
 
 def test_a_profile_named_with_cluster_outranks_the_environments_target(tmp_path):
     """KADMIN_BOOTSTRAP_SERVER left from a sandbox session must not receive prod's credentials
-    when the operator types --cluster prod; KADMIN_CLUSTER is environment like it, and loses."""
+    when the operator names prod (--cluster or KADMIN_CLUSTER)."""
     path = write_profiles(tmp_path, PROFILES)
     (tmp_path / "prod.properties").write_text("sasl.mechanism=PLAIN\n")
     env = {"KADMIN_BOOTSTRAP_SERVER": "127.0.0.1:40000"}
     s = resolve_connection(cluster="prod", env=env, config_path=path)
     assert (s.bootstrap_servers, s.source) == ("prod-1:9093,prod-2:9093", "profile prod")
     s = resolve_connection(env={**env, "KADMIN_CLUSTER": "prod"}, config_path=path)
-    assert (s.bootstrap_servers, s.source) == ("127.0.0.1:40000", "environment")
+    assert (s.bootstrap_servers, s.source) == ("prod-1:9093,prod-2:9093", "profile prod")
     s = resolve_connection(cluster="prod", bootstrap_server="prod-3:9093", env=env, config_path=path)
     assert (s.bootstrap_servers, s.source) == ("prod-3:9093", "flags")
 
