@@ -209,6 +209,7 @@ def read_log_dirs_file(path: str, stem: str, name: str):
             n_dirs,
             {
                 "cluster": cluster,
+                "source": name,
                 "broker": d_broker,
                 "rack": d_rack,
                 "path": dirs["path"],
@@ -267,25 +268,27 @@ def reference_table(path: str, stem: str):
     ``files.read_rows``): for the files the fast reader is not sure of."""
     from kadmin.fleet.files import ResultFile, read_rows
 
-    return rows_table(read_rows(ResultFile(path, "log-dirs", stem)))
+    f = ResultFile(path, "log-dirs", stem)
+    return rows_table(read_rows(f), f.name)
 
 
-def rows_table(rows):
-    """Rows of log-dirs files (``rows.Rows``) as one tagged table."""
+def rows_table(rows, source: str):
+    """Rows of one log-dirs file (``rows.Rows``), ``source`` its name, as one tagged table."""
     import pyarrow as pa
 
-    def table(tag: str, names, found) -> list:
+    def table(tag: str, names, found, **more) -> list:
         if not found:
             return []
         columns = dict(zip(names, zip(*found)))
         types = _types()
         kinds = dict(TAGGED)
-        return [_tagged(tag, len(found), {n: pa.array(list(v), types[kinds[n]]) for n, v in columns.items()})]
+        arrays = {n: pa.array(list(v), types[kinds[n]]) for n, v in columns.items()}
+        return [_tagged(tag, len(found), {**arrays, **more})]
 
     parts = [
         *table("c", ("cluster", "status", "source"), rows["clusters"]),
         *table("e", ("cluster", "broker", "source", "error"), rows["errors"]),
-        *table("d", column_names(LOG_DIRS), rows["log_dirs"]),
+        *table("d", column_names(LOG_DIRS), rows["log_dirs"], source=source),
         *table("r", column_names(REPLICAS), rows["replicas"]),
     ]
     return pa.concat_tables(parts) if parts else _tagged("c", 0, {})
@@ -294,7 +297,7 @@ def rows_table(rows):
 # ---- the columnar copy ------------------------------------------------------------------------
 
 CACHE_DIR = ".kadmin-cache"
-CACHE_FORMAT = 1  # bumped when the tagged table changes: older copies are then parsed again
+CACHE_FORMAT = 2  # bumped when the tagged table changes: older copies are then parsed again
 DICTIONARY_COLUMNS = ["tag", "cluster", "rack", "path", "status", "error", "source"]
 
 

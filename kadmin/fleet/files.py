@@ -10,6 +10,7 @@ moves for throttle staleness). A ``"cluster"`` key in a document overrides the f
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,3 +75,34 @@ def read_rows(f: ResultFile) -> Rows:
         text = BAD_LOG_DIRS if f.kind == "log-dirs" else f"not valid JSON: {e}"
         return error_rows(f.cluster, None, f.name, text)
     return document_rows(f.kind, f.cluster, f.name, doc)
+
+
+def dir_sources(f: ResultFile, rows: Rows) -> set[tuple[str, int, str, str]]:
+    """(cluster, broker, directory, file) of every log directory a file's rows describe: the
+    input of ``overlaps``."""
+    return {(d[0], d[1], d[3], f.name) for d in rows["log_dirs"]}
+
+
+def overlaps(found: Iterable[tuple[str, int, str, str]]) -> list[str]:
+    """Log directories of a cluster's broker described by more than one file: they would be
+    counted once per file. (A broker's directories may be spread over files, each in one.)
+    One problem per broker and set of files, naming the directories."""
+    files: dict[tuple[str, int, str], set[str]] = {}
+    for cluster, broker, path, source in found:
+        files.setdefault((cluster, broker, path), set()).add(source)
+    shared: dict[tuple[str, int, tuple[str, ...]], list[str]] = {}
+    for (cluster, broker, path), names in files.items():
+        if len(names) > 1:
+            shared.setdefault((cluster, broker, tuple(sorted(names))), []).append(path)
+    return [
+        f"cluster {cluster!r} broker {broker}: {', '.join(sorted(paths))} in {' and '.join(names)}: a directory is "
+        "counted from one file only (keep it in one of them)"
+        for (cluster, broker, names), paths in sorted(shared.items())
+    ]
+
+
+def check_overlaps(directory: str, found: Iterable[tuple[str, int, str, str]]) -> None:
+    """InputError listing every log directory that more than one file describes."""
+    problems = overlaps(found)
+    if problems:
+        raise InputError(f"--from {directory}: the same log directories are in more than one file", problems)

@@ -104,10 +104,12 @@ def build_reports(request: FleetRequest, opener: Any = None) -> list[Report]:
 
             rows = collect_local(entries, request.kind, opener)
         else:
-            from kadmin.fleet.files import read_rows
+            from kadmin.fleet.files import check_overlaps, dir_sources, read_rows
             from kadmin.fleet.rows import merge_rows
 
-            rows = merge_rows(read_rows(f) for f in files)
+            parts = [(f, read_rows(f)) for f in files]
+            check_overlaps(request.from_dir or "", (s for f, part in parts for s in dir_sources(f, part)))
+            rows = merge_rows(part for _, part in parts)
         return local.reports(request.kind, rows, request.top)
 
     from kadmin.fleet import spark as engine
@@ -121,5 +123,5 @@ def build_reports(request: FleetRequest, opener: Any = None) -> list[Report]:
                 per_file = engine.log_dirs_reports_from_files(session, files, request.top, request.cache)
                 if per_file is not None:
                     return per_file  # else a cluster spans files: the general path below
-            frames = engine.frames_from_files(session, files, request.cache)
+            frames = engine.frames_from_files(session, files, request.cache, request.from_dir)
         return engine.reports(request.kind, frames, request.top)

@@ -206,7 +206,7 @@ def _tag(rows: Rows) -> list[tuple[str, tuple]]:
     return [(name, row) for name, table in rows.items() for row in table]
 
 
-def frames_from_files(spark, files: list, cache: bool = True) -> Frames:
+def frames_from_files(spark, files: list, cache: bool = True, directory: str | None = None) -> Frames:
     """``--from DIR``: log-dirs results through pyarrow in Spark tasks, the rest through Python
     tasks (one per file). Every row reaches the JVM: the log-dirs reports come here only when a
     cluster spans files (otherwise ``log_dirs_reports_from_files``).
@@ -229,6 +229,7 @@ def frames_from_files(spark, files: list, cache: bool = True) -> Frames:
 
     tagged = _log_dirs_tagged(spark, log_files, cache)
     tag = F.col("tag")
+    _check_overlaps(tagged, directory or str(os.path.dirname(log_files[0].path)))
     clusters = tagged.filter(tag == "c").select("cluster", F.col("status").alias("kind"), "source")
     errors = tagged.filter(tag == "e").select(*t.column_names(t.ERRORS))
     log_dirs = tagged.filter(tag == "d").select(*t.column_names(t.LOG_DIRS))
@@ -239,6 +240,25 @@ def frames_from_files(spark, files: list, cache: bool = True) -> Frames:
     out["log_dirs"] = out["log_dirs"].unionByName(log_dirs)
     out["replicas"] = out["replicas"].unionByName(replicas)
     return Frames(spark, out)
+
+
+def _check_overlaps(tagged, directory: str) -> None:
+    """InputError when a log directory of a cluster's broker is described by more than one
+    file (it would be counted once per file): ``files.overlaps`` over the few seen twice."""
+    from pyspark.sql import functions as F
+
+    from kadmin.fleet.files import check_overlaps
+
+    keys = ["cluster", "broker", "path"]
+    shared = (
+        tagged.filter(F.col("tag") == "d")
+        .select(*keys, "source")
+        .distinct()
+        .groupBy(*keys)
+        .agg(F.collect_set("source").alias("sources"))
+        .filter(F.size("sources") > 1)
+    )
+    check_overlaps(directory, [(r[0], r[1], r[2], s) for r in shared.collect() for s in r[3]])
 
 
 def _log_dirs_tagged(spark, log_files: list, cache: bool):

@@ -180,3 +180,30 @@ def test_the_spark_reader_says_what_the_plain_reader_says(tmp_path, name):
     f = ResultFile(str(tmp_path / name), "log-dirs", name[: -len(".json")])
     plain = {r.name: list(r.rows) for r in local.log_dirs_reports(read_rows(f), 3)}
     assert file_piece(f, 3, cache=False)[1] == plain
+
+
+def test_a_directory_in_two_files_of_one_cluster_is_an_input_error(tmp_path):
+    """A cluster (even a broker's directories) may be spread over files, but a directory
+    described by two of them would be counted twice: refused (exit 2), every one listed."""
+    import json
+
+    from kadmin.fleet.run import FleetRequest, build_reports
+
+    one = fx.log_dirs_doc(fx.broker(5, [fx.log_dir("/a", total=10, usable=5), fx.log_dir("/b", total=10, usable=5)]),
+                          fx.broker(6, [fx.log_dir("/a", total=10, usable=5)]))
+    other = fx.log_dirs_doc(fx.broker(6, [fx.log_dir("/a", total=10, usable=5), fx.log_dir("/b", total=10, usable=1)]))
+    for name, doc in (("a.json", one), ("b.json", other), ("c.json", one)):
+        (tmp_path / name).write_text(json.dumps(dict(doc, cluster="west")))
+    with pytest.raises(InputError) as err:
+        build_reports(FleetRequest("log-dirs", from_dir=str(tmp_path)))
+    assert err.value.problems == [
+        "cluster 'west' broker 5: /a, /b in a.json and c.json: a directory is counted from one file only "
+        "(keep it in one of them)",
+        "cluster 'west' broker 6: /a in a.json and b.json and c.json: a directory is counted from one file only "
+        "(keep it in one of them)",
+    ]
+    (tmp_path / "c.json").unlink()
+    (tmp_path / "b.json").write_text(json.dumps(dict(fx.log_dirs_doc(fx.broker(6, [fx.log_dir("/b", total=10, usable=1)])),
+                                                     cluster="west")))
+    usage = {r.name: r for r in build_reports(FleetRequest("log-dirs", from_dir=str(tmp_path)))}["cluster_usage"]
+    assert [(r[0], r[1], r[2]) for r in usage.rows] == [("west", 2, 4)]  # broker 6's /a and /b from two files

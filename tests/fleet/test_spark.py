@@ -148,3 +148,19 @@ def test_the_per_file_path_gives_the_reports_of_the_general_path(spark, tmp_path
     assert_same(general_path(spark, fleet, top), on_spark)
     east = [r for r in {r.name: r for r in on_spark}["cluster_usage"].rows if r[0] == "east"]
     assert east[0][1] == 3  # brokers 1, 2 and 3: one cluster from both files
+
+
+def test_a_directory_in_two_files_of_one_cluster_is_refused_on_spark_too(spark, tmp_path):
+    import json
+
+    from kadmin.errors import InputError
+
+    doc = fx.log_dirs_doc(fx.broker(5, [fx.log_dir("/data", total=10, usable=5)]))
+    for name in ("a.json", "b.json"):
+        (tmp_path / name).write_text(json.dumps(dict(doc, cluster="west")))
+    with pytest.raises(InputError) as err:
+        build_reports(FleetRequest("log-dirs", spark=True, spark_master=MASTER, from_dir=str(tmp_path)))
+    assert err.value.problems == [
+        "cluster 'west' broker 5: /data in a.json and b.json: a directory is counted from one file only "
+        "(keep it in one of them)"
+    ]
