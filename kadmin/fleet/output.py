@@ -134,7 +134,22 @@ def _write_reports(d: Path, kind: str, engine: str, reports: Sequence[Report]) -
         and write_chart(by_name["dir_usage"], by_name["cluster_usage"], d / CHART)
     ):
         written.append(d / CHART)
+    remove_stale(d, {p.name for p in written})
     return written
+
+
+def remove_stale(d: Path, written: set[str]) -> list[str]:
+    """Remove the files an earlier run left in ``d`` under a name kadmin's reports write (of any
+    command) that this run did not write: a stale chart, another command's reports. Only those
+    names, and only regular files: nothing else in the directory is touched. Returns the names
+    removed."""
+    removed = []
+    for name in sorted({n for kind in REPORTS for n in report_files(kind)} - written):
+        target = d / name
+        if target.is_file() and not target.is_symlink():
+            target.unlink()
+            removed.append(name)
+    return removed
 
 
 def write_chart(dir_usage: Report, cluster_usage: Report, path: Path) -> bool:
