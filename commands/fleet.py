@@ -122,12 +122,12 @@ def run_fleet_report(
         click.echo(f"wrote {len(written)} files to {fleet.report_dir}", err=True)  # a path, not markup
     if output == "json":
         render.print_json(document(kind, request.engine, reports))
-        return
-    console = render.stdout()
-    for report in reports:
-        if report.rows or report.name != "unreachable":
-            console.print(report_table(report))
-    for row in next((r.rows for r in reports if r.name == "unreachable"), ()):
+    else:
+        console = render.stdout()
+        for report in reports:
+            if report.rows or report.name != "unreachable":
+                console.print(report_table(report))
+    for row in next((r.rows for r in reports if r.name == "unreachable"), ()):  # stderr, in both modes
         where = f"cluster {row[0]}" + (f" broker {row[1]}" if row[1] is not None else "")
         render.warn(f"{where} could not be read ({row[2]}): {row[3]}")
 

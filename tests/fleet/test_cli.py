@@ -214,3 +214,13 @@ def test_a_java_error_is_told_in_one_line():
     assert spark_error_line(RuntimeError("[JAVA_GATEWAY_EXITED] Java gateway process exited.")) == (
         "[JAVA_GATEWAY_EXITED] Java gateway process exited."
     )
+
+
+def test_unreachable_clusters_are_warned_about_with_json_output_too(tmp_path):
+    """-o json: the document alone on stdout, the warnings on stderr as in table mode."""
+    result = invoke("--from", str(fx.log_dirs_fleet(tmp_path)), "-o", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert [r["rows"] for r in doc["reports"] if r["name"] == "unreachable"][0]
+    assert "cluster west broker 7 could not be read (west.json): broker 7 unreachable: timed out" in result.stderr
+    assert "cluster broken could not be read (broken.json)" in result.stderr
