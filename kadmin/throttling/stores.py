@@ -19,9 +19,10 @@ from kadmin.errors import ClusterError, InputError
 from kadmin.throttling.record import ThrottleRecord
 
 
-class UnreadableRecords(InputError):
+class UnreadableRecords(ClusterError):
     """Some records could not be read (``keys``: their keys, each named in the message with
-    where it is); ``records`` holds the others. The hint says how to remove them."""
+    where it is); ``records`` holds the others. The hint says how to remove them. Exit 1 from
+    every command: what is unreadable is in the cluster, not the command's input."""
 
     def __init__(self, records: dict[str, ThrottleRecord], bad: list[tuple[str, str]], hint: str):
         self.records = records

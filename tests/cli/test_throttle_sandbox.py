@@ -502,7 +502,7 @@ def test_zookeeper_mode_shows_the_rates_of_a_down_broker_from_zookeeper(sandbox_
     assert "broker 1 is down: its rates are listed as ZooKeeper holds them" in r.stderr
 
 
-def test_an_unreadable_record_is_named_by_key_and_offset_and_clear_all_goes_on(sandbox_factory):  # noqa: F811
+def test_an_unreadable_record_is_named_by_key_and_offset_and_clear_all_goes_on(sandbox_factory, tmp_path):  # noqa: F811
     """One unreadable record in __kadmin_throttle_records: set and clear --stale refuse (changing
     throttles without knowing what kadmin set is unsafe), naming the key, its offset and the way
     out (a tombstone); clear --all, which removes every throttle whoever set it, goes on and leaves
@@ -521,6 +521,12 @@ def test_an_unreadable_record_is_named_by_key_and_offset_and_clear_all_goes_on(s
         assert (f"key 'badkey' (topic {RECORD_TOPIC}, partition 0, offset 1): Expecting value" in r.stderr
                 and "nothing was changed" in r.stderr and "tombstone" in r.stderr and "kcat" in r.stderr)
     assert "1" not in sb.snapshot().broker_configs or LEADER_RATE not in sb.snapshot().broker_configs["1"]
+    # The same refusal, the same exit code (1: what is unreadable is in the cluster, not the input),
+    # from the commands that read the records to change throttles.
+    plan = write_plan(tmp_path, "p.json", [{"topic": "orders", "partition": 0, "replicas": [1, 2]}])
+    for args in (("execute", "--throttle", "1MB/s", "--rollback-file", str(tmp_path / "rb.json")), ("verify",)):
+        r = CliRunner().invoke(cli, ["reassign", *args, "--reassignment-json-file", plan, "-b", sb.bootstrap])
+        assert r.exit_code == 1 and "key 'badkey'" in r.stderr, (args, r.output)
 
     r = CliRunner().invoke(cli, ["throttle", "show", "-o", "json", "-b", sb.bootstrap])
     assert r.exit_code == 0 and "key 'badkey'" in r.stderr
