@@ -45,3 +45,21 @@ def changes_json(changes, current) -> list[dict]:
         }
         for c in changes
     ]
+
+
+def warn_down_brokers(state, done: str) -> None:
+    """Brokers kadmin's records name that are down: their throttles could not be read (so are
+    not ``done``: "listed", "removed"), or (ZooKeeper) were read from ZooKeeper."""
+    from kadmin.commands import render
+
+    for b in sorted(state.down_brokers):
+        claims = sorted({(c.name, c.value) for r in state.records.values() for c in r.rates if c.broker == b})
+        what = ", ".join(f"{name} {value}" for name, value in claims)
+        if b in state.unreadable_brokers:
+            render.warn(
+                f"broker {b} is down (not in the cluster's broker list): the throttles kadmin recorded there ({what}) "
+                f"could not be read and are not {done}; kadmin's records keep them until the broker is back"
+            )
+        else:
+            seen = "listed" if done == "listed" else "read"
+            render.warn(f"broker {b} is down: its rates are {seen} as ZooKeeper holds them (kadmin recorded {what})")

@@ -52,6 +52,9 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
             # nothing of that, and is left as it is (the others are brought in line). --plan and
             # --stale decide by what kadmin set, so they refuse.
             state.require_records(unless_only_some_records=all_)
+        from kadmin.commands.render_throttles import warn_down_brokers
+
+        warn_down_brokers(state, "removed" if not dry_run else "listed")
         if all_ and state.unreadable_records:
             left = "it is" if len(state.unreadable_records) == 1 else "they are"
             render.warn(f"{state.records_error}: left as {left} ({state.records_hint})")

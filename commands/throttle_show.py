@@ -7,6 +7,7 @@ import click
 
 from kadmin.commands.fleet import fleet_options, run_fleet_report
 from kadmin.commands.options import cluster_options, open_cluster, output_option
+from kadmin.commands.render_throttles import warn_down_brokers
 
 
 @click.command()
@@ -40,7 +41,7 @@ def show(cluster, output, fleet):
         render.warn(f"{state.records_error} ({shown} shown as not set by kadmin{hint})")
     if output == "json":
         _warn_invalid(doc)
-        _warn_down(state)
+        warn_down_brokers(state, "listed")
         render.print_json(doc)
         return
     if doc["throttles"]:
@@ -49,7 +50,7 @@ def show(cluster, output, fleet):
         where = " on the running brokers" if state.unreadable_brokers else ""
         click.echo(f"No replication throttles are set{where}.")  # plain text: no need to load rich
     _warn_invalid(doc)
-    _warn_down(state)
+    warn_down_brokers(state, "listed")
     if not state.log_dirs_known:
         render.warn("log-dir moves could not be seen on every broker: their log-dir rates count as needed")
     for r in doc["records"]:  # plain text: a plan file named "[x].json" is not rich markup
@@ -85,23 +86,6 @@ def show_json(state) -> dict:
         "down_brokers": sorted(state.down_brokers),
         "unreadable_brokers": sorted(state.unreadable_brokers),
     }
-
-
-def _warn_down(state) -> None:
-    """Brokers kadmin's records name that are down: their throttles could not be read (not
-    listed), or (ZooKeeper) were read from ZooKeeper."""
-    from kadmin.commands import render
-
-    for b in sorted(state.down_brokers):
-        claims = sorted({(c.name, c.value) for r in state.records.values() for c in r.rates if c.broker == b})
-        what = ", ".join(f"{name} {value}" for name, value in claims)
-        if b in state.unreadable_brokers:
-            render.warn(
-                f"broker {b} is down (not in the cluster's broker list): the throttles kadmin recorded there ({what}) "
-                "could not be read and are not listed; kadmin's records keep them until the broker is back"
-            )
-        else:
-            render.warn(f"broker {b} is down: its rates are listed as ZooKeeper holds them (kadmin recorded {what})")
 
 
 def _warn_invalid(doc: dict) -> None:
