@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import click
 
@@ -93,13 +94,23 @@ def run_fleet_report(
             ("--zookeeper", getattr(cluster, "zookeeper", None)),
             ("--command-config", getattr(cluster, "command_config", None)),
             ("--cluster", getattr(cluster, "cluster", None)),
+            ("--timeout", getattr(cluster, "timeout", None)),
         )
         if value
     ]
     if given:
         raise UsageError(
             f"{', '.join(given)} cannot be combined with fleet reports: --fleet names each "
-            "cluster's connection (or profile), --from reads saved results"
+            "cluster's connection (or profile) and timeout, --from reads saved results"
+        )
+    explicit = _explicit_flags()
+    if "top" in explicit and top is None:
+        top = explicit.pop("top")[1]  # the fleet's largest replicas per cluster
+    if explicit:
+        names = ", ".join(flag for flag, _ in explicit.values())
+        raise UsageError(
+            f"{names} cannot be combined with fleet reports: they report on every broker, directory and topic "
+            "(nothing was done)"
         )
     if output not in ("table", "json"):
         raise UsageError(f"fleet reports print as table or json, not {output!r}")
@@ -110,7 +121,7 @@ def run_fleet_report(
         from_dir=fleet.from_dir,
         spark_master=fleet.spark_master,
         report_dir=fleet.report_dir,
-        top=top or 10,
+        top=10 if top is None else top,
     )
     reports = build_reports(request, opener=opener)
 
@@ -130,6 +141,32 @@ def run_fleet_report(
     for row in next((r.rows for r in reports if r.name == "unreachable"), ()):  # stderr, in both modes
         where = f"cluster {row[0]}" + (f" broker {row[1]}" if row[1] is not None else "")
         render.warn(f"{where} could not be read ({row[2]}): {row[3]}")
+
+
+# Parameters a fleet report reads itself: its own, the connection (refused above by value) and --output.
+_FLEET_PARAMS = {"spark", "fleet_file", "from_dir", "spark_master", "report_dir", "output"}
+_CLUSTER_PARAMS = {"bootstrap_server", "zookeeper", "command_config", "cluster_name", "timeout"}
+
+
+def _explicit_flags() -> dict[str, tuple[str, Any]]:
+    """The other options of the running command given on the command line (not left at their
+    default): parameter name -> (flag, value). A fleet report honours ``--top`` and refuses the
+    rest rather than ignoring them."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return {}
+    out: dict[str, tuple[str, Any]] = {}
+    for param in ctx.command.params:
+        name = param.name
+        if not name or not param.expose_value or name in _FLEET_PARAMS or name in _CLUSTER_PARAMS:
+            continue
+        if ctx.get_parameter_source(name) in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None):
+            continue
+        flags = [o for o in param.opts if o.startswith("--")] or list(param.opts) or [name]
+        out[name] = (max(flags, key=len), ctx.params.get(name))
+    return out
 
 
 def report_table(report, limit: int = TABLE_ROWS):

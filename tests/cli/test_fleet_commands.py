@@ -88,3 +88,30 @@ def test_unusable_fleet_settings_are_usage_errors_not_bugs(tmp_path, args):
     result = run("log-dirs", "describe", "--from", str(src), *(a.format(tmp=tmp_path) for a in args))
     assert result.exit_code == 2, result.output
     assert "unexpected" not in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+@pytest.mark.parametrize("flags, named", [
+    (("--broker-list", "0"), "--broker-list"),
+    (("--topic-list", "orders"), "--topic-list"),
+    (("--log-dirs", "/d1"), "--log-dirs"),
+    (("--top", "2", "--broker-list", "0", "--log-dirs", "/d1"), "--broker-list, --log-dirs"),
+    (("--timeout", "5s"), "--timeout"),
+    (("--top", "0"), "--top must be at least 1"),
+])
+def test_single_cluster_flags_are_refused_in_fleet_reports_not_ignored(tmp_path, flags, named):
+    from tests.fleet import fixtures as fx
+
+    result = run("log-dirs", "describe", "--from", str(fx.log_dirs_fleet(tmp_path)), *flags, "-o", "json")
+    assert result.exit_code == 2, result.output
+    assert named in result.stderr and not result.stdout
+
+
+def test_top_is_the_number_of_largest_replicas_per_cluster(tmp_path):
+    from tests.fleet import fixtures as fx
+
+    src = str(fx.log_dirs_fleet(tmp_path))
+    for args, per_cluster in (((), {"east": 6, "west": 1}), (("--top", "2"), {"east": 2, "west": 1})):
+        result = run("log-dirs", "describe", "--from", src, *args, "-o", "json")
+        assert result.exit_code == 0, result.output
+        rows = _report(json.loads(result.stdout), "largest_partitions")["rows"]
+        assert {c: sum(r["cluster"] == c for r in rows) for c in per_cluster} == per_cluster
