@@ -32,7 +32,7 @@ def show(cluster, output, topic_list, broker_list):
     """
     from kadmin.leaders import summarize
 
-    topics = str_list(topic_list)
+    topics = str_list(topic_list, "--topic-list")
     brokers = int_list(broker_list, "--broker-list")
     from kadmin.backends.base import read_together
 

@@ -39,8 +39,8 @@ def describe(cluster, output, broker_list, topic_list, log_dir_list, top, fleet)
     from kadmin import logdirs
 
     requested = int_list(broker_list, "--broker-list")
-    topics = str_list(topic_list)
-    paths = str_list(log_dir_list)
+    topics = str_list(topic_list, "--topic-list")
+    paths = str_list(log_dir_list, "--log-dirs")
     with open_cluster(cluster, read_only=True) as backend:
         brokers = backend.describe_brokers()
         ids = logdirs.check_brokers(requested, brokers)

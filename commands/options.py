@@ -206,7 +206,12 @@ def int_list(value: str | None, what: str) -> list[int] | None:
     return out
 
 
-def str_list(value: str | None) -> list[str] | None:
-    if value is None or value.strip() == "":
+def str_list(value: str | None, what: str) -> list[str] | None:
+    """ "a,b" -> ["a", "b"]; None (the option not given) stays None. An empty list ("", an unset
+    $TOPICS in a script) is a usage error, as in ``int_list``: None means every one."""
+    if value is None:
         return None
-    return [x.strip() for x in value.split(",") if x.strip()]
+    out = [x.strip() for x in value.split(",") if x.strip()]
+    if not out:
+        raise click.BadParameter("is empty (leave the option out to mean every one)", param_hint=what)
+    return out

@@ -111,7 +111,7 @@ def balance(
     from kadmin.plan.broker_balance import BalanceRequest, balance_brokers
 
     requested = int_list(broker_list, "--broker-list")
-    topics = str_list(topic_list)
+    topics = str_list(topic_list, "--topic-list")
     request = BalanceRequest(
         topics=None if topics is None else tuple(topics),
         brokers=None if requested is None else tuple(requested),

@@ -32,3 +32,15 @@ def test_commands_refuse_an_empty_list_before_connecting(args, tmp_path):
     r = CliRunner().invoke(cli, [*args, "--bootstrap-server", "127.0.0.1:1", "--timeout", "1s"])
     assert r.exit_code == 2, r.output
     assert "names no broker" in r.output
+
+
+@pytest.mark.parametrize("args", [
+    ["log-dirs", "describe", "--log-dirs", ""],
+    ["log-dirs", "describe", "--topic-list", " , "],
+    ["leaders", "show", "--topic-list", ""],
+])
+def test_an_empty_name_list_is_a_usage_error_too(args):
+    """--topic-list "" / --log-dirs "" (an unset $TOPICS): not "every one"."""
+    r = CliRunner().invoke(cli, [*args, "--bootstrap-server", "127.0.0.1:1", "--timeout", "1s"])
+    assert r.exit_code == 2, r.output
+    assert "is empty (leave the option out to mean every one)" in r.output
