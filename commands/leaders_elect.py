@@ -19,7 +19,7 @@ from kadmin.commands.options import cluster_options, open_cluster, output_option
 )
 @click.option(
     "--election-type",
-    metavar="PREFERRED|UNCLEAN",
+    type=click.Choice(["PREFERRED", "UNCLEAN"], case_sensitive=False),  # also completes them
     help="kafka-leader-election.sh's spelling of --preferred / --unclean.",
 )
 @click.option(

@@ -20,6 +20,13 @@ def test_bash_completion_completes_commands():
     assert "log-dirs" in out.stdout
 
 
+def test_bash_completion_completes_the_election_types():
+    env = {"_KADMIN_COMPLETE": "bash_complete", "COMP_WORDS": "kadmin leaders elect --election-type ",
+           "COMP_CWORD": "4", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-m", "kadmin"], capture_output=True, text=True, env=env)
+    assert {line.split(",")[1].upper() for line in out.stdout.split()} == {"PREFERRED", "UNCLEAN"}
+
+
 # --- completion offers exactly the tree: a new command or option shows up, a removed one goes ---
 import os  # noqa: E402
 
