@@ -17,6 +17,7 @@ relative paths made absolute.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -41,9 +42,9 @@ def load_inventory(path: str | Path) -> list[dict[str, Any]]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"--fleet {path}: not valid TOML: {e}") from None
-    problems = validate_inventory(data)
+    problems = sorted(validate_inventory(data) + settings_problems(data, p.parent), key=_place)
     if problems:
-        raise InputError(f"--fleet {path}: invalid inventory", problems)
+        raise InputError(f"--fleet {path}: invalid inventory ({len(problems)} problem(s))", problems)
     return entries_of(data, p.parent)
 
 
@@ -63,21 +64,103 @@ def validate_inventory(data: Any) -> list[str]:
             problems.append(f"{where}: unknown key(s): {', '.join(sorted(set(err.instance) - known))}")
         else:
             problems.append(f"{where}: {err.message}")
-    if not problems:
-        from kadmin.config import bootstrap_addresses, zookeeper_hosts
+    # The checks of the values go on beside the schema's: every problem at once.
+    from kadmin.config import bootstrap_addresses, zookeeper_hosts
 
-        seen: set[str] = set()
-        for i, c in enumerate(data["clusters"]):
-            if c["name"] in seen:
-                problems.append(f"clusters.{i}.name: cluster {c['name']!r} is listed twice")
-            seen.add(c["name"])
-            for key, check in (("bootstrap_server", bootstrap_addresses), ("zookeeper", zookeeper_hosts)):
+    seen: set[str] = set()
+    for i, c in _clusters(data):
+        name = c.get("name")
+        if isinstance(name, str):
+            if name in seen:
+                problems.append(f"clusters.{i}.name: cluster {name!r} is listed twice")
+            seen.add(name)
+        for key, check in (("bootstrap_server", bootstrap_addresses), ("zookeeper", zookeeper_hosts)):
+            if isinstance(c.get(key), str):
                 try:
-                    if key in c:
-                        check(c[key])
+                    check(c[key])
                 except ValueError as e:
                     problems.append(f"clusters.{i}.{key}: {e}")
     return problems
+
+
+def _place(problem: str) -> tuple[int, int]:
+    """Problems in the order of the file: the top-level keys', then each entry's."""
+    m = re.match(r"clusters\.(\d+)\b", problem)
+    return (1, int(m.group(1))) if m else (0, 0)
+
+
+def _clusters(data: Any) -> list[tuple[int, dict[str, Any]]]:
+    """(index, entry) of each entry that is a table, whatever else is wrong with the file."""
+    clusters = data.get("clusters") if isinstance(data, dict) else None
+    if not isinstance(clusters, list):
+        return []
+    return [(i, c) for i, c in enumerate(clusters) if isinstance(c, dict)]
+
+
+def settings_problems(data: Any, base: Path) -> list[str]:
+    """What would make a cluster unusable before any connection, found now rather than as the
+    cluster's "unreachable" row: a timeout that is not a duration, a config file or properties
+    file that cannot be read, a profile the config file does not define, properties kadmin's
+    clients cannot use (a JKS keystore). Each problem says where it is (``clusters.N.key``)."""
+    from kadmin.config import load_profiles, parse_timeout, read_properties_file
+    from kadmin.errors import KadminError
+
+    problems: list[str] = []
+    if not isinstance(data, dict):
+        return problems
+
+    def check(where: str | None, fn, *args) -> Any:
+        try:
+            return fn(*args)
+        except KadminError as e:
+            prefix = f"{where}: " if where else ""
+            problems.append(prefix + str(e) + "".join(f"; {p}" for p in getattr(e, "problems", ())))
+            return None
+
+    def duration(where: str, value: Any) -> bool:
+        if not isinstance(value, (str, int, float)):
+            return False  # absent, or the schema's problem
+        return check(None, parse_timeout, value, where) is not None  # as collection reads it; says where
+
+    defaults: dict[str, Any] = {}
+    if duration("timeout", data.get("timeout")):
+        defaults["timeout"] = data["timeout"]
+    known: dict[str, Any] | None = None  # the profiles of config=, when it names a readable file
+    if isinstance(data.get("config"), str):
+        defaults["config"] = data["config"]
+        loaded = check("config", load_profiles, _config_path(data["config"], base), True)
+        known = loaded["clusters"] if loaded is not None else None
+    for i, c in _clusters(data):
+        where = f"clusters.{i}"
+        entry = {k: v for k, v in c.items() if k != "timeout" or duration(f"{where}.timeout", v)}
+        properties: dict[str, str] | None = {}
+        if isinstance(c.get("command_config"), str):
+            properties = check(f"{where}.command_config", read_properties_file, _file_path(c["command_config"], base))
+        if isinstance(c.get("profile"), str):
+            if "config" in defaults and known is None:
+                continue  # the config file's problem is listed already
+            if known is not None and c["profile"] not in known:
+                problems.append(f"{where}.profile: no profile {c['profile']!r} in {data['config']}")
+                continue
+            if properties is None:
+                continue
+            from kadmin.fleet.collect import settings_for
+
+            settings = check(f"{where}.profile", settings_for, entries_of({"clusters": [entry], **defaults}, base)[0])
+            properties = dict(settings.properties) if settings is not None else None
+        if properties and not isinstance(c.get("zookeeper"), str):  # ZooKeeper's TLS is checked as it connects
+            from kadmin.client_config import security_config
+
+            check(f"{where}.{'command_config' if 'command_config' in c else 'profile'}", security_config, properties)
+    return problems
+
+
+def _config_path(config: str, base: Path) -> Path:
+    return base / Path(config).expanduser()  # "~/..." is the home directory's, not the inventory's
+
+
+def _file_path(name: str, base: Path) -> Path:
+    return base / Path(name).expanduser()
 
 
 def entries_of(data: dict[str, Any], base: Path) -> list[dict[str, Any]]:
@@ -87,8 +170,8 @@ def entries_of(data: dict[str, Any], base: Path) -> list[dict[str, Any]]:
         if "timeout" not in entry and "timeout" in data:
             entry["timeout"] = data["timeout"]
         if "config" in data:
-            entry["config"] = str((base / data["config"]).expanduser())
+            entry["config"] = str(_config_path(data["config"], base))
         if "command_config" in entry:
-            entry["command_config"] = str(base / Path(entry["command_config"]).expanduser())
+            entry["command_config"] = str(_file_path(entry["command_config"], base))
         out.append(entry)
     return out

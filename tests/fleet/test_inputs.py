@@ -11,7 +11,17 @@ from kadmin.fleet.rows import document_rows
 from tests.fleet import fixtures as fx
 
 
-def test_inventory_entries_with_resolved_paths(tmp_path):
+@pytest.fixture
+def profiles(tmp_path, monkeypatch):
+    """A kadmin config file (KADMIN_CONFIG) defining the profiles the inventories name."""
+    path = tmp_path / "kadmin.toml"
+    path.write_text("".join(f'[clusters.{n}]\nbootstrap_server = "127.0.0.1:9092"\n' for n in ("p", "q", "us")))
+    monkeypatch.setenv("KADMIN_CONFIG", str(path))
+    return path
+
+
+def test_inventory_entries_with_resolved_paths(tmp_path, profiles):
+    (tmp_path / "eu.properties").write_text("client.id=kadmin\n")
     inv = tmp_path / "fleet.toml"
     inv.write_text(
         'timeout = "5s"\n'
@@ -24,7 +34,7 @@ def test_inventory_entries_with_resolved_paths(tmp_path):
     assert us == {"name": "prod-us", "profile": "us", "timeout": "20s"}
 
 
-def test_inventory_problems_are_reported_together(tmp_path):
+def test_inventory_problems_are_reported_together(tmp_path, profiles):
     inv = tmp_path / "fleet.toml"
     inv.write_text(
         '[[clusters]]\nname = "a"\nbootstrap_server = "x:1"\nzookeeper = "z:2"\n'
@@ -52,7 +62,7 @@ def test_inventory_targets_are_host_port(tmp_path):
     ]
 
 
-def test_inventory_duplicate_names(tmp_path):
+def test_inventory_duplicate_names(tmp_path, profiles):
     inv = tmp_path / "fleet.toml"
     inv.write_text('[[clusters]]\nname = "a"\nprofile = "p"\n[[clusters]]\nname = "a"\nprofile = "q"\n')
     with pytest.raises(InputError) as err:
@@ -207,3 +217,53 @@ def test_a_directory_in_two_files_of_one_cluster_is_an_input_error(tmp_path):
                                                      cluster="west")))
     usage = {r.name: r for r in build_reports(FleetRequest("log-dirs", from_dir=str(tmp_path)))}["cluster_usage"]
     assert [(r[0], r[1], r[2]) for r in usage.rows] == [("west", 2, 4)]  # broker 6's /a and /b from two files
+
+
+def test_every_inventory_problem_is_reported_up_front_with_where_it_is(tmp_path, monkeypatch):
+    """Settings that would only fail as each cluster connects (a timeout that is not a duration,
+    a missing config or properties file, an unknown profile, a JKS keystore) are found with the
+    schema's problems, all of them, each saying where it is; nothing is collected."""
+    (tmp_path / "kadmin.toml").write_text('[clusters.p]\nbootstrap_server = "127.0.0.1:9092"\n')
+    (tmp_path / "jks.properties").write_text("security.protocol=SSL\nssl.keystore.location=/k.jks\n"
+                                             "ssl.keystore.password=hunter2\n")
+    inv = tmp_path / "fleet.toml"
+    inv.write_text(
+        'timeout = "10x"\nconfig = "kadmin.toml"\n'
+        '[[clusters]]\nname = "a"\nbootstrap_server = "127.0.0.1:9092"\ntimeout = -5\n'
+        '[[clusters]]\nname = "b"\nprofile = "nope"\n'
+        '[[clusters]]\nname = "c"\nbootstrap_server = "127.0.0.1:9092"\ncommand_config = "nowhere.properties"\n'
+        '[[clusters]]\nname = "d"\nbootstrap_server = "127.0.0.1:9092"\ncommand_config = "jks.properties"\n'
+        '[[clusters]]\nname = "e"\nbootstrap_server = "kafka"\nport = 1\n'
+        '[[clusters]]\nname = "f"\nprofile = "p"\ntimeout = "2m"\n'
+    )
+    with pytest.raises(InputError) as err:
+        load_inventory(inv)
+    assert err.value.problems == [
+        "timeout: expected a duration such as 30s, 500ms or 2m, got '10x'",
+        "clusters.0.timeout: expected a duration such as 30s, 500ms or 2m, got -5",
+        "clusters.1.profile: no profile 'nope' in kadmin.toml",
+        f"clusters.2.command_config: cannot read properties file {tmp_path / 'nowhere.properties'}: "
+        "No such file or directory",
+        "clusters.3.command_config: ssl.keystore.type=JKS cannot be used (ssl.keystore.location): only PEM stores "
+        "are supported",
+        "clusters.4: unknown key(s): port",
+        "clusters.4.bootstrap_server: 'kafka' is not HOST:PORT (a port from 1 to 65535; an IPv6 address as [::1]:9092)",
+    ]
+    assert "hunter2" not in " ".join(err.value.problems)
+
+    inv.write_text('config = "gone.toml"\n[[clusters]]\nname = "b"\nprofile = "p"\n')
+    with pytest.raises(InputError) as err:
+        load_inventory(inv)
+    assert err.value.problems == [f"config: profile file {tmp_path / 'gone.toml'} does not exist"]
+
+
+def test_inventory_config_in_the_home_directory(tmp_path, monkeypatch):
+    """config = "~/..." is the home directory's file, not one beside the inventory."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "kadmin.toml").write_text('[clusters.p]\nbootstrap_server = "127.0.0.1:9092"\n')
+    monkeypatch.setenv("HOME", str(home))
+    inv = tmp_path / "inv" / "fleet.toml"
+    inv.parent.mkdir()
+    inv.write_text('config = "~/kadmin.toml"\n[[clusters]]\nname = "b"\nprofile = "p"\n')
+    assert load_inventory(inv)[0]["config"] == str(home / "kadmin.toml")
