@@ -9,8 +9,9 @@ to the JVM (``mapInArrow``), which caches it once and splits it by ``tag``.
 - a columnar copy: the tagged table of each file is kept as Parquet in ``.kadmin-cache/`` next
   to the input, named after the file, its size and its modification time, so a report over the
   same fleet reads Parquet instead of parsing JSON again, and a changed file is parsed anew;
-- a file the fast reader is not sure of (a null where the reports need a value, an unknown
-  status, no broker) is read by the plain-Python reader instead (``reference_table``), which
+- a file the fast reader cannot parse, or is not sure of (not JSON, a value of another type,
+  a null where the reports need a value, an unknown status, no broker) is read by the
+  plain-Python reader instead (``reference_table``), which
   decides and says why: both engines give the same rows and reasons for the same file;
 - the log-dirs reports need of a file's replica rows only its largest ``top`` (per cluster) and
   the moves in flight (future replicas and the current replicas they copy): the per-file path
@@ -25,7 +26,6 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-from kadmin.fleet.rows import BAD_LOG_DIRS
 from kadmin.fleet.tables import LOG_DIRS, REPLICAS, column_names
 
 # tag: "c" a cluster's file was read, "e" an error, "d" a log directory, "r" a replica.
@@ -138,9 +138,9 @@ def read_log_dirs_file(path: str, stem: str, name: str):
                 explicit_schema=document_schema(), newlines_in_values=True, unexpected_field_behavior="ignore"
             ),
         )
-    except (OSError, pa.ArrowInvalid) as e:
-        text = f"cannot read {name}: {e.strerror or e}" if isinstance(e, OSError) else BAD_LOG_DIRS
-        return _tagged("e", 1, {"cluster": stem, "source": name, "error": text})
+    except (OSError, pa.ArrowInvalid):
+        # Not JSON, not the types the schema says, or not readable: the reference reader says why.
+        return reference_table(path, stem)
     brokers_list = doc.column("brokers").combine_chunks() if doc.num_rows == 1 else None
     if brokers_list is None or brokers_list.null_count or not len(pc.list_flatten(brokers_list)):
         return reference_table(path, stem)
@@ -297,7 +297,7 @@ def rows_table(rows, source: str):
 # ---- the columnar copy ------------------------------------------------------------------------
 
 CACHE_DIR = ".kadmin-cache"
-CACHE_FORMAT = 2  # bumped when the tagged table changes: older copies are then parsed again
+CACHE_FORMAT = 3  # bumped when the tagged table changes: older copies are then parsed again
 DICTIONARY_COLUMNS = ["tag", "cluster", "rack", "path", "status", "error", "source"]
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kadmin.errors import InputError
-from kadmin.fleet.rows import BAD_LOG_DIRS, Rows, document_rows, error_rows
+from kadmin.fleet.rows import Rows, document_rows, error_rows
 
 SUFFIXES = {
     ".log-dirs.json": "log-dirs",
@@ -65,15 +65,16 @@ def discover(directory: str | Path, kind: str) -> list[ResultFile]:
 
 
 def read_rows(f: ResultFile) -> Rows:
-    """Rows of one file; an unreadable file becomes an error row for its cluster."""
+    """Rows of one file; an unreadable file becomes an error row for its cluster. The reader of
+    every result file in both engines (the Spark engine's pyarrow reader of log-dirs files hands
+    it every file it cannot parse or is not sure of), so both give the same rows and reasons."""
     try:
         with open(f.path, "rb") as fh:
             doc = json.load(fh)
     except OSError as e:
         return error_rows(f.cluster, None, f.name, f"cannot read {f.name}: {e.strerror or e}")
-    except ValueError as e:
-        text = BAD_LOG_DIRS if f.kind == "log-dirs" else f"not valid JSON: {e}"
-        return error_rows(f.cluster, None, f.name, text)
+    except ValueError as e:  # also not UTF-8
+        return error_rows(f.cluster, None, f.name, f"not valid JSON: {e}")
     return document_rows(f.kind, f.cluster, f.name, doc)
 
 

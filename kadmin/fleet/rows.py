@@ -43,11 +43,6 @@ class ShapeError(ValueError):
     """A document lacks what its kind must have; the message says what."""
 
 
-# Both engines say this of a log-dirs file they cannot use (Spark's JSON reader cannot tell a
-# syntax error from a missing key, so the plain-Python reader does not either).
-BAD_LOG_DIRS = "not a log-dirs describe result (invalid JSON or no 'brokers' list)"
-
-
 # ---- documents (--from DIR) ------------------------------------------------------------------
 
 

@@ -174,6 +174,13 @@ FOREIGN = {
     "notopic.json": {"brokers": [{"broker": 1, "log_dirs": [{"path": "/d", "replicas": [{"partition": 1, "size": 5}]}]}]},
     "nullbroker.json": {"brokers": [None]},
     "good.json": fx.EAST,
+    # what pyarrow cannot parse: the reasons are the plain reader's
+    "wrongtypes.json": {"brokers": [{"broker": "x", "log_dirs": "nope"}]},
+    "textsize.json": {"brokers": [{"broker": 1, "log_dirs": [{"path": "/d", "used_bytes": "5"}]}]},
+    "rack.json": {"brokers": [{"broker": 1, "rack": 3, "log_dirs": []}]},
+    "array.json": [1, 2],
+    "broken.json": "{not json",
+    "two.json": '{"brokers": []}\n{"brokers": []}',
 }
 
 
@@ -267,3 +274,15 @@ def test_inventory_config_in_the_home_directory(tmp_path, monkeypatch):
     inv.parent.mkdir()
     inv.write_text('config = "~/kadmin.toml"\n[[clusters]]\nname = "b"\nprofile = "p"\n')
     assert load_inventory(inv)[0]["config"] == str(home / "kadmin.toml")
+
+
+def test_the_same_reasons_for_files_pyarrow_cannot_parse(tmp_path):
+    from kadmin.fleet.files import ResultFile, read_rows
+
+    fx.write(tmp_path, {k: FOREIGN[k] for k in ("wrongtypes.json", "broken.json")})
+    reasons = [read_rows(ResultFile(str(tmp_path / n), "log-dirs", "c"))["errors"][0][3] for n in ("wrongtypes.json",
+                                                                                                   "broken.json")]
+    assert reasons == [
+        f"not a log-dirs describe result: brokers[0].broker is not a whole number from 0 to 2147483647: 'x'; {NEEDS}",
+        "not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+    ]
