@@ -189,7 +189,7 @@ def _run(params, opener) -> None:
     from kadmin.commands import options, render
     from kadmin.commands.render_reassign import LineReporter, print_plan_of_changes
     from kadmin.errors import ClusterError, UnsupportedOperation
-    from kadmin.execute.executor import apply_execution, plan_execution, read_cluster, refuse_if_blocked
+    from kadmin.execute.executor import apply_execution, plan_execution, read_cluster
     from kadmin.execute.preamble import RollbackFile, open_for_execute, prepare, refuse_existing_rollback
     from kadmin.execute.rollback import utc_now
     from kadmin.throttling.record import who
@@ -201,8 +201,8 @@ def _run(params, opener) -> None:
         throttles = request.throttle is not None or request.log_dir_throttle is not None
         records = options.open_records(backend.backend) if throttles else None
         view = read_cluster(backend, prepared.parsed, records, throttles=throttles)
-        refuse_if_blocked(backend, request, view)  # raises ReassignmentInProgress (ZooKeeper: the node exists)
-        xplan = plan_execution(request, view, now=time.time(), operator=who())  # raises PlanProblems
+        # raises PlanProblems, or ReassignmentInProgress (ZooKeeper: /admin/reassign_partitions exists)
+        xplan = plan_execution(request, view, now=time.time(), operator=who())
         if xplan.throttles.changes and records is None and not params.dry_run:
             raise UnsupportedOperation(
                 "this connection has no place to record the throttles kadmin sets, so they could not be removed safely; nothing was changed",
@@ -320,7 +320,7 @@ def _run_incremental(params, opener) -> None:
     from kadmin.commands.render_incremental import incremental_reporter, print_preview
     from kadmin.errors import UnsupportedOperation
     from kadmin.execute import state_file
-    from kadmin.execute.executor import plan_execution, read_cluster, refuse_if_blocked
+    from kadmin.execute.executor import plan_execution, read_cluster
     from kadmin.execute.incremental import min_insync_of, plan_fingerprint, run_incremental
     from kadmin.execute.preamble import (
         RollbackFile,
@@ -367,10 +367,9 @@ def _run_incremental(params, opener) -> None:
             return
         if not resuming:
             view = read_cluster(backend, prepared.parsed, records)
-            # ZooKeeper with /admin/reassign_partitions there: refused before any change, as a plain
-            # run is (a resumed run waits for its own node instead)
-            refuse_if_blocked(backend, request, view)
-            xplan = plan_execution(request, view, now=time.time())  # validates; raises, changing nothing
+            # validates (ZooKeeper with /admin/reassign_partitions there too: a resumed run waits for
+            # its own node instead); raises, changing nothing
+            xplan = plan_execution(request, view, now=time.time())
             if params.dry_run:
                 steps = plan_steps(
                     plan, view.cluster.partitions, params.limits.max_parallel_replicas, min_insync_of(view.configs)

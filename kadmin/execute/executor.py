@@ -38,7 +38,6 @@ from kadmin.model import (
     TopicPartitionReplica,
 )
 from kadmin.plan.reassignment_file import ParsedPlan
-from kadmin.plan.validate import check_not_blocked, check_reassignment
 from kadmin.throttling.operations import apply_throttles
 from kadmin.throttling.stores import RecordStore
 
@@ -63,32 +62,14 @@ def read_cluster(
     else:
         log_dirs = backend.describe_log_dirs(brokers=live, topics=topics) if live and topics else {}
     ongoing = backend.list_partition_reassignments()
+    blocked = reassignment_blocked(backend)
     if not throttles:
-        return ClusterView(cluster, log_dirs, ongoing, {}, {})
+        return ClusterView(cluster, log_dirs, ongoing, {}, {}, blocked)
     known_topics = {tp.topic for tp in cluster.partitions}
     resources = [ConfigResource(ConfigResourceType.TOPIC, t) for t in topics if t in known_topics]
     resources += [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in live]
     configs = backend.describe_configs(resources, keys=THROTTLE_CONFIGS)
-    return ClusterView(cluster, log_dirs, ongoing, configs, records.load_all() if records is not None else {})
-
-
-def refuse_if_blocked(backend: Backend, request: ExecuteRequest, view: ClusterView) -> None:
-    """A plain run's check before ``plan_execution``: a backend that can start no reassignment
-    now (``reassignment_blocked``; ZooKeeper while /admin/reassign_partitions exists) refuses a
-    plan with a partition to send, exit 2 before any change (no throttle, record or rollback
-    file), even with --additional. Reads only from such a backend; the plan's own problems are
-    reported first, as ``plan_execution`` would. (--incremental waits for the node instead.)"""
-    blocked = reassignment_blocked(backend)
-    if blocked is None:
-        return
-    check_reassignment(
-        request.parsed,
-        view.cluster,
-        view.log_dirs,
-        allow_replication_factor_change=request.allow_replication_factor_change,
-        ongoing=view.ongoing,
-    )
-    check_not_blocked(request.parsed.plan, view.cluster, view.ongoing, blocked)
+    return ClusterView(cluster, log_dirs, ongoing, configs, records.load_all() if records is not None else {}, blocked)
 
 
 class Reporter(Protocol):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from kadmin.backends.base import BrokerLogDirs
+from kadmin.backends.base import BrokerLogDirs, ReassignmentBlocked
 from kadmin.errors import ReassignmentInProgress
 from kadmin.execute.changes import Change, LogDirMove, Reassign, WriteRollback
 from kadmin.execute.rollback import ReplicaDirs, replica_dirs, rollback_plan
@@ -23,7 +23,7 @@ from kadmin.model import (
     TopicPartitionReplica,
 )
 from kadmin.plan.reassignment_file import ParsedPlan, gc_paused
-from kadmin.plan.validate import check_reassignment
+from kadmin.plan.validate import check_not_blocked, check_reassignment
 from kadmin.throttling.maths import ThrottleRates, ThrottleSet, recorded, throttle_changes
 from kadmin.throttling.needs import (
     brokers_for_moves,
@@ -60,6 +60,9 @@ class ClusterView:
     ongoing: Mapping[TopicPartition, PartitionReassignment]
     configs: Mapping[ConfigResource, Mapping[str, ConfigEntry]]
     records: Mapping[str, ThrottleRecord]
+    # Why no reassignment can start now, whatever the plan (ZooKeeper while
+    # /admin/reassign_partitions exists; --additional cannot change it), or None
+    blocked: ReassignmentBlocked | None = None
 
     def replica_dirs(self) -> ReplicaDirs:
         return replica_dirs(self.log_dirs)
@@ -122,6 +125,8 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
         ongoing=view.ongoing,
     )
     plan = request.parsed.plan
+    if view.blocked is not None:  # a plan with a partition to send is refused, even with --additional
+        check_not_blocked(plan, view.cluster, view.ongoing, view.blocked)
     check_no_other_reassignment(view.ongoing, request.additional, plan)
     cluster, ongoing = view.cluster, view.ongoing
     dirs = view.replica_dirs()
