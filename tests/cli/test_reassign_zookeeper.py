@@ -37,17 +37,9 @@ def write_plan(tmp_path, partitions, name="plan.json"):
 
 
 def reassign_node(zk_connect):
-    from kazoo.client import KazooClient
+    from tests.support.zookeeper import znode_json
 
-    zk = KazooClient(hosts=zk_connect)
-    zk.start(timeout=15)
-    try:
-        if not zk.exists("/admin/reassign_partitions"):
-            return None
-        return json.loads(zk.get("/admin/reassign_partitions")[0])
-    finally:
-        zk.stop()
-        zk.close()
+    return znode_json(zk_connect, "/admin/reassign_partitions")
 
 
 def advance_until(sb, pred, deadline_s=30.0):

@@ -132,18 +132,12 @@ def test_deleted_topics_replicas_stay_listed_for_a_minute(versioned, version, zk
 
 @pytest.mark.zookeeper
 def test_zookeeper_mode_metadata_lags_the_controllers_znodes_after_a_reassignment_starts(versioned):
-    from kazoo.client import KazooClient
+    from tests.support.zookeeper import znode_json
 
     sb = versioned("3.3", True, bandwidth=MiB)
     sb.create_topic("t", assignment={0: [0, 1]}, size_bytes=10 * MiB)
     reassign(sb, {("t", 0): [2, 1]})
-    zk = KazooClient(hosts=sb.zookeeper)
-    zk.start(timeout=15)
-    try:
-        topic = json.loads(zk.get("/brokers/topics/t")[0])
-    finally:
-        zk.stop()
-        zk.close()
+    topic = znode_json(sb.zookeeper, "/brokers/topics/t")
     assert topic["partitions"] == {"0": [2, 1, 0]} and topic["adding_replicas"] == {"0": [2]}
     assert listed(sb)[("t", 0)]["replicas"] == [2, 1, 0]  # the controller knows
     assert metadata(sb, "t") == ([0, 1], 0)  # the brokers do not yet

@@ -168,18 +168,12 @@ def test_a_trust_store_that_cannot_be_loaded_is_said_at_once(sandboxes, properti
 def test_zookeeper_mode_finds_the_brokers_secured_listener(zk_connect, tls, properties, tmp_path):
     """In ZooKeeper mode a SASL_SSL sandbox registers its brokers' listener as SASL_SSL in
     /brokers/ids (as a real broker does), so --zookeeper with --command-config reaches them."""
-    from kazoo.client import KazooClient
+    from tests.support.zookeeper import znode_json
 
     sasl = dict(sasl_users=PASSWORDS, super_users={"admin"})
     sb = _sandbox(tls=(str(tls.cert), str(tls.key)), zookeeper=zk_connect, kafka_version="2.8", **sasl)
     try:
-        zk = KazooClient(hosts=zk_connect)
-        zk.start(timeout=15)
-        try:
-            doc = json.loads(zk.get("/brokers/ids/0")[0])
-        finally:
-            zk.stop()
-            zk.close()
+        doc = znode_json(zk_connect, "/brokers/ids/0")
         assert doc["endpoints"] == [f"SASL_SSL://127.0.0.1:{sb.ports[0]}"]
         assert doc["listener_security_protocol_map"] == {"SASL_SSL": "SASL_SSL"}
         r = CliRunner().invoke(cli, ["log-dirs", "describe", "--zookeeper", zk_connect, "-o", "json", "--command-config",

@@ -18,6 +18,21 @@ from pathlib import Path
 JARS = Path("/usr/share/java")
 
 
+def znode_json(connect: str, path: str):
+    """The JSON a znode holds (None when it does not exist), read through a short-lived client."""
+    import json
+
+    from kazoo.client import KazooClient
+
+    zk = KazooClient(hosts=connect)
+    zk.start(timeout=15)
+    try:
+        return json.loads(zk.get(path)[0]) if zk.exists(path) else None
+    finally:
+        zk.stop()
+        zk.close()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
