@@ -71,7 +71,7 @@ class AdminBackend(AdminClients):
     """KIP-179's interface over the Kafka AdminClient protocol."""
 
     name = "admin"
-    capabilities = frozenset(Capability)
+    capabilities = frozenset(Capability) - {Capability.CONFIGS_OF_DOWN_BROKERS}
 
     # --- reads ---------------------------------------------------------------------------
     @property

@@ -55,6 +55,9 @@ class Capability(str, Enum):
     # /admin/reassign_partitions takes a new set only once the previous one is gone.
     CONCURRENT_REASSIGNMENTS = "concurrent_reassignments"
     THROTTLE_RECORDS = "throttle_records"  # throttle_record_store(): where kadmin's records live
+    # describe_configs answers for a broker that is down too: ZooKeeper holds /config/brokers/<id>
+    # (over the AdminClient protocol a broker answers for its own configs)
+    CONFIGS_OF_DOWN_BROKERS = "configs_of_down_brokers"
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,7 @@ class ZooKeeperBackend:
             Capability.INCREMENTAL_ALTER_CONFIGS,
             Capability.ELECT_LEADERS,
             Capability.THROTTLE_RECORDS,
+            Capability.CONFIGS_OF_DOWN_BROKERS,
         }
         if broker_backend_factory is not None:
             caps |= {Capability.LOG_DIRS, Capability.END_OFFSETS}

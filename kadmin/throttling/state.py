@@ -8,7 +8,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kadmin.backends.base import read_together
+from kadmin.backends.base import Capability, read_together
 from kadmin.errors import KadminError, UnsupportedOperation
 from kadmin.model import (
     THROTTLE_CONFIGS,
@@ -66,8 +66,6 @@ class ThrottleState:
 def log_dir_moving_brokers(backend, brokers: Collection[int]) -> tuple[set[int], bool]:
     """Brokers with a log-dir move in flight, and whether every broker could be seen. A broker
     that did not answer DescribeLogDirs, or a backend without it, counts as moving."""
-    from kadmin.backends.base import Capability
-
     if Capability.LOG_DIRS not in backend.capabilities:
         return set(brokers), False
     answers = backend.describe_log_dirs(brokers=sorted(brokers))
@@ -123,7 +121,7 @@ def read_throttle_state(
     configs, (moving, known), *rest = read_together(backend, *reads)  # requests in flight together
     reassigning, (records, (error, bad, hint)) = rest if seen is None else (seen[1], (seen[2], (None, (), None)))
     down_read: frozenset[int] = frozenset()
-    if brokers is None and getattr(backend, "name", None) == "zookeeper":
+    if brokers is None and Capability.CONFIGS_OF_DOWN_BROKERS in backend.capabilities:
         # /config/brokers/<id> is in ZooKeeper whether or not the broker runs: the rates kadmin
         # set on a broker that is down are read from there (one more read, only when one is down).
         down = {b for r in records.values() for b in r.brokers if b != DEFAULT_BROKER_ID} - set(cluster.brokers)
