@@ -12,6 +12,16 @@ from tests.support import zookeeper as zk
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
 
+@pytest.fixture(autouse=True)
+def own_state_home(tmp_path_factory, monkeypatch):
+    """Each test's own $XDG_STATE_HOME: the state files kadmin keeps there (incremental runs,
+    sandboxes started without --state-dir) never land in the user's ~/.local/state, and no
+    test meets another's."""
+    home = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("XDG_STATE_HOME", str(home))
+    return home
+
+
 @pytest.fixture(scope="session")
 def zookeeper():
     """Connect string of a real ZooKeeper server, one for the whole session."""

@@ -217,7 +217,7 @@ def test_additional_while_the_znode_exists_is_refused_before_any_change(zsb, tmp
     assert code == 0 and "set broker 3 leader.replication.throttled.rate=60000000" in out, err
 
 
-def test_stuck_znode_is_explained_and_refused_before_any_change(zsb, tmp_path, capsys):
+def test_stuck_znode_is_explained_and_refused_before_any_change(zsb, tmp_path, own_state_home, capsys):
     from kazoo.client import KazooClient
 
     # A node carrying log_dirs: Kafka's controller rejects it as invalid json and leaves it there.
@@ -257,3 +257,4 @@ def test_stuck_znode_is_explained_and_refused_before_any_change(zsb, tmp_path, c
         assert "kadmin: error: /admin/reassign_partitions exists but looks stuck" in err
         zsb.settle()
         assert zk_tree(zsb.zk_connect, *WATCHED) == before and sorted(tmp_path.iterdir()) == sorted(files)
+        assert not [p for p in own_state_home.rglob("*") if p.is_file()]  # no incremental state file
