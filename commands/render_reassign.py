@@ -65,6 +65,21 @@ def reassignment_line(r) -> str:
     return line
 
 
+def removal_line(change, removal) -> str:
+    """One change of a plan's throttle removal, said as what it removed: a list that keeps other
+    entries is written anew (a SET), and a rate goes back to its value from before the plan."""
+    from kadmin.execute.changes import describe
+    from kadmin.model import AlterOp, ConfigResourceType
+
+    res = change.resource
+    if change.op is AlterOp.DELETE:
+        return describe(change)
+    if res.type is ConfigResourceType.TOPIC:
+        gone = removal.removed_entries.get(res.name, {}).get(change.name, ())
+        return f"topic {res.name} {change.name}: removed {','.join(gone)}, left {change.value}"
+    return f"{describe(change)} (back to its value from before this plan)"
+
+
 def left_behind_message(items) -> str:
     """Throttles a finished plan left that kadmin holds no record of (``VerifyOutcome.left_behind``)."""
     rated = {i.resource for i in items if i.kind == "broker_rate"}
@@ -149,12 +164,10 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
         for v in sorted(result.replicas, key=lambda v: (v.replica.broker, v.replica.topic, v.replica.partition)):
             click.echo(v.message)
         if removed:
-            from kadmin.execute.changes import describe
-
             click.echo("")
             click.echo("Removed throttles this plan set:")
             for c in removed:
-                click.echo(f"  {describe(c)}")
+                click.echo(f"  {removal_line(c, outcome.removal)}")
         if kept is not None and not kept.empty:
             click.echo("Throttles this plan set that running moves still need were kept; verify again later.")
         if election is not None:
