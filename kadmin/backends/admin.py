@@ -607,7 +607,8 @@ def _fast_cluster(wire) -> ClusterState:
                 leader=p.leader_id,
                 replicas=replicas,
                 isr=tuple(p.isr_nodes),
-                offline_replicas=tuple(b for b in replicas if b not in live),
+                # Metadata v5+ lists replicas in offline log directories of live brokers too.
+                offline_replicas=tuple(b for b in replicas if b not in live or b in p.offline_replicas),
             )
     return ClusterState(
         cluster_id=md.cluster_id, controller_id=md.controller_id, brokers=brokers, partitions=partitions

@@ -32,6 +32,9 @@ UNKNOWN_TOPIC = "Unknown topic"
 UNKNOWN_PARTITION = "Unknown partition"
 UNKNOWN_BROKER = "Unknown broker"
 NOT_HOSTED = "Broker does not host this partition"
+# Not KIP-179's: a replica Kafka cannot serve (it sits in a log directory that went offline,
+# Metadata's OfflineReplicas). Nothing copies it, so it is no move to wait for.
+OFFLINE = "Offline: its log directory is offline"
 
 INTER_BROKER = "inter-broker"
 LOG_DIR = "log-dir"
@@ -166,6 +169,7 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous) -> Pr
     offsets = {(tp.topic, tp.partition): o for tp, o in (end_offsets or {}).items()}
     topics = {t for t, _ in parts}
     brokers = cluster.brokers
+    offline_dirs = {b for b, bld in log_dirs.items() if bld.error is None and any(d.error for d in bld.log_dirs)}
     before = (
         {(r.topic, r.partition, r.broker, r.move): r for r in previous.replicas if r.move != NO_MOVE}
         if previous
@@ -189,6 +193,9 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous) -> Pr
             continue
         here = dirs.get((topic, partition, broker))
         adding = adding_of.get(key, state.adding)
+        if broker not in adding and broker not in state.isr and _offline(broker, state, here, offline_dirs):
+            append(ReplicaProgress(topic, partition, broker, OFFLINE))
+            continue
         if broker in adding or broker not in state.isr:
             fields = _catching_up(topic, partition, broker, state, here, dirs, offsets.get(key))
         elif here is not None and here.future_dir is not None:
@@ -229,6 +236,14 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous) -> Pr
     wanted = None if plan is None else {a.tp for a in plan.partitions}
     reassigning = len(ongoing) if wanted is None else sum(1 for tp in ongoing if tp in wanted)
     return ProgressSnapshot(at, tuple(rows), _totals(rows), reassigning)
+
+
+def _offline(broker: int, state, here: DirReplica | None, offline_dirs: set[int]) -> bool:
+    """Whether a live broker's replica, out of the ISR and not being added, is offline rather
+    than catching up: Metadata lists it among the offline replicas, or (librdkafka does not
+    expose that list) none of the broker's online directories holds it while one of its
+    directories is offline, so that is where it is."""
+    return broker in state.offline_replicas or (broker in offline_dirs and (here is None or here.current_dir is None))
 
 
 def _catching_up(topic, partition, broker, state, here, dirs, end_offset) -> tuple:

@@ -106,6 +106,22 @@ def test_a_stopped_broker_is_reported_as_before():
         assert got[2].error and not got[0].error
 
 
+def test_replicas_in_an_offline_directory_are_offline_replicas():
+    """Metadata v5+ lists the replicas in a live broker's offline directories (OfflineReplicas):
+    the small client keeps that list (librdkafka does not expose it; a stopped broker's replicas
+    are offline in both)."""
+    with Sandbox(brokers=3, log_dirs=2, manual_clock=True) as sb:
+        sb.create_topic("t", assignment={0: [0, 1], 1: [1, 2]}, log_dirs={(0, 0): sb.log_dir_paths(0)[0]})
+        sb.faults.dir_offline(0, sb.log_dir_paths(0)[0])
+        sb.faults.broker_stop(2)
+        sb.settle()
+        with _backend(sb, small_client=True) as b:
+            parts = b.describe_cluster().partitions
+            assert not b._wire_off
+        assert parts[TopicPartition("t", 0)].offline_replicas == (0,)
+        assert parts[TopicPartition("t", 1)].offline_replicas == (2,)
+
+
 @pytest.mark.parametrize("command", [["log-dirs", "describe", "-o", "json"], ["throttle", "show"],
                                      ["reassign", "list"], ["leaders", "show"]])
 def test_read_commands_do_not_load_the_library_clients(command):

@@ -8,6 +8,7 @@ from kadmin.execute.progress import (
     INTER_BROKER,
     LOG_DIR,
     NOT_HOSTED,
+    OFFLINE,
     UNKNOWN_BROKER,
     UNKNOWN_PARTITION,
     UNKNOWN_TOPIC,
@@ -114,6 +115,28 @@ def test_kip179_statuses_for_a_plan():
         ("my_topic", 1, 1): NOT_HOSTED,
         ("my_topic", 1, 0): "In sync",
     }
+
+
+@pytest.mark.parametrize("metadata_says", [True, False])
+def test_a_replica_in_an_offline_log_dir_is_offline_not_a_move(metadata_says):
+    # foo-0 on [1, 2]; broker 2's directory /d2 holding it went offline: out of the ISR, and no
+    # online directory of broker 2 lists it. Metadata (v5+) names it offline; librdkafka's view
+    # does not, and the offline directory tells instead. Nothing copies it: no move to wait for.
+    foo0 = PartitionState("foo", 0, 1, (1, 2), (1,), offline_replicas=(2,) if metadata_says else ())
+    d = dirs([(1, "/d1", "foo", 0, 80 * MB, 0, False), (2, "/d1", "bar", 0, 1 * MB, 0, False)])
+    d[2] = BrokerLogDirs(2, d[2].log_dirs + (LogDir(2, "/d2", error="KafkaStorageException"),))
+    plan = ReassignmentPlan((Assignment("foo", 0, (1, 2)),))
+    s = snapshot(0.0, cluster([foo0]), {}, d, plan=plan)
+    rows = {r.broker: r for r in s.replicas}
+    assert rows[2].status == OFFLINE and not rows[2].moving and rows[1].status == "In sync"
+    assert s.done and s.totals.moving_replicas == 0
+    # a follower merely behind on a broker whose directories are all online is still catching up
+    caught = snapshot(0.0, cluster([PartitionState("foo", 0, 1, (1, 2), (1,))]), {}, sizes_of_two(), plan=plan)
+    assert {r.broker: r.move for r in caught.replicas} == {1: "none", 2: INTER_BROKER} and not caught.done
+
+
+def sizes_of_two():
+    return dirs([(1, "/d1", "foo", 0, 80 * MB, 0, False), (2, "/d1", "foo", 0, 30 * MB, 0, False)])
 
 
 def test_totals_over_several_moves_and_json_shape():

@@ -61,3 +61,37 @@ def test_log_dir_offline_during_a_move(sb, tmp_path, capsys, records, which):
         code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
     assert code == 0, err
     assert sb.snapshot().replica_dir("foo", 1, 1) == DATA1
+
+
+@pytest.mark.parametrize("small_client", [True, False], ids=["kadmin-client", "library-clients"])
+def test_a_replica_in_an_offline_directory_is_no_move_to_wait_for(sb, tmp_path, capsys, monkeypatch, small_client):
+    """foo-0's replica on broker 0 sits in a directory that went offline: out of the ISR, and
+    nothing copies it. progress (and execute --wait, which waits for progress to say done) must
+    not count it as a move, or the wait never ends while verify already says complete.
+    Metadata (v5+, kadmin's client) lists it among the offline replicas; through librdkafka,
+    which does not expose that list, the broker's offline directory tells instead."""
+    if not small_client:
+        from kadmin.backends.admin import AdminBackend
+
+        real_init = AdminBackend.__init__
+
+        def library_only(self, *a, **kw):
+            real_init(self, *a, **kw)
+            self._wire_off = True
+
+        monkeypatch.setattr(AdminBackend, "__init__", library_only)
+    sb.faults.dir_offline(0, DATA0)
+    injected()
+    sb.clock.advance(1)
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [0, 1]}])
+    code, out, err = kadmin(capsys, "reassign", "progress", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                            "-o", "json")
+    assert code == 0, (out, err)
+    doc = json.loads(out)
+    rows = {r["broker"]: r for r in doc["replicas"]}
+    assert doc["done"] and doc["totals"]["moving_replicas"] == 0, doc
+    assert rows[0]["status"] == "Offline: its log directory is offline" and rows[0]["move"] == "none", rows
+    code, out, err = kadmin(capsys, "reassign", "progress", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 0 and "Offline: its log directory is offline" in out, (out, err)
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
+    assert code == 0, (out, err)
