@@ -43,7 +43,11 @@ def plan_cancel(
     else:
         tps = [a.tp for a in plan.partitions if a.tp in ongoing]
         wanted = {(a.topic, a.partition, b) for a in plan.partitions for b in a.log_dir_targets()}
-    reassignments = tuple(Reassign(tp, tuple(ongoing[tp].replicas), None) for tp in tps)
+    reassignments = tuple(
+        Reassign(tp, tuple(r.replicas), None, original=tuple(b for b in r.replicas if b not in r.adding))
+        for tp in tps
+        for r in (ongoing[tp],)
+    )
     moves = []
     for key, (cur, fut) in sorted(replica_dirs.items()):
         if fut is None or cur is None or (wanted is not None and key not in wanted):

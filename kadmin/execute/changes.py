@@ -53,6 +53,7 @@ class Reassign:
     current: tuple[int, ...]
     target: tuple[int, ...] | None
     heading_to: tuple[int, ...] | None = None  # a running reassignment's target, which this one replaces
+    original: tuple[int, ...] | None = None  # a cancel: the replicas it returns to (Kafka's originalReplicas)
 
     @property
     def adding(self) -> tuple[int, ...]:
@@ -60,7 +61,9 @@ class Reassign:
 
     @property
     def removing(self) -> tuple[int, ...]:
-        return tuple(b for b in self.current if b not in (self.target or ()))
+        """The replicas that go: those not in the target; for a cancel, those being added."""
+        keep = self.original if self.target is None and self.original is not None else self.target or ()
+        return tuple(b for b in self.current if b not in keep)
 
 
 Change = WriteRollback | ConfigChange | LogDirMove | Reassign
@@ -89,7 +92,10 @@ def describe(change: Change) -> str:
         return f"move replica {r.topic}-{r.partition} on broker {r.broker} from {change.current_dir} to {change.target_dir}"
     if isinstance(change, Reassign):
         if change.target is None:
-            return f"cancel reassignment of {change.tp} (replicas {_ids(change.current)})"
+            if change.original is None:
+                return f"cancel reassignment of {change.tp} (replicas {_ids(change.current)})"
+            gone = f", removing {_ids(change.removing)}" if change.removing else ""
+            return f"cancel reassignment of {change.tp}: replicas {_ids(change.current)} back to {_ids(change.original)}{gone}"
         extra = []
         if change.adding:
             extra.append(f"adding {_ids(change.adding)}")

@@ -3,7 +3,7 @@
 from dataclasses import replace
 
 from kadmin.execute.cancel import apply_cancel, plan_cancel
-from kadmin.execute.changes import describe
+from kadmin.execute.changes import describe, to_json
 from kadmin.execute.rollback import replica_dirs
 from kadmin.execute.verification import run_verify
 from kadmin.model import Assignment, ConfigResource, ConfigResourceType, ReassignmentPlan, TopicPartition, TopicPartitionReplica
@@ -30,9 +30,12 @@ def test_cancel_a_plan_midway_returns_replicas_and_directories():
     be, _, plan = started()
     cplan = plan_cancel(plan, be.list_partition_reassignments(), replica_dirs(be.describe_log_dirs()))
     assert [describe(c) for c in cplan.changes()] == [
-        "cancel reassignment of foo-0 (replicas 3,2,1)",
+        "cancel reassignment of foo-0: replicas 3,2,1 back to 2,1, removing 3",
         "cancel move of replica foo-1 on broker 2 to /d/b; it stays in /d/a",
     ]
+    # a cancel removes the replica being added, not every replica (its JSON says so too)
+    assert cplan.reassignments[0].removing == (3,) and cplan.reassignments[0].adding == ()
+    assert to_json(cplan.reassignments[0])["removing"] == [3]
     result = apply_cancel(be, cplan)
     assert result.failures == []
     assert be.cluster.partitions[FOO0].replicas == (2, 1)  # original set (Kafka's order: target first)
