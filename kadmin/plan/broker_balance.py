@@ -21,8 +21,9 @@ scope, which moves do not change), and every directory within ``threshold`` of i
    broker are within one of each other (``minimal_assign``'s leader step), over the partitions
    the planner may touch.
 
-Constraints, always: replication factor unchanged; a topic whose partitions all have their
-replicas on distinct racks keeps that; no directory receives more than its usable bytes nor
+Constraints, always: replication factor unchanged; no move makes a partition's rack spread
+worse (``minimal_assign``'s rule: a replica changes rack only to one holding fewer of the
+partition's replicas than its own, so a partition never spans fewer racks); no directory receives more than its usable bytes nor
 ends above ``max_dir_usage`` of its capacity; offline and cordoned directories never receive;
 partitions being reassigned (adding/removing replicas, or listed in ``reassigning``) or with a
 future replica anywhere are not touched; stray logs never move. ``max_moves``/``max_bytes``
@@ -210,6 +211,9 @@ class _Planner:
             self.brokers[b] = BrokerState(b, rack, dirs)
         self.offline = {b: [d for d in log_dirs[b] if d.status is LogDirStatus.OFFLINE] for b in self.scope}
         self.where = where  # broker -> partition -> (directory, size), kept up to date
+        # Racks: the rule applies once the cluster has two or more (a broker without one is in none).
+        self.racks = {b: x.rack for b, x in cluster.brokers.items()}
+        self.racked = len({r for r in self.racks.values() if r is not None}) > 1
         self._classify(topics, frozen)
         # Preferred leaders per broker: a move of a preferred leader's replica hands its role to
         # the destination; it may not take a broker beyond the widest counts seen before.
@@ -249,16 +253,8 @@ class _Planner:
         return topics
 
     def _classify(self, topics: set[str], frozen: set[int]) -> None:
-        parts, racks = self.parts, {b: x.rack for b, x in self.cluster.brokers.items()}
-        distinct_racks = len({r for r in racks.values() if r is not None}) > 1
-        by_topic: dict[str, bool] = {}
+        parts = self.parts
         for i, tp in enumerate(parts.tps):
-            reps = parts.original[i]
-            rs = [racks.get(b) for b in reps]
-            spread = distinct_racks and None not in rs and len(set(rs)) == len(rs)
-            by_topic[tp.topic] = by_topic.get(tp.topic, True) and spread
-        for i, tp in enumerate(parts.tps):
-            parts.rack_aware[i] = by_topic[tp.topic]
             parts.movable[i] = tp.topic in topics and i not in frozen
         for where in self.where.values():
             for i, (d, size) in sorted(where.items()):

@@ -125,7 +125,6 @@ class Partitions:
         self.original = [tuple(r) for r in replicas]
         self.reps = [list(r) for r in replicas]
         self.movable = [False] * len(self.tps)
-        self.rack_aware = [False] * len(self.tps)
         self.dir_target: dict[tuple[int, int], str] = {}  # (partition, broker) -> absolute path
 
 

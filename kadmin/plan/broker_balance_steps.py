@@ -57,6 +57,19 @@ def _best(found: list[tuple[tuple[Item, bool], Dir]]) -> tuple[Item, Dir] | None
     return item, d
 
 
+def keeps_rack_spread(racks: list[str | None], source: str | None, dest: str | None) -> bool:
+    """Whether moving a partition's replica from rack ``source`` to rack ``dest`` (``racks``: the
+    rack of each of its replicas) keeps its rack spread: the same rack, or one holding fewer of
+    its replicas than ``source`` does. This is ``minimal_assign``'s rule (the sum of squared
+    replicas per rack never grows), so the partition never spans fewer racks. A broker without
+    a rack receives only from another without one."""
+    if source == dest:
+        return True
+    if dest is None:
+        return False
+    return racks.count(dest) < racks.count(source)
+
+
 # --- step 1: brokers -----------------------------------------------------------------------------
 
 
@@ -65,7 +78,6 @@ def balance_load(p) -> list[str]:
     t, mean = p.t, p.mean
     low, high = mean - t, mean + t
     brokers = [b for b in p.brokers.values() if b.cap > 0]
-    racks = {b: x.rack for b, x in p.cluster.brokers.items()}
     stuck: set[int] = set()
     while not p.limited:
         worst = None
@@ -79,7 +91,7 @@ def balance_load(p) -> list[str]:
         if worst is None:
             break
         _, b, over = worst
-        moved = _send(p, b, brokers, racks) if over else _receive(p, b, brokers, racks)
+        moved = _send(p, b, brokers) if over else _receive(p, b, brokers)
         if not moved:
             stuck.add(b.id)
     return [
@@ -90,21 +102,21 @@ def balance_load(p) -> list[str]:
     ]
 
 
-def _send(p, src: BrokerState, brokers, racks) -> bool:
+def _send(p, src: BrokerState, brokers) -> bool:
     want = src.occ - (p.mean + p.t) * src.cap
     partners = sorted((b for b in brokers if b is not src and b.targets), key=lambda b: (b.fraction, b.id))
-    return any(_trade(p, src, dst, want, racks) for dst in partners)
+    return any(_trade(p, src, dst, want) for dst in partners)
 
 
-def _receive(p, dst: BrokerState, brokers, racks) -> bool:
+def _receive(p, dst: BrokerState, brokers) -> bool:
     if not dst.targets:
         return False
     want = (p.mean - p.t) * dst.cap - dst.occ
     partners = sorted((b for b in brokers if b is not dst), key=lambda b: (-b.fraction, b.id))
-    return any(_trade(p, src, dst, want, racks) for src in partners)
+    return any(_trade(p, src, dst, want) for src in partners)
 
 
-def _trade(p, src: BrokerState, dst: BrokerState, want: float, racks) -> bool:
+def _trade(p, src: BrokerState, dst: BrokerState, want: float) -> bool:
     limit = min((p.mean + p.t) * dst.cap - dst.occ, src.occ - (p.mean - p.t) * src.cap)
     budget = None if p.request.max_bytes is None else p.request.max_bytes - p.moved_bytes
     if budget is not None:
@@ -122,7 +134,7 @@ def _trade(p, src: BrokerState, dst: BrokerState, want: float, racks) -> bool:
             return False
         if reps[0] == src.id and (leaders[src.id] <= low_leaders or leaders[dst.id] >= high_leaders):
             return False  # the preferred-leader spread would widen
-        if parts.rack_aware[i] and (dst.rack is None or any(racks.get(b) == dst.rack for b in reps if b != src.id)):
+        if p.racked and not keeps_rack_spread([p.racks.get(b) for b in reps], p.racks.get(src.id), dst.rack):
             return False
         return dst.best_dir(size) is not None
 

@@ -111,6 +111,21 @@ def test_rack_aware_topics_never_get_two_replicas_in_one_rack():
     assert result.stopped == STUCK and any(u.startswith("broker 2") for u in result.unresolved)
 
 
+def test_no_partition_spans_fewer_racks_rf3_on_two_racks():
+    # RF 3 on two racks (even brokers in r0, odd in r1): a partition on both racks must stay on
+    # both, e.g. [0, 1, 3] may not become [4, 0, 2] (all in r0); [1, 3, 5] (all r1) may spread.
+    racks = {b: f"r{b % 2}" for b in range(6)}
+    lists = [[0, 1, 3], [1, 3, 5], [3, 5, 1], [0, 5, 1], [1, 0, 3], [5, 3, 0]]
+    for dirs_per_broker in (1, 2):
+        cluster, dirs = build(racks, {("big", p): lists[p % 6] for p in range(24)}, 4 * 2**30,
+                              dirs=dirs_per_broker, capacity=200 * 2**30)
+        result = balance_brokers(cluster, dirs)
+        assert result.moves
+        for entry in result.plan.partitions:
+            before = {racks[b] for b in cluster.partitions[entry.tp].replicas}
+            assert len({racks[b] for b in entry.replicas}) >= len(before), (entry, before)
+
+
 def test_topics_that_were_not_rack_aware_may_share_a_rack():
     cluster, dirs = build({1: "rA", 2: "rA", 3: "rB"}, {("t", p): [1, 2] for p in range(4)}, 10 * GB,
                           dirs=1, capacity=100 * GB)
