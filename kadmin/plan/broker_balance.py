@@ -14,7 +14,8 @@ scope, which moves do not change), and every directory within ``threshold`` of i
    sender's fullest directory first, and the move never pushes either broker across the far
    edge of the band, so no broker ends further from the mean than before. A moved replica takes
    the place of the one it replaces in the replica list, and lands in the destination's
-   directory that stays emptiest.
+   directory that stays emptiest. A broker that held a replica of the partition never receives
+   one (Kafka would copy nothing), so each move is one replica Kafka copies.
 2. Directories, per broker, the same way against the broker's mean: first by re-aiming
    replicas the plan already brings to the broker (free), then by moving resident replicas.
 3. Preferred leaders: reordering replicas (no data moves) until preferred-leader counts per

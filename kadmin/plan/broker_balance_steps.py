@@ -130,8 +130,8 @@ def _trade(p, src: BrokerState, dst: BrokerState, want: float) -> bool:
 
     def ok(size: int, i: int) -> bool:
         reps = parts.reps[i]
-        if dst.id in reps:
-            return False
+        if dst.id in reps or dst.id in parts.original[i]:
+            return False  # a broker that held a replica keeps it: Kafka copies nothing back
         if reps[0] == src.id and (leaders[src.id] <= low_leaders or leaders[dst.id] >= high_leaders):
             return False  # the preferred-leader spread would widen
         if p.racked and not keeps_rack_spread([p.racks.get(b) for b in reps], p.racks.get(src.id), dst.rack):

@@ -97,6 +97,25 @@ def test_a_new_replica_takes_the_place_of_the_one_it_replaces():
     assert entry.replicas == tuple(move.dest_broker if b == move.source_broker else b for b in before)
 
 
+def test_a_broker_that_gave_up_a_replica_never_takes_one_back():
+    # Broker 1 sends t-2 to broker 3, then wants bytes from broker 4, whose t-2 fits best: (1, 4)
+    # would become (3, 1), reported as two copies although Kafka copies one (to 3) and the
+    # replica on broker 1 never leaves. Moves and bytes must be what Kafka copies.
+    assign = {("t", 0): [4], ("t", 1): [2, 1], ("t", 2): [1, 4], ("t", 3): [2, 1]}
+    size = {("t", 0): 40 * GB, ("t", 1): 10 * GB, ("t", 2): 10 * GB, ("t", 3): 30 * GB}
+    cluster, dirs = build(dict.fromkeys((1, 2, 3, 4)), assign, size, dirs=1, capacity=100 * GB)
+    result = balance_brokers(cluster, dirs)
+    assert result.moves
+    for entry in result.plan.partitions:
+        before = cluster.partitions[entry.tp].replicas
+        copied = sorted(b for b in entry.replicas if b not in before)
+        assert sorted(m.dest_broker for m in result.moves
+                      if m.inter_broker and (m.topic, m.partition) == (entry.topic, entry.partition)) == copied
+        for b, d in zip(entry.replicas, entry.log_dirs):
+            assert (d == ANY_LOG_DIR) == (b in before), entry  # a replica staying put is not re-aimed
+    assert result.inter_broker_bytes == sum(size[m.topic, m.partition] for m in result.moves if m.inter_broker)
+
+
 def test_rack_aware_topics_never_get_two_replicas_in_one_rack():
     # Racks: 1, 3 in rA; 2 in rB. Broker 3 is empty but in the rack of broker 1: t's replicas on
     # 1 and 2 can only move to 3 from broker 1. Forbidding that leaves the cluster unbalanced.

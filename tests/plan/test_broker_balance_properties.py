@@ -157,6 +157,21 @@ def test_no_partition_spans_fewer_racks(data):
         assert len(after) >= len(before), f"{entry.tp}: racks {sorted(before, key=str)} -> {sorted(after, key=str)}"
 
 
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters())
+def test_moves_between_brokers_are_the_replicas_kafka_copies(data):
+    cluster, log_dirs, request, reassigning = data
+    result = balance_brokers(cluster, log_dirs, request, reassigning)
+    copied = {(entry.tp, b) for entry in result.plan.partitions for b in entry.replicas
+              if b not in cluster.partitions[entry.tp].replicas}
+    moved = [(TopicPartition(m.topic, m.partition), m.dest_broker) for m in result.moves if m.inter_broker]
+    assert sorted(moved) == sorted(copied)
+    sizes = {(r.tp, b): r.size for b, ds in log_dirs.items() for d in ds for r in d.replicas if not r.is_future}
+    assert result.inter_broker_bytes == sum(m.size for m in result.moves if m.inter_broker)
+    for m in result.moves:
+        assert m.size == sizes[TopicPartition(m.topic, m.partition), m.source_broker]
+
+
 def _leader_spread(cluster, plan, scope) -> int:
     new = plan.by_partition()
     count = Counter({b: 0 for b in scope})
