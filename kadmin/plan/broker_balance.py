@@ -171,15 +171,18 @@ def dir_deviation(dirs: Iterable[DirUsage], brokers: Iterable[BrokerUsage]) -> f
 
 def transfer_seconds(result: BrokerBalanceResult, cluster: ClusterState, rate: int) -> float:
     """Time the inter-broker copies take at a replication throttle of ``rate`` bytes/s per broker:
-    the busiest broker's bytes in (as a follower) or out (as the partition's leader)."""
-    load: dict[int, int] = {}
+    the busiest broker's bytes in (as a follower) or out (as the partition's leader). The
+    throttle caps each direction on its own (follower.replication.throttled.rate and
+    leader.replication.throttled.rate), so a broker's bytes in and out are not added up."""
+    out: dict[int, int] = {}
+    into: dict[int, int] = {}
     for m in result.moves:
         if m.inter_broker:
             state = cluster.partitions.get(TopicPartition(m.topic, m.partition))
             leader = state.leader if state and state.leader >= 0 else m.source_broker
-            load[m.dest_broker] = load.get(m.dest_broker, 0) + m.size
-            load[leader] = load.get(leader, 0) + m.size
-    return max(load.values(), default=0) / rate
+            into[m.dest_broker] = into.get(m.dest_broker, 0) + m.size
+            out[leader] = out.get(leader, 0) + m.size
+    return max([*out.values(), *into.values()], default=0) / rate
 
 
 class _Planner:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -18,9 +19,11 @@ from kadmin.plan.broker_balance import (
     LIMIT,
     STUCK,
     BalanceRequest,
+    ReplicaMove,
     balance_brokers,
     dir_deviation,
     max_deviation,
+    transfer_seconds,
 )
 from kadmin.plan.reassignment_file import plan_to_json
 from tests.support.broker_balance import GB, build, racks_of
@@ -257,3 +260,12 @@ def test_directories_without_capacity_figures_are_balanced_by_replica_bytes():
     dirs = {b: [type(d)(d.broker, d.path, replicas=d.replicas) for d in ds] for b, ds in dirs.items()}
     result = balance_brokers(cluster, dirs, BalanceRequest(threshold=0.01))
     assert [u.replicas for u in result.brokers_after] == [2, 2]
+
+
+def test_copy_time_is_the_busiest_direction_not_bytes_in_and_out_added():
+    # a-0: leader 0 sends 10 GB to broker 2. b-0: leader 2 sends 10 GB to broker 0. Broker 0 and
+    # broker 2 each send 10 GB and receive 10 GB; the throttle caps each direction separately.
+    cluster, dirs = build(dict.fromkeys(range(4)), {("a", 0): [0, 1], ("b", 0): [2, 3]}, 10 * GB, dirs=1)
+    moves = (ReplicaMove("a", 0, 1, "/d0", 2, "/d0", 10 * GB), ReplicaMove("b", 0, 3, "/d0", 0, "/d0", 10 * GB))
+    result = SimpleNamespace(moves=moves)
+    assert transfer_seconds(result, cluster, 50 * 10**6) == 200
