@@ -42,11 +42,7 @@ def verify(cluster, output, plan_file, preserve_throttles, elect_preferred=False
     from kadmin.plan.reassignment_file import read_reassignment
     from kadmin.throttling.record import plan_id
 
-    parsed = read_reassignment(plan_file)
-    if parsed.problems:
-        from kadmin.errors import InputError
-
-        raise InputError(f"reassignment file {plan_file} is not a valid plan", [str(p) for p in parsed.problems])
+    parsed = read_reassignment(plan_file)  # a bad plan: PlanProblems, exit 2, as execute says it
     pid = plan_id(Path(plan_file).read_bytes())
     # Read-only unless throttles may be removed or leaders elected: verify changes nothing else.
     with open_cluster(cluster, read_only=preserve_throttles and not elect_preferred) as backend:

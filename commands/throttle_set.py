@@ -120,12 +120,9 @@ def _rates(rate, leader_rate, follower_rate, log_dir_rate):
 def _read_plan(plan_file):
     from pathlib import Path
 
-    from kadmin.errors import InputError
     from kadmin.plan.reassignment_file import read_reassignment
 
-    parsed = read_reassignment(plan_file)
-    if parsed.problems:
-        raise InputError(f"reassignment file {plan_file} is not a valid plan", [str(p) for p in parsed.problems])
+    parsed = read_reassignment(plan_file)  # a bad plan: PlanProblems, exit 2, as execute says it
     return parsed, Path(plan_file).read_bytes()
 
 

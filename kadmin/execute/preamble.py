@@ -49,7 +49,7 @@ def prepare(params: ExecuteParams, now: datetime) -> Prepared:
     from kadmin.throttling.record import plan_id
 
     params.validate()
-    parsed = read_reassignment(params.plan_file)
+    parsed = read_reassignment(params.plan_file, keep_problems=True)  # reported with the cluster's
     incremental = params.incremental  # its throttles are set per step (step_throttles), not up front
     request = ExecuteRequest(
         parsed=parsed,
@@ -80,21 +80,17 @@ def open_for_execute(
     """``opener(read_only)``'s backend, watched for moves (``ChangeWatch``). A plan file with
     problems of its own is reported as such (exit 2) even when the cluster cannot be reached;
     with a reachable cluster its problems are listed with the cluster's, at once."""
-    from kadmin.plan.validate import PlanProblems
+    from kadmin.plan.reassignment_file import plan_problems
+    from kadmin.plan.validate import file_problems
 
-    parsed = prepared.parsed
     try:
         with opener(read_only) as backend:
             yield ChangeWatch(backend)
     except ClusterError:
-        if not parsed.problems:
+        problems = file_problems(prepared.parsed)
+        if not problems:
             raise
-        n = len(parsed.problems)
-        raise PlanProblems(
-            f"the reassignment plan has {n} problem{'s' if n != 1 else ''} of its own "
-            "(the cluster could not be reached to check the rest); nothing was changed",
-            list(parsed.problems),
-        ) from None
+        raise plan_problems(problems, of_its_own=True) from None
 
 
 class ChangeWatch:

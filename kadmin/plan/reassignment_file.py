@@ -56,6 +56,24 @@ class Problem:
         }
 
 
+class PlanProblems(InputError):
+    """The plan failed validation; ``details`` keeps the structured problems for JSON output
+    (schemas/reassign-plan-problems.json)."""
+
+    def __init__(self, message: str, details: list[Problem]):
+        super().__init__(message, [str(p) for p in details], hint="fix the plan and run again")
+        self.details = details
+
+
+def plan_problems(problems: list[Problem], *, of_its_own: bool = False) -> PlanProblems:
+    """The one refusal of a plan with ``problems`` (exit 2), whichever command read it."""
+    n = len(problems)
+    unchecked = " of its own (the cluster could not be reached to check the rest)" if of_its_own else ""
+    return PlanProblems(
+        f"the reassignment plan has {n} problem{'s' if n != 1 else ''}{unchecked}; nothing was changed", problems
+    )
+
+
 @dataclass(frozen=True)
 class ParsedPlan:
     """A plan as read: its version, the well-formed entries with their index in the file, and
@@ -183,9 +201,9 @@ def _kind(v: Any) -> str:
 
 
 def parse_reassignment(text: str) -> ParsedPlan:
-    """Parse a reassignment JSON document. Raises InputError only when there is nothing to go on
-    (not JSON, not an object, no partitions list); every other shape problem is kept in the
-    result so it is reported with the cluster's problems."""
+    """Parse a reassignment JSON document. Raises PlanProblems (one problem of the whole
+    document) only when there is nothing to go on (not JSON, not an object); every other shape
+    problem is kept in the result so it is reported with the cluster's problems."""
     with gc_paused():
         return _parse_reassignment(text)
 
@@ -193,9 +211,12 @@ def parse_reassignment(text: str) -> ParsedPlan:
 def _parse_reassignment(text: str) -> ParsedPlan:
     from kadmin.plan.json_text import load_json
 
-    doc = load_json(text)
+    try:
+        doc = load_json(text)
+    except InputError as e:
+        raise plan_problems([Problem(e.message)]) from None
     if not isinstance(doc, dict):
-        raise InputError(f'must be a JSON object with "version" and "partitions", not {_kind(doc)}')
+        raise plan_problems([Problem(f'must be a JSON object with "version" and "partitions", not {_kind(doc)}')])
     problems: list[Problem] = []
     version = doc.get("version", 1)  # Kafka's tool reads a file without one as version 1
     if version != 1 or not _is_int(version):
@@ -217,16 +238,26 @@ def _parse_reassignment(text: str) -> ParsedPlan:
     return ParsedPlan(version, tuple(entries), tuple(problems), len(raw_partitions))
 
 
-def read_reassignment(path: str | Path) -> ParsedPlan:
-    """Read and parse a reassignment file; a file that cannot be read is an InputError."""
+def read_reassignment(path: str | Path, *, keep_problems: bool = False) -> ParsedPlan:
+    """Read a reassignment file and check all that needs no cluster: the one place every command
+    reading a plan (reassign execute, verify, progress, cancel, throttle set --from-plan) reads
+    it, so a bad file is refused alike everywhere: PlanProblems listing every problem the file
+    has of its own (``kadmin.plan.validate.file_problems``), exit 2, the same document under
+    ``--output json``. ``keep_problems``: return the shape problems in the result instead, for a
+    cluster check to report with its own at once (``reassign execute``). A file that cannot be
+    read is an InputError."""
     try:
         text = Path(path).read_text("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(f"cannot read reassignment file {path}: {e}") from None
-    try:
-        return parse_reassignment(text)
-    except InputError as e:
-        raise InputError(f"reassignment file {path}: {e.message}", e.problems) from None
+    parsed = parse_reassignment(text)
+    if not keep_problems:
+        from kadmin.plan.validate import file_problems
+
+        problems = file_problems(parsed)
+        if problems:
+            raise plan_problems(problems)
+    return parsed
 
 
 def plan_to_json(assignments: Iterable[Assignment]) -> dict:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kadmin.backends.base import BrokerLogDirs, ReassignmentBlocked
-from kadmin.errors import InputError, ReassignmentInProgress
+from kadmin.errors import ReassignmentInProgress
 from kadmin.model import (
     ANY_LOG_DIR,
     ClusterState,
@@ -20,15 +20,9 @@ from kadmin.model import (
     TopicPartition,
 )
 from kadmin.plan.gc_pause import gc_paused
-from kadmin.plan.reassignment_file import ParsedPlan, Problem
+from kadmin.plan.reassignment_file import ParsedPlan, PlanProblems, Problem, plan_problems
 
-
-class PlanProblems(InputError):
-    """The plan failed validation; ``details`` keeps the structured problems for JSON output."""
-
-    def __init__(self, message: str, details: list[Problem]):
-        super().__init__(message, [str(p) for p in details], hint="fix the plan and run again")
-        self.details = details
+__all__ = ["PlanProblems", "check_reassignment", "file_problems", "validate_reassignment"]
 
 
 def is_log_dir_spec(value: str) -> bool:
@@ -110,6 +104,30 @@ def validate_reassignment(
     ``ongoing`` (ListPartitionReassignments) gives the target of partitions already moving, for
     the replication-factor rule: Metadata lists their full replica set, adding and removing alike.
     """
+    return _problems(parsed, cluster, log_dirs, allow_replication_factor_change, ongoing)
+
+
+def file_problems(parsed: ParsedPlan) -> list[Problem]:
+    """The problems the plan has of its own, found without a cluster: its shape, an empty plan,
+    duplicates, an empty replica list or a broker twice in one, ``log_dirs`` of the wrong length,
+    a directory neither "any" nor absolute. The same problems, in the same order and words, as
+    ``validate_reassignment`` reports for them, so every command reading a plan refuses a bad
+    file alike (``kadmin.plan.reassignment_file.read_reassignment``)."""
+    with gc_paused():
+        return _problems(parsed, None, None, True, None)
+
+
+def _problems(
+    parsed: ParsedPlan,
+    cluster: ClusterState | None,
+    log_dirs: Mapping[int, BrokerLogDirs] | None,
+    allow_replication_factor_change: bool,
+    ongoing: Mapping[TopicPartition, PartitionReassignment] | None,
+) -> list[Problem]:
+    """``validate_reassignment``'s one pass; without ``cluster``, only the rules that need none."""
+    known = cluster is not None
+    if cluster is None:
+        cluster = ClusterState(None, None, {}, {})
     ongoing = ongoing or {}
     problems: list[Problem] = list(parsed.problems)
     if parsed.entry_count == 0 and not any(p.field == "partitions" for p in problems):
@@ -144,7 +162,7 @@ def validate_reassignment(
             found.append((f"broker {', '.join(map(str, twice))} appears more than once", "replicas"))
 
         current = partitions.get(tp)
-        if current is None:
+        if current is None and known:
             if topics is None:
                 topics = {t.topic for t in partitions}
             if a.topic not in topics:
@@ -157,7 +175,7 @@ def validate_reassignment(
                 found.append(
                     (f"unknown partition: topic {a.topic!r} has partitions 0..{counts[a.topic] - 1}", "partition")
                 )
-        if not live_ids.issuperset(replicas):
+        if known and not live_ids.issuperset(replicas):
             for i, b in enumerate(replicas):
                 if b in live_ids or (current is not None and b in current.replicas):
                     continue  # a replica already there on a broker that is down: Kafka accepts that
@@ -235,10 +253,7 @@ def check_reassignment(
             ongoing=ongoing,
         )
     if problems:
-        n = len(problems)
-        raise PlanProblems(
-            f"the reassignment plan has {n} problem{'s' if n != 1 else ''}; nothing was changed", problems
-        )
+        raise plan_problems(problems)
 
 
 def check_not_blocked(

@@ -1,0 +1,96 @@
+"""A bad reassignment file is refused alike by every command that reads one (reassign execute,
+verify, progress, cancel, throttle set --from-plan): the same problems on stderr, exit 2, and
+the same problems document (schemas/reassign-plan-problems.json) under --output json, each
+problem with its place; the cluster (the sandbox, over the wire) is never changed."""
+
+import json
+
+import jsonschema
+import pytest
+
+from kadmin.commands.root import run
+from kadmin.schemas import load
+from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+
+COMMANDS = {
+    "execute": ["reassign", "execute", "--reassignment-json-file"],
+    "execute --dry-run": ["reassign", "execute", "--dry-run", "--reassignment-json-file"],
+    "verify": ["reassign", "verify", "--reassignment-json-file"],
+    "progress": ["reassign", "progress", "--reassignment-json-file"],
+    "cancel": ["reassign", "cancel", "--reassignment-json-file"],
+    "throttle set": ["throttle", "set", "--rate", "1MB/s", "--from-plan"],
+}
+
+ORDERS = {"topic": "orders", "partition": 1, "replicas": [1, 2, 0]}  # a sound entry, already in place
+BAD_PLANS = {
+    "a partition given as a string": {"version": 1, "partitions": [
+        {"topic": "orders", "partition": "0", "replicas": [0, 1, 2]}]},
+    "a relative log dir": {"version": 1, "partitions": [
+        ORDERS, {"topic": "orders", "partition": 0, "replicas": [0, 1, 2], "log_dirs": ["any", "relative/dir", "any"]}]},
+    "a broker twice": {"version": 1, "partitions": [{"topic": "orders", "partition": 0, "replicas": [0, 0, 1]}]},
+    "a duplicate partition": {"version": 1, "partitions": [ORDERS, ORDERS]},
+    "log_dirs of the wrong length": {"version": 1, "partitions": [
+        {"topic": "orders", "partition": 0, "replicas": [0, 1, 2], "log_dirs": ["any"]}]},
+    "no partitions": {"version": 1, "partitions": []},
+    "a list, not an object": [],
+    "not JSON": "{\"version\": 1, ",
+}
+
+
+@pytest.fixture
+def sb(sandbox_factory):  # noqa: F811
+    sb = sandbox_factory(brokers=3, log_dirs=2)
+    sb.create_topic("orders", assignment={0: [0, 1, 2], 1: [1, 2, 0]}, size_bytes=1_000_000)
+    sb.clear_requests()
+    return sb
+
+
+def kadmin(capsys, *args):
+    with pytest.raises(SystemExit) as e:
+        run(list(args))
+    out, err = capsys.readouterr()
+    return e.value.code, out, err
+
+
+def test_every_command_refuses_a_bad_plan_file_alike(sb, tmp_path, capsys):
+    for case, doc in BAD_PLANS.items():
+        path = tmp_path / "plan.json"
+        path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+        seen = {}
+        for name, words in COMMANDS.items():
+            code, out, err = kadmin(capsys, *words, str(path), "-b", sb.bootstrap)
+            assert code == 2, f"{case}: {name} exit {code}: {out}{err}"
+            assert out == "", f"{case}: {name}"
+            code, as_json, err_json = kadmin(capsys, *words, str(path), "-b", sb.bootstrap, "-o", "json")
+            assert code == 2, f"{case}: {name} -o json exit {code}: {as_json}{err_json}"
+            assert err_json == err, f"{case}: {name}"
+            problems = json.loads(as_json)
+            jsonschema.validate(problems, load("reassign-plan-problems"))
+            seen[name] = (err, problems)
+        first = next(iter(seen.values()))
+        for name, got in seen.items():
+            assert got == first, f"{case}: {name} reports {got}, execute {first}"
+        assert first[0].startswith("kadmin: error: the reassignment plan has "), f"{case}: {first[0]}"
+    assert sb.mutating_requests() == [] and list(tmp_path.glob("*.rollback-*")) == []
+
+
+def test_problems_keep_their_place_in_every_command(sb, tmp_path, capsys):
+    """verify used to give index, topic, partition and field as null (the place only inside the
+    message), and exit 4 "differs" for a relative log dir execute refuses."""
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(BAD_PLANS["a partition given as a string"]))
+    for words in (COMMANDS["verify"], COMMANDS["progress"], COMMANDS["cancel"], COMMANDS["throttle set"]):
+        code, out, _ = kadmin(capsys, *words, str(path), "-b", sb.bootstrap, "-o", "json")
+        assert code == 2
+        assert json.loads(out)["problems"] == [{"index": 0, "topic": None, "partition": None, "field": "partition",
+                                                "message": 'must be an integer >= 0, not a string ("0")'}]
+    path.write_text(json.dumps(BAD_PLANS["a relative log dir"]))
+    code, _, err = kadmin(capsys, *COMMANDS["verify"], str(path), "-b", sb.bootstrap)
+    assert code == 2, err
+    assert "partitions[1] (orders-0) log_dirs[1]: 'relative/dir' is neither \"any\" nor an absolute path" in err
+    path.write_text("[]")
+    code, out, err = kadmin(capsys, *COMMANDS["verify"], str(path), "-b", sb.bootstrap, "-o", "json")
+    assert code == 2 and json.loads(out)["problems"] == [
+        {"index": None, "topic": None, "partition": None, "field": None,
+         "message": 'must be a JSON object with "version" and "partitions", not a list'}]
+    assert sb.mutating_requests() == []
