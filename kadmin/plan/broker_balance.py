@@ -28,7 +28,8 @@ partition's replicas than its own, so a partition never spans fewer racks); no d
 ends above ``max_dir_usage`` of its capacity; offline and cordoned directories never receive;
 partitions being reassigned (adding/removing replicas, or listed in ``reassigning``) or with a
 future replica anywhere are not touched; stray logs never move. ``max_moves``/``max_bytes``
-stop the planning where they would be exceeded.
+stop the planning where they would be exceeded (also when every move that would help is larger
+than what ``max_bytes`` leaves: the limit stopped it, not the cluster).
 """
 
 from __future__ import annotations
@@ -231,6 +232,7 @@ class _Planner:
         self.moves: dict[tuple[int, int], list] = {}  # (partition, dest broker) -> move fields
         self.moved_bytes = 0
         self.limited = False
+        self.held_back = False  # --max-bytes alone kept the current step from a move
 
     @staticmethod
     def _scope(cluster, log_dirs, request) -> list[int]:

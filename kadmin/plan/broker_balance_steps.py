@@ -91,9 +91,12 @@ def balance_load(p) -> list[str]:
         if worst is None:
             break
         _, b, over = worst
+        p.held_back = False
         moved = _send(p, b, brokers) if over else _receive(p, b, brokers)
         if not moved:
-            stuck.add(b.id)
+            p.limited |= p.held_back
+            if not p.limited:  # a limit, not the cluster, stopped it
+                stuck.add(b.id)
     return [
         f"broker {b.id}: {b.fraction:.1%} used, outside {max(low, 0):.1%}..{high:.1%}; "
         "no replica can move without breaking a constraint"
@@ -116,14 +119,28 @@ def _receive(p, dst: BrokerState, brokers) -> bool:
     return any(_trade(p, src, dst, want) for src in partners)
 
 
+def _budget(p, limit: float) -> float:
+    """``limit`` within what --max-bytes leaves; when that is nothing, planning stops (``limited``)."""
+    if p.request.max_bytes is None:
+        return limit
+    budget = p.request.max_bytes - p.moved_bytes
+    if budget <= 0 < limit:
+        p.limited = True
+    return min(limit, budget)
+
+
+def _over_budget(p, limit: float, search: Callable[[float], object]) -> None:
+    """After ``search`` found nothing within the budget: when it finds a candidate within
+    ``limit`` alone, --max-bytes held the move back (``held_back``); if no other move helps
+    instead, planning stops there (``limited``), rather than calling the cluster stuck."""
+    if _budget(p, limit) < limit and search(limit) is not None:
+        p.held_back = True
+
+
 def _trade(p, src: BrokerState, dst: BrokerState, want: float) -> bool:
-    limit = min((p.mean + p.t) * dst.cap - dst.occ, src.occ - (p.mean - p.t) * src.cap)
-    budget = None if p.request.max_bytes is None else p.request.max_bytes - p.moved_bytes
-    if budget is not None:
-        limit = min(limit, budget)
+    bound = min((p.mean + p.t) * dst.cap - dst.occ, src.occ - (p.mean - p.t) * src.cap)
+    limit = _budget(p, bound)
     if limit <= 0:
-        if budget is not None and budget <= 0:
-            p.limited = True
         return False
     parts = p.parts
     leaders, (low_leaders, high_leaders) = p.leaders, p.leader_range
@@ -138,15 +155,19 @@ def _trade(p, src: BrokerState, dst: BrokerState, want: float) -> bool:
             return False
         return dst.best_dir(size) is not None
 
-    found = []
-    for d in sorted(src.dirs.values(), key=lambda d: (-d.fraction, d.path)):
-        c = pick(d.resident, want, limit, ok)
-        if c is not None:
-            found.append((c, d))
-            if c[1]:
-                break
-    best = _best(found)
+    def search(limit: float) -> tuple[Item, Dir] | None:
+        found = []
+        for d in sorted(src.dirs.values(), key=lambda d: (-d.fraction, d.path)):
+            c = pick(d.resident, want, limit, ok)
+            if c is not None:
+                found.append((c, d))
+                if c[1]:
+                    break
+        return _best(found)
+
+    best = search(limit)
     if best is None:
+        _over_budget(p, bound, search)
         return False
     (size, i), sdir = best
     if not p.allowed(size, True):
@@ -179,6 +200,7 @@ def balance_dirs(p, broker: BrokerState) -> list[str]:
         if worst is None:
             break
         _, d, over = worst
+        p.held_back = False
         if over:
             want = d.occ - high * d.cap
             partners = sorted((x for x in broker.targets if x is not d), key=lambda x: (x.fraction, x.path))
@@ -188,7 +210,9 @@ def balance_dirs(p, broker: BrokerState) -> list[str]:
             partners = sorted((x for x in dirs if x is not d), key=lambda x: (-x.fraction, x.path))
             moved = any(_shift(p, broker, x, d, want, low, high) for x in partners)
         if not moved:
-            stuck.add(d.path)
+            p.limited |= p.held_back
+            if not p.limited:  # a limit, not the cluster, stopped it
+                stuck.add(d.path)
     return [
         f"broker {broker.id} {d.path}: {d.fraction:.1%} used, outside {max(low, 0):.1%}..{high:.1%} "
         "(its broker's share); no replica can move there or away"
@@ -203,11 +227,13 @@ def _shift(p, broker: BrokerState, src: Dir, dst: Dir, want: float, low: float, 
         return False
     c = pick(src.placed, want, limit, lambda size, i: dst.fits(size))
     if c is None:
-        budget = None if p.request.max_bytes is None else p.request.max_bytes - p.moved_bytes
-        if budget is not None:
-            limit = min(limit, budget)
-        c = pick(src.resident, want, limit, lambda size, i: dst.fits(size)) if limit > 0 else None
+
+        def search(limit: float):
+            return pick(src.resident, want, limit, lambda size, i: dst.fits(size)) if limit > 0 else None
+
+        c = search(_budget(p, limit))
         if c is None:
+            _over_budget(p, limit, search)
             return False
         if not p.allowed(c[0][0], True):
             return False

@@ -269,3 +269,17 @@ def test_copy_time_is_the_busiest_direction_not_bytes_in_and_out_added():
     moves = (ReplicaMove("a", 0, 1, "/d0", 2, "/d0", 10 * GB), ReplicaMove("b", 0, 3, "/d0", 0, "/d0", 10 * GB))
     result = SimpleNamespace(moves=moves)
     assert transfer_seconds(result, cluster, 50 * 10**6) == 200
+
+
+@pytest.mark.parametrize("dirs_per_broker", [1, 2])
+def test_max_bytes_below_every_candidate_is_limit_reached_not_cannot_improve(dirs_per_broker):
+    # Between brokers (1 directory each) or between directories (2, broker 1 all in /d0): every
+    # replica is 10 GB; 5 GB allowed moves none of them, which the limit, not the cluster, forbids.
+    assign = {("t", p): [1] for p in range(4)}
+    racks = dict.fromkeys((1, 2)) if dirs_per_broker == 1 else {1: None}
+    cluster, dirs = build(racks, assign, 10 * GB, dirs=dirs_per_broker, capacity=100 * GB)
+    assert balance_brokers(cluster, dirs).stopped == BALANCED
+    result = balance_brokers(cluster, dirs, BalanceRequest(max_bytes=5 * GB))
+    assert result.moves == () and result.stopped == LIMIT
+    result = balance_brokers(cluster, dirs, BalanceRequest(max_moves=0))
+    assert result.moves == () and result.stopped == LIMIT
