@@ -133,6 +133,7 @@ def balance_summary(result, cluster, throttle) -> str:
         )
     lines.append(f"Stopped: {result.stopped}.")
     lines += [f"  - {why}" for why in result.unresolved]
+    lines += [f"Note: {note}" for note in result.notes]
     return "\n".join(lines)
 
 
@@ -146,6 +147,7 @@ def balance_document(result, cluster, throttle) -> dict:
         "version": 1,
         "stopped": result.stopped,
         "unresolved": list(result.unresolved),
+        "notes": list(result.notes),
         "mean_used_fraction": result.mean,
         "threshold": result.threshold,
         "bytes_between_brokers": result.inter_broker_bytes,

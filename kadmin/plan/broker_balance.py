@@ -25,7 +25,9 @@ scope, which moves do not change), and every directory within ``threshold`` of i
 Constraints, always: replication factor unchanged; no move makes a partition's rack spread
 worse (``minimal_assign``'s rule: a replica changes rack only to one holding fewer of the
 partition's replicas than its own, so a partition never spans fewer racks); no directory receives more than its usable bytes nor
-ends above ``max_dir_usage`` of its capacity; offline and cordoned directories never receive;
+ends above ``max_dir_usage`` of its capacity; offline and cordoned directories never receive,
+and a broker with an offline directory gets no moves between its directories and receives
+replicas into "any" directory (Kafka creates no future replica there; a note says so);
 partitions being reassigned (adding/removing replicas, or listed in ``reassigning``) or with a
 future replica anywhere are not touched; stray logs never move. ``max_moves``/``max_bytes``
 stop the planning where they would be exceeded (also when every move that would help is larger
@@ -132,6 +134,7 @@ class BrokerBalanceResult:
     unresolved: tuple[str, ...]  # brokers and directories left outside the band, and why
     lower_bound_bytes: int  # bytes any plan must move between brokers to reach the band
     leaders_changed: int
+    notes: tuple[str, ...] = ()  # what the operator should know about how the plan was made
 
     @property
     def inter_broker_bytes(self) -> int:
@@ -215,6 +218,10 @@ class _Planner:
             rack = cluster.brokers[b].rack if b in cluster.brokers else None
             self.brokers[b] = BrokerState(b, rack, dirs)
         self.offline = {b: [d for d in log_dirs[b] if d.status is LogDirStatus.OFFLINE] for b in self.scope}
+        # Kafka creates no future replica on a broker while any of its directories is offline
+        # (LogManager.getOrCreateLog: KAFKA_STORAGE_ERROR): no moves between its directories,
+        # and a replica arriving there goes where Kafka puts it ("any").
+        self.no_future = {b for b, ds in self.offline.items() if ds}
         self.where = where  # broker -> partition -> (directory, size), kept up to date
         # Racks: the rule applies once the cluster has two or more (a broker without one is in none).
         self.racks = {b: x.rack for b, x in cluster.brokers.items()}
@@ -296,8 +303,10 @@ class _Planner:
         reps[reps.index(src.id)] = dst.id
         del self.where[src.id][i]
         self.where[dst.id][i] = (ddir, size)
-        self.parts.dir_target[i, dst.id] = ddir.path
-        self.moves[i, dst.id] = [src.id, sdir.path, dst.id, ddir.path, size]
+        dest = ANY_LOG_DIR if dst.id in self.no_future else ddir.path  # counted in ddir all the same
+        if dest != ANY_LOG_DIR:
+            self.parts.dir_target[i, dst.id] = dest
+        self.moves[i, dst.id] = [src.id, sdir.path, dst.id, dest, size]
         self.moved_bytes += size
 
     def move_between_dirs(self, broker: BrokerState, i: int, size: int, sdir: Dir, ddir: Dir) -> None:
@@ -330,14 +339,23 @@ class _Planner:
     # --- the steps -----------------------------------------------------------------------------
 
     def run(self) -> BrokerBalanceResult:
-        from kadmin.plan.broker_balance_steps import balance_dirs, balance_leaders, balance_load, lower_bound
+        from kadmin.plan.broker_balance_steps import (
+            balance_dirs,
+            balance_leaders,
+            balance_load,
+            dirs_left_alone,
+            lower_bound,
+        )
 
         cap = sum(b.cap for b in self.brokers.values())
         self.mean = sum(b.occ for b in self.brokers.values()) / cap if cap else 0.0
         bound = lower_bound(self.brokers.values(), self.mean, self.t)
         unresolved = balance_load(self)
         for broker in self.brokers.values():
-            unresolved += balance_dirs(self, broker)
+            if broker.id in self.no_future:
+                unresolved += dirs_left_alone(self, broker)
+            else:
+                unresolved += balance_dirs(self, broker)
         leaders = balance_leaders(self)
         stopped = LIMIT if self.limited else STUCK if unresolved else BALANCED
         return BrokerBalanceResult(
@@ -353,7 +371,17 @@ class _Planner:
             unresolved=tuple(unresolved),
             lower_bound_bytes=bound,
             leaders_changed=leaders,
+            notes=tuple(self._notes()),
         )
+
+    def _notes(self) -> list[str]:
+        return [
+            f"broker {b}: log directory {', '.join(sorted(d.path for d in self.offline[b]))} is offline; Kafka "
+            "creates no future replica on the broker until it is back, so its directories were not balanced "
+            'and replicas moving to it go to the directory Kafka chooses ("any"; its directories\' figures '
+            "after assume the emptiest)"
+            for b in sorted(self.no_future)
+        ]
 
     def _broker_usage(self) -> tuple[BrokerUsage, ...]:
         return tuple(

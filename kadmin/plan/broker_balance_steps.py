@@ -221,6 +221,19 @@ def balance_dirs(p, broker: BrokerState) -> list[str]:
     ]
 
 
+def dirs_left_alone(p, broker: BrokerState) -> list[str]:
+    """For a broker whose directories may not be balanced (one is offline): those outside the
+    threshold of the broker's used fraction."""
+    m = broker.fraction
+    low, high = m - p.t, m + p.t
+    return [
+        f"broker {broker.id} {d.path}: {d.fraction:.1%} used, outside {max(low, 0):.1%}..{high:.1%} "
+        "(its broker's share); Kafka moves no replica between its directories while one is offline"
+        for d in sorted(broker.dirs.values(), key=lambda d: d.path)
+        if d.fraction - high > EPS or (d.online and low - d.fraction > EPS)
+    ]
+
+
 def _shift(p, broker: BrokerState, src: Dir, dst: Dir, want: float, low: float, high: float) -> bool:
     limit = min(high * dst.cap - dst.occ, src.occ - low * src.cap)
     if limit <= 0:

@@ -119,6 +119,27 @@ def test_limits_and_a_broker_that_does_not_answer(fake):
     assert r.exit_code == EXIT_ERROR and "broker 5 did not answer DescribeLogDirs" in r.stderr
 
 
+def test_a_broker_with_an_offline_directory_is_named_in_a_note(monkeypatch):
+    backend = Backend()
+    backend.cluster, backend.dirs = build(dict.fromkeys(range(1, 6)), {("logs", p): [1 + (p + k) % 3 for k in range(3)]
+                                                                      for p in range(6)},
+                                          10 * GB, dirs=3, capacity=100 * GB, offline={(4, 2)})
+
+    @contextlib.contextmanager
+    def open_cluster(cluster, read_only=True):
+        yield backend
+
+    monkeypatch.setattr("kadmin.commands.reassign_balance.open_cluster", open_cluster)
+    r = run("-o", "json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, load("reassign-balance-result"))
+    assert len(doc["notes"]) == 1 and doc["notes"][0].startswith("broker 4: log directory /d2 is offline")
+    assert all(m["dest_dir"] == "any" for m in doc["moves"] if m["dest_broker"] == 4)
+    assert any(m["dest_broker"] == 4 for m in doc["moves"])
+    assert "Note: broker 4: log directory /d2 is offline" in run().stdout
+
+
 # --- on the sandbox ---------------------------------------------------------------------------------
 
 def _kadmin(sb, *args):

@@ -180,7 +180,12 @@ def test_offline_and_cordoned_directories_never_receive():
     cluster, dirs = build({1: None, 2: None}, {("t", p): [1] for p in range(8)}, 5 * GB, dirs=3,
                           capacity=100 * GB, cordoned={(2, 0)}, offline={(2, 1)})
     result = balance_brokers(cluster, dirs, BalanceRequest(threshold=0.01))
-    assert result.moves and {(m.dest_broker, m.dest_dir) for m in result.moves if m.dest_broker == 2} == {(2, "/d2")}
+    # Broker 2 has an offline directory: Kafka chooses where new replicas go ("any"), the only
+    # directory it can choose being /d2.
+    assert result.moves and {(m.dest_broker, m.dest_dir) for m in result.moves if m.dest_broker == 2} == {(2, "any")}
+    before = {(u.broker, u.path): u.replicas for u in result.dirs_before}
+    after = {(u.broker, u.path): u.replicas for u in result.dirs_after}
+    assert after[2, "/d2"] > before[2, "/d2"] and all(after[2, p] == before[2, p] for p in ("/d0", "/d1"))
     status = {(u.broker, u.path): u.status.value for u in result.dirs_after}
     assert status[2, "/d0"] == "cordoned" and status[2, "/d1"] == "offline"
 
@@ -283,3 +288,27 @@ def test_max_bytes_below_every_candidate_is_limit_reached_not_cannot_improve(dir
     assert result.moves == () and result.stopped == LIMIT
     result = balance_brokers(cluster, dirs, BalanceRequest(max_moves=0))
     assert result.moves == () and result.stopped == LIMIT
+
+
+def test_a_broker_with_an_offline_directory_gets_no_directory_moves_and_the_plan_validates():
+    # Broker 1: 20 GB in /d0, /d1 empty, /d2 offline. Kafka creates no future replica on broker 1
+    # until /d2 is back, so its directories are left as they are (a note says so), and replicas
+    # arriving there go to "any" directory. Broker 2 is full: it sends to broker 3 and to 1.
+    from kadmin.backends.base import BrokerLogDirs
+    from kadmin.plan.reassignment_file import format_reassignment, parse_reassignment
+    from kadmin.plan.validate import validate_reassignment
+
+    assign = {("t", p): [2] for p in range(16)} | {("u", p): [1] for p in range(4)}
+    cluster, dirs = build(dict.fromkeys((1, 2, 3)), assign, 5 * GB, dirs=3, capacity=50 * GB, offline={(1, 2)})
+    result = balance_brokers(cluster, dirs, BalanceRequest(threshold=0.02))
+    assert any(m.dest_broker == 1 for m in result.moves), "replicas may still arrive on broker 1"
+    answers = {b: BrokerLogDirs(b, tuple(ds)) for b, ds in dirs.items()}
+    parsed = parse_reassignment(format_reassignment(result.plan))
+    assert [str(p) for p in validate_reassignment(parsed, cluster, answers)] == []
+    for m in result.moves:
+        assert not (m.dest_broker == 1 and not m.inter_broker), m
+        if m.dest_broker == 1:
+            assert m.dest_dir == ANY_LOG_DIR
+    for entry in result.plan.partitions:
+        assert all(d == ANY_LOG_DIR for b, d in zip(entry.replicas, entry.log_dirs) if b == 1), entry
+    assert any("broker 1" in n and "/d2" in n and "offline" in n for n in result.notes), result.notes
