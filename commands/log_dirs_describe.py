@@ -32,6 +32,7 @@ def describe(cluster, output, broker_list, topic_list, log_dir_list, top, fleet)
     --output kafka-json prints exactly kafka-log-dirs.sh's JSON, alone on stdout.
     --output json prints kadmin's shape (schemas/log-dirs-describe.json).
     --spark / --fleet / --from report over many clusters (docs/fleet.md).
+    A broker that does not answer: the report is printed without it, and the exit code is 1.
     """
     if fleet.requested:
         return run_fleet_report("log-dirs", fleet, output=output, cluster=cluster)
@@ -61,9 +62,20 @@ def describe(cluster, output, broker_list, topic_list, log_dir_list, top, fleet)
 
         console = render.stdout()
         console.print(log_dirs_table(logdirs.rows(brokers, result, top), width=console.width))
-    for b, bl in sorted(result.items()):
-        if bl.error:
-            render.warn(f"broker {b} did not answer: {bl.error}")
+    unanswered = {b: bl.error for b, bl in sorted(result.items()) if bl.error}
+    if unanswered:
+        # The report above lacks them (kafka-json has no place to say so): exit 1, as
+        # kafka-log-dirs.sh fails when a broker does not answer, so a script never takes a
+        # partial report for the whole.
+        from kadmin.errors import ClusterError
+
+        which = ", ".join(f"{b} ({why})" for b, why in unanswered.items())
+        many = len(unanswered) > 1
+        raise ClusterError(
+            f"broker{'s' if many else ''} {which} did not answer DescribeLogDirs: the report lacks "
+            f"{'their' if many else 'its'} log directories",
+            hint="check the broker and run it again; --broker-list leaves a broker out",
+        )
 
 
 _CSV_HEADER = [

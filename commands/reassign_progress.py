@@ -41,7 +41,8 @@ def progress(cluster, output, plan_file, watch, interval):
 
     \b
     With --output json: one JSON document per line (schemas/progress-snapshot.json), one per
-    interval with --watch. Exit 0 when nothing moves any more, 3 while moves are in progress.
+    interval with --watch. Exit 0 when nothing moves any more, 3 while moves are in progress, 1
+    when nothing is seen moving but a broker did not answer (its moves cannot be seen).
     """
     from kadmin.errors import EXIT_IN_PROGRESS, InputError
     from kadmin.execute.follow import ONE_SHOT_GAP, follow, sample_once
@@ -77,8 +78,19 @@ def progress(cluster, output, plan_file, watch, interval):
                 click.echo("No partition reassignment or log-dir move in progress.")  # plain text: no need to load rich
             else:
                 render.stdout().print(progress_table(snap))
-    if not snap.done:
-        raise click.exceptions.Exit(EXIT_IN_PROGRESS)
+    if snap.unanswered and not watch:
+        from kadmin.commands.render_progress import unanswered_note
+
+        render.warn(unanswered_note(snap))
+    if snap.done:
+        return
+    if snap.unanswered and not snap.totals.moving_replicas and not snap.reassigning_partitions:
+        from kadmin.errors import ClusterError
+
+        raise ClusterError(
+            "cannot tell whether every move is done: not every broker answered", hint="run progress again"
+        )
+    raise click.exceptions.Exit(EXIT_IN_PROGRESS)
 
 
 def _read_plan(plan_file):

@@ -59,6 +59,8 @@ def progress_table(snap, moving_first: bool = False):
         f"{t.moving_replicas} replicas moving"
     )
     table = Table(title=title, title_justify="left", caption_justify="left", header_style="bold")
+    if snap.unanswered:
+        table.caption = escape(unanswered_note(snap))
     columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("Topic", "left"),
         ("Partition", "right"),
@@ -109,7 +111,7 @@ def progress_table(snap, moving_first: bool = False):
         "[bold]total[/]",
         "",
         "",
-        "done" if snap.done else "moving",
+        "done" if snap.done else "moving" if t.moving_replicas or snap.reassigning_partitions else "unknown",
         "",
         bar(fraction(t.moved_bytes, t.remaining_bytes)),
         format_size(t.moved_bytes),
@@ -128,6 +130,8 @@ def progress_line(snap) -> str:
     t = snap.totals
     if snap.done:
         return "kadmin: done: nothing moves any more"
+    if snap.unanswered and not t.moving_replicas and not snap.reassigning_partitions:
+        return f"kadmin: nothing seen moving, but {unanswered_note(snap)}"
     frac = fraction(t.moved_bytes, t.remaining_bytes)
     pct = f" ({frac * 100:.0f}%)" if frac is not None else ""
     rate = f", {format_rate(t.rate)}" if t.rate is not None else ""
@@ -135,6 +139,16 @@ def progress_line(snap) -> str:
     return (
         f"kadmin: {snap.reassigning_partitions} partition(s) reassigning, {t.moving_replicas} replica(s) "
         f"moving: {format_size(t.moved_bytes)} moved{pct}, {format_size(t.remaining_bytes)} left{rate}{eta}"
+    )
+
+
+def unanswered_note(snap) -> str:
+    """What a snapshot lacks: the brokers that did not answer DescribeLogDirs."""
+    which = ", ".join(f"{b} ({why})" for b, why in snap.unanswered.items())
+    many = len(snap.unanswered) > 1
+    return (
+        f"broker{'s' if many else ''} {which} did not answer DescribeLogDirs: {'their' if many else 'its'} "
+        "log-dir moves and replica sizes are not shown"
     )
 
 

@@ -20,7 +20,7 @@ Pure: cluster state, reassignments and DescribeLogDirs results in, a snapshot ou
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from kadmin.backends.base import BrokerLogDirs
@@ -118,10 +118,13 @@ class ProgressSnapshot:
     replicas: tuple[ReplicaProgress, ...]
     totals: Totals
     reassigning_partitions: int
+    # Brokers that did not answer DescribeLogDirs (broker -> why): their log-dir moves and
+    # replica sizes are not in this snapshot, so it cannot say every move is done.
+    unanswered: Mapping[int, str] = field(default_factory=dict)
 
     @property
     def done(self) -> bool:
-        return not any(r.moving for r in self.replicas) and self.reassigning_partitions == 0
+        return not any(r.moving for r in self.replicas) and self.reassigning_partitions == 0 and not self.unanswered
 
 
 # --- scope ----------------------------------------------------------------------------------
@@ -235,7 +238,8 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous) -> Pr
 
     wanted = None if plan is None else {a.tp for a in plan.partitions}
     reassigning = len(ongoing) if wanted is None else sum(1 for tp in ongoing if tp in wanted)
-    return ProgressSnapshot(at, tuple(rows), _totals(rows), reassigning)
+    unanswered = {b: bld.error for b, bld in sorted(log_dirs.items()) if bld.error is not None}
+    return ProgressSnapshot(at, tuple(rows), _totals(rows), reassigning, unanswered)
 
 
 def _offline(broker: int, state, here: DirReplica | None, offline_dirs: set[int]) -> bool:
@@ -346,6 +350,7 @@ def _snapshot_json(s: ProgressSnapshot, timestamp: str | None) -> dict:
         "timestamp": timestamp,
         "done": s.done,
         "reassigning_partitions": s.reassigning_partitions,
+        "unanswered_brokers": [{"broker": b, "error": e} for b, e in s.unanswered.items()],
         "totals": {
             "moving_replicas": s.totals.moving_replicas,
             "moved_bytes": s.totals.moved_bytes,

@@ -135,6 +135,19 @@ def test_a_replica_in_an_offline_log_dir_is_offline_not_a_move(metadata_says):
     assert {r.broker: r.move for r in caught.replicas} == {1: "none", 2: INTER_BROKER} and not caught.done
 
 
+def test_a_broker_that_did_not_answer_leaves_the_snapshot_not_done():
+    """Broker 2's DescribeLogDirs failed: its log-dir moves cannot be seen, so nothing seen
+    moving is not 'done'; the snapshot names it (and its JSON)."""
+    bar = PartitionState("bar", 0, 1, (1, 2), (1, 2))
+    d = dirs([(1, "/d1", "bar", 0, 10 * MB, 0, False)])
+    d[2] = BrokerLogDirs(2, error="REQUEST_TIMED_OUT")
+    s = snapshot(0.0, cluster([bar]), {}, d, plan=ReassignmentPlan((Assignment("bar", 0, (1, 2)),)))
+    assert not s.done and s.totals.moving_replicas == 0 and dict(s.unanswered) == {2: "REQUEST_TIMED_OUT"}
+    assert snapshot_json(s)["unanswered_brokers"] == [{"broker": 2, "error": "REQUEST_TIMED_OUT"}]
+    d[2] = BrokerLogDirs(2, (LogDir(2, "/d1", replicas=(ReplicaInfo("bar", 0, 10 * MB, 0, False),)),))
+    assert snapshot(1.0, cluster([bar]), {}, d).done
+
+
 def sizes_of_two():
     return dirs([(1, "/d1", "foo", 0, 80 * MB, 0, False), (2, "/d1", "foo", 0, 30 * MB, 0, False)])
 
