@@ -74,7 +74,7 @@ def progress(cluster, output, plan_file, watch, interval):
             snap = sample_once(sample, clock, every)
             if output == "json":
                 JsonLines().snapshot(snap)
-            elif not snap.replicas:
+            elif not snap.replicas and not snap.unanswered:
                 click.echo("No partition reassignment or log-dir move in progress.")  # plain text: no need to load rich
             else:
                 render.stdout().print(progress_table(snap))
