@@ -13,8 +13,9 @@ scope, which moves do not change), and every directory within ``threshold`` of i
    bigger than what is missing to reach the band (else the smallest bigger one), searched in the
    sender's fullest directory first, and the move never pushes either broker across the far
    edge of the band, so no broker ends further from the mean than before. A moved replica takes
-   the place of the one it replaces in the replica list, and lands in the destination's
-   directory that stays emptiest. A broker that held a replica of the partition never receives
+   the place of the one it replaces in the replica list (when the preferred leader moves to a
+   broker that leads as many partitions as any did before, a follower takes the lead and the
+   moved replica its place), and lands in the destination's directory that stays emptiest. A broker that held a replica of the partition never receives
    one (Kafka would copy nothing), so each move is one replica Kafka copies.
 2. Directories, per broker, the same way against the broker's mean: first by re-aiming
    replicas the plan already brings to the broker (free), then by moving resident replicas.
@@ -228,7 +229,8 @@ class _Planner:
         self.racked = len({r for r in self.racks.values() if r is not None}) > 1
         self._classify(topics, frozen)
         # Preferred leaders per broker: a move of a preferred leader's replica hands its role to
-        # the destination; it may not take a broker beyond the widest counts seen before.
+        # the destination, or to a follower (new_leader); no broker goes beyond the widest
+        # counts seen before.
         self.leaders = dict.fromkeys(self.scope, 0)
         for reps in self.parts.reps:
             if reps and reps[0] in self.leaders:
@@ -291,7 +293,28 @@ class _Planner:
             return False
         return True
 
-    def move_between_brokers(self, i: int, src: BrokerState, sdir: Dir, size: int, dst: BrokerState, ddir: Dir) -> None:
+    def new_leader(self, i: int, src: int, dst: int) -> int | None:
+        """Partition ``i``'s preferred leader once its replica on ``src`` moves to ``dst``, within
+        the preferred-leader counts seen before: the one it has unless ``src`` leads; then
+        ``dst`` (taking its place) if it may lead one more, else the follower that leads fewest
+        and may. None when no replica may take the role."""
+        reps, counts = self.parts.reps[i], self.leaders
+        if reps[0] != src:
+            return reps[0]
+        low, high = self.leader_range
+        if counts[src] <= low:
+            return None
+        if counts[dst] < high:
+            return dst
+        takers = [b for b in reps[1:] if b in counts and counts[b] < high]
+        return min(takers, key=lambda b: counts[b], default=None)
+
+    def move_between_brokers(
+        self, i: int, src: BrokerState, sdir: Dir, size: int, dst: BrokerState, ddir: Dir, leader: int
+    ) -> None:
+        """Move a replica to another broker, taking the place of the one it replaces; ``leader``
+        (``new_leader``) becomes the preferred leader, the follower it was swapping places with
+        ``dst``."""
         remove_item(sdir.resident, (size, i))
         sdir.add(-size, -1, incoming=False)
         ddir.add(size)
@@ -299,8 +322,11 @@ class _Planner:
         reps = self.parts.reps[i]
         if reps[0] == src.id:
             self.leaders[src.id] -= 1
-            self.leaders[dst.id] += 1
+            self.leaders[leader] += 1
         reps[reps.index(src.id)] = dst.id
+        if reps[0] != leader:
+            k = reps.index(leader)
+            reps[0], reps[k] = reps[k], reps[0]
         del self.where[src.id][i]
         self.where[dst.id][i] = (ddir, size)
         dest = ANY_LOG_DIR if dst.id in self.no_future else ddir.path  # counted in ddir all the same

@@ -143,13 +143,12 @@ def _trade(p, src: BrokerState, dst: BrokerState, want: float) -> bool:
     if limit <= 0:
         return False
     parts = p.parts
-    leaders, (low_leaders, high_leaders) = p.leaders, p.leader_range
 
     def ok(size: int, i: int) -> bool:
         reps = parts.reps[i]
         if dst.id in reps or dst.id in parts.original[i]:
             return False  # a broker that held a replica keeps it: Kafka copies nothing back
-        if reps[0] == src.id and (leaders[src.id] <= low_leaders or leaders[dst.id] >= high_leaders):
+        if p.new_leader(i, src.id, dst.id) is None:
             return False  # the preferred-leader spread would widen
         if p.racked and not keeps_rack_spread([p.racks.get(b) for b in reps], p.racks.get(src.id), dst.rack):
             return False
@@ -172,7 +171,9 @@ def _trade(p, src: BrokerState, dst: BrokerState, want: float) -> bool:
     (size, i), sdir = best
     if not p.allowed(size, True):
         return False
-    p.move_between_brokers(i, src, sdir, size, dst, dst.best_dir(size))
+    leader = p.new_leader(i, src.id, dst.id)
+    assert leader is not None  # ok() checked
+    p.move_between_brokers(i, src, sdir, size, dst, dst.best_dir(size), leader)
     return True
 
 

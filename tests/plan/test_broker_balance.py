@@ -312,3 +312,24 @@ def test_a_broker_with_an_offline_directory_gets_no_directory_moves_and_the_plan
     for entry in result.plan.partitions:
         assert all(d == ANY_LOG_DIR for b, d in zip(entry.replicas, entry.log_dirs) if b == 1), entry
     assert any("broker 1" in n and "/d2" in n and "offline" in n for n in result.notes), result.notes
+
+
+def test_a_preferred_leader_moving_to_a_broker_that_leads_enough_hands_the_lead_to_a_follower():
+    # Brokers 0-2: 10 partitions of "t" each led by each, 3 GiB replicas; broker 3 is empty and
+    # four times as large. Once broker 3 leads 10 (as many as any did), broker 1's last replicas
+    # that can go there lead their partition: a follower takes the lead instead of refusing.
+    lists = [[1, 0], [1, 0], [2, 0], [2, 0], [1, 2], [2, 0], [1, 0], [1, 2], [2, 0], [1, 0], [1, 2], [2, 1], [0, 1],
+             [0, 2], [0, 2], [0, 1], [1, 2], [2, 1], [0, 1], [0, 2], [2, 0], [0, 1], [1, 2], [2, 1], [0, 1], [0, 2],
+             [2, 0], [0, 1], [1, 2], [2, 1]]
+    assign = {("t", p): r for p, r in enumerate(lists)}
+    cluster, dirs = build(dict.fromkeys(range(4)), assign, 3 * 2**30, dirs=2, capacity=100 * 2**30,
+                          pin={("t", p, b): p % 2 for p, r in enumerate(lists) for b in r})
+    dirs[3] = [type(d)(3, d.path, None, 400 * 2**30, 400 * 2**30, False, ()) for d in dirs[3]]
+    result = balance_brokers(cluster, dirs)
+    assert result.stopped == BALANCED, result.unresolved
+    leaders = Counter(cluster.partitions[tp].replicas[0] for tp in cluster.partitions)
+    leaders.update({b: 0 for b in range(4)})
+    for entry in result.plan.partitions:
+        leaders[cluster.partitions[entry.tp].replicas[0]] -= 1
+        leaders[entry.replicas[0]] += 1
+    assert max(leaders.values()) - min(leaders.values()) <= 1
