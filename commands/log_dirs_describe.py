@@ -62,6 +62,12 @@ def describe(cluster, output, broker_list, topic_list, log_dir_list, top, fleet)
 
         console = render.stdout()
         console.print(log_dirs_table(logdirs.rows(brokers, result, top), width=console.width))
+    if topics:
+        seen = {r.topic for bl in result.values() for d in bl.log_dirs for r in d.replicas}
+        absent = [t for t in topics if t not in seen]
+        if absent:
+            where = "the brokers and log directories described" if requested or paths else "any broker"
+            render.warn(f"no replica of {', '.join(absent)} on {where} (no such topic?)")
     unanswered = {b: bl.error for b, bl in sorted(result.items()) if bl.error}
     if unanswered:
         # The report above lacks them (kafka-json has no place to say so): exit 1, as

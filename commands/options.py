@@ -187,8 +187,10 @@ def int_list(value: str | None, what: str) -> list[int] | None:
     if value is None:
         return None
     out = []
-    for item in value.split(","):
-        item = item.strip()
+    items = _items(value)
+    if any(items) and not all(items):
+        raise _empty_item(value, what)
+    for item in items:
         if not item:
             continue
         try:
@@ -211,7 +213,25 @@ def str_list(value: str | None, what: str) -> list[str] | None:
     $TOPICS in a script) is a usage error, as in ``int_list``: None means every one."""
     if value is None:
         return None
-    out = [x.strip() for x in value.split(",") if x.strip()]
+    items = _items(value)
+    if any(items) and not all(items):
+        raise _empty_item(value, what)
+    out = [x for x in items if x]
     if not out:
         raise click.BadParameter("is empty (leave the option out to mean every one)", param_hint=what)
     return out
+
+
+def _items(value: str) -> list[str]:
+    """The items of a comma-separated list, trailing empty ones dropped ("1,2," is 1 and 2), as
+    Java's String.split reads Kafka's lists."""
+    items = [x.strip() for x in value.split(",")]
+    while len(items) > 1 and not items[-1]:
+        items.pop()
+    return items
+
+
+def _empty_item(value: str, what: str) -> click.BadParameter:
+    """ "1,,3": an empty item, likely an unset variable in a script ("$A,$B,$C"); read as the
+    others alone, the command would act on fewer than meant (Kafka's tools refuse it too)."""
+    return click.BadParameter(f"{value!r} has an empty item (a missing value between commas?)", param_hint=what)

@@ -5,13 +5,26 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from kadmin.commands.options import int_list
+from kadmin.commands.options import int_list, str_list
 from kadmin.commands.root import cli
 
 
 def test_a_list_of_ids_and_an_absent_option():
     assert int_list("1,2, 3,", "--brokers") == [1, 2, 3]
     assert int_list(None, "--brokers") is None  # not given: the command's default
+
+
+@pytest.mark.parametrize("value", ["0,,1", ",1", "1, ,2,"])
+def test_an_empty_item_is_a_usage_error_not_skipped(value):
+    """ "$A,$B,$C" with $B unset: the command must not act on the others alone. A trailing comma
+    is fine (Kafka's tools read lists with Java's split, which drops trailing empty items)."""
+    with pytest.raises(click.BadParameter, match="has an empty item"):
+        int_list(value, "--broker-list")
+    with pytest.raises(click.BadParameter, match="has an empty item"):
+        str_list(value.replace("1", "a"), "--topic-list")
+    r = CliRunner().invoke(cli, ["log-dirs", "describe", "--broker-list", value, "--bootstrap-server", "127.0.0.1:1",
+                                 "--timeout", "1s"])
+    assert r.exit_code == 2 and "has an empty item" in r.output, r.output
 
 
 @pytest.mark.parametrize("value", ["", " ", ",", " , "])

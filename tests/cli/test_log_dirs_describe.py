@@ -256,3 +256,16 @@ def test_capacity_is_reported_where_the_brokers_describelogdirs_has_it(sandbox_f
     assert any("report no disk capacity (DescribeLogDirs before v4, Kafka before 3.3)" in n for n in notes) == old
     if old:  # by Kafka's bytes alone: two of the four 64 MiB replicas on each broker
         assert len(moves) == 4
+
+
+def test_a_topic_with_no_replica_anywhere_is_named_not_silently_empty(sandbox):
+    """--topic-list with a typo ("paymnets"): Kafka's tool prints empty partition lists without a
+    word; kadmin prints the same and names the topic on stderr (exit 0: a filter, not a failure)."""
+    r = CliRunner().invoke(cli, ["log-dirs", "describe", "-b", sandbox.bootstrap, "-o", "kafka-json",
+                                                 "--topic-list", "payments,paymnets"])
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr == "kadmin: warning: no replica of paymnets on any broker (no such topic?)\n", r.stderr
+    assert json.loads(r.stdout)["brokers"]
+    r = CliRunner().invoke(cli, ["log-dirs", "describe", "-b", sandbox.bootstrap, "-o", "csv",
+                                                 "--topic-list", "payments", "--broker-list", "0"])
+    assert r.exit_code == 0 and r.stderr == "", r.stderr
