@@ -190,7 +190,7 @@ def _run(params, opener) -> None:
     from kadmin.commands.render_reassign import LineReporter, print_plan_of_changes
     from kadmin.errors import ClusterError, UnsupportedOperation
     from kadmin.execute.executor import apply_execution, plan_execution, read_cluster
-    from kadmin.execute.preamble import RollbackFile, open_for_execute, prepare, refuse_existing_rollback
+    from kadmin.execute.preamble import RollbackFile, check_rollback_path, open_for_execute, prepare
     from kadmin.execute.rollback import utc_now
     from kadmin.throttling.record import who
 
@@ -203,7 +203,8 @@ def _run(params, opener) -> None:
         view = read_cluster(backend, prepared.parsed, records, throttles=throttles)
         # raises PlanProblems, or ReassignmentInProgress (ZooKeeper: /admin/reassign_partitions exists)
         xplan = plan_execution(request, view, now=time.time(), operator=who())
-        if xplan.throttles.changes and records is None and not params.dry_run:
+        # Every refusal the run makes before its first change, --dry-run makes too.
+        if xplan.throttles.changes and records is None:
             raise UnsupportedOperation(
                 "this connection has no place to record the throttles kadmin sets, so they could not be removed safely; nothing was changed",
                 hint="run without --throttle, or set throttles with `kadmin throttle set`",
@@ -221,6 +222,7 @@ def _run(params, opener) -> None:
             if wait:
                 click.echo("kadmin: --wait: nothing was started, so there is nothing to wait for", err=True)
             return
+        check_rollback_path(request.rollback_path)
         if params.dry_run:
             if people:
                 print_plan_of_changes(xplan)
@@ -229,7 +231,6 @@ def _run(params, opener) -> None:
             if wait:
                 click.echo("kadmin: --wait: a dry run starts nothing, so there is nothing to wait for", err=True)
             return
-        refuse_existing_rollback(request.rollback_path)
         if people:
             click.echo(
                 f"Saving the current assignment to {request.rollback_path} (to roll back: "
@@ -321,13 +322,14 @@ def _run_incremental(params, opener) -> None:
     from kadmin.errors import UnsupportedOperation
     from kadmin.execute import state_file
     from kadmin.execute.executor import plan_execution, read_cluster
-    from kadmin.execute.incremental import min_insync_of, plan_fingerprint, run_incremental
-    from kadmin.execute.preamble import (
-        RollbackFile,
-        open_for_execute,
-        prepare,
-        refuse_existing_rollback,
+    from kadmin.execute.incremental import (
+        min_insync_of,
+        plan_fingerprint,
+        refuse_partitions_moving,
+        refuse_state_of_another_plan,
+        run_incremental,
     )
+    from kadmin.execute.preamble import RollbackFile, check_rollback_path, open_for_execute, prepare
     from kadmin.execute.rollback import utc_now
     from kadmin.execute.step_throttles import RecordedThrottles
     from kadmin.plan.batches import plan_batches
@@ -337,12 +339,14 @@ def _run_incremental(params, opener) -> None:
     plan, people, pid = prepared.parsed.plan, params.people, prepared.plan_id
     state_path = Path(params.state_file) if params.state_file else state_file.default_state_path(params.plan_file)
     saved = state_file.load(state_path)
+    refuse_state_of_another_plan(saved, state_path, plan)
     resuming = saved is not None and saved.plan_digest == plan_fingerprint(plan) and not saved.finished
     request = replace(prepared.request, additional=params.additional or resuming)  # a resumed run joins its own
     rate, log_dir_rate = params.throttle_rate, params.log_dir_rate
     with open_for_execute(prepared, opener, read_only=params.dry_run) as backend:
         records = options.open_records(backend.backend)
-        if (rate is not None or log_dir_rate is not None) and records is None and not params.dry_run:
+        # Every refusal the run makes before its first change, --dry-run makes too.
+        if (rate is not None or log_dir_rate is not None) and records is None:
             raise UnsupportedOperation(
                 "this connection has no place to record the throttles kadmin sets, so they could not be removed safely; nothing was changed",
                 hint="run without --throttle, or set throttles with `kadmin throttle set`",
@@ -370,16 +374,19 @@ def _run_incremental(params, opener) -> None:
             # validates (ZooKeeper with /admin/reassign_partitions there too: a resumed run waits for
             # its own node instead); raises, changing nothing
             xplan = plan_execution(request, view, now=time.time())
+            done = xplan.nothing_to_change and not any(a.tp in view.ongoing for a in plan.partitions)
+            if not done:  # what run_incremental refuses before its first step, and the rollback file
+                refuse_partitions_moving(plan, view.ongoing)
+                check_rollback_path(request.rollback_path)
             if params.dry_run:
                 steps = plan_steps(
                     plan, view.cluster.partitions, params.limits.max_parallel_replicas, min_insync_of(view.configs)
                 )
                 print_preview(people, steps, plan_batches(steps, params.limits), render, xplan.log_dir_moves)
                 return
-            if xplan.nothing_to_change and not any(a.tp in view.ongoing for a in plan.partitions):
+            if done:
                 _print_done(params, pid, state_path, saved)
                 return
-            refuse_existing_rollback(request.rollback_path)
         control = (
             RecordedThrottles(
                 backend, rate, pid, records, plan_file=request.plan_file, log_dir_rate=log_dir_rate, plan=plan

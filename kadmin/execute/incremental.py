@@ -127,6 +127,29 @@ class IncrementalResult:
     elapsed: float
 
 
+def refuse_state_of_another_plan(saved: IncrementalState | None, path: str | Path, plan: ReassignmentPlan) -> None:
+    """UsageError when the state file holds another plan's run: checked before the first change
+    by the run and by ``--dry-run`` alike."""
+    if saved is not None and saved.plan_digest != plan_fingerprint(plan):
+        raise UsageError(
+            f"the state file {path} belongs to another plan",
+            hint="pass another --state-file, or remove that file to start over",
+        )
+
+
+def refuse_partitions_moving(plan: ReassignmentPlan, ongoing: Mapping[TopicPartition, object]) -> None:
+    """ReassignmentInProgress when a partition of the plan is being reassigned already (a fresh
+    run only: its replica list is a mix of old and new, no sound first step from it). Checked
+    before the first change by the run and by ``--dry-run`` alike."""
+    wanted = plan.by_partition()
+    busy = sorted(str(tp) for tp in ongoing if tp in wanted)
+    if busy:
+        raise ReassignmentInProgress(
+            f"{len(busy)} partition(s) of the plan are being reassigned already: {', '.join(busy[:5])}; nothing was changed",
+            hint="wait for that reassignment to finish (kadmin reassign list) or cancel it, then run again",
+        )
+
+
 def plan_fingerprint(plan: ReassignmentPlan) -> str:
     """SHA-256 of the plan's partitions, for when the caller has no file content to hash."""
     canon = [[a.topic, a.partition, list(a.replicas), list(a.log_dirs or ())] for a in plan.partitions]
@@ -302,14 +325,10 @@ class _Run:
     def _open_state(self, partitions: Mapping[TopicPartition, PartitionState]) -> tuple[IncrementalState, bool]:
         digest = plan_fingerprint(self.plan)
         state = state_file.load(self.path)
+        refuse_state_of_another_plan(state, self.path, self.plan)
         if state is not None and state.finished and state.plan_digest == digest:
             state = None  # a finished run is history: plan again from the cluster as it is now
         if state is not None:
-            if state.plan_digest != digest:
-                raise UsageError(
-                    f"the state file {self.path} belongs to another plan",
-                    hint="pass another --state-file, or remove that file to start over",
-                )
             if state.limits.max_parallel_replicas != self.limits.max_parallel_replicas:
                 self.reporter.note(
                     f"the steps were planned with --max-parallel-replicas {state.limits.max_parallel_replicas} "
@@ -321,12 +340,7 @@ class _Run:
             self.state = state
             self._save()
             return state, True
-        busy = sorted(str(tp) for tp in self._ongoing() if tp in self.plan.by_partition())
-        if busy:  # its replica list is a mix of old and new: no sound first step from it
-            raise ReassignmentInProgress(
-                f"{len(busy)} partition(s) of the plan are being reassigned already: {', '.join(busy[:5])}; nothing was changed",
-                hint="wait for that reassignment to finish (kadmin reassign list) or cancel it, then run again",
-            )
+        refuse_partitions_moving(self.plan, self._ongoing())
         steps = plan_steps(self.plan, partitions, self.limits.max_parallel_replicas, self._min_insync())
         parts = {}
         for a in self.plan.partitions:

@@ -65,11 +65,19 @@ def prepare(params: ExecuteParams, now: datetime) -> Prepared:
     return Prepared(params, parsed, request.plan_id, request)
 
 
-def refuse_existing_rollback(path: str) -> None:
-    """A rollback file is never overwritten: it may be the only record of an earlier state."""
-    if Path(path).exists():
+def check_rollback_path(path: str) -> None:
+    """The rollback file can be written where asked, checked before the first change by the run
+    and by ``--dry-run`` alike: it is never overwritten (it may be the only record of an earlier
+    state), and its directory must exist."""
+    p = Path(path)
+    if p.exists():
         raise InputError(
             f"rollback file {path} already exists; nothing was changed", hint="choose another --rollback-file"
+        )
+    if not p.parent.is_dir():
+        raise InputError(
+            f"cannot write rollback file {path}: {p.parent} is not a directory; nothing was changed",
+            hint="choose another --rollback-file",
         )
 
 
