@@ -72,6 +72,11 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
             )
         state = read_throttle_state(backend, store)
         log_dirs = _check_plan(backend, parsed, state) if parsed is not None else None
+        if plan is not None and chosen is None and (rates.leader is not None or rates.follower is not None):
+            from kadmin.plan.validate import check_broker_rate_applies
+
+            flag = "--rate" if rate is not None else "--leader-rate/--follower-rate"
+            check_broker_rate_applies(plan, state.cluster, state.ongoing, flag)
         if not dry_run:
             state.require_records()
         host, user = who()

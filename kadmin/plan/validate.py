@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kadmin.backends.base import BrokerLogDirs, ReassignmentBlocked
-from kadmin.errors import ReassignmentInProgress
+from kadmin.errors import InputError, ReassignmentInProgress
 from kadmin.model import (
     ANY_LOG_DIR,
     ClusterState,
@@ -22,7 +22,7 @@ from kadmin.model import (
 from kadmin.plan.gc_pause import gc_paused
 from kadmin.plan.reassignment_file import ParsedPlan, PlanProblems, Problem, plan_problems
 
-__all__ = ["PlanProblems", "check_reassignment", "file_problems", "validate_reassignment"]
+__all__ = ["PlanProblems", "check_broker_rate_applies", "check_reassignment", "file_problems", "validate_reassignment"]
 
 
 def is_log_dir_spec(value: str) -> bool:
@@ -282,3 +282,24 @@ def check_not_blocked(
         raise ReassignmentInProgress(
             f"{blocked.reason}; this plan would start moving {shown}; nothing was changed", hint=blocked.hint
         )
+
+
+def check_broker_rate_applies(
+    plan: ReassignmentPlan,
+    cluster: ClusterState,
+    ongoing: Mapping[TopicPartition, PartitionReassignment],
+    flag: str,
+) -> None:
+    """InputError (exit 2, nothing changed) when a replication rate (``flag``) is asked for a
+    plan that moves no replica between brokers: the rate goes on the brokers data is copied
+    from and to (Kafka's calculateReassigningBrokers), and there are none, so it would be
+    silently dropped. Moves between the directories of one broker have a rate of their own."""
+    from kadmin.throttling.needs import brokers_needing_rates
+
+    if brokers_needing_rates(plan, cluster, ongoing):
+        return
+    raise InputError(
+        f"{flag}: the plan moves no replica between brokers, so {flag} has nothing to throttle; nothing was changed",
+        hint="--log-dir-rate throttles moves between a broker's log directories; --brokers sets the rate on the "
+        "brokers you name",
+    )
