@@ -78,9 +78,8 @@ def elect(
     from pathlib import Path
 
     from kadmin.backends.base import Capability, ElectionType
-    from kadmin.errors import InputError, NotFoundError, UnsupportedOperation
+    from kadmin.errors import InputError, UnsupportedOperation
     from kadmin.leaders_request import ElectParams, parse_election_file
-    from kadmin.model import TopicPartition
 
     params = ElectParams(
         preferred,
@@ -101,8 +100,6 @@ def elect(
         except OSError as e:
             raise InputError(f"cannot read {path_to_json_file}: {e.strerror or e}") from None
         partitions = parse_election_file(text, path_to_json_file)
-    elif topic is not None and partition is not None:
-        partitions = [TopicPartition(topic, partition)]
 
     from kadmin.commands import render
     from kadmin.execute.elect import ElectReporter, prepare, run_election
@@ -115,11 +112,11 @@ def elect(
                 hint="use --bootstrap-server (ElectLeaders, Kafka 2.4+)",
             )
         state = None
-        if topic is not None and partition is None:
+        if topic is not None:  # an unknown topic or partition: exit 2, before any election
+            from kadmin.leaders import named_partitions
+
             state = backend.describe_cluster()
-            partitions = [p.tp for p in state.partitions_of(topic)]
-            if not partitions:
-                raise NotFoundError(f"topic {topic!r} does not exist")
+            partitions = named_partitions(state, topic, partition)
         plan = prepare(backend, etype, partitions, max_per_broker=max_per_broker, batch_size=batch_size, cluster=state)
         if dry_run:
             _print_preview(plan, output, render)

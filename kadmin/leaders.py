@@ -13,11 +13,28 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kadmin.backends.base import ElectionType
+from kadmin.errors import NotFoundError
 from kadmin.model import ClusterState, PartitionState, TopicPartition
 
 NOT_NEEDED = "ELECTION_NOT_NEEDED"
 PREFERRED_NOT_AVAILABLE = "PREFERRED_LEADER_NOT_AVAILABLE"
 ELIGIBLE_NOT_AVAILABLE = "ELIGIBLE_LEADERS_NOT_AVAILABLE"
+
+
+def named_partitions(cluster: ClusterState, topic: str, partition: int | None = None) -> list[TopicPartition]:
+    """``--topic T [--partition P]``: the partitions named, as the cluster has them. A topic or
+    a partition it does not have is bad input: NotFoundError (exit 2), before any election."""
+    found = cluster.partitions_of(topic)
+    if not found:
+        raise NotFoundError(f"topic {topic!r} does not exist")
+    if partition is None:
+        return [p.tp for p in found]
+    tp = TopicPartition(topic, partition)
+    if tp not in cluster.partitions:
+        ids = [p.tp.partition for p in found]
+        has = f"0..{ids[-1]}" if ids == list(range(len(ids))) else ", ".join(map(str, ids))
+        raise NotFoundError(f"partition {tp} does not exist: topic {topic!r} has partitions {has}")
+    return [tp]
 
 
 def preferred_of(p: PartitionState) -> int | None:

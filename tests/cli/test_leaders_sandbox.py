@@ -103,9 +103,25 @@ def test_preferred_not_in_isr_is_reported_with_the_reason(cluster, capsys, tmp_p
     assert cluster.leader("t", 0) != 0
 
 
-def test_unknown_partition_fails(cluster, capsys):
-    code, out, _ = kadmin(capsys, "leaders", "elect", "--preferred", "--topic", "t", "--partition", "9",
-                          *cluster.flags)
+def test_unknown_partition_is_bad_input_like_an_unknown_topic(cluster, capsys):
+    """--topic t --partition 9 used to be sent and fail (exit 1, UNKNOWN_TOPIC_OR_PARTITION)
+    while --topic nosuch said exit 2: both are bad input now, refused before any election."""
+    cluster.sb.clear_requests()
+    for extra in ([], ["--dry-run"], ["-o", "json"]):
+        code, out, err = kadmin(capsys, "leaders", "elect", "--preferred", "--topic", "t", "--partition", "9",
+                                *extra, *cluster.flags)
+        assert (code, out) == (2, ""), out + err
+        assert err.splitlines()[-1] == "kadmin: error: partition t-9 does not exist: topic 't' has partitions 0..3"
+        code, out, err = kadmin(capsys, "leaders", "elect", "--preferred", "--topic", "nosuch", "--partition", "0",
+                                *extra, *cluster.flags)
+        assert (code, out, err.splitlines()[-1]) == (2, "", "kadmin: error: topic 'nosuch' does not exist")
+    assert cluster.sb.mutating_requests() == []
+
+
+def test_unknown_partition_in_an_election_file_fails_in_kafkas_words(cluster, capsys, tmp_path):
+    f = tmp_path / "election.json"
+    f.write_text(json.dumps({"partitions": [{"topic": "t", "partition": 9}]}))
+    code, out, _ = kadmin(capsys, "leaders", "elect", "--preferred", "--path-to-json-file", str(f), *cluster.flags)
     assert code == 1
     assert "t-9: UNKNOWN_TOPIC_OR_PARTITION" in out
 
