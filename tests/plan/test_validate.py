@@ -135,3 +135,37 @@ def test_every_problem_at_once_and_exit_2():
     assert err.value.exit_code == EXIT_USAGE
     assert err.value.message == "the reassignment plan has 3 problems; nothing was changed"
     assert [p.index for p in err.value.details] == [2, 0, 1]
+
+
+def test_file_problems_are_the_cluster_check_s_own_problems_of_the_file():
+    """file_problems (what verify, progress, cancel and throttle set refuse a plan for) finds,
+    with no cluster, exactly the problems validate_reassignment reports that need none: same
+    words, same order; the cluster's (unknown topic, partition, broker; replication factor;
+    directories that are not the broker's) are left to the cluster check."""
+    from kadmin.plan.validate import file_problems
+
+    doc = {"version": 1, "partitions": [
+        entry(topic="nope"),  # cluster: unknown topic
+        entry(replicas=(1, 1)),  # file: a broker twice
+        entry(partition=1, replicas=(2, 3), log_dirs=("any", "relative/dir")),  # file: not absolute
+        entry(partition=7),  # cluster: unknown partition
+        entry(replicas=(1, 2, 9)),  # file: duplicate of partitions[1]; cluster: unknown broker, RF change
+        entry(topic="bar", replicas=(3, 1), log_dirs=("any",)),  # file: log_dirs length
+        entry(topic="bar", partition=1, replicas=(3, 1), log_dirs=("/d/x", "any")),  # cluster: unknown topic, dir
+        {"topic": "foo", "partition": "0", "replicas": [1]},  # file: shape
+    ]}
+    parsed = parse_reassignment(json.dumps(doc))
+    every = [str(p) for p in validate_reassignment(parsed, CLUSTER, DIRS)]
+    own = [str(p) for p in file_problems(parsed)]
+    assert own == [
+        'partitions[7] partition: must be an integer >= 0, not a string ("0")',
+        "partitions[1] (foo-0) replicas: broker 1 appears more than once",
+        "partitions[2] (foo-1) log_dirs[1]: 'relative/dir' is neither \"any\" nor an absolute path",
+        "partitions[4] (foo-0): duplicate partition: foo-0 already appears at partitions[1]",
+        "partitions[5] (bar-0) log_dirs: has 1 entries but replicas has 2: give one per replica",
+    ]
+    assert [p for p in every if p in own] == own  # the same words, in the same order
+    assert len(every) > len(own)
+    assert file_problems(parse_reassignment(json.dumps({"version": 1, "partitions": []}))) == [
+        problem for problem in validate_reassignment(parse_reassignment('{"version":1,"partitions":[]}'), CLUSTER, DIRS)
+    ]
