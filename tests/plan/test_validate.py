@@ -166,6 +166,5 @@ def test_file_problems_are_the_cluster_check_s_own_problems_of_the_file():
     ]
     assert [p for p in every if p in own] == own  # the same words, in the same order
     assert len(every) > len(own)
-    assert file_problems(parse_reassignment(json.dumps({"version": 1, "partitions": []}))) == [
-        problem for problem in validate_reassignment(parse_reassignment('{"version":1,"partitions":[]}'), CLUSTER, DIRS)
-    ]
+    empty = parse_reassignment('{"version":1,"partitions":[]}')
+    assert file_problems(empty) == validate_reassignment(empty, CLUSTER, DIRS)
