@@ -94,8 +94,8 @@ def describe(change: Change) -> str:
         if change.target is None:
             if change.original is None:
                 return f"cancel reassignment of {change.tp} (replicas {_ids(change.current)})"
-            gone = f", removing {_ids(change.removing)}" if change.removing else ""
-            return f"cancel reassignment of {change.tp}: replicas {_ids(change.current)} back to {_ids(change.original)}{gone}"
+            dropped = f", removing {_ids(change.removing)}" if change.removing else ""
+            return f"cancel reassignment of {change.tp}: replicas {_ids(change.current)} back to {_ids(change.original)}{dropped}"
         extra = []
         if change.adding:
             extra.append(f"adding {_ids(change.adding)}")
