@@ -30,7 +30,7 @@ ends above ``max_dir_usage`` of its capacity; offline and cordoned directories n
 and a broker with an offline directory gets no moves between its directories and receives
 replicas into "any" directory (Kafka creates no future replica there; a note says so);
 partitions being reassigned (adding/removing replicas, or listed in ``reassigning``) or with a
-future replica anywhere are not touched; stray logs never move. ``max_moves``/``max_bytes``
+future replica anywhere are not touched, and count as done (``broker_balance_state``); stray logs never move. ``max_moves``/``max_bytes``
 stop the planning where they would be exceeded (also when every move that would help is larger
 than what ``max_bytes`` leaves: the limit stopped it, not the cluster).
 """
@@ -214,8 +214,11 @@ class _Planner:
         assumed = max(known, default=0) or max(1, sum(d.used_bytes for ds in log_dirs.values() for d in ds))
         self.brokers: dict[int, BrokerState] = {}
         where: dict[int, dict[int, tuple[Dir, int]]] = {}
+        leaving, arriving = self._reassignments(cluster, log_dirs)
         for b in self.scope:
-            dirs, where[b] = load_dirs(b, log_dirs[b], self.parts, frozen, assumed, request.max_dir_usage)
+            dirs, where[b] = load_dirs(
+                b, log_dirs[b], self.parts, frozen, assumed, request.max_dir_usage, leaving[b], arriving[b]
+            )
             rack = cluster.brokers[b].rack if b in cluster.brokers else None
             self.brokers[b] = BrokerState(b, rack, dirs)
         self.offline = {b: [d for d in log_dirs[b] if d.status is LogDirStatus.OFFLINE] for b in self.scope}
@@ -242,6 +245,30 @@ class _Planner:
         self.moved_bytes = 0
         self.limited = False
         self.held_back = False  # --max-bytes alone kept the current step from a move
+
+    def _reassignments(self, cluster, log_dirs) -> tuple[dict[int, set[int]], dict[int, dict[int, int]]]:
+        """Per broker in scope: partitions whose replica there a reassignment under way removes,
+        and those it adds there with their full size (the largest replica DescribeLogDirs shows)."""
+        leaving: dict[int, set[int]] = {b: set() for b in self.scope}
+        arriving: dict[int, dict[int, int]] = {b: {} for b in self.scope}
+        moving = {self.parts.index[tp]: s for tp, s in cluster.partitions.items() if s.adding or s.removing}
+        if not moving:
+            return leaving, arriving
+        full: dict[int, int] = {}
+        for ds in log_dirs.values():
+            for d in ds:
+                for r in d.replicas:
+                    i = self.parts.index.get(r.tp)
+                    if i in moving and not r.is_future:
+                        full[i] = max(full.get(i, 0), r.size)
+        for i, state in moving.items():
+            for b in state.removing:
+                if b in leaving:
+                    leaving[b].add(i)
+            for b in state.adding:
+                if b in arriving and b not in state.removing and i in full:
+                    arriving[b][i] = full[i]
+        return leaving, arriving
 
     @staticmethod
     def _scope(cluster, log_dirs, request) -> list[int]:

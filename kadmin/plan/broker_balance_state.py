@@ -8,14 +8,15 @@ as large as the largest one that does (or, none reporting, as large as all the d
 and holding only its replicas' bytes; it has no room limit, since none is known.
 
 Moves in flight count as done: a future replica's directory will hold the full replica and its
-current directory will not. Bytes a directory sends away are never counted as room for what it
+current directory will not; a reassignment under way deletes the removing replicas and completes
+the adding ones. Bytes a directory sends away are never counted as room for what it
 receives (moves finish in any order), but are in its projected usage.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from kadmin.model import LogDir, LogDirStatus, TopicPartition
 
@@ -135,11 +136,18 @@ def load_dirs(
     frozen: set[int],
     assumed_capacity: int,
     max_usage: float,
+    leaving: Iterable[int] = (),
+    arriving: Mapping[int, int] | None = None,
 ) -> tuple[list[Dir], dict[int, tuple[Dir, int]]]:
     """The broker's readable directories, moves in flight counted as done, and where each
     partition's current replica is: partition index -> (directory, size). Partitions with a
     future replica are added to ``frozen``. Entries for partitions not in the metadata, or not
-    assigned to this broker, are stray logs: their bytes count, they never move."""
+    assigned to this broker, are stray logs: their bytes count, they never move.
+
+    Reassignments under way count as done too: the replicas of partitions in ``leaving`` (the
+    broker is among their removing replicas) are deleted, and those in ``arriving`` (among the
+    adding replicas; partition -> its full size) grow to it, in the directory holding the copy
+    so far, or (not begun) the one that stays emptiest, where Kafka's choice is not known yet."""
     readable = [d for d in sorted(dirs, key=lambda d: d.path) if d.status is not LogDirStatus.OFFLINE]
     out = [Dir(broker, d, assumed_capacity, max_usage) for d in readable]
     by_path = {d.path: d for d in out}
@@ -159,4 +167,18 @@ def load_dirs(
         if src is not None:
             src[0].add(-csize, -1, incoming=False)  # ... and the old directory is deleted
             current[i] = (dst, csize)
+    for i in sorted(current.keys() & set(leaving)):
+        home, size = current.pop(i)
+        home.add(-size, -1, incoming=False)
+    for i, full in sorted((arriving or {}).items()):
+        if i in current:
+            home, size = current[i]
+            home.add(max(full - size, 0), 0, incoming=True)
+        else:
+            online = [x for x in out if x.online]
+            if not online:
+                continue
+            home, size = min(online, key=lambda x: ((x.occ + full) / x.cap, x.path)), 0
+            home.add(full, 1, incoming=True)
+        current[i] = (home, max(full, size))
     return out, current
