@@ -37,12 +37,7 @@ def cancel(cluster, output, plan_file, cancel_all):
         raise UsageError("give either --reassignment-json-file FILE or --all")
     plan = None
     if plan_file:
-        parsed = read_reassignment(plan_file)
-        if parsed.problems:
-            from kadmin.errors import InputError
-
-            raise InputError(f"reassignment file {plan_file} is not a valid plan", [str(p) for p in parsed.problems])
-        plan = parsed.plan
+        plan = read_reassignment(plan_file).plan  # a bad file: PlanProblems, exit 2
     people = output == "table"
     with open_cluster(cluster, read_only=False) as backend:
         cplan, unseen = prepare_cancel(backend, plan)

@@ -94,10 +94,6 @@ def progress(cluster, output, plan_file, watch, interval):
 
 
 def _read_plan(plan_file):
-    from kadmin.errors import InputError
     from kadmin.plan.reassignment_file import read_reassignment
 
-    parsed = read_reassignment(plan_file)
-    if parsed.problems:
-        raise InputError(f"reassignment file {plan_file} is not a valid plan", [str(p) for p in parsed.problems])
-    return parsed.plan
+    return read_reassignment(plan_file).plan  # a bad file: PlanProblems, exit 2
