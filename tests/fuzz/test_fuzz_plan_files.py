@@ -84,9 +84,10 @@ def test_verify_refuses_bad_plans_and_changes_nothing(fuzz_sandbox, raw):
     fuzz_sandbox.clear_requests()
     result = invoke(["reassign", "verify", "--reassignment-json-file", write(raw), "-b", fuzz_sandbox.bootstrap,
                      "--timeout", "5s"])
-    # A well-formed plan naming what the cluster lacks (unknown topic, partition or broker,
-    # duplicate replicas) is one the cluster "differs from" (exit 4), as for Kafka's --verify;
-    # a malformed one is bad input (2). Either way nothing is removed or changed.
+    # A well-formed plan naming what the cluster lacks (unknown topic, partition or broker) is
+    # one the cluster "differs from" (exit 4), as for Kafka's --verify; a file with problems of
+    # its own (malformed, duplicate replicas or partitions) is bad input (2), as for execute.
+    # Either way nothing is removed or changed.
     check_outcome(result, codes=(2, 4), what=repr(raw[:300]))
     check_unchanged(fuzz_sandbox, repr(raw[:300]))
 
