@@ -218,6 +218,29 @@ def test_a_partition_being_reassigned_is_left_alone(sandbox_factory, tmp_path): 
     assert all((e["topic"], e["partition"]) != ("big", 2) for e in doc["plan"]["partitions"])
 
 
+def test_with_an_offline_directory_the_plan_passes_execute_dry_run(sandbox_factory, tmp_path):  # noqa: F811
+    """Brokers 0 (sending, its first directory full) and 2 (receiving) each have a directory
+    offline: Kafka creates no future replica on them, so the plan moves nothing between their
+    directories and names none for replicas arriving there; execute accepts it."""
+    sb = sandbox_factory(brokers=4, log_dirs=3, racks=2, dir_capacity=256 * MiB)
+    first = {b: sb.log_dir_paths(b)[0] for b in range(4)}
+    sb.create_topic("big", assignment={p: [p % 2, 1 - p % 2] for p in range(6)}, size_bytes=16 * MiB,
+                    log_dirs={(p, b): first[b] for p in range(6) for b in (0, 1)})
+    sb.create_topic("small", assignment={p: [2 + p % 2, 3 - p % 2] for p in range(4)}, size_bytes=MiB)
+    for b in (0, 2):
+        sb.faults.dir_offline(b, sb.log_dir_paths(b)[2])
+    plan = tmp_path / "plan.json"
+    p = _kadmin(sb, "reassign", "balance", "-o", "json", "--output-file", str(plan))
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    jsonschema.validate(doc, load("reassign-balance-result"))
+    assert [n.split(":")[0] for n in doc["notes"]] == ["broker 0", "broker 2"]
+    assert any(m["dest_broker"] == 2 for m in doc["moves"])
+    assert not any(m["source_broker"] == m["dest_broker"] and m["dest_broker"] in (0, 2) for m in doc["moves"])
+    dry = _kadmin(sb, "reassign", "execute", "--reassignment-json-file", str(plan), "--dry-run")
+    assert dry.returncode == 0, dry.stderr + dry.stdout
+
+
 @pytest.mark.zookeeper
 def test_over_zookeeper(sandbox_factory, zk_connect):  # noqa: F811
     from kazoo.client import KazooClient
