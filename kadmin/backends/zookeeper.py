@@ -518,12 +518,59 @@ def _entry(name: str, value: str, source: ConfigSource) -> ConfigEntry:
     return ConfigEntry(name, value, source)
 
 
+class KafkaNotZooKeeper(Exception):
+    """The --zookeeper address is a Kafka broker's."""
+
+
+PROBE_AFTER = 1.0  # seconds without a ZooKeeper session before the servers are asked if they are Kafka
+
+
+def _start(client, hosts: str, timeout: float, *, probe: bool) -> None:
+    """``client.start(timeout)``, but when no session comes within PROBE_AFTER seconds, the
+    servers are asked Kafka's first question (ApiVersions): if every one answers it, they are
+    Kafka brokers, said at once (KafkaNotZooKeeper) instead of after the whole timeout (a Kafka
+    listener closes the connection at ZooKeeper's ConnectRequest, and kazoo retries until then).
+    A healthy ZooKeeper gives a session in milliseconds and is never asked."""
+    from kazoo.handlers.threading import KazooTimeoutError
+
+    started = time.monotonic()
+    live = client.start_async()
+    probed = not probe
+    while not live.wait(0.1):
+        waited = time.monotonic() - started
+        if waited >= timeout:
+            raise KazooTimeoutError("Connection time-out")
+        if not probed and waited >= min(PROBE_AFTER, timeout / 2):
+            probed = True
+            kafka = _kafka_listeners(hosts, max(0.5, min(2.0, timeout - waited)))
+            if kafka:
+                raise KafkaNotZooKeeper(f"{', '.join(kafka)} answered Kafka's ApiVersions: a Kafka broker")
+
+
+def _kafka_listeners(hosts: str, timeout: float) -> list[str]:
+    """The addresses of ``hosts`` (a ZooKeeper connect string) when every one of them answers
+    Kafka's ApiVersions, else []."""
+    from kadmin.backends.wire_client import Connection, WireUnavailable
+
+    addresses: list[tuple[str, int]] = []
+    for entry in hosts.split("/", 1)[0].split(","):
+        name, _, digits = entry.strip().rpartition(":")
+        if not name or not digits.isdigit():
+            return []
+        addresses.append((name.strip("[]"), int(digits)))
+    for host, port in addresses:
+        try:
+            Connection(host, port, timeout, "kadmin").close()
+        except (WireUnavailable, OSError):
+            return []
+    return [f"{h}:{p}" for h, p in addresses]
+
+
 def _connect(hosts: str, timeout: float, security: ZkSecurity):
     """A started kazoo client, or ConnectionFailed within ``timeout`` seconds. Credentials go
     with the session; with zookeeper.set.acl, znodes created without an explicit ACL get Kafka's
     secure default (creator all, world read)."""
     import logging
-    import warnings
 
     from kazoo.client import KazooClient
     from kazoo.exceptions import AuthFailedError
@@ -545,9 +592,13 @@ def _connect(hosts: str, timeout: float, security: ZkSecurity):
     except ValueError as e:  # a malformed connect string (kadmin.config refuses the ones it knows first)
         raise InputError(f"invalid ZooKeeper connect string {hosts!r}: {e}") from None
     try:
-        with warnings.catch_warnings():  # a missing chroot is reported by the reads, with a hint
-            warnings.filterwarnings("ignore", message="No chroot path exists")
-            client.start(timeout=timeout)
+        _start(client, hosts, timeout, probe=not security.tls)
+    except KafkaNotZooKeeper as e:
+        client.stop()
+        client.close()
+        raise ConnectionFailed(
+            f"no ZooKeeper at {hosts}: {e}", hint="a Kafka broker's address goes to --bootstrap-server"
+        ) from None
     except KazooTimeoutError:
         client.stop()
         client.close()

@@ -258,3 +258,16 @@ def test_stuck_znode_is_explained_and_refused_before_any_change(zsb, tmp_path, o
         zsb.settle()
         assert zk_tree(zsb.zk_connect, *WATCHED) == before and sorted(tmp_path.iterdir()) == sorted(files)
         assert not [p for p in own_state_home.rglob("*") if p.is_file()]  # no incremental state file
+
+
+def test_a_kafka_brokers_address_given_to_zookeeper_is_said_at_once(sandbox_factory, capsys):  # noqa: F811
+    """--zookeeper pointed at a Kafka listener: it closes the connection at ZooKeeper's
+    ConnectRequest and kazoo would retry until --timeout; kadmin asks it Kafka's ApiVersions after
+    a second without a session, and says what it is (exit 1) long before the 20 s."""
+    sb = sandbox_factory(brokers=1)
+    started = time.monotonic()
+    code, out, err = kadmin(capsys, "reassign", "list", "--zookeeper", sb.bootstrap, "--timeout", "20s")
+    assert code == 1 and out == "", err
+    assert f"kadmin: error: no ZooKeeper at {sb.bootstrap}: {sb.bootstrap} answered Kafka's ApiVersions" in err, err
+    assert "goes to --bootstrap-server" in err
+    assert time.monotonic() - started < 10
