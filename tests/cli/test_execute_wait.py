@@ -16,7 +16,6 @@ import pytest
 
 from kadmin.backends import open_backend
 from kadmin.commands import reassign_wait
-from kadmin.commands.root import run
 from kadmin.config import resolve_connection
 from kadmin.model import (
     FOLLOWER_RATE,
@@ -31,17 +30,11 @@ from kadmin.schemas import load
 from kadmin.throttling.record import plan_id
 from kadmin.throttling.stores import open_record_store
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+from tests.support.cli import kadmin
 
 MB = 1_000_000
 HAND_TOPIC = {FOLLOWER_REPLICAS: "1:0"}  # foo-1, which the plan does not move
 HAND_BROKERS = {"0": {LOG_DIR_RATE: "1000"}, "3": {FOLLOWER_RATE: "7777777"}}  # 3 is the plan's destination
-
-
-def kadmin(capsys, *args):
-    with pytest.raises(SystemExit) as e:
-        run(list(args))
-    out, err = capsys.readouterr()
-    return e.value.code, out, err
 
 
 class SimClock:

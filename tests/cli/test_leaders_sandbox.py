@@ -5,16 +5,9 @@ import json
 
 import pytest
 
-from kadmin.commands.root import run
 from kadmin.schemas import load
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
-
-
-def kadmin(capsys, *args):
-    with pytest.raises(SystemExit) as e:
-        run(list(args))
-    out, err = capsys.readouterr()
-    return e.value.code, out, err
+from tests.support.cli import kadmin
 
 
 class Cluster:

@@ -8,9 +8,9 @@ import json
 import jsonschema
 import pytest
 
-from kadmin.commands.root import run
 from kadmin.schemas import load
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+from tests.support.cli import kadmin
 
 COMMANDS = {
     "execute": ["reassign", "execute", "--reassignment-json-file"],
@@ -43,13 +43,6 @@ def sb(sandbox_factory):  # noqa: F811
     sb.create_topic("orders", assignment={0: [0, 1, 2], 1: [1, 2, 0]}, size_bytes=1_000_000)
     sb.clear_requests()
     return sb
-
-
-def kadmin(capsys, *args):
-    with pytest.raises(SystemExit) as e:
-        run(list(args))
-    out, err = capsys.readouterr()
-    return e.value.code, out, err
 
 
 def test_every_command_refuses_a_bad_plan_file_alike(sb, tmp_path, capsys):

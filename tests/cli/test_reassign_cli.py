@@ -9,12 +9,12 @@ import jsonschema
 import pytest
 
 from kadmin.commands import options, reassign_cancel, reassign_execute, reassign_list, reassign_verify
-from kadmin.commands.root import run
 from kadmin.model import Assignment, ConfigResource, ConfigResourceType, TopicPartition
 from kadmin.plan.reassignment_file import read_reassignment
 from kadmin.schemas import load
 from kadmin.throttling.stores import MemoryRecordStore
 from tests.execute.fakes import FakeBackend, cluster_state
+from tests.support.cli import kadmin
 
 FOO0 = TopicPartition("foo", 0)
 
@@ -39,13 +39,6 @@ def fake(monkeypatch):
     monkeypatch.setattr(options, "open_records", lambda backend: store)
     be.store = store
     return be
-
-
-def kadmin(capsys, *args):
-    with pytest.raises(SystemExit) as e:
-        run(list(args))
-    out, err = capsys.readouterr()
-    return e.value.code, out, err
 
 
 def plan_file(tmp_path, partitions, name="plan.json"):

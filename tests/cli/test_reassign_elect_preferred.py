@@ -8,20 +8,13 @@ import json
 import jsonschema
 import pytest
 
-from kadmin.commands.root import run
 from kadmin.schemas import load
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+from tests.support.cli import kadmin
 
 REORDER = [{"topic": "t", "partition": 0, "replicas": [1, 0, 2]},
            {"topic": "t", "partition": 1, "replicas": [2, 1, 0]},
            {"topic": "t", "partition": 2, "replicas": [0, 2, 1]}]
-
-
-def kadmin(capsys, *args):
-    with pytest.raises(SystemExit) as e:
-        run(list(args))
-    out, err = capsys.readouterr()
-    return e.value.code, out, err
 
 
 def leaders(sb):

@@ -7,18 +7,11 @@ import time
 
 import pytest
 
-from kadmin.commands.root import run
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+from tests.support.cli import kadmin
 
 pytestmark = pytest.mark.zookeeper
 MB = 1_000_000
-
-
-def kadmin(capsys, *args):
-    with pytest.raises(SystemExit) as e:
-        run(list(args))
-    out, err = capsys.readouterr()
-    return e.value.code, out, err
 
 
 @pytest.fixture

@@ -8,17 +8,10 @@ import json
 
 import pytest
 
-from kadmin.commands.root import run
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+from tests.support.cli import kadmin
 
 MB = 1_000_000
-
-
-def kadmin(capsys, *args):
-    with pytest.raises(SystemExit) as e:
-        run(list(args))
-    out, err = capsys.readouterr()
-    return e.value.code, out, err
 
 
 @pytest.fixture

@@ -11,18 +11,11 @@ import json
 
 import pytest
 
-from kadmin.commands.root import run
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+from tests.support.cli import kadmin
 
 MB = 1_000_000
 POLL = 0.05  # simulated seconds between two verifies: back to back
-
-
-def kadmin(capsys, *args):
-    with pytest.raises(SystemExit) as e:
-        run(list(args))
-    out, err = capsys.readouterr()
-    return e.value.code, out, err
 
 
 class SandboxClock:
