@@ -22,7 +22,11 @@ when the last step has finished.
 
 A step seen running that stops without completing was cancelled by someone else (``reassign
 cancel``): the run stops with an error naming the partitions, and the state file lets the same
-command, run again, send those steps again and carry on.
+command, run again, send those steps again and carry on. Over the AdminClient protocol a step
+the cluster accepted counts as seen running (ListPartitionReassignments lists it at once, or it
+is done already), so one cancelled before the run's next look is never sent again; only over
+ZooKeeper, where the controller reads a new node when it gets to it, is a step not taken up
+after ``pickup_grace`` sent again.
 """
 
 from __future__ import annotations
@@ -238,6 +242,7 @@ class _Run:
         self.backlog: Backlog | None = None
         self.dirty = True  # something changed since the last try to start a batch
         self.suspect: set[TopicPartition] = set()  # matched no step at the last look
+        self.unseen: set[TopicPartition] = set()  # accepted (AdminClient), not seen running or done yet
         self.log_dirs = log_dir_targets(plan)  # replicas the plan puts in a named directory
 
     # --- the loop -------------------------------------------------------------------------
@@ -400,7 +405,14 @@ class _Run:
             if err:
                 failed[s.tp] = err
                 continue
-            self.pending[s.tp] = (s, now)
+            if self.overlap:
+                # AdminClient: an accepted step is listed by ListPartitionReassignments at once, or
+                # already done. Watched as a step seen running: if the next looks find it neither
+                # running nor done, it was cancelled, and is not sent again behind their back.
+                self.started[s.tp] = s
+                self.unseen.add(s.tp)
+            else:
+                self.pending[s.tp] = (s, now)  # ZooKeeper: listed once the controller reads the node
             sent[s.tp] = (None, s.number)
         self.state = self.state.with_counts(sent)
         self.batches += 1
@@ -491,6 +503,7 @@ class _Run:
         if running is not None:
             self.started[tp] = running
             self.stopped.pop(tp, None)
+            self.unseen.discard(tp)
             return
         seen = self.started.get(tp)
         if seen is None:
@@ -498,17 +511,19 @@ class _Run:
         if completed >= seen.number:
             del self.started[tp]
             self.stopped.pop(tp, None)
+            self.unseen.discard(tp)
         elif tp not in self.stopped:
             self.stopped[tp] = now
+            state = "was accepted but is neither running nor" if tp in self.unseen else "is no longer running and not"
             self.reporter.note(
-                f"{tp}: step {seen.number} is no longer running and not done (cancelled?); "
+                f"{tp}: step {seen.number} {state} done (cancelled?); "
                 f"looking again for {self.pickup_grace:g}s before stopping"
             )
 
     def _stop_if_cancelled(self, now: float) -> None:
-        """A step seen running that stayed stopped, not done, for ``pickup_grace``: someone
-        cancelled it. Stop (sending it again would undo their cancel), saving the state so that
-        the same command run again sends it again at once."""
+        """A step seen running (or accepted, over AdminClient) that stayed stopped, not done, for
+        ``pickup_grace``: someone cancelled it. Stop (sending it again would undo their cancel),
+        saving the state so that the same command run again sends it again at once."""
         gone = sorted(tp for tp, since in self.stopped.items() if now - since > self.pickup_grace)
         if not gone:
             return

@@ -312,3 +312,43 @@ def test_a_step_cancelled_during_the_run_stops_it_and_the_same_run_again_finishe
     assert snap.partitions[P0].replicas == (1, 0, 3) and snap.partitions[P3].replicas == (0, 1, 3)
     assert not [n for n in notes if "not taken up" in n or "no longer running" in n]  # Metadata's lag is no cancel
     assert not snap.topic_configs["payments"].get("follower.replication.throttled.replicas")
+
+
+def test_a_step_cancelled_before_the_run_saw_it_running_is_not_sent_again(sandbox_factory, tmp_path):
+    """`reassign cancel` landing right after a batch is sent, before the run's next look: over
+    AdminClient an accepted step is listed at once, so one neither listed nor done was cancelled.
+    The run stops (exit 1 at the command line) instead of sending it again after pickup_grace."""
+    from kadmin.errors import ClusterError
+
+    sb, plan = payments(sandbox_factory, lag=True)
+    notes = []
+
+    class CancelBatch2(IncrementalReporter):
+        def batch(self, number, steps):
+            if number == 2:  # what `reassign cancel --reassignment-json-file plan.json` does, at once
+                other = backend_for(sb)
+                try:
+                    other.cancel_partition_reassignments([s.tp for s in steps])
+                finally:
+                    other.close()
+
+        def note(self, message):
+            notes.append(message)
+
+    path = tmp_path / "s.json"
+    backend = Sends(backend_for(sb))
+    try:
+        throttle = RecordedThrottles(backend, SLOW, plan_id="payments-plan")
+        with pytest.raises(ClusterError) as e:
+            run_incremental(backend, plan, Limits(max_parallel_partitions=1), path, CancelBatch2(), Watch(sb),
+                            throttle=throttle, poll_interval=0.5, pickup_grace=5.0)
+    finally:
+        backend.close()
+    assert e.value.message == "1 step(s) stopped before completing, cancelled outside this run: payments-3 step 1 of 1"
+    assert [tp for tp, _ in backend.sent] == [P0, P3]  # the cancelled step was sent once
+    assert not [n for n in notes if "not taken up" in n]
+    assert any("payments-3: step 1 was accepted but is neither running nor done (cancelled?)" in n for n in notes)
+    snap = sb.snapshot()
+    assert snap.partitions[P0].replicas == (1, 0, 3) and snap.partitions[P3].replicas == (0, 1, 2)
+    saved = state_file.load(path)
+    assert (saved.partitions[P3].completed, saved.partitions[P3].submitted) == (0, 0)  # a rerun sends it at once
