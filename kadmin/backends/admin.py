@@ -107,13 +107,13 @@ class AdminBackend(AdminClients):
 
         ck = self._confluent()
         try:
-            md = ck.list_topics(timeout=self.timeout)
+            md = ck.list_topics(timeout=self.left())
         except KafkaException as e:
             err = e.args[0] if e.args else None
             if err is not None and err.name() in CK_UNREACHABLE and not self._ck_login_seen():
                 raise self._no_broker_answered() from None  # as kafka-python's path says it
             raise self._ck_error(err, "reading metadata") from None
-        desc = self._ck_result(ck.describe_cluster(request_timeout=self.timeout), "describing the cluster")
+        desc = self._ck_result(ck.describe_cluster(request_timeout=self.left()), "describing the cluster")
         brokers = {
             n.id: Broker(id=n.id, host=n.host, port=n.port, rack=n.rack or None)
             for n in sorted(desc.nodes, key=lambda n: n.id)
@@ -222,7 +222,7 @@ class AdminBackend(AdminClients):
         tps = None if partitions is None else list(partitions)
         if tps is not None and not tps:
             return {}
-        fast = self._fast(lambda w: _fast_reassignments(w, tps, self.timeout))
+        fast = self._fast(lambda w: _fast_reassignments(w, tps, w.timeout))
         if fast is not NotImplemented:
             return fast
         from kafka import TopicPartition as KTP
@@ -230,7 +230,7 @@ class AdminBackend(AdminClients):
         tps = None if partitions is None else [KTP(tp.topic, tp.partition) for tp in (tps or ())]
         raw = self._kp_call(
             "listing reassignments",
-            lambda kp: kp.list_partition_reassignments(tps, timeout_ms=int(self.timeout * 1000)),
+            lambda kp: kp.list_partition_reassignments(tps, timeout_ms=self.left_ms()),
         )
         out = {}
         for ktp, r in raw.items():
@@ -272,7 +272,7 @@ class AdminBackend(AdminClients):
         ck = self._confluent()
         for batch in _one_broker_per_batch(resources):
             ck_res = [CKResource(_ck_restype(r.type), r.name) for r in batch]
-            futures = ck.describe_configs(ck_res, request_timeout=self.timeout)
+            futures = ck.describe_configs(ck_res, request_timeout=self.left())
             by_key = {(_ck_restype_of(k), k.name): f for k, f in futures.items()}
             for r in batch:
                 fut = by_key[(_ck_restype(r.type), r.name)]
@@ -310,7 +310,7 @@ class AdminBackend(AdminClients):
                 break
             assert ck is not None  # created above whenever something is pending
             futures = ck.list_offsets(
-                {CKTP(tp.topic, tp.partition): OffsetSpec.latest() for tp in pending}, request_timeout=self.timeout
+                {CKTP(tp.topic, tp.partition): OffsetSpec.latest() for tp in pending}, request_timeout=self.left()
             )
             retry = []
             for ktp, fut in futures.items():
@@ -350,9 +350,7 @@ class AdminBackend(AdminClients):
         if not targets:
             return {}
         ktargets = {KTP(tp.topic, tp.partition): r for tp, r in targets.items()}
-        raw = self._kp_call(
-            what, lambda kp: kp.alter_partition_reassignments(ktargets, timeout_ms=int(self.timeout * 1000))
-        )
+        raw = self._kp_call(what, lambda kp: kp.alter_partition_reassignments(ktargets, timeout_ms=self.left_ms()))
         out = {}
         for ktp, err in raw.items():
             out[TopicPartition(ktp.topic, ktp.partition)] = None if err is None else kp_error_name(err)
@@ -405,7 +403,7 @@ class AdminBackend(AdminClients):
                     for c in grouped[res]
                 ]
                 ck_resources.append(CKResource(_ck_restype(res.type), res.name, incremental_configs=entries))
-            futures = ck.incremental_alter_configs(ck_resources, request_timeout=self.timeout)
+            futures = ck.incremental_alter_configs(ck_resources, request_timeout=self.left())
             for ckr, fut in futures.items():
                 self._ck_result(fut, f"changing configs of {_ck_restype_label(ckr)} {ckr.name}")
 

@@ -1,6 +1,12 @@
 """The AdminClient-protocol backend's clients: created on first use, closed together, and each
 call retried on a transient connection failure and bounded by ``--timeout``.
 
+``--timeout`` bounds the backend's waiting for the cluster as a whole, not each client's: a
+deadline is taken when the backend opens and moves on each time the cluster answers a call
+(a command that polls for minutes is not cut short). kadmin's small client waits at most half of
+what is left, once per server; the library clients it falls back to get the rest
+(``AdminClients.left``, never less than ``FLOOR``, so a cluster that answers at once still can).
+
 confluent-kafka (librdkafka) serves metadata, configs and end offsets; kafka-python the RPCs
 librdkafka lacks. ``AdminClients`` holds both; ``admin.AdminBackend`` adds the operations.
 """
@@ -30,6 +36,7 @@ def debug(message: str, *args, exc_info: bool = False) -> None:
 
 
 BACKOFF = 0.1  # seconds; grows per attempt
+FLOOR = 1.0  # seconds a wait has at least once --timeout is spent (half of --timeout when that is shorter)
 # Every request retried is idempotent: the same targets, directories or reads again. A request
 # that timed out is not retried: --timeout bounds each call, as the user asked.
 TRANSIENT_ATTEMPTS = 4
@@ -47,6 +54,8 @@ class AdminClients:
         self.settings = settings
         self.read_only = read_only
         self.timeout = float(getattr(settings, "timeout", None) or 30.0)
+        self._clock = time.monotonic
+        self._deadline = self._clock() + self.timeout  # moved on by answered()
         self._kp = None  # kafka-python KafkaAdminClient
         self._ck = None  # confluent-kafka AdminClient
         self._wire = None  # kadmin's small read client (wire_client), PLAINTEXT only
@@ -62,6 +71,20 @@ class AdminClients:
     def bootstrap(self) -> str:
         return self.settings.bootstrap_servers
 
+    # --- the deadline ----------------------------------------------------------------------
+    def left(self) -> float:
+        """Seconds the next wait for the cluster may take: what is left until the deadline, but
+        at least ``FLOOR`` (half of --timeout when that is shorter), so a cluster that answers at
+        once still can."""
+        return max(min(FLOOR, self.timeout / 2), self._deadline - self._clock())
+
+    def left_ms(self) -> int:
+        return int(self.left() * 1000)
+
+    def answered(self) -> None:
+        """The cluster answered a call: the next wait may take --timeout again."""
+        self._deadline = self._clock() + self.timeout
+
     # --- clients ---------------------------------------------------------------------------
     def _kafka_python(self):
         self._library_allowed()
@@ -76,8 +99,9 @@ class AdminClients:
                 from kadmin.config import to_kafka_python
 
                 kwargs = to_kafka_python(self.settings)
-                kwargs.setdefault("request_timeout_ms", int(self.timeout * 1000))
-                kwargs.setdefault("bootstrap_timeout_ms", int(self.timeout * 1000))
+                ms = self.left_ms()  # what the small client left of --timeout
+                kwargs["request_timeout_ms"] = min(kwargs.get("request_timeout_ms") or ms, ms)
+                kwargs["bootstrap_timeout_ms"] = min(kwargs.get("bootstrap_timeout_ms") or ms, ms)
                 kwargs.setdefault("client_id", "kadmin")
                 try:
                     with AuthFailureWatch() as watch:
@@ -88,10 +112,11 @@ class AdminClients:
                     raise self._no_broker_answered() from None
                 except KafkaError as e:
                     raise cluster_error(e, "connecting to " + self.bootstrap) from None
-                self._bound_connection_setup()
+                self._bound_connection_setup(ms)
+                self.answered()  # it bootstrapped: a broker answered
             return self._kp
 
-    def _bound_connection_setup(self) -> None:
+    def _bound_connection_setup(self, ms: int) -> None:
         """kafka-python gives each new broker connection 10 s (up to 30 s on retries) to connect
         and answer ApiVersions, whatever ``request_timeout_ms`` says, and its admin client takes
         no setting for it: a broker that slow held a command for 10 s past ``--timeout``. Its
@@ -100,7 +125,6 @@ class AdminClients:
         config = getattr(getattr(self._kp, "_manager", None), "config", None)
         if not isinstance(config, dict):
             return
-        ms = int(self.timeout * 1000)
         for key in ("socket_connection_setup_timeout_ms", "socket_connection_setup_timeout_max_ms"):
             if isinstance(config.get(key), int):
                 config[key] = min(config[key], ms)
@@ -139,15 +163,15 @@ class AdminClients:
                 return self._not_fast()
             if self._wire is None:
                 try:
-                    # Half of --timeout: a broker that slow is asked again through the library
-                    # clients, which have the whole of it.
-                    self._wire = WireClient(self.bootstrap, self.timeout / 2)
+                    # Half of what is left of --timeout: a broker that slow is asked again
+                    # through the library clients, which have the rest of it.
+                    self._wire = WireClient(self.bootstrap, self.left() / 2)
                 except WireUnavailable:
                     self._wire_off = True
                     return self._not_fast()
             wire = self._wire
         try:
-            return call(wire)
+            result = call(wire)
         except TurnedAway as e:  # the library clients would retry it until --timeout, in vain
             if e.kind == "login":
                 raise ConnectionFailed(
@@ -167,6 +191,8 @@ class AdminClients:
             with self._lock:
                 self._wire_off = True
             return self._not_fast()
+        self.answered()
+        return result
 
     def _not_fast(self):
         """NotImplemented: the caller asks through the library clients (inside ``read_together``,
@@ -220,7 +246,7 @@ class AdminClients:
         kp = self._kafka_python()
         for attempt in range(1, TRANSIENT_ATTEMPTS + 1):
             try:
-                return call(kp)
+                result = call(kp)
             except KafkaError as e:
                 if type(e).__name__ not in TRANSIENT or attempt == TRANSIENT_ATTEMPTS:
                     raise cluster_error(e, what) from None
@@ -229,6 +255,10 @@ class AdminClients:
                     kp._controller_id = None  # it may be the node that went away: ask again
                 time.sleep(BACKOFF * attempt)
                 self._refresh_metadata(kp)
+            else:
+                self.answered()
+                return result
+        raise AssertionError("unreachable")
 
     @staticmethod
     def _refresh_metadata(kp) -> None:
@@ -249,7 +279,7 @@ class AdminClients:
 
                 conf = to_confluent(self.settings)
                 conf.setdefault("client.id", "kadmin")
-                conf.setdefault("socket.timeout.ms", int(self.timeout * 1000))
+                conf.setdefault("socket.timeout.ms", self.left_ms())
                 conf.setdefault("logger", _librdkafka_logger())
                 conf.setdefault("error_cb", self._note_ck_error)
                 self._ck = AdminClient(conf)
@@ -275,23 +305,22 @@ class AdminClients:
         return confluent_error(err, what)
 
     def _ck_result(self, future, what: str):
+        """The result of a confluent-kafka future, within what is left of --timeout."""
         from confluent_kafka import KafkaException
 
         try:
-            return future.result(timeout=self.timeout)
+            result = future.result(timeout=self.left())
         except KafkaException as e:
             err = e.args[0] if e.args else None
             raise self._ck_error(err, what) from None
-        except TimeoutError:
-            if self._ck_login_seen():
-                raise self._ck_error(None, what) from None
-            raise ConnectionFailed(f"{what}: no answer from {self.bootstrap} within {self.timeout:g}s") from None
-        except Exception as e:  # concurrent.futures.TimeoutError on 3.10
+        except Exception as e:  # TimeoutError; concurrent.futures.TimeoutError on 3.10
             if type(e).__name__ == "TimeoutError":
                 if self._ck_login_seen():
                     raise self._ck_error(None, what) from None
                 raise ConnectionFailed(f"{what}: no answer from {self.bootstrap} within {self.timeout:g}s") from None
             raise
+        self.answered()
+        return result
 
     def _check_writable(self, what: str) -> None:
         if self.read_only:

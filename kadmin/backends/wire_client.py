@@ -45,6 +45,11 @@ class WireUnavailable(Exception):
     """The small client cannot answer this; the caller falls back to the library clients."""
 
 
+class NoAnswer(WireUnavailable):
+    """A broker did not answer in time (or could not be reached): waiting again would not help
+    within --timeout."""
+
+
 class TurnedAway(WireUnavailable):
     """The bootstrap servers turned the client away in a way waiting would not change, so the
     backend says so at once instead of letting the library clients retry until --timeout.
@@ -98,7 +103,7 @@ class Connection:
             connect_timeout = min(timeout, max(0.25, min(2.0, timeout / 4)))
             self.sock = socket.create_connection(address, timeout=connect_timeout)  # type: ignore[arg-type]  # bytes hosts are accepted
         except OSError as e:
-            raise WireUnavailable(_trouble(e)) from None
+            raise NoAnswer(_trouble(e)) from None
         self.sock.settimeout(timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.versions: dict[int, tuple[int, int]] = {}
@@ -112,7 +117,7 @@ class Connection:
                 raise TurnedAway(
                     "answered Kafka's first request (ApiVersions) with bytes that are not Kafka's", "not Kafka"
                 ) from None
-            raise WireUnavailable(f"ApiVersions: {e}") from None
+            raise (NoAnswer if isinstance(e, NoAnswer) else WireUnavailable)(f"ApiVersions: {e}") from None
         if resp.error_code:
             raise WireUnavailable(f"ApiVersions error {resp.error_code}")
         self.versions = {k.api_key: (k.min_version, k.max_version) for k in resp.api_keys}
@@ -188,7 +193,7 @@ class Connection:
             frame = self._read(size)
         except OSError as e:
             self.closed_by_peer = isinstance(e, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError))
-            self._break(WireUnavailable(_trouble(e)))
+            self._break((NoAnswer if isinstance(e, TimeoutError) else WireUnavailable)(_trouble(e)))
             return
         with self._state:
             self._reading = False
@@ -240,6 +245,8 @@ class WireClient:
         self._lock = threading.Lock()
         self._metadata: tuple[float, Any, frozenset[str] | None] | None = None  # when, answer, topics asked
         self.bootstrap_failures: list[tuple[str, str]] = []  # (host:port, why) when none of them could be used
+        self._failed: dict[object, WireUnavailable] = {}  # a connection that could not be opened, by key
+        self._bootstrap_error: WireUnavailable | None = None
 
     # --- connections -----------------------------------------------------------------------
     def _connect(self, key, host: str, port: int) -> Connection:
@@ -253,8 +260,18 @@ class WireClient:
         with opening:
             with self._lock:
                 conn = self._conns.get(key)
+                failed = self._failed.get(key)
+            if failed is not None:  # another thread just waited for it: not twice
+                raise failed
             if conn is None:
-                conn = Connection(host, port, self.timeout, self.client_id)
+                try:
+                    conn = Connection(host, port, self.timeout, self.client_id)
+                except TurnedAway:  # tried again CONFIRM_PAUSE later (any_connection)
+                    raise
+                except WireUnavailable as e:
+                    with self._lock:
+                        self._failed[key] = e
+                    raise
                 with self._lock:
                     self._conns[key] = conn
         return conn
@@ -263,6 +280,8 @@ class WireClient:
         with self._lock:
             if self._conns:
                 return next(iter(self._conns.values()))
+            if self._bootstrap_error is not None:  # final: its servers are not waited for again
+                raise self._bootstrap_error
         failures: dict[str, WireUnavailable] = {}
         for attempt in range(2):
             failures.clear()
@@ -281,8 +300,14 @@ class WireClient:
         self.bootstrap_failures = [(address, str(e)) for address, e in failures.items()]
         why = "; ".join(f"{address}: {e}" for address, e in failures.items()) or "no bootstrap server"
         if failures and all(isinstance(e, TurnedAway) for e in failures.values()):
-            raise TurnedAway(why, "not Kafka")
-        raise WireUnavailable(why)
+            error: WireUnavailable = TurnedAway(why, "not Kafka")
+        elif failures and all(isinstance(e, NoAnswer) for e in failures.values()):
+            error = NoAnswer(why)
+        else:
+            error = WireUnavailable(why)
+        with self._lock:
+            self._bootstrap_error = error
+        raise error
 
     def broker(self, node_id: int) -> Connection:
         with self._lock:
