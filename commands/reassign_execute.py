@@ -311,8 +311,11 @@ def _run_incremental(params, opener) -> None:
     """--incremental (``kadmin.execute.incremental``). A fresh run validates the plan exactly as
     a plain run does and writes the rollback file; a run that finds its unfinished state file
     resumes (the plan was validated when it started; the state file's plan digest proves it is
-    the same plan). A plan the cluster already matches is a clean no-op that says so. Progress
-    goes to stderr; ``--output json`` prints one document on stdout at the end."""
+    the same plan) and names the rollback file the state records, or, when there is none (it
+    was removed), writes one from the state's replicas from before the first step. The
+    rollback file stays as long as the state file does. A plan the cluster already matches is
+    a clean no-op that says so. Progress goes to stderr; ``--output json`` prints one document
+    on stdout at the end."""
     import time
     from dataclasses import replace
     from pathlib import Path
@@ -332,6 +335,7 @@ def _run_incremental(params, opener) -> None:
     from kadmin.execute.preamble import RollbackFile, check_rollback_path, open_for_execute, prepare
     from kadmin.execute.rollback import utc_now
     from kadmin.execute.step_throttles import RecordedThrottles
+    from kadmin.model import Assignment, ReassignmentPlan
     from kadmin.plan.batches import plan_batches
     from kadmin.plan.steps import plan_steps
 
@@ -369,6 +373,16 @@ def _run_incremental(params, opener) -> None:
                     }
                 )
             return
+        # A run that will send a step has a rollback file of the assignment from before the
+        # plan's first step: the one the state records, or one written now.
+        recorded = saved.rollback_file if resuming and saved is not None else None
+        write_rollback = recorded is None or not Path(recorded).is_file()
+        if resuming and write_rollback:
+            assert saved is not None  # resuming means a saved state
+            check_rollback_path(request.rollback_path)
+            before = ReassignmentPlan(
+                tuple(Assignment(tp.topic, tp.partition, p.original) for tp, p in sorted(saved.partitions.items()))
+            )
         if not resuming:
             view = read_cluster(backend, prepared.parsed, records)
             # validates (ZooKeeper with /admin/reassign_partitions there too: a resumed run waits for
@@ -402,12 +416,32 @@ def _run_incremental(params, opener) -> None:
                         f"Saving the current assignment to {request.rollback_path} (to roll back: "
                         f"kadmin reassign execute --reassignment-json-file {request.rollback_path})"
                     )
+            elif write_rollback:
+                rollback.write(request.rollback_path, before)
+                if people:
+                    click.echo(
+                        f"No rollback file of this run found: saving the assignment from before its first step "
+                        f"(the state file's; log directories not kept) to {request.rollback_path} (to roll back: "
+                        f"kadmin reassign execute --reassignment-json-file {request.rollback_path})"
+                    )
+            elif people:
+                click.echo(
+                    f"Rollback file: {recorded} (the assignment from before this plan's first step; to roll back: "
+                    f"kadmin reassign execute --reassignment-json-file {recorded})"
+                )
             if people:
                 click.echo(f"State file: {state_path} (run the same command again to resume)")
             reporter = incremental_reporter()
             try:
                 result = run_incremental(
-                    backend, plan, params.limits, state_path, reporter, plan_file=request.plan_file, throttle=control
+                    backend,
+                    plan,
+                    params.limits,
+                    state_path,
+                    reporter,
+                    plan_file=request.plan_file,
+                    throttle=control,
+                    rollback_file=str(Path(request.rollback_path).absolute()) if write_rollback else None,
                 )
             except KeyboardInterrupt:
                 click.echo(
@@ -418,7 +452,7 @@ def _run_incremental(params, opener) -> None:
                 raise
             finally:
                 reporter.close()
-                _forget_unstarted_state(rollback, backend, state_path)
+                _forget_unstarted_state(rollback, backend, state_path, fresh=not resuming)
         election = None
         if params.elect_preferred:  # KIP-435: leader movements at most --max-leader-movements at a time
             from kadmin.execute.elect import elect_after_plan
@@ -439,7 +473,7 @@ def _run_incremental(params, opener) -> None:
                 "dry_run": False,
                 "plan_id": pid,
                 "state_file": str(state_path),
-                "rollback_file": None if resuming or rollback.discarded else request.rollback_path,
+                "rollback_file": None if rollback.discarded else result.rollback_file,
                 "resumed": result.resumed,
                 "steps_total": result.steps_total,
                 "steps_run": result.steps_run,
@@ -452,17 +486,22 @@ def _run_incremental(params, opener) -> None:
     raise_if_failed(election)
 
 
-def _forget_unstarted_state(rollback, backend, state_path) -> None:
+def _forget_unstarted_state(rollback, backend, state_path, *, fresh: bool) -> None:
     """A fresh run that sent no step and set no throttle leaves no state file behind either, so
     the same command starts afresh (and writes its rollback file) rather than resuming a run
-    that never began."""
+    that never began. A rollback file this run wrote stays as long as the unfinished state
+    that records it does (throttles were set, say): the resumed run will move replicas."""
+    from pathlib import Path
+
     from kadmin.execute import state_file
 
     if not rollback.written or backend.moved:
         return
     saved = state_file.load(state_path)
-    if saved is not None and not saved.throttles_set and not saved.finished:
+    if fresh and saved is not None and not saved.throttles_set and not saved.finished:
         state_path.unlink(missing_ok=True)
+    elif saved is not None and not saved.finished and saved.rollback_file == str(Path(rollback.path).absolute()):
+        rollback.keep()
 
 
 def _print_done(params, pid, state_path, saved) -> None:

@@ -129,6 +129,7 @@ class IncrementalResult:
     batches: int  # batches this invocation sent
     bytes_total: int
     elapsed: float
+    rollback_file: str | None = None  # the state's: the assignment from before the plan's first step
 
 
 def refuse_state_of_another_plan(saved: IncrementalState | None, path: str | Path, plan: ReassignmentPlan) -> None:
@@ -170,6 +171,7 @@ def run_incremental(
     *,
     plan_file: str | None = None,
     throttle: ThrottleControl | None = None,
+    rollback_file: str | None = None,
     poll_interval: float = 1.0,
     progress_interval: float = 5.0,
     pickup_grace: float = 30.0,
@@ -179,7 +181,8 @@ def run_incremental(
 
     Replicas the plan puts in named directories are sent there around the steps
     (``kadmin.execute.incremental_log_dirs``), and the run ends once they are in place.
-    Raises UsageError for a state file of another plan, ClusterError when the cluster refuses
+    ``rollback_file`` (written by the caller before this call) is recorded in the state, so a
+    resumed run names it. Raises UsageError for a state file of another plan, ClusterError when the cluster refuses
     a step or a directory, or a partition was changed by someone else (the state file is saved
     first, so fixing the cause and running again resumes).
     """
@@ -196,6 +199,7 @@ def run_incremental(
         progress_interval,
         pickup_grace,
         read_retries,
+        rollback_file,
     ).run()
 
 
@@ -214,7 +218,9 @@ class _Run:
         progress_interval,
         pickup_grace,
         read_retries,
+        rollback_file=None,
     ):
+        self.rollback_file: str | None = rollback_file
         self.backend: Backend = backend
         self.plan: ReassignmentPlan = plan
         self.limits: Limits = limits
@@ -299,6 +305,7 @@ class _Run:
             self.batches,
             self.bytes_total,
             self.clock.now() - self.t0,
+            self.state.rollback_file,
         )
 
     def _finish_log_dirs(self) -> None:
@@ -342,6 +349,8 @@ class _Run:
             # The state keeps the R the steps were planned with; the other limits are this run's.
             limits = replace(self.limits, max_parallel_replicas=state.limits.max_parallel_replicas)
             state = replace(state, runs=state.runs + 1, limits=limits, finished=False)
+            if self.rollback_file is not None:  # written by this run: the earlier one's is gone
+                state = replace(state, rollback_file=self.rollback_file)
             self.state = state
             self._save()
             return state, True
@@ -351,7 +360,9 @@ class _Run:
         for a in self.plan.partitions:
             p = partitions[a.tp]
             parts[a.tp] = PartitionProgress(a.tp, tuple(p.replicas), p.leader, steps[a.tp])
-        self.state = IncrementalState(plan_fingerprint(self.plan), self.limits, parts, self.plan_file)
+        self.state = IncrementalState(
+            plan_fingerprint(self.plan), self.limits, parts, self.plan_file, rollback_file=self.rollback_file
+        )
         self._save()
         return self.state, False
 

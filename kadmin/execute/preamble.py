@@ -141,13 +141,19 @@ class ChangeWatch:
 class RollbackFile:
     """The rollback file of one run. ``write`` refuses to overwrite a file; leaving the
     ``with`` block (normally or by an exception) removes the file again when the watched
-    backend moved nothing (``discarded`` then says so)."""
+    backend moved nothing (``discarded`` then says so), unless ``keep()`` was called (an
+    incremental run whose state file stays: its resumed run moves replicas and needs it)."""
 
     def __init__(self, path: str, watch: ChangeWatch):
         self.path = path
         self.watch = watch
         self.written = False
         self.discarded = False
+        self.kept = False
+
+    def keep(self) -> None:
+        """Keep the file even when nothing was moved."""
+        self.kept = True
 
     def write(self, path: str, plan: ReassignmentPlan) -> None:
         from kadmin.plan.reassignment_file import write_reassignment
@@ -160,7 +166,7 @@ class RollbackFile:
         return self
 
     def __exit__(self, *exc) -> None:
-        if self.written and not self.watch.moved:
+        if self.written and not self.watch.moved and not self.kept:
             with contextlib.suppress(FileNotFoundError):
                 Path(self.path).unlink()
             self.written = False

@@ -55,6 +55,7 @@ class IncrementalState:
     runs: int = 1  # how many times the command ran on this state (1 + resumes)
     throttles_set: bool = False
     finished: bool = False
+    rollback_file: str | None = None  # the assignment from before the plan's first step, for this run
     extra: Mapping[str, object] = field(default_factory=dict)
 
     @property
@@ -96,6 +97,7 @@ class IncrementalState:
             "runs": self.runs,
             "throttles_set": self.throttles_set,
             "finished": self.finished,
+            **({"rollback_file": self.rollback_file} if self.rollback_file is not None else {}),
             "partitions": [
                 {
                     "topic": p.tp.topic,
@@ -127,6 +129,7 @@ class IncrementalState:
             runs=data.get("runs", 1),
             throttles_set=data["throttles_set"],
             finished=data["finished"],
+            rollback_file=data.get("rollback_file"),
             extra=data.get("extra", {}),
         )
 

@@ -194,3 +194,50 @@ def test_slow_cluster_during_the_run(sb, tmp_path, capsys, records, monkeypatch)
     every_step = sorted((tp.partition, tuple(s.after)) for tp, p in saved.partitions.items() for s in p.steps)
     assert sorted(set(h.sent)) == every_step  # none skipped
     assert len(h.sent) == len(every_step), h.sent  # none sent twice
+
+
+def test_ctrl_c_after_throttles_set_keeps_the_rollback_file_for_the_resumed_run(sb, tmp_path, capsys, records,
+                                                                               monkeypatch):
+    """Ctrl-C after the throttles were set, before the first batch: nothing moved, but the state
+    stays (its throttles are to be removed at the end), and so does the rollback file; the
+    resumed run, which moves every replica, names it."""
+    import json
+
+    plan = write_plan(tmp_path, PLAN)
+    h = Harness(sb, monkeypatch)
+    POINTS["after-throttles-set"](h)
+    code, out, err = kadmin(capsys, *run_args(sb, tmp_path, plan), "--rollback-file", tmp_path / "rb.json")
+    assert code == 130, err
+    assert (tmp_path / "rb.json").is_file() and state_file.load(tmp_path / "state.json").throttles_set
+    h.reset_hooks()
+    code, out, err = kadmin(capsys, *run_args(sb, tmp_path, plan), "--rollback-file", tmp_path / "rb2.json",
+                            "--output", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["resumed"] is True and doc["rollback_file"] == str(tmp_path / "rb.json")
+    assert not (tmp_path / "rb2.json").exists()
+    rollback = json.loads((tmp_path / "rb.json").read_text())
+    assert [p["replicas"] for p in rollback["partitions"]] == [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
+    check_finished(sb, tmp_path, h, records)
+
+
+def test_a_resumed_run_whose_rollback_file_is_gone_writes_one_before_its_first_step(sb, tmp_path, capsys, records,
+                                                                                     monkeypatch):
+    """The state outlived its rollback file (removed by hand, or written by an older kadmin): the
+    resumed run writes the assignment from before the plan's first step, from the state."""
+    import json
+
+    plan = write_plan(tmp_path, PLAN)
+    h = Harness(sb, monkeypatch)
+    POINTS["after-second-batch-sent"](h)
+    code, out, err = kadmin(capsys, *run_args(sb, tmp_path, plan), "--rollback-file", tmp_path / "rb.json")
+    assert code == 130, err
+    (tmp_path / "rb.json").unlink()
+    h.reset_hooks()
+    code, out, err = kadmin(capsys, *run_args(sb, tmp_path, plan), "--rollback-file", tmp_path / "rb2.json")
+    assert code == 0, err
+    assert f"No rollback file of this run found: saving the assignment from before its first step" in out
+    rollback = json.loads((tmp_path / "rb2.json").read_text())
+    assert [p["replicas"] for p in rollback["partitions"]] == [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
+    assert state_file.load(tmp_path / "state.json").rollback_file == str(tmp_path / "rb2.json")
+    check_finished(sb, tmp_path, h, records)
