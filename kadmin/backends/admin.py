@@ -13,7 +13,7 @@ import time
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
-from kadmin.backends.admin_clients import BACKOFF, TRANSIENT_ATTEMPTS, AdminClients, debug
+from kadmin.backends.admin_clients import BACKOFF, FLOOR, TRANSIENT_ATTEMPTS, AdminClients, debug
 from kadmin.backends.admin_errors import (
     CK_UNREACHABLE,
     TRANSIENT,
@@ -294,38 +294,78 @@ class AdminBackend(AdminClients):
     def list_end_offsets(self, partitions: Iterable[TopicPartition]) -> Mapping[TopicPartition, int]:
         """Latest offsets. Leadership moves during a reassignment, so a partition whose leader
         answers NOT_LEADER (or has none) is asked again a few times; one that still cannot be
-        read is left out of the result (callers show it as unknown) rather than failing all."""
+        read is left out of the result (callers show it as unknown) rather than failing all. So is
+        one whose leader does not answer in time while other leaders do (a slow broker); when no
+        leader answers, the error names the leaders."""
         pending = sorted(set(partitions))
         if pending:
             fast = self._fast(lambda w: _fast_end_offsets(w, pending))
             if fast is not NotImplemented:
                 return fast
+        import concurrent.futures
+
         from confluent_kafka import TopicPartition as CKTP
         from confluent_kafka.admin import OffsetSpec
 
         out: dict[TopicPartition, int] = {}
+        silent: dict[TopicPartition, ConnectionFailed] = {}  # leader did not answer
         ck = self._confluent() if pending else None
+        md = self._ck_metadata() if pending else None
         for attempt in range(_OFFSET_ATTEMPTS):
             if not pending:
                 break
             assert ck is not None  # created above whenever something is pending
-            futures = ck.list_offsets(
-                {CKTP(tp.topic, tp.partition): OffsetSpec.latest() for tp in pending}, request_timeout=self.left()
-            )
+            # One request per leader: librdkafka resolves a request's partitions together, so a
+            # slow leader would hold up the answers of the others.
+            by_leader: dict[int, dict] = defaultdict(dict)
+            for tp in pending:
+                by_leader[_ck_leader(md, tp)][CKTP(tp.topic, tp.partition)] = OffsetSpec.latest()
+            futures = {}
+            for group in by_leader.values():
+                futures.update(ck.list_offsets(group, request_timeout=self.left()))
+            # one wait for all of them (each leader answers its own), not one per partition
+            concurrent.futures.wait(list(futures.values()), timeout=self.left())
             retry = []
             for ktp, fut in futures.items():
                 tp = TopicPartition(ktp.topic, ktp.partition)
+                what = f"reading the end offset of {tp}"
                 try:
-                    out[tp] = self._ck_result(fut, f"reading the end offset of {tp}")
+                    if not fut.done():
+                        raise (self._ck_error(None, what) if self._ck_login_seen() else self._no_answer(what))
+                    out[tp] = self._ck_result(fut, what)
                 except ClusterError as e:
-                    if isinstance(e, (AuthorizationError, AuthenticationError, ConnectionFailed)):
+                    if isinstance(e, (AuthorizationError, AuthenticationError)):
                         raise
-                    retry.append(tp)
+                    if isinstance(e, ConnectionFailed):
+                        silent[tp] = e
+                    else:
+                        retry.append(tp)
                     debug("end offset of %s (attempt %d): %s", tp, attempt + 1, e)
             pending = sorted(retry)
             if pending:
                 time.sleep(BACKOFF * (attempt + 1))  # let metadata catch up with the new leader
+                md = self._ck_metadata()
+        if silent and not out:
+            tps = sorted(silent)
+            leaders = _ck_leaders_text(md, tps)
+            if leaders:
+                shown = ", ".join(map(str, tps[:3])) + (f" and {len(tps) - 3} more" if len(tps) > 3 else "")
+                raise ConnectionFailed(
+                    f"reading the end offset of {shown}: no answer from {leaders} within {self.timeout:g}s"
+                )
+            raise silent[tps[0]]
+        if silent:
+            debug("end offsets of %s left out: their leaders did not answer", sorted(silent))
         return {tp: (v.offset if hasattr(v, "offset") else v) for tp, v in sorted(out.items())}
+
+    def _ck_metadata(self):
+        """confluent-kafka's metadata (for the partitions' leaders), or None: best effort, within
+        ``FLOOR`` or what is left, whichever is shorter."""
+        try:
+            return self._confluent().list_topics(timeout=min(self.left(), FLOOR))
+        except Exception as e:
+            debug("metadata for the leaders: %s", e)
+            return None
 
     # --- changes ---------------------------------------------------------------------------
     def reassign_partitions(
@@ -543,6 +583,24 @@ def _one_broker_per_batch(resources: Sequence[ConfigResource]) -> list[list[Conf
     if not brokers:
         return [topics] if topics else []
     return [topics + brokers[:1]] + [[b] for b in brokers[1:]]
+
+
+def _ck_leader(md, tp: TopicPartition) -> int:
+    """``tp``'s leader in confluent-kafka's metadata ``md``, or -1 (unknown)."""
+    try:
+        return md.topics[tp.topic].partitions[tp.partition].leader
+    except (AttributeError, KeyError):
+        return -1
+
+
+def _ck_leaders_text(md, tps: Sequence[TopicPartition]) -> str:
+    """The leaders of ``tps`` ("broker 1 at host:port", ...) in ``md``, or "" when one is unknown."""
+    ids = sorted({_ck_leader(md, tp) for tp in tps})
+    if not ids or ids[0] < 0:
+        return ""
+    return ", ".join(
+        f"broker {i} at {md.brokers[i].host}:{md.brokers[i].port}" if i in md.brokers else f"broker {i}" for i in ids
+    )
 
 
 def _ck_restype_of(ckr):

@@ -24,6 +24,7 @@ from kadmin.backends.admin_errors import (
     login_error,
 )
 from kadmin.backends.base import ReadOnlyViolation
+from kadmin.config import bootstrap_addresses
 from kadmin.errors import ClusterError, ConnectionFailed
 
 
@@ -85,6 +86,22 @@ class AdminClients:
         """The cluster answered a call: the next wait may take --timeout again."""
         self._deadline = self._clock() + self.timeout
 
+    def _library_bootstrap(self) -> str:
+        """The bootstrap servers for the library clients: those the small client did not find
+        silent (it waited for them once; kafka-python would bootstrap from a random one and could
+        spend --timeout on it), or all of them when it found every one silent or was not used."""
+        from kadmin.backends.wire_client import address
+
+        silent: set[tuple[str, int]] = set(self._wire.silent) if self._wire is not None else set()
+        try:
+            servers = bootstrap_addresses(self.bootstrap)
+        except ValueError:
+            return self.bootstrap
+        answering = [s for s in servers if s not in silent]
+        if not answering or len(answering) == len(servers):
+            return self.bootstrap
+        return ",".join(address(h, p) for h, p in answering)
+
     # --- clients ---------------------------------------------------------------------------
     def _kafka_python(self):
         self._library_allowed()
@@ -99,6 +116,8 @@ class AdminClients:
                 from kadmin.config import to_kafka_python
 
                 kwargs = to_kafka_python(self.settings)
+                servers = self._library_bootstrap()
+                kwargs["bootstrap_servers"] = [s.strip() for s in servers.split(",") if s.strip()]
                 ms = self.left_ms()  # what the small client left of --timeout
                 kwargs["request_timeout_ms"] = min(kwargs.get("request_timeout_ms") or ms, ms)
                 kwargs["bootstrap_timeout_ms"] = min(kwargs.get("bootstrap_timeout_ms") or ms, ms)
@@ -137,12 +156,20 @@ class AdminClients:
 
     def _no_broker_answered(self) -> ConnectionFailed:
         """The bootstrap servers could not be reached or did not answer: one message for both
-        clients, with what the small client saw when it tried them (plaintext only)."""
-        why = self._bootstrap_failures()
+        clients, with what the small client saw when it tried them (plaintext only), or else at
+        the servers it waited for in vain (the library clients were not sent to those)."""
+        why = self._bootstrap_failures() or self.silent_brokers()
         return ConnectionFailed(
             f"no broker answered at {self.bootstrap} within {self.timeout:g}s" + (f": {why}" if why else ""),
             hint="check --bootstrap-server, the network and the security settings",
         )
+
+    def silent_brokers(self) -> str:
+        """The servers kadmin's small client waited for in vain ("host:port (why)", ...), or ""."""
+        from kadmin.backends.wire_client import address
+
+        seen: dict[tuple[str, int], str] = dict(self._wire.silent) if self._wire is not None else {}
+        return ", ".join(f"{address(*s)} ({why})" for s, why in seen.items())
 
     def _bootstrap_failures(self) -> str:
         """What the small client met at the bootstrap servers ("connection refused"; with several,
@@ -278,6 +305,7 @@ class AdminClients:
                 from kadmin.config import to_confluent
 
                 conf = to_confluent(self.settings)
+                conf["bootstrap.servers"] = self._library_bootstrap()
                 conf.setdefault("client.id", "kadmin")
                 conf.setdefault("socket.timeout.ms", self.left_ms())
                 conf.setdefault("logger", _librdkafka_logger())
@@ -317,10 +345,19 @@ class AdminClients:
             if type(e).__name__ == "TimeoutError":
                 if self._ck_login_seen():
                     raise self._ck_error(None, what) from None
-                raise ConnectionFailed(f"{what}: no answer from {self.bootstrap} within {self.timeout:g}s") from None
+                raise self._no_answer(what) from None
             raise
         self.answered()
         return result
+
+    def _no_answer(self, what: str) -> ConnectionFailed:
+        """``what`` timed out (the broker that had to answer is not known here): the bootstrap
+        servers, and the servers kadmin's small client waited for in vain, as the likely one."""
+        silent = self.silent_brokers()
+        return ConnectionFailed(
+            f"{what}: no answer from {self.bootstrap} within {self.timeout:g}s",
+            hint=f"kadmin's small client had no answer from {silent} either" if silent else None,
+        )
 
     def _check_writable(self, what: str) -> None:
         if self.read_only:

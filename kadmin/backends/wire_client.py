@@ -46,8 +46,8 @@ class WireUnavailable(Exception):
 
 
 class NoAnswer(WireUnavailable):
-    """A broker did not answer in time (or could not be reached): waiting again would not help
-    within --timeout."""
+    """A broker did not answer in time (or refused the connection): the backend names it, and
+    the library clients are not sent to it first."""
 
 
 class TurnedAway(WireUnavailable):
@@ -87,7 +87,8 @@ class Connection:
         self._answers: dict[int, bytes] = {}  # frames read for a thread not yet woken
         self._reading = False  # a thread is reading the socket
         self._broken: WireUnavailable | None = None
-        self.address = f"{host}:{port}"
+        self.host, self.port = host, port
+        self.address = address(host, port)
         self.answered = 0  # answers read
         self.closed_by_peer = False
         self.garbled = False  # the peer sent bytes that are not a Kafka answer
@@ -99,9 +100,9 @@ class Connection:
             # library clients, which then have the whole --timeout.
             # An ASCII host name as bytes: a str one is encoded with the "idna" codec, whose
             # import (with stringprep and unicodedata) costs a read command ~2 ms.
-            address = (host.encode("ascii") if host.isascii() else host, port)
+            sockaddr = (host.encode("ascii") if host.isascii() else host, port)
             connect_timeout = min(timeout, max(0.25, min(2.0, timeout / 4)))
-            self.sock = socket.create_connection(address, timeout=connect_timeout)  # type: ignore[arg-type]  # bytes hosts are accepted
+            self.sock = socket.create_connection(sockaddr, timeout=connect_timeout)  # type: ignore[arg-type]  # bytes hosts are accepted
         except OSError as e:
             raise NoAnswer(_trouble(e)) from None
         self.sock.settimeout(timeout)
@@ -245,6 +246,8 @@ class WireClient:
         self._lock = threading.Lock()
         self._metadata: tuple[float, Any, frozenset[str] | None] | None = None  # when, answer, topics asked
         self.bootstrap_failures: list[tuple[str, str]] = []  # (host:port, why) when none of them could be used
+        # (host, port) -> why, for each server that did not answer in time (or at all)
+        self.silent: dict[tuple[str, int], str] = {}
         self._failed: dict[object, WireUnavailable] = {}  # a connection that could not be opened, by key
         self._bootstrap_error: WireUnavailable | None = None
 
@@ -271,6 +274,8 @@ class WireClient:
                 except WireUnavailable as e:
                     with self._lock:
                         self._failed[key] = e
+                        if isinstance(e, NoAnswer):
+                            self.silent[(host, port)] = str(e)
                     raise
                 with self._lock:
                     self._conns[key] = conn
@@ -289,7 +294,7 @@ class WireClient:
                 try:
                     return self._connect(("bootstrap", host, port), host, port)
                 except WireUnavailable as e:
-                    failures[f"{host}:{port}"] = e
+                    failures[address(host, port)] = e
             if not (failures and all(isinstance(e, TurnedAway) for e in failures.values())):
                 break
             if attempt == 0:
@@ -297,8 +302,8 @@ class WireClient:
                 # down, or after a delay when connections come too fast (KIP-612); a ZooKeeper
                 # port or a TLS listener turns every attempt away.
                 time.sleep(CONFIRM_PAUSE)
-        self.bootstrap_failures = [(address, str(e)) for address, e in failures.items()]
-        why = "; ".join(f"{address}: {e}" for address, e in failures.items()) or "no bootstrap server"
+        self.bootstrap_failures = [(where, str(e)) for where, e in failures.items()]
+        why = "; ".join(f"{where}: {e}" for where, e in failures.items()) or "no bootstrap server"
         if failures and all(isinstance(e, TurnedAway) for e in failures.values()):
             error: WireUnavailable = TurnedAway(why, "not Kafka")
         elif failures and all(isinstance(e, NoAnswer) for e in failures.values()):
@@ -325,7 +330,9 @@ class WireClient:
         try:
             return self._connect(node_id, b.host, b.port)
         except TurnedAway as e:  # only the bootstrap servers' answer is final; the library clients try this one
-            raise WireUnavailable(f"broker {node_id} at {b.host}:{b.port}: {e}") from None
+            raise WireUnavailable(f"broker {node_id} at {address(b.host, b.port)}: {e}") from None
+        except NoAnswer as e:
+            raise NoAnswer(f"broker {node_id} at {address(b.host, b.port)}: {e}") from None
 
     # --- requests --------------------------------------------------------------------------
     def metadata(self, topics: list[str] | None = None):
@@ -389,7 +396,15 @@ class WireClient:
         for b in ids:
             version = conns[b].version_for(message)
             sent[b] = (version, conns[b].send(message, make_body(b), version))
-        return {b: conns[b].answer(correlation, message, version) for b, (version, correlation) in sent.items()}
+        out = {}
+        for b, (version, correlation) in sent.items():
+            try:
+                out[b] = conns[b].answer(correlation, message, version)
+            except NoAnswer as e:
+                with self._lock:
+                    self.silent[(conns[b].host, conns[b].port)] = str(e)
+                raise NoAnswer(f"broker {b} at {conns[b].address}: {name}: {e}") from None
+        return out
 
     def _connections(self, ids: list[int]) -> dict:
         """A connection to each broker of ``ids``; the missing ones opened at once (threads)."""
@@ -408,14 +423,23 @@ class WireClient:
                 except Exception as e:
                     errors.append(e)
 
-            threads = [threading.Thread(target=open_one, args=(b,), daemon=True) for b in missing]
-            for t in threads:
+            threads = {b: threading.Thread(target=open_one, args=(b,), daemon=True) for b in missing}
+            for t in threads.values():
                 t.start()
             deadline = time.monotonic() + self.timeout
-            for t in threads:
+            for t in threads.values():
                 t.join(max(0.0, deadline - time.monotonic()))
-            if any(t.is_alive() for t in threads):
-                raise WireUnavailable("a broker did not accept a connection in time")
+            late = [b for b, t in threads.items() if t.is_alive()]
+            if late:
+                known = {x.node_id: (x.host, x.port) for x in self.brokers(max_age=float("inf")).brokers}
+                with self._lock:
+                    for b in late:
+                        if b in known:
+                            self.silent[known[b]] = f"did not answer within {self.timeout:g}s"
+                raise NoAnswer(
+                    ", ".join(f"broker {b}" + (f" at {address(*known[b])}" if b in known else "") for b in late)
+                    + f" did not answer within {self.timeout:g}s"
+                )
             if errors:
                 e = errors[0]
                 raise e if isinstance(e, WireUnavailable) else WireUnavailable(f"{type(e).__name__}: {e}")
@@ -430,6 +454,11 @@ class WireClient:
                     seen.add(id(c))
                     c.close()
             self._conns.clear()
+
+
+def address(host: str, port: int) -> str:
+    """``host:port`` as bootstrap.servers writes it (``[v6 address]:port``)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def _trouble(e: OSError) -> str:

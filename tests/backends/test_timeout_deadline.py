@@ -186,6 +186,7 @@ def test_the_small_client_waits_once_for_a_dead_bootstrap(silent):
         wire.metadata()
     assert len(errors) == 2 and all(isinstance(e, NoAnswer) for e in errors)
     assert silent.accepted == 1
+    assert wire.silent == {("127.0.0.1", int(silent.address.split(":")[1])): "ApiVersions: timed out"}
 
 
 def test_a_command_against_a_dead_bootstrap_ends_at_its_timeout(silent):
