@@ -401,11 +401,13 @@ def _run_incremental(params, opener) -> None:
             if done:
                 _print_done(params, pid, state_path, saved)
                 return
+        # Resumed without --throttle: what an earlier part of the run set is still removed at the end.
+        inherited = resuming and saved is not None and saved.throttles_set
         control = (
             RecordedThrottles(
                 backend, rate, pid, records, plan_file=request.plan_file, log_dir_rate=log_dir_rate, plan=plan
             )
-            if rate is not None or log_dir_rate is not None
+            if rate is not None or log_dir_rate is not None or inherited
             else None
         )
         with RollbackFile(request.rollback_path, backend) as rollback:

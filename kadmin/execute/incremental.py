@@ -104,7 +104,11 @@ class IncrementalReporter:
 
 class ThrottleControl(Protocol):
     """Sets throttles covering every step before the first batch, sets again what a batch needs
-    before it is sent, removes them after the last."""
+    before it is sent, removes them after the last. ``sets`` is False for a control that only
+    removes (a resumed run without --throttle removes what an earlier part of the run set)."""
+
+    @property
+    def sets(self) -> bool: ...
 
     def apply(
         self,
@@ -270,7 +274,7 @@ class _Run:
         self.backlog = Backlog.of({tp: p.steps[p.completed :] for tp, p in self.state.partitions.items()}, self.sizes)
 
         dirs_left = self._read(lambda: not_in_place(self.backend, self.log_dirs))
-        if (not self._all_done() or dirs_left) and self.throttle is not None:
+        if (not self._all_done() or dirs_left) and self.throttle is not None and self.throttle.sets:
             changes = self.throttle.apply({tp: p.steps for tp, p in self.state.partitions.items()})
             self._save(throttles_set=True)
             self.reporter.throttles("set", len(changes))

@@ -66,6 +66,12 @@ class RecordedThrottles:
         self.log_dir_rate = log_dir_rate
         self.log_dir_brokers = log_dir_rate_brokers(plan) if plan is not None and log_dir_rate is not None else set()
 
+    @property
+    def sets(self) -> bool:
+        """Whether there is any rate to set (without one, ``apply`` sets nothing and ``remove``
+        still removes what this plan's record holds)."""
+        return self.rate is not None or self.log_dir_rate is not None
+
     def apply(
         self,
         steps: Mapping[TopicPartition, Sequence[Step]],

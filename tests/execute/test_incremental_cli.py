@@ -306,3 +306,32 @@ def test_incremental_run_failing_before_any_step_leaves_no_rollback_or_state(sb,
     assert "unexpected KeyError: 'endpoint_type'" in err and "a bug in kadmin" in err
     assert not (tmp_path / "rb.json").exists() and not (tmp_path / "state.json").exists()
     assert not [r for r in sb.mutating_requests() if r[1] == "AlterPartitionReassignments"]
+
+
+def test_resumed_without_throttle_still_removes_the_throttles_the_first_part_set(sb, tmp_path, capsys, records,
+                                                                                 monkeypatch):
+    """The end of a run removes what any of its parts set, as the state knows: the first part
+    set throttles, the resumed one was run without --throttle."""
+    from kadmin.execute import incremental
+
+    plan = write_plan(tmp_path, PLAN)
+    state = tmp_path / "state.json"
+    args = ["reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--bootstrap-server",
+            sb.bootstrap, "--state-file", str(state), "--max-parallel-partitions", "1"]
+    save = incremental._Run._save
+    monkeypatch.setattr(incremental._Run, "_save", _interrupt_after_first_batch(save))
+    code, out, err = kadmin(capsys, *args, "--throttle", "20MB/s", "--rollback-file", str(tmp_path / "rb.json"))
+    assert code == 130, err
+    assert state_file.load(state).throttles_set and records.load_all()
+    monkeypatch.setattr(incremental._Run, "_save", save)
+    code, out, err = kadmin(capsys, *args, "--rollback-file", str(tmp_path / "rb2.json"))
+    assert code == 0, err
+    assert "Throttles set" not in err and "Throttles removed (" in err
+    snap = sb.snapshot()
+    assert {tp.partition: p.replicas for tp, p in snap.partitions.items()} == {0: (3, 4, 2), 1: (1, 3, 4), 2: (2, 3, 1)}
+    assert not snap.topic_configs["foo"].get("follower.replication.throttled.replicas")
+    assert not snap.topic_configs["foo"].get("leader.replication.throttled.replicas")
+    assert not any(c.get("follower.replication.throttled.rate") for c in snap.broker_configs.values())
+    assert records.load_all() == {}
+    saved = state_file.load(state)
+    assert saved.finished and not saved.throttles_set
