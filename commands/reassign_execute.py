@@ -462,6 +462,11 @@ def _run_incremental(params, opener) -> None:
             election = elect_after_plan(backend.backend, plan, True, batch_size=params.limits.max_leader_movements)
     from kadmin.commands.render_leaders import election_json, print_election, raise_if_failed
 
+    if result.throttles_left_with:
+        click.echo(
+            "kadmin: warning: " + _throttles_left_message(result.throttles_left_with, params.plan_file, backend),
+            err=True,
+        )
     if people:
         click.echo(
             f"Finished: {result.steps_total} step(s), {result.batches} batch(es) in this run, {result.elapsed:.0f}s."
@@ -482,10 +487,38 @@ def _run_incremental(params, opener) -> None:
                 "batches": result.batches,
                 "bytes_total": result.bytes_total,
                 "elapsed_seconds": round(result.elapsed, 3),
+                **(
+                    {"throttles_left_with": [_CONNECTION_FLAGS.get(v, v) for v in result.throttles_left_with]}
+                    if result.throttles_left_with
+                    else {}
+                ),
                 **({"preferred_election": election_json(election)} if election is not None else {}),
             }
         )
     raise_if_failed(election)
+
+
+_CONNECTION_FLAGS = {"admin": "--bootstrap-server", "zookeeper": "--zookeeper"}
+
+
+def _throttles_left_message(left, plan_file, backend) -> str:
+    """The run's throttles this connection could not remove: their record is kept through the
+    other connection (``left``: "admin", "zookeeper", or "unknown")."""
+    here = _CONNECTION_FLAGS.get(getattr(backend, "name", ""), "this connection")
+    known = [_CONNECTION_FLAGS[v] for v in left if v in _CONNECTION_FLAGS]
+    if not known:
+        return (
+            f"the plan is complete but the throttles this run set are still set: kadmin has no record of them "
+            f"through {here}; if an earlier part of the run went through the other connection, "
+            f"`kadmin reassign verify --reassignment-json-file {plan_file}` through it removes them; otherwise "
+            "`kadmin throttle show` lists them and `kadmin throttle clear --stale` removes them"
+        )
+    where = " and ".join(known)
+    return (
+        f"the plan is complete but the throttles an earlier part of this run set through {where} are still set: "
+        f"their record is kept through that connection, which this run ({here}) cannot see; "
+        f"`kadmin reassign verify --reassignment-json-file {plan_file} {known[0]} ...` removes them"
+    )
 
 
 def _forget_unstarted_state(rollback, backend, state_path, *, fresh: bool) -> None:

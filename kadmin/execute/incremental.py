@@ -110,6 +110,11 @@ class ThrottleControl(Protocol):
     @property
     def sets(self) -> bool: ...
 
+    @property
+    def via(self) -> str:
+        """The connection whose record store holds what it sets ("admin", "zookeeper")."""
+        ...
+
     def apply(
         self,
         steps: Mapping[TopicPartition, Sequence[Step]],
@@ -121,7 +126,9 @@ class ThrottleControl(Protocol):
         set, merged and recorded, rates on the ``alive`` brokers only (None: all); the changes made."""
         ...
 
-    def remove(self) -> int: ...
+    def remove(self) -> int | None:
+        """The config changes made; None when this connection holds no record of the plan."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -134,6 +141,9 @@ class IncrementalResult:
     bytes_total: int
     elapsed: float
     rollback_file: str | None = None  # the state's: the assignment from before the plan's first step
+    # Throttles of the run left set, recorded through another connection ("admin", "zookeeper"),
+    # or "unknown" (no record here, and the state names no other connection).
+    throttles_left_with: tuple[str, ...] = ()
 
 
 def refuse_state_of_another_plan(saved: IncrementalState | None, path: str | Path, plan: ReassignmentPlan) -> None:
@@ -276,7 +286,7 @@ class _Run:
         dirs_left = self._read(lambda: not_in_place(self.backend, self.log_dirs))
         if (not self._all_done() or dirs_left) and self.throttle is not None and self.throttle.sets:
             changes = self.throttle.apply({tp: p.steps for tp, p in self.state.partitions.items()})
-            self._save(throttles_set=True)
+            self._save(throttles_set=True, throttles_via=tuple(sorted({*self.state.throttles_via, self.throttle.via})))
             self.reporter.throttles("set", len(changes))
         if dirs_left:  # before the first batch: replicas to come are created in their directory
             to_come = send_targets(self.backend, {r: self.log_dirs[r] for r in dirs_left})
@@ -295,9 +305,15 @@ class _Run:
         if self.log_dirs:
             self._finish_log_dirs()
 
+        left: tuple[str, ...] = ()
         if self.throttle is not None and self.state.throttles_set:
             n = self.throttle.remove()
-            self.reporter.throttles("removed", n)
+            self.reporter.throttles("removed", n or 0)
+            left = tuple(v for v in self.state.throttles_via if v != self.throttle.via)
+            if n is None and not left and self.throttle.via not in self.state.throttles_via:
+                left = ("unknown",)  # an older state: where its record is, it does not say
+        elif self.state.throttles_set:  # cannot happen from the command line (it passes a control)
+            left = self.state.throttles_via or ("unknown",)
         self._save(throttles_set=False, finished=True)
         progress = self._progress()
         self.reporter.finished(progress)
@@ -310,6 +326,7 @@ class _Run:
             self.bytes_total,
             self.clock.now() - self.t0,
             self.state.rollback_file,
+            left,
         )
 
     def _finish_log_dirs(self) -> None:

@@ -56,6 +56,7 @@ class IncrementalState:
     throttles_set: bool = False
     finished: bool = False
     rollback_file: str | None = None  # the assignment from before the plan's first step, for this run
+    throttles_via: tuple[str, ...] = ()  # connections ("admin", "zookeeper") holding a throttle record of this run
     extra: Mapping[str, object] = field(default_factory=dict)
 
     @property
@@ -98,6 +99,7 @@ class IncrementalState:
             "throttles_set": self.throttles_set,
             "finished": self.finished,
             **({"rollback_file": self.rollback_file} if self.rollback_file is not None else {}),
+            **({"throttles_via": list(self.throttles_via)} if self.throttles_via else {}),
             "partitions": [
                 {
                     "topic": p.tp.topic,
@@ -130,6 +132,7 @@ class IncrementalState:
             throttles_set=data["throttles_set"],
             finished=data["finished"],
             rollback_file=data.get("rollback_file"),
+            throttles_via=tuple(data.get("throttles_via", ())),
             extra=data.get("extra", {}),
         )
 

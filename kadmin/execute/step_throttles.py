@@ -67,6 +67,11 @@ class RecordedThrottles:
         self.log_dir_brokers = log_dir_rate_brokers(plan) if plan is not None and log_dir_rate is not None else set()
 
     @property
+    def via(self) -> str:
+        """The connection whose store holds the record: "admin" (a topic) or "zookeeper"."""
+        return str(getattr(self.backend, "name", "admin"))
+
+    @property
     def sets(self) -> bool:
         """Whether there is any rate to set (without one, ``apply`` sets nothing and ``remove``
         still removes what this plan's record holds)."""
@@ -128,9 +133,11 @@ class RecordedThrottles:
             apply_throttles(self.backend, self.records, ts.changes, record)
         return ts.changes
 
-    def remove(self) -> int:
+    def remove(self) -> int | None:
+        """Remove what this plan's record set and no running move needs: the number of config
+        changes, or None when this connection's store holds no record of the plan."""
         removal = remove_plan_throttles(self.backend, self.records, self.plan_id)
-        return 0 if removal is None else len(removal.changes)
+        return None if removal is None else len(removal.changes)
 
 
 def _resources(topics, brokers) -> list[ConfigResource]:

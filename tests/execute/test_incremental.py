@@ -551,3 +551,27 @@ def test_a_stuck_reassign_node_ends_the_run_instead_of_waiting_for_ever(tmp_path
     with pytest.raises(ClusterError, match="looks stuck: its content is invalid; the run stops here"):
         run_incremental(fake, plan_of(target), Limits(), tmp_path / "s.json", Recorder(), clock)
     assert (tmp_path / "s.json").exists()
+
+
+def test_resumed_over_the_other_connection_says_where_the_throttles_are_recorded(tmp_path):
+    """Started with --zookeeper (records in ZooKeeper), resumed with --bootstrap-server (records in
+    a topic): the resumed run cannot remove what the first part recorded, and says through which
+    connection it is, rather than "removed (0 changes)" in silence."""
+    from kadmin.backends.base import Capability
+    from kadmin.throttling.stores import MemoryRecordStore
+
+    current, target = many(4)
+    fake = FakeBackend(range(6), current, name="zookeeper")
+    path = tmp_path / "s.json"
+    through_zk = RecordedThrottles(fake, 5000, plan_id="abc", records=MemoryRecordStore())
+    with pytest.raises(KeyboardInterrupt):
+        run_incremental(fake, plan_of(target), Limits(), path, Recorder(stop_after_batch=1), FakeClock(fake),
+                        throttle=through_zk)
+    assert state_file.load(path).throttles_via == ("zookeeper",)
+    fake.name, fake.capabilities = "admin", frozenset(Capability)  # the same cluster, over AdminClient
+    through_topic = RecordedThrottles(fake, 5000, plan_id="abc", records=MemoryRecordStore())
+    result = run_incremental(fake, plan_of(target), Limits(), path, Recorder(), FakeClock(fake), throttle=through_topic)
+    assert fake.assignment() == target
+    assert result.throttles_left_with == ("zookeeper",)
+    assert any(fake.configs.values())  # left set: its record is in ZooKeeper
+    assert through_zk.records.load_all() and through_topic.records.load_all() == {}

@@ -335,3 +335,36 @@ def test_resumed_without_throttle_still_removes_the_throttles_the_first_part_set
     assert records.load_all() == {}
     saved = state_file.load(state)
     assert saved.finished and not saved.throttles_set
+
+
+def test_resumed_over_the_other_connection_warns_naming_it(sb, tmp_path, capsys, monkeypatch):
+    """The first part set throttles through --zookeeper (as its state says; its record lives in
+    ZooKeeper), the resumed run goes through -b, whose store has no record of them: it finishes
+    with a warning naming the connection that can remove them, and says so in JSON."""
+    from kadmin.commands import options
+    from kadmin.execute import incremental
+    from kadmin.throttling.stores import MemoryRecordStore
+
+    stores = iter([MemoryRecordStore(), MemoryRecordStore()])  # one per connection
+    monkeypatch.setattr(options, "open_records", lambda backend: next(stores))
+    plan = write_plan(tmp_path, PLAN)
+    state = tmp_path / "state.json"
+    args = ["reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--bootstrap-server",
+            sb.bootstrap, "--state-file", str(state), "--throttle", "20MB/s"]
+    save = incremental._Run._save
+    monkeypatch.setattr(incremental._Run, "_save", _interrupt_after_first_batch(save))
+    code, out, err = kadmin(capsys, *args, "--rollback-file", str(tmp_path / "rb.json"))
+    assert code == 130, err
+    doc = json.loads(state.read_text())
+    assert doc["throttles_via"] == ["admin"]
+    doc["throttles_via"] = ["zookeeper"]  # as a first part run with --zookeeper leaves it
+    state.write_text(json.dumps(doc))
+    monkeypatch.setattr(incremental._Run, "_save", save)
+    code, out, err = kadmin(capsys, *args, "--output", "json")
+    assert code == 0, err
+    [warning] = [line for line in err.splitlines() if line.startswith("kadmin: warning:")]
+    assert "throttles an earlier part of this run set through --zookeeper are still set" in warning
+    assert f"`kadmin reassign verify --reassignment-json-file {plan} --zookeeper ...` removes them" in warning
+    result = json.loads(out)
+    jsonschema.validate(result, load("reassign-execute-incremental-result"))
+    assert result["throttles_left_with"] == ["--zookeeper"]
