@@ -316,6 +316,22 @@ def _run_incremental(params, opener) -> None:
     rollback file stays as long as the state file does. A plan the cluster already matches is
     a clean no-op that says so. Progress goes to stderr; ``--output json`` prints one document
     on stdout at the end."""
+    import contextlib
+    from pathlib import Path
+
+    from kadmin.execute import state_file
+    from kadmin.execute.preamble import prepare
+    from kadmin.execute.rollback import utc_now
+
+    prepared = prepare(params, utc_now())
+    state_path = Path(params.state_file) if params.state_file else state_file.default_state_path(params.plan_file)
+    # One run of a state at a time, for the whole run (a --dry-run changes nothing: it takes none).
+    with contextlib.nullcontext() if params.dry_run else state_file.locked(state_path):
+        _incremental_locked(params, opener, prepared, state_path)
+
+
+def _incremental_locked(params, opener, prepared, state_path) -> None:
+    """The run of ``_run_incremental``, under the state file's lock."""
     import time
     from dataclasses import replace
     from pathlib import Path
@@ -332,16 +348,13 @@ def _run_incremental(params, opener) -> None:
         refuse_state_of_another_plan,
         run_incremental,
     )
-    from kadmin.execute.preamble import RollbackFile, check_rollback_path, open_for_execute, prepare
-    from kadmin.execute.rollback import utc_now
+    from kadmin.execute.preamble import RollbackFile, check_rollback_path, open_for_execute
     from kadmin.execute.step_throttles import RecordedThrottles
     from kadmin.model import Assignment, ReassignmentPlan
     from kadmin.plan.batches import plan_batches
     from kadmin.plan.steps import plan_steps
 
-    prepared = prepare(params, utc_now())
     plan, people, pid = prepared.parsed.plan, params.people, prepared.plan_id
-    state_path = Path(params.state_file) if params.state_file else state_file.default_state_path(params.plan_file)
     saved = state_file.load(state_path)
     refuse_state_of_another_plan(saved, state_path, plan)
     resuming = saved is not None and saved.plan_digest == plan_fingerprint(plan) and not saved.finished

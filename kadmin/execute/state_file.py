@@ -6,7 +6,9 @@ how far each partition got. The cluster stays the source of truth for progress: 
 executor reads where each partition is and matches it against these steps; the counts here are
 what the run knew when it last wrote. Written atomically (temporary file, fsync, rename), so a
 crash leaves the previous version or the new one, never half a file. Format:
-``schemas/incremental-state.json``.
+``schemas/incremental-state.json``. A run holds an exclusive lock (``locked``: flock on
+``<state file>.lock``, which keeps the holder's pid) from start to end: two runs of one state
+would both drive the plan.
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from kadmin.errors import InputError
+from kadmin.errors import InputError, ReassignmentInProgress
 from kadmin.model import TopicPartition
 from kadmin.plan.batches import Limits
 from kadmin.plan.steps import Step, steps_from_sets
@@ -210,3 +212,47 @@ def save(path: str | os.PathLike, state: IncrementalState) -> None:
         pass
     finally:
         os.close(dfd)
+
+
+def lock_path(path: str | os.PathLike) -> Path:
+    p = Path(path)
+    return p.with_name(p.name + ".lock")
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike) -> Iterator[None]:
+    """Hold an exclusive lock on the state at ``path`` (``flock`` on ``<path>.lock``, holding the
+    run's pid) until the block ends, then remove the lock file; the kernel drops the lock when
+    the process dies. Another run holding it is refused at once: ReassignmentInProgress (exit 2)
+    naming its pid."""
+    import fcntl
+
+    p = Path(path)
+    lock = lock_path(p)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise ReassignmentInProgress(
+                f"another run of this plan is in progress (pid {holder}, state file {p}); nothing was changed",
+                hint="let it finish, or stop it (Ctrl-C) and run the same command again to resume",
+            ) from None
+        try:
+            same = os.stat(lock).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)  # the run before removed that file as it ended: lock the one there now
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        yield
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(lock)  # still locked: a run that opened it meanwhile finds it gone and retries
+        os.close(fd)

@@ -368,3 +368,40 @@ def test_resumed_over_the_other_connection_warns_naming_it(sb, tmp_path, capsys,
     result = json.loads(out)
     jsonschema.validate(result, load("reassign-execute-incremental-result"))
     assert result["throttles_left_with"] == ["--zookeeper"]
+
+
+def test_a_second_run_of_the_same_state_is_refused_while_the_first_runs(sb, tmp_path, capsys, records, monkeypatch):
+    """Two runs of one plan at once would both drive it (both send the next batch, one removes the
+    throttles while the other runs): the second is refused at once, in one line naming the first."""
+    import os
+
+    from kadmin.execute import incremental
+
+    plan = write_plan(tmp_path, PLAN)
+    state = tmp_path / "state.json"
+    args = ["reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--bootstrap-server",
+            sb.bootstrap, "--throttle", "20MB/s", "--state-file", str(state), "--max-parallel-partitions", "1"]
+    second = []
+    save = incremental._Run._save
+
+    def save_then_run_again(self, **changes):
+        save(self, **changes)
+        if changes.get("batches") == 1 and not second:
+            sb.clear_requests()
+            second.append(kadmin(capsys, *args, "--rollback-file", str(tmp_path / "rb2.json")))
+            second.append(list(sb.mutating_requests()))
+
+    monkeypatch.setattr(incremental._Run, "_save", save_then_run_again)
+    code, out, err = kadmin(capsys, *args, "--rollback-file", str(tmp_path / "rb.json"))
+    assert code == 0, err
+    (code2, out2, err2), mutations = second
+    assert code2 == 2
+    [line] = [ln for ln in err2.splitlines() if ln.startswith("kadmin:")]  # (the first run's lines come before)
+    assert line == (f"kadmin: error: another run of this plan is in progress (pid {os.getpid()}, state file {state}); "
+                    "nothing was changed (let it finish, or stop it (Ctrl-C) and run the same command again to resume)")
+    assert err2.endswith(line + "\n")
+    assert mutations == [] and not (tmp_path / "rb2.json").exists()
+    assert not state_file.lock_path(state).exists()  # removed as the run ended
+    snap = sb.snapshot()
+    assert {tp.partition: p.replicas for tp, p in snap.partitions.items()} == {0: (3, 4, 2), 1: (1, 3, 4), 2: (2, 3, 1)}
+    assert state_file.load(state).finished
