@@ -342,6 +342,7 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
     from kadmin.execute import state_file
     from kadmin.execute.executor import plan_execution, read_cluster
     from kadmin.execute.incremental import (
+        finished_run_of_another_plan,
         min_insync_of,
         plan_fingerprint,
         refuse_partitions_moving,
@@ -357,6 +358,9 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
     plan, people, pid = prepared.parsed.plan, params.people, prepared.plan_id
     saved = state_file.load(state_path)
     refuse_state_of_another_plan(saved, state_path, plan)
+    if finished_run_of_another_plan(saved, plan):  # before anything is written: history, start over
+        click.echo(f"note: the state file {state_path} holds a finished run of another plan: starting over", err=True)
+        saved = None
     resuming = saved is not None and saved.plan_digest == plan_fingerprint(plan) and not saved.finished
     request = replace(prepared.request, additional=params.additional or resuming)  # a resumed run joins its own
     rate, log_dir_rate = params.throttle_rate, params.log_dir_rate

@@ -147,13 +147,20 @@ class IncrementalResult:
 
 
 def refuse_state_of_another_plan(saved: IncrementalState | None, path: str | Path, plan: ReassignmentPlan) -> None:
-    """UsageError when the state file holds another plan's run: checked before the first change
-    by the run and by ``--dry-run`` alike."""
-    if saved is not None and saved.plan_digest != plan_fingerprint(plan):
+    """UsageError when the state file holds another plan's unfinished run: checked before the
+    first change by the run and by ``--dry-run`` alike. A finished run, of any plan, is history:
+    a new run starts over (``finished_run_of_another_plan`` says when to tell the operator)."""
+    if saved is not None and not saved.finished and saved.plan_digest != plan_fingerprint(plan):
         raise UsageError(
             f"the state file {path} belongs to another plan",
             hint="pass another --state-file, or remove that file to start over",
         )
+
+
+def finished_run_of_another_plan(saved: IncrementalState | None, plan: ReassignmentPlan) -> bool:
+    """The state file holds another plan's finished run (a plan regenerated under the same
+    name): the run starts over, and says so."""
+    return saved is not None and saved.finished and saved.plan_digest != plan_fingerprint(plan)
 
 
 def refuse_partitions_moving(plan: ReassignmentPlan, ongoing: Mapping[TopicPartition, object]) -> None:
@@ -356,11 +363,12 @@ class _Run:
             self.clock.sleep(self.poll_interval)
 
     def _open_state(self, partitions: Mapping[TopicPartition, PartitionState]) -> tuple[IncrementalState, bool]:
-        digest = plan_fingerprint(self.plan)
         state = state_file.load(self.path)
         refuse_state_of_another_plan(state, self.path, self.plan)
-        if state is not None and state.finished and state.plan_digest == digest:
-            state = None  # a finished run is history: plan again from the cluster as it is now
+        if state is not None and state.finished:
+            state = (
+                None  # a finished run (of this plan or another) is history: plan again from the cluster as it is now
+            )
         if state is not None:
             if state.limits.max_parallel_replicas != self.limits.max_parallel_replicas:
                 self.reporter.note(

@@ -405,3 +405,25 @@ def test_a_second_run_of_the_same_state_is_refused_while_the_first_runs(sb, tmp_
     snap = sb.snapshot()
     assert {tp.partition: p.replicas for tp, p in snap.partitions.items()} == {0: (3, 4, 2), 1: (1, 3, 4), 2: (2, 3, 1)}
     assert state_file.load(state).finished
+
+
+def test_a_finished_run_of_an_earlier_plan_under_the_same_name_is_history(sb, tmp_path, capsys, records):
+    """plan.json ran to the end; a regenerated plan.json (new content, same name, same state file)
+    starts over, saying so in one line, and writes its own rollback file."""
+    state = tmp_path / "state.json"
+    args = ["--incremental", "--bootstrap-server", sb.bootstrap, "--state-file", str(state)]
+    plan = write_plan(tmp_path, PLAN[:1])
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, *args,
+                            "--rollback-file", str(tmp_path / "rb.json"))
+    assert code == 0, err
+    plan = write_plan(tmp_path, PLAN[1:2])  # regenerated
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, *args,
+                            "--rollback-file", str(tmp_path / "rb2.json"))
+    assert code == 0, err
+    assert err.splitlines()[0] == f"note: the state file {state} holds a finished run of another plan: starting over"
+    assert "Planned: 2 step(s) over 1 partition(s)" in err and "Finished:" in out
+    assert json.loads((tmp_path / "rb2.json").read_text())["partitions"][0]["replicas"] == [1, 2, 0]
+    snap = sb.snapshot()
+    assert {tp.partition: p.replicas for tp, p in snap.partitions.items()} == {0: (3, 4, 2), 1: (1, 3, 4), 2: (2, 0, 1)}
+    saved = state_file.load(state)
+    assert saved.finished and [(tp.topic, tp.partition) for tp in saved.partitions] == [("foo", 1)]
