@@ -3,7 +3,9 @@ Ctrl-C or ``kadmin sandbox stop``, and detached runs that return once every brok
 
 State directory: ``sandbox.json`` (pid, bootstrap, ports, mode, where the control socket is),
 ``control.sock`` (unless the state directory's path is too long for one: see ``control``) and
-``sandbox.log`` (the detached process's output).
+``sandbox.log`` (the detached process's output). Start and stop accept the same directories:
+missing, empty, or holding only these files (a previous sandbox's); one holding other files is
+refused by both (a mistyped --state-dir), before anything there is touched.
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ def run_foreground(sandbox, state_dir: Path, *, demo: bool, on_ready: Callable[[
     """Start, announce, serve until Ctrl-C, SIGTERM, SIGHUP or a control "stop"; always clean up."""
     state_dir = make_state_dir(state_dir)
     _refuse_if_running(state_dir)
+    _refuse_other_files(state_dir)
     _discard_stale(state_dir)
     stop = threading.Event()
     previous = (
@@ -128,6 +131,7 @@ def start_detached(argv: list[str], state_dir: Path, timeout: float = 60.0) -> d
     broker accepts connections. A failed start raises the child's own error line."""
     state_dir = make_state_dir(state_dir)
     _refuse_if_running(state_dir)
+    _refuse_other_files(state_dir)  # before its sandbox.log is truncated or its sandbox.json removed
     _discard_stale(state_dir)
     log_path = state_dir / LOG_FILE
     try:
@@ -192,6 +196,25 @@ def _require_sandbox_dir(state_dir: Path) -> None:
     if names - SANDBOX_FILES:
         raise errors.NotFoundError(
             f"{state_dir} is not a sandbox's state directory: it holds other files (is --state-dir mistyped?)"
+        )
+
+
+def _refuse_other_files(state_dir: Path) -> None:
+    """Start uses only the directories stop accepts: empty, new, or a previous sandbox's. In one
+    holding other files (a mistyped --state-dir) stop would refuse the sandbox started there."""
+    try:
+        others = sorted({p.name for p in state_dir.iterdir()} - SANDBOX_FILES)
+    except OSError as e:
+        raise errors.UsageError(
+            f"cannot use {state_dir} as the sandbox's state directory: {e.strerror or type(e).__name__}"
+        ) from None
+    if others:
+        shown = ", ".join(repr(name) for name in others[:3]) + (
+            f" and {len(others) - 3} more" if len(others) > 3 else ""
+        )
+        raise errors.UsageError(
+            f"{state_dir} is not a sandbox's state directory: it holds other files ({shown}); nothing was started "
+            "(is --state-dir mistyped? give an empty or new directory)"
         )
 
 

@@ -114,3 +114,38 @@ def test_a_state_dir_that_is_missing_or_not_a_sandboxs_is_refused_by_stop(tmp_pa
         f"kadmin: error: {tmp_path} is not a sandbox's state directory: it holds other files "
         "(is --state-dir mistyped?)\n"
     )
+
+
+@pytest.mark.parametrize("detach", [["--detach"], []], ids=["detached", "foreground"])
+def test_start_refuses_a_state_dir_that_stop_would_refuse(tmp_path, detach):
+    """A sandbox started in a directory holding other files could not be stopped: stop refuses it
+    (exit 2). Start refuses it first, touching nothing there (no sandbox.log truncated)."""
+    d = tmp_path / "notsb"
+    d.mkdir()
+    (d / "important.txt").write_text("x\n")
+    (d / "sandbox.log").write_text("someone else's log\n")
+    (d / "sandbox.json").write_text('{"mine": true}')
+    result = run("sandbox", "start", *detach, "--brokers", "1", "--no-demo", "--state-dir", str(d), timeout=30)
+    try:
+        assert result.returncode == 2, result.stderr
+        assert result.stderr == (
+            f"kadmin: error: {d} is not a sandbox's state directory: it holds other files ('important.txt'); "
+            "nothing was started (is --state-dir mistyped? give an empty or new directory)\n"
+        )
+        assert (d / "sandbox.log").read_text() == "someone else's log\n"
+        assert (d / "sandbox.json").read_text() == '{"mine": true}'
+        assert sorted(p.name for p in d.iterdir()) == ["important.txt", "sandbox.json", "sandbox.log"]
+    finally:
+        if result.returncode == 0 or (d / "control.sock").exists():
+            (d / "important.txt").unlink()
+            run("sandbox", "stop", "--state-dir", str(d))
+
+
+def test_start_accepts_a_previous_sandboxs_state_dir(tmp_path):
+    d = tmp_path / "state"
+    for _ in range(2):  # the second start finds the first one's sandbox.log
+        started = run("sandbox", "start", "--detach", "--brokers", "1", "--no-demo", "--state-dir", str(d))
+        assert started.returncode == 0, started.stderr
+        stopped = run("sandbox", "stop", "--state-dir", str(d))
+        assert stopped.returncode == 0, stopped.stderr
+        assert sorted(p.name for p in d.iterdir()) == ["sandbox.log"]
