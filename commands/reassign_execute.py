@@ -325,6 +325,7 @@ def _run_incremental(params, opener) -> None:
 
     prepared = prepare(params, utc_now())
     state_path = Path(params.state_file) if params.state_file else state_file.default_state_path(params.plan_file)
+    state_file.check_writable(state_path)
     # One run of a state at a time, for the whole run (a --dry-run changes nothing: it takes none).
     with contextlib.nullcontext() if params.dry_run else state_file.locked(state_path):
         _incremental_locked(params, opener, prepared, state_path)

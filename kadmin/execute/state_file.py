@@ -214,6 +214,36 @@ def save(path: str | os.PathLike, state: IncrementalState) -> None:
         os.close(dfd)
 
 
+def check_writable(path: str | os.PathLike) -> None:
+    """InputError (exit 2) when no state file can be written at ``path``: checked before the
+    first change by the run and by ``--dry-run`` alike. Writing is tried for real where it will
+    happen (a temporary file in its directory, or a temporary directory in the nearest one that
+    exists, removed at once), so a read-only or virtual file system is caught too."""
+    p = Path(path)
+
+    def refuse(why: str) -> None:
+        raise InputError(
+            f"cannot write the state file {p}: {why}; nothing was changed", hint="choose another --state-file"
+        )
+
+    if p.is_dir():
+        refuse("it is a directory")
+    where = p.parent
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    if not where.is_dir():
+        refuse(f"{where} is not a directory")
+    try:
+        if where == p.parent:
+            fd, probe = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".probe", dir=where)
+            os.close(fd)
+            os.unlink(probe)
+        else:
+            os.rmdir(tempfile.mkdtemp(prefix=".kadmin-probe-", dir=where))
+    except OSError as e:
+        refuse(e.strerror or str(e))
+
+
 def lock_path(path: str | os.PathLike) -> Path:
     p = Path(path)
     return p.with_name(p.name + ".lock")

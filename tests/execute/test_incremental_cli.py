@@ -427,3 +427,29 @@ def test_a_finished_run_of_an_earlier_plan_under_the_same_name_is_history(sb, tm
     assert {tp.partition: p.replicas for tp, p in snap.partitions.items()} == {0: (3, 4, 2), 1: (1, 3, 4), 2: (2, 0, 1)}
     saved = state_file.load(state)
     assert saved.finished and [(tp.topic, tp.partition) for tp in saved.partitions] == [("foo", 1)]
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+@pytest.mark.parametrize("where", ["under-a-file", "proc"])
+def test_a_state_file_that_cannot_be_written_is_one_line_exit_2_before_any_change(sb, tmp_path, capsys, records,
+                                                                                   where, dry_run):
+    import os
+
+    if where == "proc":
+        if not os.path.isdir("/proc/self"):
+            pytest.skip("no /proc")
+        state, why = "/proc/nope/x.json", "No such file or directory"
+    else:
+        (tmp_path / "afile").write_text("")
+        state, why = str(tmp_path / "afile" / "x.json"), f"{tmp_path / 'afile'} is not a directory"
+    plan = write_plan(tmp_path, PLAN)
+    sb.clear_requests()
+    code, out, err = kadmin(
+        capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--bootstrap-server",
+        sb.bootstrap, "--throttle", "20MB/s", "--state-file", state, *(["--dry-run"] if dry_run else []),
+    )
+    assert code == 2
+    assert err == f"kadmin: error: cannot write the state file {state}: {why}; nothing was changed " \
+                  "(choose another --state-file)\n"
+    assert out == ""
+    assert not sb.mutating_requests() and not list(tmp_path.glob("plan.rollback-*"))
