@@ -82,7 +82,9 @@ def run_fleet_report(
 ) -> None:
     """Run the ``kind`` reports ("log-dirs", "reassign", "throttle") over the fleet and render
     them: tables (or the JSON document with ``--output json``) on stdout, files with
-    ``--report-dir``. Raises kadmin errors (usage, input) like any command. ``cluster``: the
+    ``--report-dir``. Raises kadmin errors (usage, input) like any command; when clusters or
+    brokers could not be read, after the report: each is warned about, then ClusterError
+    (exit 1) counts them. ``cluster``: the
     command's own connection flags, refused here (the fleet names its clusters itself)."""
     from kadmin.errors import UsageError
     from kadmin.fleet.run import FleetRequest, build_reports
@@ -138,9 +140,19 @@ def run_fleet_report(
         for report in reports:
             if report.rows or report.name != "unreachable":
                 console.print(report_table(report))
-    for row in next((r.rows for r in reports if r.name == "unreachable"), ()):  # stderr, in both modes
+    unreachable = next((r.rows for r in reports if r.name == "unreachable"), ())
+    for row in unreachable:  # stderr, in both modes
         where = f"cluster {row[0]}" + (f" broker {row[1]}" if row[1] is not None else "")
         render.warn(f"{where} could not be read ({row[2]}): {row[3]}")
+    from kadmin.fleet.report import unread_line
+
+    incomplete = unread_line(unreachable)
+    if incomplete:
+        # Printed (and written) without them; exit 1, as a single-cluster report lacking a
+        # broker does, so a script never takes a partial report for the whole fleet.
+        from kadmin.errors import ClusterError
+
+        raise ClusterError(incomplete)
 
 
 # Parameters a fleet report reads itself: its own, the connection (refused above by value) and --output.

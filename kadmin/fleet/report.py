@@ -35,6 +35,29 @@ class Report:
         return [dict(zip(names, row)) for row in self.rows]
 
 
+def unread_line(unreachable_rows: Iterable[tuple]) -> str | None:
+    """The one error line of a report that lacks what could not be read (rows of the
+    ``unreachable`` report: cluster, broker, source, error), counting the clusters (or their
+    files) and the brokers; None when everything was read. A fleet report is whole or says it
+    is not: the command prints the report, then fails with this line (exit 1)."""
+    clusters: set[str] = set()
+    brokers: set[tuple[str, int]] = set()
+    for row in unreachable_rows:
+        if row[1] is None:
+            clusters.add(row[0])
+        else:
+            brokers.add((row[0], row[1]))
+    if not clusters and not brokers:
+        return None
+    parts = [
+        f"{n} {word}{'' if n == 1 else 's'}" for n, word in ((len(clusters), "cluster"), (len(brokers), "broker")) if n
+    ]
+    return (
+        f"the report is incomplete: {' and '.join(parts)} could not be read (named above, and in the unreachable "
+        "report)"
+    )
+
+
 class _Descending:
     """Wraps a sort key to invert its order (values of mixed types never meet: one column)."""
 

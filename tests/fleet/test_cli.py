@@ -46,7 +46,7 @@ def test_local_json_output_follows_the_schema(tmp_path):
     from kadmin.schemas import load
 
     result = invoke("--from", str(fx.log_dirs_fleet(tmp_path)), "-o", "json")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # broken.json and west's broker 7: reported, then exit 1
     doc = json.loads(result.stdout)
     jsonschema.validate(doc, load("fleet-report"))
     assert doc["engine"] == "local" and [r["name"] for r in doc["reports"]][0] == "cluster_usage"
@@ -62,9 +62,10 @@ def test_spark_report_dir_writes_parquet_json_and_chart(spark, tmp_path):
     out = tmp_path / "out"
     result = invoke("--spark", "--spark-master", "local[2]", "--from", str(fx.log_dirs_fleet(tmp_path / "in")),
                     "--report-dir", str(out))
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # broken.json and west's broker 7: reported, then exit 1
     assert "Disk usage and skew per cluster" in result.stdout
     assert "cluster west broker 7 could not be read" in result.stderr
+    assert "1 cluster and 1 broker could not be read" in str(result.exception)
     doc = json.loads((out / "fleet-report.json").read_text())
     jsonschema.validate(doc, load("fleet-report"))
     assert doc["engine"] == "spark"
@@ -101,7 +102,7 @@ def test_report_dir_is_named_as_given(tmp_path):
     are not console markup."""
     out = tmp_path / "[bold]" / "out"
     result = invoke("--from", str(fx.log_dirs_fleet(tmp_path / "in")), "--report-dir", str(out), "-o", "json")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the fleet has unreadable parts
     assert f"files to {out}" in result.stderr
     assert (out / "fleet-report.json").exists()
 
@@ -219,8 +220,80 @@ def test_a_java_error_is_told_in_one_line():
 def test_unreachable_clusters_are_warned_about_with_json_output_too(tmp_path):
     """-o json: the document alone on stdout, the warnings on stderr as in table mode."""
     result = invoke("--from", str(fx.log_dirs_fleet(tmp_path)), "-o", "json")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     doc = json.loads(result.stdout)
     assert [r["rows"] for r in doc["reports"] if r["name"] == "unreachable"][0]
     assert "cluster west broker 7 could not be read (west.json): broker 7 unreachable: timed out" in result.stderr
     assert "cluster broken could not be read (broken.json)" in result.stderr
+
+
+def _report_command(kind):
+    @click.command()
+    @fleet_options
+    @click.option("--output", "-o", default="table")
+    def command(fleet, output):
+        return run_fleet_report(kind, fleet, output=output, opener=_report_command.opener)
+
+    return command
+
+
+_report_command.opener = None
+
+
+def _incomplete(result):
+    from kadmin.errors import ClusterError
+
+    assert isinstance(result.exception, ClusterError) and result.exit_code == 1, (result.exception, result.output)
+    return str(result.exception)
+
+
+@pytest.mark.parametrize("kind, main", [("log-dirs", fx.EAST), ("reassign", fx.REASSIGN_EAST),
+                                        ("throttle", fx.THROTTLE_EAST)])
+def test_a_fleet_none_of_which_could_be_read_is_exit_1(tmp_path, kind, main):
+    """Only an unparseable file: the (empty) report is printed, the file warned about, then exit
+    1 with one line counting it; a readable fleet is exit 0."""
+    command = _report_command(kind)
+    good = CliRunner().invoke(command, ["--from", str(fx.write(tmp_path / "good", {"east.json": main})), "-o", "json"])
+    assert good.exit_code == 0, good.output
+    src = fx.write(tmp_path / "bad", {"down.json": "{not json"})
+    result = CliRunner().invoke(command, ["--from", str(src), "-o", "json", "--report-dir", str(tmp_path / "out")])
+    assert _incomplete(result) == (
+        "the report is incomplete: 1 cluster could not be read (named above, and in the unreachable report)"
+    )
+    assert json.loads(result.stdout)["kind"] == kind  # the report, then the error
+    assert (tmp_path / "out" / "fleet-report.json").exists()
+    assert "cluster down could not be read (down.json)" in result.stderr
+
+
+def test_one_missing_broker_of_one_cluster_is_exit_1(tmp_path):
+    src = fx.write(tmp_path, {"east.json": fx.EAST, "west.json": fx.WEST})
+    result = CliRunner().invoke(describe, ["--from", str(src)])
+    assert "1 broker could not be read" in _incomplete(result)
+    assert "Disk usage and skew per cluster" in result.stdout  # the tables come first
+    assert "cluster west broker 7 could not be read (west.json): broker 7 unreachable: timed out" in result.stderr
+
+
+@pytest.mark.parametrize("kind", ["log-dirs", "reassign", "throttle"])
+def test_a_live_fleet_whose_cluster_is_down_is_exit_1(tmp_path, kind, monkeypatch):
+    """No cluster of the inventory answers: the report says so on stderr, then exit 1."""
+    from tests.fleet.fakes import FakeOpener
+
+    inventory = tmp_path / "fleet.toml"
+    inventory.write_text('[[clusters]]\nname = "down"\nbootstrap_server = "127.0.0.1:1"\ntimeout = "1s"\n')
+    monkeypatch.setattr(_report_command, "opener", FakeOpener({}, dead=("down",)))
+    result = CliRunner().invoke(_report_command(kind), ["--fleet", str(inventory), "-o", "json"])
+    assert "1 cluster could not be read" in _incomplete(result)
+    assert json.loads(result.stdout)["kind"] == kind
+    assert "cluster down could not be read (live)" in result.stderr
+
+
+def test_the_line_counts_clusters_and_brokers():
+    from kadmin.fleet.report import unread_line
+
+    assert unread_line([]) is None
+    rows = [("a", None, "a.json", "x"), ("a", None, "a.log-dirs.json", "y"), ("b", 1, "live", "z"),
+            ("b", 2, "live", "z"), ("c", 1, "live", "z")]
+    assert unread_line(rows) == (
+        "the report is incomplete: 1 cluster and 3 brokers could not be read (named above, and in the unreachable "
+        "report)"
+    )
