@@ -131,6 +131,9 @@ def read_throttle_state(
                 **backend.describe_configs([broker_resource(b) for b in sorted(down)], keys=THROTTLE_CONFIGS),
             }
             down_read = frozenset(down)
+            # A down broker's log-dir moves cannot be seen: one may be half done and resume,
+            # unthrottled, when it restarts. It counts as moving (unknown is not unneeded).
+            moving, known = set(moving) | down_read, False
     current = current_throttles(configs)
     ongoing = dict(reassigning)
     needs = ThrottleNeeds.of(ongoing, moving)

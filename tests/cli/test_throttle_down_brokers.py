@@ -1,0 +1,80 @@
+"""Throttles and brokers that are down: a down broker's log-dir rate is kept while its move may
+resume (ZooKeeper mode), rates are planned only on brokers that can take them (-b), what could
+not be cleared makes the run fail, and --dry-run refuses what the run refuses."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from kadmin.model import FOLLOWER_RATE, LEADER_RATE, LOG_DIR_RATE
+from tests.support.cli import kadmin
+from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+
+MB = 1_000_000
+
+
+def write_plan(tmp_path, partitions, name="plan.json"):
+    p = tmp_path / name
+    p.write_text(json.dumps({"version": 1, "partitions": partitions}))
+    return str(p)
+
+
+def await_broker_gone(open_backend, broker_id, timeout=20.0):
+    """Until the cluster's broker list (as kadmin reads it) leaves ``broker_id`` out."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with open_backend() as be:
+            if broker_id not in be.describe_cluster().brokers:
+                return
+        assert time.monotonic() < deadline, f"broker {broker_id} still listed after {timeout}s"
+        time.sleep(0.05)  # polling a condition with a deadline
+
+
+def admin(sb):
+    from kadmin.backends.admin import AdminBackend
+    from kadmin.config import ConnectionSettings
+
+    return AdminBackend(ConnectionSettings(bootstrap_servers=sb.bootstrap, timeout=10), read_only=False)
+
+
+# --- 1. ZooKeeper: the log-dir rate of a down broker in the middle of a move ---------------------
+@pytest.mark.zookeeper
+@pytest.mark.parametrize("how", [("--stale",), ("--all", "--yes")])
+def test_zookeeper_clear_keeps_the_log_dir_rate_of_a_down_broker_mid_move(sandbox_factory, zk_connect, tmp_path,  # noqa: F811
+                                                                          capsys, how):
+    """Broker 2 is down in the middle of a log-dir move: its future replica cannot be seen, so
+    its log-dir rate counts as needed (it resumes the copy when it restarts). ZooKeeper holds the
+    rate whether or not the broker runs; clear --stale / --all (no --force) must leave it."""
+    from kadmin.backends.zookeeper import ZooKeeperBackend
+    from tests.support.zookeeper import znode_json
+
+    sb = sandbox_factory(brokers=3, log_dirs=2, manual_clock=True, zookeeper=zk_connect, kafka_version="3.3")
+    sb.create_topic("audit-log", assignment={0: [1, 2, 0]}, size_bytes=50 * MB)
+    current = sb.snapshot().replica_dir("audit-log", 0, 2)
+    target = next(d for d in sb.log_dir_paths(2) if d != current)
+    plan = write_plan(tmp_path, [{"topic": "audit-log", "partition": 0, "replicas": [1, 2, 0],
+                                  "log_dirs": ["any", target, "any"]}])
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan,
+                            "--replica-alter-log-dirs-throttle", "1MB/s", "--zookeeper", zk_connect,
+                            "--rollback-file", str(tmp_path / "rb.json"))
+    assert code == 0, err
+    sb.wait_for(lambda s: s.future_replica("audit-log", 0, 2) is not None)
+    assert znode_json(zk_connect, "/config/brokers/2")["config"][LOG_DIR_RATE] == "1000000"
+
+    sb.faults.broker_stop(2)
+    await_broker_gone(lambda: ZooKeeperBackend(zk_connect, timeout=10), 2)
+
+    code, out, err = kadmin(capsys, "throttle", "show", "-o", "json", "--zookeeper", zk_connect)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["log_dir_moves_known"] is False
+    rate = next(t for t in doc["throttles"] if (t["resource"], t["config"]) == ("2", LOG_DIR_RATE))
+    assert rate["needed"] and not rate["stale"], rate
+
+    code, out, err = kadmin(capsys, "throttle", "clear", *how, "--zookeeper", zk_connect)
+    assert code == 0, err
+    assert znode_json(zk_connect, "/config/brokers/2")["config"].get(LOG_DIR_RATE) == "1000000", out
+
