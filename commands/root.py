@@ -65,11 +65,39 @@ def unexpected_message(error: BaseException) -> str:
     return f"kadmin: error: unexpected {what} (a bug in kadmin: please report it; run with --debug for the traceback)"
 
 
+class UsageFailure(click.ClickException):
+    """Click's usage error (an unknown option, a bad value) as one line, like every other error:
+    ``kadmin: error: No such option '--bogus'. (kadmin log-dirs describe --help)``, exit 2."""
+
+    exit_code = 2
+
+    def __init__(self, error: click.UsageError):
+        where = f" ({error.ctx.command_path} --help)" if error.ctx is not None else ""
+        super().__init__(f"kadmin: error: {error.format_message()}{where}")
+
+    def show(self, file=None) -> None:
+        from kadmin.commands.render import _one_line
+
+        click.echo(_one_line(self.message), err=True)
+
+
+def _one_line_usage(error: click.UsageError) -> click.ClickException:
+    """A usage error as one line; a group called without a command keeps Click's help."""
+    no_command = getattr(click.exceptions, "NoArgsIsHelpError", ())
+    return error if isinstance(error, no_command) else UsageFailure(error)
+
+
 class RootGroup(LazyGroup):
     """The root group maps every error to one line on stderr and the documented exit code, so
     the real process and Click's test runner behave alike. ``--debug`` adds the traceback: of a
     kadmin error before its line (the exit code stays: scripts branch on it), of anything
     unexpected instead of the one line."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as e:  # the root's own options (kadmin --bogus)
+            raise _one_line_usage(e) from None
 
     def invoke(self, ctx: click.Context):
         from kadmin.errors import KadminError
@@ -81,6 +109,8 @@ class RootGroup(LazyGroup):
             logging.basicConfig(level=logging.DEBUG, format="%(asctime)s %(name)s %(levelname)s %(message)s")
         try:
             return super().invoke(ctx)
+        except click.UsageError as e:
+            raise _one_line_usage(e) from None
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except KadminError as e:
