@@ -47,11 +47,11 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
     with open_cluster(cluster, read_only=dry_run) as backend:
         store = open_record_store(backend)
         state = read_throttle_state(backend, store)
-        if not dry_run:
-            # --all removes every throttle whoever set it: a record that cannot be read changes
-            # nothing of that, and is left as it is (the others are brought in line). --plan and
-            # --stale decide by what kadmin set, so they refuse.
-            state.require_records(unless_only_some_records=all_)
+        # --all removes every throttle whoever set it: a record that cannot be read changes
+        # nothing of that, and is left as it is (the others are brought in line). --plan and
+        # --stale decide by what kadmin set, so they refuse, with --dry-run too (it refuses
+        # whatever the run refuses before its first change).
+        state.require_records(unless_only_some_records=all_)
         from kadmin.commands.render_throttles import warn_down_brokers
 
         warn_down_brokers(state, "removed" if not dry_run else "listed")

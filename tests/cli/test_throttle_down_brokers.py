@@ -78,3 +78,33 @@ def test_zookeeper_clear_keeps_the_log_dir_rate_of_a_down_broker_mid_move(sandbo
     assert code == 0, err
     assert znode_json(zk_connect, "/config/brokers/2")["config"].get(LOG_DIR_RATE) == "1000000", out
 
+
+# --- 4. --dry-run refuses an unreadable record as the run does -----------------------------------
+@pytest.mark.parametrize("args", [("set", "--rate", "2MB/s", "--brokers", "1"), ("set", "--rate", "2MB/s"),
+                                  ("clear", "--stale"), ("clear", "--stale", "--yes")])
+def test_dry_run_refuses_an_unreadable_record_like_the_run(sandbox_factory, capsys, args):  # noqa: F811
+    from kadmin.backends.admin_records import RecordTopic
+    from kadmin.throttling.stores import RECORD_TOPIC
+
+    sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
+    with admin(sb) as be:
+        RecordTopic(be, RECORD_TOPIC).write("bad00001", b"notjson")
+    for dry in (("--dry-run",), ()):
+        code, out, err = kadmin(capsys, "throttle", *args, *dry, "-b", sb.bootstrap)
+        assert code == 1, (dry, out, err)
+        assert err.count("\n") == 1 and "unreadable kadmin throttle record" in err and "nothing was changed" in err
+        assert "key 'bad00001'" in err and out == ""
+    assert not any(sb.snapshot().broker_configs.get(str(b), {}).get(LEADER_RATE) for b in range(3))
+
+
+def test_clear_all_dry_run_goes_on_past_an_unreadable_record_like_the_run(sandbox_factory, capsys):  # noqa: F811
+    from kadmin.backends.admin_records import RecordTopic
+    from kadmin.throttling.stores import RECORD_TOPIC
+
+    sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
+    assert kadmin(capsys, "throttle", "set", "--rate", "1MB/s", "--brokers", "0", "-b", sb.bootstrap)[0] == 0
+    with admin(sb) as be:
+        RecordTopic(be, RECORD_TOPIC).write("bad00001", b"notjson")
+    code, out, err = kadmin(capsys, "throttle", "clear", "--all", "--dry-run", "-b", sb.bootstrap)
+    assert code == 0, err
+    assert "broker 0 leader.replication.throttled.rate: 1000000 -> (deleted)" in out and "left as it is" in err
