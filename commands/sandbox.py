@@ -23,6 +23,11 @@ STATE_DIR_OPTION = click.option(
 )
 
 
+# Kafka's int64 fields: DescribeLogDirs' TotalBytes and UsableBytes (--dir-capacity), byte rates
+# (--bandwidth). Larger values were accepted, then broke every DescribeLogDirs answer.
+INT64_MAX = 2**63 - 1
+
+
 class FiniteFloatRange(click.FloatRange):
     """A FloatRange that refuses inf and nan (click lets them through: nan compares false with
     every bound, and inf passes a lower one)."""
@@ -95,11 +100,15 @@ def sandbox() -> None:
     "(default: 4.3; 3.9 with --zookeeper, which 4.x does not have; 2.8 only with --zookeeper).",
 )
 @click.option(
-    "--dir-capacity", type=click.IntRange(1), default=100 * 2**30, show_default=True, help="Bytes per log directory."
+    "--dir-capacity",
+    type=click.IntRange(1, INT64_MAX),
+    default=100 * 2**30,
+    show_default=True,
+    help="Bytes per log directory.",
 )
 @click.option(
     "--bandwidth",
-    type=click.IntRange(1),
+    type=click.IntRange(1, INT64_MAX),
     default=100 * 2**20,
     show_default=True,
     help="Unthrottled replication bytes/s per broker.",

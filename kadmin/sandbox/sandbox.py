@@ -19,6 +19,7 @@ from kadmin.sandbox.faults import Faults
 from kadmin.sandbox.snapshot import Snapshot
 from kadmin.sandbox.versions import kafka_version as kafka_version_of
 
+INT64_MAX = 2**63 - 1  # Kafka's int64 fields (DescribeLogDirs' TotalBytes, byte rates)
 DATA_ROOT = "/var/lib/kafka"
 
 
@@ -91,6 +92,13 @@ class Sandbox:
             raise UsageError(f"--speed must be a positive finite number (not {speed!r})")
         if base_port and not (base_port >= 1 and base_port + brokers - 1 <= 65535):
             raise UsageError(f"ports {base_port}..{base_port + brokers - 1} are not valid TCP ports")
+        # Kafka's fields are int64s: DescribeLogDirs' TotalBytes/UsableBytes, the bytes/s rates
+        if not 1 <= dir_capacity <= INT64_MAX:
+            raise UsageError(
+                f"--dir-capacity must be between 1 and {INT64_MAX} bytes (Kafka's int64), not {dir_capacity}"
+            )
+        if not 1 <= bandwidth <= INT64_MAX:
+            raise UsageError(f"--bandwidth must be between 1 and {INT64_MAX} bytes/s (Kafka's int64), not {bandwidth}")
         self.version = kafka_version_of(kafka_version, zookeeper=bool(zookeeper))
         self.broker_count = brokers
         self.log_dirs = log_dirs
