@@ -78,7 +78,7 @@ def elect(
     from pathlib import Path
 
     from kadmin.backends.base import Capability, ElectionType
-    from kadmin.errors import InputError, UnsupportedOperation
+    from kadmin.errors import InputError, UsageError
     from kadmin.leaders_request import ElectParams, parse_election_file
 
     params = ElectParams(
@@ -106,7 +106,7 @@ def elect(
 
     with open_cluster(cluster, read_only=dry_run) as backend:
         if etype is ElectionType.UNCLEAN and Capability.UNCLEAN_ELECTION not in backend.capabilities:
-            raise UnsupportedOperation(
+            raise UsageError(  # bad usage, nothing done: exit 2
                 "unclean leader election of chosen partitions is not possible over ZooKeeper: Kafka's "
                 "ZooKeeper-mode tooling could only allow it per topic (unclean.leader.election.enable)",
                 hint="use --bootstrap-server (ElectLeaders, Kafka 2.4+)",

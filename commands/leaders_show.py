@@ -50,6 +50,10 @@ def show(cluster, output, topic_list, broker_list):
             )
     if topics is not None:
         missing = sorted(set(topics) - set(state.topics))
+        if missing and len(missing) == len(set(topics)):  # nothing to show: not "balanced"
+            from kadmin.errors import NotFoundError
+
+            raise NotFoundError(f"no such topic(s): {', '.join(missing)}")
         if missing:
             from kadmin.commands import render
 

@@ -200,7 +200,7 @@ def test_unclean_over_zookeeper_names_bootstrap_server(sandbox_factory, zk_conne
     sb.create_topic("t", assignment={0: [0, 1]})
     code, _, err = kadmin(capsys, "leaders", "elect", "--unclean", "--all-topic-partitions", "--yes",
                           "--zookeeper", zk_connect)
-    assert code == 1 and "--bootstrap-server" in err and "ZooKeeper" in err
+    assert code == 2 and "--bootstrap-server" in err and "ZooKeeper" in err  # bad usage, nothing done
 
 
 def test_unclean_asks_at_a_terminal(sandbox_factory, monkeypatch):  # noqa: F811
@@ -235,3 +235,13 @@ def test_a_whole_topic_is_elected_from_one_read_of_the_cluster(cluster, capsys, 
     assert code == 0, out
     assert "Successfully completed leader election (PREFERRED) for partitions t-0, t-3" in out
     assert len(reads) == 1
+
+
+def test_show_with_only_unknown_topics_is_bad_input_not_balanced(sandbox_factory, capsys):  # noqa: F811
+    """--topic-list with a typo: not 'Leadership is balanced: every one of the 0 partition(s)'."""
+    sb = sandbox_factory(brokers=2, log_dirs=1, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1]})
+    code, out, err = kadmin(capsys, "leaders", "show", "--topic-list", "nope", "-b", sb.bootstrap)
+    assert code == 2 and out == "" and "no such topic(s): nope" in err, (out, err)
+    code, out, err = kadmin(capsys, "leaders", "show", "--topic-list", "t,nope", "-b", sb.bootstrap)
+    assert code == 0 and "kadmin: warning: no such topic(s): nope" in err and "1 partition" in out, (out, err)

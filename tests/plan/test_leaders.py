@@ -179,6 +179,14 @@ def test_election_file():
         parse_election_file('{"version":1}')
 
 
+def test_an_election_file_may_carry_other_keys_as_kafkas_tool_ignores_them():
+    """kafka-leader-election.sh reads only partitions[].topic/partition: a reassignment plan
+    (version, replicas, log_dirs) or a commented file is a valid election file."""
+    plan = ('{"version":1,"comment":"x","partitions":[{"topic":"foo","partition":1,"replicas":[1,2],'
+            '"log_dirs":["any","any"]}]}')
+    assert parse_election_file(plan) == [TopicPartition("foo", 1)]
+
+
 def test_an_empty_election_file_says_it_lists_no_partitions():
     with pytest.raises(InputError) as e:
         parse_election_file('{"partitions":[]}')
