@@ -47,15 +47,18 @@ def changes_json(changes, current) -> list[dict]:
     ]
 
 
-def warn_down_brokers(state, done: str) -> None:
+def warn_down_brokers(state, done: str, *, unreadable: bool = True) -> None:
     """Brokers kadmin's records name that are down: their throttles could not be read (so are
-    not ``done``: "listed", "removed"), or (ZooKeeper) were read from ZooKeeper."""
+    not ``done``: "listed", "removed"; left out when not ``unreadable``: the caller says it in
+    its error), or (ZooKeeper) were read from ZooKeeper."""
     from kadmin.commands import render
 
     for b in sorted(state.down_brokers):
         claims = sorted({(c.name, c.value) for r in state.records.values() for c in r.rates if c.broker == b})
         what = ", ".join(f"{name} {value}" for name, value in claims)
         if b in state.unreadable_brokers:
+            if not unreadable:
+                continue
             render.warn(
                 f"broker {b} is down (not in the cluster's broker list): the throttles kadmin recorded there ({what}) "
                 f"could not be read and are not {done}; kadmin's records keep them until the broker is back"
@@ -63,3 +66,16 @@ def warn_down_brokers(state, done: str) -> None:
         else:
             seen = "listed" if done == "listed" else "read"
             render.warn(f"broker {b} is down: its rates are {seen} as ZooKeeper holds them (kadmin recorded {what})")
+
+
+def left_down_message(left_down, unreadable) -> str:
+    """The one error line of a ``throttle clear`` that left rates on brokers that are down
+    (``left_down``: broker -> "config value"; ``unreadable``: those whose configs could not be read)."""
+    parts = []
+    for b, claims in sorted(left_down.items()):
+        how = "could not be read and are not removed" if b in unreadable else "are not removed"
+        parts.append(f"broker {b} is down: the throttles kadmin recorded there ({', '.join(claims)}) {how}")
+    return (
+        f"not everything was cleared: {'; '.join(parts)}; the rest was; kadmin's records keep them: "
+        "run this again once the broker is back"
+    )

@@ -54,7 +54,8 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
         state.require_records(unless_only_some_records=all_)
         from kadmin.commands.render_throttles import warn_down_brokers
 
-        warn_down_brokers(state, "removed" if not dry_run else "listed")
+        # A real run ends with one error naming what it could not remove on brokers that are down.
+        warn_down_brokers(state, "removed" if not dry_run else "listed", unreadable=dry_run)
         if all_ and state.unreadable_records:
             left = "it is" if len(state.unreadable_records) == 1 else "they are"
             render.warn(f"{state.records_error}: left as {left} ({state.records_hint})")
@@ -67,7 +68,7 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
                 "if kadmin set them through the other one, clear through it; `kadmin throttle clear --stale` "
                 "removes every throttle no move needs)"
             )
-            _print(output, (), [], state, dry_run)
+            _print(output, (), [], state, dry_run, left_down=())
             return
         removal = cplan.removal
         if removal.changes and not dry_run and not yes and render.stdout_is_tty() and _stdin_is_tty():
@@ -75,7 +76,14 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
             click.confirm(f"Remove these {len(removal.changes)} throttle settings?", abort=True, err=True)
         if not dry_run:
             remove_throttles(backend, store, removal, state.records, cplan.updated)
-    _print(output, removal.changes, list(cplan.kept_needed), state, dry_run)
+    _print(output, removal.changes, list(cplan.kept_needed), state, dry_run, left_down=cplan.left_down_lines())
+    if cplan.left_down and not dry_run:
+        from kadmin.commands.render_throttles import left_down_message
+        from kadmin.errors import ClusterError
+
+        # What is left on a down broker is not cleared: a script running `clear && ...` must not
+        # be told it was (exit 1, after removing the rest).
+        raise ClusterError(left_down_message(cplan.left_down, state.unreadable_brokers))
 
 
 def _stdin_is_tty() -> bool:
@@ -84,7 +92,7 @@ def _stdin_is_tty() -> bool:
     return sys.stdin.isatty()
 
 
-def _print(output, changes, kept, state, dry_run, heading=None) -> None:
+def _print(output, changes, kept, state, dry_run, heading=None, left_down=()) -> None:
     from kadmin.commands import render
     from kadmin.commands.render_throttles import change_line, changes_json
 
@@ -95,6 +103,7 @@ def _print(output, changes, kept, state, dry_run, heading=None) -> None:
                 "dry_run": dry_run,
                 "removed": changes_json(changes, state.current.as_set()),
                 "kept_needed": kept,
+                "left_on_down_brokers": list(left_down),
             }
         )
         return

@@ -12,7 +12,7 @@ the decisions (which brokers, what to merge, what to keep) are the pure function
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from kadmin.errors import KadminError, NotFoundError
@@ -186,12 +186,18 @@ def _check_targets(changes, cluster: ClusterState) -> None:
 
 @dataclass(frozen=True)
 class ClearPlan:
-    """What ``throttle clear`` removes, the records afterwards, and what stays because a running
-    move needs it (for the message)."""
+    """What ``throttle clear`` removes, the records afterwards, what stays because a running
+    move needs it (for the message), and what kadmin recorded on brokers that are down and is
+    not removed (``left_down``: broker -> "config value" of each rate; the run then fails)."""
 
     removal: Removal
     updated: tuple[ThrottleRecord, ...]
     kept_needed: tuple[str, ...]
+    left_down: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
+
+    def left_down_lines(self) -> tuple[str, ...]:
+        """ "broker 3 leader.replication.throttled.rate 5000000", one per rate left on a down broker."""
+        return tuple(f"broker {b} {claim}" for b, claims in sorted(self.left_down.items()) for claim in claims)
 
 
 def plan_throttle_clear(
@@ -215,14 +221,27 @@ def plan_throttle_clear(
             unreadable=set(record.brokers) - set(state.cluster.brokers) - {DEFAULT_BROKER_ID},
         )
         others = prune_records([r for p, r in records.items() if p != plan_id], removal)
-        return ClearPlan(removal, (removal.kept, *others), _kept_of_record(removal.kept))
+        down = set(record.brokers) - set(state.cluster.brokers) - {DEFAULT_BROKER_ID}
+        left = _claims_on(down, [removal.kept])
+        kept_record = replace(removal.kept, rates=tuple(c for c in removal.kept.rates if c.broker not in down))
+        return ClearPlan(removal, (removal.kept, *others), _kept_of_record(kept_record), left)
     if stale:
         removal = stale_throttles(state.current, state.needs)
     else:
         removal = clear_changes(state.current, state.needs, force=force)
     updated = reconcile_records(prune_records(records.values(), removal), state.current, unreadable=unreadable)
     kept = () if stale else _kept_needed(state, removal, force)  # --stale never touches what a move needs
-    return ClearPlan(removal, tuple(updated), kept)
+    return ClearPlan(removal, tuple(updated), kept, _claims_on(unreadable, records.values()))
+
+
+def _claims_on(brokers: Collection[int], records: Iterable[ThrottleRecord]) -> dict[int, tuple[str, ...]]:
+    """The rates ``records`` claim on ``brokers`` (down: not removed), as "config value"."""
+    out: dict[int, set[tuple[str, int]]] = {}
+    for r in records:
+        for c in r.rates:
+            if c.broker in brokers:
+                out.setdefault(c.broker, set()).add((c.name, c.value))
+    return {b: tuple(f"{name} {value}" for name, value in sorted(claims)) for b, claims in sorted(out.items())}
 
 
 def _kept_needed(state: ThrottleState, removal: Removal, force: bool) -> tuple[str, ...]:

@@ -108,3 +108,47 @@ def test_clear_all_dry_run_goes_on_past_an_unreadable_record_like_the_run(sandbo
     code, out, err = kadmin(capsys, "throttle", "clear", "--all", "--dry-run", "-b", sb.bootstrap)
     assert code == 0, err
     assert "broker 0 leader.replication.throttled.rate: 1000000 -> (deleted)" in out and "left as it is" in err
+
+
+# --- 5. clear fails when what kadmin set on a down broker is left --------------------------------
+@pytest.mark.parametrize("how", ["--all", "--stale", "--plan"])
+def test_clear_removes_what_it_can_and_fails_naming_what_a_down_broker_keeps(sandbox_factory, tmp_path, capsys,  # noqa: F811
+                                                                             how):
+    """Over the AdminClient protocol a down broker's configs cannot be read: clear removes the
+    rest, then exits 1 with one line naming the rates left there (a script running
+    `throttle clear --all && ...` must not be told everything was cleared). Once the broker is
+    back, the same command removes them and exits 0."""
+    sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
+    sb.create_topic("foo", assignment={0: [0, 1]}, size_bytes=MB)
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [2, 1]}])
+    code, out, err = kadmin(capsys, "throttle", "set", "--rate", "5MB/s", "--from-plan", plan, "-b", sb.bootstrap)
+    assert code == 0, err
+    sb.faults.broker_stop(1)
+    await_broker_gone(lambda: admin(sb), 1)
+
+    args = ("--plan", plan) if how == "--plan" else (how,)
+    code, out, err = kadmin(capsys, "throttle", "clear", *args, "--yes", "-b", sb.bootstrap)
+    assert code == 1, (out, err)
+    assert err.count("\n") == 1, err
+    assert "not everything was cleared: broker 1 is down" in err
+    assert f"{LEADER_RATE} 5000000" in err and f"{FOLLOWER_RATE} 5000000" in err
+    assert "broker 0 leader.replication.throttled.rate: 5000000 -> (deleted)" in out  # the rest was removed
+    assert LEADER_RATE not in sb.snapshot().broker_configs.get("0", {})
+
+    code, out, err = kadmin(capsys, "throttle", "clear", *args, "--yes", "--dry-run", "-o", "json", "-b", sb.bootstrap)
+    assert code == 0, err  # a dry run lists; it fails nothing
+    assert json.loads(out)["left_on_down_brokers"] == [f"broker 1 {FOLLOWER_RATE} 5000000",
+                                                       f"broker 1 {LEADER_RATE} 5000000"]
+
+    sb.faults.broker_start(1)
+    deadline = time.monotonic() + 20
+    while True:  # until kadmin reads broker 1 again
+        with admin(sb) as be:
+            if 1 in be.describe_cluster().brokers:
+                break
+        assert time.monotonic() < deadline
+        time.sleep(0.05)  # polling a condition with a deadline
+    code, out, err = kadmin(capsys, "throttle", "clear", *args, "--yes", "-b", sb.bootstrap)
+    assert code == 0, err
+    assert "broker 1 leader.replication.throttled.rate: 5000000 -> (deleted)" in out
+    assert LEADER_RATE not in sb.snapshot().broker_configs.get("1", {})
