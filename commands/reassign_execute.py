@@ -414,7 +414,16 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
                 steps = plan_steps(
                     plan, view.cluster.partitions, params.limits.max_parallel_replicas, min_insync_of(view.configs)
                 )
-                print_preview(people, steps, plan_batches(steps, params.limits), render, xplan.log_dir_moves)
+                throttle_changes = (
+                    RecordedThrottles(
+                        backend, rate, pid, records, plan_file=request.plan_file, log_dir_rate=log_dir_rate, plan=plan
+                    ).preview(steps)
+                    if rate is not None or log_dir_rate is not None
+                    else ()
+                )
+                print_preview(
+                    people, steps, plan_batches(steps, params.limits), render, xplan.log_dir_moves, throttle_changes
+                )
                 return
             if done:
                 _print_done(params, pid, state_path, saved)

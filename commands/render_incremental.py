@@ -34,7 +34,12 @@ class IncrementalLines(IncrementalReporter):
         )
 
     def throttles(self, action, changes) -> None:
-        self._echo(f"Throttles {action} ({changes} config change(s)).")
+        self._echo(f"Throttles {action} ({changes} config change(s)){':' if changes else '.'}")
+
+    def config_change(self, change) -> None:
+        from kadmin.execute.changes import describe
+
+        self._echo(f"  done    {describe(change)}")
 
     def batch(self, number, steps) -> None:
         shown = ", ".join(f"{s.tp} step {s.number}/{s.of} -> {','.join(map(str, s.after))}" for s in list(steps)[:4])
@@ -132,9 +137,13 @@ def _progress_line(p) -> str:
     )
 
 
-def print_preview(people, steps, batches, render, log_dir_moves=()) -> None:
-    """The batches, and the replicas sent to named log directories before the first one
-    (``log_dir_moves``: the plan's LogDirMove changes)."""
+def print_preview(people, steps, batches, render, log_dir_moves=(), throttle_changes=()) -> None:
+    """The batches, the replicas sent to named log directories before the first one
+    (``log_dir_moves``: the plan's LogDirMove changes) and the throttle config changes made
+    before it (``throttle_changes``), each as the run prints it."""
+    from kadmin.commands.render_reassign import change_json
+    from kadmin.execute.changes import describe
+
     if not people:
         render.print_json(
             {
@@ -163,6 +172,7 @@ def print_preview(people, steps, batches, render, log_dir_moves=()) -> None:
                     }
                     for m in log_dir_moves
                 ],
+                "throttle_changes": [change_json(c) for c in throttle_changes],
             }
         )
         return
@@ -171,6 +181,10 @@ def print_preview(people, steps, batches, render, log_dir_moves=()) -> None:
         f"{total} step(s) over {sum(1 for c in steps.values() if c)} partition(s), "
         f"{len(batches)} batch(es) if each waits for the previous one:"
     )
+    if throttle_changes:
+        click.echo(f"Throttles, set before the first batch ({len(throttle_changes)} config change(s)):")
+        for c in throttle_changes:
+            click.echo(f"  {describe(c)}")
     for i, b in enumerate(batches, 1):
         click.echo(f"Batch {i}: " + ", ".join(f"{s.tp} -> {','.join(map(str, s.after))}" for s in b))
     if log_dir_moves:

@@ -87,7 +87,11 @@ class IncrementalReporter:
         """Steps are known (computed now, or read back from the state file)."""
 
     def throttles(self, action: str, changes: int) -> None:
-        """``action`` "set" or "removed", with the number of config changes made."""
+        """``action`` "set" or "removed", with the number of config changes made (each is then
+        passed to ``config_change``)."""
+
+    def config_change(self, change: ConfigChange) -> None:
+        """One throttle config change made: set before the first batch, or removed at the end."""
 
     def batch(self, number: int, steps: Sequence[Step]) -> None:
         """A batch was sent to the cluster."""
@@ -126,7 +130,7 @@ class ThrottleControl(Protocol):
         set, merged and recorded, rates on the ``alive`` brokers only (None: all); the changes made."""
         ...
 
-    def remove(self) -> int | None:
+    def remove(self) -> Sequence[ConfigChange] | None:
         """The config changes made; None when this connection holds no record of the plan."""
         ...
 
@@ -295,6 +299,8 @@ class _Run:
             changes = self.throttle.apply({tp: p.steps for tp, p in self.state.partitions.items()})
             self._save(throttles_set=True, throttles_via=tuple(sorted({*self.state.throttles_via, self.throttle.via})))
             self.reporter.throttles("set", len(changes))
+            for c in changes:
+                self.reporter.config_change(c)
         if dirs_left:  # before the first batch: replicas to come are created in their directory
             to_come = send_targets(self.backend, {r: self.log_dirs[r] for r in dirs_left})
             self.reporter.note(
@@ -314,10 +320,12 @@ class _Run:
 
         left: tuple[str, ...] = ()
         if self.throttle is not None and self.state.throttles_set:
-            n = self.throttle.remove()
-            self.reporter.throttles("removed", n or 0)
+            removed = self.throttle.remove()
+            self.reporter.throttles("removed", len(removed or ()))
+            for c in removed or ():
+                self.reporter.config_change(c)
             left = tuple(v for v in self.state.throttles_via if v != self.throttle.via)
-            if n is None and not left and self.throttle.via not in self.state.throttles_via:
+            if removed is None and not left and self.throttle.via not in self.state.throttles_via:
                 left = ("unknown",)  # an older state: where its record is, it does not say
         elif self.state.throttles_set:  # cannot happen from the command line (it passes a control)
             left = self.state.throttles_via or ("unknown",)

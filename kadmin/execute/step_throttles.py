@@ -77,17 +77,23 @@ class RecordedThrottles:
         still removes what this plan's record holds)."""
         return self.rate is not None or self.log_dir_rate is not None
 
+    def preview(self, steps: Mapping[TopicPartition, Sequence[Step]]) -> tuple[ConfigChange, ...]:
+        """The config changes ``apply(steps)`` would make now (reads only): ``--dry-run``."""
+        return self.apply(steps, dry_run=True)
+
     def apply(
         self,
         steps: Mapping[TopicPartition, Sequence[Step]],
         *,
         log_dirs: bool = True,
         alive: Collection[int] | None = None,
+        dry_run: bool = False,
     ) -> tuple[ConfigChange, ...]:
         """Set what ``steps`` need and is not set (the log-dir rate too unless not ``log_dirs``),
         merged with what is set, and record it; the config changes made (none: all was set).
         ``alive``: rates only on these brokers (a broker that is down cannot be read or set, and
-        what it had set stays: removal keeps the rates of a broker it cannot read)."""
+        what it had set stays: removal keeps the rates of a broker it cannot read). ``dry_run``:
+        change and record nothing, return the changes all the same."""
         leader, follower = throttled_replicas(steps) if self.rate is not None else ({}, {})
         log_dir_brokers = self.log_dir_brokers if log_dirs else set()
         if alive is not None:
@@ -115,6 +121,8 @@ class RecordedThrottles:
             rates=ThrottleRates.both(self.rate, self.log_dir_rate),
             records=records.values(),
         )
+        if dry_run:
+            return ts.changes
         host, user = who()
         record = recorded(
             ts,
@@ -133,11 +141,11 @@ class RecordedThrottles:
             apply_throttles(self.backend, self.records, ts.changes, record)
         return ts.changes
 
-    def remove(self) -> int | None:
-        """Remove what this plan's record set and no running move needs: the number of config
-        changes, or None when this connection's store holds no record of the plan."""
+    def remove(self) -> tuple[ConfigChange, ...] | None:
+        """Remove what this plan's record set and no running move needs: the config changes
+        made, or None when this connection's store holds no record of the plan."""
         removal = remove_plan_throttles(self.backend, self.records, self.plan_id)
-        return None if removal is None else len(removal.changes)
+        return None if removal is None else tuple(removal.changes)
 
 
 def _resources(topics, brokers) -> list[ConfigResource]:

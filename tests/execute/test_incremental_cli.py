@@ -453,3 +453,36 @@ def test_a_state_file_that_cannot_be_written_is_one_line_exit_2_before_any_chang
                   "(choose another --state-file)\n"
     assert out == ""
     assert not sb.mutating_requests() and not list(tmp_path.glob("plan.rollback-*"))
+
+
+def test_every_throttle_change_is_printed_and_the_dry_run_prints_the_same(sb, tmp_path, capsys, records):
+    """"Every change is printed; --dry-run prints the same changes and makes none": the throttle
+    config changes made before the first batch and at the end, each on its line."""
+    import re
+
+    plan = write_plan(tmp_path, PLAN)
+    args = ["reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--bootstrap-server",
+            sb.bootstrap, "--throttle", "20MB/s", "--state-file", str(tmp_path / "state.json")]
+    code, out, err = kadmin(capsys, *args, "--dry-run")
+    assert code == 0, err
+    lines = out.splitlines()
+    head = next(i for i, ln in enumerate(lines) if ln.startswith("Throttles, set before the first batch"))
+    n = int(re.search(r"\((\d+) config change", lines[head]).group(1))
+    previewed = [ln.strip() for ln in lines[head + 1: head + 1 + n]]
+    assert n > 0 and all(ln.startswith("  ") for ln in lines[head + 1: head + 1 + n])
+    assert "topic foo follower.replication.throttled.replicas" in " ".join(previewed)
+    code, out, err = kadmin(capsys, *args, "--dry-run", "--output", "json")
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("reassign-execute-incremental-result"))
+    assert len(doc["throttle_changes"]) == n
+    assert not sb.mutating_requests()
+
+    code, out, err = kadmin(capsys, *args, "--rollback-file", str(tmp_path / "rb.json"))
+    assert code == 0, err
+    lines = err.splitlines()
+    at = lines.index(f"Throttles set ({n} config change(s)):")
+    assert [ln.removeprefix("  done    ") for ln in lines[at + 1: at + 1 + n]] == previewed
+    removed = next(ln for ln in lines if ln.startswith("Throttles removed ("))
+    m = int(re.search(r"\((\d+) config change", removed).group(1))
+    at = lines.index(removed)
+    assert m > 0 and all(ln.startswith("  done    ") for ln in lines[at + 1: at + 1 + m])
