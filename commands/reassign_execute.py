@@ -125,7 +125,8 @@ def execute(
 ):
     """Validate the whole plan against the cluster (every problem at once, exit 2, nothing
     changed), write the rollback file, set throttles, request log-dir moves, start the
-    reassignment, and retry moves of new replicas until --timeout (default 10s) as KIP-113 says.
+    reassignment, and retry moves of new replicas until --timeout as KIP-113 says (10s for these
+    retries when --timeout is not given, as kafka-reassign-partitions.sh; 30s for the cluster).
 
     Refuses while another reassignment runs, unless --additional. Every change is printed;
     --dry-run prints the same changes and makes none.
