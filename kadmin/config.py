@@ -253,6 +253,8 @@ def bootstrap_addresses(servers: str) -> list[tuple[str, int]]:
             or (":" in host and not bracketed)
         ):
             raise ValueError(f"{entry!r} is not HOST:PORT (a port from 1 to 65535; an IPv6 address as [::1]:9092)")
+        if not _valid_host(host, bracketed):
+            raise ValueError(_bad_host(entry, host, bracketed, "HOST:PORT", "[::1]:9092"))
         out.append((host, int(port)))
     if not out:
         raise ValueError("no HOST:PORT given")
@@ -279,10 +281,40 @@ def zookeeper_hosts(connect: str) -> tuple[list[tuple[str, int]], str | None]:
             raise ValueError(
                 f"{entry!r} is not HOST[:PORT] (a port from 1 to 65535; an IPv6 address as [::1]:2181)"
             ) from None
+        bracketed = entry.startswith("[")
+        # urlsplit reads "bad zk string" or "user@zk" as a host (kazoo too: it then waits out its timeout)
+        if parts.username is not None or not _valid_host(host, bracketed):
+            shown = parts.netloc.rsplit(":", 1)[0] if parts.port is not None else parts.netloc
+            raise ValueError(_bad_host(entry, host if bracketed else shown, bracketed, "HOST[:PORT]", "[::1]:2181"))
         out.append((host, port or 2181))
     if not out:
         raise ValueError("no HOST[:PORT] given")
     return out, chroot
+
+
+_HOST_NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._")
+
+
+def _valid_host(host: str, bracketed: bool) -> bool:
+    """A host name or IPv4 address (letters, digits, '-', '.', '_': the characters Kafka's
+    clients read in a host), or in brackets an IPv6 address (a zone, ``%eth0``, too)."""
+    if not bracketed:
+        return bool(host) and set(host) <= _HOST_NAME_CHARACTERS
+    import ipaddress
+
+    try:
+        ipaddress.IPv6Address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _bad_host(entry: str, host: str, bracketed: bool, form: str, example: str) -> str:
+    what = "an IPv6 address" if bracketed else "a host name"
+    return (
+        f"{entry!r} is not {form}: {host!r} is not {what} (a host name has letters, digits, '-', '.' and '_'; "
+        f"an IPv6 address goes in brackets, {example})"
+    )
 
 
 def _entries(text: str) -> list[str]:

@@ -201,7 +201,9 @@ def test_bootstrap_addresses(servers, addresses):
 
 
 @pytest.mark.parametrize("servers", ["localhost", "kafka:", ":9092", "kafka:0", "kafka:65536", "kafka:9o92",
-                                     "kafka:99999", "[::1", "[::1]]:9092", ",", " "])
+                                     "kafka:99999", "[::1", "[::1]]:9092", ",", " ",
+                                     # characters no host name has (Kafka's clients read only part of it)
+                                     "bad host:9092", "a:9092,b c:9092", "k/x:9092", "kafka.ü:9092", "[kafka]:9092"])
 def test_a_bootstrap_list_no_client_could_use_is_refused_before_connecting(tmp_path, servers):
     """Kafka's clients refuse it too ("Invalid url in bootstrap.servers"); kadmin used to try it
     until --timeout and say no broker answered."""
@@ -234,6 +236,9 @@ def test_zookeeper_hosts(connect, hosts, chroot):
     ("127.0.0.1:abc", "HOST\\[:PORT\\]"), ("zk:99999", "HOST\\[:PORT\\]"), ("zk:0", "HOST\\[:PORT\\]"),
     ("zk:2181/a//b", "chroot '/a//b'"), ("zk:2181/kafka/", "chroot '/kafka/'"), ("zk/../x", "chroot '/../x'"),
     (",", "no HOST"),
+    # urlsplit (and kazoo) read these as hosts: kadmin then waited the whole --timeout
+    ("bad zk string", "'bad zk string' is not a host name"), ("zk one:2181/kafka", "'zk one' is not a host name"),
+    ("user@zk:2181", "'user@zk' is not a host name"), ("zk.ü", "'zk.ü' is not a host name"),
 ])
 def test_a_zookeeper_connect_string_no_client_could_use_is_refused_before_connecting(tmp_path, connect, needle):
     """kazoo raised ValueError for some of these (shown as "a bug in kadmin"); others waited the
