@@ -24,12 +24,12 @@ from typing import Protocol
 from kadmin.backends.base import Backend, Capability, reassignment_blocked
 from kadmin.errors import AuthenticationError, AuthorizationError, KadminError, UnsupportedOperation
 from kadmin.execute.changes import REPLICA_NOT_AVAILABLE, Change, LogDirMove, Reassign
-from kadmin.execute.plan_of_changes import (  # noqa: F401  (plan_execution re-exported for callers)
+from kadmin.execute.plan_of_changes import (
     ClusterView,
     ExecuteRequest,
     ExecutionPlan,
-    plan_execution,
 )
+from kadmin.execute.plan_of_changes import plan_execution as _plan_execution
 from kadmin.model import (
     THROTTLE_CONFIGS,
     ConfigResource,
@@ -63,13 +63,26 @@ def read_cluster(
         log_dirs = backend.describe_log_dirs(brokers=live, topics=topics) if live and topics else {}
     ongoing = backend.list_partition_reassignments()
     blocked = reassignment_blocked(backend)
+    down_configurable = Capability.CONFIGS_OF_DOWN_BROKERS in backend.capabilities
     if not throttles:
-        return ClusterView(cluster, log_dirs, ongoing, {}, {}, blocked)
+        return ClusterView(cluster, log_dirs, ongoing, {}, {}, blocked, down_configurable)
     known_topics = {tp.topic for tp in cluster.partitions}
     resources = [ConfigResource(ConfigResourceType.TOPIC, t) for t in topics if t in known_topics]
     resources += [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in live]
     configs = backend.describe_configs(resources, keys=THROTTLE_CONFIGS)
-    return ClusterView(cluster, log_dirs, ongoing, configs, records.load_all() if records is not None else {}, blocked)
+    loaded = records.load_all() if records is not None else {}
+    return ClusterView(cluster, log_dirs, ongoing, configs, loaded, blocked, down_configurable)
+
+
+def plan_execution(request: ExecuteRequest, view: ClusterView, *, now: float = 0.0, operator=("", "")) -> ExecutionPlan:
+    """``plan_of_changes.plan_execution`` (pure), then its warnings (a down broker given no
+    rate) on stderr: before any change, and with ``--dry-run`` too."""
+    import sys
+
+    xplan = _plan_execution(request, view, now=now, operator=operator)
+    for w in xplan.warnings:
+        print(f"kadmin: warning: {w}", file=sys.stderr)
+    return xplan
 
 
 class Reporter(Protocol):

@@ -31,7 +31,9 @@ from kadmin.throttling.needs import (
     lists_for_moves,
     log_dir_rate_brokers,
     move_map,
+    rate_targets,
 )
+from kadmin.throttling.operations import check_targets, down_brokers_warning, rates_not_given, settable_brokers
 from kadmin.throttling.record import ThrottleRecord, now_iso
 
 
@@ -63,6 +65,9 @@ class ClusterView:
     # Why no reassignment can start now, whatever the plan (ZooKeeper while
     # /admin/reassign_partitions exists; --additional cannot change it), or None
     blocked: ReassignmentBlocked | None = None
+    # A down broker's configs can be changed (ZooKeeper holds them); over the AdminClient
+    # protocol they cannot, and rates are planned on running brokers only
+    down_configurable: bool = False
 
     def replica_dirs(self) -> ReplicaDirs:
         return replica_dirs(self.log_dirs)
@@ -79,6 +84,8 @@ class ExecutionPlan:
     log_dir_moves: tuple[LogDirMove, ...]
     reassignments: tuple[Reassign, ...]
     unchanged: tuple[TopicPartition, ...]
+    rates_skipped: frozenset[int] = frozenset()  # down brokers given no rate (their configs cannot change)
+    warnings: tuple[str, ...] = ()  # to say before any change, --dry-run too
 
     def changes(self) -> list[Change]:
         return [self.write_rollback, *self.throttles.changes, *self.log_dir_moves, *self.reassignments]
@@ -136,17 +143,27 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
 
     rates = ThrottleRates(request.throttle, request.throttle, request.log_dir_throttle)
     moves_between_brokers = move_map(plan, cluster, ongoing) if request.throttle is not None else {}
+    # Rates only where configs can change: over the AdminClient protocol a down broker (moving
+    # replicas off a dead broker is the commonest reason to reassign) takes none, and is named.
+    rate_brokers, down = rate_targets(
+        brokers_for_moves(moves_between_brokers), cluster, down_configurable=view.down_configurable
+    )
+    log_dir_brokers, down_log_dir = rate_targets(
+        # Only brokers a move is sent to: a repeated execute sets nothing where nothing moves.
+        log_dir_rate_brokers(plan) & {m.replica.broker for m in moves} if request.log_dir_throttle is not None else (),
+        cluster,
+        down_configurable=view.down_configurable,
+    )
+    skipped = frozenset(down | down_log_dir)
     throttles = throttle_changes(
         current_throttles(view.configs),
         lists=lists_for_moves(moves_between_brokers) if request.throttle is not None else None,
-        rate_brokers=brokers_for_moves(moves_between_brokers),
-        # Only brokers a move is sent to: a repeated execute sets nothing where nothing moves.
-        log_dir_brokers=log_dir_rate_brokers(plan) & {m.replica.broker for m in moves}
-        if request.log_dir_throttle is not None
-        else (),
+        rate_brokers=rate_brokers,
+        log_dir_brokers=log_dir_brokers,
         rates=rates,
         records=view.records.values(),
     )
+    check_targets(throttles.changes, cluster, settable_brokers(cluster, down_configurable=view.down_configurable))
     host, user = operator
     record = recorded(
         throttles,
@@ -167,6 +184,8 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
         log_dir_moves=tuple(moves),
         reassignments=tuple(reassignments),
         unchanged=tuple(unchanged),
+        rates_skipped=skipped,
+        warnings=(down_brokers_warning(skipped, rates_not_given(rates, down, down_log_dir)),) if skipped else (),
     )
 
 

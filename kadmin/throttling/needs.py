@@ -145,6 +145,30 @@ def brokers_needing_rates(
     return brokers_for_moves(move_map(plan, current, ongoing))
 
 
+def replica_brokers(cluster: ClusterState) -> set[int]:
+    """Every broker the cluster's partitions name as a replica, running or not."""
+    return {b for p in cluster.partitions.values() for b in (*p.replicas, *p.adding, *p.removing)}
+
+
+def down_brokers(cluster: ClusterState) -> set[int]:
+    """Brokers the cluster's partitions name as replicas that are not alive (down, or gone)."""
+    return replica_brokers(cluster) - set(cluster.brokers)
+
+
+def rate_targets(wanted: Iterable[int], cluster: ClusterState, *, down_configurable: bool) -> tuple[set[int], set[int]]:
+    """The brokers of ``wanted`` whose rates can be set, and the down ones left out. Over the
+    AdminClient protocol a broker answers for its own configs, so a broker that is not alive
+    cannot be given a rate (a down broker sends nothing anyway; it needs its rate only if it
+    comes back before the move ends). ZooKeeper holds ``/config/brokers/<id>`` whether or not
+    the broker runs (``down_configurable``): the down brokers stay. A broker neither alive nor
+    named by any replica stays in the first set, for ``operations.check_targets`` to refuse."""
+    wanted = set(wanted)
+    if down_configurable:
+        return wanted, set()
+    down = wanted & down_brokers(cluster)
+    return wanted - down, down
+
+
 def log_dir_rate_brokers(plan: ReassignmentPlan) -> set[int]:
     """Brokers with an explicit (not "any") ``log_dirs`` target (Kafka's calculateMovingBrokers)."""
     return {b for a in plan.partitions for b in a.log_dir_targets()}

@@ -39,6 +39,7 @@ from kadmin.throttling.needs import (
     broker_label,
     broker_resource,
     brokers_needing_rates,
+    down_brokers,
     kafka_throttle_lists,
     log_dir_move_brokers,
 )
@@ -155,32 +156,77 @@ def plan_throttle_set(
         rates=rates,
         records=state.records.values(),
     )
-    _check_targets(ts.changes, state.cluster)
+    check_targets(ts.changes, state.cluster)
     record = recorded(ts, plan_id, state.records, **who) or state.records.get(plan_id) or ts.record(plan_id, **who)
     return ts, record
 
 
-def _check_targets(changes, cluster: ClusterState) -> None:
-    """Every broker and topic about to be changed exists (a plan may name others): NotFoundError
-    before the first change, instead of a partial change and a wait for a broker that is not there."""
+def settable_brokers(cluster: ClusterState, *, down_configurable: bool) -> set[int]:
+    """Brokers whose configs can be changed: the running ones, and (``down_configurable``:
+    ZooKeeper) the down ones the cluster's partitions name."""
+    return set(cluster.brokers) | (down_brokers(cluster) if down_configurable else set())
+
+
+def _ids(brokers: Iterable[int]) -> str:
+    return ",".join(map(str, brokers))
+
+
+def rates_not_given(rates: ThrottleRates, down: Collection[int], down_log_dir: Collection[int]) -> ThrottleRates:
+    """The ``rates`` that brokers left out (``down``: the replication rates; ``down_log_dir``: the
+    log-dir rate) were not given: what the warning's command sets."""
+    return ThrottleRates(
+        rates.leader if down else None, rates.follower if down else None, rates.log_dir if down_log_dir else None
+    )
+
+
+def down_brokers_warning(skipped: Collection[int], rates: ThrottleRates) -> str:
+    """One line for the rates not set on down brokers (``SetPlan.skipped_down``, or execute's)."""
+    flags = []
+    if rates.leader is not None and rates.leader == rates.follower:
+        flags.append(f"--rate {rates.leader}")
+    else:
+        flags += [f"--leader-rate {rates.leader}"] if rates.leader is not None else []
+        flags += [f"--follower-rate {rates.follower}"] if rates.follower is not None else []
+    flags += [f"--log-dir-rate {rates.log_dir}"] if rates.log_dir is not None else []
+    ids = _ids(sorted(skipped))
+    one = len(skipped) == 1
+    return (
+        f"broker{'' if one else 's'} {ids} {'is' if one else 'are'} down: no rate is set there (a broker's configs "
+        f"change only while it runs; it sends nothing while down); if {'it comes' if one else 'they come'} back "
+        f"before the move ends, set {'its' if one else 'their'} rate: `kadmin throttle set {' '.join(flags)} "
+        f"--brokers {ids}`"
+    )
+
+
+def check_targets(changes, cluster: ClusterState, settable: Collection[int] | None = None) -> None:
+    """Every broker and topic about to be changed exists and can be changed (``settable``: the
+    brokers whose configs can change, default the running ones; a plan may name others):
+    NotFoundError before the first change, instead of a partial change and a wait for a broker
+    that is not there."""
+    settable = set(cluster.brokers) if settable is None else set(settable)
     brokers = sorted(
         {
             int(c.resource.name)
             for c in changes
             if c.resource.type is ConfigResourceType.BROKER and c.resource.name.isdigit()
         }
-        - set(cluster.brokers)
+        - settable
     )
     topics = sorted(
         {c.resource.name for c in changes if c.resource.type is ConfigResourceType.TOPIC} - set(cluster.topics)
     )
     if brokers or topics:
-        named = ([f"broker(s) {','.join(map(str, brokers))}"] if brokers else []) + (
+        named = ([f"broker(s) {_ids(brokers)}"] if brokers else []) + (
             [f"topic(s) {', '.join(topics)}"] if topics else []
         )
+        down = (
+            " (broker(s) not alive: down, or not a broker of this cluster)"
+            if set(brokers) & down_brokers(cluster)
+            else ""
+        )
         raise NotFoundError(
-            f"the plan names {' and '.join(named)} not in the cluster; nothing was changed",
-            hint=f"the cluster has brokers {','.join(map(str, sorted(cluster.brokers)))}",
+            f"the plan names {' and '.join(named)} not in the cluster{down}; nothing was changed",
+            hint=f"the cluster has brokers {_ids(sorted(cluster.brokers))}",
         )
 
 

@@ -152,3 +152,65 @@ def test_clear_removes_what_it_can_and_fails_naming_what_a_down_broker_keeps(san
     assert code == 0, err
     assert "broker 1 leader.replication.throttled.rate: 5000000 -> (deleted)" in out
     assert LEADER_RATE not in sb.snapshot().broker_configs.get("1", {})
+
+
+# --- 2 and 3. Rates over -b go only where configs can change: a dead broker being evacuated -------
+@pytest.fixture
+def evac(sandbox_factory, tmp_path):  # noqa: F811
+    """Broker 3 holds replicas of foo and is down; the plan moves them onto 0,1,2."""
+    sb = sandbox_factory(brokers=4, log_dirs=1, manual_clock=True)
+    sb.create_topic("foo", assignment={0: [3, 0], 1: [1, 3]}, size_bytes=MB)
+    sb.faults.broker_stop(3)
+    await_broker_gone(lambda: admin(sb), 3)
+    sb.plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [0, 2]},
+                                    {"topic": "foo", "partition": 1, "replicas": [1, 2]}], "evac.json")
+    sb.rollback = str(tmp_path / "rb.json")
+    return sb
+
+
+def rates_set(sb):
+    configs = sb.snapshot().broker_configs
+    return {int(b): {n: v for n, v in c.items() if n in (LEADER_RATE, FOLLOWER_RATE)}
+            for b, c in configs.items() if b.isdigit() and (LEADER_RATE in c or FOLLOWER_RATE in c)}
+
+
+WARNING = ("kadmin: warning: broker 3 is down: no rate is set there (a broker's configs change only while it runs; "
+           "it sends nothing while down); if it comes back before the move ends, set its rate: "
+           "`kadmin throttle set --rate 5000000 --brokers 3`")
+
+
+def test_execute_throttle_evacuates_a_dead_broker_over_bootstrap(evac, capsys):
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", evac.plan, "--throttle", "5MB/s",
+                            "--rollback-file", evac.rollback, "--dry-run", "-b", evac.bootstrap)
+    assert code == 0, err
+    assert "broker 3" not in out and "broker 2 leader.replication.throttled.rate" in out
+    assert err.strip() == WARNING
+    assert rates_set(evac) == {}
+
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", evac.plan, "--throttle", "5MB/s",
+                            "--rollback-file", evac.rollback, "-b", evac.bootstrap)
+    assert code == 0, err
+    assert err.strip() == WARNING
+    assert rates_set(evac) == {b: {LEADER_RATE: "5000000", FOLLOWER_RATE: "5000000"} for b in (0, 1, 2)}
+    snap = evac.snapshot()
+    assert all(2 in snap.partition("foo", p).replicas for p in (0, 1)), "the reassignment was not sent"
+
+
+@pytest.mark.zookeeper
+def test_zookeeper_execute_still_throttles_the_dead_broker(sandbox_factory, zk_connect, tmp_path, capsys):  # noqa: F811
+    """ZooKeeper holds /config/brokers/3 whether or not broker 3 runs: its rate is set there, and
+    nothing is said."""
+    from kadmin.backends.zookeeper import ZooKeeperBackend
+    from tests.support.zookeeper import znode_json
+
+    sb = sandbox_factory(brokers=4, log_dirs=1, manual_clock=True, zookeeper=zk_connect)
+    sb.create_topic("foo", assignment={0: [3, 0], 1: [1, 3]}, size_bytes=MB)
+    sb.faults.broker_stop(3)
+    await_broker_gone(lambda: ZooKeeperBackend(zk_connect, timeout=10), 3)
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [0, 2]},
+                                 {"topic": "foo", "partition": 1, "replicas": [1, 2]}], "evac.json")
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--throttle", "5MB/s",
+                            "--rollback-file", str(tmp_path / "rb.json"), "--zookeeper", zk_connect)
+    assert code == 0, err
+    assert "broker 3 is down" not in err
+    assert znode_json(zk_connect, "/config/brokers/3")["config"][LEADER_RATE] == "5000000"

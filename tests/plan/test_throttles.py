@@ -270,3 +270,50 @@ def test_reconcile_drops_what_someone_else_removed_and_keeps_claims_on_brokers_t
     [kept] = reconcile_records([r], current, unreadable={3})
     assert kept.rates == (RateClaim(1, LEADER_RATE, 1000), RateClaim(3, LEADER_RATE, 1000))
     assert kept.replicas == {"t": {LEADER_REPLICAS: ("0:1",)}}
+
+
+# --- rates only where configs can change (a dead broker being evacuated) ----------------------
+def _evacuation(down_configurable):
+    import json
+
+    from kadmin.execute.plan_of_changes import ClusterView, ExecuteRequest, plan_execution
+    from kadmin.plan.reassignment_file import parse_reassignment
+
+    parts = {TP("foo", 0): PartitionState("foo", 0, 0, (3, 0), (0,)), TP("foo", 1): PartitionState("foo", 1, 1, (1, 3), (1,))}
+    alive = ClusterState("c", 0, {b: Broker(b, "127.0.0.1", 9000 + b) for b in (0, 1, 2)}, parts)  # broker 3 is down
+    text = json.dumps({"version": 1, "partitions": [{"topic": "foo", "partition": 0, "replicas": [0, 2]},
+                                                    {"topic": "foo", "partition": 1, "replicas": [1, 2]}]})
+    req = ExecuteRequest(parse_reassignment(text), "pid", "rb.json", throttle=5_000_000)
+    view = ClusterView(alive, {}, {}, {}, {}, None, down_configurable)
+    return plan_execution(req, view)
+
+
+def test_execute_plans_no_rate_on_a_down_broker_whose_configs_cannot_change():
+    xplan = _evacuation(down_configurable=False)
+    assert {c.resource.name for c in xplan.throttles.changes if c.resource.type is ConfigResourceType.BROKER} == {"0", "1", "2"}
+    assert xplan.rates_skipped == {3}
+    assert len(xplan.warnings) == 1 and "broker 3 is down" in xplan.warnings[0]
+    assert "`kadmin throttle set --rate 5000000 --brokers 3`" in xplan.warnings[0]
+    # the lists still name broker 3 as a source (a topic config: it applies once broker 3 is back)
+    lists = {(c.resource.name, c.name): c.value for c in xplan.throttles.changes if c.resource.type is ConfigResourceType.TOPIC}
+    assert lists[("foo", LEADER_REPLICAS)] == "0:0,0:3,1:1,1:3"
+
+
+def test_execute_plans_the_rate_of_a_down_broker_zookeeper_holds():
+    xplan = _evacuation(down_configurable=True)
+    assert "3" in {c.resource.name for c in xplan.throttles.changes if c.resource.type is ConfigResourceType.BROKER}
+    assert xplan.rates_skipped == frozenset() and xplan.warnings == ()
+
+
+def test_check_targets_refuses_a_broker_whose_configs_cannot_change_before_any_change():
+    import pytest
+
+    from kadmin.errors import NotFoundError
+    from kadmin.throttling.operations import check_targets
+
+    parts = {TP("foo", 0): PartitionState("foo", 0, 0, (3, 0), (0,))}
+    c = ClusterState("c", 0, {b: Broker(b, "127.0.0.1", 9000 + b) for b in (0, 1, 2)}, parts)
+    change = ConfigChange(broker(3), LEADER_RATE, AlterOp.SET, "1")
+    with pytest.raises(NotFoundError, match=r"broker\(s\) 3 not in the cluster \(broker\(s\) not alive"):
+        check_targets([change], c)
+    check_targets([change], c, {0, 1, 2, 3})  # ZooKeeper: it can be changed
