@@ -170,6 +170,14 @@ def start(
     from kadmin.sandbox import process
     from kadmin.sandbox.versions import kafka_version as kafka_version_of
 
+    if zookeeper is not None:
+        # As kadmin's own --zookeeper reads it, so the string `sandbox status` prints works there
+        from kadmin.config import zookeeper_connect
+
+        try:
+            zookeeper = zookeeper_connect(zookeeper)
+        except ValueError as e:
+            raise UsageError(f"--zookeeper: {e}") from None
     version = kafka_version_of(kafka_version, zookeeper=bool(zookeeper))  # 4.x has no ZooKeeper mode
     if racks > brokers:
         raise UsageError(f"--racks ({racks}) cannot exceed --brokers ({brokers})")

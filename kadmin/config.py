@@ -317,6 +317,14 @@ def _bad_host(entry: str, host: str, bracketed: bool, form: str, example: str) -
     )
 
 
+def zookeeper_connect(connect: str) -> str:
+    """The connect string as kadmin passes it on: checked as ``zookeeper_hosts`` checks it
+    (ValueError), its empty entries and spaces left out, a chroot of "/" alone dropped."""
+    zookeeper_hosts(connect)
+    hosts, chroot = _hosts_and_chroot(connect)
+    return ",".join(_entries(hosts)) + (chroot or "")
+
+
 def _entries(text: str) -> list[str]:
     """The comma-separated entries of ``text``, stripped, the empty ones left out."""
     return [e for e in (e.strip() for e in text.split(",")) if e]
@@ -337,9 +345,7 @@ def _checked_target(kind: str, where: str, source: str, profile: str | None) -> 
         if kind == "bootstrap":
             bootstrap_addresses(where)
             return ",".join(_entries(where))
-        zookeeper_hosts(where)
-        hosts, chroot = _hosts_and_chroot(where)
-        return ",".join(_entries(hosts)) + (chroot or "")
+        return zookeeper_connect(where)
     except ValueError as e:
         flag, env, key = (
             ("--bootstrap-server", ENV_BOOTSTRAP, "bootstrap_server")

@@ -99,6 +99,13 @@ class Sandbox:
             )
         if not 1 <= bandwidth <= INT64_MAX:
             raise UsageError(f"--bandwidth must be between 1 and {INT64_MAX} bytes/s (Kafka's int64), not {bandwidth}")
+        if zookeeper is not None:
+            from kadmin.config import zookeeper_connect
+
+            try:
+                zookeeper = zookeeper_connect(zookeeper)
+            except ValueError as e:
+                raise UsageError(f"--zookeeper: {e}") from None
         self.version = kafka_version_of(kafka_version, zookeeper=bool(zookeeper))
         self.broker_count = brokers
         self.log_dirs = log_dirs
