@@ -81,7 +81,7 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
         # decides what is set and recorded: an unreadable record leaves it unknown).
         state.require_records()
         host, user = who()
-        result, record = plan_throttle_set(
+        planned = plan_throttle_set(
             state,
             rates=rates,
             plan=plan,
@@ -94,6 +94,9 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
             plan_file=str(Path(plan_file)) if plan_file else None,
             command="throttle set",
         )
+        result, record = planned.throttles, planned.record
+        if planned.warning is not None:  # before any change, --dry-run too
+            render.warn(planned.warning)
         if not dry_run and result.claims_anything:
             apply_throttles(backend, store, result.changes, record)
     if plan is not None and chosen is None and rates.log_dir is not None and not log_dir_move_brokers(plan, log_dirs):

@@ -42,6 +42,7 @@ from kadmin.throttling.needs import (
     down_brokers,
     kafka_throttle_lists,
     log_dir_move_brokers,
+    rate_targets,
 )
 from kadmin.throttling.record import ThrottleRecord
 from kadmin.throttling.state import ThrottleState, read_throttle_state
@@ -115,6 +116,24 @@ def remove_plan_throttles(
 
 
 # --- what the throttle commands decide --------------------------------------------------------
+@dataclass(frozen=True)
+class SetPlan:
+    """What ``throttle set`` changes, the record to write, and the down brokers whose rates are
+    not set (``skipped_down``: over the AdminClient protocol a down broker's configs cannot change)."""
+
+    throttles: ThrottleSet
+    record: ThrottleRecord
+    skipped_down: frozenset[int] = frozenset()
+    skipped_rates: ThrottleRates | None = None  # the rates they were not given
+
+    @property
+    def warning(self) -> str | None:
+        """The one line naming the down brokers left without a rate, or None."""
+        if not self.skipped_down or self.skipped_rates is None:
+            return None
+        return down_brokers_warning(self.skipped_down, self.skipped_rates)
+
+
 def plan_throttle_set(
     state: ThrottleState,
     *,
@@ -124,30 +143,40 @@ def plan_throttle_set(
     brokers: Collection[int] | None = None,
     log_dirs: Mapping[int, BrokerLogDirs] | None = None,
     **who,
-) -> tuple[ThrottleSet, ThrottleRecord]:
+) -> SetPlan:
     """``throttle set``: rates on ``brokers`` (default: the plan's source and destination brokers;
     for the log-dir rate its brokers with explicit log_dirs targets that move a replica, as
     ``log_dir_move_brokers`` reads ``log_dirs``, none when the plan has none; without a plan every
     broker), the
-    plan's lists merged into what is set, and the record to write. Unknown brokers or topics:
-    NotFoundError before anything changes. The plan's own problems against the cluster (unknown
-    partitions, for one: they are left out of the lists here) are the caller's to report first,
-    with ``kadmin.plan.validate.check_reassignment`` as ``throttle set`` does."""
-    known = set(state.cluster.brokers)
+    plan's lists merged into what is set, and the record to write. By default, brokers that are
+    down are left out where their configs cannot change (``needs.rate_targets``; named in
+    ``skipped_down``, for a warning); named in ``brokers`` they are refused. Unknown brokers or
+    topics: NotFoundError before anything changes. The plan's own problems against the cluster
+    (unknown partitions, for one: they are left out of the lists here) are the caller's to report
+    first, with ``kadmin.plan.validate.check_reassignment`` as ``throttle set`` does."""
+    cluster = state.cluster
+    settable = settable_brokers(cluster, down_configurable=state.down_configurable)
     if brokers is not None:
-        unknown = sorted(set(brokers) - known)
-        if unknown:
-            raise NotFoundError(
-                f"unknown broker(s) {','.join(map(str, unknown))}; the cluster has {','.join(map(str, sorted(known)))}"
-            )
-    lists = kafka_throttle_lists(plan, state.cluster, state.ongoing) if plan is not None else None
+        _check_brokers(set(brokers) - settable, cluster)
+    lists = kafka_throttle_lists(plan, cluster, state.ongoing) if plan is not None else None
+    skipped: set[int] = set()
+    skipped_rates = None
     if brokers is not None:
         rate_brokers = log_dir_brokers = set(brokers)
-    elif plan is not None:
-        rate_brokers = brokers_needing_rates(plan, state.cluster, state.ongoing)
-        log_dir_brokers = log_dir_move_brokers(plan, log_dirs)
     else:
-        rate_brokers = log_dir_brokers = known
+        if plan is not None:
+            rate_brokers = brokers_needing_rates(plan, cluster, state.ongoing)
+            log_dir_brokers = log_dir_move_brokers(plan, log_dirs)
+        else:
+            rate_brokers = log_dir_brokers = set(cluster.brokers) | down_brokers(cluster)
+        rate_brokers, down = rate_targets(rate_brokers, cluster, down_configurable=state.down_configurable)
+        log_dir_brokers, down_log_dir = rate_targets(
+            log_dir_brokers, cluster, down_configurable=state.down_configurable
+        )
+        skipped_rates = rates_not_given(rates, down, down_log_dir)
+        skipped = (down if skipped_rates.leader is not None or skipped_rates.follower is not None else set()) | (
+            down_log_dir if skipped_rates.log_dir is not None else set()
+        )
     ts = throttle_changes(
         state.current,
         lists=lists,
@@ -156,15 +185,33 @@ def plan_throttle_set(
         rates=rates,
         records=state.records.values(),
     )
-    check_targets(ts.changes, state.cluster)
+    check_targets(ts.changes, cluster, settable)
     record = recorded(ts, plan_id, state.records, **who) or state.records.get(plan_id) or ts.record(plan_id, **who)
-    return ts, record
+    return SetPlan(ts, record, frozenset(skipped), skipped_rates)
 
 
 def settable_brokers(cluster: ClusterState, *, down_configurable: bool) -> set[int]:
     """Brokers whose configs can be changed: the running ones, and (``down_configurable``:
     ZooKeeper) the down ones the cluster's partitions name."""
     return set(cluster.brokers) | (down_brokers(cluster) if down_configurable else set())
+
+
+def _check_brokers(missing: Collection[int], cluster: ClusterState) -> None:
+    """``--brokers`` naming brokers whose configs cannot change: NotFoundError (exit 2)."""
+    if not missing:
+        return
+    down = down_brokers(cluster)
+    not_alive = sorted(b for b in missing if b in down)
+    unknown = sorted(b for b in missing if b not in down)
+    why = ([f"unknown broker(s) {_ids(unknown)}"] if unknown else []) + (
+        [
+            f"broker(s) {_ids(not_alive)} not alive (down, or not a broker of this cluster): a broker's configs change only "
+            "while it runs"
+        ]
+        if not_alive
+        else []
+    )
+    raise NotFoundError(f"{'; '.join(why)}; the cluster has {_ids(sorted(cluster.brokers))}; nothing was changed")
 
 
 def _ids(brokers: Iterable[int]) -> str:

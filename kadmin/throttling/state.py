@@ -40,6 +40,7 @@ class ThrottleState:
     down_read: frozenset[int] = frozenset()  # brokers not alive whose configs were read (ZooKeeper holds them)
     unreadable_records: tuple[str, ...] = ()  # keys of records that could not be read (the others were)
     records_hint: str | None = None  # how to remove them
+    down_configurable: bool = False  # a down broker's configs can be changed (ZooKeeper holds them)
 
     @property
     def down_brokers(self) -> set[int]:
@@ -137,4 +138,7 @@ def read_throttle_state(
     current = current_throttles(configs)
     ongoing = dict(reassigning)
     needs = ThrottleNeeds.of(ongoing, moving)
-    return ThrottleState(cluster, current, needs, records, ongoing, known, error, down_read, bad, hint)
+    down_configurable = Capability.CONFIGS_OF_DOWN_BROKERS in backend.capabilities
+    return ThrottleState(
+        cluster, current, needs, records, ongoing, known, error, down_read, bad, hint, down_configurable
+    )

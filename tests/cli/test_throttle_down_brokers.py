@@ -196,6 +196,33 @@ def test_execute_throttle_evacuates_a_dead_broker_over_bootstrap(evac, capsys):
     assert all(2 in snap.partition("foo", p).replicas for p in (0, 1)), "the reassignment was not sent"
 
 
+def test_throttle_set_from_plan_leaves_out_the_dead_broker_with_a_warning(evac, capsys):
+    for dry in (("--dry-run",), ()):
+        code, out, err = kadmin(capsys, "throttle", "set", "--rate", "5MB/s", "--from-plan", evac.plan, *dry,
+                                "-b", evac.bootstrap)
+        assert code == 0, (dry, err)
+        assert err.strip() == WARNING and "broker 3" not in out
+    assert rates_set(evac) == {b: {LEADER_RATE: "5000000", FOLLOWER_RATE: "5000000"} for b in (0, 1, 2)}
+
+
+def test_throttle_set_on_every_broker_names_the_down_one(evac, capsys):
+    code, out, err = kadmin(capsys, "throttle", "set", "--rate", "9MB/s", "-b", evac.bootstrap)
+    assert code == 0, err
+    assert err.strip() == WARNING.replace("5000000", "9000000")
+    assert rates_set(evac) == {b: {LEADER_RATE: "9000000", FOLLOWER_RATE: "9000000"} for b in (0, 1, 2)}
+
+
+def test_throttle_set_on_the_down_broker_says_it_is_not_alive(evac, capsys):
+    code, out, err = kadmin(capsys, "throttle", "set", "--rate", "9MB/s", "--brokers", "3", "-b", evac.bootstrap)
+    assert code == 2, err
+    assert err.count("\n") == 1
+    assert "broker(s) 3 not alive (down, or not a broker of this cluster)" in err and "unknown" not in err
+    assert "the cluster has 0,1,2" in err and "nothing was changed" in err
+    code, out, err = kadmin(capsys, "throttle", "set", "--rate", "9MB/s", "--brokers", "9", "-b", evac.bootstrap)
+    assert code == 2 and "unknown broker(s) 9; the cluster has 0,1,2" in err
+    assert rates_set(evac) == {}
+
+
 @pytest.mark.zookeeper
 def test_zookeeper_execute_still_throttles_the_dead_broker(sandbox_factory, zk_connect, tmp_path, capsys):  # noqa: F811
     """ZooKeeper holds /config/brokers/3 whether or not broker 3 runs: its rate is set there, and
