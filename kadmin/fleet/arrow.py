@@ -13,6 +13,9 @@ to the JVM (``mapInArrow``), which caches it once and splits it by ``tag``.
   a null where the reports need a value, an unknown status, no broker) is read by the
   plain-Python reader instead (``reference_table``), which
   decides and says why: both engines give the same rows and reasons for the same file;
+- a file listing a log directory or a replica more than once is read by the plain-Python reader
+  too, whose tagged table then holds an "x" row for each (``files.duplicates``): the run is
+  refused (``files.check_duplicates``) rather than counting them twice;
 - the log-dirs reports need of a file's replica rows only its largest ``top`` (per cluster) and
   the moves in flight (future replicas and the current replicas they copy): the per-file path
   keeps those and drops the rest before any report arithmetic (``for_log_dirs_reports``).
@@ -28,7 +31,8 @@ from pathlib import Path
 
 from kadmin.fleet.tables import LOG_DIRS, REPLICAS, column_names
 
-# tag: "c" a cluster's file was read, "e" an error, "d" a log directory, "r" a replica.
+# tag: "c" a cluster's file was read, "e" an error, "d" a log directory, "r" a replica, "x" a log
+# directory (topic null) or replica the file lists more than once (``files.duplicates``).
 TAGGED = (
     ("tag", "string"),
     ("cluster", "string"),
@@ -177,7 +181,9 @@ def read_log_dirs_file(path: str, stem: str, name: str):
     is_future = pc.fill_null(reps["is_future"], False)
 
     used, count, futures = dirs["used_bytes"], dirs["replica_count"], dirs["future_replica_count"]
-    if _incomplete(b_id, brokers["log_dirs"], dirs, reps):
+    if _incomplete(b_id, brokers["log_dirs"], dirs, reps) or _repeated(
+        d_broker, dirs["path"], r_parent, reps, is_future
+    ):
         return reference_table(path, stem)
     if used.null_count or count.null_count or futures.null_count:  # rebuilt from the replicas
         sums = (
@@ -263,17 +269,31 @@ def _incomplete(b_id, dirs_list, dirs: dict, reps: dict) -> bool:
     return bool(len(status)) and not pc.all(pc.or_kleene(known, pc.is_null(status))).as_py()
 
 
+def _repeated(d_broker, d_path, r_parent, reps: dict, is_future) -> bool:
+    """Whether the file lists a log directory of a broker, or a replica of a directory, more than
+    once: the reference reader then names them (``files.duplicates``)."""
+    import pyarrow as pa
+
+    dirs = pa.table({"b": d_broker, "p": d_path})
+    if dirs.group_by(["b", "p"]).aggregate([]).num_rows != dirs.num_rows:
+        return True
+    keys = pa.table({"d": r_parent, "t": reps["topic"], "n": reps["partition"], "f": is_future})
+    return keys.group_by(["d", "t", "n", "f"]).aggregate([]).num_rows != keys.num_rows
+
+
 def reference_table(path: str, stem: str):
     """The tagged table of what the plain-Python reader makes of the file (the reference,
     ``files.read_rows``): for the files the fast reader is not sure of."""
-    from kadmin.fleet.files import ResultFile, read_rows
+    from kadmin.fleet.files import ResultFile, duplicates, read_rows
 
     f = ResultFile(path, "log-dirs", stem)
-    return rows_table(read_rows(f), f.name)
+    rows = read_rows(f)
+    return rows_table(rows, f.name, duplicates(rows))
 
 
-def rows_table(rows, source: str):
-    """Rows of one log-dirs file (``rows.Rows``), ``source`` its name, as one tagged table."""
+def rows_table(rows, source: str, repeated=()):
+    """Rows of one log-dirs file (``rows.Rows``), ``source`` its name, as one tagged table;
+    ``repeated``: what the file lists more than once (``files.duplicates``), as "x" rows."""
     import pyarrow as pa
 
     def table(tag: str, names, found, **more) -> list:
@@ -290,6 +310,7 @@ def rows_table(rows, source: str):
         *table("e", ("cluster", "broker", "source", "error"), rows["errors"]),
         *table("d", column_names(LOG_DIRS), rows["log_dirs"], source=source),
         *table("r", column_names(REPLICAS), rows["replicas"]),
+        *table("x", ("cluster", "broker", "path", "topic", "partition", "is_future"), list(repeated), source=source),
     ]
     return pa.concat_tables(parts) if parts else _tagged("c", 0, {})
 
@@ -297,7 +318,7 @@ def rows_table(rows, source: str):
 # ---- the columnar copy ------------------------------------------------------------------------
 
 CACHE_DIR = ".kadmin-cache"
-CACHE_FORMAT = 3  # bumped when the tagged table changes: older copies are then parsed again
+CACHE_FORMAT = 4  # bumped when the tagged table changes: older copies are then parsed again
 DICTIONARY_COLUMNS = ["tag", "cluster", "rack", "path", "status", "error", "source"]
 
 

@@ -10,6 +10,7 @@ moves for throttle staleness). A ``"cluster"`` key in a document overrides the f
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,6 +83,60 @@ def dir_sources(f: ResultFile, rows: Rows) -> set[tuple[str, int, str, str]]:
     """(cluster, broker, directory, file) of every log directory a file's rows describe: the
     input of ``overlaps``."""
     return {(d[0], d[1], d[3], f.name) for d in rows["log_dirs"]}
+
+
+# A log directory (topic, partition and is_future None) or a replica one file lists more than once:
+# (cluster, broker, path, topic, partition, is_future).
+Duplicate = tuple[str, int, str, "str | None", "int | None", "bool | None"]
+
+
+def duplicates(rows: Rows) -> list[Duplicate]:
+    """The log directories, and the replicas of the other directories, that one file's rows hold
+    more than once (a broker or a directory written twice): each would be counted once per copy.
+    The input of ``check_duplicates``; both engines compute it from the same rows (the Spark
+    engine's fast reader hands such a file to ``read_rows``)."""
+    dirs = Counter((d[0], d[1], d[3]) for d in rows["log_dirs"])
+    twice = {key for key, n in dirs.items() if n > 1}
+    replicas = Counter(
+        (r[0], r[1], r[2], r[3], r[4], bool(r[7])) for r in rows["replicas"] if (r[0], r[1], r[2]) not in twice
+    )
+    found: list[Duplicate] = [(c, b, p, None, None, None) for c, b, p in twice]
+    found += [key for key, n in replicas.items() if n > 1]
+    return found
+
+
+def duplicate_problems(found: Iterable[tuple[str, Duplicate]]) -> list[str]:
+    """(file name, duplicate) -> one problem per file, cluster and broker, naming the directories
+    and replicas listed more than once."""
+    dirs: dict[tuple[str, str, int], set[str]] = {}
+    replicas: dict[tuple[str, str, int], set[str]] = {}
+    for source, (cluster, broker, path, topic, partition, future) in found:
+        if topic is None:
+            dirs.setdefault((source, cluster, broker), set()).add(path)
+        else:
+            where = f"{topic}-{partition}{' (future)' if future else ''} in {path}"
+            replicas.setdefault((source, cluster, broker), set()).add(where)
+    out = []
+    for key in sorted(set(dirs) | set(replicas)):
+        source, cluster, broker = key
+        what = []
+        if key in dirs:
+            what.append(f"log director{'y' if len(dirs[key]) == 1 else 'ies'} {', '.join(sorted(dirs[key]))}")
+        if key in replicas:
+            what.append(f"replica{'' if len(replicas[key]) == 1 else 's'} {', '.join(sorted(replicas[key]))}")
+        out.append(f"{source}: cluster {cluster!r} broker {broker}: {' and '.join(what)} listed more than once")
+    return out
+
+
+def check_duplicates(directory: str, found: Iterable[tuple[str, Duplicate]]) -> None:
+    """InputError listing every log directory or replica that a file lists more than once."""
+    problems = duplicate_problems(found)
+    if problems:
+        raise InputError(
+            f"--from {directory}: a file lists the same log directories or replicas more than once: they would be "
+            "counted once per copy (keep one)",
+            problems,
+        )
 
 
 def overlaps(found: Iterable[tuple[str, int, str, str]]) -> list[str]:

@@ -11,7 +11,8 @@ pieces and orders each report (``Report.of``).
 
 When two files name the same cluster the pieces are not the reports (a broker's directories,
 or a move's two replicas, may sit in different files): ``assemble`` says so with None and the
-Spark engine falls back to its general path (``spark.log_dirs_reports``).
+Spark engine falls back to its general path (``spark.log_dirs_reports``). So it does when a
+file lists a log directory or replica more than once: the general path refuses the run.
 
 Other files in a log-dirs run (``<cluster>.reassign-list.json`` and the like) add only their
 read errors to the ``unreachable`` report, as in the plain-Python engine.
@@ -28,6 +29,9 @@ from kadmin.fleet.report import Report, sort_rows
 
 # The reports whose rows come from each file (every log-dirs report).
 REPORT_NAMES = tuple(spec.name for spec in t.REPORTS["log-dirs"])
+
+# The piece of a file listing a log directory or replica more than once (``files.duplicates``).
+REPEATED = "repeated"
 
 # One file's contribution: the clusters its log-dirs result names, and its rows of each report.
 Piece = tuple[list[str], dict[str, list[tuple]]]
@@ -47,6 +51,8 @@ def table_piece(table, top: int) -> Piece:
 
     table = for_log_dirs_reports(table, top)
     clusters = [row[0] for row in _rows(table, "c", ["cluster"])]
+    if _rows(table, "x", ["cluster"]):
+        return clusters, {REPEATED: []}  # refused on the general path, which names what is repeated
     log_dirs = _rows(table, "d", t.column_names(t.LOG_DIRS))
     replicas = _rows(table, "r", t.column_names(t.REPLICAS))
     errors = _rows(table, "e", t.column_names(t.ERRORS))
@@ -89,11 +95,14 @@ def pieces(files: Iterable[ResultFile], top: int, cache: bool = True) -> Iterato
 
 def assemble(parts: Iterable[Piece]) -> list[Report] | None:
     """The log-dirs reports from every file's piece, in ``t.REPORTS`` order; None when a
-    cluster's log-dirs result came from more than one file (the pieces are then not exact)."""
+    cluster's log-dirs result came from more than one file (the pieces are then not exact), or a
+    file lists something more than once (the general path refuses it, naming them)."""
     names: list[str] = []
     runs: dict[str, list[list[tuple]]] = {name: [] for name in REPORT_NAMES}
     for clusters, part in parts:
         names.extend(clusters)
+        if REPEATED in part:
+            return None
         for name, part_rows in part.items():
             if part_rows:
                 runs[name].append(part_rows)

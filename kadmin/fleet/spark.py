@@ -243,12 +243,17 @@ def frames_from_files(spark, files: list, cache: bool = True, directory: str | N
 
 
 def _check_overlaps(tagged, directory: str) -> None:
-    """InputError when a log directory of a cluster's broker is described by more than one
-    file (it would be counted once per file): ``files.overlaps`` over the few seen twice."""
+    """InputError when a file lists a log directory or replica more than once (its "x" rows,
+    ``files.duplicates``), or a log directory of a cluster's broker is described by more than
+    one file (it would be counted once per file): ``files.overlaps`` over the few seen twice."""
     from pyspark.sql import functions as F
 
-    from kadmin.fleet.files import check_overlaps
+    from kadmin.fleet.files import check_duplicates, check_overlaps
 
+    repeated = tagged.filter(F.col("tag") == "x").select(
+        "source", "cluster", "broker", "path", "topic", "partition", "is_future"
+    )
+    check_duplicates(directory, [(r[0], tuple(r[1:])) for r in repeated.collect()])
     keys = ["cluster", "broker", "path"]
     shared = (
         tagged.filter(F.col("tag") == "d")

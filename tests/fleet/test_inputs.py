@@ -226,6 +226,46 @@ def test_a_directory_in_two_files_of_one_cluster_is_an_input_error(tmp_path):
     assert [(r[0], r[1], r[2]) for r in usage.rows] == [("west", 2, 4)]  # broker 6's /a and /b from two files
 
 
+def _repeated_docs():
+    """One file listing broker 5 twice, one listing /b of broker 6 twice, one listing a replica
+    twice in /a of broker 7 (and a future replica of it once), one clean."""
+    b5 = fx.broker(5, [fx.log_dir("/a", [fx.replica("t", 0, 4)], total=10, usable=5)])
+    twice = fx.log_dir("/b", [fx.replica("t", 1, 3)], total=10, usable=5)
+    rep = fx.replica("t", 2, 7)
+    return {
+        "a.json": fx.log_dirs_doc(b5, b5),
+        "b.json": fx.log_dirs_doc(fx.broker(6, [fx.log_dir("/a", total=10, usable=5), twice, twice])),
+        "c.json": fx.log_dirs_doc(fx.broker(7, [fx.log_dir("/a", [rep, rep, fx.replica("t", 2, 1, future=True)],
+                                                            total=10, usable=5)])),
+        "d.json": fx.EAST,
+    }
+
+
+REPEATED_PROBLEMS = [
+    "a.json: cluster 'a' broker 5: log directory /a listed more than once",
+    "b.json: cluster 'b' broker 6: log directory /b listed more than once",
+    "c.json: cluster 'c' broker 7: replica t-2 in /a listed more than once",
+]
+
+
+@pytest.mark.parametrize("kind, main", [("log-dirs", None), ("reassign", fx.REASSIGN_EAST)])
+def test_a_broker_directory_or_replica_listed_twice_in_one_file_is_an_input_error(tmp_path, kind, main):
+    """One file listing a broker, a directory or a replica twice would count it twice (usage,
+    replica counts, moves, largest partitions): refused (exit 2) like a directory in two files,
+    each named with its file."""
+    from kadmin.fleet.run import FleetRequest, build_reports
+
+    docs = _repeated_docs()
+    if main is not None:  # beside another command's result: <cluster>.log-dirs.json
+        docs = {**{f"{n[:-5]}.log-dirs.json": d for n, d in docs.items()}, **{n: main for n in docs}}
+    fx.write(tmp_path, docs)
+    with pytest.raises(InputError) as err:
+        build_reports(FleetRequest(kind, from_dir=str(tmp_path)))
+    assert err.value.exit_code == 2
+    assert "a file lists the same log directories or replicas more than once" in str(err.value)
+    assert err.value.problems == [p.replace(".json:", ".log-dirs.json:") if main else p for p in REPEATED_PROBLEMS]
+
+
 def test_every_inventory_problem_is_reported_up_front_with_where_it_is(tmp_path, monkeypatch):
     """Settings that would only fail as each cluster connects (a timeout that is not a duration,
     a missing config or properties file, an unknown profile, a JKS keystore) are found with the

@@ -164,3 +164,21 @@ def test_a_directory_in_two_files_of_one_cluster_is_refused_on_spark_too(spark, 
         "cluster 'west' broker 5: /data in a.json and b.json: a directory is counted from one file only "
         "(keep it in one of them)"
     ]
+
+
+def test_a_broker_directory_or_replica_listed_twice_in_one_file_is_refused_on_spark_too(spark, tmp_path):
+    """Both Spark paths (per file: each cluster in one file; general: reassign list) refuse it
+    with the problems plain Python names, also from the columnar copies of a second run."""
+    from kadmin.errors import InputError
+    from tests.fleet.test_inputs import REPEATED_PROBLEMS, _repeated_docs
+
+    fx.write(tmp_path / "l", _repeated_docs())
+    for _ in range(2):  # parsed, then from the copies
+        with pytest.raises(InputError) as err:
+            build_reports(FleetRequest("log-dirs", spark=True, spark_master=MASTER, from_dir=str(tmp_path / "l")))
+        assert err.value.problems == REPEATED_PROBLEMS
+    docs = {f"{n[:-5]}.log-dirs.json": d for n, d in _repeated_docs().items()}
+    fx.write(tmp_path / "r", {**docs, **{f"{n[:-len('.log-dirs.json')]}.json": fx.REASSIGN_EAST for n in docs}})
+    with pytest.raises(InputError) as err:
+        build_reports(FleetRequest("reassign", spark=True, spark_master=MASTER, from_dir=str(tmp_path / "r")))
+    assert err.value.problems == [p.replace(".json:", ".log-dirs.json:") for p in REPEATED_PROBLEMS]
