@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kadmin.errors import UsageError
@@ -57,7 +58,9 @@ class FleetRequest:
         return "spark" if self.spark else "local"
 
     def validate(self) -> None:
-        """Cross-flag rules; UsageError names the flags."""
+        """Cross-flag rules; UsageError names the flags. A ``--report-dir`` that is the ``--from``
+        directory or lies inside it is refused: its report files (``<report>.json``,
+        ``fleet-report.json``) would be read as cluster results by the next run over DIR."""
         if self.kind not in KINDS:
             raise UsageError(f"fleet reports exist for {', '.join(KINDS)}, not {self.kind!r}")
         if self.fleet and self.from_dir:
@@ -75,6 +78,18 @@ class FleetRequest:
             )
         if self.top < 1:
             raise UsageError(f"--top must be at least 1, got {self.top}")
+        if self.report_dir is not None and self.from_dir is not None:
+            inputs, reports = (Path(d).expanduser().resolve() for d in (self.from_dir, self.report_dir))
+            if reports == inputs:
+                raise UsageError(
+                    f"--report-dir {self.report_dir} is the --from directory: the next run over it would read "
+                    "kadmin's report files as cluster results: give another directory (nothing was done)"
+                )
+            if inputs in reports.parents:
+                raise UsageError(
+                    f"--report-dir {self.report_dir} is inside the --from directory {self.from_dir}: keep the reports "
+                    "out of the cluster results: give a directory outside it (nothing was done)"
+                )
 
 
 def build_reports(request: FleetRequest, opener: Any = None) -> list[Report]:

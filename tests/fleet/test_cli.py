@@ -297,3 +297,26 @@ def test_the_line_counts_clusters_and_brokers():
         "the report is incomplete: 1 cluster and 3 brokers could not be read (named above, and in the unreachable "
         "report)"
     )
+
+
+@pytest.mark.parametrize("engine", [(), ("--spark",)])
+@pytest.mark.parametrize("where, says", [("in", "is the --from directory"), ("in/", "is the --from directory"),
+                                         ("link", "is the --from directory"), ("in/out", "is inside the --from"),
+                                         ("link/a/b", "is inside the --from")])
+def test_a_report_dir_in_the_from_directory_is_refused_before_any_work(tmp_path, monkeypatch, engine, where, says):
+    """Its report files would sit among the cluster results: the next run over DIR would read
+    them as clusters (8 'could not be read'). Refused up front, exit 2; nothing is written."""
+    _no_engine(monkeypatch)
+    src = fx.log_dirs_fleet(tmp_path / "in")
+    (tmp_path / "link").symlink_to(src)
+    before = sorted(p.name for p in src.iterdir())
+    result = invoke(*engine, "--from", str(src), "--report-dir", str(tmp_path / where))
+    assert isinstance(result.exception, UsageError) and result.exception.exit_code == 2, result.exception
+    assert says in str(result.exception) and "(nothing was done)" in str(result.exception)
+    assert sorted(p.name for p in src.iterdir()) == before
+
+
+def test_a_report_dir_beside_the_from_directory_is_fine(tmp_path):
+    src = fx.log_dirs_fleet(tmp_path / "in")
+    result = invoke("--from", str(src), "--report-dir", str(tmp_path / "in-reports"), "-o", "json")
+    assert result.exit_code == 1 and (tmp_path / "in-reports" / "fleet-report.json").exists()  # 1: broken.json
