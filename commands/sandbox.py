@@ -225,6 +225,7 @@ def start(
         argv += [a for u in super_users for a in ("--super-user", u)]
         state = process.start_detached(argv, state_dir)
         click.echo(state["bootstrap"])
+        _note_kept(zookeeper, state.get("demo_kept"))
         return
     from kadmin.sandbox import Sandbox
 
@@ -247,6 +248,7 @@ def start(
 
     def ready(bootstrap: str) -> None:
         click.echo(bootstrap)
+        _note_kept(zookeeper, sb.demo_kept)
         click.echo(
             f"kadmin: sandbox running (Kafka {sb.version}, {sb.mode}, {brokers} brokers, {sb.security_protocol}); "
             "Ctrl-C or `kadmin sandbox stop` ends it",
@@ -255,6 +257,16 @@ def start(
 
     process.run_foreground(sb, state_dir, demo=demo, on_ready=ready)
     click.echo("kadmin: sandbox stopped", err=True)
+
+
+def _note_kept(zookeeper: str | None, kept: list[str] | None) -> None:
+    if kept:
+        click.echo(
+            f"kadmin: note: ZooKeeper {zookeeper} already holds the demo topics {', '.join(kept)} (a cluster "
+            "stopped there): kept as they are, as a restarted Kafka cluster keeps its topics (their data starts "
+            "empty; a new chroot gives a fresh demo)",
+            err=True,
+        )
 
 
 @sandbox.command()

@@ -7,7 +7,19 @@ MiB = 2**20
 MAX_START_USAGE = 0.85  # of a directory: room for the demo's traffic until retention levels it off
 
 
-def populate(sb) -> None:
+def populate(sb) -> list[str]:
+    """Create the demo topics; return the names of those already there, which are kept as they
+    are (a ZooKeeper-mode sandbox restarted in a chroot a stopped one used: a Kafka cluster
+    restarted on its ZooKeeper comes back with its topics)."""
+    existing = set(sb.snapshot().topics)
+    kept = []
+
+    def create_topic(name, **kwargs):
+        if name in existing:
+            kept.append(name)
+        else:
+            sb.create_topic(name, **kwargs)
+
     n = sb.broker_count
     rf = min(3, n)
     paths = sb.log_dir_paths(0)
@@ -16,7 +28,7 @@ def populate(sb) -> None:
     # growing topics keep at most retention.bytes per partition, as operators size them, so the
     # disks fill up to a point and stay there rather than fail within hours of simulated traffic.
     orders = {p: [(p + i) % n for i in range(rf)] for p in range(12)}
-    sb.create_topic(
+    create_topic(
         "orders",
         assignment=orders,
         size_bytes=3 * GiB,
@@ -24,7 +36,7 @@ def populate(sb) -> None:
         log_dirs={(p, b): first for p, rs in orders.items() for b in rs},
         configs={"retention.bytes": str(3 * GiB + 256 * MiB)},
     )
-    sb.create_topic(
+    create_topic(
         "payments",
         partitions=6,
         replication_factor=rf,
@@ -32,7 +44,7 @@ def populate(sb) -> None:
         produce_rate=64 * 1024,
         configs={"retention.bytes": str(GiB)},
     )
-    sb.create_topic(
+    create_topic(
         "clicks",
         partitions=24,
         replication_factor=min(2, n),
@@ -40,11 +52,10 @@ def populate(sb) -> None:
         produce_rate=512 * 1024,
         configs={"retention.bytes": str(256 * MiB)},
     )
-    sb.create_topic(
-        "audit-log", partitions=3, replication_factor=rf, size_bytes=12 * GiB, configs={"retention.ms": "-1"}
-    )
-    sb.create_topic("empty", partitions=4, replication_factor=min(2, n))
+    create_topic("audit-log", partitions=3, replication_factor=rf, size_bytes=12 * GiB, configs={"retention.ms": "-1"})
+    create_topic("empty", partitions=4, replication_factor=min(2, n))
     _check_room(sb)
+    return sorted(kept)
 
 
 def _check_room(sb) -> None:

@@ -100,6 +100,7 @@ def run_foreground(sandbox, state_dir: Path, *, demo: bool, on_ready: Callable[[
             "mode": sandbox.mode,
             "zookeeper": sandbox.zookeeper,
             "control_socket": str(server.path),
+            "demo_kept": list(getattr(sandbox, "demo_kept", [])),  # for the note of a detached start
         }
         tmp = state_dir / (STATE_FILE + ".tmp")
         tmp.write_text(json.dumps(state))

@@ -122,6 +122,7 @@ class Sandbox:
         self._rng = random.Random(seed)
         self.security = _security(tls, sasl_users, sasl_mechanisms, super_users, cluster_acls)
         self.engine: Engine | None = None
+        self.demo_kept: list[str] = []  # demo topics populate_demo found already there
         self.faults = Faults(self)
         self.clock = Clock(self)
 
@@ -310,10 +311,13 @@ class Sandbox:
 
         engine.call(run)
 
-    def populate_demo(self) -> None:
+    def populate_demo(self) -> list[str]:
+        """Create the demo topics; return those already there (kept as they are: a ZooKeeper
+        chroot a stopped sandbox used holds them, as a restarted cluster keeps its topics)."""
         from kadmin.sandbox.demo import populate
 
-        populate(self)
+        self.demo_kept = populate(self)
+        return self.demo_kept
 
     # --- observation ---
 
