@@ -59,6 +59,8 @@ def validate_inventory(data: Any) -> list[str]:
         where = ".".join(str(x) for x in err.absolute_path) or "(top level)"
         if err.validator == "oneOf":
             problems.append(f"{where}: give exactly one of bootstrap_server, zookeeper or profile")
+        elif err.validator == "type" and err.absolute_path and err.absolute_path[-1] == "timeout":
+            problems.append(timeout_type_problem(where, err.instance))
         elif err.validator == "additionalProperties":
             known = set(err.schema.get("properties", {}))
             problems.append(f"{where}: unknown key(s): {', '.join(sorted(set(err.instance) - known))}")
@@ -81,6 +83,15 @@ def validate_inventory(data: Any) -> list[str]:
                 except ValueError as e:
                     problems.append(f"clusters.{i}.{key}: {e}")
     return problems
+
+
+def timeout_type_problem(where: str, value: Any) -> str:
+    """A ``timeout`` that is not a string. A TOML number has no unit: refused with the words a
+    string of digits gets (``config.parse_timeout``), since ``timeout = 10000`` (Kafka's
+    milliseconds) read as seconds would be 2.8 hours."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return f"{where}: {value} has no unit: write {value}ms (as Kafka's tool meant it) or {value}s"
+    return f"{where}: expected a duration such as 30s, 500ms or 2m, got {value!r}"
 
 
 def _place(problem: str) -> tuple[int, int]:
@@ -118,8 +129,8 @@ def settings_problems(data: Any, base: Path) -> list[str]:
             return None
 
     def duration(where: str, value: Any) -> bool:
-        if not isinstance(value, (str, int, float)):
-            return False  # absent, or the schema's problem
+        if not isinstance(value, str):
+            return False  # absent, or the schema's problem (a number has no unit)
         return check(None, parse_timeout, value, where) is not None  # as collection reads it; says where
 
     defaults: dict[str, Any] = {}

@@ -266,6 +266,41 @@ def test_a_broker_directory_or_replica_listed_twice_in_one_file_is_an_input_erro
     assert err.value.problems == [p.replace(".json:", ".log-dirs.json:") if main else p for p in REPEATED_PROBLEMS]
 
 
+def test_a_timeout_written_as_a_number_is_refused_as_a_string_without_a_unit_is(tmp_path):
+    """`timeout = 10000` (Kafka's milliseconds habit) was read as 2.8 hours, `timeout = 5` as
+    5 s, while `timeout = "10"` was refused: every number is refused now, with the words a
+    unit-less string gets, among the inventory's other problems (exit 2, nothing collected)."""
+    inv = tmp_path / "fleet.toml"
+    inv.write_text(
+        'timeout = 10000\n'
+        '[[clusters]]\nname = "a"\nbootstrap_server = "127.0.0.1:9092"\ntimeout = 5\n'
+        '[[clusters]]\nname = "b"\nbootstrap_server = "127.0.0.1:9092"\ntimeout = "5"\n'
+        '[[clusters]]\nname = "c"\nbootstrap_server = "127.0.0.1:9092"\ntimeout = 2.5\n'
+        '[[clusters]]\nname = "d"\nbootstrap_server = "kafka"\ntimeout = "5s"\n'
+    )
+    with pytest.raises(InputError) as err:
+        load_inventory(inv)
+    assert err.value.exit_code == 2
+    assert err.value.problems == [
+        "timeout: 10000 has no unit: write 10000ms (as Kafka's tool meant it) or 10000s",
+        "clusters.0.timeout: 5 has no unit: write 5ms (as Kafka's tool meant it) or 5s",
+        "clusters.1.timeout: 5 has no unit: write 5ms (as Kafka's tool meant it) or 5s",  # the string's words
+        "clusters.2.timeout: 2.5 has no unit: write 2.5ms (as Kafka's tool meant it) or 2.5s",
+        "clusters.3.bootstrap_server: 'kafka' is not HOST:PORT (a port from 1 to 65535; an IPv6 address as [::1]:9092)",
+    ]
+    inv.write_text('timeout = "10s"\n[[clusters]]\nname = "a"\nbootstrap_server = "127.0.0.1:9092"\n'
+                   'timeout = "500ms"\n')
+    assert [e["timeout"] for e in load_inventory(inv)] == ["500ms"]
+
+
+def test_the_inventory_schema_takes_a_timeout_as_a_string_only():
+    from kadmin.schemas import load
+
+    schema = load("fleet-inventory")
+    assert schema["properties"]["timeout"]["type"] == "string"
+    assert schema["$defs"]["cluster"]["properties"]["timeout"]["type"] == "string"
+
+
 def test_every_inventory_problem_is_reported_up_front_with_where_it_is(tmp_path, monkeypatch):
     """Settings that would only fail as each cluster connects (a timeout that is not a duration,
     a missing config or properties file, an unknown profile, a JKS keystore) are found with the
