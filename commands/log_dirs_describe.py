@@ -15,10 +15,10 @@ from kadmin.commands.options import cluster_options, int_list, open_cluster, out
 @click.option(
     "--top",
     default=3,
-    show_default=True,
+    show_default=False,
     metavar="N",
     type=click.IntRange(min=0),
-    help="Largest partitions to show per directory.",
+    help="Largest partitions to show per directory [default: 3]; in fleet reports, per cluster [default: 10].",
 )
 @cluster_options
 @output_option(("table", "json", "csv", "kafka-json"))

@@ -320,3 +320,14 @@ def test_a_report_dir_beside_the_from_directory_is_fine(tmp_path):
     src = fx.log_dirs_fleet(tmp_path / "in")
     result = invoke("--from", str(src), "--report-dir", str(tmp_path / "in-reports"), "-o", "json")
     assert result.exit_code == 1 and (tmp_path / "in-reports" / "fleet-report.json").exists()  # 1: broken.json
+
+
+def test_top_help_gives_both_meanings_and_defaults():
+    """--top is per directory (default 3) for one cluster, per cluster (default 10) in fleet
+    reports (docs/fleet.md): the help said only the first."""
+    from kadmin.commands.root import cli
+
+    result = CliRunner().invoke(cli, ["log-dirs", "describe", "--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    line = " ".join(next(part for part in result.output.split("\n  --") if part.startswith("top ")).split())
+    assert "per directory [default: 3]" in line and "fleet reports, per cluster [default: 10]" in line, line
