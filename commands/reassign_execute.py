@@ -204,6 +204,8 @@ def _run(params, opener) -> None:
         view = read_cluster(backend, prepared.parsed, records, throttles=throttles)
         # raises PlanProblems, or ReassignmentInProgress (ZooKeeper: /admin/reassign_partitions exists)
         xplan = plan_execution(request, view, now=time.time(), operator=who())
+        for warning in xplan.warnings:  # before any change, --dry-run too (a down broker given no rate)
+            render.warn(warning)
         # Every refusal the run makes before its first change, --dry-run makes too.
         if xplan.throttles.changes and records is None:
             raise UnsupportedOperation(
@@ -407,6 +409,8 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
             # validates (ZooKeeper with /admin/reassign_partitions there too: a resumed run waits for
             # its own node instead); raises, changing nothing
             xplan = plan_execution(request, view, now=time.time())
+            for warning in xplan.warnings:
+                render.warn(warning)
             done = xplan.nothing_to_change and not any(a.tp in view.ongoing for a in plan.partitions)
             if not done:  # what run_incremental refuses before its first step, and the rollback file
                 refuse_partitions_moving(plan, view.ongoing)

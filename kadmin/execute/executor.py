@@ -24,12 +24,12 @@ from typing import Protocol
 from kadmin.backends.base import Backend, Capability, reassignment_blocked
 from kadmin.errors import AuthenticationError, AuthorizationError, KadminError, UnsupportedOperation
 from kadmin.execute.changes import REPLICA_NOT_AVAILABLE, Change, LogDirMove, Reassign
-from kadmin.execute.plan_of_changes import (
+from kadmin.execute.plan_of_changes import (  # noqa: F401  (plan_execution re-exported for callers)
     ClusterView,
     ExecuteRequest,
     ExecutionPlan,
+    plan_execution,
 )
-from kadmin.execute.plan_of_changes import plan_execution as _plan_execution
 from kadmin.model import (
     THROTTLE_CONFIGS,
     ConfigResource,
@@ -72,17 +72,6 @@ def read_cluster(
     configs = backend.describe_configs(resources, keys=THROTTLE_CONFIGS)
     loaded = records.load_all() if records is not None else {}
     return ClusterView(cluster, log_dirs, ongoing, configs, loaded, blocked, down_configurable)
-
-
-def plan_execution(request: ExecuteRequest, view: ClusterView, *, now: float = 0.0, operator=("", "")) -> ExecutionPlan:
-    """``plan_of_changes.plan_execution`` (pure), then its warnings (a down broker given no
-    rate) on stderr: before any change, and with ``--dry-run`` too."""
-    import sys
-
-    xplan = _plan_execution(request, view, now=now, operator=operator)
-    for w in xplan.warnings:
-        print(f"kadmin: warning: {w}", file=sys.stderr)
-    return xplan
 
 
 class Reporter(Protocol):
