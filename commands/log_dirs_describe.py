@@ -75,11 +75,9 @@ def describe(cluster, output, broker_list, topic_list, log_dir_list, top, fleet)
         # partial report for the whole.
         from kadmin.errors import ClusterError
 
-        which = ", ".join(f"{b} ({why})" for b, why in unanswered.items())
-        many = len(unanswered) > 1
+        who, their = render.not_answering(unanswered)
         raise ClusterError(
-            f"broker{'s' if many else ''} {which} did not answer DescribeLogDirs: the report lacks "
-            f"{'their' if many else 'its'} log directories",
+            f"{who}: the report lacks {their} log directories",
             hint="check the broker and run it again; --broker-list leaves a broker out",
         )
 

@@ -84,7 +84,7 @@ def progress(cluster, output, plan_file, watch, interval):
         render.warn(unanswered_note(snap))
     if snap.done:
         return
-    if snap.unanswered and not snap.totals.moving_replicas and not snap.reassigning_partitions:
+    if snap.unseen_only:
         from kadmin.errors import ClusterError
 
         raise ClusterError(

@@ -4,6 +4,7 @@ errors, and machine output. Commands build models; this module turns them into t
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 
 import click
 
@@ -52,6 +53,14 @@ def _one_line(text: str) -> str:
 
 def warn(message: str) -> None:
     click.echo(f"kadmin: warning: {message}", err=True)
+
+
+def not_answering(unanswered: Mapping[int, str]) -> tuple[str, str]:
+    """("brokers 1 (REQUEST_TIMED_OUT), 2 (...) did not answer DescribeLogDirs", "their"): the
+    words for what a report lacks, and the pronoun for it."""
+    which = ", ".join(f"{b} ({why})" for b, why in unanswered.items())
+    many = len(unanswered) > 1
+    return f"broker{'s' if many else ''} {which} did not answer DescribeLogDirs", "their" if many else "its"
 
 
 def stdout_is_tty() -> bool:

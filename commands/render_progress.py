@@ -130,7 +130,7 @@ def progress_line(snap) -> str:
     t = snap.totals
     if snap.done:
         return "kadmin: done: nothing moves any more"
-    if snap.unanswered and not t.moving_replicas and not snap.reassigning_partitions:
+    if snap.unseen_only:
         return f"kadmin: nothing seen moving, but {unanswered_note(snap)}"
     frac = fraction(t.moved_bytes, t.remaining_bytes)
     pct = f" ({frac * 100:.0f}%)" if frac is not None else ""
@@ -144,12 +144,10 @@ def progress_line(snap) -> str:
 
 def unanswered_note(snap) -> str:
     """What a snapshot lacks: the brokers that did not answer DescribeLogDirs."""
-    which = ", ".join(f"{b} ({why})" for b, why in snap.unanswered.items())
-    many = len(snap.unanswered) > 1
-    return (
-        f"broker{'s' if many else ''} {which} did not answer DescribeLogDirs: {'their' if many else 'its'} "
-        "log-dir moves and replica sizes are not shown"
-    )
+    from kadmin.commands.render import not_answering
+
+    who, their = not_answering(snap.unanswered)
+    return f"{who}: {their} log-dir moves and replica sizes are not shown"
 
 
 def snapshot_document(snap) -> dict:

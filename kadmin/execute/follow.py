@@ -36,14 +36,24 @@ class FollowReporter:
         """Nothing seemed to move, but verify still sees work running: following on."""
 
 
+UNSEEN_SAMPLES = 3  # snapshots in a row that see nothing moving but miss a broker: following ends
+
+
 def follow(
     sample: Sample, clock: Clock, interval: float, reporter: FollowReporter, first: ProgressSnapshot | None = None
 ) -> ProgressSnapshot:
     """Sample every ``interval`` seconds until a snapshot shows nothing of the plan moving;
-    report each snapshot. ``first`` continues from an earlier snapshot (its rate baseline)."""
+    report each snapshot. ``first`` continues from an earlier snapshot (its rate baseline).
+    A broker that does not answer keeps a snapshot from saying done; when it is all that is
+    left (UNSEEN_SAMPLES snapshots in a row see nothing moving), following ends with that
+    snapshot instead of waiting forever, and the caller says what is unknown."""
     snap = first if first is not None else sample(None)
     reporter.snapshot(snap)
+    unseen = 0
     while not snap.done:
+        unseen = unseen + 1 if snap.unseen_only else 0
+        if unseen >= UNSEEN_SAMPLES:
+            break
         clock.sleep(interval)
         snap = sample(snap)
         reporter.snapshot(snap)

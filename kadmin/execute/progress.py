@@ -126,6 +126,11 @@ class ProgressSnapshot:
     def done(self) -> bool:
         return not any(r.moving for r in self.replicas) and self.reassigning_partitions == 0 and not self.unanswered
 
+    @property
+    def unseen_only(self) -> bool:
+        """Nothing seen moving, but a broker did not answer: whether its moves are done is unknown."""
+        return bool(self.unanswered) and not any(r.moving for r in self.replicas) and self.reassigning_partitions == 0
+
 
 # --- scope ----------------------------------------------------------------------------------
 def plan_scope(plan: ReassignmentPlan) -> list[tuple[str, int, int]]:

@@ -233,3 +233,26 @@ def test_a_long_table_shows_what_moves_and_counts_the_rest():
     # A short one lists every replica, as KIP-179's table does.
     small = [line for line in _render(progress_table(_moving(FOLD_ABOVE // 3))) if line.startswith("│ t ")]
     assert len(small) == 3 * (FOLD_ABOVE // 3)
+
+
+def test_following_ends_when_only_an_unseen_broker_is_left():
+    """--watch and execute --wait follow until done; a broker that never answers keeps every
+    snapshot from saying done: once nothing is seen moving for UNSEEN_SAMPLES snapshots in a
+    row, following ends with that snapshot (the caller says what is unknown), not never."""
+    from kadmin.execute.follow import UNSEEN_SAMPLES, FollowReporter, follow
+
+    bar = PartitionState("bar", 0, 1, (1, 2), (1, 2))
+    d = dirs([(1, "/d1", "bar", 0, 10 * MB, 0, False)])
+    d[2] = BrokerLogDirs(2, error="REQUEST_TIMED_OUT")
+    taken = []
+
+    def sample(previous):
+        taken.append(previous)
+        return snapshot(float(len(taken)), cluster([bar]), {}, d, previous=previous)
+
+    class Clock:
+        def sleep(self, seconds):
+            assert len(taken) < 50, "follow never ended"
+
+    last = follow(sample, Clock(), 1.0, FollowReporter())
+    assert last.unseen_only and not last.done and len(taken) == UNSEEN_SAMPLES

@@ -193,6 +193,10 @@ def test_progress_names_a_broker_that_did_not_answer_and_claims_no_end(sb, tmp_p
                             "--timeout", "2s")  # every move, whoever started it: none seen, one broker unseen
     assert "cannot tell whether every move is done" in clear_failure(code, err)
     assert "No partition reassignment" not in out and "broker 2 (" in out
+    code, out, err = kadmin(capsys, "reassign", "progress", "--watch", "--interval", "100ms", "-o", "json",
+                            "-b", sb.bootstrap.split(",")[0], "--timeout", "2s")  # ends, not waits forever
+    assert "cannot tell whether every move is done" in clear_failure(code, err)
+    assert all(not json.loads(line)["done"] for line in out.splitlines())
     sb.faults.latency(2, 0)
     code, out, err = kadmin(capsys, "reassign", "progress", "--reassignment-json-file", plan, "--interval", "0",
                             "-b", sb.bootstrap.split(",")[0])
