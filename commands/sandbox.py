@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from kadmin.commands.options import output_option
+from kadmin.units import MAX_BYTES
 
 STATE_DIR_OPTION = click.option(
     "--state-dir",
@@ -25,7 +26,6 @@ STATE_DIR_OPTION = click.option(
 
 # Kafka's int64 fields: DescribeLogDirs' TotalBytes and UsableBytes (--dir-capacity), byte rates
 # (--bandwidth). Larger values were accepted, then broke every DescribeLogDirs answer.
-INT64_MAX = 2**63 - 1
 
 
 class FiniteFloatRange(click.FloatRange):
@@ -101,14 +101,14 @@ def sandbox() -> None:
 )
 @click.option(
     "--dir-capacity",
-    type=click.IntRange(1, INT64_MAX),
+    type=click.IntRange(1, MAX_BYTES),
     default=100 * 2**30,
     show_default=True,
     help="Bytes per log directory.",
 )
 @click.option(
     "--bandwidth",
-    type=click.IntRange(1, INT64_MAX),
+    type=click.IntRange(1, MAX_BYTES),
     default=100 * 2**20,
     show_default=True,
     help="Unthrottled replication bytes/s per broker.",
@@ -170,14 +170,10 @@ def start(
     from kadmin.sandbox import process
     from kadmin.sandbox.versions import kafka_version as kafka_version_of
 
-    if zookeeper is not None:
-        # As kadmin's own --zookeeper reads it, so the string `sandbox status` prints works there
-        from kadmin.config import zookeeper_connect
+    if zookeeper is not None:  # checked here too: a detached start fails at once, not in its child
+        from kadmin.config import zookeeper_flag
 
-        try:
-            zookeeper = zookeeper_connect(zookeeper)
-        except ValueError as e:
-            raise UsageError(f"--zookeeper: {e}") from None
+        zookeeper = zookeeper_flag(zookeeper)
     version = kafka_version_of(kafka_version, zookeeper=bool(zookeeper))  # 4.x has no ZooKeeper mode
     if racks > brokers:
         raise UsageError(f"--racks ({racks}) cannot exceed --brokers ({brokers})")

@@ -336,6 +336,11 @@ def _hosts_and_chroot(connect: str) -> tuple[str, str | None]:
     return hosts, "/" + path if path else None
 
 
+def zookeeper_flag(connect: str) -> str:
+    """A --zookeeper flag's connect string as kadmin passes it on, or UsageError (exit 2)."""
+    return _checked_target("zookeeper", connect, "flags", None)
+
+
 def _checked_target(kind: str, where: str, source: str, profile: str | None) -> str:
     """A bootstrap list or ZooKeeper connect string without its empty entries (Java's clients
     skip them; kafka-python and kazoo do not), or UsageError / ConfigError for one no client

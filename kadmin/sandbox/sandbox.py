@@ -18,8 +18,8 @@ from kadmin.sandbox.engine import Engine
 from kadmin.sandbox.faults import Faults
 from kadmin.sandbox.snapshot import Snapshot
 from kadmin.sandbox.versions import kafka_version as kafka_version_of
+from kadmin.units import MAX_BYTES
 
-INT64_MAX = 2**63 - 1  # Kafka's int64 fields (DescribeLogDirs' TotalBytes, byte rates)
 DATA_ROOT = "/var/lib/kafka"
 
 
@@ -93,19 +93,16 @@ class Sandbox:
         if base_port and not (base_port >= 1 and base_port + brokers - 1 <= 65535):
             raise UsageError(f"ports {base_port}..{base_port + brokers - 1} are not valid TCP ports")
         # Kafka's fields are int64s: DescribeLogDirs' TotalBytes/UsableBytes, the bytes/s rates
-        if not 1 <= dir_capacity <= INT64_MAX:
+        if not 1 <= dir_capacity <= MAX_BYTES:
             raise UsageError(
-                f"--dir-capacity must be between 1 and {INT64_MAX} bytes (Kafka's int64), not {dir_capacity}"
+                f"--dir-capacity must be between 1 and {MAX_BYTES} bytes (Kafka's int64), not {dir_capacity}"
             )
-        if not 1 <= bandwidth <= INT64_MAX:
-            raise UsageError(f"--bandwidth must be between 1 and {INT64_MAX} bytes/s (Kafka's int64), not {bandwidth}")
-        if zookeeper is not None:
-            from kadmin.config import zookeeper_connect
+        if not 1 <= bandwidth <= MAX_BYTES:
+            raise UsageError(f"--bandwidth must be between 1 and {MAX_BYTES} bytes/s (Kafka's int64), not {bandwidth}")
+        if zookeeper is not None:  # as kadmin's own --zookeeper reads it: what status prints works there
+            from kadmin.config import zookeeper_flag
 
-            try:
-                zookeeper = zookeeper_connect(zookeeper)
-            except ValueError as e:
-                raise UsageError(f"--zookeeper: {e}") from None
+            zookeeper = zookeeper_flag(zookeeper)
         self.version = kafka_version_of(kafka_version, zookeeper=bool(zookeeper))
         self.broker_count = brokers
         self.log_dirs = log_dirs
