@@ -98,6 +98,15 @@ class ConnectionSettings:
         return self.properties.get("security.protocol", "PLAINTEXT").strip().upper()
 
 
+def _bare_number(text: str) -> bool:
+    """ "10000", "1.5": a number written without a unit."""
+    try:
+        float(text.strip())
+    except ValueError:
+        return False
+    return text.strip().replace(".", "", 1).isdigit()
+
+
 def parse_timeout(value: str | float | int, where: str = "--timeout", *, bare_seconds: bool = False) -> float:
     """Seconds from "30s", "500ms", "2m", "1h" or a number (kadmin.units' duration syntax); a
     timeout must be greater than zero. Errors name where the value came from. A string of digits
@@ -108,9 +117,9 @@ def parse_timeout(value: str | float | int, where: str = "--timeout", *, bare_se
 
     if isinstance(value, bool):
         raise UsageError(f"{where}: expected a duration such as 30s, got {value!r}")
-    if isinstance(value, str) and value.strip().isdigit() and bare_seconds:
-        value = int(value.strip())
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and _bare_number(value) and bare_seconds:
+        value = float(value.strip())
+    if isinstance(value, str) and _bare_number(value):
         # Kafka's kafka-reassign-partitions.sh reads `--timeout 10000` as milliseconds; reading it
         # as seconds would turn a ported script's 10 s into hours. Ask for the unit instead.
         raise UsageError(

@@ -388,6 +388,9 @@ def test_a_unitless_timeout_from_kafkas_tool_asks_for_the_unit():
     # kafka-reassign-partitions.sh --timeout 10000 meant 10 seconds (milliseconds), not hours.
     with pytest.raises(UsageError, match="10000ms"):
         parse_timeout("10000")
+    with pytest.raises(UsageError, match="1.5 has no unit"):  # a decimal is no less ambiguous
+        parse_timeout("1.5")
+    assert parse_timeout("1.5", bare_seconds=True) == 1.5  # a profile's schema says seconds
 
 
 # --- mapping to the client libraries -------------------------------------------------------
