@@ -330,7 +330,7 @@ class AdminBackend(AdminClients):
                 tp = TopicPartition(ktp.topic, ktp.partition)
                 what = f"reading the end offset of {tp}"
                 try:
-                    if not fut.done():
+                    if not fut.done() or _ck_timed_out(fut):
                         raise (self._ck_error(None, what) if self._ck_login_seen() else self._no_answer(what))
                     out[tp] = self._ck_result(fut, what)
                 except ClusterError as e:
@@ -583,6 +583,16 @@ def _one_broker_per_batch(resources: Sequence[ConfigResource]) -> list[list[Conf
     if not brokers:
         return [topics] if topics else []
     return [topics + brokers[:1]] + [[b] for b in brokers[1:]]
+
+
+def _ck_timed_out(fut) -> bool:
+    """A done ListOffsets future that holds no answer: librdkafka (2.16) resolves a partition
+    whose leader did not answer within ``request_timeout`` with offset -1001 (OFFSET_INVALID)
+    and no error, as if it were a result. A leader's answer to "latest" is never negative."""
+    if fut.cancelled() or fut.exception() is not None:
+        return False
+    offset = getattr(fut.result(), "offset", 0)
+    return isinstance(offset, int) and offset < 0
 
 
 def _ck_leader(md, tp: TopicPartition) -> int:
