@@ -11,6 +11,7 @@ import importlib
 import inspect
 import pkgutil
 import struct
+import threading
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from typing import Any
@@ -131,9 +132,23 @@ class Api:
         return (self.min_version if self.advertised_min is None else self.advertised_min), self.max_version
 
 
-@lru_cache(maxsize=1)
+_registry_lock = threading.Lock()
+
+
 def registry() -> dict[int, Api]:
-    """Every API kafka-python has message classes for, by key."""
+    """Every API kafka-python has message classes for, by key.
+
+    Built (kafka-python imported) once, by one thread at a time: two threads importing
+    kafka-python at once from different modules (sandboxes answering their first requests, each
+    on its own thread; a client's imports) can each hold a module the other needs, and Python
+    then hands one of them a "partially initialized module". A Sandbox calls this before its
+    brokers' thread starts, so kafka-python is imported by the thread that starts it."""
+    with _registry_lock:
+        return _registry()
+
+
+@lru_cache(maxsize=1)
+def _registry() -> dict[int, Api]:
     from kafka.protocol.api_message import ApiMessage
 
     found: dict[int, dict[bool, Any]] = {}

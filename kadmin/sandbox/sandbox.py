@@ -159,6 +159,7 @@ class Sandbox:
             from kadmin.sandbox import lag
 
             engine.lag = lag.install(engine.cluster)
+        protocol.registry()  # kafka-python imported by this thread, before the brokers' thread runs
         engine.start_loop()
         ports = {i: (self.base_port + i if self.base_port else 0) for i in range(self.broker_count)}
         try:
