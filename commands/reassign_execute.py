@@ -376,6 +376,19 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
                 "this connection has no place to record the throttles kadmin sets, so they could not be removed safely; nothing was changed",
                 hint="run without --throttle, or set throttles with `kadmin throttle set`",
             )
+        # Resumed without --throttle: what an earlier part of the run set is still removed at the end.
+        inherited = resuming and saved is not None and saved.throttles_set
+        control = (
+            RecordedThrottles(
+                backend, rate, pid, records, plan_file=request.plan_file, log_dir_rate=log_dir_rate, plan=plan
+            )
+            if rate is not None or log_dir_rate is not None or inherited
+            else None
+        )
+        if resuming and control is not None and control.sets:
+            assert saved is not None  # resuming means a saved state
+            # a down broker given no rate: said once, before any change (--dry-run too)
+            _warn_down(control, {tp: p.steps for tp, p in saved.partitions.items()}, backend.describe_cluster())
         if resuming and params.dry_run:
             assert saved is not None  # resuming means a saved state
             if people:
@@ -415,17 +428,13 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
             if not done:  # what run_incremental refuses before its first step, and the rollback file
                 refuse_partitions_moving(plan, view.ongoing)
                 check_rollback_path(request.rollback_path)
+            steps = plan_steps(
+                plan, view.cluster.partitions, params.limits.max_parallel_replicas, min_insync_of(view.configs)
+            )
+            if control is not None and not done:  # a down broker given no rate: before any change
+                _warn_down(control, steps, view.cluster)
             if params.dry_run:
-                steps = plan_steps(
-                    plan, view.cluster.partitions, params.limits.max_parallel_replicas, min_insync_of(view.configs)
-                )
-                throttle_changes = (
-                    RecordedThrottles(
-                        backend, rate, pid, records, plan_file=request.plan_file, log_dir_rate=log_dir_rate, plan=plan
-                    ).preview(steps)
-                    if rate is not None or log_dir_rate is not None
-                    else ()
-                )
+                throttle_changes = control.preview(steps, view.cluster) if control is not None else ()
                 print_preview(
                     people, steps, plan_batches(steps, params.limits), render, xplan.log_dir_moves, throttle_changes
                 )
@@ -433,15 +442,6 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
             if done:
                 _print_done(params, pid, state_path, saved)
                 return
-        # Resumed without --throttle: what an earlier part of the run set is still removed at the end.
-        inherited = resuming and saved is not None and saved.throttles_set
-        control = (
-            RecordedThrottles(
-                backend, rate, pid, records, plan_file=request.plan_file, log_dir_rate=log_dir_rate, plan=plan
-            )
-            if rate is not None or log_dir_rate is not None or inherited
-            else None
-        )
         with RollbackFile(request.rollback_path, backend) as rollback:
             if not resuming:
                 rollback.write(request.rollback_path, xplan.rollback)
@@ -528,6 +528,16 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
             }
         )
     raise_if_failed(election)
+
+
+def _warn_down(control, steps, cluster) -> None:
+    """The one warning naming the down brokers the run's throttles leave out (as plain execute
+    and ``throttle set`` say it), if any."""
+    from kadmin.commands import render
+
+    warning = control.warning(steps, cluster)
+    if warning is not None:
+        render.warn(warning)
 
 
 _CONNECTION_FLAGS = {"admin": "--bootstrap-server", "zookeeper": "--zookeeper"}

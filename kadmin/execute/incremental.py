@@ -32,7 +32,7 @@ after ``pickup_grace`` sent again.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -46,6 +46,7 @@ from kadmin.execute.incremental_log_dirs import not_in_place, send_targets
 from kadmin.execute.state_file import IncrementalState, PartitionProgress
 from kadmin.model import (
     Assignment,
+    ClusterState,
     ConfigChange,
     ConfigResource,
     ConfigResourceType,
@@ -124,10 +125,11 @@ class ThrottleControl(Protocol):
         steps: Mapping[TopicPartition, Sequence[Step]],
         *,
         log_dirs: bool = True,
-        alive: Collection[int] | None = None,
+        cluster: ClusterState | None = None,
     ) -> Sequence[ConfigChange]:
         """Set what ``steps`` (and, with ``log_dirs``, the plan's log-dir moves) need and is not
-        set, merged and recorded, rates on the ``alive`` brokers only (None: all); the changes made."""
+        set, merged and recorded, rates only where configs can change (``cluster``: as last
+        read; a down broker is left out over the AdminClient protocol); the changes made."""
         ...
 
     def remove(self) -> Sequence[ConfigChange] | None:
@@ -280,7 +282,7 @@ class _Run:
     def run(self) -> IncrementalResult:
         self.limits.validate()
         self.t0 = self.clock.now()
-        cluster = self._read(self.backend.describe_cluster)
+        cluster = self.cluster = self._read(self.backend.describe_cluster)
         self.live = set(cluster.brokers)
         self.state, resumed = self._open_state(cluster.partitions)
         self.reporter.planned(self.state, resumed)
@@ -289,14 +291,15 @@ class _Run:
         self._locate(cluster.partitions, self._ongoing(), startup=True)
         if self.suspect:  # settle it before sending anything: look once more
             self.clock.sleep(self.poll_interval)
-            cluster = self._read(self.backend.describe_cluster)
+            cluster = self.cluster = self._read(self.backend.describe_cluster)
             self._locate(cluster.partitions, self._ongoing(), startup=True)
         self.bytes_at_start = self._bytes_done()
         self.backlog = Backlog.of({tp: p.steps[p.completed :] for tp, p in self.state.partitions.items()}, self.sizes)
 
         dirs_left = self._read(lambda: not_in_place(self.backend, self.log_dirs))
         if (not self._all_done() or dirs_left) and self.throttle is not None and self.throttle.sets:
-            changes = self.throttle.apply({tp: p.steps for tp, p in self.state.partitions.items()})
+            steps = {tp: p.steps for tp, p in self.state.partitions.items()}
+            changes = self.throttle.apply(steps, cluster=self.cluster)
             self._save(throttles_set=True, throttles_via=tuple(sorted({*self.state.throttles_via, self.throttle.via})))
             self.reporter.throttles("set", len(changes))
             for c in changes:
@@ -312,7 +315,7 @@ class _Run:
             self._maybe_start_batch()
             self.reporter.progress(self._progress())
             self.clock.sleep(self.poll_interval)
-            cluster = self._read(self.backend.describe_cluster)
+            cluster = self.cluster = self._read(self.backend.describe_cluster)
             self.live = set(cluster.brokers)
             self._locate(cluster.partitions, self._ongoing())
         if self.log_dirs:
@@ -481,7 +484,7 @@ class _Run:
             return
         throttle, steps = self.throttle, {s.tp: (s,) for s in batch}
         # Safe to try again (merged; the record first): a broker restarting is waited for as reads are.
-        changes = self._read(lambda: throttle.apply(steps, log_dirs=False, alive=self.live))
+        changes = self._read(lambda: throttle.apply(steps, log_dirs=False, cluster=self.cluster))
         for c in changes:
             self.reporter.note(f"batch {self.state.batches + 1} needs a throttle removed meanwhile: {describe(c)}")
 

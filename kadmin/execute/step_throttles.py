@@ -14,11 +14,13 @@ remove only what nobody needs).
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from kadmin.backends.base import Backend
+from kadmin.backends.base import Backend, Capability
 from kadmin.model import (
     THROTTLE_CONFIGS,
+    ClusterState,
     ConfigChange,
     ConfigResource,
     ConfigResourceType,
@@ -27,10 +29,27 @@ from kadmin.model import (
 )
 from kadmin.plan.steps import Step, throttled_replicas
 from kadmin.throttling.maths import ThrottleRates, recorded, throttle_changes
-from kadmin.throttling.needs import FOLLOWER, LEADER, current_throttles, log_dir_rate_brokers
-from kadmin.throttling.operations import apply_throttles, remove_plan_throttles
+from kadmin.throttling.needs import FOLLOWER, LEADER, current_throttles, log_dir_rate_brokers, rate_targets
+from kadmin.throttling.operations import (
+    apply_throttles,
+    down_brokers_warning,
+    rates_not_given,
+    remove_plan_throttles,
+)
 from kadmin.throttling.record import now_iso, who
 from kadmin.throttling.stores import MemoryRecordStore
+
+
+@dataclass(frozen=True)
+class StepTargets:
+    """What ``RecordedThrottles.apply`` throttles: the lists, the brokers given the replication
+    rates and the log-dir rate, and the down brokers left out of each."""
+
+    lists: dict[str, dict[str, set[str]]]
+    rate_brokers: set[int]
+    log_dir_brokers: set[int]
+    down: frozenset[int]
+    down_log_dir: frozenset[int]
 
 
 class RecordedThrottles:
@@ -39,7 +58,8 @@ class RecordedThrottles:
     Set before the first batch: leader-side entries for every replica that is a source in
     any step (a replica added early, like the new preferred leader, feeds the later steps),
     follower-side entries for every replica any step adds, rates on every broker involved, and
-    the log-dir rate on the brokers where the plan names directories; merged with what is
+    the log-dir rate on the brokers where the plan names directories (over the AdminClient
+    protocol not on a broker that is down: ``warning`` names it, for the command to print); merged with what is
     already set and recorded under ``plan_id``. Applied again before each batch for the steps
     of that batch (whatever another command removed meanwhile). Removed after the last step:
     only what this record set, and only what no running move still needs.
@@ -65,6 +85,8 @@ class RecordedThrottles:
         self.plan_file = plan_file
         self.log_dir_rate = log_dir_rate
         self.log_dir_brokers = log_dir_rate_brokers(plan) if plan is not None and log_dir_rate is not None else set()
+        # ZooKeeper holds a down broker's configs; over the AdminClient protocol they cannot change.
+        self.down_configurable = Capability.CONFIGS_OF_DOWN_BROKERS in getattr(backend, "capabilities", frozenset())
 
     @property
     def via(self) -> str:
@@ -77,29 +99,21 @@ class RecordedThrottles:
         still removes what this plan's record holds)."""
         return self.rate is not None or self.log_dir_rate is not None
 
-    def preview(self, steps: Mapping[TopicPartition, Sequence[Step]]) -> tuple[ConfigChange, ...]:
-        """The config changes ``apply(steps)`` would make now (reads only): ``--dry-run``."""
-        return self.apply(steps, dry_run=True)
-
-    def apply(
-        self,
-        steps: Mapping[TopicPartition, Sequence[Step]],
-        *,
-        log_dirs: bool = True,
-        alive: Collection[int] | None = None,
-        dry_run: bool = False,
+    def preview(
+        self, steps: Mapping[TopicPartition, Sequence[Step]], cluster: ClusterState | None = None
     ) -> tuple[ConfigChange, ...]:
-        """Set what ``steps`` need and is not set (the log-dir rate too unless not ``log_dirs``),
-        merged with what is set, and record it; the config changes made (none: all was set).
-        ``alive``: rates only on these brokers (a broker that is down cannot be read or set, and
-        what it had set stays: removal keeps the rates of a broker it cannot read). ``dry_run``:
-        change and record nothing, return the changes all the same."""
+        """The config changes ``apply(steps)`` would make now (reads only): ``--dry-run``."""
+        return self.apply(steps, cluster=cluster, dry_run=True)
+
+    def targets(
+        self, steps: Mapping[TopicPartition, Sequence[Step]], cluster: ClusterState, *, log_dirs: bool = True
+    ) -> StepTargets:
+        """What ``apply(steps)`` throttles (pure): the lists, and the brokers given each rate,
+        only where configs can change (``needs.rate_targets``: over the AdminClient protocol a
+        down broker is left out and named; ZooKeeper holds a down broker's configs). Every
+        broker of the steps belongs to the cluster (the plan was validated when the run began):
+        one not alive is down."""
         leader, follower = throttled_replicas(steps) if self.rate is not None else ({}, {})
-        log_dir_brokers = self.log_dir_brokers if log_dirs else set()
-        if alive is not None:
-            log_dir_brokers = log_dir_brokers & set(alive)
-        if not leader and not log_dir_brokers:
-            return ()
         # Not Kafka's one-shot lists (there a destination is never a source): here a replica
         # can be both, added by one step and copied from in the next, so it needs both entries.
         lists: dict[str, dict[str, set[str]]] = {}
@@ -107,17 +121,50 @@ class RecordedThrottles:
             kinds = lists.setdefault(tp.topic, {LEADER: set(), FOLLOWER: set()})
             kinds[LEADER].update(f"{tp.partition}:{b}" for b in leader[tp])
             kinds[FOLLOWER].update(f"{tp.partition}:{b}" for b in follower[tp])
-        brokers = {b for tp in leader for b in (*leader[tp], *follower[tp])}
-        if alive is not None:
-            brokers &= set(alive)
-        resources = _resources(lists, brokers | log_dir_brokers)
+        wanted = {b for tp in leader for b in (*leader[tp], *follower[tp])}
+        wanted_log_dir = self.log_dir_brokers if log_dirs else set()
+        rate_brokers, down = rate_targets(wanted, cluster, down_configurable=self.down_configurable, known=wanted)
+        log_dir_brokers, down_log_dir = rate_targets(
+            wanted_log_dir, cluster, down_configurable=self.down_configurable, known=wanted_log_dir
+        )
+        return StepTargets(lists, rate_brokers, log_dir_brokers, frozenset(down), frozenset(down_log_dir))
+
+    def warning(self, steps: Mapping[TopicPartition, Sequence[Step]], cluster: ClusterState) -> str | None:
+        """The one line naming the down brokers ``apply(steps)`` gives no rate (as plain
+        ``execute`` and ``throttle set`` say it), or None: for the command to print before any
+        change, ``--dry-run`` too."""
+        t = self.targets(steps, cluster)
+        if not t.down and not t.down_log_dir:
+            return None
+        rates = rates_not_given(ThrottleRates.both(self.rate, self.log_dir_rate), t.down, t.down_log_dir)
+        return down_brokers_warning(t.down | t.down_log_dir, rates)
+
+    def apply(
+        self,
+        steps: Mapping[TopicPartition, Sequence[Step]],
+        *,
+        log_dirs: bool = True,
+        cluster: ClusterState | None = None,
+        dry_run: bool = False,
+    ) -> tuple[ConfigChange, ...]:
+        """Set what ``steps`` need and is not set (the log-dir rate too unless not ``log_dirs``),
+        merged with what is set, and record it; the config changes made (none: all was set).
+        Rates go only where configs can change (``targets``; ``cluster``: as last read, None:
+        read now): what a down broker had set stays (removal keeps the rates of a broker it
+        cannot read). ``dry_run``: change and record nothing, return the changes all the same."""
+        if cluster is None:
+            cluster = self.backend.describe_cluster()
+        t = self.targets(steps, cluster, log_dirs=log_dirs)
+        if not t.lists and not t.log_dir_brokers:
+            return ()
+        resources = _resources(t.lists, t.rate_brokers | t.log_dir_brokers)
         current = current_throttles(self.backend.describe_configs(resources, keys=THROTTLE_CONFIGS))
         records = self.records.load_all()
         ts = throttle_changes(
             current,
-            lists=lists,
-            rate_brokers=brokers,
-            log_dir_brokers=log_dir_brokers,
+            lists=t.lists,
+            rate_brokers=t.rate_brokers,
+            log_dir_brokers=t.log_dir_brokers,
             rates=ThrottleRates.both(self.rate, self.log_dir_rate),
             records=records.values(),
         )

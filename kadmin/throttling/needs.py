@@ -155,17 +155,21 @@ def down_brokers(cluster: ClusterState) -> set[int]:
     return replica_brokers(cluster) - set(cluster.brokers)
 
 
-def rate_targets(wanted: Iterable[int], cluster: ClusterState, *, down_configurable: bool) -> tuple[set[int], set[int]]:
+def rate_targets(
+    wanted: Iterable[int], cluster: ClusterState, *, down_configurable: bool, known: Iterable[int] = ()
+) -> tuple[set[int], set[int]]:
     """The brokers of ``wanted`` whose rates can be set, and the down ones left out. Over the
     AdminClient protocol a broker answers for its own configs, so a broker that is not alive
     cannot be given a rate (a down broker sends nothing anyway; it needs its rate only if it
     comes back before the move ends). ZooKeeper holds ``/config/brokers/<id>`` whether or not
-    the broker runs (``down_configurable``): the down brokers stay. A broker neither alive nor
-    named by any replica stays in the first set, for ``operations.check_targets`` to refuse."""
+    the broker runs (``down_configurable``): the down brokers stay. Down: not alive, and named
+    by a replica (``down_brokers``) or ``known`` to be a broker of the cluster (the brokers of
+    a plan validated when its incremental run began). A broker neither alive nor known stays
+    in the first set, for ``operations.check_targets`` to refuse."""
     wanted = set(wanted)
     if down_configurable:
         return wanted, set()
-    down = wanted & down_brokers(cluster)
+    down = wanted & (down_brokers(cluster) | (set(known) - set(cluster.brokers)))
     return wanted - down, down
 
 
