@@ -32,8 +32,9 @@ from kadmin.throttling.needs import (
     log_dir_rate_brokers,
     move_map,
     rate_targets,
+    settable_brokers,
 )
-from kadmin.throttling.operations import check_targets, down_brokers_warning, rates_not_given, settable_brokers
+from kadmin.throttling.operations import check_targets, down_brokers_warning, rates_not_given
 from kadmin.throttling.record import ThrottleRecord, now_iso
 
 

@@ -173,6 +173,12 @@ def rate_targets(
     return wanted - down, down
 
 
+def settable_brokers(cluster: ClusterState, *, down_configurable: bool) -> set[int]:
+    """Brokers whose configs can be changed: the running ones, and (``down_configurable``:
+    ZooKeeper) the down ones the cluster's partitions name."""
+    return set(cluster.brokers) | (down_brokers(cluster) if down_configurable else set())
+
+
 def log_dir_rate_brokers(plan: ReassignmentPlan) -> set[int]:
     """Brokers with an explicit (not "any") ``log_dirs`` target (Kafka's calculateMovingBrokers)."""
     return {b for a in plan.partitions for b in a.log_dir_targets()}

@@ -35,7 +35,6 @@ from kadmin.throttling.maths import (
     throttle_changes,
 )
 from kadmin.throttling.needs import (
-    DEFAULT_BROKER_ID,
     broker_label,
     broker_resource,
     brokers_needing_rates,
@@ -43,6 +42,7 @@ from kadmin.throttling.needs import (
     kafka_throttle_lists,
     log_dir_move_brokers,
     rate_targets,
+    settable_brokers,
 )
 from kadmin.throttling.record import ThrottleRecord
 from kadmin.throttling.state import ThrottleState, read_throttle_state
@@ -93,7 +93,8 @@ def remove_plan_throttles(
 ) -> Removal | None:
     """Remove what ``plan_id``'s record set that no running move needs (verify, the end of an
     incremental run, ``throttle clear --plan``); None when there is no record. Rates on a broker
-    that is down stay recorded for a later run. Other records sharing a removed rate (two plans
+    whose configs cannot be read (down, over the AdminClient protocol) stay recorded for a later
+    run; over ZooKeeper a down broker's are read and removed. Other records sharing a removed rate (two plans
     that set the same rate) drop it too: it is gone. ``records``: the store's records, when the
     caller has just read them."""
     records = store.load_all() if records is None else records
@@ -101,13 +102,7 @@ def remove_plan_throttles(
     if record is None or record.empty:
         return None
     state = read_throttle_state(backend, None, brokers=record.brokers, topics=record.topics)
-    removal = removal_changes(
-        record,
-        state.current,
-        state.needs,
-        force=force,
-        unreadable=set(record.brokers) - set(state.cluster.brokers) - {DEFAULT_BROKER_ID},
-    )
+    removal = removal_changes(record, state.current, state.needs, force=force, unreadable=state.unreadable_brokers)
     others = (
         prune_records([r for pid, r in records.items() if pid != plan_id], removal) if removal.removed_rates else []
     )
@@ -188,12 +183,6 @@ def plan_throttle_set(
     check_targets(ts.changes, cluster, settable)
     record = recorded(ts, plan_id, state.records, **who) or state.records.get(plan_id) or ts.record(plan_id, **who)
     return SetPlan(ts, record, frozenset(skipped), skipped_rates)
-
-
-def settable_brokers(cluster: ClusterState, *, down_configurable: bool) -> set[int]:
-    """Brokers whose configs can be changed: the running ones, and (``down_configurable``:
-    ZooKeeper) the down ones the cluster's partitions name."""
-    return set(cluster.brokers) | (down_brokers(cluster) if down_configurable else set())
 
 
 def _check_brokers(missing: Collection[int], cluster: ClusterState) -> None:
@@ -306,17 +295,10 @@ def plan_throttle_clear(
         record = records.get(plan_id)
         if record is None:
             return None
-        removal = removal_changes(
-            record,
-            state.current,
-            state.needs,
-            force=force,
-            unreadable=set(record.brokers) - set(state.cluster.brokers) - {DEFAULT_BROKER_ID},
-        )
+        removal = removal_changes(record, state.current, state.needs, force=force, unreadable=unreadable)
         others = prune_records([r for p, r in records.items() if p != plan_id], removal)
-        down = set(record.brokers) - set(state.cluster.brokers) - {DEFAULT_BROKER_ID}
-        left = _claims_on(down, [removal.kept])
-        kept_record = replace(removal.kept, rates=tuple(c for c in removal.kept.rates if c.broker not in down))
+        left = _claims_on(unreadable, [removal.kept])
+        kept_record = replace(removal.kept, rates=tuple(c for c in removal.kept.rates if c.broker not in unreadable))
         return ClearPlan(removal, (removal.kept, *others), _kept_of_record(kept_record), left)
     if stale:
         removal = stale_throttles(state.current, state.needs)

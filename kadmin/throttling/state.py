@@ -37,23 +37,19 @@ class ThrottleState:
     ongoing: Mapping[TopicPartition, PartitionReassignment]
     log_dirs_known: bool  # False: log-dir moves could not be seen, so every log-dir rate counts as needed
     records_error: str | None = None  # why kadmin's records could not be read (show goes on without them)
-    down_read: frozenset[int] = frozenset()  # brokers not alive whose configs were read (ZooKeeper holds them)
+    # Brokers in scope (a record names them, or the caller asked for them) that are not alive.
+    down_brokers: frozenset[int] = frozenset()
+    down_read: frozenset[int] = frozenset()  # those whose configs were read all the same (ZooKeeper holds them)
     unreadable_records: tuple[str, ...] = ()  # keys of records that could not be read (the others were)
     records_hint: str | None = None  # how to remove them
     down_configurable: bool = False  # a down broker's configs can be changed (ZooKeeper holds them)
 
     @property
-    def down_brokers(self) -> set[int]:
-        """Brokers a record names that are not alive."""
-        named = {b for r in self.records.values() for b in r.brokers}
-        return {b for b in named if b != DEFAULT_BROKER_ID and b not in self.cluster.brokers}
-
-    @property
     def unreadable_brokers(self) -> set[int]:
-        """Brokers a record names that are not alive and whose configs could not be read (over
-        the AdminClient protocol a broker answers for its own configs; ZooKeeper holds them
-        whether or not the broker runs)."""
-        return self.down_brokers - self.down_read
+        """The ``down_brokers`` whose configs could not be read (over the AdminClient protocol a
+        broker answers for its own configs; ZooKeeper holds them whether or not the broker
+        runs): what kadmin set there can be neither seen nor removed."""
+        return set(self.down_brokers - self.down_read)
 
     def require_records(self, *, unless_only_some_records: bool = False) -> None:
         """Changing throttles without knowing what kadmin set is not safe: refuse.
@@ -121,24 +117,24 @@ def read_throttle_state(
         reads += [backend.list_partition_reassignments, load_records]
     configs, (moving, known), *rest = read_together(backend, *reads)  # requests in flight together
     reassigning, (records, (error, bad, hint)) = rest if seen is None else (seen[1], (seen[2], (None, (), None)))
+    in_scope = {b for r in records.values() for b in r.brokers} | set(brokers or ())
+    down = frozenset(in_scope - {DEFAULT_BROKER_ID} - set(cluster.brokers))
     down_read: frozenset[int] = frozenset()
-    if brokers is None and Capability.CONFIGS_OF_DOWN_BROKERS in backend.capabilities:
+    down_configurable = Capability.CONFIGS_OF_DOWN_BROKERS in backend.capabilities
+    if down and down_configurable:
         # /config/brokers/<id> is in ZooKeeper whether or not the broker runs: the rates kadmin
         # set on a broker that is down are read from there (one more read, only when one is down).
-        down = {b for r in records.values() for b in r.brokers if b != DEFAULT_BROKER_ID} - set(cluster.brokers)
-        if down:
-            configs = {
-                **configs,
-                **backend.describe_configs([broker_resource(b) for b in sorted(down)], keys=THROTTLE_CONFIGS),
-            }
-            down_read = frozenset(down)
-            # A down broker's log-dir moves cannot be seen: one may be half done and resume,
-            # unthrottled, when it restarts. It counts as moving (unknown is not unneeded).
-            moving, known = set(moving) | down_read, False
+        configs = {
+            **configs,
+            **backend.describe_configs([broker_resource(b) for b in sorted(down)], keys=THROTTLE_CONFIGS),
+        }
+        down_read = down
+        # A down broker's log-dir moves cannot be seen: one may be half done and resume,
+        # unthrottled, when it restarts. It counts as moving (unknown is not unneeded).
+        moving, known = set(moving) | down_read, False
     current = current_throttles(configs)
     ongoing = dict(reassigning)
     needs = ThrottleNeeds.of(ongoing, moving)
-    down_configurable = Capability.CONFIGS_OF_DOWN_BROKERS in backend.capabilities
     return ThrottleState(
-        cluster, current, needs, records, ongoing, known, error, down_read, bad, hint, down_configurable
+        cluster, current, needs, records, ongoing, known, error, down, down_read, bad, hint, down_configurable
     )

@@ -241,3 +241,40 @@ def test_zookeeper_execute_still_throttles_the_dead_broker(sandbox_factory, zk_c
     assert code == 0, err
     assert "broker 3 is down" not in err
     assert znode_json(zk_connect, "/config/brokers/3")["config"][LEADER_RATE] == "5000000"
+
+
+@pytest.mark.zookeeper
+def test_zookeeper_clear_plan_removes_the_rates_of_a_down_broker(sandbox_factory, zk_connect, tmp_path,  # noqa: F811
+                                                                  capsys):
+    """ZooKeeper holds /config/brokers/1 whether or not broker 1 runs: clear --plan reads and
+    removes the rates the plan set there (exit 0), as --stale and --all do, and so does the
+    removal at the end of a plan (verify)."""
+    from kadmin.backends.zookeeper import ZooKeeperBackend
+    from tests.support.zookeeper import znode_json
+
+    sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True, zookeeper=zk_connect)
+    sb.create_topic("foo", assignment={0: [0, 1]}, size_bytes=MB)
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [2, 1]}])
+    code, out, err = kadmin(capsys, "throttle", "set", "--rate", "5MB/s", "--from-plan", plan,
+                            "--zookeeper", zk_connect)
+    assert code == 0, err
+    sb.faults.broker_stop(1)
+    await_broker_gone(lambda: ZooKeeperBackend(zk_connect, timeout=10), 1)
+
+    code, out, err = kadmin(capsys, "throttle", "clear", "--plan", plan, "--yes", "--zookeeper", zk_connect)
+    assert code == 0, (out, err)
+    assert "broker 1 leader.replication.throttled.rate: 5000000 -> (deleted)" in out
+    assert LEADER_RATE not in znode_json(zk_connect, "/config/brokers/1").get("config", {})
+
+    code, out, err = kadmin(capsys, "throttle", "set", "--rate", "5MB/s", "--from-plan", plan,
+                            "--zookeeper", zk_connect)
+    assert code == 0, err
+    assert znode_json(zk_connect, "/config/brokers/1")["config"][LEADER_RATE] == "5000000"
+    from kadmin.throttling.operations import remove_plan_throttles
+    from kadmin.throttling.record import plan_id
+    from kadmin.throttling.stores import open_record_store
+
+    with ZooKeeperBackend(zk_connect, timeout=10, read_only=False) as be:
+        removal = remove_plan_throttles(be, open_record_store(be), plan_id(open(plan, "rb").read()))
+    assert removal is not None and "1" in {c.resource.name for c in removal.changes}
+    assert LEADER_RATE not in znode_json(zk_connect, "/config/brokers/1").get("config", {})
