@@ -160,9 +160,12 @@ class AdminBackend(AdminClients):
 
         async def fan_out():
             futures, out = {}, {}
+            timeout_ms = self.left_ms()
             for b in ids:  # send to every broker first, then collect: the queries run at once
                 try:
-                    futures[b] = kp._manager.send(DescribeLogDirsRequest(topics=None), node_id=b)
+                    futures[b] = kp._manager.send(
+                        DescribeLogDirsRequest(topics=None), node_id=b, request_timeout_ms=timeout_ms
+                    )
                 except Exception as e:
                     out[b] = e
             for b, fut in futures.items():

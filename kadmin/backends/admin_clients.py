@@ -82,6 +82,11 @@ class AdminClients:
     def left_ms(self) -> int:
         return int(self.left() * 1000)
 
+    def timeout_ms(self) -> int:
+        """The whole --timeout, what the library clients are configured with (each call is
+        bounded by ``left`` when it is made)."""
+        return int(self.timeout * 1000)
+
     def answered(self) -> None:
         """The cluster answered a call: the next wait may take --timeout again."""
         self._deadline = self._clock() + self.timeout
@@ -118,8 +123,12 @@ class AdminClients:
                 kwargs = to_kafka_python(self.settings)
                 servers = self._library_bootstrap()
                 kwargs["bootstrap_servers"] = [s.strip() for s in servers.split(",") if s.strip()]
-                ms = self.left_ms()  # what the small client left of --timeout
-                kwargs["request_timeout_ms"] = min(kwargs.get("request_timeout_ms") or ms, ms)
+                # Configured with the whole --timeout: the client outlives this deadline (a --wait
+                # polls for minutes, and an answer gives the next call --timeout again), so each
+                # call is bounded by what is left when it is made (its timeout_ms). Bootstrapping
+                # happens now: it gets what the small client left.
+                full, ms = self.timeout_ms(), self.left_ms()
+                kwargs["request_timeout_ms"] = min(kwargs.get("request_timeout_ms") or full, full)
                 kwargs["bootstrap_timeout_ms"] = min(kwargs.get("bootstrap_timeout_ms") or ms, ms)
                 kwargs.setdefault("client_id", "kadmin")
                 try:
@@ -131,7 +140,7 @@ class AdminClients:
                     raise self._no_broker_answered() from None
                 except KafkaError as e:
                     raise cluster_error(e, "connecting to " + self.bootstrap) from None
-                self._bound_connection_setup(ms)
+                self._bound_connection_setup(full)
                 self.answered()  # it bootstrapped: a broker answered
             return self._kp
 
@@ -307,7 +316,7 @@ class AdminClients:
                 conf = to_confluent(self.settings)
                 conf["bootstrap.servers"] = self._library_bootstrap()
                 conf.setdefault("client.id", "kadmin")
-                conf.setdefault("socket.timeout.ms", self.left_ms())
+                conf.setdefault("socket.timeout.ms", self.timeout_ms())  # each call: its own timeout, what is left
                 conf.setdefault("logger", _librdkafka_logger())
                 conf.setdefault("error_cb", self._note_ck_error)
                 self._ck = AdminClient(conf)
@@ -365,11 +374,11 @@ class AdminClients:
 
     def _raw(self, request, what: str):
         """A request neither library offers, sent through kafka-python's connection manager."""
-        return self._kp_call(what, lambda kp: kp._manager.run(self._send_raw, kp, request))
+        return self._kp_call(what, lambda kp: kp._manager.run(self._send_raw, kp, request, self.left_ms()))
 
     @staticmethod
-    async def _send_raw(kp, request):
-        return await kp._manager.send(request)
+    async def _send_raw(kp, request, timeout_ms: int):
+        return await kp._manager.send(request, request_timeout_ms=timeout_ms)
 
     def close(self) -> None:
         with self._lock:

@@ -103,8 +103,8 @@ def test_the_library_clients_get_what_the_small_client_left(waits):
         b.describe_brokers()  # the small client, then kafka-python
     assert waits["given"] == [
         ("small client", 4.0),
-        ("kafka-python request", 4.0),
-        ("kafka-python bootstrap", 4.0),
+        ("kafka-python request", 8.0),  # configured with --timeout; each call gets what is left
+        ("kafka-python bootstrap", 4.0),  # bootstrapping is now: what the small client left
     ]
     assert clock() - started == pytest.approx(8.0)  # was 4 + 8: the library clients had all of it again
 
@@ -117,7 +117,46 @@ def test_once_the_deadline_passed_a_wait_has_the_floor(waits):
     del waits["given"][:]
     with pytest.raises(ConnectionFailed, match=r"no broker answered at 127\.0\.0\.1:9 within 8s"):
         b.describe_cluster()  # confluent-kafka: --timeout is spent, it has the floor
-    assert waits["given"] == [("confluent socket", 1.0), ("confluent metadata", 1.0)]
+    assert waits["given"] == [("confluent socket", 8.0), ("confluent metadata", 1.0)]  # the call has the floor
+
+
+class _Answering:
+    """kafka-python's admin client, faked: it bootstraps at once and answers each call; what it
+    was configured with and what each call was given are kept."""
+
+    made: list[dict] = []
+
+    def __init__(self, **kwargs):
+        self.config = kwargs
+        self._manager = type("Manager", (), {"config": {"socket_connection_setup_timeout_ms": 10_000}})()
+        self.calls: list[int] = []
+        _Answering.made.append(self.__dict__)
+
+    def list_partition_reassignments(self, tps, timeout_ms=None):
+        self.calls.append(timeout_ms)
+        return {}
+
+    def close(self):
+        pass
+
+
+def test_a_client_made_once_the_deadline_was_spent_is_not_pinned_to_the_floor(monkeypatch):
+    """The small client spent --timeout before kafka-python was needed: kafka-python used to be
+    configured with the floor (request timeout, connection setup) for the rest of the command,
+    a long --wait included, after answers had given the calls --timeout again."""
+    _Answering.made.clear()
+    monkeypatch.setattr("kafka.admin.KafkaAdminClient", _Answering)
+    b, clock = _backend(8.0)
+    b._wire_off = True  # the small client gave up, having spent --timeout
+    clock.wait(20)
+    assert b.list_partition_reassignments() == {}
+    (made,) = _Answering.made
+    assert made["config"]["request_timeout_ms"] == 8000
+    assert made["config"]["bootstrap_timeout_ms"] == 1000  # bootstrapping is now: the floor
+    assert made["_manager"].config["socket_connection_setup_timeout_ms"] == 8000
+    clock.wait(7)
+    b.list_partition_reassignments()  # each call: what is left when it is made
+    assert made["calls"] == [8000, 1000]
 
 
 def test_the_deadline_arithmetic():
