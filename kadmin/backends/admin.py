@@ -313,7 +313,7 @@ class AdminBackend(AdminClients):
         out: dict[TopicPartition, int] = {}
         silent: dict[TopicPartition, ConnectionFailed] = {}  # leader did not answer
         ck = self._confluent() if pending else None
-        md = self._ck_metadata() if pending else None
+        md = self._ck_metadata(tp.topic for tp in pending) if pending else None
         for attempt in range(_OFFSET_ATTEMPTS):
             if not pending:
                 break
@@ -347,7 +347,7 @@ class AdminBackend(AdminClients):
             pending = sorted(retry)
             if pending:
                 time.sleep(BACKOFF * (attempt + 1))  # let metadata catch up with the new leader
-                md = self._ck_metadata()
+                md = self._ck_metadata(tp.topic for tp in pending)
         if silent and not out:
             tps = sorted(silent)
             leaders = _ck_leaders_text(md, tps)
@@ -361,14 +361,33 @@ class AdminBackend(AdminClients):
             debug("end offsets of %s left out: their leaders did not answer", sorted(silent))
         return {tp: (v.offset if hasattr(v, "offset") else v) for tp, v in sorted(out.items())}
 
-    def _ck_metadata(self):
-        """confluent-kafka's metadata (for the partitions' leaders), or None: best effort, within
-        ``FLOOR`` or what is left, whichever is shorter."""
+    def _ck_metadata(self, topics: Iterable[str]) -> _CkLeaders | None:
+        """The leaders of ``topics``' partitions from confluent-kafka, or None: best effort, within
+        ``FLOOR`` or what is left, whichever is shorter. One Metadata request naming those topics
+        only (describe_topics): list_topics asks for every topic in the cluster, or for one with
+        topic auto-creation allowed."""
+        import concurrent.futures
+
+        from confluent_kafka import TopicCollection
+
+        wait = min(self.left(), FLOOR)
         try:
-            return self._confluent().list_topics(timeout=min(self.left(), FLOOR))
+            futures = self._confluent().describe_topics(TopicCollection(sorted(set(topics))), request_timeout=wait)
         except Exception as e:
             debug("metadata for the leaders: %s", e)
             return None
+        concurrent.futures.wait(list(futures.values()), timeout=wait)
+        md = _CkLeaders()
+        for name, fut in futures.items():
+            if not fut.done() or fut.cancelled() or fut.exception() is not None:
+                debug("metadata for the leaders of %s: %s", name, fut.exception() if fut.done() else "no answer")
+                continue
+            for p in fut.result().partitions:
+                node = p.leader
+                md.leaders[TopicPartition(name, p.id)] = node.id if node is not None else -1
+                if node is not None:
+                    md.brokers[node.id] = f"{node.host}:{node.port}"
+        return md if md.leaders else None
 
     # --- changes ---------------------------------------------------------------------------
     def reassign_partitions(
@@ -598,22 +617,25 @@ def _ck_timed_out(fut) -> bool:
     return isinstance(offset, int) and offset < 0
 
 
-def _ck_leader(md, tp: TopicPartition) -> int:
-    """``tp``'s leader in confluent-kafka's metadata ``md``, or -1 (unknown)."""
-    try:
-        return md.topics[tp.topic].partitions[tp.partition].leader
-    except (AttributeError, KeyError):
-        return -1
+class _CkLeaders:
+    """Partitions' leaders as confluent-kafka described them, and those leaders' addresses."""
+
+    def __init__(self) -> None:
+        self.leaders: dict[TopicPartition, int] = {}
+        self.brokers: dict[int, str] = {}  # "host:port"
 
 
-def _ck_leaders_text(md, tps: Sequence[TopicPartition]) -> str:
+def _ck_leader(md: _CkLeaders | None, tp: TopicPartition) -> int:
+    """``tp``'s leader in ``md``, or -1 (unknown)."""
+    return md.leaders.get(tp, -1) if md is not None else -1
+
+
+def _ck_leaders_text(md: _CkLeaders | None, tps: Sequence[TopicPartition]) -> str:
     """The leaders of ``tps`` ("broker 1 at host:port", ...) in ``md``, or "" when one is unknown."""
     ids = sorted({_ck_leader(md, tp) for tp in tps})
-    if not ids or ids[0] < 0:
+    if md is None or not ids or ids[0] < 0:
         return ""
-    return ", ".join(
-        f"broker {i} at {md.brokers[i].host}:{md.brokers[i].port}" if i in md.brokers else f"broker {i}" for i in ids
-    )
+    return ", ".join(f"broker {i} at {md.brokers[i]}" if i in md.brokers else f"broker {i}" for i in ids)
 
 
 def _ck_restype_of(ckr):
