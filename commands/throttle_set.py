@@ -46,7 +46,6 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
     from kadmin.commands import render
     from kadmin.errors import UnsupportedOperation, UsageError
     from kadmin.throttling.maths import ThrottleRates
-    from kadmin.throttling.needs import log_dir_move_brokers
     from kadmin.throttling.operations import MANUAL_PLAN_ID, apply_throttles, plan_throttle_set
     from kadmin.throttling.record import now_iso, plan_id, who
     from kadmin.throttling.state import read_throttle_state
@@ -66,17 +65,20 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
 
     with open_cluster(cluster, read_only=dry_run) as backend:
         store = open_record_store(backend)
-        if store is None and not dry_run:
+        if store is None:  # refused with --dry-run too, as the run refuses it
             raise UnsupportedOperation(
                 "this connection offers no place to record the throttles kadmin sets; nothing was changed"
             )
         state = read_throttle_state(backend, store)
         log_dirs = _check_plan(backend, parsed, state) if parsed is not None else None
-        if plan is not None and chosen is None and (rates.leader is not None or rates.follower is not None):
-            from kadmin.plan.validate import check_broker_rate_applies
+        if plan is not None and chosen is None:  # a rate with nothing to throttle: exit 2, nothing changed
+            from kadmin.plan.validate import check_broker_rate_applies, check_log_dir_rate_applies
 
-            flag = "--rate" if rate is not None else "--leader-rate/--follower-rate"
-            check_broker_rate_applies(plan, state.cluster, state.ongoing, flag)
+            if rates.leader is not None or rates.follower is not None:
+                flag = "--rate" if rate is not None else "--leader-rate/--follower-rate"
+                check_broker_rate_applies(plan, state.cluster, state.ongoing, flag)
+            if rates.log_dir is not None:
+                check_log_dir_rate_applies(plan, log_dirs)
         # What the run refuses before its first change, --dry-run refuses too (what kadmin set
         # decides what is set and recorded: an unreadable record leaves it unknown).
         state.require_records()
@@ -99,12 +101,6 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
             render.warn(planned.warning)
         if not dry_run and result.claims_anything:
             apply_throttles(backend, store, result.changes, record)
-    if plan is not None and chosen is None and rates.log_dir is not None and not log_dir_move_brokers(plan, log_dirs):
-        render.warn(
-            "--log-dir-rate: the plan moves no replica between log directories (no log_dirs target that is not "
-            "already in place), so no log-dir rate is set; --brokers sets it on the brokers you name"
-        )
-
     _print(output, result, pid, record, dry_run, state)
 
 

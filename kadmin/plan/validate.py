@@ -303,3 +303,22 @@ def check_broker_rate_applies(
         hint="--log-dir-rate throttles moves between a broker's log directories; --brokers sets the rate on the "
         "brokers you name",
     )
+
+
+def check_log_dir_rate_applies(
+    plan: ReassignmentPlan, log_dirs: Mapping[int, BrokerLogDirs] | None, flag: str = "--log-dir-rate"
+) -> None:
+    """InputError (exit 2, nothing changed) when the log-dir rate (``flag``) is asked for a plan
+    that moves no replica between the log directories of a broker (no ``log_dirs`` target that
+    is not in place yet, as ``log_dirs``, DescribeLogDirs, shows; None: every target counts):
+    the rate goes on the brokers of such moves, and there are none, so it would be silently
+    dropped. The rule ``check_broker_rate_applies`` makes for the replication rates."""
+    from kadmin.throttling.needs import log_dir_move_brokers
+
+    if log_dir_move_brokers(plan, log_dirs):
+        return
+    raise InputError(
+        f"{flag}: the plan moves no replica between log directories (no log_dirs target that is not already in "
+        f"place), so {flag} has nothing to throttle; nothing was changed",
+        hint="--rate throttles moves between brokers; --brokers sets the rate on the brokers you name",
+    )

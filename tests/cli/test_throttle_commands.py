@@ -295,15 +295,19 @@ def test_set_from_plan_refuses_unknown_topics_and_partitions_as_execute_does(env
 
 def test_set_from_plan_puts_the_log_dir_rate_only_where_a_replica_moves_between_directories(env, tmp_path):
     """Kafka's calculateMovingBrokers: the log-dir rate goes on brokers with an explicit log_dirs
-    target, and kadmin only where that target moves a replica; a plan without log_dirs sets it
-    nowhere, and says so (it was set on every broker of the plan)."""
+    target, and kadmin only where that target moves a replica; a plan without log_dirs has
+    nothing for it to throttle: refused, exit 2, --dry-run too, as --rate for a plan moving
+    nothing between brokers (it was set on every broker of the plan, then only warned of)."""
     backend, store = env
     plan = plan_file(tmp_path, ("orders", 0, [4, 2]))  # a move between brokers, no log_dirs
-    r = run("throttle", "set", "--from-plan", str(plan), "--log-dir-rate", "1MB/s")
-    assert r.exit_code == 0, r.output
-    assert not any(LOG_DIR_RATE in c for c in backend.configs.values())
-    assert "the plan moves no replica between log directories" in r.output
-    assert [r.rates for r in store.load_all().values()] == [()]  # the plan's lists, and no rate
+    for rates in (("--log-dir-rate", "1MB/s"), ("--rate", "1MB/s", "--log-dir-rate", "1MB/s")):
+        for dry in ((), ("--dry-run",)):
+            r = run("throttle", "set", "--from-plan", str(plan), *rates, *dry)
+            assert r.exit_code == 2, r.output
+            assert ("kadmin: error: --log-dir-rate: the plan moves no replica between log directories (no log_dirs "
+                    "target that is not already in place), so --log-dir-rate has nothing to throttle; nothing was "
+                    "changed") in r.output
+    assert not any(backend.configs.values()) and store.load_all() == {}
 
     plan = tmp_path / "dirs.json"  # orders-0 on 1 and 2 in /d1: broker 2 moves to /d2, broker 1 stays
     plan.write_text(json.dumps({"version": 1, "partitions": [
@@ -348,3 +352,15 @@ def test_set_and_clear_json_follow_their_schemas(env, tmp_path):
         {"resource_type": "broker", "resource": "3", "config": LEADER_RATE, "op": "delete", "before": "2000000",
          "after": None}]
     assert docs[2]["removed"] and docs[2]["kept_needed"]
+
+
+def test_set_without_a_record_store_is_refused_with_dry_run_too(env, monkeypatch):
+    """A connection offering no place for kadmin's records: the run refuses (what it sets could
+    not be removed safely), and --dry-run refuses what the run refuses."""
+    backend, store = env
+    monkeypatch.setattr("kadmin.throttling.stores.open_record_store", lambda b: None)
+    for dry in ((), ("--dry-run",)):
+        r = run("throttle", "set", "--rate", "1MB/s", "--brokers", "1", *dry)
+        assert r.exit_code == 1, (dry, r.output)  # as the run exits
+        assert "offers no place to record the throttles kadmin sets; nothing was changed" in r.output
+    assert not any(backend.configs.values())
