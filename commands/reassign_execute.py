@@ -363,7 +363,9 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
     saved = state_file.load(state_path)
     refuse_state_of_another_plan(saved, state_path, plan)
     if finished_run_of_another_plan(saved, plan):  # before anything is written: history, start over
-        click.echo(f"note: the state file {state_path} holds a finished run of another plan: starting over", err=True)
+        click.echo(
+            f"kadmin: note: the state file {state_path} holds a finished run of another plan: starting over", err=True
+        )
         saved = None
     resuming = saved is not None and saved.plan_digest == plan_fingerprint(plan) and not saved.finished
     request = replace(prepared.request, additional=params.additional or resuming)  # a resumed run joins its own
@@ -495,10 +497,7 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
     from kadmin.commands.render_leaders import election_json, print_election, raise_if_failed
 
     if result.throttles_left_with:
-        click.echo(
-            "kadmin: warning: " + _throttles_left_message(result.throttles_left_with, params.plan_file, backend),
-            err=True,
-        )
+        render.warn(_throttles_left_message(result.throttles_left_with, params.plan_file, backend))
     if people:
         click.echo(
             f"Finished: {result.steps_total} step(s), {result.batches} batch(es) in this run, {result.elapsed:.0f}s."

@@ -420,7 +420,7 @@ def test_a_finished_run_of_an_earlier_plan_under_the_same_name_is_history(sb, tm
     code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, *args,
                             "--rollback-file", str(tmp_path / "rb2.json"))
     assert code == 0, err
-    assert err.splitlines()[0] == f"note: the state file {state} holds a finished run of another plan: starting over"
+    assert err.splitlines()[0] == f"kadmin: note: the state file {state} holds a finished run of another plan: starting over"
     assert "Planned: 2 step(s) over 1 partition(s)" in err and "Finished:" in out
     assert json.loads((tmp_path / "rb2.json").read_text())["partitions"][0]["replicas"] == [1, 2, 0]
     snap = sb.snapshot()
