@@ -270,6 +270,12 @@ def bootstrap_addresses(servers: str) -> list[tuple[str, int]]:
     return out
 
 
+def address(host: str, port: int) -> str:
+    """``host:port`` as bootstrap.servers writes it (``[v6 address]:port``): what
+    ``bootstrap_addresses`` reads."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def zookeeper_hosts(connect: str) -> tuple[list[tuple[str, int]], str | None]:
     """ZooKeeper's connect string, read as its clients read it: comma-separated ``HOST[:PORT]``
     (2181 by default, ``[v6 address]:PORT`` too), then an optional chroot (``/kafka``; ``/``

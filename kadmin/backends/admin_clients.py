@@ -24,7 +24,7 @@ from kadmin.backends.admin_errors import (
     login_error,
 )
 from kadmin.backends.base import ReadOnlyViolation
-from kadmin.config import bootstrap_addresses
+from kadmin.config import address, bootstrap_addresses
 from kadmin.errors import ClusterError, ConnectionFailed
 
 
@@ -95,8 +95,6 @@ class AdminClients:
         """The bootstrap servers for the library clients: those the small client did not find
         silent (it waited for them once; kafka-python would bootstrap from a random one and could
         spend --timeout on it), or all of them when it found every one silent or was not used."""
-        from kadmin.backends.wire_client import address
-
         silent: set[tuple[str, int]] = set(self._wire.silent) if self._wire is not None else set()
         try:
             servers = bootstrap_addresses(self.bootstrap)
@@ -175,8 +173,6 @@ class AdminClients:
 
     def silent_brokers(self) -> str:
         """The servers kadmin's small client waited for in vain ("host:port (why)", ...), or ""."""
-        from kadmin.backends.wire_client import address
-
         seen: dict[tuple[str, int], str] = dict(self._wire.silent) if self._wire is not None else {}
         return ", ".join(f"{address(*s)} ({why})" for s, why in seen.items())
 

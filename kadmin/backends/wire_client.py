@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kadmin.backends.wire_codec import Api, CodecError, api
-from kadmin.config import bootstrap_addresses
+from kadmin.config import address, bootstrap_addresses
 
 # Fetch names topics by id from v13 on; kadmin asks by name, so it speaks v12 at most.
 _VERSION_CAPS = {1: 12}
@@ -454,11 +454,6 @@ class WireClient:
                     seen.add(id(c))
                     c.close()
             self._conns.clear()
-
-
-def address(host: str, port: int) -> str:
-    """``host:port`` as bootstrap.servers writes it (``[v6 address]:port``)."""
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def _trouble(e: OSError) -> str:

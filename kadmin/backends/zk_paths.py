@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from kadmin.config import address
 from kadmin.model import Assignment, Broker, TopicPartition
 
 BROKER_IDS = "/brokers/ids"
@@ -79,8 +80,7 @@ class EndPoint:
 
     @property
     def address(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{host}:{self.port}"
+        return address(self.host, self.port)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from kadmin.backends import zk_paths as zp
@@ -551,19 +551,18 @@ def _kafka_listeners(hosts: str, timeout: float) -> list[str]:
     """The addresses of ``hosts`` (a ZooKeeper connect string) when every one of them answers
     Kafka's ApiVersions, else []."""
     from kadmin.backends.wire_client import Connection, WireUnavailable
+    from kadmin.config import address, zookeeper_hosts
 
-    addresses: list[tuple[str, int]] = []
-    for entry in hosts.split("/", 1)[0].split(","):
-        name, _, digits = entry.strip().rpartition(":")
-        if not name or not digits.isdigit():
-            return []
-        addresses.append((name.strip("[]"), int(digits)))
+    try:
+        addresses, _ = zookeeper_hosts(hosts)  # a host without a port is at 2181, as ZooKeeper's clients read it
+    except ValueError:
+        return []
     for host, port in addresses:
         try:
             Connection(host, port, timeout, "kadmin").close()
         except (WireUnavailable, OSError):
             return []
-    return [f"{h}:{p}" for h, p in addresses]
+    return [address(h, p) for h, p in addresses]
 
 
 def _connect(hosts: str, timeout: float, security: ZkSecurity):
@@ -591,29 +590,30 @@ def _connect(hosts: str, timeout: float, security: ZkSecurity):
         )
     except ValueError as e:  # a malformed connect string (kadmin.config refuses the ones it knows first)
         raise InputError(f"invalid ZooKeeper connect string {hosts!r}: {e}") from None
-    try:
-        _start(client, hosts, timeout, probe=not security.tls)
-    except KafkaNotZooKeeper as e:
-        client.stop()
-        client.close()
-        raise ConnectionFailed(
-            f"no ZooKeeper at {hosts}: {e}", hint="a Kafka broker's address goes to --bootstrap-server"
-        ) from None
-    except KazooTimeoutError:
-        client.stop()
-        client.close()
-        raise ConnectionFailed(
-            f"could not connect to ZooKeeper at {hosts} within {timeout:g}s" + (" over TLS" if security.tls else ""),
-            hint="check the --zookeeper host:port (and that the server is up), or use --bootstrap-server"
-            if not security.tls
-            else "check that the port is the server's secureClientPort and the "
-            "zookeeper.ssl.* trust store holds the CA that signed its certificate",
-        ) from None
-    except AuthFailedError:
-        client.stop()
-        client.close()
-        raise AuthenticationError(f"ZooKeeper at {hosts} refused the {AUTH_DIGEST} credentials") from None
-    except ValueError as e:  # a malformed connect string
-        client.close()
-        raise InputError(f"invalid ZooKeeper connect string {hosts!r}: {e}") from None
+    try:  # the client is stopped and closed whatever ends the start: an error, Ctrl-C, a bug
+        try:
+            _start(client, hosts, timeout, probe=not security.tls)
+        except KafkaNotZooKeeper as e:
+            raise ConnectionFailed(
+                f"no ZooKeeper at {hosts}: {e}", hint="a Kafka broker's address goes to --bootstrap-server"
+            ) from None
+        except KazooTimeoutError:
+            raise ConnectionFailed(
+                f"could not connect to ZooKeeper at {hosts} within {timeout:g}s"
+                + (" over TLS" if security.tls else ""),
+                hint="check the --zookeeper host:port (and that the server is up), or use --bootstrap-server"
+                if not security.tls
+                else "check that the port is the server's secureClientPort and the "
+                "zookeeper.ssl.* trust store holds the CA that signed its certificate",
+            ) from None
+        except AuthFailedError:
+            raise AuthenticationError(f"ZooKeeper at {hosts} refused the {AUTH_DIGEST} credentials") from None
+        except ValueError as e:  # a malformed connect string
+            raise InputError(f"invalid ZooKeeper connect string {hosts!r}: {e}") from None
+    except BaseException:
+        with suppress(Exception):  # the error that ended the start is the one reported
+            client.stop()
+        with suppress(Exception):
+            client.close()
+        raise
     return client
