@@ -9,8 +9,7 @@ import pytest
 from kadmin.backends.admin import AdminBackend
 from kadmin.config import ConnectionSettings
 from kadmin.model import TopicPartition
-from kadmin.sandbox import Sandbox
-from kadmin.sandbox import apis
+from kadmin.sandbox import Sandbox, apis
 from kadmin.sandbox import protocol as P
 
 

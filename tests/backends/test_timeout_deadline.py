@@ -12,6 +12,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from typing import ClassVar
 
 import pytest
 
@@ -124,7 +125,7 @@ class _Answering:
     """kafka-python's admin client, faked: it bootstraps at once and answers each call; what it
     was configured with and what each call was given are kept."""
 
-    made: list[dict] = []
+    made: ClassVar[list[dict]] = []
 
     def __init__(self, **kwargs):
         self.config = kwargs
