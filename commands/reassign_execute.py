@@ -343,16 +343,8 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
     from kadmin.commands import options, render
     from kadmin.commands.render_incremental import incremental_reporter, print_preview
     from kadmin.errors import UnsupportedOperation
-    from kadmin.execute import state_file
     from kadmin.execute.executor import plan_execution, read_cluster
-    from kadmin.execute.incremental import (
-        finished_run_of_another_plan,
-        min_insync_of,
-        plan_fingerprint,
-        refuse_partitions_moving,
-        refuse_state_of_another_plan,
-        run_incremental,
-    )
+    from kadmin.execute.incremental import min_insync_of, preflight, refuse_partitions_moving, run_incremental
     from kadmin.execute.preamble import RollbackFile, check_rollback_path, open_for_execute
     from kadmin.execute.step_throttles import RecordedThrottles
     from kadmin.model import Assignment, ReassignmentPlan
@@ -360,14 +352,13 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
     from kadmin.plan.steps import plan_steps
 
     plan, people, pid = prepared.parsed.plan, params.people, prepared.plan_id
-    saved = state_file.load(state_path)
-    refuse_state_of_another_plan(saved, state_path, plan)
-    if finished_run_of_another_plan(saved, plan):  # before anything is written: history, start over
+    checked = preflight(state_path, plan)  # fresh, resume or start over; another plan's run refused
+    saved, resuming = checked.saved, checked.resume
+    if checked.started_over:  # before anything is written: history, start over
         click.echo(
             f"kadmin: note: the state file {state_path} holds a finished run of another plan: starting over", err=True
         )
         saved = None
-    resuming = saved is not None and saved.plan_digest == plan_fingerprint(plan) and not saved.finished
     request = replace(prepared.request, additional=params.additional or resuming)  # a resumed run joins its own
     rate, log_dir_rate = params.throttle_rate, params.log_dir_rate
     with open_for_execute(prepared, opener, read_only=params.dry_run) as backend:
@@ -478,6 +469,7 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
                     plan_file=request.plan_file,
                     throttle=control,
                     rollback_file=str(Path(request.rollback_path).absolute()) if write_rollback else None,
+                    checked=checked,
                 )
             except KeyboardInterrupt:
                 click.echo(

@@ -152,21 +152,39 @@ class IncrementalResult:
     throttles_left_with: tuple[str, ...] = ()
 
 
-def refuse_state_of_another_plan(saved: IncrementalState | None, path: str | Path, plan: ReassignmentPlan) -> None:
-    """UsageError when the state file holds another plan's unfinished run: checked before the
-    first change by the run and by ``--dry-run`` alike. A finished run, of any plan, is history:
-    a new run starts over (``finished_run_of_another_plan`` says when to tell the operator)."""
-    if saved is not None and not saved.finished and saved.plan_digest != plan_fingerprint(plan):
+@dataclass(frozen=True)
+class Preflight:
+    """What a run of a plan does with its state file, decided once before anything changes
+    (``preflight``): resume it, or start afresh (no state, a finished run of this plan, or a
+    finished run of another plan, which is history: ``started_over``)."""
+
+    fingerprint: str  # the plan's (``plan_fingerprint``)
+    saved: IncrementalState | None  # the state file as read (None: none)
+
+    @property
+    def resume(self) -> bool:
+        """An unfinished run of this plan: carry it on."""
+        return self.saved is not None and not self.saved.finished and self.saved.plan_digest == self.fingerprint
+
+    @property
+    def started_over(self) -> bool:
+        """The state file holds another plan's finished run (a plan regenerated under the same
+        name): the run starts over, and says so."""
+        return self.saved is not None and self.saved.finished and self.saved.plan_digest != self.fingerprint
+
+
+def preflight(path: str | Path, plan: ReassignmentPlan) -> Preflight:
+    """Read the state file and decide fresh, resume or start over (pure but for the read).
+    UsageError when it holds another plan's unfinished run: checked before the first change by
+    the run and by ``--dry-run`` alike. A finished run, of any plan, is history."""
+    saved = state_file.load(path)
+    fingerprint = plan_fingerprint(plan)
+    if saved is not None and not saved.finished and saved.plan_digest != fingerprint:
         raise UsageError(
             f"the state file {path} belongs to another plan",
             hint="pass another --state-file, or remove that file to start over",
         )
-
-
-def finished_run_of_another_plan(saved: IncrementalState | None, plan: ReassignmentPlan) -> bool:
-    """The state file holds another plan's finished run (a plan regenerated under the same
-    name): the run starts over, and says so."""
-    return saved is not None and saved.finished and saved.plan_digest != plan_fingerprint(plan)
+    return Preflight(fingerprint, saved)
 
 
 def refuse_partitions_moving(plan: ReassignmentPlan, ongoing: Mapping[TopicPartition, object]) -> None:
@@ -203,13 +221,16 @@ def run_incremental(
     progress_interval: float = 5.0,
     pickup_grace: float = 30.0,
     read_retries: int = 30,
+    checked: Preflight | None = None,
 ) -> IncrementalResult:
     """Run ``plan`` in steps under ``limits`` until every partition is at its target.
 
     Replicas the plan puts in named directories are sent there around the steps
     (``kadmin.execute.incremental_log_dirs``), and the run ends once they are in place.
     ``rollback_file`` (written by the caller before this call) is recorded in the state, so a
-    resumed run names it. Raises UsageError for a state file of another plan, ClusterError when the cluster refuses
+    resumed run names it. ``checked``: the caller's ``preflight`` of this plan and state file,
+    with a fresh run's ``refuse_partitions_moving`` made against the cluster it read (None:
+    both are done here). Raises UsageError for a state file of another plan, ClusterError when the cluster refuses
     a step or a directory, or a partition was changed by someone else (the state file is saved
     first, so fixing the cause and running again resumes).
     """
@@ -227,6 +248,7 @@ def run_incremental(
         pickup_grace,
         read_retries,
         rollback_file,
+        checked,
     ).run()
 
 
@@ -246,7 +268,9 @@ class _Run:
         pickup_grace,
         read_retries,
         rollback_file=None,
+        checked=None,
     ):
+        self.checked: Preflight | None = checked
         self.rollback_file: str | None = rollback_file
         self.backend: Backend = backend
         self.plan: ReassignmentPlan = plan
@@ -374,12 +398,9 @@ class _Run:
             self.clock.sleep(self.poll_interval)
 
     def _open_state(self, partitions: Mapping[TopicPartition, PartitionState]) -> tuple[IncrementalState, bool]:
-        state = state_file.load(self.path)
-        refuse_state_of_another_plan(state, self.path, self.plan)
-        if state is not None and state.finished:
-            state = (
-                None  # a finished run (of this plan or another) is history: plan again from the cluster as it is now
-            )
+        checked = self.checked if self.checked is not None else preflight(self.path, self.plan)
+        # A finished run (of this plan or another) is history: plan again from the cluster as it is now.
+        state = checked.saved if checked.resume else None
         if state is not None:
             if state.limits.max_parallel_replicas != self.limits.max_parallel_replicas:
                 self.reporter.note(
@@ -394,14 +415,15 @@ class _Run:
             self.state = state
             self._save()
             return state, True
-        refuse_partitions_moving(self.plan, self._ongoing())
+        if self.checked is None:  # else the caller refused it against the cluster it read
+            refuse_partitions_moving(self.plan, self._ongoing())
         steps = plan_steps(self.plan, partitions, self.limits.max_parallel_replicas, self._min_insync())
         parts = {}
         for a in self.plan.partitions:
             p = partitions[a.tp]
             parts[a.tp] = PartitionProgress(a.tp, tuple(p.replicas), p.leader, steps[a.tp])
         self.state = IncrementalState(
-            plan_fingerprint(self.plan), self.limits, parts, self.plan_file, rollback_file=self.rollback_file
+            checked.fingerprint, self.limits, parts, self.plan_file, rollback_file=self.rollback_file
         )
         self._save()
         return self.state, False

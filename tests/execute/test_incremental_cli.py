@@ -486,3 +486,17 @@ def test_every_throttle_change_is_printed_and_the_dry_run_prints_the_same(sb, tm
     m = int(re.search(r"\((\d+) config change", removed).group(1))
     at = lines.index(removed)
     assert m > 0 and all(ln.startswith("  done    ") for ln in lines[at + 1: at + 1 + m])
+
+
+def test_a_fresh_run_checks_its_state_and_the_moving_partitions_once(sb, tmp_path, capsys, records):
+    """The command's preflight (fresh, resume or start over; a partition already moving) is the
+    run's: the run reads neither the state nor the ongoing reassignments again to refuse them."""
+    plan = write_plan(tmp_path, PLAN[:1])
+    sb.clear_requests()
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental",
+                            "--bootstrap-server", sb.bootstrap, "--state-file", str(tmp_path / "state.json"),
+                            "--rollback-file", str(tmp_path / "rb.json"))
+    assert code == 0, err
+    names = [name for _, name, _ in sb.requests]
+    first = names.index("AlterPartitionReassignments")
+    assert names[:first].count("ListPartitionReassignments") == 2  # the plan's check, then where each step is
