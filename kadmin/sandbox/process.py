@@ -91,6 +91,9 @@ def run_foreground(sandbox, state_dir: Path, *, demo: bool, on_ready: Callable[[
         sandbox.start()
         if demo:
             sandbox.populate_demo()
+        # Ready means ready: in ZooKeeper mode the demo's topics are written asynchronously, and a
+        # script running a --zookeeper command right after start must find every one of them.
+        sandbox.settle()
         server = control.ControlServer(sandbox, state_dir, stop.set)
         sandbox.engine.run(server.start())
         state = {
