@@ -3,13 +3,12 @@ change (help: "--dry-run prints the same changes and makes none"), plain and --i
 with the same message and exit code; it used to say yes (exit 0, "write rollback file ...")
 where the run then said no. Against the sandbox, over the wire."""
 
-import json
 
 import pytest
 
 from kadmin.commands import options
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
-from tests.support.cli import kadmin
+from tests.support.cli import kadmin, write_plan
 
 MB = 1_000_000
 
@@ -20,12 +19,6 @@ def sb(sandbox_factory):  # noqa: F811
     sb.create_topic("foo", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=10 * MB)
     sb.clear_requests()
     return sb
-
-
-def write_plan(tmp_path, partitions, name="plan.json"):
-    p = tmp_path / name
-    p.write_text(json.dumps({"version": 1, "partitions": partitions}))
-    return str(p)
 
 
 def both(capsys, *args):

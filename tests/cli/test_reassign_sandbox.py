@@ -8,7 +8,7 @@ import pytest
 
 from kadmin.model import TopicPartition
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
-from tests.support.cli import kadmin
+from tests.support.cli import kadmin, write_plan
 
 MB = 1_000_000
 
@@ -20,12 +20,6 @@ def sb(sandbox_factory):  # noqa: F811
     sb.create_topic("bar", assignment={0: [2, 0]}, size_bytes=1 * MB)
     sb.clear_requests()
     return sb
-
-
-def write_plan(tmp_path, partitions, name="plan.json"):
-    p = tmp_path / name
-    p.write_text(json.dumps({"version": 1, "partitions": partitions}))
-    return str(p)
 
 
 def mutating(sb):

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
-from tests.support.cli import kadmin
+from tests.support.cli import kadmin, write_plan
 
 pytestmark = pytest.mark.zookeeper
 MB = 1_000_000
@@ -21,12 +21,6 @@ def zsb(sandbox_factory, zk_connect):  # noqa: F811
     sb.zk_connect = zk_connect
     sb.clear_requests()
     return sb
-
-
-def write_plan(tmp_path, partitions, name="plan.json"):
-    p = tmp_path / name
-    p.write_text(json.dumps({"version": 1, "partitions": partitions}))
-    return str(p)
 
 
 def reassign_node(zk_connect):

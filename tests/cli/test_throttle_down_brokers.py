@@ -10,27 +10,10 @@ import time
 import pytest
 
 from kadmin.model import FOLLOWER_RATE, LEADER_RATE, LOG_DIR_RATE
-from tests.support.cli import kadmin
+from tests.support.cli import kadmin, write_plan, await_broker_gone
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
 
 MB = 1_000_000
-
-
-def write_plan(tmp_path, partitions, name="plan.json"):
-    p = tmp_path / name
-    p.write_text(json.dumps({"version": 1, "partitions": partitions}))
-    return str(p)
-
-
-def await_broker_gone(open_backend, broker_id, timeout=20.0):
-    """Until the cluster's broker list (as kadmin reads it) leaves ``broker_id`` out."""
-    deadline = time.monotonic() + timeout
-    while True:
-        with open_backend() as be:
-            if broker_id not in be.describe_cluster().brokers:
-                return
-        assert time.monotonic() < deadline, f"broker {broker_id} still listed after {timeout}s"
-        time.sleep(0.05)  # polling a condition with a deadline
 
 
 def admin(sb):

@@ -25,6 +25,7 @@ from kadmin.model import (
 from kadmin.schemas import load
 from kadmin.throttling.record import plan_id
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+from tests.support.cli import await_broker_gone
 
 MiB = 2**20
 
@@ -447,19 +448,6 @@ def test_zookeeper_mode_shows_and_clears_a_rate_written_by_hand_that_is_not_a_nu
     finally:
         zk.stop()
         zk.close()
-
-
-def await_broker_gone(open_backend, broker_id, timeout=20.0):
-    """Until the cluster's broker list (as kadmin reads it) leaves ``broker_id`` out."""
-    import time
-
-    deadline = time.monotonic() + timeout
-    while True:
-        with open_backend() as be:
-            if broker_id not in be.describe_cluster().brokers:
-                return
-        assert time.monotonic() < deadline, f"broker {broker_id} still listed after {timeout}s"
-        time.sleep(0.05)  # polling a condition with a deadline
 
 
 def test_show_names_the_down_broker_whose_recorded_throttles_it_cannot_read(sandbox_factory):  # noqa: F811

@@ -5,12 +5,12 @@ test that then passed)."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
 import pytest
 
 from kadmin.commands.root import run
+from tests.support.cli import write_plan  # noqa: F401  (the fault tests import it from here)
 
 MB = 1_000_000
 DOCUMENTED_EXITS = {0, 1, 2, 3, 4, 130}
@@ -37,12 +37,6 @@ def clear_failure(code: int, err: str) -> str:
     assert len(lines) == 1, err
     assert "run with --debug for the traceback" not in lines[0], lines[0]
     return lines[0]
-
-
-def write_plan(tmp_path, partitions, name="plan.json"):
-    p = tmp_path / name
-    p.write_text(json.dumps({"version": 1, "partitions": partitions}))
-    return str(p)
 
 
 def idle(snap) -> bool:

@@ -13,3 +13,25 @@ def kadmin(capsys, *args):
         run([str(a) if not isinstance(a, str) else a for a in args])
     out, err = capsys.readouterr()
     return e.value.code, out, err
+
+
+def write_plan(tmp_path, partitions, name="plan.json") -> str:
+    """A reassignment file of ``partitions`` in ``tmp_path``; its path."""
+    import json
+
+    p = tmp_path / name
+    p.write_text(json.dumps({"version": 1, "partitions": partitions}))
+    return str(p)
+
+
+def await_broker_gone(open_backend, broker_id, timeout=20.0):
+    """Until the cluster's broker list (as kadmin reads it) leaves ``broker_id`` out."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        with open_backend() as be:
+            if broker_id not in be.describe_cluster().brokers:
+                return
+        assert time.monotonic() < deadline, f"broker {broker_id} still listed after {timeout}s"
+        time.sleep(0.05)  # polling a condition with a deadline
