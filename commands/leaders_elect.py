@@ -75,11 +75,10 @@ def elect(
     2 for bad flags or a bad file (nothing was changed).
     --output json prints schemas/leaders-elect-result.json, alone on stdout.
     """
-    from pathlib import Path
 
     from kadmin.backends.base import Capability, ElectionType
-    from kadmin.errors import InputError, UsageError
-    from kadmin.leaders_request import ElectParams, parse_election_file
+    from kadmin.errors import UsageError
+    from kadmin.leaders_request import ElectParams, read_election_file
 
     params = ElectParams(
         preferred,
@@ -95,11 +94,7 @@ def elect(
     etype = params.validate()
     partitions = None
     if path_to_json_file is not None:
-        try:
-            text = Path(path_to_json_file).read_text("utf-8")
-        except OSError as e:
-            raise InputError(f"cannot read {path_to_json_file}: {e.strerror or e}") from None
-        partitions = parse_election_file(text, path_to_json_file)
+        partitions = read_election_file(path_to_json_file)
 
     from kadmin.commands import render
     from kadmin.execute.elect import ElectReporter, prepare, run_election

@@ -58,13 +58,9 @@ def generate(cluster, output, topics_file, broker_list, disable_rack_aware, stra
     from kadmin.errors import InputError
     from kadmin.plan.generate import generate as plan
     from kadmin.plan.generate import leaders_moved, replicas_moved
-    from kadmin.plan.topics_file import parse_topics_to_move
+    from kadmin.plan.topics_file import read_topics_to_move
 
-    try:
-        text = Path(topics_file).read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"cannot read {topics_file}: {e}") from None
-    topics = parse_topics_to_move(text, topics_file)
+    topics = read_topics_to_move(topics_file)
     brokers = int_list(broker_list, "--broker-list")
     if output_file and Path(output_file).exists():
         raise InputError(f"{output_file} already exists; choose another path (nothing was changed)")

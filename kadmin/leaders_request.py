@@ -63,6 +63,13 @@ class ElectParams:
         return next(iter(kinds))
 
 
+def read_election_file(path: str) -> list[TopicPartition]:
+    """The partitions of the file at ``path``, every problem naming it as the user did."""
+    from kadmin.plan.json_text import read_text
+
+    return parse_election_file(read_text(path), path)
+
+
 def parse_election_file(text: str, source: str = "election file") -> list[TopicPartition]:
     """The partitions, in file order. InputError lists every problem with its place; duplicates
     are refused as Kafka's tool refuses them."""

@@ -245,12 +245,10 @@ def read_reassignment(path: str | Path, *, keep_problems: bool = False) -> Parse
     has of its own (``kadmin.plan.validate.file_problems``), exit 2, the same document under
     ``--output json``. ``keep_problems``: return the shape problems in the result instead, for a
     cluster check to report with its own at once (``reassign execute``). A file that cannot be
-    read is an InputError."""
-    try:
-        text = Path(path).read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"cannot read reassignment file {path}: {e}") from None
-    parsed = parse_reassignment(text)
+    read is an InputError naming it (``kadmin.plan.json_text.read_text``)."""
+    from kadmin.plan.json_text import read_text
+
+    parsed = parse_reassignment(read_text(path))
     if not keep_problems:
         from kadmin.plan.validate import file_problems
 

@@ -9,6 +9,13 @@ from typing import Any
 from kadmin.errors import InputError
 
 
+def read_topics_to_move(path: str) -> list[str]:
+    """The topic names of the file at ``path``, every problem naming it as the user did."""
+    from kadmin.plan.json_text import read_text
+
+    return parse_topics_to_move(read_text(path), path)
+
+
 def parse_topics_to_move(text: str, source: str = "topics file") -> list[str]:
     """The topic names, in file order. InputError lists every problem with its place."""
     from kadmin.plan.json_text import load_json

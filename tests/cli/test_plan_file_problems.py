@@ -21,6 +21,13 @@ COMMANDS = {
     "throttle set": ["throttle", "set", "--rate", "1MB/s", "--from-plan"],
 }
 
+READERS = {  # every command that reads a JSON file the user names
+    **COMMANDS,
+    "generate": ["reassign", "generate", "--broker-list", "0,1", "--topics-to-move-json-file"],
+    "leaders elect": ["leaders", "elect", "--preferred", "--path-to-json-file"],
+}
+NOWHERE = ["-b", "127.0.0.1:1"]  # a file that cannot be read is refused before any connection
+
 ORDERS = {"topic": "orders", "partition": 1, "replicas": [1, 2, 0]}  # a sound entry, already in place
 BAD_PLANS = {
     "a partition given as a string": {"version": 1, "partitions": [
@@ -87,3 +94,23 @@ def test_problems_keep_their_place_in_every_command(sb, tmp_path, capsys):
         {"index": None, "topic": None, "partition": None, "field": None,
          "message": 'must be a JSON object with "version" and "partitions", not a list'}]
     assert sb.mutating_requests() == []
+
+
+@pytest.mark.parametrize("case", ["not UTF-8", "missing", "under a file"])
+def test_every_command_names_a_file_it_cannot_read(tmp_path, capsys, case):
+    """One line naming the file as given, exit 2, whichever command reads it (leaders elect used
+    to fail with "unexpected UnicodeDecodeError", exit 1, on a file that is not UTF-8)."""
+    (tmp_path / "bin.json").write_bytes(b'\xff{"version": 1}')
+    path, why = {
+        "not UTF-8": (tmp_path / "bin.json", "not UTF-8 text (byte 0)"),
+        "missing": (tmp_path / "missing.json", "No such file or directory"),
+        "under a file": (tmp_path / "bin.json" / "plan.json", "Not a directory"),
+    }[case]
+    for name, words in READERS.items():
+        code, out, err = kadmin(capsys, *words, str(path), *NOWHERE)
+        assert code == 2, f"{name}: exit {code}: {err}"
+        if case != "not UTF-8" and name in ("progress", "throttle set"):  # Click checks that it exists
+            assert f"File '{path}' does not exist." in err, f"{name}: {err}"
+        else:
+            assert err == f"kadmin: error: {path}: cannot read: {why}\n", name
+        assert out == "", name
