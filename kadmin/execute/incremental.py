@@ -43,6 +43,7 @@ from kadmin.execute import state_file
 from kadmin.execute.changes import describe
 from kadmin.execute.clock import Clock, SystemClock  # also re-exported for callers
 from kadmin.execute.incremental_log_dirs import not_in_place, send_targets
+from kadmin.execute.incremental_progress import ByteCount, Progress
 from kadmin.execute.state_file import IncrementalState, PartitionProgress
 from kadmin.model import (
     Assignment,
@@ -60,25 +61,6 @@ from kadmin.plan.steps import Step, plan_steps, resume_point
 from kadmin.plan.verify import log_dir_targets
 
 MIN_INSYNC = "min.insync.replicas"
-
-
-@dataclass(frozen=True)
-class Progress:
-    """Where the run is: steps, batches, bytes and the estimated time left."""
-
-    steps_done: int
-    steps_total: int
-    batches: int
-    in_flight: tuple[Step, ...]
-    bytes_done: int
-    bytes_total: int
-    elapsed: float
-    eta_seconds: float | None
-
-    @property
-    def step_label(self) -> str:
-        """ "step x of y": the latest step started, counted over every partition."""
-        return f"step {min(self.steps_done + len(self.in_flight), self.steps_total)} of {self.steps_total}"
 
 
 class IncrementalReporter:
@@ -291,9 +273,7 @@ class _Run:
         self.in_flight: dict[TopicPartition, Step] = {}
         self.started: dict[TopicPartition, Step] = {}  # the step last seen running, until it completes
         self.stopped: dict[TopicPartition, float] = {}  # started, then neither running nor done: since when
-        self.sizes: dict[TopicPartition, int] = {}
-        self.partial: dict[Step, int] = {}  # bytes copied so far, per step in flight
-        self.last_sizes_at: float | None = None
+        self.bytes = ByteCount(backend, reporter.note, progress_interval)
         self.steps_run = 0
         self.batches = 0
         self.backlog: Backlog | None = None
@@ -310,15 +290,17 @@ class _Run:
         self.live = set(cluster.brokers)
         self.state, resumed = self._open_state(cluster.partitions)
         self.reporter.planned(self.state, resumed)
-        self.sizes = self._partition_sizes()
-        self.bytes_total = sum(self._step_bytes(s) for p in self.state.partitions.values() for s in p.steps)
+        self.bytes.sizes = self.bytes.read_sizes(self.plan, self.live)
+        self.bytes.total = self.bytes.of_steps(self.state)
         self._locate(cluster.partitions, self._ongoing(), startup=True)
         if self.suspect:  # settle it before sending anything: look once more
             self.clock.sleep(self.poll_interval)
             cluster = self.cluster = self._read(self.backend.describe_cluster)
             self._locate(cluster.partitions, self._ongoing(), startup=True)
-        self.bytes_at_start = self._bytes_done()
-        self.backlog = Backlog.of({tp: p.steps[p.completed :] for tp, p in self.state.partitions.items()}, self.sizes)
+        self.bytes.at_start = self.bytes.done(self.state, self.in_flight)
+        self.backlog = Backlog.of(
+            {tp: p.steps[p.completed :] for tp, p in self.state.partitions.items()}, self.bytes.sizes
+        )
 
         dirs_left = self._read(lambda: not_in_place(self.backend, self.log_dirs))
         if (not self._all_done() or dirs_left) and self.throttle is not None and self.throttle.sets:
@@ -365,7 +347,7 @@ class _Run:
             self.state.steps_total,
             self.steps_run,
             self.batches,
-            self.bytes_total,
+            self.bytes.total,
             self.clock.now() - self.t0,
             self.state.rollback_file,
             left,
@@ -638,80 +620,9 @@ class _Run:
             return {}
         return min_insync_of(configs)
 
-    # --- bytes and ETA --------------------------------------------------------------------
-    def _partition_sizes(self) -> dict[TopicPartition, int]:
-        """Bytes of each partition: its largest replica (the leader's, normally)."""
-        if Capability.LOG_DIRS not in getattr(self.backend, "capabilities", frozenset()):
-            return {}
-        try:
-            answers = self.backend.describe_log_dirs(brokers=sorted(self.live), topics=self.plan.topics)
-        except Exception as e:  # sizes only feed progress figures; the run goes on
-            self.reporter.note(
-                f"could not read partition sizes; progress will count steps only ({type(e).__name__}: {e})"
-            )
-            return {}
-        wanted = set(self.tps)
-        sizes: dict[TopicPartition, int] = {}
-        for bld in answers.values():
-            for d in bld.log_dirs:
-                for r in d.replicas:
-                    if r.tp in wanted and not r.is_future:
-                        sizes[r.tp] = max(sizes.get(r.tp, 0), r.size)
-        return sizes
-
-    def _step_bytes(self, s: Step) -> int:
-        return self.sizes.get(s.tp, 0) * len(s.adding)
-
-    def _bytes_done(self) -> int:
-        done = sum(self._step_bytes(s) for p in self.state.partitions.values() for s in p.steps[: p.completed])
-        running = set(self.in_flight.values())
-        return done + sum(n for s, n in self.partial.items() if s in running)
-
-    def _copied_in_flight(self) -> dict[Step, int]:
-        """Bytes the replicas being added already hold (DescribeLogDirs on their brokers)."""
-        if not self.in_flight or not self.sizes:
-            return {}
-        brokers = sorted({b for s in self.in_flight.values() for b in s.adding} & self.live)
-        topics = sorted({tp.topic for tp in self.in_flight})
-        if not brokers:
-            return self.partial
-        try:
-            answers = self.backend.describe_log_dirs(brokers=brokers, topics=topics)
-        except Exception as e:  # progress figures are best effort; the run goes on
-            self.reporter.note(f"could not read replica sizes for progress ({type(e).__name__}: {e})")
-            return self.partial
-        copied = {}
-        for s in self.in_flight.values():
-            n = 0
-            for b in s.adding:
-                bld = answers.get(b)
-                held = max(
-                    (r.size for d in (bld.log_dirs if bld else ()) for r in d.replicas if r.tp == s.tp),
-                    default=0,
-                )
-                n += min(held, self.sizes.get(s.tp, 0))
-            copied[s] = max(n, self.partial.get(s, 0))
-        return copied
-
     def _progress(self) -> Progress:
         now = self.clock.now()
-        if self.last_sizes_at is None or now - self.last_sizes_at >= self.progress_interval:
-            self.partial = self._copied_in_flight()
-            self.last_sizes_at = now
-        done = min(self._bytes_done(), self.bytes_total)
-        elapsed = now - self.t0
-        rate = (done - self.bytes_at_start) / elapsed if elapsed > 0 else 0.0
-        eta = (self.bytes_total - done) / rate if rate > 0 else None
-        return Progress(
-            self.state.steps_completed,
-            self.state.steps_total,
-            self.state.batches,
-            tuple(self.in_flight.values()),
-            done,
-            self.bytes_total,
-            elapsed,
-            eta,
-        )
+        return self.bytes.progress(self.state, self.in_flight, self.live, now, now - self.t0)
 
     def _save(self, **changes) -> None:
         if changes:
