@@ -42,7 +42,7 @@ from kadmin.errors import ClusterError, KadminError, ReassignmentInProgress, Usa
 from kadmin.execute import state_file
 from kadmin.execute.changes import describe
 from kadmin.execute.clock import Clock, SystemClock  # also re-exported for callers
-from kadmin.execute.incremental_log_dirs import not_in_place, send_targets
+from kadmin.execute.incremental_log_dirs import finish_after_last_step, not_in_place, send_before_first_batch
 from kadmin.execute.incremental_progress import ByteCount, Progress
 from kadmin.execute.state_file import IncrementalState, PartitionProgress
 from kadmin.model import (
@@ -311,11 +311,7 @@ class _Run:
             for c in changes:
                 self.reporter.config_change(c)
         if dirs_left:  # before the first batch: replicas to come are created in their directory
-            to_come = send_targets(self.backend, {r: self.log_dirs[r] for r in dirs_left})
-            self.reporter.note(
-                f"{len(dirs_left)} replica(s) sent to their log directories"
-                + (f" ({len(to_come)} to be created there by the steps)" if to_come else "")
-            )
+            send_before_first_batch(self.backend, self.log_dirs, dirs_left, self.reporter.note)
 
         while not self._all_done():
             self._maybe_start_batch()
@@ -325,7 +321,17 @@ class _Run:
             self.live = set(cluster.brokers)
             self._locate(cluster.partitions, self._ongoing())
         if self.log_dirs:
-            self._finish_log_dirs()
+            finish_after_last_step(
+                self.backend,
+                self.log_dirs,
+                clock=self.clock,
+                read=self._read,
+                note=self.reporter.note,
+                grace=self.pickup_grace,
+                poll_interval=self.poll_interval,
+                note_interval=self.progress_interval,
+                state_path=self.path,
+            )
 
         left: tuple[str, ...] = ()
         if self.throttle is not None and self.state.throttles_set:
@@ -352,32 +358,6 @@ class _Run:
             self.state.rollback_file,
             left,
         )
-
-    def _finish_log_dirs(self) -> None:
-        """After the last step: every replica the plan names a directory for is sent there again
-        unless it is there or on its way (REPLICA_NOT_AVAILABLE retried for ``pickup_grace``),
-        and the run waits until all are in place (kadmin.execute.incremental_log_dirs)."""
-        first_try = self.clock.now()
-        last_note = None
-        while True:
-            left = self._read(lambda: not_in_place(self.backend, self.log_dirs))
-            if not left:
-                return
-            resend = {r: self.log_dirs[r] for r, w in left.items() if w is None or w.future_dir != self.log_dirs[r]}
-            if resend:
-                missing = send_targets(self.backend, resend)
-                if missing and self.clock.now() - first_try > self.pickup_grace:
-                    shown = ", ".join(f"{r.topic}-{r.partition} on broker {r.broker}" for r in sorted(missing)[:5])
-                    raise ClusterError(
-                        f"{len(missing)} replica(s) were not on their broker {self.pickup_grace:g}s after the last step: {shown}",
-                        hint=f"check those brokers, then run the same command again to resume (state: {self.path})",
-                    )
-            now = self.clock.now()
-            if last_note is None or now - last_note >= self.progress_interval:
-                copying = sum(1 for r, w in left.items() if w is not None and w.future_dir == self.log_dirs[r])
-                self.reporter.note(f"log directories: {len(left)} replica(s) not in place yet, {copying} copying")
-                last_note = now
-            self.clock.sleep(self.poll_interval)
 
     def _open_state(self, partitions: Mapping[TopicPartition, PartitionState]) -> tuple[IncrementalState, bool]:
         checked = self.checked if self.checked is not None else preflight(self.path, self.plan)

@@ -10,15 +10,18 @@ directories (KIP-113) around the KIP-435 steps that move replicas between broker
   are still being created; then the run waits until every one is in its directory, before its
   throttles are removed.
 
-The waits poll on the run's clock; the functions here only read and send.
+``send_targets`` and ``not_in_place`` only send and read; ``send_before_first_batch`` and
+``finish_after_last_step`` are the run's two moments, the wait on the run's clock.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from kadmin.errors import ClusterError
 from kadmin.execute.changes import REPLICA_NOT_AVAILABLE
+from kadmin.execute.clock import Clock
 from kadmin.model import ReplicaLogDir, TopicPartitionReplica
 
 
@@ -51,3 +54,57 @@ def not_in_place(
         if w is None or w.current_dir != path or w.future_dir is not None:
             out[r] = w
     return out
+
+
+def send_before_first_batch(
+    backend,
+    targets: Mapping[TopicPartitionReplica, str],
+    left: Mapping[TopicPartitionReplica, ReplicaLogDir | None],
+    note: Callable[[str], None],
+) -> None:
+    """Before the first batch: the replicas not in place (``left``, of ``targets``) are sent to
+    their directory; those a step will create are created there."""
+    to_come = send_targets(backend, {r: targets[r] for r in left})
+    note(
+        f"{len(left)} replica(s) sent to their log directories"
+        + (f" ({len(to_come)} to be created there by the steps)" if to_come else "")
+    )
+
+
+def finish_after_last_step(
+    backend,
+    targets: Mapping[TopicPartitionReplica, str],
+    *,
+    clock: Clock,
+    read: Callable,
+    note: Callable[[str], None],
+    grace: float,
+    poll_interval: float,
+    note_interval: float,
+    state_path: Path,
+) -> None:
+    """After the last step: every replica of ``targets`` is sent to its directory again unless it
+    is there or on its way (REPLICA_NOT_AVAILABLE retried for ``grace`` seconds), and the run
+    waits until all are in place. ``read`` calls a function reading the cluster, retrying while
+    a broker restarts; ``note`` says how many are left at most every ``note_interval``."""
+    first_try = clock.now()
+    last_note = None
+    while True:
+        left = read(lambda: not_in_place(backend, targets))
+        if not left:
+            return
+        resend = {r: targets[r] for r, w in left.items() if w is None or w.future_dir != targets[r]}
+        if resend:
+            missing = send_targets(backend, resend)
+            if missing and clock.now() - first_try > grace:
+                shown = ", ".join(f"{r.topic}-{r.partition} on broker {r.broker}" for r in sorted(missing)[:5])
+                raise ClusterError(
+                    f"{len(missing)} replica(s) were not on their broker {grace:g}s after the last step: {shown}",
+                    hint=f"check those brokers, then run the same command again to resume (state: {state_path})",
+                )
+        now = clock.now()
+        if last_note is None or now - last_note >= note_interval:
+            copying = sum(1 for r, w in left.items() if w is not None and w.future_dir == targets[r])
+            note(f"log directories: {len(left)} replica(s) not in place yet, {copying} copying")
+            last_note = now
+        clock.sleep(poll_interval)

@@ -251,15 +251,15 @@ def test_incremental_log_dirs_a_broker_forgot_are_placed_after_the_last_step(
     """As if the brokers forgot the directories they were told before the first step (a
     restart): the new replicas are created wherever the broker likes, then moved after the
     last step; the run waits for that and ends with them in place."""
-    from kadmin.execute import incremental
+    from kadmin.execute import incremental_log_dirs
 
     sb = sandbox_factory(brokers=5, log_dirs=2, speed=40.0)
     sb.create_topic("foo", assignment={0: [0, 1, 2]}, size_bytes=20 * MB)
     dirs = sorted(sb.snapshot().brokers[0].dirs)
     plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 4, 2], "log_dirs": dirs[1:] * 2 + ["any"]}])
     sent = []
-    real = incremental.send_targets
-    monkeypatch.setattr(incremental, "send_targets",
+    real = incremental_log_dirs.send_targets
+    monkeypatch.setattr(incremental_log_dirs, "send_targets",
                         lambda backend, targets: sent.append(dict(targets)) or (set(targets) if len(sent) == 1 else real(backend, targets)))
     code, out, err = kadmin(
         capsys, "reassign", "execute", "--reassignment-json-file", plan, "--bootstrap-server", sb.bootstrap,
