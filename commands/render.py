@@ -16,14 +16,16 @@ PROBLEMS_SHOWN = 50  # a malformed plan of millions of entries must not flood th
 def print_error(err: KadminError) -> None:
     """One clear line on stderr (the hint, if any, on the same line); a bad input file adds
     one line per problem found, each saying where it is: the first ``PROBLEMS_SHOWN``, then how
-    many more (``--output json`` carries them all, see ``problems_document``)."""
+    many more (``--output json`` carries them all, see ``problems_document``). The line and
+    every problem line name the file refused (``InputError.source``), as the user named it."""
     line = f"kadmin: error: {err.message}"
     if err.hint:
         line += f" ({err.hint})"
     click.echo(_one_line(line), err=True)
     if isinstance(err, InputError):
+        file = f"{err.source}: " if err.source else ""
         for problem in err.problems[:PROBLEMS_SHOWN]:
-            click.echo(f"  - {_one_line(str(problem))}", err=True)
+            click.echo(f"  - {_one_line(file + str(problem))}", err=True)
         rest = len(err.problems) - PROBLEMS_SHOWN
         if rest > 0:
             click.echo(

@@ -10,6 +10,8 @@ Nothing below ``commands/`` exits the process: library code raises these, and
 
 from __future__ import annotations
 
+import os
+
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -40,14 +42,25 @@ class UsageError(KadminError):
 class InputError(KadminError):
     """A bad input file or value. Nothing was changed.
 
-    ``problems`` lists every problem found, each already saying where it is.
+    ``problems`` lists every problem found, each already saying where it is in the input.
+    ``source``: the input file refused, as the user named it. The error line and each problem
+    line then start with it (``plan.json: ...``), so a script handing kadmin several files can
+    tell which one is bad; the problems themselves stay without it (``--output json``).
     """
 
     exit_code = EXIT_USAGE
 
-    def __init__(self, message: str, problems: list[str] | None = None, *, hint: str | None = None):
-        super().__init__(message, hint=hint)
+    def __init__(
+        self,
+        message: str,
+        problems: list[str] | None = None,
+        *,
+        hint: str | None = None,
+        source: str | os.PathLike | None = None,
+    ):
+        super().__init__(f"{source}: {message}" if source else message, hint=hint)
         self.problems = list(problems or [])
+        self.source = str(source) if source else None
 
 
 class ConfigError(InputError):

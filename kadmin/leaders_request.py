@@ -79,9 +79,10 @@ def parse_election_file(text: str, source: str = "election file") -> list[TopicP
     problems = schema_problems(data)
     if problems:
         raise InputError(
-            f"{source}: does not match the leader election format",
+            "does not match the leader election format",
             problems,
             hint='expected {"partitions":[{"topic":"foo","partition":1}]}',
+            source=source,
         )
     tps = [TopicPartition(e["topic"], e["partition"]) for e in data["partitions"]]
     seen: set[TopicPartition] = set()
@@ -91,7 +92,7 @@ def parse_election_file(text: str, source: str = "election file") -> list[TopicP
             dupes.append(f"partitions[{i}]: {tp} is listed more than once")
         seen.add(tp)
     if dupes:
-        raise InputError(f"{source}: Replica election data contains duplicate partitions", dupes)
+        raise InputError("Replica election data contains duplicate partitions", dupes, source=source)
     return tps
 
 

@@ -98,7 +98,7 @@ def open_for_execute(
         problems = file_problems(prepared.parsed)
         if not problems:
             raise
-        raise plan_problems(problems, of_its_own=True) from None
+        raise plan_problems(problems, source=prepared.parsed.source, of_its_own=True) from None
 
 
 class ChangeWatch:

@@ -19,19 +19,18 @@ def read_text(path: str | os.PathLike) -> str:
     try:
         return Path(path).read_text("utf-8")
     except OSError as e:
-        raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
+        raise InputError(f"cannot read: {e.strerror or e}", source=path) from None
     except UnicodeDecodeError as e:
-        raise InputError(f"{path}: cannot read: not UTF-8 text (byte {e.start})") from None
+        raise InputError(f"cannot read: not UTF-8 text (byte {e.start})", source=path) from None
 
 
-def load_json(text: str, source: str = "") -> Any:
+def load_json(text: str, source: str | None = None) -> Any:
     """The parsed document; InputError "[<source>: ]not valid JSON: ..." saying where or why."""
-    where = f"{source}: " if source else ""
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise InputError(f"{where}not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+        raise InputError(f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}", source=source) from None
     except ValueError:  # Python's int digit limit (sys.get_int_max_str_digits)
-        raise InputError(f"{where}not valid JSON: a number has too many digits") from None
+        raise InputError("not valid JSON: a number has too many digits", source=source) from None
     except RecursionError:
-        raise InputError(f"{where}not valid JSON: arrays or objects nested too deeply") from None
+        raise InputError("not valid JSON: arrays or objects nested too deeply", source=source) from None

@@ -60,29 +60,36 @@ class PlanProblems(InputError):
     """The plan failed validation; ``details`` keeps the structured problems for JSON output
     (schemas/reassign-plan-problems.json)."""
 
-    def __init__(self, message: str, details: list[Problem]):
-        super().__init__(message, [str(p) for p in details], hint="fix the plan and run again")
+    def __init__(self, message: str, details: list[Problem], source: str | None = None):
+        super().__init__(message, [str(p) for p in details], hint="fix the plan and run again", source=source)
         self.details = details
 
 
-def plan_problems(problems: list[Problem], *, of_its_own: bool = False) -> PlanProblems:
-    """The one refusal of a plan with ``problems`` (exit 2), whichever command read it."""
+def plan_problems(problems: list[Problem], *, source: str | None, of_its_own: bool = False) -> PlanProblems:
+    """The one refusal of a plan with ``problems`` (exit 2), whichever command read it:
+    "plan.json: the reassignment plan has 2 problems; ...", each problem line naming the file
+    too. ``source``: the file, as the user named it (``ParsedPlan.source``)."""
     n = len(problems)
     unchecked = " of its own (the cluster could not be reached to check the rest)" if of_its_own else ""
     return PlanProblems(
-        f"the reassignment plan has {n} problem{'s' if n != 1 else ''}{unchecked}; nothing was changed", problems
+        f"the reassignment plan has {n} problem{'s' if n != 1 else ''}{unchecked}; nothing was changed",
+        problems,
+        source,
     )
 
 
 @dataclass(frozen=True)
 class ParsedPlan:
     """A plan as read: its version, the well-formed entries with their index in the file, and
-    the shape problems of the others. ``plan`` holds the well-formed entries in file order."""
+    the shape problems of the others. ``plan`` holds the well-formed entries in file order.
+    ``source``: the file it was read from, as the user named it, for every later refusal of
+    it to name (``plan_problems``); None for a document that came from no file."""
 
     version: Any
     entries: tuple[tuple[int, Assignment], ...]
     problems: tuple[Problem, ...]
     entry_count: int  # entries in the file, well-formed or not
+    source: str | None = None
 
     @property
     def plan(self) -> ReassignmentPlan:
@@ -200,23 +207,25 @@ def _kind(v: Any) -> str:
     return type(v).__name__
 
 
-def parse_reassignment(text: str) -> ParsedPlan:
-    """Parse a reassignment JSON document. Raises PlanProblems (one problem of the whole
-    document) only when there is nothing to go on (not JSON, not an object); every other shape
-    problem is kept in the result so it is reported with the cluster's problems."""
+def parse_reassignment(text: str, source: str | None = None) -> ParsedPlan:
+    """Parse a reassignment JSON document (``source``: the file it came from, as the user named
+    it). Raises PlanProblems (one problem of the whole document) only when there is nothing to
+    go on (not JSON, not an object); every other shape problem is kept in the result so it is
+    reported with the cluster's problems."""
     with gc_paused():
-        return _parse_reassignment(text)
+        return _parse_reassignment(text, source)
 
 
-def _parse_reassignment(text: str) -> ParsedPlan:
+def _parse_reassignment(text: str, source: str | None) -> ParsedPlan:
     from kadmin.plan.json_text import load_json
 
     try:
         doc = load_json(text)
     except InputError as e:
-        raise plan_problems([Problem(e.message)]) from None
+        raise plan_problems([Problem(e.message)], source=source) from None
     if not isinstance(doc, dict):
-        raise plan_problems([Problem(f'must be a JSON object with "version" and "partitions", not {_kind(doc)}')])
+        problem = Problem(f'must be a JSON object with "version" and "partitions", not {_kind(doc)}')
+        raise plan_problems([problem], source=source)
     problems: list[Problem] = []
     version = doc.get("version", 1)  # Kafka's tool reads a file without one as version 1
     if version != 1 or not _is_int(version):
@@ -235,26 +244,27 @@ def _parse_reassignment(text: str) -> ParsedPlan:
             entries.append((index, assignment))
         else:
             problems.extend(entry_problems)
-    return ParsedPlan(version, tuple(entries), tuple(problems), len(raw_partitions))
+    return ParsedPlan(version, tuple(entries), tuple(problems), len(raw_partitions), source)
 
 
 def read_reassignment(path: str | Path, *, keep_problems: bool = False) -> ParsedPlan:
     """Read a reassignment file and check all that needs no cluster: the one place every command
     reading a plan (reassign execute, verify, progress, cancel, throttle set --from-plan) reads
-    it, so a bad file is refused alike everywhere: PlanProblems listing every problem the file
-    has of its own (``kadmin.plan.validate.file_problems``), exit 2, the same document under
+    it, so a bad file is refused alike everywhere, by its name as given (``ParsedPlan.source``,
+    kept for the cluster check's refusal too): PlanProblems listing every problem the file has
+    of its own (``kadmin.plan.validate.file_problems``), exit 2, the same document under
     ``--output json``. ``keep_problems``: return the shape problems in the result instead, for a
     cluster check to report with its own at once (``reassign execute``). A file that cannot be
     read is an InputError naming it (``kadmin.plan.json_text.read_text``)."""
     from kadmin.plan.json_text import read_text
 
-    parsed = parse_reassignment(read_text(path))
+    parsed = parse_reassignment(read_text(path), str(path))
     if not keep_problems:
         from kadmin.plan.validate import file_problems
 
         problems = file_problems(parsed)
         if problems:
-            raise plan_problems(problems)
+            raise plan_problems(problems, source=parsed.source)
     return parsed
 
 

@@ -24,9 +24,10 @@ def parse_topics_to_move(text: str, source: str = "topics file") -> list[str]:
     problems = schema_problems(data)
     if problems:
         raise InputError(
-            f"{source}: does not match the topics-to-move format",
+            "does not match the topics-to-move format",
             problems,
             hint='expected {"version":1,"topics":[{"topic":"foo"},{"topic":"bar"}]}',
+            source=source,
         )
     topics = [t["topic"] for t in data["topics"]]
     seen: set[str] = set()
@@ -36,7 +37,7 @@ def parse_topics_to_move(text: str, source: str = "topics file") -> list[str]:
             dupes.append(f"topics[{i}].topic: {name!r} is listed more than once")
         seen.add(name)
     if dupes:
-        raise InputError(f"{source}: List of topics to reassign contains duplicate entries", dupes)
+        raise InputError("List of topics to reassign contains duplicate entries", dupes, source=source)
     return topics
 
 

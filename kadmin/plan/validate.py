@@ -253,7 +253,7 @@ def check_reassignment(
             ongoing=ongoing,
         )
     if problems:
-        raise plan_problems(problems)
+        raise plan_problems(problems, source=parsed.source)
 
 
 def check_not_blocked(

@@ -1,7 +1,10 @@
 """A bad reassignment file is refused alike by every command that reads one (reassign execute,
 verify, progress, cancel, throttle set --from-plan): the same problems on stderr, exit 2, and
 the same problems document (schemas/reassign-plan-problems.json) under --output json, each
-problem with its place; the cluster (the sandbox, over the wire) is never changed."""
+problem with its place; the cluster (the sandbox, over the wire) is never changed. Every
+refusal of an input file (a plan, a topics file, an election file) names it as the user did,
+in the error line and in each problem line, so a script handing kadmin several files can tell
+which one is bad."""
 
 import json
 
@@ -70,7 +73,10 @@ def test_every_command_refuses_a_bad_plan_file_alike(sb, tmp_path, capsys):
         first = next(iter(seen.values()))
         for name, got in seen.items():
             assert got == first, f"{case}: {name} reports {got}, execute {first}"
-        assert first[0].startswith("kadmin: error: the reassignment plan has "), f"{case}: {first[0]}"
+        line, *problem_lines = first[0].splitlines()
+        assert line.startswith(f"kadmin: error: {path}: the reassignment plan has "), f"{case}: {line}"
+        assert problem_lines and all(p.startswith(f"  - {path}: ") for p in problem_lines), f"{case}: {first[0]}"
+        assert str(path) not in as_json, f"{case}: the document's messages are the problems alone"
     assert sb.mutating_requests() == [] and list(tmp_path.glob("*.rollback-*")) == []
 
 
@@ -94,6 +100,61 @@ def test_problems_keep_their_place_in_every_command(sb, tmp_path, capsys):
         {"index": None, "topic": None, "partition": None, "field": None,
          "message": 'must be a JSON object with "version" and "partitions", not a list'}]
     assert sb.mutating_requests() == []
+
+
+def test_a_script_with_several_plans_is_told_which_one_is_bad(sb, tmp_path, capsys, monkeypatch):
+    """The refusal names the file as given (relative here), in the line and in each problem,
+    also for the problems only the cluster shows (an unknown broker: execute, throttle set) and
+    when the cluster cannot be reached (execute's problems "of its own")."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "plans").mkdir()
+    good, bad, doubled = "plans/orders-1.json", "plans/orders-0.json", "plans/twice.json"
+    (tmp_path / good).write_text(json.dumps({"version": 1, "partitions": [ORDERS]}))
+    (tmp_path / bad).write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": "orders", "partition": 0, "replicas": [0, 1, 9]}]}))
+    (tmp_path / doubled).write_text(json.dumps({"version": 1, "partitions": [ORDERS, ORDERS]}))
+    code, _, err = kadmin(capsys, *COMMANDS["execute --dry-run"], good, "-b", sb.bootstrap)
+    assert code == 0 and err == ""
+    for name in ("execute --dry-run", "throttle set"):
+        code, _, err = kadmin(capsys, *COMMANDS[name], bad, "-b", sb.bootstrap)
+        assert code == 2, f"{name}: {err}"
+        assert err.splitlines() == [
+            f"kadmin: error: {bad}: the reassignment plan has 1 problem; nothing was changed (fix the plan and run again)",
+            f"  - {bad}: partitions[0] (orders-0) replicas[2]: unknown broker 9: not among the running brokers (0, 1, 2)",
+        ], name
+    code, _, err = kadmin(capsys, *COMMANDS["execute"], doubled, *NOWHERE, "--timeout", "1s")
+    assert code == 2 and err.splitlines() == [
+        f"kadmin: error: {doubled}: the reassignment plan has 1 problem of its own (the cluster could not be reached "
+        "to check the rest); nothing was changed (fix the plan and run again)",
+        f"  - {doubled}: partitions[1] (orders-1): duplicate partition: orders-1 already appears at partitions[0]",
+    ]
+    assert sb.mutating_requests() == [] and list(tmp_path.glob("plans/*.rollback-*")) == []
+
+
+@pytest.mark.parametrize("name, doc, line, problems", [
+    ("generate", {"version": 1, "topics": [{"topic": "a b"}, {"name": "x"}]},
+     'does not match the topics-to-move format (expected {"version":1,"topics":[{"topic":"foo"},{"topic":"bar"}]})',
+     ["topics[0].topic: 'a b' is not a valid topic name", "topics[1]: 'topic' is a required property",
+      "topics[1]: unknown key(s): name"]),
+    ("generate", {"version": 1, "topics": [{"topic": "orders"}, {"topic": "orders"}]},
+     "List of topics to reassign contains duplicate entries", ["topics[1].topic: 'orders' is listed more than once"]),
+    ("leaders elect", {"partitions": [{"topic": "orders", "partition": "0"}]},
+     'does not match the leader election format (expected {"partitions":[{"topic":"foo","partition":1}]})',
+     ["partitions[0].partition: '0' is not of type 'integer'"]),
+    ("leaders elect", {"partitions": [{"topic": "orders", "partition": 0}, {"topic": "orders", "partition": 0}]},
+     "Replica election data contains duplicate partitions", ["partitions[1]: orders-0 is listed more than once"]),
+    ("leaders elect", "", "not valid JSON: Expecting value at line 1 column 1", []),
+])
+def test_topics_and_election_files_are_named_in_every_line(tmp_path, capsys, name, doc, line, problems):
+    path = tmp_path / "input.json"
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    code, out, err = kadmin(capsys, *READERS[name], str(path), *NOWHERE)
+    assert code == 2 and out == ""
+    first, *rest = err.splitlines()
+    assert first == f"kadmin: error: {path}: {line}"
+    assert len(rest) == len(problems), err
+    for got, want in zip(rest, problems):
+        assert got.startswith(f"  - {path}: {want}"), err
 
 
 @pytest.mark.parametrize("case", ["not UTF-8", "missing", "under a file"])

@@ -151,6 +151,6 @@ def test_throttle_set_refuses_a_plan_naming_a_missing_broker_before_any_change(f
     result = invoke(["throttle", "set", "--rate", "1MB/s", "--from-plan", plan, "-b", fuzz_sandbox.bootstrap])
     assert result.exit_code == 2
     assert result.stderr == (  # the plan validated as reassign execute validates it
-        "kadmin: error: the reassignment plan has 1 problem; nothing was changed (fix the plan and run again)\n"
-        "  - partitions[0] (orders-0) replicas[0]: unknown broker 7: not among the running brokers (0, 1, 2)\n")
+        f"kadmin: error: {plan}: the reassignment plan has 1 problem; nothing was changed (fix the plan and run again)\n"
+        f"  - {plan}: partitions[0] (orders-0) replicas[0]: unknown broker 7: not among the running brokers (0, 1, 2)\n")
     check_unchanged(fuzz_sandbox, "missing broker")
