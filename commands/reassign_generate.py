@@ -68,7 +68,13 @@ def generate(cluster, output, topics_file, broker_list, disable_rack_aware, stra
         # a partition being reassigned counts by its target replicas
         state = backend.describe_cluster().with_reassignments(backend.list_partition_reassignments())
     current, proposed = plan(
-        state, topics, brokers or [], strategy=strategy, rack_aware=not disable_rack_aware, seed=seed
+        state,
+        topics,
+        brokers or [],
+        strategy=strategy,
+        rack_aware=not disable_rack_aware,
+        seed=seed,
+        topics_file=topics_file,
     )
 
     from kadmin.commands import render

@@ -40,14 +40,16 @@ def generate(
     strategy: str = "minimal",
     rack_aware: bool = True,
     seed: int = DEFAULT_SEED,
+    topics_file: str | None = None,
 ) -> tuple[ReassignmentPlan, ReassignmentPlan]:
     """(current, proposed) plans for every partition of ``topics`` placed on ``broker_ids``.
 
-    Raises InputError (NotFoundError for unknown topics or brokers) before planning anything.
+    Raises InputError (NotFoundError for unknown topics or brokers) before planning anything;
+    one about the topics names ``topics_file``, the file they were read from, when given.
     """
     if strategy not in STRATEGIES:
         raise InputError(f"unknown strategy {strategy!r}: choose one of {', '.join(STRATEGIES)}")
-    topic_list = _check_topics(cluster, list(topics))
+    topic_list = _check_topics(cluster, list(topics), topics_file)
     brokers = _check_brokers(cluster, list(broker_ids))
     racks = broker_racks(cluster, brokers, rack_aware)
     current = current_assignment(cluster, topic_list)
@@ -161,16 +163,16 @@ def moves_lower_bound(current: Replicas, brokers: Sequence[int], racks: Mapping[
     return max(leave, arrive, rack_needed)
 
 
-def _check_topics(cluster: ClusterState, topics: list[str]) -> list[str]:
+def _check_topics(cluster: ClusterState, topics: list[str], source: str | None) -> list[str]:
     if not topics:
-        raise InputError("no topics to move: the topics file lists none")
+        raise InputError("no topics to move: the topics file lists none", source=source)
     dupes = sorted(t for t, n in Counter(topics).items() if n > 1)
     if dupes:
-        raise InputError(f"List of topics to reassign contains duplicate entries: {', '.join(dupes)}")
+        raise InputError(f"List of topics to reassign contains duplicate entries: {', '.join(dupes)}", source=source)
     known = set(cluster.topics)
     unknown = sorted(t for t in topics if t not in known)
     if unknown:
-        raise NotFoundError(f"unknown topic(s): {', '.join(unknown)}")
+        raise NotFoundError(f"unknown topic(s): {', '.join(unknown)}", source=source)
     return sorted(topics)
 
 

@@ -157,6 +157,13 @@ def test_topics_and_election_files_are_named_in_every_line(tmp_path, capsys, nam
         assert got.startswith(f"  - {path}: {want}"), err
 
 
+def test_generate_names_the_topics_file_of_an_unknown_topic(sb, tmp_path, capsys):
+    path = tmp_path / "topics.json"
+    path.write_text(json.dumps({"version": 1, "topics": [{"topic": "orders"}, {"topic": "nope"}]}))
+    code, out, err = kadmin(capsys, *READERS["generate"], str(path), "-b", sb.bootstrap)
+    assert (code, out, err) == (2, "", f"kadmin: error: {path}: unknown topic(s): nope\n")
+
+
 @pytest.mark.parametrize("case", ["not UTF-8", "missing", "under a file"])
 def test_every_command_names_a_file_it_cannot_read(tmp_path, capsys, case):
     """One line naming the file as given, exit 2, whichever command reads it (leaders elect used
