@@ -35,9 +35,9 @@ from kadmin.commands.options import cluster_options, open_cluster, output_option
 @output_option(("table", "json"))
 def progress(cluster, output, plan_file, watch, interval):
     """Show how replica moves are going: per replica KIP-179's status (In sync, Behind: N
-    messages, Unknown topic/partition/broker, Broker does not host this partition), bytes moved
-    and left, copy rate and ETA, and totals; for moves between brokers and between log
-    directories.
+    messages, Unknown topic/partition/broker, Broker does not host this partition; kadmin's
+    Offline, and Unknown: its broker did not answer), bytes moved and left, copy rate and ETA,
+    and totals; for moves between brokers and between log directories.
 
     \b
     With --output json: one JSON document per line (schemas/progress-snapshot.json), one per

@@ -147,7 +147,7 @@ def unanswered_note(snap) -> str:
     from kadmin.commands.render import not_answering
 
     who, their = not_answering(snap.unanswered)
-    return f"{who}: {their} log-dir moves and replica sizes are not shown"
+    return f"{who}: {their} replicas' state, log-dir moves and sizes are unknown"
 
 
 def snapshot_document(snap) -> dict:

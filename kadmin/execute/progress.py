@@ -35,6 +35,10 @@ NOT_HOSTED = "Broker does not host this partition"
 # Not KIP-179's: a replica Kafka cannot serve (it sits in a log directory that went offline,
 # Metadata's OfflineReplicas). Nothing copies it, so it is no move to wait for.
 OFFLINE = "Offline: its log directory is offline"
+# Not KIP-179's: a replica on a broker that did not answer DescribeLogDirs. Metadata's ISR may
+# still list it (the controller notices a dead broker late), but whether it is in sync or moves
+# between its directories nobody could see.
+UNANSWERED = "Unknown: its broker did not answer"
 
 INTER_BROKER = "inter-broker"
 LOG_DIR = "log-dir"
@@ -83,7 +87,7 @@ class ReplicaProgress:
     partition: int
     broker: int
     status: str  # KIP-179's words: "In sync", "Behind: N messages", "Unknown topic", ...
-    move: str = NO_MOVE  # "inter-broker", "log-dir" or "none"
+    move: str = NO_MOVE  # "inter-broker", "log-dir" or "none" (none seen: UNANSWERED's too)
     messages_behind: int | None = None
     messages_estimated: bool = False
     total_bytes: int | None = None
@@ -178,6 +182,7 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous) -> Pr
     topics = {t for t, _ in parts}
     brokers = cluster.brokers
     offline_dirs = {b for b, bld in log_dirs.items() if bld.error is None and any(d.error for d in bld.log_dirs)}
+    silent = {b for b, bld in log_dirs.items() if bld.error is not None}
     before = (
         {(r.topic, r.partition, r.broker, r.move): r for r in previous.replicas if r.move != NO_MOVE}
         if previous
@@ -208,6 +213,9 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous) -> Pr
             fields = _catching_up(topic, partition, broker, state, here, dirs, offsets.get(key))
         elif here is not None and here.future_dir is not None:
             fields = _moving_dir(here)
+        elif broker in silent:  # the ISR says in sync, but nothing from the broker itself does
+            append(ReplicaProgress(topic, partition, broker, UNANSWERED))
+            continue
         else:
             append(ReplicaProgress(topic, partition, broker, IN_SYNC, log_dir=here.current_dir if here else None))
             continue

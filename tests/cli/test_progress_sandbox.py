@@ -219,3 +219,48 @@ def test_nothing_moving_is_said_in_one_line_and_exits_0(slow):
     assert r.output == "No partition reassignment or log-dir move in progress.\n"
     doc = json.loads(kadmin("reassign", "progress", "--bootstrap-server", slow.bootstrap, "-o", "json").output)
     assert doc["reassigning_partitions"] == 0 and doc["replicas"] == []
+
+
+def test_a_replica_on_a_broker_that_did_not_answer_is_unknown_in_every_view(slow, tmp_path):
+    """Broker 1 answers 20 s late (--timeout 2s) while Metadata's ISR still lists it: its
+    replicas' rows say their state is unknown, not "In sync", in the JSON (schema-valid), the
+    table and the --watch JSON lines; the other brokers' rows are unchanged."""
+    import jsonschema
+
+    from kadmin.execute.progress import UNANSWERED
+
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": "orders", "partition": 0, "replicas": [2, 1]}, {"topic": "orders", "partition": 1, "replicas": [1, 2]}]}))
+    slow.create_topic("quiet", assignment={0: [0, 1]}, size_bytes=MiB)
+    with admin(slow) as be:
+        throttle_move(be)  # orders-0 [0,1] -> [2,1]; leader 0 answers
+    slow.clock.advance(1)
+    slow.faults.latency(1, 20000)
+    first = slow.bootstrap.split(",")[0]  # broker 0: the bootstrap answers
+    args = ("reassign", "progress", "--reassignment-json-file", str(plan), "--interval", "0", "-b", first,
+            "--timeout", "2s")
+    r = kadmin(*args, "-o", "json")
+    assert r.exit_code == 3, r.output
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, load("progress-snapshot"))
+    assert [u["broker"] for u in doc["unanswered_brokers"]] == [1]
+    status = {(x["partition"], x["broker"]): x["status"] for x in doc["replicas"]}
+    assert status[(0, 1)] == status[(1, 1)] == UNANSWERED
+    assert status[(1, 2)] == "In sync" and status[(0, 2)].startswith("Behind")
+
+    table = kadmin(*args)
+    assert table.exit_code == 3, table.output
+    rows = [line.split("│") for line in table.stdout.splitlines() if line.startswith("│ orders ")]
+    by_broker = {(int(c[2]), int(c[3])): c[4].strip() for c in rows}
+    assert by_broker[(0, 1)] == by_broker[(1, 1)] == UNANSWERED and by_broker[(1, 2)] == "In sync"
+
+    # Nothing of this plan moves (its leader, 0, answers): --watch ends once only broker 1 is unseen.
+    only_done = tmp_path / "done.json"
+    only_done.write_text(json.dumps({"version": 1, "partitions": [{"topic": "quiet", "partition": 0, "replicas": [0, 1]}]}))
+    r = kadmin("reassign", "progress", "--reassignment-json-file", str(only_done), "--watch", "--interval", "100ms",
+               "-o", "json", "-b", first, "--timeout", "2s")
+    assert r.exit_code == 1, r.output
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    assert lines and all({x["broker"]: x["status"] for x in d["replicas"]} == {0: "In sync", 1: UNANSWERED}
+                         for d in lines), r.output

@@ -9,6 +9,7 @@ from kadmin.execute.progress import (
     LOG_DIR,
     NOT_HOSTED,
     OFFLINE,
+    UNANSWERED,
     UNKNOWN_BROKER,
     UNKNOWN_PARTITION,
     UNKNOWN_TOPIC,
@@ -148,6 +149,36 @@ def test_a_broker_that_did_not_answer_leaves_the_snapshot_not_done():
     assert snapshot(1.0, cluster([bar]), {}, d).done
 
 
+def test_a_replica_on_a_broker_that_did_not_answer_is_unknown_not_in_sync():
+    """Broker 2 did not answer DescribeLogDirs while Metadata's ISR still lists it: its replicas'
+    rows say their state is unknown (the ISR lags a dead broker; a log-dir move there cannot be
+    seen), in the snapshot and its JSON; the answering brokers' rows are unchanged, and a
+    replica the ISR leaves out is still behind, with its sizes unknown."""
+    import jsonschema
+
+    from kadmin.schemas import load
+
+    bar = PartitionState("bar", 0, 1, (1, 2), (1, 2))
+    baz = PartitionState("baz", 0, 1, (1, 2), (1,))  # broker 2 out of the ISR: catching up
+    d = dirs([(1, "/d1", "bar", 0, 10 * MB, 0, False), (1, "/d1", "baz", 0, 10 * MB, 0, False)])
+    d[2] = BrokerLogDirs(2, error="REQUEST_TIMED_OUT")
+    plan = ReassignmentPlan((Assignment("bar", 0, (1, 2)), Assignment("baz", 0, (1, 2))))
+    s = snapshot(0.0, cluster([bar, baz]), {}, d, plan=plan)
+    rows = {(r.topic, r.broker): r for r in s.replicas}
+    assert rows[("bar", 2)].status == UNANSWERED and rows[("bar", 2)].status != "In sync"
+    assert not rows[("bar", 2)].moving and rows[("bar", 2)].log_dir is None
+    assert rows[("bar", 1)].status == rows[("baz", 1)].status == "In sync"
+    assert (rows[("baz", 2)].status, rows[("baz", 2)].move, rows[("baz", 2)].remaining_bytes) == (
+        "Behind", INTER_BROKER, None)
+    doc = snapshot_json(s, "2026-11-26T02:00:00Z")
+    jsonschema.validate(doc, load("progress-snapshot"))
+    assert {(x["topic"], x["broker"]): x["status"] for x in doc["replicas"]}[("bar", 2)] == UNANSWERED
+    # once it answers, its replica is in sync again
+    d[2] = BrokerLogDirs(2, (LogDir(2, "/d1", replicas=(ReplicaInfo("bar", 0, 10 * MB, 0, False),)),))
+    again = snapshot(1.0, cluster([bar, baz]), {}, d, plan=plan)
+    assert {r.broker: r.status for r in again.replicas if r.topic == "bar"} == {1: "In sync", 2: "In sync"}
+
+
 def sizes_of_two():
     return dirs([(1, "/d1", "foo", 0, 80 * MB, 0, False), (2, "/d1", "foo", 0, 30 * MB, 0, False)])
 
@@ -233,6 +264,25 @@ def test_a_long_table_shows_what_moves_and_counts_the_rest():
     # A short one lists every replica, as KIP-179's table does.
     small = [line for line in _render(progress_table(_moving(FOLD_ABOVE // 3))) if line.startswith("│ t ")]
     assert len(small) == 3 * (FOLD_ABOVE // 3)
+
+
+def test_the_table_says_unknown_for_a_broker_that_did_not_answer():
+    """The rows of a replica whose broker did not answer say so, in the full table and in the
+    folded live view (shown, not counted among the replicas in sync), under a caption naming
+    the broker."""
+    from kadmin.commands.render_progress import progress_table
+
+    bar = PartitionState("bar", 0, 1, (1, 2), (1, 2))
+    d = dirs([(1, "/d1", "bar", 0, 10 * MB, 0, False)])
+    d[2] = BrokerLogDirs(2, error="REQUEST_TIMED_OUT")
+    s = snapshot(0.0, cluster([bar]), {}, d, plan=ReassignmentPlan((Assignment("bar", 0, (1, 2)),)))
+    for moving_first in (False, True):
+        lines = _render(progress_table(s, moving_first=moving_first))
+        status = {int(line.split("│")[3]): line.split("│")[4].strip() for line in lines if line.startswith("│ bar ")}
+        assert status[2] == UNANSWERED, lines
+        assert status.get(1, "In sync") == "In sync"
+        assert any("broker 2 (REQUEST_TIMED_OUT) did not answer DescribeLogDirs" in line for line in lines)
+    assert any("+ 1 replicas in sync" in line for line in lines)  # broker 1's, not broker 2's
 
 
 def test_following_ends_when_only_an_unseen_broker_is_left():
