@@ -59,8 +59,7 @@ def progress_table(snap, moving_first: bool = False):
         f"{t.moving_replicas} replicas moving"
     )
     table = Table(title=title, title_justify="left", caption_justify="left", header_style="bold")
-    if snap.unanswered:
-        table.caption = escape(unanswered_note(snap))
+    captions = [escape(unanswered_note(snap))] if snap.unanswered else []
     columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("Topic", "left"),
         ("Partition", "right"),
@@ -85,7 +84,8 @@ def progress_table(snap, moving_first: bool = False):
         left_out = max(0, len(rows) - MOST_ROWS)
         rows = rows[:MOST_ROWS]
         if left_out or (folded and not moving_first):
-            table.caption = "every replica: --output json"
+            captions.append("every replica: --output json")
+    table.caption = "\n".join(captions) or None
     for r in rows:
         moving_row = r.move != "none"
         move = {"inter-broker": "broker", "log-dir": escape(f"dir {r.log_dir} -> {r.future_log_dir}")}.get(r.move, "")

@@ -229,12 +229,14 @@ def test_the_table_names_log_dirs_as_written():
     assert "dir /[bold]a -> /[/b]" in out.getvalue()
 
 
-def _moving(n):
-    """``n`` partitions of t moving [1,2] -> [3,2], broker 3 having copied i MB of 200 MB."""
+def _moving(n, silent=()):
+    """``n`` partitions of t moving [1,2] -> [3,2], broker 3 having copied i MB of 200 MB;
+    the ``silent`` brokers did not answer DescribeLogDirs."""
     parts = [PartitionState("t", i, 1, (3, 2, 1), (1, 2), adding=(3,), removing=(1,)) for i in range(n)]
     ongoing = {TP("t", i): PartitionReassignment("t", i, (3, 2, 1), (3,), (1,)) for i in range(n)}
     d = dirs([(b, "/d1", "t", i, 200 * MB, 0, False) for i in range(n) for b in (1, 2)]
              + [(3, "/d1", "t", i, i * MB, 0, False) for i in range(n)])
+    d.update({b: BrokerLogDirs(b, error="REQUEST_TIMED_OUT") for b in silent})
     return snapshot(0.0, cluster(parts), ongoing, d)
 
 
@@ -283,6 +285,18 @@ def test_the_table_says_unknown_for_a_broker_that_did_not_answer():
         assert status.get(1, "In sync") == "In sync"
         assert any("broker 2 (REQUEST_TIMED_OUT) did not answer DescribeLogDirs" in line for line in lines)
     assert any("+ 1 replicas in sync" in line for line in lines)  # broker 1's, not broker 2's
+
+
+def test_a_folded_table_still_names_the_broker_that_did_not_answer():
+    """Folding adds its own caption ("every replica: --output json"); the one naming a broker
+    that did not answer stays (it was replaced)."""
+    from kadmin.commands.render_progress import progress_table
+
+    for moving_first in (False, True):
+        lines = _render(progress_table(_moving(150, silent=(2,)), moving_first=moving_first))
+        assert any("+ 200 more moving or not in sync" in line for line in lines)  # broker 2's unknown too
+        assert any("every replica: --output json" in line for line in lines)
+        assert any("broker 2 (REQUEST_TIMED_OUT) did not answer DescribeLogDirs" in line for line in lines), lines
 
 
 def test_following_ends_when_only_an_unseen_broker_is_left():
