@@ -344,7 +344,8 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
     from kadmin.commands.render_incremental import incremental_reporter, print_preview
     from kadmin.errors import UnsupportedOperation
     from kadmin.execute.executor import plan_execution, read_cluster
-    from kadmin.execute.incremental import min_insync_of, preflight, refuse_partitions_moving, run_incremental
+    from kadmin.execute.incremental import run_incremental
+    from kadmin.execute.incremental_resume import min_insync_of, preflight, refuse_partitions_moving
     from kadmin.execute.preamble import RollbackFile, check_rollback_path, open_for_execute
     from kadmin.execute.step_throttles import RecordedThrottles
     from kadmin.model import Assignment, ReassignmentPlan

@@ -31,20 +31,27 @@ after ``pickup_grace`` sent again.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
 from kadmin.backends.base import Backend, Capability, reassignment_blocked
-from kadmin.errors import ClusterError, KadminError, ReassignmentInProgress, UsageError
+from kadmin.errors import ClusterError, KadminError, ReassignmentInProgress
 from kadmin.execute import state_file
 from kadmin.execute.changes import describe
 from kadmin.execute.clock import Clock, SystemClock  # also re-exported for callers
 from kadmin.execute.incremental_log_dirs import finish_after_last_step, not_in_place, send_before_first_batch
 from kadmin.execute.incremental_progress import ByteCount, Progress
-from kadmin.execute.state_file import IncrementalState, PartitionProgress
+from kadmin.execute.incremental_resume import (
+    Preflight,
+    first_steps,
+    fresh_state,
+    preflight,
+    refuse_partitions_moving,
+    resumed_state,
+)
+from kadmin.execute.state_file import IncrementalState
 from kadmin.model import (
     Assignment,
     ClusterState,
@@ -57,10 +64,8 @@ from kadmin.model import (
     TopicPartition,
 )
 from kadmin.plan.batches import Backlog, Limits, exceeded, load_of, next_batch
-from kadmin.plan.steps import Step, plan_steps, resume_point
+from kadmin.plan.steps import Step, resume_point
 from kadmin.plan.verify import log_dir_targets
-
-MIN_INSYNC = "min.insync.replicas"
 
 
 class IncrementalReporter:
@@ -132,60 +137,6 @@ class IncrementalResult:
     # Throttles of the run left set, recorded through another connection ("admin", "zookeeper"),
     # or "unknown" (no record here, and the state names no other connection).
     throttles_left_with: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Preflight:
-    """What a run of a plan does with its state file, decided once before anything changes
-    (``preflight``): resume it, or start afresh (no state, a finished run of this plan, or a
-    finished run of another plan, which is history: ``started_over``)."""
-
-    fingerprint: str  # the plan's (``plan_fingerprint``)
-    saved: IncrementalState | None  # the state file as read (None: none)
-
-    @property
-    def resume(self) -> bool:
-        """An unfinished run of this plan: carry it on."""
-        return self.saved is not None and not self.saved.finished and self.saved.plan_digest == self.fingerprint
-
-    @property
-    def started_over(self) -> bool:
-        """The state file holds another plan's finished run (a plan regenerated under the same
-        name): the run starts over, and says so."""
-        return self.saved is not None and self.saved.finished and self.saved.plan_digest != self.fingerprint
-
-
-def preflight(path: str | Path, plan: ReassignmentPlan) -> Preflight:
-    """Read the state file and decide fresh, resume or start over (pure but for the read).
-    UsageError when it holds another plan's unfinished run: checked before the first change by
-    the run and by ``--dry-run`` alike. A finished run, of any plan, is history."""
-    saved = state_file.load(path)
-    fingerprint = plan_fingerprint(plan)
-    if saved is not None and not saved.finished and saved.plan_digest != fingerprint:
-        raise UsageError(
-            f"the state file {path} belongs to another plan",
-            hint="pass another --state-file, or remove that file to start over",
-        )
-    return Preflight(fingerprint, saved)
-
-
-def refuse_partitions_moving(plan: ReassignmentPlan, ongoing: Mapping[TopicPartition, object]) -> None:
-    """ReassignmentInProgress when a partition of the plan is being reassigned already (a fresh
-    run only: its replica list is a mix of old and new, no sound first step from it). Checked
-    before the first change by the run and by ``--dry-run`` alike."""
-    wanted = plan.by_partition()
-    busy = sorted(str(tp) for tp in ongoing if tp in wanted)
-    if busy:
-        raise ReassignmentInProgress(
-            f"{len(busy)} partition(s) of the plan are being reassigned already: {', '.join(busy[:5])}; nothing was changed",
-            hint="wait for that reassignment to finish (kadmin reassign list) or cancel it, then run again",
-        )
-
-
-def plan_fingerprint(plan: ReassignmentPlan) -> str:
-    """SHA-256 of the plan's partitions, for when the caller has no file content to hash."""
-    canon = [[a.topic, a.partition, list(a.replicas), list(a.log_dirs or ())] for a in plan.partitions]
-    return state_file.plan_digest(json.dumps(sorted(canon), separators=(",", ":")))
 
 
 def run_incremental(
@@ -362,30 +313,21 @@ class _Run:
     def _open_state(self, partitions: Mapping[TopicPartition, PartitionState]) -> tuple[IncrementalState, bool]:
         checked = self.checked if self.checked is not None else preflight(self.path, self.plan)
         # A finished run (of this plan or another) is history: plan again from the cluster as it is now.
-        state = checked.saved if checked.resume else None
-        if state is not None:
-            if state.limits.max_parallel_replicas != self.limits.max_parallel_replicas:
+        saved = checked.saved if checked.resume else None
+        if saved is not None:
+            if saved.limits.max_parallel_replicas != self.limits.max_parallel_replicas:
                 self.reporter.note(
-                    f"the steps were planned with --max-parallel-replicas {state.limits.max_parallel_replicas} "
+                    f"the steps were planned with --max-parallel-replicas {saved.limits.max_parallel_replicas} "
                     "when this run began and are kept; the other limits apply from now on"
                 )
-            # The state keeps the R the steps were planned with; the other limits are this run's.
-            limits = replace(self.limits, max_parallel_replicas=state.limits.max_parallel_replicas)
-            state = replace(state, runs=state.runs + 1, limits=limits, finished=False)
-            if self.rollback_file is not None:  # written by this run: the earlier one's is gone
-                state = replace(state, rollback_file=self.rollback_file)
-            self.state = state
+            self.state = resumed_state(saved, self.limits, self.rollback_file)
             self._save()
-            return state, True
+            return self.state, True
         if self.checked is None:  # else the caller refused it against the cluster it read
             refuse_partitions_moving(self.plan, self._ongoing())
-        steps = plan_steps(self.plan, partitions, self.limits.max_parallel_replicas, self._min_insync())
-        parts = {}
-        for a in self.plan.partitions:
-            p = partitions[a.tp]
-            parts[a.tp] = PartitionProgress(a.tp, tuple(p.replicas), p.leader, steps[a.tp])
-        self.state = IncrementalState(
-            checked.fingerprint, self.limits, parts, self.plan_file, rollback_file=self.rollback_file
+        steps = first_steps(self.plan, partitions, self.limits, self._topic_configs())
+        self.state = fresh_state(
+            checked.fingerprint, self.plan, partitions, steps, self.limits, self.plan_file, self.rollback_file
         )
         self._save()
         return self.state, False
@@ -592,13 +534,14 @@ class _Run:
                 self.reporter.note(f"reading the cluster failed ({e}); retrying")
                 self.clock.sleep(self.poll_interval)
 
-    def _min_insync(self) -> dict[str, int]:
-        topics = self.plan.topics
+    def _topic_configs(self) -> Mapping[ConfigResource, Mapping]:
+        """DescribeConfigs of the plan's topics, for their min.insync.replicas (none when it fails)."""
         try:
-            configs = self.backend.describe_configs([ConfigResource(ConfigResourceType.TOPIC, t) for t in topics])
+            return self.backend.describe_configs(
+                [ConfigResource(ConfigResourceType.TOPIC, t) for t in self.plan.topics]
+            )
         except KadminError:
             return {}
-        return min_insync_of(configs)
 
     def _progress(self) -> Progress:
         now = self.clock.now()
@@ -608,16 +551,6 @@ class _Run:
         if changes:
             self.state = replace(self.state, **changes)
         state_file.save(self.path, self.state)
-
-
-def min_insync_of(configs: Mapping[ConfigResource, Mapping]) -> dict[str, int]:
-    """min.insync.replicas per topic from DescribeConfigs answers (topics without it: absent)."""
-    out = {}
-    for res, entries in configs.items():
-        e = entries.get(MIN_INSYNC)
-        if res.type == ConfigResourceType.TOPIC and e is not None and e.value and str(e.value).isdigit():
-            out[res.name] = int(e.value)
-    return out
 
 
 def locate(

@@ -79,7 +79,7 @@ def test_throttles_with_no_place_to_record_them_are_refused_by_the_dry_run_too(
 
 def test_incremental_state_file_of_another_plan_is_refused_by_the_dry_run_too(sb, tmp_path, capsys):
     from kadmin.execute import state_file
-    from kadmin.execute.incremental import plan_fingerprint
+    from kadmin.execute.incremental_resume import plan_fingerprint
     from kadmin.model import Assignment, ReassignmentPlan
     from kadmin.plan.batches import Limits
 

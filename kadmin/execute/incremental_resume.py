@@ -1,0 +1,137 @@
+"""Fresh, resumed or started over: what ``reassign execute --incremental`` does with its state file.
+
+Decided once, before anything changes (``preflight``): an unfinished run of the same plan (its
+fingerprint matches) is carried on, with the steps it computed at the start; a finished run, of
+this plan or another, is history and the run plans again from the cluster as it is now; an
+unfinished run of another plan is refused. A fresh run is refused while a partition of the plan
+is being reassigned already (``refuse_partitions_moving``): its replica list is a mix of old and
+new, no sound first step from it. The state file itself (format, atomic writes, the lock) is
+``kadmin.execute.state_file``; where each partition is along its steps, on resume and on every
+poll, is ``kadmin.execute.incremental_tracking``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from kadmin.errors import ReassignmentInProgress, UsageError
+from kadmin.execute import state_file
+from kadmin.execute.state_file import IncrementalState, PartitionProgress
+from kadmin.model import (
+    ConfigResource,
+    ConfigResourceType,
+    PartitionState,
+    ReassignmentPlan,
+    TopicPartition,
+)
+from kadmin.plan.batches import Limits
+from kadmin.plan.steps import Step, plan_steps
+
+MIN_INSYNC = "min.insync.replicas"
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """What a run of a plan does with its state file, decided once before anything changes
+    (``preflight``): resume it, or start afresh (no state, a finished run of this plan, or a
+    finished run of another plan, which is history: ``started_over``)."""
+
+    fingerprint: str  # the plan's (``plan_fingerprint``)
+    saved: IncrementalState | None  # the state file as read (None: none)
+
+    @property
+    def resume(self) -> bool:
+        """An unfinished run of this plan: carry it on."""
+        return self.saved is not None and not self.saved.finished and self.saved.plan_digest == self.fingerprint
+
+    @property
+    def started_over(self) -> bool:
+        """The state file holds another plan's finished run (a plan regenerated under the same
+        name): the run starts over, and says so."""
+        return self.saved is not None and self.saved.finished and self.saved.plan_digest != self.fingerprint
+
+
+def preflight(path: str | Path, plan: ReassignmentPlan) -> Preflight:
+    """Read the state file and decide fresh, resume or start over (pure but for the read).
+    UsageError when it holds another plan's unfinished run: checked before the first change by
+    the run and by ``--dry-run`` alike. A finished run, of any plan, is history."""
+    saved = state_file.load(path)
+    fingerprint = plan_fingerprint(plan)
+    if saved is not None and not saved.finished and saved.plan_digest != fingerprint:
+        raise UsageError(
+            f"the state file {path} belongs to another plan",
+            hint="pass another --state-file, or remove that file to start over",
+        )
+    return Preflight(fingerprint, saved)
+
+
+def refuse_partitions_moving(plan: ReassignmentPlan, ongoing: Mapping[TopicPartition, object]) -> None:
+    """ReassignmentInProgress when a partition of the plan is being reassigned already (a fresh
+    run only: its replica list is a mix of old and new, no sound first step from it). Checked
+    before the first change by the run and by ``--dry-run`` alike."""
+    wanted = plan.by_partition()
+    busy = sorted(str(tp) for tp in ongoing if tp in wanted)
+    if busy:
+        raise ReassignmentInProgress(
+            f"{len(busy)} partition(s) of the plan are being reassigned already: {', '.join(busy[:5])}; nothing was changed",
+            hint="wait for that reassignment to finish (kadmin reassign list) or cancel it, then run again",
+        )
+
+
+def plan_fingerprint(plan: ReassignmentPlan) -> str:
+    """SHA-256 of the plan's partitions, for when the caller has no file content to hash."""
+    canon = [[a.topic, a.partition, list(a.replicas), list(a.log_dirs or ())] for a in plan.partitions]
+    return state_file.plan_digest(json.dumps(sorted(canon), separators=(",", ":")))
+
+
+def min_insync_of(configs: Mapping[ConfigResource, Mapping]) -> dict[str, int]:
+    """min.insync.replicas per topic from DescribeConfigs answers (topics without it: absent)."""
+    out = {}
+    for res, entries in configs.items():
+        e = entries.get(MIN_INSYNC)
+        if res.type == ConfigResourceType.TOPIC and e is not None and e.value and str(e.value).isdigit():
+            out[res.name] = int(e.value)
+    return out
+
+
+def resumed_state(saved: IncrementalState, limits: Limits, rollback_file: str | None) -> IncrementalState:
+    """``saved`` run once more: the steps keep the --max-parallel-replicas they were planned
+    with, the other ``limits`` are this run's; ``rollback_file``, when this run wrote one (the
+    earlier one's is gone), replaces the one recorded."""
+    limits = replace(limits, max_parallel_replicas=saved.limits.max_parallel_replicas)
+    state = replace(saved, runs=saved.runs + 1, limits=limits, finished=False)
+    if rollback_file is not None:
+        state = replace(state, rollback_file=rollback_file)
+    return state
+
+
+def fresh_state(
+    fingerprint: str,
+    plan: ReassignmentPlan,
+    partitions: Mapping[TopicPartition, PartitionState],
+    steps: Mapping[TopicPartition, tuple[Step, ...]],
+    limits: Limits,
+    plan_file: str | None,
+    rollback_file: str | None,
+) -> IncrementalState:
+    """The state of a run starting now: each partition's replicas and leader as they are, and
+    its ``steps``."""
+    parts = {}
+    for a in plan.partitions:
+        p = partitions[a.tp]
+        parts[a.tp] = PartitionProgress(a.tp, tuple(p.replicas), p.leader, steps[a.tp])
+    return IncrementalState(fingerprint, limits, parts, plan_file, rollback_file=rollback_file)
+
+
+def first_steps(
+    plan: ReassignmentPlan,
+    partitions: Mapping[TopicPartition, PartitionState],
+    limits: Limits,
+    configs: Mapping[ConfigResource, Mapping],
+) -> dict[TopicPartition, tuple[Step, ...]]:
+    """The KIP-435 steps of a fresh run, from the cluster as it is now (``configs``: the
+    DescribeConfigs answers of the plan's topics, for their min.insync.replicas)."""
+    return plan_steps(plan, partitions, limits.max_parallel_replicas, min_insync_of(configs))
