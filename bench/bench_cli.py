@@ -19,7 +19,8 @@ first and runs its children without that variable (pip compiled the reference's 
 Run: python bench/bench_cli.py   (or `make bench` for every figure);
      python bench/bench_cli.py read-commands [ROUNDS]   (the read commands only);
      python bench/bench_cli.py many-topics [TOPICS [ROUNDS]]   (throttle show on 2,000 topics);
-     python bench/bench_cli.py far-away [ROUNDS]   (throttle show and describe, brokers 10 ms away)
+     python bench/bench_cli.py far-away [ROUNDS]   (throttle show and describe, brokers 10 ms away);
+     python bench/bench_cli.py instructions   (CPU instructions of each, with valgrind: steady)
 """
 
 from __future__ import annotations
@@ -233,6 +234,57 @@ def _with_throttles_set(sb, rounds: int) -> dict[str, tuple[float, float, float]
     return {form: (med[form, "show"], med[form, "describe"], cpu[form, "show"] / cpu[form, "describe"]) for form in forms}
 
 
+def instructions() -> list[Figure]:
+    """The read commands' CPU instructions (valgrind's callgrind, one run each): unlike times on
+    a shared machine, the same from run to run (within ~0.2% here), so a small difference between
+    two commands, or two revisions, shows. Threads are counted too; waiting is not. With
+    KADMIN_BENCH_BASELINE, each command also from that tree. Needs valgrind (none: no figures)."""
+    import shutil
+    import tempfile
+
+    if shutil.which("valgrind") is None:
+        return [Figure("instructions", "valgrind is not installed: no figures", 0, "", "", None)]
+    from kadmin.sandbox import Sandbox
+
+    baseline = os.environ.get("KADMIN_BENCH_BASELINE")
+    with Sandbox(brokers=3, log_dirs=2) as sb, tempfile.TemporaryDirectory() as tmp:
+        sb.populate_demo()
+        _write_throttle_records(sb)
+        cmds = {"reference (kafka-python admin, DescribeLogDirs)": [sys.executable, "-c", REFERENCE, sb.bootstrap]}
+        for name, args in {
+            "kadmin --help": ["--help"],
+            "log-dirs describe -o json": ["log-dirs", "describe", "-o", "json"],
+            "throttle show -o json": ["throttle", "show", "-o", "json"],
+            "log-dirs describe (table)": ["log-dirs", "describe"],
+            "throttle show": ["throttle", "show"],
+        }.items():
+            cmds[name] = _kadmin(*args) + ([] if args == ["--help"] else ["--bootstrap-server", sb.bootstrap])
+            if baseline:
+                cmds[f"{name} (baseline)"] = _baseline(baseline, cmds[name])
+        counts = {name: _instructions(cmd, Path(tmp) / "callgrind.out") for name, cmd in cmds.items()}
+    out = [Figure("instructions", name, n / 1e6, "M", "", None) for name, n in counts.items()]
+    for form, show, describe in (("-o json", "throttle show -o json", "log-dirs describe -o json"),
+                                 ("default forms", "throttle show", "log-dirs describe (table)")):
+        ratio = counts[show] / counts[describe]
+        out.append(Figure("instructions", f"throttle show / log-dirs describe ({form})", ratio, "x", "<= 1x", ratio <= 1))
+    return out
+
+
+def _instructions(cmd: list[str], out: Path) -> int:
+    """The instructions one run of ``cmd`` executes (callgrind's total), as installed."""
+    if cmd[0] == "env":  # a baseline's `env -C ROOT PYTHONPATH=ROOT python ...`: valgrind runs the python
+        cmd = [*cmd[:4], "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "-q", *cmd[4:]]
+    else:
+        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "-q", *cmd]
+    run = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=as_installed(), check=False)
+    if run.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {run.stderr.decode()[-500:]}")
+    for line in out.read_text().splitlines():
+        if line.startswith("totals:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no totals in {out}")
+
+
 def _baseline(root: str, cmd: list[str]) -> list[str]:
     """``cmd`` (a ``python -m kadmin`` command line) run from the kadmin tree at ``root``, its
     bytecode written first, as for this tree."""
@@ -291,6 +343,7 @@ def figures() -> list[Figure]:
     out += many_topics()
     out += far_away()
     out += read_commands()
+    out += instructions()
     return out
 
 
@@ -387,6 +440,8 @@ def _fan_out_ratio(bootstrap: str) -> tuple[float, float]:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["read-commands"]:  # [ROUNDS]
         print_figures("CLI read commands", read_commands(*map(int, sys.argv[2:3])))
+    elif sys.argv[1:2] == ["instructions"]:
+        print_figures("CLI read commands: instructions", instructions())
     elif sys.argv[1:2] == ["far-away"]:  # [ROUNDS]
         print_figures("CLI with brokers far away", far_away(*map(int, sys.argv[2:3])))
     elif sys.argv[1:2] == ["many-topics"]:  # [TOPICS [ROUNDS]]
