@@ -51,6 +51,7 @@ from kadmin.execute.incremental_resume import (
     refuse_partitions_moving,
     resumed_state,
 )
+from kadmin.execute.incremental_tracking import StepTracker
 from kadmin.execute.state_file import IncrementalState
 from kadmin.model import (
     Assignment,
@@ -64,7 +65,7 @@ from kadmin.model import (
     TopicPartition,
 )
 from kadmin.plan.batches import Backlog, Limits, exceeded, load_of, next_batch
-from kadmin.plan.steps import Step, resume_point
+from kadmin.plan.steps import Step
 from kadmin.plan.verify import log_dir_targets
 
 
@@ -220,17 +221,12 @@ class _Run:
         # ZooKeeper: a new /admin/reassign_partitions node only once the previous one is gone.
         self.overlap = Capability.CONCURRENT_REASSIGNMENTS in getattr(backend, "capabilities", frozenset())
         self.tps = [a.tp for a in plan.partitions]
-        self.pending: dict[TopicPartition, tuple[Step, float]] = {}  # sent, not yet seen
-        self.in_flight: dict[TopicPartition, Step] = {}
-        self.started: dict[TopicPartition, Step] = {}  # the step last seen running, until it completes
-        self.stopped: dict[TopicPartition, float] = {}  # started, then neither running nor done: since when
+        self.track = StepTracker(pickup_grace, reporter.note, path)
         self.bytes = ByteCount(backend, reporter.note, progress_interval)
         self.steps_run = 0
         self.batches = 0
         self.backlog: Backlog | None = None
         self.dirty = True  # something changed since the last try to start a batch
-        self.suspect: set[TopicPartition] = set()  # matched no step at the last look
-        self.unseen: set[TopicPartition] = set()  # accepted (AdminClient), not seen running or done yet
         self.log_dirs = log_dir_targets(plan)  # replicas the plan puts in a named directory
 
     # --- the loop -------------------------------------------------------------------------
@@ -244,11 +240,11 @@ class _Run:
         self.bytes.sizes = self.bytes.read_sizes(self.plan, self.live)
         self.bytes.total = self.bytes.of_steps(self.state)
         self._locate(cluster.partitions, self._ongoing(), startup=True)
-        if self.suspect:  # settle it before sending anything: look once more
+        if self.track.suspect:  # settle it before sending anything: look once more
             self.clock.sleep(self.poll_interval)
             cluster = self.cluster = self._read(self.backend.describe_cluster)
             self._locate(cluster.partitions, self._ongoing(), startup=True)
-        self.bytes.at_start = self.bytes.done(self.state, self.in_flight)
+        self.bytes.at_start = self.bytes.done(self.state, self.track.in_flight)
         self.backlog = Backlog.of(
             {tp: p.steps[p.completed :] for tp, p in self.state.partitions.items()}, self.bytes.sizes
         )
@@ -333,11 +329,7 @@ class _Run:
         return self.state, False
 
     def _maybe_start_batch(self) -> None:
-        busy = {
-            **{tp: self.started[tp] for tp in self.stopped},
-            **{tp: s for tp, (s, _) in self.pending.items()},
-            **self.in_flight,
-        }
+        busy = self.track.busy()
         if (busy and not self.overlap) or not self.dirty:
             return  # ZooKeeper waits for the whole batch; else nothing freed room since last time
         self.dirty = False
@@ -382,14 +374,7 @@ class _Run:
             if err:
                 failed[s.tp] = err
                 continue
-            if self.overlap:
-                # AdminClient: an accepted step is listed by ListPartitionReassignments at once, or
-                # already done. Watched as a step seen running: if the next looks find it neither
-                # running nor done, it was cancelled, and is not sent again behind their back.
-                self.started[s.tp] = s
-                self.unseen.add(s.tp)
-            else:
-                self.pending[s.tp] = (s, now)  # ZooKeeper: listed once the controller reads the node
+            self.track.sent(s, now, listed_at_once=self.overlap)
             sent[s.tp] = (None, s.number)
         self.state = self.state.with_counts(sent)
         self.batches += 1
@@ -422,104 +407,37 @@ class _Run:
         startup: bool = False,
     ) -> None:
         now = self.clock.now()
-        in_flight: dict[TopicPartition, Step] = {}
-        counts: dict[TopicPartition, tuple[int, int]] = {}
-        for tp, p in self.state.partitions.items():
-            if p.done and tp not in ongoing:
-                continue
-            completed, running = locate(p.steps, partitions.get(tp), ongoing.get(tp))
-            if completed is None and tp not in self.suspect:
-                # Maybe a moment between two reads; hold the partition back, look again next poll.
-                self.suspect.add(tp)
-                in_flight[tp] = self.in_flight.get(tp) or p.steps[min(p.completed, len(p.steps) - 1)]
-                continue
-            self.suspect.discard(tp)
-            if completed is None:
-                raise ClusterError(
-                    f"{tp} is no longer on the path of this plan: "
-                    + _describe_position(partitions.get(tp), ongoing.get(tp)),
-                    hint=f"it was changed outside this run; restore it, or remove {self.path} to plan again from the current assignment",
-                )
-            sent = self.pending.get(tp)
-            if startup and sent is None and p.submitted > completed and running is None:
-                # Sent by an earlier run but not visible: ZooKeeper may not have read it yet.
-                sent = (p.steps[p.submitted - 1], now)
-                self.pending[tp] = sent
-            if sent is not None:
-                step, at = sent
-                if completed >= step.number or running is not None:
-                    del self.pending[tp]
-                    self.dirty = True
-                elif now - at > self.pickup_grace:
-                    del self.pending[tp]
-                    self.dirty = True
-                    self.reporter.note(f"{tp}: step {step.number} was not taken up by the controller; sending it again")
-            if running is not None:
-                in_flight[tp] = running
-            self._watch_started(tp, completed, running, now)
-            if not startup:
-                assert self.backlog is not None  # built in run() before the first look after startup
-                for s in p.steps[p.completed : completed]:
-                    self.steps_run += 1
-                    self.backlog.done(s)
-                    self.reporter.step_done(s)
-            if completed != p.completed:
-                self.dirty = True
-                counts[tp] = (completed, max(p.submitted, completed))
-        self.state = self.state.with_counts(counts)
-        changed = startup or self.in_flight.keys() != in_flight.keys()
-        self.in_flight = in_flight
-        if changed:
+        look = self.track.look(
+            self.state.partitions, partitions, ongoing, now, startup=startup, step_done=self._step_done
+        )
+        if look.freed:
+            self.dirty = True
+        self.state = self.state.with_counts(look.counts)
+        if startup or look.in_flight_changed:
             self._save()
         self._stop_if_cancelled(now)
 
-    def _watch_started(self, tp: TopicPartition, completed: int, running: Step | None, now: float) -> None:
-        """Track the step each partition was last seen running, and since when one that was
-        seen has been neither running nor completed (cancelled, or a broker's Metadata lagging
-        behind its end for a moment)."""
-        if running is not None:
-            self.started[tp] = running
-            self.stopped.pop(tp, None)
-            self.unseen.discard(tp)
-            return
-        seen = self.started.get(tp)
-        if seen is None:
-            return
-        if completed >= seen.number:
-            del self.started[tp]
-            self.stopped.pop(tp, None)
-            self.unseen.discard(tp)
-        elif tp not in self.stopped:
-            self.stopped[tp] = now
-            state = "was accepted but is neither running nor" if tp in self.unseen else "is no longer running and not"
-            self.reporter.note(
-                f"{tp}: step {seen.number} {state} done (cancelled?); "
-                f"looking again for {self.pickup_grace:g}s before stopping"
-            )
+    def _step_done(self, step: Step) -> None:
+        assert self.backlog is not None  # built in run() before the first look after startup
+        self.steps_run += 1
+        self.backlog.done(step)
+        self.reporter.step_done(step)
 
     def _stop_if_cancelled(self, now: float) -> None:
-        """A step seen running (or accepted, over AdminClient) that stayed stopped, not done, for
-        ``pickup_grace``: someone cancelled it. Stop (sending it again would undo their cancel),
-        saving the state so that the same command run again sends it again at once."""
-        gone = sorted(tp for tp, since in self.stopped.items() if now - since > self.pickup_grace)
+        """Steps cancelled outside the run (``StepTracker.cancelled``): stop, saving the state so
+        that the same command run again sends them again at once."""
+        gone = self.track.cancelled(now)
         if not gone:
             return
         self.state = self.state.with_counts({tp: (None, self.state.partitions[tp].completed) for tp in gone})
         self._save()
-        shown = [f"{tp} step {self.started[tp].number} of {self.started[tp].of}" for tp in gone]
-        raise ClusterError(
-            f"{len(gone)} step(s) stopped before completing, cancelled outside this run: "
-            + ", ".join(shown[:5])
-            + (f" (+{len(gone) - 5} more)" if len(gone) > 5 else ""),
-            hint=f"run the same command again to send them again and carry on (state file {self.path}); "
-            "the throttles stay until then",
-        )
+        raise self.track.cancelled_error(gone)
 
     def _ongoing(self) -> Mapping[TopicPartition, PartitionReassignment]:
         return self._read(lambda: self.backend.list_partition_reassignments(self.tps))
 
     def _all_done(self) -> bool:
-        return not self.in_flight and not self.pending and all(p.done for p in self.state.partitions.values())
+        return self.track.quiet and all(p.done for p in self.state.partitions.values())
 
     # --- reading the cluster, tolerating a broker restart -----------------------------------
     def _read(self, fn):
@@ -545,50 +463,9 @@ class _Run:
 
     def _progress(self) -> Progress:
         now = self.clock.now()
-        return self.bytes.progress(self.state, self.in_flight, self.live, now, now - self.t0)
+        return self.bytes.progress(self.state, self.track.in_flight, self.live, now, now - self.t0)
 
     def _save(self, **changes) -> None:
         if changes:
             self.state = replace(self.state, **changes)
         state_file.save(self.path, self.state)
-
-
-def locate(
-    steps: Sequence[Step], state: PartitionState | None, ongoing: PartitionReassignment | None
-) -> tuple[int | None, Step | None]:
-    """How many ``steps`` a partition has finished, and the step it is running (if any).
-
-    A running reassignment is matched by its target; otherwise the current replicas are: a
-    point between steps, or the full replica set of a step in flight (old and new replicas
-    together, as Metadata shows them while it runs: the cluster and the list of ongoing
-    reassignments are two reads, and a step may start being listed, or stop, between them).
-    (None, None) when nothing matches this plan's steps: someone else changed the partition.
-    """
-    if ongoing is not None:
-        target = ongoing.target
-        for s in steps:
-            if s.after == target:
-                return s.number - 1, s
-        wanted = set(target)
-        for s in steps:
-            if set(s.after) == wanted:
-                return s.number - 1, s
-        return None, None
-    if state is None:
-        return None, None
-    done = resume_point(steps, state.replicas)
-    if done is not None:
-        return done, None
-    full = set(state.replicas)
-    for s in steps:
-        if full == set(s.before) | set(s.after):
-            return s.number - 1, s
-    return None, None
-
-
-def _describe_position(state: PartitionState | None, ongoing: PartitionReassignment | None) -> str:
-    if ongoing is not None:
-        return f"it is being reassigned to {list(ongoing.target)}"
-    if state is None:
-        return "it no longer exists"
-    return f"its replicas are {list(state.replicas)}"

@@ -375,7 +375,7 @@ def test_executor_properties(tmp_path_factory, moves, limits, backend_name):
 
 
 def test_locate_reads_a_step_in_flight_from_the_full_replica_set():
-    from kadmin.execute.incremental import locate
+    from kadmin.execute.incremental_tracking import locate
     from kadmin.model import PartitionReassignment, PartitionState
 
     steps = partition_steps(KIP_TP, (2, 0, 1), (3, 4, 2), 1)
