@@ -26,6 +26,9 @@ def cancel(cluster, output, plan_file, cancel_all):
     removes them once nothing needs them. Running it twice is safe: the second run finds
     nothing to cancel. Exit 1 when a broker with log-dir moves of the plan is down or not
     answering: the rest is cancelled; run it again once the broker is back.
+
+    Cancelling reassignments needs --bootstrap-server (KIP-455's API, as Kafka's own --cancel);
+    over --zookeeper a plan with running reassignments is refused (exit 1, nothing changed).
     """
     from kadmin.commands import render
     from kadmin.commands.render_reassign import LineReporter, change_json
@@ -45,7 +48,8 @@ def cancel(cluster, output, plan_file, cancel_all):
             if cplan.changes():
                 click.echo("Cancelling:")
             elif not unseen:
-                click.echo("Nothing to cancel: no reassignment or log-dir move of this plan is running.")
+                whose = "of this plan" if plan is not None else "in the cluster"
+                click.echo(f"Nothing to cancel: no reassignment or log-dir move {whose} is running.")
         result = apply_cancel(backend, cplan, LineReporter(people))
     if not people:
         render.print_json(

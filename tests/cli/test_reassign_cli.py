@@ -162,7 +162,9 @@ def test_cancel_plan_and_all(fake, tmp_path, capsys):
     code, _, err = kadmin(capsys, "reassign", "cancel")
     assert code == 2 and "--all" in err
     code, out, _ = kadmin(capsys, "reassign", "cancel", "--all")
-    assert code == 0 and "Nothing to cancel" in out
+    assert code == 0 and "Nothing to cancel: no reassignment or log-dir move in the cluster is running." in out
+    code, out, _ = kadmin(capsys, "reassign", "cancel", "--reassignment-json-file", plan)
+    assert code == 0 and "Nothing to cancel: no reassignment or log-dir move of this plan is running." in out
 
 
 def test_nothing_to_change_writes_no_rollback(fake, tmp_path, capsys):
