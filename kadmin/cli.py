@@ -16,12 +16,17 @@ def main() -> NoReturn:
     import gc
 
     gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
-    from kadmin.commands.root import run
-
     try:
+        from kadmin.commands.root import run
+
         run()
     except SystemExit as e:
         end_process(e.code)
+    except KeyboardInterrupt:  # before the root group's own handler (while importing, or parsing)
+        import sys
+
+        print("kadmin: interrupted", file=sys.stderr)
+        end_process(130)
     end_process(0)
 
 

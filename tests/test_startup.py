@@ -132,3 +132,21 @@ def test_a_read_command_does_not_spend_its_start_up_collecting_garbage(sandbox):
     assert json.loads(out.stdout)["version"] == 1
     collections = int(out.stderr.strip().splitlines()[-1].split()[-1])
     assert collections <= 8, f"{collections} garbage collections during one read command"
+
+
+def test_ctrl_c_while_kadmin_still_imports_is_one_line_and_130():
+    # Ctrl-C arriving while the command's modules load (before the root group's handler): here
+    # the import of the root group is what the interrupt meets.
+    code = (
+        "import sys\n"
+        "class Interrupt:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'kadmin.commands.root':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Interrupt())\n"
+        "from kadmin.cli import main\n"
+        "main()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 130
+    assert out.stderr == "kadmin: interrupted\n"  # no traceback
