@@ -36,11 +36,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
-from kadmin.backends.base import Backend, Capability, reassignment_blocked
-from kadmin.errors import ClusterError, KadminError, ReassignmentInProgress
+from kadmin.backends.base import Backend, Capability
+from kadmin.errors import ClusterError, KadminError
 from kadmin.execute import state_file
 from kadmin.execute.changes import describe
 from kadmin.execute.clock import Clock, SystemClock  # also re-exported for callers
+from kadmin.execute.incremental_batches import next_steps, refused_error, send_batch
 from kadmin.execute.incremental_log_dirs import finish_after_last_step, not_in_place, send_before_first_batch
 from kadmin.execute.incremental_progress import ByteCount, Progress
 from kadmin.execute.incremental_resume import (
@@ -54,7 +55,6 @@ from kadmin.execute.incremental_resume import (
 from kadmin.execute.incremental_tracking import StepTracker
 from kadmin.execute.state_file import IncrementalState
 from kadmin.model import (
-    Assignment,
     ClusterState,
     ConfigChange,
     ConfigResource,
@@ -64,7 +64,7 @@ from kadmin.model import (
     ReassignmentPlan,
     TopicPartition,
 )
-from kadmin.plan.batches import Backlog, Limits, exceeded, load_of, next_batch
+from kadmin.plan.batches import Backlog, Limits
 from kadmin.plan.steps import Step
 from kadmin.plan.verify import log_dir_targets
 
@@ -333,59 +333,23 @@ class _Run:
         if (busy and not self.overlap) or not self.dirty:
             return  # ZooKeeper waits for the whole batch; else nothing freed room since last time
         self.dirty = False
-        candidates = [
-            p.steps[p.completed]
-            for tp, p in self.state.partitions.items()
-            if tp not in busy and p.completed < len(p.steps)
-        ]
-        if not candidates:
-            return
-        batch = next_batch(candidates, busy.values(), self.limits, self.backlog)
+        batch = next_steps(self.state.partitions, busy, self.limits, self.backlog)
         if not batch:
             return
-        over = exceeded(load_of([*busy.values(), *batch]), self.limits)
-        if over:  # cannot happen (next_batch keeps every limit); never send such a batch
-            raise AssertionError(f"batch would exceed limits: {over}")
         self._throttle_batch(batch)
-        try:
-            answers = self.backend.reassign_partitions([Assignment(s.tp.topic, s.tp.partition, s.after) for s in batch])
-        except ReassignmentInProgress as e:
-            if self.overlap:
-                raise
-            # ZooKeeper: the controller has not deleted the previous node yet. Try next poll,
-            # unless the node is stuck: the controller is not carrying it out, it never goes.
-            blocked = reassignment_blocked(self.backend)
-            if blocked is not None and blocked.stuck:
-                raise ClusterError(
-                    f"{blocked.reason}; the run stops here (the state file keeps its place: run the same "
-                    "command again once the node is dealt with)",
-                    hint=blocked.hint,
-                ) from None
-            self.reporter.note(
-                f"waiting for the controller to finish the previous batch ({blocked.reason if blocked else e})"
-            )
+        sent = send_batch(self.backend, batch, whole_batches=not self.overlap, note=self.reporter.note)
+        if sent is None:  # ZooKeeper: the previous batch's node is still there; try next poll
             self.dirty = True
             return
         now = self.clock.now()
-        failed = {}
-        sent = {}
-        for s in batch:
-            err = answers.get(s.tp, None) if answers is not None else None
-            if err:
-                failed[s.tp] = err
-                continue
+        for s in sent.accepted:
             self.track.sent(s, now, listed_at_once=self.overlap)
-            sent[s.tp] = (None, s.number)
-        self.state = self.state.with_counts(sent)
+        self.state = self.state.with_counts({s.tp: (None, s.number) for s in sent.accepted})
         self.batches += 1
         self._save(batches=self.state.batches + 1)
         self.reporter.batch(self.state.batches, batch)
-        if failed:
-            shown = [f"{tp}: {err}" for tp, err in sorted(failed.items())]
-            raise ClusterError(
-                f"the cluster refused {len(failed)} step(s) of batch {self.state.batches}: " + "; ".join(shown[:5]),
-                hint=f"fix the cause and run the same command again to resume (state: {self.path})",
-            )
+        if sent.refused:
+            raise refused_error(sent.refused, self.state.batches, self.path)
 
     def _throttle_batch(self, batch: Sequence[Step]) -> None:
         """Set again what ``batch`` needs that another command removed since the run set it
