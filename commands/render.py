@@ -18,7 +18,7 @@ def print_error(err: KadminError) -> None:
     one line per problem found, each saying where it is: the first ``PROBLEMS_SHOWN``, then how
     many more (``--output json`` carries them all, see ``problems_document``). The line and
     every problem line name the file refused (``InputError.source``), as the user named it."""
-    line = f"kadmin: error: {err.message}"
+    line = f"kadmin: {'error: ' if err.is_error else ''}{err.message}"
     if err.hint:
         line += f" ({err.hint})"
     click.echo(_one_line(line), err=True)

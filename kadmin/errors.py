@@ -20,9 +20,11 @@ EXIT_DIFFERS = 4
 
 
 class KadminError(Exception):
-    """Base class. ``str(err)`` is the one line shown to the user."""
+    """Base class. ``str(err)`` is the one line shown to the user, after ``kadmin: error:``
+    (after ``kadmin:`` alone for an outcome that is not a failure: ``is_error`` False)."""
 
     exit_code = EXIT_ERROR
+    is_error = True
 
     def __init__(self, message: str, *, hint: str | None = None):
         super().__init__(message)
@@ -103,9 +105,10 @@ class ReassignmentInProgress(KadminError):
 
 
 class StillInProgress(KadminError):
-    """Verify found work still running."""
+    """Verify found work still running: an outcome to wait on, not a failure."""
 
     exit_code = EXIT_IN_PROGRESS
+    is_error = False
 
 
 class DiffersFromPlan(KadminError):
