@@ -170,8 +170,13 @@ def _print(output, result, pid, record, dry_run, state) -> None:
     for c in result.changes:
         click.echo("  " + change_line(c, state.current.as_set()))
     if not dry_run:
-        what = "no plan" if pid == "manual" else f"plan {pid}"
-        click.echo(
-            f"Recorded as set by kadmin for {what}: `kadmin throttle clear --plan FILE` (or --stale) removes "
-            "exactly these once no move needs them."
-        )
+        if pid == "manual":
+            click.echo(
+                "Recorded as set by kadmin for no plan: `kadmin throttle clear --stale` removes them once no move "
+                "needs them (`--all` at once)."
+            )
+        else:
+            click.echo(
+                f"Recorded as set by kadmin for plan {pid}: `kadmin throttle clear --plan FILE` (or --stale) removes "
+                "exactly these once no move needs them."
+            )

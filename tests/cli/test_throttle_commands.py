@@ -179,6 +179,20 @@ def test_clear_stale_leaves_a_needed_throttle_alone(env, tmp_path):
     assert plan_id(plan.read_bytes()) in store.load_all()  # the plan's record is untouched
 
 
+def test_each_set_names_the_clear_that_removes_it_and_that_clear_does(env, tmp_path):
+    backend, store = env
+    r = run("throttle", "set", "--rate", "1MB/s", "--brokers", "1,2")  # by hand: no plan
+    assert r.exit_code == 0, r.output
+    assert "`kadmin throttle clear --stale` removes them" in r.output and "--plan FILE" not in r.output
+    assert run("throttle", "clear", "--stale").exit_code == 0
+    assert backend.configs.get(broker(1), {}) == {} and backend.configs.get(broker(2), {}) == {}
+    plan = plan_file(tmp_path, ("orders", 0, [4, 2]))
+    r = run("throttle", "set", "--rate", "1MB/s", "--from-plan", str(plan))
+    assert f"for plan {plan_id(plan.read_bytes())}: `kadmin throttle clear --plan FILE`" in r.output
+    assert run("throttle", "clear", "--plan", str(plan)).exit_code == 0
+    assert backend.configs.get(broker(4), {}) == {} and store.load_all() == {}
+
+
 def test_clear_plan_waits_for_the_move_unless_forced(env, tmp_path):
     backend, store = env
     plan = plan_file(tmp_path, ("orders", 0, [4, 2]))
