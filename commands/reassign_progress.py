@@ -78,10 +78,13 @@ def progress(cluster, output, plan_file, watch, interval):
                 click.echo("No partition reassignment or log-dir move in progress.")  # plain text: no need to load rich
             else:
                 render.stdout().print(progress_table(snap))
-    if snap.unanswered and not watch:
-        from kadmin.commands.render_progress import unanswered_note
+    if not watch:  # --watch's views said it as it went
+        from kadmin.commands.render_progress import unanswered_note, unestimated_note
 
-        render.warn(unanswered_note(snap))
+        if snap.unanswered:
+            render.warn(unanswered_note(snap))
+        if snap.unread_end_offsets:
+            render.warn(unestimated_note(snap))
     if snap.done:
         return
     if snap.unseen_only:

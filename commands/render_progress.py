@@ -60,6 +60,8 @@ def progress_table(snap, moving_first: bool = False):
     )
     table = Table(title=title, title_justify="left", caption_justify="left", header_style="bold")
     captions = [escape(unanswered_note(snap))] if snap.unanswered else []
+    if snap.unread_end_offsets:
+        captions.append(escape(unestimated_note(snap)))
     columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("Topic", "left"),
         ("Partition", "right"),
@@ -148,6 +150,15 @@ def unanswered_note(snap) -> str:
 
     who, their = not_answering(snap.unanswered)
     return f"{who}: {their} replicas' state, log-dir moves and sizes are unknown"
+
+
+def unestimated_note(snap) -> str:
+    """What a snapshot could not estimate: the partitions catching up whose end offset was not
+    read (their leader did not answer), and why when the backend said."""
+    tps = snap.unread_end_offsets
+    which = ", ".join(map(str, tps[:3])) + (f" and {len(tps) - 3} more" if len(tps) > 3 else "")
+    why = snap.end_offsets_error or ("their end offsets" if len(tps) > 1 else "its end offset") + " could not be read"
+    return f"{which}: messages behind not estimated ({why})"
 
 
 def snapshot_document(snap) -> dict:

@@ -19,7 +19,7 @@ Pure: cluster state, reassignments and DescribeLogDirs results in, a snapshot ou
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -125,6 +125,10 @@ class ProgressSnapshot:
     # Brokers that did not answer DescribeLogDirs (broker -> why): their log-dir moves and
     # replica sizes are not in this snapshot, so it cannot say every move is done.
     unanswered: Mapping[int, str] = field(default_factory=dict)
+    # Partitions of replicas catching up whose end offset could not be read (their messages
+    # behind are not estimated), and why when the backend said (no leader answered).
+    unread_end_offsets: tuple[TopicPartition, ...] = ()
+    end_offsets_error: str | None = None
 
     @property
     def done(self) -> bool:
@@ -165,14 +169,20 @@ def snapshot(
     plan: ReassignmentPlan | None = None,
     end_offsets: Mapping[TopicPartition, int] | None = None,
     previous: ProgressSnapshot | None = None,
+    unread_end_offsets: Collection[TopicPartition] = (),
+    end_offsets_error: str | None = None,
 ) -> ProgressSnapshot:
     """Progress of ``plan``'s replicas, in plan order (or, without a plan, of every ongoing move,
-    sorted) at time ``at``. ``previous`` (an earlier snapshot) gives rates and ETAs."""
+    sorted) at time ``at``. ``previous`` (an earlier snapshot) gives rates and ETAs.
+    ``unread_end_offsets``: partitions whose end offset was asked for but not read (and
+    ``end_offsets_error``, why): the snapshot names those a replica catching up lacks."""
     with gc_paused():
-        return _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous)
+        return _snapshot(
+            at, cluster, ongoing, log_dirs, plan, end_offsets, previous, set(unread_end_offsets), end_offsets_error
+        )
 
 
-def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous) -> ProgressSnapshot:
+def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unread, why) -> ProgressSnapshot:
     dirs = index_log_dirs(log_dirs)
     scope = plan_scope(plan) if plan is not None else ongoing_scope(ongoing, dirs)
     # Plain tuple keys: hashing frozen dataclasses is the slow part over 10,000s of rows.
@@ -183,6 +193,7 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous) -> Pr
     brokers = cluster.brokers
     offline_dirs = {b for b, bld in log_dirs.items() if bld.error is None and any(d.error for d in bld.log_dirs)}
     silent = {b for b, bld in log_dirs.items() if bld.error is not None}
+    unestimated: set[TopicPartition] = set()
     before = (
         {(r.topic, r.partition, r.broker, r.move): r for r in previous.replicas if r.move != NO_MOVE}
         if previous
@@ -210,7 +221,12 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous) -> Pr
             append(ReplicaProgress(topic, partition, broker, OFFLINE))
             continue
         if broker in adding or broker not in state.isr:
-            fields = _catching_up(topic, partition, broker, state, here, dirs, offsets.get(key))
+            end_offset = offsets.get(key)
+            if end_offset is None and unread:
+                tp = TopicPartition(topic, partition)
+                if tp in unread:
+                    unestimated.add(tp)
+            fields = _catching_up(topic, partition, broker, state, here, dirs, end_offset)
         elif here is not None and here.future_dir is not None:
             fields = _moving_dir(here)
         elif broker in silent:  # the ISR says in sync, but nothing from the broker itself does
@@ -252,7 +268,15 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous) -> Pr
     wanted = None if plan is None else {a.tp for a in plan.partitions}
     reassigning = len(ongoing) if wanted is None else sum(1 for tp in ongoing if tp in wanted)
     unanswered = {b: bld.error for b, bld in sorted(log_dirs.items()) if bld.error is not None}
-    return ProgressSnapshot(at, tuple(rows), _totals(rows), reassigning, unanswered)
+    return ProgressSnapshot(
+        at,
+        tuple(rows),
+        _totals(rows),
+        reassigning,
+        unanswered,
+        tuple(sorted(unestimated)),
+        why if unestimated else None,
+    )
 
 
 def _offline(broker: int, state, here: DirReplica | None, offline_dirs: set[int]) -> bool:

@@ -6,10 +6,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from typing import NamedTuple
 
 from kadmin.backends.base import Backend, Capability, read_together
+from kadmin.errors import ConnectionFailed
 from kadmin.execute.progress import ProgressSnapshot, snapshot
 from kadmin.model import ReassignmentPlan, TopicPartition
+
+
+class EndOffsets(NamedTuple):
+    """The end offsets read, those asked for but not read, and why (when the backend said)."""
+
+    read: Mapping[TopicPartition, int]
+    unread: frozenset[TopicPartition] = frozenset()
+    error: str | None = None
 
 
 class Sampler:
@@ -36,12 +46,27 @@ class Sampler:
         if moving:
             reads.append(lambda: self._end_offsets(moving))
         ongoing, log_dirs, *read = read_together(b, *reads)
-        end_offsets = read[0] if read else self._end_offsets(set(ongoing) if self.plan is None else set())
+        offsets = read[0] if read else self._end_offsets(set(ongoing) if self.plan is None else set())
         return snapshot(
-            self.clock(), cluster, ongoing, log_dirs, plan=self.plan, end_offsets=end_offsets, previous=previous
+            self.clock(),
+            cluster,
+            ongoing,
+            log_dirs,
+            plan=self.plan,
+            end_offsets=offsets.read,
+            previous=previous,
+            unread_end_offsets=offsets.unread,
+            end_offsets_error=offsets.error,
         )
 
-    def _end_offsets(self, moving: set[TopicPartition]) -> Mapping[TopicPartition, int]:
-        if moving and Capability.END_OFFSETS in self.backend.capabilities:
-            return self.backend.list_end_offsets(sorted(moving))
-        return {}
+    def _end_offsets(self, moving: set[TopicPartition]) -> EndOffsets:
+        """The end offsets of ``moving``. They only feed the estimate of messages behind: a
+        partition whose leader does not answer (none of them, when the backend raises) is left
+        unestimated, and the snapshot says so, rather than failing the refresh."""
+        if not moving or Capability.END_OFFSETS not in self.backend.capabilities:
+            return EndOffsets({})
+        try:
+            read = self.backend.list_end_offsets(sorted(moving))
+        except ConnectionFailed as e:
+            return EndOffsets({}, frozenset(moving), str(e))
+        return EndOffsets(read, frozenset(moving - set(read)))

@@ -264,3 +264,41 @@ def test_a_replica_on_a_broker_that_did_not_answer_is_unknown_in_every_view(slow
     lines = [json.loads(line) for line in r.stdout.splitlines()]
     assert lines and all({x["broker"]: x["status"] for x in d["replicas"]} == {0: "In sync", 1: UNANSWERED}
                          for d in lines), r.output
+
+
+def test_progress_goes_on_when_the_leader_of_every_moving_partition_does_not_answer(slow, tmp_path):
+    """Broker 1 leads the only partition moving and answers 20 s late (--timeout 2s): no end
+    offset can be read. Progress still shows the rows (exit 3), the new replica's messages
+    behind unknown and its bytes known, and says what it could not read, with and without a
+    plan; it failed with "reading the end offset of orders-1: no answer from broker 1"."""
+    import jsonschema
+
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [{"topic": "orders", "partition": 1, "replicas": [1, 0]}]}))
+    with admin(slow) as be:  # orders-1 [1,2] -> [1,0], led by broker 1, throttled
+        changes = [ConfigChange(ConfigResource(ConfigResourceType.BROKER, str(b)), name, AlterOp.SET, str(RATE))
+                   for b in (0, 1, 2) for name in (LEADER_RATE, FOLLOWER_RATE)]
+        changes += [
+            ConfigChange(ConfigResource(ConfigResourceType.TOPIC, "orders"), LEADER_REPLICAS, AlterOp.SET, "1:1,1:2"),
+            ConfigChange(ConfigResource(ConfigResourceType.TOPIC, "orders"), FOLLOWER_REPLICAS, AlterOp.SET, "1:0")]
+        be.incremental_alter_configs(changes)
+        be.reassign_partitions([Assignment("orders", 1, (1, 0))])
+    slow.clock.advance(2)
+    slow.faults.latency(1, 20000)
+    first = slow.bootstrap.split(",")[0]  # broker 0: the bootstrap answers
+    for with_plan in (("--reassignment-json-file", str(plan)), ()):
+        args = ("reassign", "progress", *with_plan, "--interval", "0", "-b", first, "--timeout", "2s")
+        r = kadmin(*args, "-o", "json")
+        assert r.exit_code == 3, r.output
+        doc = json.loads(r.stdout)
+        jsonschema.validate(doc, load("progress-snapshot"))
+        new = next(x for x in doc["replicas"] if x["broker"] == 0)
+        assert (new["status"], new["move"], new["messages_behind"]) == ("Behind", "inter-broker", None)
+        assert new["moved_bytes"] == slow.snapshot().replica("orders", 1, 0).size > 0
+        assert "kadmin: warning: orders-1: messages behind not estimated (reading the end offset of orders-1: " \
+               "no answer from broker 1" in r.stderr, r.stderr
+
+        table = kadmin(*args)
+        assert table.exit_code == 3, table.output
+        assert "│ orders │         1 │      0 │ Behind " in table.stdout
+        assert "orders-1: messages behind not estimated" in table.stdout, table.stdout
