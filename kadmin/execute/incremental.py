@@ -34,7 +34,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
 
 from kadmin.backends.base import Backend, Capability
 from kadmin.errors import ClusterError, KadminError
@@ -54,8 +53,8 @@ from kadmin.execute.incremental_resume import (
 )
 from kadmin.execute.incremental_tracking import StepTracker
 from kadmin.execute.state_file import IncrementalState
+from kadmin.execute.step_throttles import ThrottleControl, left_with
 from kadmin.model import (
-    ClusterState,
     ConfigChange,
     ConfigResource,
     ConfigResourceType,
@@ -93,36 +92,6 @@ class IncrementalReporter:
         """Something worth telling the operator (a read that failed and is retried...)."""
 
     def finished(self, progress: Progress) -> None: ...
-
-
-class ThrottleControl(Protocol):
-    """Sets throttles covering every step before the first batch, sets again what a batch needs
-    before it is sent, removes them after the last. ``sets`` is False for a control that only
-    removes (a resumed run without --throttle removes what an earlier part of the run set)."""
-
-    @property
-    def sets(self) -> bool: ...
-
-    @property
-    def via(self) -> str:
-        """The connection whose record store holds what it sets ("admin", "zookeeper")."""
-        ...
-
-    def apply(
-        self,
-        steps: Mapping[TopicPartition, Sequence[Step]],
-        *,
-        log_dirs: bool = True,
-        cluster: ClusterState | None = None,
-    ) -> Sequence[ConfigChange]:
-        """Set what ``steps`` (and, with ``log_dirs``, the plan's log-dir moves) need and is not
-        set, merged and recorded, rates only where configs can change (``cluster``: as last
-        read; a down broker is left out over the AdminClient protocol); the changes made."""
-        ...
-
-    def remove(self) -> Sequence[ConfigChange] | None:
-        """The config changes made; None when this connection holds no record of the plan."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -250,13 +219,8 @@ class _Run:
         )
 
         dirs_left = self._read(lambda: not_in_place(self.backend, self.log_dirs))
-        if (not self._all_done() or dirs_left) and self.throttle is not None and self.throttle.sets:
-            steps = {tp: p.steps for tp, p in self.state.partitions.items()}
-            changes = self.throttle.apply(steps, cluster=self.cluster)
-            self._save(throttles_set=True, throttles_via=tuple(sorted({*self.state.throttles_via, self.throttle.via})))
-            self.reporter.throttles("set", len(changes))
-            for c in changes:
-                self.reporter.config_change(c)
+        if not self._all_done() or dirs_left:
+            self._set_throttles()
         if dirs_left:  # before the first batch: replicas to come are created in their directory
             send_before_first_batch(self.backend, self.log_dirs, dirs_left, self.reporter.note)
 
@@ -280,17 +244,7 @@ class _Run:
                 state_path=self.path,
             )
 
-        left: tuple[str, ...] = ()
-        if self.throttle is not None and self.state.throttles_set:
-            removed = self.throttle.remove()
-            self.reporter.throttles("removed", len(removed or ()))
-            for c in removed or ():
-                self.reporter.config_change(c)
-            left = tuple(v for v in self.state.throttles_via if v != self.throttle.via)
-            if removed is None and not left and self.throttle.via not in self.state.throttles_via:
-                left = ("unknown",)  # an older state: where its record is, it does not say
-        elif self.state.throttles_set:  # cannot happen from the command line (it passes a control)
-            left = self.state.throttles_via or ("unknown",)
+        left = self._remove_throttles()
         self._save(throttles_set=False, finished=True)
         progress = self._progress()
         self.reporter.finished(progress)
@@ -351,6 +305,18 @@ class _Run:
         if sent.refused:
             raise refused_error(sent.refused, self.state.batches, self.path)
 
+    # --- throttles (kadmin.execute.step_throttles) -------------------------------------------
+    def _set_throttles(self) -> None:
+        """Before the first batch: throttles covering every step, and the state says so."""
+        if self.throttle is None or not self.throttle.sets:
+            return
+        steps = {tp: p.steps for tp, p in self.state.partitions.items()}
+        changes = self.throttle.apply(steps, cluster=self.cluster)
+        self._save(throttles_set=True, throttles_via=tuple(sorted({*self.state.throttles_via, self.throttle.via})))
+        self.reporter.throttles("set", len(changes))
+        for c in changes:
+            self.reporter.config_change(c)
+
     def _throttle_batch(self, batch: Sequence[Step]) -> None:
         """Set again what ``batch`` needs that another command removed since the run set it
         (``reassign verify`` and ``throttle clear --stale`` keep only what running moves need);
@@ -362,6 +328,19 @@ class _Run:
         changes = self._read(lambda: throttle.apply(steps, log_dirs=False, cluster=self.cluster))
         for c in changes:
             self.reporter.note(f"batch {self.state.batches + 1} needs a throttle removed meanwhile: {describe(c)}")
+
+    def _remove_throttles(self) -> tuple[str, ...]:
+        """After the last step: remove the run's throttles; the connections whose records still
+        hold some (``IncrementalResult.throttles_left_with``)."""
+        if not self.state.throttles_set:
+            return ()
+        if self.throttle is None:  # cannot happen from the command line (it passes a control)
+            return self.state.throttles_via or ("unknown",)
+        removed = self.throttle.remove()
+        self.reporter.throttles("removed", len(removed or ()))
+        for c in removed or ():
+            self.reporter.config_change(c)
+        return left_with(self.state.throttles_via, self.throttle.via, removed)
 
     # --- where each partition is ----------------------------------------------------------
     def _locate(

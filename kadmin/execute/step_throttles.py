@@ -6,9 +6,9 @@ are removed only after the last step, and only what this run recorded and no run
 Another command may remove some meanwhile (``reassign verify`` or ``throttle clear --stale``
 keep only what a *running* move needs, and a later step is not running yet), so before each
 batch the run applies again what that batch needs: what is still set changes nothing, what is
-missing is set and recorded again. ``run_incremental`` calls ``apply`` and ``remove`` (its
-``ThrottleControl`` protocol); both go through ``kadmin.throttling.operations`` (record first;
-remove only what nobody needs).
+missing is set and recorded again. ``run_incremental`` drives a ``ThrottleControl`` (the
+protocol below); ``RecordedThrottles`` is kadmin's, through ``kadmin.throttling.operations``
+(record first; remove only what nobody needs).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from kadmin.backends.base import Backend, Capability
 from kadmin.model import (
@@ -38,6 +39,48 @@ from kadmin.throttling.operations import (
 )
 from kadmin.throttling.record import now_iso, who
 from kadmin.throttling.stores import MemoryRecordStore
+
+
+class ThrottleControl(Protocol):
+    """Sets throttles covering every step before the first batch, sets again what a batch needs
+    before it is sent, removes them after the last. ``sets`` is False for a control that only
+    removes (a resumed run without --throttle removes what an earlier part of the run set)."""
+
+    @property
+    def sets(self) -> bool: ...
+
+    @property
+    def via(self) -> str:
+        """The connection whose record store holds what it sets ("admin", "zookeeper")."""
+        ...
+
+    def apply(
+        self,
+        steps: Mapping[TopicPartition, Sequence[Step]],
+        *,
+        log_dirs: bool = True,
+        cluster: ClusterState | None = None,
+    ) -> Sequence[ConfigChange]:
+        """Set what ``steps`` (and, with ``log_dirs``, the plan's log-dir moves) need and is not
+        set, merged and recorded, rates only where configs can change (``cluster``: as last
+        read; a down broker is left out over the AdminClient protocol); the changes made."""
+        ...
+
+    def remove(self) -> Sequence[ConfigChange] | None:
+        """The config changes made; None when this connection holds no record of the plan."""
+        ...
+
+
+def left_with(recorded_via: Sequence[str], via: str, removed: Sequence[ConfigChange] | None) -> tuple[str, ...]:
+    """The connections whose records still hold throttles of the run once ``via``'s control
+    removed what it could (``removed``: None when it held no record of the plan):
+    ``recorded_via``, the connections the state says earlier parts of the run set throttles
+    through, other than this one; "unknown" when this connection has no record and the state
+    names none (an older state: where its record is, it does not say)."""
+    left = tuple(v for v in recorded_via if v != via)
+    if removed is None and not left and via not in recorded_via:
+        left = ("unknown",)
+    return left
 
 
 @dataclass(frozen=True)
