@@ -10,7 +10,7 @@ file never hides the rest of the fleet.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from kadmin.fleet.tables import ROW_TABLES
 
@@ -95,18 +95,26 @@ def not_a_result(kind: str, doc: Any, why: str) -> ShapeError:
 INT64 = 2**63
 
 
-def _int(value: Any, where: str, doc: Any, low: int = 0, high: int = INT64, optional: bool = False) -> int | None:
+def _int(
+    value: Any,
+    where: str,
+    doc: Any,
+    low: int = 0,
+    high: int = INT64,
+    optional: bool = False,
+    kind: str = LOG_DIRS_KIND,
+) -> int | None:
     """A whole number from ``low`` to ``high - 1`` (None allowed when ``optional``), else ShapeError."""
     if value is None and optional:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value < high:
-        raise not_a_result(LOG_DIRS_KIND, doc, f"{where} is not a whole number from {low} to {high - 1}: {value!r}")
+        raise not_a_result(kind, doc, f"{where} is not a whole number from {low} to {high - 1}: {value!r}")
     return value
 
 
-def _text(value: Any, where: str, doc: Any) -> str | None:
+def _text(value: Any, where: str, doc: Any, kind: str = LOG_DIRS_KIND) -> str | None:
     if value is not None and not isinstance(value, str):
-        raise not_a_result(LOG_DIRS_KIND, doc, f"{where} is not text: {value!r}")
+        raise not_a_result(kind, doc, f"{where} is not text: {value!r}")
     return value
 
 
@@ -196,11 +204,17 @@ def log_dirs_document_rows(cluster: str, source: str, doc: Mapping) -> Rows:
     return rows
 
 
-def _broker_list(entry: Mapping, *keys: str) -> list[int]:
+def _brokers(entry: Mapping, at: str, doc: Any, *keys: str) -> list[int]:
+    """The broker ids under the first of ``keys`` the entry has ([] for none)."""
     for key in keys:
         value = entry.get(key)
-        if value is not None:
-            return [int(b) for b in value]
+        if value is None:
+            continue
+        if not isinstance(value, list):
+            raise not_a_result(REASSIGN_KIND, doc, f"{at}.{key} is not a list of broker ids: {value!r}")
+        return [
+            cast(int, _int(b, f"{at}.{key}[{n}]", doc, high=INT32, kind=REASSIGN_KIND)) for n, b in enumerate(value)
+        ]
     return []
 
 
@@ -209,10 +223,15 @@ def reassign_document_rows(cluster: str, source: str, doc: Any) -> Rows:
 
     Accepted shapes (the schema was being written alongside): a list of entries, or an object
     holding it under ``reassignments`` or ``partitions``; each entry has topic, partition,
-    replicas and adding/removing (also spelled adding_replicas/removing_replicas).
+    replicas and adding/removing (also spelled adding_replicas/removing_replicas). What the
+    reports need is checked as in a log-dirs result: a document lacking it is refused whole
+    (ShapeError naming where): a topic, a partition and broker ids that are whole numbers.
     """
+    k = REASSIGN_KIND
+    name = ""
     if isinstance(doc, Mapping):
-        entries = doc.get("reassignments", doc.get("partitions"))
+        name = "reassignments" if "reassignments" in doc else "partitions"
+        entries = doc.get(name)
     else:
         entries = doc
     if not isinstance(entries, list):
@@ -221,40 +240,62 @@ def reassign_document_rows(cluster: str, source: str, doc: Any) -> Rows:
     rows["clusters"].append((cluster, REASSIGN_KIND, source))
     for i, e in enumerate(entries):
         if not isinstance(e, Mapping) or not {"adding", "adding_replicas", "removing", "removing_replicas"} & set(e):
-            raise not_a_result(REASSIGN_KIND, doc, f"entry {i} says nothing of the replicas being added or removed")
+            raise not_a_result(k, doc, f"entry {i} says nothing of the replicas being added or removed")
+        at = f"{name}[{i}]"
+        if not isinstance(e.get("topic"), str) or not e["topic"]:
+            raise not_a_result(k, doc, f"{at} has no 'topic'")
         rows["reassignments"].append(
             (
                 cluster,
                 e["topic"],
-                int(e["partition"]),
-                _broker_list(e, "replicas"),
-                _broker_list(e, "adding", "adding_replicas"),
-                _broker_list(e, "removing", "removing_replicas"),
+                _int(e.get("partition"), f"{at}.partition", doc, high=INT32, kind=k),
+                _brokers(e, at, doc, "replicas"),
+                _brokers(e, at, doc, "adding", "adding_replicas"),
+                _brokers(e, at, doc, "removing", "removing_replicas"),
             )
         )
     return rows
 
 
 def _throttle_row(
-    cluster: str, resource: str, entity: Any, config: str, value: Any, plan: Any = None, stale: Any = None
+    cluster: str,
+    at: str,
+    doc: Any,
+    resource: Any,
+    entity: Any,
+    config: Any,
+    value: Any,
+    plan: Any = None,
+    stale: Any = None,
 ) -> tuple:
-    return (
-        cluster,
-        resource,
-        str(entity),
-        config,
-        None if value is None else str(value),
-        None if plan is None else str(plan),
-        None if stale is None else bool(stale),
-    )
+    """One ``throttles`` row; ShapeError naming ``at`` when a value is not what the reports
+    read: a broker or topic, a config name, a value that is text or a whole number, a plan that
+    is text, a stale that is true or false."""
+    k = THROTTLE_KIND
+    if resource not in ("broker", "topic"):
+        raise not_a_result(k, doc, f"{at} is not a broker or topic throttle: {resource!r}")
+    if isinstance(entity, bool) or not isinstance(entity, (str, int)) or entity == "":
+        raise not_a_result(k, doc, f"{at} names no {resource}")
+    if not isinstance(config, str) or not config:
+        raise not_a_result(k, doc, f"{at} names no config")
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
+        raise not_a_result(k, doc, f"{at}.value is not text or a whole number: {value!r}")
+    _text(plan, f"{at}.plan", doc, kind=k)
+    if stale is not None and not isinstance(stale, bool):
+        raise not_a_result(k, doc, f"{at}.stale is not true or false: {stale!r}")
+    return (cluster, resource, str(entity), config, None if value is None else str(value), plan, stale)
 
 
-def _entity_throttles(cluster: str, resource: str, item: Mapping) -> list[tuple]:
+def _entity_throttles(cluster: str, resource: str, item: Any, at: str, doc: Any) -> list[tuple]:
     """One broker or topic entry: configs as a mapping or as a list of {name, value, ...}."""
+    if not isinstance(item, Mapping):
+        raise not_a_result(THROTTLE_KIND, doc, f"{at} is not an object")
     entity = item.get("broker", item.get("topic", item.get("entity", item.get("name"))))
     if entity is None:
         raise ShapeError(f"a {resource} throttle entry names no {resource}")
-    found = item.get("throttles", item.get("configs", item.get("rates", item.get("replicas"))))
+    field = next((f for f in ("throttles", "configs", "rates", "replicas") if item.get(f) is not None), "configs")
+    found = item.get(field)
+    at = f"{at}.{field}"
     if not isinstance(found, (Mapping, list)):
         raise ShapeError(f"not a throttle show result: {resource} {entity} carries no throttles or configs")
     out = []
@@ -263,16 +304,41 @@ def _entity_throttles(cluster: str, resource: str, item: Mapping) -> list[tuple]
             if isinstance(value, Mapping):
                 out.append(
                     _throttle_row(
-                        cluster, resource, entity, config, value.get("value"), value.get("plan"), value.get("stale")
+                        cluster,
+                        f"{at}.{config}",
+                        doc,
+                        resource,
+                        entity,
+                        config,
+                        value.get("value"),
+                        value.get("plan"),
+                        value.get("stale"),
                     )
                 )
             else:
-                out.append(_throttle_row(cluster, resource, entity, config, value, item.get("plan"), item.get("stale")))
-    elif isinstance(found, list):
-        for c in found:
+                out.append(
+                    _throttle_row(
+                        cluster,
+                        f"{at}.{config}",
+                        doc,
+                        resource,
+                        entity,
+                        config,
+                        value,
+                        item.get("plan"),
+                        item.get("stale"),
+                    )
+                )
+    else:
+        for j, c in enumerate(found):
+            where = f"{at}[{j}]"
+            if not isinstance(c, Mapping):
+                raise not_a_result(THROTTLE_KIND, doc, f"{where} is not an object")
             out.append(
                 _throttle_row(
                     cluster,
+                    where,
+                    doc,
                     resource,
                     entity,
                     c.get("config", c.get("name")),
@@ -291,26 +357,51 @@ def throttle_document_rows(cluster: str, source: str, doc: Any) -> Rows:
     Also accepted: a flat ``throttles`` list of {resource, entity, config, value, plan, stale},
     or ``brokers`` and ``topics`` lists whose entries carry their configs as a mapping or a list.
     A result saying no reassignment and no log-dir move runs marks the cluster's moves as
-    known (a "reassign" row in ``clusters``), so its throttles count as leftover.
+    known (a "reassign" row in ``clusters``), so its throttles count as leftover. Each throttle
+    is checked (``_throttle_row``): a document with one the reports cannot read is refused whole.
     """
     if not isinstance(doc, Mapping):
         raise ShapeError("not a throttle show result: not an object")
+    k = THROTTLE_KIND
     rows = empty_rows()
     out = rows["throttles"]
     if isinstance(doc.get("throttles"), list):
-        for t in doc["throttles"]:
+        for i, t in enumerate(doc["throttles"]):
+            at = f"throttles[{i}]"
+            if not isinstance(t, Mapping):
+                raise not_a_result(k, doc, f"{at} is not an object")
             if "kind" in t:  # kadmin's own shape
+                if t["kind"] not in ("broker_rate", "topic_replicas"):
+                    raise not_a_result(k, doc, f"{at}.kind is not broker_rate or topic_replicas: {t['kind']!r}")
+                plan_ids = t.get("plan_ids") or []
+                if not isinstance(plan_ids, list) or not all(isinstance(p, str) for p in plan_ids):
+                    raise not_a_result(k, doc, f"{at}.plan_ids is not a list of plan ids: {plan_ids!r}")
                 resource = "broker" if t["kind"] == "broker_rate" else "topic"
-                plan = ",".join(t.get("plan_ids") or ()) or None
                 out.append(
-                    _throttle_row(cluster, resource, t["resource"], t["config"], t.get("value"), plan, t.get("stale"))
+                    _throttle_row(
+                        cluster,
+                        at,
+                        doc,
+                        resource,
+                        t.get("resource"),
+                        t.get("config"),
+                        t.get("value"),
+                        ",".join(plan_ids) or None,
+                        t.get("stale"),
+                    )
                 )
                 continue
-            resource = t.get("resource", t.get("type"))
-            entity = t.get("entity", t.get("broker", t.get("topic", t.get("name"))))
             out.append(
                 _throttle_row(
-                    cluster, str(resource), entity, t.get("config"), t.get("value"), t.get("plan"), t.get("stale")
+                    cluster,
+                    at,
+                    doc,
+                    t.get("resource", t.get("type")),
+                    t.get("entity", t.get("broker", t.get("topic", t.get("name")))),
+                    t.get("config"),
+                    t.get("value"),
+                    t.get("plan"),
+                    t.get("stale"),
                 )
             )
         if (
@@ -320,10 +411,12 @@ def throttle_document_rows(cluster: str, source: str, doc: Any) -> Rows:
         ):
             rows["clusters"].append((cluster, REASSIGN_KIND, source))
     elif isinstance(doc.get("brokers"), list) or isinstance(doc.get("topics"), list):
-        for item in doc.get("brokers") or ():
-            out.extend(_entity_throttles(cluster, "broker", item))
-        for item in doc.get("topics") or ():
-            out.extend(_entity_throttles(cluster, "topic", item))
+        for key, resource in (("brokers", "broker"), ("topics", "topic")):
+            items = doc.get(key) or []
+            if not isinstance(items, list):
+                raise not_a_result(k, doc, f"'{key}' is not a list")
+            for i, item in enumerate(items):
+                out.extend(_entity_throttles(cluster, resource, item, f"{key}[{i}]", doc))
     else:
         raise ShapeError("not a throttle show result: no 'throttles', 'brokers' or 'topics' list")
     rows["clusters"].append((cluster, THROTTLE_KIND, source))

@@ -7,7 +7,7 @@ import pytest
 from kadmin.errors import InputError
 from kadmin.fleet.files import discover
 from kadmin.fleet.inventory import load_inventory
-from kadmin.fleet.rows import document_rows
+from kadmin.fleet.rows import COMMANDS, document_rows
 from tests.fleet import fixtures as fx
 
 
@@ -118,6 +118,51 @@ def test_reassign_list_schema_shape():
 def test_wrong_shape_is_an_error_row_not_a_crash():
     rows = document_rows("reassign", "c", "c.json", {"something": "else"})
     assert rows["errors"] == [("c", None, "c.json", "not a reassign list result: no 'reassignments' list")]
+
+
+def _entry(**kw):
+    return {"topic": "t", "partition": 0, "replicas": [1, 2], "adding": [2], "removing": [1], **kw}
+
+
+R_NEEDS, T_NEEDS = "kadmin needs `reassign list -o json`", "kadmin needs `throttle show -o json`"
+# Values a reassign list or throttle show result cannot hold, each with the reason its file is
+# refused for; also the odd files of the Spark test (tests/fleet/test_spark.py).
+BAD_VALUES = {
+    "topic.json": ("reassign", {"reassignments": [_entry(topic=5)]}, "reassignments[0] has no 'topic'"),
+    "notopic.json": ("reassign", [_entry(topic=None)], "[0] has no 'topic'"),
+    "huge.json": ("reassign", {"reassignments": [_entry(partition=2**40)]},
+                  "reassignments[0].partition is not a whole number from 0 to 2147483647: 1099511627776"),
+    "bool.json": ("reassign", {"partitions": [_entry(partition=True)]},
+                  "partitions[0].partition is not a whole number from 0 to 2147483647: True"),
+    "digits.json": ("reassign", {"reassignments": [_entry(replicas="12")]},
+                    "reassignments[0].replicas is not a list of broker ids: '12'"),
+    "broker.json": ("reassign", {"reassignments": [_entry(adding_replicas=[-1], adding=None)]},
+                    "reassignments[0].adding_replicas[0] is not a whole number from 0 to 2147483647: -1"),
+    "noconfig.json": ("throttle", {"throttles": [{"resource": "broker", "entity": 1, "value": 5}]},
+                      "throttles[0] names no config"),
+    "string.json": ("throttle", {"throttles": ["kind"]}, "throttles[0] is not an object"),
+    "plans.json": ("throttle", {"throttles": [{"kind": "broker_rate", "resource": "1", "config": "x", "value": "1",
+                                               "plan_ids": "ab"}]}, "throttles[0].plan_ids is not a list of plan ids: 'ab'"),
+    "stale.json": ("throttle", {"throttles": [{"resource": "broker", "entity": "1", "config": "x", "stale": "no"}]},
+                   "throttles[0].stale is not true or false: 'no'"),
+    "resource.json": ("throttle", {"throttles": [{"resource": "group", "entity": "g", "config": "x"}]},
+                      "throttles[0] is not a broker or topic throttle: 'group'"),
+    "item.json": ("throttle", {"brokers": [{"broker": 1, "configs": [{"name": "x", "value": "1"}, "oops"]}]},
+                  "brokers[0].configs[1] is not an object"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_VALUES))
+def test_a_reassign_or_throttle_result_with_a_value_the_reports_cannot_use_is_refused_whole(name):
+    """A topic that is not text, a partition or broker id that is not a whole number of Kafka's
+    range, a throttle without its config or with a stale that is not true or false: the file is
+    an unreachable row saying where (as a log-dirs result is), not rows that crash the Spark
+    engine (a number where a topic goes, a partition past int32) or make plain Python raise
+    (an entry that is not an object was 'a bug in kadmin')."""
+    kind, doc, why = BAD_VALUES[name]
+    rows = document_rows(kind, "c", name, doc)
+    assert rows["errors"] == [("c", None, name, f"not a {COMMANDS[kind]} result: {why}; {R_NEEDS if kind == 'reassign' else T_NEEDS}")]
+    assert not rows["reassignments"] and not rows["throttles"]
 
 
 KAFKA_JSON = {"version": 1, "brokers": [{"broker": 0, "logDirs": [{"logDir": "/d", "error": None, "partitions": [

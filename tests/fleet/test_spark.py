@@ -61,6 +61,22 @@ def test_same_numbers_when_two_files_hold_one_cluster(spark, tmp_path):
     assert [(m[2], m[3], m[4], m[5]) for m in moves] == [("orders", 0, "/d1", "/d2")]
 
 
+def test_a_reassign_or_throttle_result_with_values_it_cannot_hold_is_unreachable_on_spark_too(spark, tmp_path):
+    """A partition past int32 or a topic that is a number made the Spark job fail with a Python
+    worker's traceback; now such a file is an unreachable row on both engines, the rest counts."""
+    from tests.fleet.test_inputs import BAD_VALUES
+
+    for kind, good, report in (("reassign", fx.REASSIGN_EAST, "reassignment_status"),
+                               ("throttle", fx.THROTTLE_EAST, "throttle_state")):
+        bad = {name: doc for name, (k, doc, _) in BAD_VALUES.items() if k == kind}
+        fx.write(tmp_path / kind, {**bad, "east.json": good})
+        local, on_spark = both(kind, spark, from_dir=str(tmp_path / kind))
+        assert_same(local, on_spark)
+        by = {r.name: r for r in on_spark}
+        assert sorted(r[2] for r in by["unreachable"].rows) == sorted(bad)
+        assert {r[0] for r in by[report].rows} == {"east"}
+
+
 def inventory(tmp_path, names, dead_port=None):
     lines = []
     for name in names:
