@@ -36,13 +36,15 @@ from kadmin.commands.options import cluster_options, open_cluster, output_option
 def progress(cluster, output, plan_file, watch, interval):
     """Show how replica moves are going: per replica KIP-179's status (In sync, Behind: N
     messages, Unknown topic/partition/broker, Broker does not host this partition; kadmin's
-    Offline, and Unknown: its broker did not answer), bytes moved and left, copy rate and ETA,
-    and totals; for moves between brokers and between log directories.
+    Offline, Unknown: its broker did not answer, and Unknown: its broker is down), bytes moved
+    and left, copy rate and ETA, and totals; for moves between brokers and between log
+    directories.
 
     \b
     With --output json: one JSON document per line (schemas/progress-snapshot.json), one per
     interval with --watch. Exit 0 when nothing moves any more, 3 while moves are in progress, 1
-    when nothing is seen moving but a broker did not answer (its moves cannot be seen).
+    when nothing is seen moving but a broker did not answer or is down (its moves cannot be
+    seen).
     """
     from kadmin.errors import EXIT_IN_PROGRESS, InputError
     from kadmin.execute.follow import ONE_SHOT_GAP, follow, sample_once

@@ -39,6 +39,14 @@ OFFLINE = "Offline: its log directory is offline"
 # still list it (the controller notices a dead broker late), but whether it is in sync or moves
 # between its directories nobody could see.
 UNANSWERED = "Unknown: its broker did not answer"
+# Not KIP-179's: a replica on a broker that holds replicas (a partition's replica set names it)
+# but is not among the live brokers (stopped or crashed): nothing can be asked of it. A move
+# between its directories may be half done and resume when it restarts; whether it is in sync
+# nobody can see. ("Unknown broker" stays for an id the cluster does not know at all.)
+DOWN = "Unknown: its broker is down"
+# Why ``ProgressSnapshot.unanswered`` (--output json's unanswered_brokers) lists such a broker: the
+# words `log-dirs describe` uses for it (kadmin.logdirs).
+DOWN_WHY = "down: not in the cluster's broker list"
 
 INTER_BROKER = "inter-broker"
 LOG_DIR = "log-dir"
@@ -122,8 +130,9 @@ class ProgressSnapshot:
     replicas: tuple[ReplicaProgress, ...]
     totals: Totals
     reassigning_partitions: int
-    # Brokers that did not answer DescribeLogDirs (broker -> why): their log-dir moves and
-    # replica sizes are not in this snapshot, so it cannot say every move is done.
+    # Brokers whose replicas could not be seen (broker -> why): those that did not answer
+    # DescribeLogDirs, and those down (DOWN_WHY) that hold replicas in scope. Their log-dir moves
+    # and replica sizes are not in this snapshot, so it cannot say every move is done.
     unanswered: Mapping[int, str] = field(default_factory=dict)
     # Partitions of replicas catching up whose end offset could not be read (their messages
     # behind are not estimated), and why when the backend said (no leader answered).
@@ -157,6 +166,21 @@ def ongoing_scope(
     rows.extend(k for k, d in dirs.items() if d.future_dir is not None and k not in seen)
     rows.sort()
     return rows
+
+
+def down_in_scope(cluster: ClusterState, plan: ReassignmentPlan | None = None) -> set[int]:
+    """Brokers that hold replicas but are not among the live brokers: down, so nothing they hold
+    can be seen, a log-dir move there included (it resumes when the broker restarts). With a
+    plan, those the plan names or that hold a replica of one of its partitions; without, all."""
+    from kadmin.throttling.needs import down_brokers
+
+    down = down_brokers(cluster)
+    if plan is None or not down:
+        return down
+    parts = cluster.partitions
+    named = {b for a in plan.partitions for b in a.replicas}
+    named.update(b for a in plan.partitions if (st := parts.get(a.tp)) is not None for b in st.replicas)
+    return down & named
 
 
 # --- the snapshot -----------------------------------------------------------------------------
@@ -193,6 +217,7 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unrea
     brokers = cluster.brokers
     offline_dirs = {b for b, bld in log_dirs.items() if bld.error is None and any(d.error for d in bld.log_dirs)}
     silent = {b for b, bld in log_dirs.items() if bld.error is not None}
+    down = down_in_scope(cluster, plan)
     unestimated: set[TopicPartition] = set()
     before = (
         {(r.topic, r.partition, r.broker, r.move): r for r in previous.replicas if r.move != NO_MOVE}
@@ -209,7 +234,7 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unrea
         if state is None:
             append(ReplicaProgress(topic, partition, broker, UNKNOWN_PARTITION if topic in topics else UNKNOWN_TOPIC))
             continue
-        if broker not in brokers:
+        if broker not in brokers and broker not in down:
             append(ReplicaProgress(topic, partition, broker, UNKNOWN_BROKER))
             continue
         if broker not in state.replicas:
@@ -217,6 +242,10 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unrea
             continue
         here = dirs.get((topic, partition, broker))
         adding = adding_of.get(key, state.adding)
+        if broker in down:  # the move between brokers is seen (if any), nothing from the broker itself
+            move = INTER_BROKER if broker in adding else NO_MOVE
+            append(ReplicaProgress(topic, partition, broker, DOWN, move))
+            continue
         if broker not in adding and broker not in state.isr and _offline(broker, state, here, offline_dirs):
             append(ReplicaProgress(topic, partition, broker, OFFLINE))
             continue
@@ -267,13 +296,14 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unrea
 
     wanted = None if plan is None else {a.tp for a in plan.partitions}
     reassigning = len(ongoing) if wanted is None else sum(1 for tp in ongoing if tp in wanted)
-    unanswered = {b: bld.error for b, bld in sorted(log_dirs.items()) if bld.error is not None}
+    unanswered = {b: bld.error for b, bld in log_dirs.items() if bld.error is not None}
+    unanswered.update((b, DOWN_WHY) for b in down if b not in unanswered)
     return ProgressSnapshot(
         at,
         tuple(rows),
         _totals(rows),
         reassigning,
-        unanswered,
+        dict(sorted(unanswered.items())),
         tuple(sorted(unestimated)),
         why if unestimated else None,
     )

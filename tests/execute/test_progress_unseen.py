@@ -1,9 +1,10 @@
 """What a progress refresh could not read, and how every view says so: end offsets no leader
-gave (the estimate of messages behind is left out, the rest is shown)."""
+gave (the estimate of messages behind is left out, the rest is shown), and brokers that are
+down (they hold replicas, but nothing can be asked of them: a snapshot is not done without them)."""
 
 from kadmin.backends.base import Capability
 from kadmin.errors import ConnectionFailed
-from kadmin.execute.progress import INTER_BROKER
+from kadmin.execute.progress import DOWN, DOWN_WHY, INTER_BROKER, NO_MOVE, UNKNOWN_BROKER, snapshot, snapshot_json
 from kadmin.execute.sampler import Sampler
 from kadmin.model import Assignment, PartitionState, ReassignmentPlan
 from tests.execute.test_progress import FOO0, MB, ONGOING, TP, _render, cluster, dirs
@@ -88,3 +89,76 @@ def test_every_view_names_the_partitions_not_estimated():
         assert "foo-0: messages behind not estimated (reading the end offset of bar-0, foo-0: no answer" in text
     left_out = Sampler(Backend({}), PLAN, clock=lambda: 0.0)(None)
     assert unestimated_note(left_out) == "foo-0: messages behind not estimated (its end offset could not be read)"
+
+
+# Broker 4 is down: Metadata still names it in baz-0's replica set (out of the ISR), but it is
+# not among the live brokers (1, 2, 3). Broker 9 is in no replica set: the cluster does not know it.
+BAZ0 = PartitionState("baz", 0, 1, (1, 4), (1,), offline_replicas=(4,))
+LIVE = dirs([(1, "/d1", "bar", 0, 10 * MB, 0, False), (2, "/d1", "bar", 0, 10 * MB, 0, False),
+             (1, "/d1", "baz", 0, 10 * MB, 0, False)])
+
+
+def test_without_a_plan_a_down_broker_holding_replicas_keeps_progress_from_done():
+    """Nothing is seen moving, but broker 4's log-dir moves cannot be seen (one resumes when it
+    restarts): the snapshot is not done, lists it as down among the brokers not seen (the JSON's
+    unanswered_brokers, schema-valid), and is "unseen only" (exit 1, --watch ends). Once it is
+    live again, done."""
+    import jsonschema
+
+    from kadmin.schemas import load
+
+    s = snapshot(0.0, cluster([BAR0, BAZ0], brokers=(1, 2, 3)), {}, LIVE)
+    assert s.replicas == () and s.unanswered == {4: DOWN_WHY}
+    assert not s.done and s.unseen_only
+    doc = snapshot_json(s, "2026-11-26T02:00:00Z")
+    jsonschema.validate(doc, load("progress-snapshot"))
+    assert doc["done"] is False and doc["unanswered_brokers"] == [{"broker": 4, "error": DOWN_WHY}]
+    back = snapshot(1.0, cluster([BAR0, BAZ0], brokers=(1, 2, 3, 4)), {}, LIVE)
+    assert back.done and back.unanswered == {}
+
+
+def test_with_a_plan_a_down_broker_counts_when_the_plan_names_it_or_its_partitions():
+    """A plan's replica on a down broker says so ("Unknown: its broker is down", not "Unknown
+    broker", which stays for an id the cluster does not know); the plan is not done while a
+    broker it names, or one holding a replica of its partitions, is down. A plan of live
+    brokers' partitions only is done whatever else is down."""
+    c = cluster([BAR0, BAZ0], brokers=(1, 2, 3))
+    on_down = snapshot(0.0, c, {}, LIVE, plan=ReassignmentPlan((Assignment("baz", 0, (1, 4)),)))
+    assert {r.broker: (r.status, r.move) for r in on_down.replicas} == {1: ("In sync", NO_MOVE), 4: (DOWN, NO_MOVE)}
+    assert on_down.unanswered == {4: DOWN_WHY} and not on_down.done and on_down.unseen_only
+    # bar-0 would go to broker 4 (it holds baz-0): named by the plan, not hosting bar-0 yet
+    names_it = snapshot(0.0, c, {}, LIVE, plan=ReassignmentPlan((Assignment("bar", 0, (1, 4)),)))
+    assert {r.broker: r.status for r in names_it.replicas}[4] == "Broker does not host this partition"
+    assert names_it.unanswered == {4: DOWN_WHY} and not names_it.done
+    elsewhere = snapshot(0.0, c, {}, LIVE, plan=ReassignmentPlan((Assignment("bar", 0, (1, 2)),)))
+    assert elsewhere.done and elsewhere.unanswered == {}
+    unknown = snapshot(0.0, c, {}, LIVE, plan=ReassignmentPlan((Assignment("bar", 0, (1, 9)),)))
+    assert {r.broker: r.status for r in unknown.replicas}[9] == UNKNOWN_BROKER
+    assert 9 not in unknown.unanswered and unknown.unanswered == {}
+
+
+def test_a_down_broker_being_added_is_a_move_seen_with_its_bytes_unknown():
+    """The reassignment adding broker 3 is seen (exit 3 while it runs); broker 3 being down, its
+    row says so, with its bytes unknown, and so are the totals' (not 0 B left)."""
+    s = snapshot(0.0, cluster([FOO0], brokers=(1, 2)), ONGOING, dirs([(1, "/d1", "foo", 0, 80 * MB, 0, False),
+                                                                      (2, "/d1", "foo", 0, 80 * MB, 0, False)]))
+    row = next(r for r in s.replicas if r.broker == 3)
+    assert (row.status, row.move, row.moved_bytes, row.remaining_bytes) == (DOWN, INTER_BROKER, None, None)
+    assert s.unanswered == {3: DOWN_WHY} and s.totals.remaining_bytes is None
+    assert not s.done and not s.unseen_only and s.reassigning_partitions == 1
+
+
+def test_every_view_names_the_down_broker():
+    """Its rows in the table (full and folded live view) and the caption naming it; the line
+    for logs once nothing else is left."""
+    from kadmin.commands.render_progress import progress_line, progress_table
+
+    s = snapshot(0.0, cluster([BAR0, BAZ0], brokers=(1, 2, 3)), {}, LIVE,
+                 plan=ReassignmentPlan((Assignment("baz", 0, (1, 4)),)))
+    for moving_first in (False, True):
+        lines = _render(progress_table(s, moving_first=moving_first))
+        status = {int(line.split("│")[3]): line.split("│")[4].strip() for line in lines if line.startswith("│ baz ")}
+        assert status[4] == DOWN, lines
+        text = " ".join(line.strip(" │") for line in lines)
+        assert f"broker 4 ({DOWN_WHY}) did not answer DescribeLogDirs" in text, lines
+    assert progress_line(s).startswith(f"kadmin: nothing seen moving, but broker 4 ({DOWN_WHY})")

@@ -1,7 +1,8 @@
 """A target broker stops in the middle of a move (AdminClient protocol, manual clock): verify
-says "in progress" (exit 3) and keeps the throttles, progress shows the replica as on an
-unknown broker without failing, the broker comes back, the move completes, verify exits 0 and
-removes the throttles this plan set."""
+says "in progress" (exit 3) and keeps the throttles, progress shows the replica's broker as down
+(not an unknown broker: Metadata still names it) without failing, the broker comes back, the
+move completes, verify exits 0 and removes the throttles this plan set. A broker down with a
+log-dir move keeps progress from saying done."""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ def test_target_broker_stopped_mid_move_then_back(sb, tmp_path, capsys, records)
     snap = json.loads(out)
     rows = {r["broker"]: r for r in snap["replicas"]} if "replicas" in snap else None
     assert rows is not None, snap
-    assert rows[3]["status"] == "Unknown broker", rows[3]
+    assert rows[3]["status"] == "Unknown: its broker is down", rows[3]  # Metadata names it: not an unknown id
+    assert snap["unanswered_brokers"] == [{"broker": 3, "error": "down: not in the cluster's broker list"}]
 
     sb.faults.broker_start(3)
     settle(sb)
@@ -89,7 +91,7 @@ def test_progress_watch_through_a_broker_restart(sb, tmp_path, capsys, records, 
     assert code == 0, err
     snaps = [json.loads(ln) for ln in out.splitlines()]
     statuses = [{r["broker"]: r["status"] for r in s["replicas"]}.get(3) for s in snaps]
-    assert "Unknown broker" in statuses  # seen while it was down, then followed to the end
+    assert "Unknown: its broker is down" in statuses  # seen while it was down, then followed to the end
     assert snaps[-1]["done"]
 
 
@@ -163,3 +165,56 @@ def test_execute_with_a_target_broker_already_down(sb, tmp_path, capsys, records
     code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-b", sb.bootstrap)
     assert code == 0, err
     assert throttles_left(sb.snapshot()) == {} and records.load_all() == {}
+
+
+def test_progress_is_not_done_while_a_down_broker_may_hold_a_log_dir_move(sb, tmp_path, capsys):
+    """Broker 2 moves foo-1 between its directories, then stops: Metadata still names it in
+    foo-1's replica set, but nothing can be asked of it, so its move cannot be seen (it resumes
+    when the broker restarts). Progress said "No partition reassignment or log-dir move in
+    progress." (exit 0); now, without a plan or with one naming foo-1 or broker 2, it says
+    broker 2 is down and exits 1 (nothing seen moving, a broker unseen), and --watch ends so
+    after a few samples; a plan of live brokers' partitions only is done (exit 0). Once broker 2
+    is back, its move is seen (exit 3)."""
+    src = sb.snapshot().replica_dir("foo", 1, 2)
+    dst = next(p for p in sb.log_dir_paths(2) if p != src)
+    moving = write_plan(tmp_path, [{"topic": "foo", "partition": 1, "replicas": [1, 2], "log_dirs": ["any", dst]}])
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", moving, "-b", sb.bootstrap,
+                            "--replica-alter-log-dirs-throttle", "1MB/s")
+    assert code == 0, err
+    sb.clock.advance(2)
+    assert sb.snapshot().future_replica("foo", 1, 2) is not None
+    sb.faults.broker_stop(2)
+    injected()
+    naming = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [0, 2]}], name="naming.json")
+    live_only = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [0, 1]}], name="live.json")
+
+    for plan in ((), ("--reassignment-json-file", moving), ("--reassignment-json-file", naming)):
+        code, out, err = kadmin(capsys, "reassign", "progress", *plan, "-b", sb.bootstrap, "--interval", "0",
+                                "-o", "json")
+        assert code == 1, (plan, out, err)
+        doc = json.loads(out)
+        assert not doc["done"] and doc["unanswered_brokers"] == [
+            {"broker": 2, "error": "down: not in the cluster's broker list"}], doc
+        assert "kadmin: error: cannot tell whether every move is done" in err
+    assert {(r["partition"], r["broker"]): r["status"] for r in json.loads(
+        kadmin(capsys, "reassign", "progress", "--reassignment-json-file", moving, "-b", sb.bootstrap,
+               "--interval", "0", "-o", "json")[1])["replicas"]}[(1, 2)] == "Unknown: its broker is down"
+    code, out, err = kadmin(capsys, "reassign", "progress", "-b", sb.bootstrap, "--interval", "0")
+    assert code == 1 and "No partition reassignment" not in out
+    assert "broker 2 (down: not in the cluster's broker list) did not answer DescribeLogDirs" in err, err
+    code, out, err = kadmin(capsys, "reassign", "progress", "--reassignment-json-file", live_only, "-b", sb.bootstrap,
+                            "--interval", "0", "-o", "json")
+    assert code == 0 and json.loads(out)["done"], (out, err)
+
+    code, out, err = kadmin(capsys, "reassign", "progress", "-b", sb.bootstrap, "--watch", "--interval", "10ms",
+                            "-o", "json")
+    assert code == 1, err
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert len(lines) >= 2 and not any(d["done"] for d in lines)
+
+    sb.faults.broker_start(2)  # its future replica is back: the move it could not see goes on
+    assert sb.snapshot().future_replica("foo", 1, 2)[0] == dst
+    code, out, err = kadmin(capsys, "reassign", "progress", "-b", sb.bootstrap, "--interval", "0", "-o", "json")
+    assert code == 3, err
+    doc = json.loads(out)
+    assert doc["unanswered_brokers"] == [] and [(r["partition"], r["broker"]) for r in doc["replicas"]] == [(1, 2)]
