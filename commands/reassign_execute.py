@@ -189,9 +189,15 @@ def _run(params, opener) -> None:
 
     from kadmin.commands import options, render
     from kadmin.commands.render_reassign import LineReporter, print_plan_of_changes
-    from kadmin.errors import ClusterError, UnsupportedOperation
+    from kadmin.errors import ClusterError
     from kadmin.execute.executor import apply_execution, plan_execution, read_cluster
-    from kadmin.execute.preamble import RollbackFile, check_rollback_path, open_for_execute, prepare
+    from kadmin.execute.preamble import (
+        RollbackFile,
+        check_rollback_path,
+        open_for_execute,
+        prepare,
+        refuse_unrecorded_throttles,
+    )
     from kadmin.execute.rollback import utc_now
     from kadmin.throttling.record import who
 
@@ -207,11 +213,7 @@ def _run(params, opener) -> None:
         for warning in xplan.warnings:  # before any change, --dry-run too (a down broker given no rate)
             render.warn(warning)
         # Every refusal the run makes before its first change, --dry-run makes too.
-        if xplan.throttles.changes and records is None:
-            raise UnsupportedOperation(
-                "this connection has no place to record the throttles kadmin sets, so they could not be removed safely; nothing was changed",
-                hint="run without --throttle, or set throttles with `kadmin throttle set`",
-            )
+        refuse_unrecorded_throttles(bool(xplan.throttles.changes), records)
         if xplan.nothing_to_change:
             if people:
                 click.echo(
@@ -342,15 +344,23 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
 
     from kadmin.commands import options, render
     from kadmin.commands.render_incremental import incremental_reporter, print_preview
-    from kadmin.errors import UnsupportedOperation
     from kadmin.execute.executor import plan_execution, read_cluster
     from kadmin.execute.incremental import run_incremental
-    from kadmin.execute.incremental_resume import min_insync_of, preflight, refuse_partitions_moving
-    from kadmin.execute.preamble import RollbackFile, check_rollback_path, open_for_execute
-    from kadmin.execute.step_throttles import RecordedThrottles
-    from kadmin.model import Assignment, ReassignmentPlan
+    from kadmin.execute.incremental_resume import (
+        assignment_before,
+        forget_unstarted_state,
+        fresh_start,
+        preflight,
+        recorded_rollback,
+    )
+    from kadmin.execute.preamble import (
+        RollbackFile,
+        check_rollback_path,
+        open_for_execute,
+        refuse_unrecorded_throttles,
+    )
+    from kadmin.execute.step_throttles import throttles_of_run
     from kadmin.plan.batches import plan_batches
-    from kadmin.plan.steps import plan_steps
 
     plan, people, pid = prepared.parsed.plan, params.people, prepared.plan_id
     checked = preflight(state_path, plan)  # fresh, resume or start over; another plan's run refused
@@ -365,19 +375,17 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
     with open_for_execute(prepared, opener, read_only=params.dry_run) as backend:
         records = options.open_records(backend.backend)
         # Every refusal the run makes before its first change, --dry-run makes too.
-        if (rate is not None or log_dir_rate is not None) and records is None:
-            raise UnsupportedOperation(
-                "this connection has no place to record the throttles kadmin sets, so they could not be removed safely; nothing was changed",
-                hint="run without --throttle, or set throttles with `kadmin throttle set`",
-            )
+        refuse_unrecorded_throttles(rate is not None or log_dir_rate is not None, records)
         # Resumed without --throttle: what an earlier part of the run set is still removed at the end.
-        inherited = resuming and saved is not None and saved.throttles_set
-        control = (
-            RecordedThrottles(
-                backend, rate, pid, records, plan_file=request.plan_file, log_dir_rate=log_dir_rate, plan=plan
-            )
-            if rate is not None or log_dir_rate is not None or inherited
-            else None
+        control = throttles_of_run(
+            backend,
+            pid,
+            records,
+            rate=rate,
+            log_dir_rate=log_dir_rate,
+            inherited=checked.inherits_throttles,
+            plan_file=request.plan_file,
+            plan=plan,
         )
         if resuming and control is not None and control.sets:
             assert saved is not None  # resuming means a saved state
@@ -403,14 +411,12 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
             return
         # A run that will send a step has a rollback file of the assignment from before the
         # plan's first step: the one the state records, or one written now.
-        recorded = saved.rollback_file if resuming and saved is not None else None
-        write_rollback = recorded is None or not Path(recorded).is_file()
+        recorded = recorded_rollback(checked)
+        write_rollback = recorded is None
         if resuming and write_rollback:
             assert saved is not None  # resuming means a saved state
             check_rollback_path(request.rollback_path)
-            before = ReassignmentPlan(
-                tuple(Assignment(tp.topic, tp.partition, p.original) for tp, p in sorted(saved.partitions.items()))
-            )
+            before = assignment_before(saved)
         if not resuming:
             view = read_cluster(backend, prepared.parsed, records)
             # validates (ZooKeeper with /admin/reassign_partitions there too: a resumed run waits for
@@ -418,13 +424,9 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
             xplan = plan_execution(request, view, now=time.time())
             for warning in xplan.warnings:
                 render.warn(warning)
-            done = xplan.nothing_to_change and not any(a.tp in view.ongoing for a in plan.partitions)
-            if not done:  # what run_incremental refuses before its first step, and the rollback file
-                refuse_partitions_moving(plan, view.ongoing)
-                check_rollback_path(request.rollback_path)
-            steps = plan_steps(
-                plan, view.cluster.partitions, params.limits.max_parallel_replicas, min_insync_of(view.configs)
-            )
+            # what run_incremental refuses before its first step, and the rollback file
+            fresh = fresh_start(plan, view, xplan, params.limits, request.rollback_path)
+            done, steps = fresh.done, fresh.steps
             if control is not None and not done:  # a down broker given no rate: before any change
                 _warn_down(control, steps, view.cluster)
             if params.dry_run:
@@ -481,7 +483,7 @@ def _incremental_locked(params, opener, prepared, state_path) -> None:
                 raise
             finally:
                 reporter.close()
-                _forget_unstarted_state(rollback, backend, state_path, fresh=not resuming)
+                forget_unstarted_state(rollback, backend, state_path, fresh=not resuming)
         election = None
         if params.elect_preferred:  # KIP-435: leader movements at most --max-leader-movements at a time
             from kadmin.execute.elect import elect_after_plan
@@ -553,24 +555,6 @@ def _throttles_left_message(left, plan_file, backend) -> str:
         f"their record is kept through that connection, which this run ({here}) cannot see; "
         f"`kadmin reassign verify --reassignment-json-file {plan_file} {known[0]} ...` removes them"
     )
-
-
-def _forget_unstarted_state(rollback, backend, state_path, *, fresh: bool) -> None:
-    """A fresh run that sent no step and set no throttle leaves no state file behind either, so
-    the same command starts afresh (and writes its rollback file) rather than resuming a run
-    that never began. A rollback file this run wrote stays as long as the unfinished state
-    that records it does (throttles were set, say): the resumed run will move replicas."""
-    from pathlib import Path
-
-    from kadmin.execute import state_file
-
-    if not rollback.written or backend.moved:
-        return
-    saved = state_file.load(state_path)
-    if fresh and saved is not None and not saved.throttles_set and not saved.finished:
-        state_path.unlink(missing_ok=True)
-    elif saved is not None and not saved.finished and saved.rollback_file == str(Path(rollback.path).absolute()):
-        rollback.keep()
 
 
 def _print_done(params, pid, state_path, saved) -> None:

@@ -5,7 +5,9 @@ fingerprint matches) is carried on, with the steps it computed at the start; a f
 this plan or another, is history and the run plans again from the cluster as it is now; an
 unfinished run of another plan is refused. A fresh run is refused while a partition of the plan
 is being reassigned already (``refuse_partitions_moving``): its replica list is a mix of old and
-new, no sound first step from it. The state file itself (format, atomic writes, the lock) is
+new, no sound first step from it. The rollback file of a run lives as long as its state file:
+a resumed run names the one its state records, or writes one from the state's replicas from
+before the first step. The state file itself (format, atomic writes, the lock) is
 ``kadmin.execute.state_file``; where each partition is along its steps, on resume and on every
 poll, is ``kadmin.execute.incremental_tracking``.
 """
@@ -19,8 +21,11 @@ from pathlib import Path
 
 from kadmin.errors import ReassignmentInProgress, UsageError
 from kadmin.execute import state_file
+from kadmin.execute.plan_of_changes import ClusterView, ExecutionPlan
+from kadmin.execute.preamble import ChangeWatch, RollbackFile, check_rollback_path
 from kadmin.execute.state_file import IncrementalState, PartitionProgress
 from kadmin.model import (
+    Assignment,
     ConfigResource,
     ConfigResourceType,
     PartitionState,
@@ -46,6 +51,12 @@ class Preflight:
     def resume(self) -> bool:
         """An unfinished run of this plan: carry it on."""
         return self.saved is not None and not self.saved.finished and self.saved.plan_digest == self.fingerprint
+
+    @property
+    def inherits_throttles(self) -> bool:
+        """A resumed run whose earlier part set throttles: it removes them at the end, with
+        --throttle or without."""
+        return self.resume and self.saved is not None and self.saved.throttles_set
 
     @property
     def started_over(self) -> bool:
@@ -135,3 +146,53 @@ def first_steps(
     """The KIP-435 steps of a fresh run, from the cluster as it is now (``configs``: the
     DescribeConfigs answers of the plan's topics, for their min.insync.replicas)."""
     return plan_steps(plan, partitions, limits.max_parallel_replicas, min_insync_of(configs))
+
+
+@dataclass(frozen=True)
+class FreshStart:
+    """A fresh run, checked against the cluster as read before anything changes."""
+
+    done: bool  # every partition already has its planned replicas and none is moving: nothing to run
+    steps: dict[TopicPartition, tuple[Step, ...]]
+
+
+def fresh_start(
+    plan: ReassignmentPlan, view: ClusterView, xplan: ExecutionPlan, limits: Limits, rollback_path: str
+) -> FreshStart:
+    """What a fresh run refuses before its first step (a partition already moving, a rollback
+    file that cannot be written), unless there is nothing to do, and its steps. ``xplan``: the
+    plan validated as a plain run validates it."""
+    done = xplan.nothing_to_change and not any(a.tp in view.ongoing for a in plan.partitions)
+    if not done:
+        refuse_partitions_moving(plan, view.ongoing)
+        check_rollback_path(rollback_path)
+    return FreshStart(done, first_steps(plan, view.cluster.partitions, limits, view.configs))
+
+
+def recorded_rollback(checked: Preflight) -> str | None:
+    """The rollback file a resumed run's state records, when that file is still there: the run
+    names it. None: the run writes one (a fresh run, or the file was removed)."""
+    recorded = checked.saved.rollback_file if checked.resume and checked.saved is not None else None
+    return recorded if recorded is not None and Path(recorded).is_file() else None
+
+
+def assignment_before(state: IncrementalState) -> ReassignmentPlan:
+    """The replicas the state's partitions had before the plan's first step (log directories
+    not kept): the rollback file of a resumed run whose own is gone."""
+    return ReassignmentPlan(
+        tuple(Assignment(tp.topic, tp.partition, p.original) for tp, p in sorted(state.partitions.items()))
+    )
+
+
+def forget_unstarted_state(rollback: RollbackFile, backend: ChangeWatch, state_path: Path, *, fresh: bool) -> None:
+    """A fresh run that sent no step and set no throttle leaves no state file behind either, so
+    the same command starts afresh (and writes its rollback file) rather than resuming a run
+    that never began. A rollback file this run wrote stays as long as the unfinished state
+    that records it does (throttles were set, say): the resumed run will move replicas."""
+    if not rollback.written or backend.moved:
+        return
+    saved = state_file.load(state_path)
+    if fresh and saved is not None and not saved.throttles_set and not saved.finished:
+        state_path.unlink(missing_ok=True)
+    elif saved is not None and not saved.finished and saved.rollback_file == str(Path(rollback.path).absolute()):
+        rollback.keep()

@@ -81,6 +81,17 @@ def check_rollback_path(path: str) -> None:
         )
 
 
+def refuse_unrecorded_throttles(throttles: bool, records) -> None:
+    """UnsupportedOperation when the run would set ``throttles`` and the connection offers no
+    place (``records`` None) for kadmin's record of them: they could not be removed safely.
+    Checked before the first change by the run and by ``--dry-run`` alike."""
+    if throttles and records is None:
+        raise UnsupportedOperation(
+            "this connection has no place to record the throttles kadmin sets, so they could not be removed safely; nothing was changed",
+            hint="run without --throttle, or set throttles with `kadmin throttle set`",
+        )
+
+
 @contextlib.contextmanager
 def open_for_execute(
     prepared: Prepared, opener: Callable[[bool], AbstractContextManager], *, read_only: bool

@@ -238,6 +238,25 @@ class RecordedThrottles:
         return None if removal is None else tuple(removal.changes)
 
 
+def throttles_of_run(
+    backend: Backend,
+    plan_id: str,
+    records,
+    *,
+    rate: int | None,
+    log_dir_rate: int | None,
+    inherited: bool,
+    plan_file: str | None,
+    plan: ReassignmentPlan,
+) -> RecordedThrottles | None:
+    """The throttles of an incremental run: the rates asked for, or, ``inherited`` (a resumed
+    run whose earlier part set some), none set but what was set still removed at the end; None
+    when there is neither."""
+    if rate is None and log_dir_rate is None and not inherited:
+        return None
+    return RecordedThrottles(backend, rate, plan_id, records, plan_file=plan_file, log_dir_rate=log_dir_rate, plan=plan)
+
+
 def _resources(topics, brokers) -> list[ConfigResource]:
     return [ConfigResource(ConfigResourceType.TOPIC, t) for t in sorted(topics)] + [
         ConfigResource(ConfigResourceType.BROKER, str(b)) for b in sorted(brokers)
