@@ -287,7 +287,8 @@ def status(output, bootstrap_only, state_dir):
         click.echo(f"kafka version: {st['kafka_version']}")
         click.echo(f"mode: {st['mode']}" + (f" ({st['zookeeper']})" if st.get("zookeeper") else ""))
         click.echo(f"bootstrap: {st['bootstrap']}")
-        click.echo(f"topics: {st['topics']} ({st['partitions']} partitions)")
+        n = st["partitions"]
+        click.echo(f"topics: {st['topics']} ({n} partition{'s' if n != 1 else ''})")
         click.echo(f"simulated time: {st['simulated_seconds']}s at speed {st['speed']}")
         for b in st["brokers"]:
             dirs = ", ".join(

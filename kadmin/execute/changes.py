@@ -76,7 +76,8 @@ def _ids(brokers) -> str:
 def describe(change: Change) -> str:
     """One line for people."""
     if isinstance(change, WriteRollback):
-        return f"write rollback file {change.path} ({change.partitions} partitions)"
+        n = change.partitions
+        return f"write rollback file {change.path} ({n} partition{'s' if n != 1 else ''})"
     if isinstance(change, ConfigChange):
         res = change.resource
         what = f"topic {res.name}" if res.type is ConfigResourceType.TOPIC else f"broker {res.name or '<default>'}"

@@ -60,7 +60,7 @@ def test_plain_move_writes_rollback_first_then_reassigns():
     assert written["/tmp/rb.json"].partitions == (Assignment("foo", 0, (1, 2), ("/d/a", "/d/a")),)
     assert be.mutating_calls() == ["reassign_partitions"]
     assert [describe(c) for c, _ in result.applied] == [
-        "write rollback file /tmp/rb.json (1 partitions)",
+        "write rollback file /tmp/rb.json (1 partition)",
         "reassign foo-0: 1,2 -> 3,2 (adding 3; removing 1)",
     ]
     assert result.failures == [] and result.aborted is None
