@@ -1,0 +1,285 @@
+"""``kadmin reassign execute --incremental``: the Click side of ``kadmin.execute.incremental``.
+
+Called by ``reassign_execute.execute`` with its checked flags (``ExecuteParams``) and the
+connection's opener. Under the state file's lock (``kadmin.execute.state_file``): decide fresh,
+resume or start over (``kadmin.execute.incremental_resume``), refuse what the run would refuse
+before its first change (``--dry-run`` too), keep a rollback file as long as the state file,
+run the steps (progress on stderr: ``render_incremental``), elect preferred leaders when asked,
+and report the end (one JSON document with ``--output json``).
+"""
+
+from __future__ import annotations
+
+import click
+
+
+def run(params, opener) -> None:
+    """--incremental (``kadmin.execute.incremental``). A fresh run validates the plan exactly as
+    a plain run does and writes the rollback file; a run that finds its unfinished state file
+    resumes (the plan was validated when it started; the state file's plan digest proves it is
+    the same plan) and names the rollback file the state records, or, when there is none (it
+    was removed), writes one from the state's replicas from before the first step. The
+    rollback file stays as long as the state file does. A plan the cluster already matches is
+    a clean no-op that says so. Progress goes to stderr; ``--output json`` prints one document
+    on stdout at the end."""
+    import contextlib
+    from pathlib import Path
+
+    from kadmin.execute import state_file
+    from kadmin.execute.preamble import prepare
+    from kadmin.execute.rollback import utc_now
+
+    prepared = prepare(params, utc_now())
+    state_path = Path(params.state_file) if params.state_file else state_file.default_state_path(params.plan_file)
+    state_file.check_writable(state_path)
+    # One run of a state at a time, for the whole run (a --dry-run changes nothing: it takes none).
+    with contextlib.nullcontext() if params.dry_run else state_file.locked(state_path):
+        _run_locked(params, opener, prepared, state_path)
+
+
+def _run_locked(params, opener, prepared, state_path) -> None:
+    """The run of ``run``, under the state file's lock."""
+    import time
+    from dataclasses import replace
+    from pathlib import Path
+
+    from kadmin.commands import options, render
+    from kadmin.commands.render_incremental import incremental_reporter, print_preview
+    from kadmin.execute.executor import plan_execution, read_cluster
+    from kadmin.execute.incremental import run_incremental
+    from kadmin.execute.incremental_resume import (
+        assignment_before,
+        forget_unstarted_state,
+        fresh_start,
+        preflight,
+        recorded_rollback,
+    )
+    from kadmin.execute.preamble import (
+        RollbackFile,
+        check_rollback_path,
+        open_for_execute,
+        refuse_unrecorded_throttles,
+    )
+    from kadmin.execute.step_throttles import throttles_of_run
+    from kadmin.plan.batches import plan_batches
+
+    plan, people, pid = prepared.parsed.plan, params.people, prepared.plan_id
+    checked = preflight(state_path, plan)  # fresh, resume or start over; another plan's run refused
+    saved, resuming = checked.saved, checked.resume
+    if checked.started_over:  # before anything is written: history, start over
+        click.echo(
+            f"kadmin: note: the state file {state_path} holds a finished run of another plan: starting over", err=True
+        )
+        saved = None
+    request = replace(prepared.request, additional=params.additional or resuming)  # a resumed run joins its own
+    rate, log_dir_rate = params.throttle_rate, params.log_dir_rate
+    with open_for_execute(prepared, opener, read_only=params.dry_run) as backend:
+        records = options.open_records(backend.backend)
+        # Every refusal the run makes before its first change, --dry-run makes too.
+        refuse_unrecorded_throttles(rate is not None or log_dir_rate is not None, records)
+        # Resumed without --throttle: what an earlier part of the run set is still removed at the end.
+        control = throttles_of_run(
+            backend,
+            pid,
+            records,
+            rate=rate,
+            log_dir_rate=log_dir_rate,
+            inherited=checked.inherits_throttles,
+            plan_file=request.plan_file,
+            plan=plan,
+        )
+        if resuming and control is not None and control.sets:
+            assert saved is not None  # resuming means a saved state
+            # a down broker given no rate: said once, before any change (--dry-run too)
+            _warn_down(control, {tp: p.steps for tp, p in saved.partitions.items()}, backend.describe_cluster())
+        if resuming and params.dry_run:
+            assert saved is not None  # resuming means a saved state
+            if people:
+                click.echo(
+                    f"A run of this plan is in progress (state file {state_path}); "
+                    f"{saved.steps_completed} of {saved.steps_total} steps done."
+                )
+            else:
+                render.print_json(
+                    {
+                        "version": 1,
+                        "dry_run": True,
+                        "state_file": str(state_path),
+                        "steps_total": saved.steps_total,
+                        "steps_done": saved.steps_completed,
+                    }
+                )
+            return
+        # A run that will send a step has a rollback file of the assignment from before the
+        # plan's first step: the one the state records, or one written now.
+        recorded = recorded_rollback(checked)
+        write_rollback = recorded is None
+        if resuming and write_rollback:
+            assert saved is not None  # resuming means a saved state
+            check_rollback_path(request.rollback_path)
+            before = assignment_before(saved)
+        if not resuming:
+            view = read_cluster(backend, prepared.parsed, records)
+            # validates (ZooKeeper with /admin/reassign_partitions there too: a resumed run waits for
+            # its own node instead); raises, changing nothing
+            xplan = plan_execution(request, view, now=time.time())
+            for warning in xplan.warnings:
+                render.warn(warning)
+            # what run_incremental refuses before its first step, and the rollback file
+            fresh = fresh_start(plan, view, xplan, params.limits, request.rollback_path)
+            done, steps = fresh.done, fresh.steps
+            if control is not None and not done:  # a down broker given no rate: before any change
+                _warn_down(control, steps, view.cluster)
+            if params.dry_run:
+                throttle_changes = control.preview(steps, view.cluster) if control is not None else ()
+                print_preview(
+                    people, steps, plan_batches(steps, params.limits), render, xplan.log_dir_moves, throttle_changes
+                )
+                return
+            if done:
+                _print_done(params, pid, state_path, saved)
+                return
+        with RollbackFile(request.rollback_path, backend) as rollback:
+            if not resuming:
+                rollback.write(request.rollback_path, xplan.rollback)
+                if people:
+                    click.echo(
+                        f"Saving the current assignment to {request.rollback_path} (to roll back: "
+                        f"kadmin reassign execute --reassignment-json-file {request.rollback_path})"
+                    )
+            elif write_rollback:
+                rollback.write(request.rollback_path, before)
+                if people:
+                    click.echo(
+                        f"No rollback file of this run found: saving the assignment from before its first step "
+                        f"(the state file's; log directories not kept) to {request.rollback_path} (to roll back: "
+                        f"kadmin reassign execute --reassignment-json-file {request.rollback_path})"
+                    )
+            elif people:
+                click.echo(
+                    f"Rollback file: {recorded} (the assignment from before this plan's first step; to roll back: "
+                    f"kadmin reassign execute --reassignment-json-file {recorded})"
+                )
+            if people:
+                click.echo(f"State file: {state_path} (run the same command again to resume)")
+            reporter = incremental_reporter()
+            try:
+                result = run_incremental(
+                    backend,
+                    plan,
+                    params.limits,
+                    state_path,
+                    reporter,
+                    plan_file=request.plan_file,
+                    throttle=control,
+                    rollback_file=str(Path(request.rollback_path).absolute()) if write_rollback else None,
+                    checked=checked,
+                )
+            except KeyboardInterrupt:
+                click.echo(
+                    f"Interrupted. Steps already sent go on; throttles stay. Run the same command again to "
+                    f"resume (state file {state_path}).",
+                    err=True,
+                )
+                raise
+            finally:
+                reporter.close()
+                forget_unstarted_state(rollback, backend, state_path, fresh=not resuming)
+        election = None
+        if params.elect_preferred:  # KIP-435: leader movements at most --max-leader-movements at a time
+            from kadmin.execute.elect import elect_after_plan
+
+            election = elect_after_plan(backend.backend, plan, True, batch_size=params.limits.max_leader_movements)
+    from kadmin.commands.render_leaders import election_json, print_election, raise_if_failed
+
+    if result.throttles_left_with:
+        render.warn(_throttles_left_message(result.throttles_left_with, params.plan_file, backend))
+    if people:
+        click.echo(
+            f"Finished: {result.steps_total} step(s), {result.batches} batch(es) in this run, {result.elapsed:.0f}s."
+        )
+        if election is not None:
+            print_election(election)
+    else:
+        render.print_json(
+            {
+                "version": 1,
+                "dry_run": False,
+                "plan_id": pid,
+                "state_file": str(state_path),
+                "rollback_file": None if rollback.discarded else result.rollback_file,
+                "resumed": result.resumed,
+                "steps_total": result.steps_total,
+                "steps_run": result.steps_run,
+                "batches": result.batches,
+                "bytes_total": result.bytes_total,
+                "elapsed_seconds": round(result.elapsed, 3),
+                **(
+                    {"throttles_left_with": [_CONNECTION_FLAGS.get(v, v) for v in result.throttles_left_with]}
+                    if result.throttles_left_with
+                    else {}
+                ),
+                **({"preferred_election": election_json(election)} if election is not None else {}),
+            }
+        )
+    raise_if_failed(election)
+
+
+def _warn_down(control, steps, cluster) -> None:
+    """The one warning naming the down brokers the run's throttles leave out (as plain execute
+    and ``throttle set`` say it), if any."""
+    from kadmin.commands import render
+
+    warning = control.warning(steps, cluster)
+    if warning is not None:
+        render.warn(warning)
+
+
+_CONNECTION_FLAGS = {"admin": "--bootstrap-server", "zookeeper": "--zookeeper"}
+
+
+def _throttles_left_message(left, plan_file, backend) -> str:
+    """The run's throttles this connection could not remove: their record is kept through the
+    other connection (``left``: "admin", "zookeeper", or "unknown")."""
+    here = _CONNECTION_FLAGS.get(getattr(backend, "name", ""), "this connection")
+    known = [_CONNECTION_FLAGS[v] for v in left if v in _CONNECTION_FLAGS]
+    if not known:
+        return (
+            f"the plan is complete but the throttles this run set are still set: kadmin has no record of them "
+            f"through {here}; if an earlier part of the run went through the other connection, "
+            f"`kadmin reassign verify --reassignment-json-file {plan_file}` through it removes them; otherwise "
+            "`kadmin throttle show` lists them and `kadmin throttle clear --stale` removes them"
+        )
+    where = " and ".join(known)
+    return (
+        f"the plan is complete but the throttles an earlier part of this run set through {where} are still set: "
+        f"their record is kept through that connection, which this run ({here}) cannot see; "
+        f"`kadmin reassign verify --reassignment-json-file {plan_file} {known[0]} ...` removes them"
+    )
+
+
+def _print_done(params, pid, state_path, saved) -> None:
+    """Every partition already has its planned replicas: nothing to run, nothing written."""
+    from kadmin.commands import render
+
+    total = saved.steps_total if saved is not None and saved.finished else 0
+    if params.people:
+        when = " (a run of this plan finished earlier)" if saved is not None and saved.finished else ""
+        click.echo(f"Nothing to do: every partition of the plan already has its planned replicas{when}.")
+        return
+    render.print_json(
+        {
+            "version": 1,
+            "dry_run": False,
+            "plan_id": pid,
+            "state_file": str(state_path),
+            "rollback_file": None,
+            "resumed": False,
+            "steps_total": total,
+            "steps_run": 0,
+            "batches": 0,
+            "bytes_total": 0,
+            "elapsed_seconds": 0,
+            "already_done": True,
+        }
+    )
