@@ -54,7 +54,8 @@ def _rate(ctx, param, value):
     callback=_percent,
     metavar="PCT",
     help="Balanced when every broker's used share is within this of the cluster's mean, "
-    "and every directory's within this of its broker's.",
+    "and every directory's within this of its broker's (without disk capacity: this part of the mean "
+    "share of Kafka bytes, and of the broker's mean directory).",
 )
 @click.option("--max-moves", type=click.IntRange(min=0), metavar="N", help="Plan at most N replica moves.")
 @click.option("--max-bytes", callback=_size, metavar="SIZE", help="Move at most this many bytes, e.g. 500GB.")
@@ -102,6 +103,10 @@ def balance(
     replication factors and the preferred-leader spread are kept; offline and cordoned
     directories never receive; partitions being moved already and stray logs are left alone.
     Nothing in the cluster changes.
+
+    When a directory reports no disk capacity (Kafka before 3.3), Kafka bytes are balanced
+    instead: each broker's share of them against the mean share, --threshold taken relative to
+    that mean, and each directory against its broker's mean directory; a note says so.
     """
     from pathlib import Path
 

@@ -18,6 +18,12 @@ def _show(fraction, bars: bool):
     return Text("-" if fraction is None else f"{fraction:.1%}")
 
 
+def _by_bytes(result) -> bool:
+    from kadmin.plan.broker_balance import KAFKA_BYTES
+
+    return result.balanced_on == KAFKA_BYTES
+
+
 def _traffic(result):
     out: dict = {}
     inn: dict = {}
@@ -34,16 +40,20 @@ def brokers_table(result, *, bars: bool):
 
     out, inn = _traffic(result)
     after = {u.broker: u for u in result.brokers_after}
-    low, high = max(result.mean - result.threshold, 0), result.mean + result.threshold
+    low, high = result.band
+    # Without capacity the figure is a share of the Kafka bytes, not of a disk: no usage bar.
+    by_bytes = _by_bytes(result)
+    what, bars = ("share of the Kafka bytes", False) if by_bytes else ("used share", bars)
+    word = "Share" if by_bytes else "Used"
     table = Table(
-        title=f"Brokers: used share before and after (band {low:.1%}..{high:.1%}, mean {result.mean:.1%})",
+        title=f"Brokers: {what} before and after (band {low:.1%}..{high:.1%}, mean {result.mean:.1%})",
         header_style="bold",
     )
     columns: list[tuple[str, dict[str, Any]]] = [
         ("Broker", {"justify": "right"}),
         ("Rack", {}),
-        ("Used before", {}),
-        ("Used after", {}),
+        (f"{word} before", {}),
+        (f"{word} after", {}),
         ("Out", {"justify": "right"}),
         ("In", {"justify": "right"}),
         ("Replicas", {"justify": "right"}),
@@ -56,8 +66,8 @@ def brokers_table(result, *, bars: bool):
         table.add_row(
             str(u.broker),
             escape(u.rack or "-"),  # free text, not markup
-            _show(u.used_fraction, bars),
-            _show(a.used_fraction, bars),
+            _show(u.share, bars),
+            _show(a.share, bars),
             format_size(out[u.broker]) if u.broker in out else "",
             format_size(inn[u.broker]) if u.broker in inn else "",
             replicas,
@@ -117,13 +127,24 @@ def balance_summary(result, cluster, throttle) -> str:
 
     inter = [m for m in result.moves if m.inter_broker]
     intra = [m for m in result.moves if not m.inter_broker]
+    before, after = max_deviation(result.brokers_before, result.mean), max_deviation(result.brokers_after, result.mean)
+    if _by_bytes(result):
+        distance = (
+            f"Widest distance of a broker's share of the Kafka bytes from the mean ({result.mean:.1%}): "
+            f"{before:.1%} before, {after:.1%} after (allowed {result.band[1] - result.mean:.1%}: "
+            f"--threshold {result.threshold:.1%} of the mean)."
+        )
+    else:
+        distance = (
+            f"Widest distance of a broker from the mean: {before:.1%} before, {after:.1%} after "
+            f"(threshold {result.threshold:.1%})."
+        )
     lines = [
         f"{len(inter)} replica moves between brokers ({format_size(result.inter_broker_bytes)}; "
         f"at least {format_size(result.lower_bound_bytes)} needed), "
         f"{len(intra)} between directories ({format_size(result.intra_broker_bytes)}), "
         f"{result.leaders_changed} preferred leaders changed.",
-        f"Widest distance of a broker from the mean: {max_deviation(result.brokers_before, result.mean):.1%} before, "
-        f"{max_deviation(result.brokers_after, result.mean):.1%} after (threshold {result.threshold:.1%}).",
+        distance,
     ]
     if throttle:
         lines.append(
@@ -143,12 +164,16 @@ def balance_document(result, cluster, throttle) -> dict:
 
     after = {u.broker: u for u in result.brokers_after}
     dirs_after = {(u.broker, u.path): u for u in result.dirs_after}
+    low, high = result.band
     return {
         "version": 1,
         "stopped": result.stopped,
         "unresolved": list(result.unresolved),
         "notes": list(result.notes),
-        "mean_used_fraction": result.mean,
+        "balanced_on": result.balanced_on,
+        "mean_used_fraction": None if _by_bytes(result) else result.mean,
+        "mean_share": result.mean,
+        "band": [low, high],
         "threshold": result.threshold,
         "bytes_between_brokers": result.inter_broker_bytes,
         "bytes_between_dirs": result.intra_broker_bytes,
@@ -178,6 +203,8 @@ def balance_document(result, cluster, throttle) -> dict:
                 "used_bytes_after": after[u.broker].occupied,
                 "used_fraction_before": u.used_fraction,
                 "used_fraction_after": after[u.broker].used_fraction,
+                "share_before": u.share,
+                "share_after": after[u.broker].share,
                 "replicas_before": u.replicas,
                 "replicas_after": after[u.broker].replicas,
             }

@@ -7,6 +7,20 @@ capacity (``broker_balance_state`` says how these are read). The goal is every b
 ``threshold`` of the cluster's mean (total occupied over total capacity of the brokers in
 scope, which moves do not change), and every directory within ``threshold`` of its broker's.
 
+Without capacities (DescribeLogDirs before v4, Kafka before 3.3) nothing is made up; Kafka
+bytes are balanced instead, as ``log-dirs balance`` does, and a note says so:
+- brokers, when any readable directory in scope reports no capacity (so one measure holds for
+  all, also while a cluster is upgraded broker by broker): each broker's share of the Kafka bytes
+  of the brokers in scope, against the mean share (one over their number). ``threshold`` is
+  taken relative to that mean (5% of a 25% mean: 23.75%..26.25%), so that it keeps its weight
+  however many brokers there are: in points of the total, 5% would let each of 20 brokers hold
+  anything from nothing to twice the mean.
+- directories, on each broker one of whose directories reports no capacity: each directory's
+  Kafka bytes against the mean of its broker's, within ``threshold`` of that mean. A broker
+  whose directories all report capacity keeps balancing them on used fraction.
+Directories that report capacity keep their room limits (usable bytes, ``max_dir_usage``) either
+way.
+
 1. Brokers. While a broker is outside the band ``mean +- threshold``, the one furthest out
    trades with a partner: an overfull broker sends to the emptiest broker that can take a
    replica, an underfull one receives from the fullest. The replica is the largest one no
@@ -60,6 +74,7 @@ DEFAULT_MAX_DIR_USAGE = 0.90
 SCAN = 64  # candidates looked at on each side of the ideal size, per directory
 
 BALANCED, LIMIT, STUCK = "balanced", "limit reached", "cannot improve"
+USED_FRACTION, KAFKA_BYTES = "used_fraction", "kafka_bytes"  # what brokers are balanced on
 
 
 @dataclass(frozen=True)
@@ -110,15 +125,19 @@ class ReplicaMove:
 
 @dataclass(frozen=True)
 class BrokerUsage:
+    """One broker's figures before or after the plan. ``occupied`` and ``share`` are what brokers
+    are balanced on (``BrokerBalanceResult.balanced_on``): occupied disk bytes and their fraction
+    of ``capacity``, or Kafka bytes and their share of the Kafka bytes of the brokers in scope.
+    ``capacity`` and ``used_fraction`` are the disk's, None when a directory does not report it;
+    ``share`` is None for a broker with no readable directory (not balanced)."""
+
     broker: int
     rack: str | None
-    capacity: int
+    capacity: int | None
     occupied: int
     replicas: int
-
-    @property
-    def used_fraction(self) -> float | None:
-        return self.occupied / self.capacity if self.capacity else None
+    share: float | None
+    used_fraction: float | None
 
 
 @dataclass(frozen=True)
@@ -129,13 +148,21 @@ class BrokerBalanceResult:
     brokers_after: tuple[BrokerUsage, ...]
     dirs_before: tuple[DirUsage, ...]
     dirs_after: tuple[DirUsage, ...]
-    mean: float  # the cluster's used fraction over the brokers in scope
+    mean: float  # the mean ``share``: the cluster's used fraction, or one over the number of brokers
     threshold: float
     stopped: str  # BALANCED, LIMIT or STUCK
     unresolved: tuple[str, ...]  # brokers and directories left outside the band, and why
     lower_bound_bytes: int  # bytes any plan must move between brokers to reach the band
     leaders_changed: int
     notes: tuple[str, ...] = ()  # what the operator should know about how the plan was made
+    balanced_on: str = USED_FRACTION  # or KAFKA_BYTES: a directory in scope reports no capacity
+    tolerance: float | None = None  # how far a broker's share may be from the mean (None: threshold)
+
+    @property
+    def band(self) -> tuple[float, float]:
+        """The brokers' shares that count as balanced."""
+        t = self.threshold if self.tolerance is None else self.tolerance
+        return max(self.mean - t, 0.0), self.mean + t
 
     @property
     def inter_broker_bytes(self) -> int:
@@ -160,11 +187,13 @@ def balance_brokers(
 
 
 def max_deviation(usage: Iterable[BrokerUsage], mean: float) -> float:
-    return max((abs(u.used_fraction - mean) for u in usage if u.used_fraction is not None), default=0.0)
+    """Widest distance of a broker's share (what brokers are balanced on) from ``mean``."""
+    return max((abs(u.share - mean) for u in usage if u.share is not None), default=0.0)
 
 
 def dir_deviation(dirs: Iterable[DirUsage], brokers: Iterable[BrokerUsage]) -> float:
-    """Widest distance of an online directory's used fraction from its broker's."""
+    """Widest distance of an online directory's used fraction from its broker's (directories
+    and brokers that report capacity)."""
     mean = {u.broker: u.used_fraction for u in brokers}
     out = 0.0
     for d in dirs:
@@ -192,7 +221,7 @@ def transfer_seconds(result: BrokerBalanceResult, cluster: ClusterState, rate: i
 
 class _Planner:
     def __init__(self, cluster, log_dirs, request: BalanceRequest, reassigning: set[TopicPartition]):
-        self.cluster, self.request, self.t = cluster, request, request.threshold
+        self.cluster, self.request = cluster, request
         self.scope = self._scope(cluster, log_dirs, request)
         topics = self._topics(cluster, request)
         tps = sorted(cluster.partitions)
@@ -205,22 +234,21 @@ class _Planner:
         for ds in log_dirs.values():  # a move in flight on any broker, in scope or not
             for d in ds:
                 frozen.update(self.parts.index[r.tp] for r in d.replicas if r.is_future and r.tp in self.parts.index)
-        known = [
-            d.total_bytes
-            for ds in log_dirs.values()
-            for d in ds
-            if d.total_bytes is not None and d.usable_bytes is not None and d.total_bytes > 0
-        ]
-        assumed = max(known, default=0) or max(1, sum(d.used_bytes for ds in log_dirs.values() for d in ds))
         self.brokers: dict[int, BrokerState] = {}
         where: dict[int, dict[int, tuple[Dir, int]]] = {}
         leaving, arriving = self._reassignments(cluster, log_dirs)
         for b in self.scope:
             dirs, where[b] = load_dirs(
-                b, log_dirs[b], self.parts, frozen, assumed, request.max_dir_usage, leaving[b], arriving[b]
+                b, log_dirs[b], self.parts, frozen, request.max_dir_usage, leaving[b], arriving[b]
             )
             rack = cluster.brokers[b].rack if b in cluster.brokers else None
             self.brokers[b] = BrokerState(b, rack, dirs)
+        # One measure for every broker: Kafka bytes as soon as one directory reports no capacity.
+        self.balanced_on = KAFKA_BYTES if any(x.by_bytes for x in self.brokers.values()) else USED_FRACTION
+        if self.balanced_on == KAFKA_BYTES:
+            total = max(1, sum(x.kafka_bytes for x in self.brokers.values()))  # moves keep it
+            for x in self.brokers.values():
+                x.scale = total
         self.offline = {b: [d for d in log_dirs[b] if d.status is LogDirStatus.OFFLINE] for b in self.scope}
         # Kafka creates no future replica on a broker while any of its directories is offline
         # (LogManager.getOrCreateLog: KAFKA_STORAGE_ERROR): no moves between its directories,
@@ -400,8 +428,10 @@ class _Planner:
             lower_bound,
         )
 
-        cap = sum(b.cap for b in self.brokers.values())
-        self.mean = sum(b.occ for b in self.brokers.values()) / cap if cap else 0.0
+        size = sum(b.size for b in self.brokers.values())
+        self.mean = sum(b.load for b in self.brokers.values()) / size if size else 0.0
+        # How far a broker may be from the mean: in points of capacity, or relative to the mean share.
+        self.t = self.request.threshold * (self.mean if self.balanced_on == KAFKA_BYTES else 1)
         bound = lower_bound(self.brokers.values(), self.mean, self.t)
         unresolved = balance_load(self)
         for broker in self.brokers.values():
@@ -419,16 +449,18 @@ class _Planner:
             dirs_before=self.dirs_before,
             dirs_after=self._dir_usage(),
             mean=self.mean,
-            threshold=self.t,
+            threshold=self.request.threshold,
             stopped=stopped,
             unresolved=tuple(unresolved),
             lower_bound_bytes=bound,
             leaders_changed=leaders,
             notes=tuple(self._notes()),
+            balanced_on=self.balanced_on,
+            tolerance=self.t,
         )
 
     def _notes(self) -> list[str]:
-        return [
+        return self._capacity_notes() + [
             f"broker {b}: log directory {', '.join(sorted(d.path for d in self.offline[b]))} is offline; Kafka "
             "creates no future replica on the broker until it is back, so its directories were not balanced "
             'and replicas moving to it go to the directory Kafka chooses ("any"; its directories\' figures '
@@ -436,11 +468,40 @@ class _Planner:
             for b in sorted(self.no_future)
         ]
 
+    def _capacity_notes(self) -> list[str]:
+        """What the figures mean where directories report no capacity (``log-dirs balance``
+        words the directories' note the same way)."""
+        if self.balanced_on == USED_FRACTION:
+            return []
+        t = self.request.threshold
+        unreported = [b.id for b in self.brokers.values() if b.by_bytes]
+        reporting = [b.id for b in self.brokers.values() if not b.by_bytes and b.dirs]
+        low, high = max(self.mean - self.t, 0.0), self.mean + self.t
+        notes = [
+            f"broker(s) {', '.join(map(str, unreported))} report no disk capacity (DescribeLogDirs before v4, "
+            "Kafka before 3.3), so their directories were taken as equal in size and Kafka bytes balanced "
+            f"(each directory within {t:.1%} of its broker's mean directory)",
+            "with disk capacity unknown, brokers were balanced on Kafka bytes: a broker's share is its part of "
+            f"the Kafka bytes of the {len(self.brokers)} broker(s) in scope (mean {self.mean:.1%}), and --threshold "
+            f"{t:.1%} is taken relative to that mean ({low:.1%}..{high:.1%}); a used disk share is shown only "
+            "where the directories report capacity",
+        ]
+        if reporting:
+            notes[1] += (
+                f"; broker(s) {', '.join(map(str, reporting))} report capacity: their directories were balanced "
+                "on used disk share, and receive no more than their usable bytes and --max-dir-usage"
+            )
+        return notes
+
     def _broker_usage(self) -> tuple[BrokerUsage, ...]:
-        return tuple(
-            BrokerUsage(b.id, b.rack, b.cap, b.occ, sum(d.replicas for d in b.dirs.values()))
-            for b in self.brokers.values()
-        )
+        out = []
+        for b in self.brokers.values():
+            capacity = None if b.by_bytes else b.cap
+            used = b.occ / b.cap if capacity else None
+            replicas = sum(d.replicas for d in b.dirs.values())
+            share = b.share if b.size else None
+            out.append(BrokerUsage(b.id, b.rack, capacity, b.load, replicas, share, used))
+        return tuple(out)
 
     def _dir_usage(self) -> tuple[DirUsage, ...]:
         out = []
@@ -450,7 +511,7 @@ class _Planner:
                 for d in self.offline[b.id]
             ]
             for d in b.dirs.values():
-                usable = d.total - d.occ if d.known and d.total is not None else None
+                usable = d.total - d.disk if d.total is not None and d.disk is not None else None
                 rows.append(DirUsage(b.id, d.path, d.status, d.total, usable, d.replica_bytes, d.replicas))
             out += sorted(rows, key=lambda u: u.path)
         return tuple(out)

@@ -3,9 +3,15 @@ the movable replicas on them, with moves applied as they are planned.
 
 Figures come from DescribeLogDirs. A directory's *occupied* bytes are ``total - usable`` (so
 files that are not Kafka's, stray logs and anything else on the volume count), its capacity
-``total``. A directory that does not report capacities (DescribeLogDirs before v4) is assumed
-as large as the largest one that does (or, none reporting, as large as all the data reported)
-and holding only its replicas' bytes; it has no room limit, since none is known.
+``total``. A broker one of whose readable directories does not report capacities
+(DescribeLogDirs before v4, Kafka before 3.3) is balanced on Kafka bytes instead: its
+directories are taken as equal in size (capacity 1, so a directory's *fraction* is its bytes)
+and hold only their replicas' bytes. No capacity is made up: those that do report one keep their
+room limits (usable bytes, ``max_usage``), counted on the bytes really on the disk (``disk``).
+
+Brokers are compared on the *load* over the *size* of each (``BrokerState.share``): occupied over
+capacity, or, when any broker in scope balances on bytes, each broker's Kafka bytes over the
+Kafka bytes of all of them (``scale``), a share whose mean is one over the number of brokers.
 
 Moves in flight count as done: a future replica's directory will hold the full replica and its
 current directory will not; a reassignment under way deletes the removing replicas and completes
@@ -23,30 +29,32 @@ from kadmin.model import LogDir, LogDirStatus, TopicPartition
 Item = tuple[int, int]  # (size, partition index): sorted lists of these per directory
 
 
+def reports_capacity(d: LogDir) -> bool:
+    """Whether DescribeLogDirs gave the directory's total and usable bytes (v4+, Kafka 3.3+)."""
+    return d.total_bytes is not None and d.usable_bytes is not None and d.total_bytes > 0
+
+
 class Dir:
-    def __init__(self, broker: int, d: LogDir, assumed_capacity: int, max_usage: float):
+    def __init__(self, broker: int, d: LogDir, by_bytes: bool, max_usage: float):
+        """``by_bytes``: its broker balances its directories on Kafka bytes (one of them reports
+        no capacity), so this one counts as capacity 1 holding its replicas' bytes."""
         self.broker = broker
         self.path = d.path
         self.status = d.status
         self.total = d.total_bytes
-        self.cap: int
-        self.occ: int
+        self.known = reports_capacity(d)
         # What may still arrive: the usable bytes (less what moves in flight bring), and never
-        # above max_usage of the capacity once the plan is done.
-        self.room: int | None
-        self.ceiling: float | None
-        if d.total_bytes is not None and d.usable_bytes is not None and d.total_bytes > 0:
-            self.known = True
-            self.cap = d.total_bytes
-            self.occ = d.total_bytes - d.usable_bytes
+        # above max_usage of the capacity once the plan is done; both unknown without capacity.
+        self.room: int | None = None
+        self.ceiling: float | None = None
+        self.disk: int | None = None  # bytes on the disk (total - usable), moves applied
+        if self.known:
+            assert d.total_bytes is not None and d.usable_bytes is not None  # what "known" means
+            self.disk = d.total_bytes - d.usable_bytes
             self.room = d.usable_bytes
-            self.ceiling = max_usage * self.cap
-        else:
-            self.known = False
-            self.cap = assumed_capacity
-            self.occ = d.used_bytes
-            self.room = None
-            self.ceiling = None
+            self.ceiling = max_usage * d.total_bytes
+        self.cap: int = 1 if by_bytes or d.total_bytes is None else d.total_bytes
+        self.occ: int = d.used_bytes if by_bytes or self.disk is None else self.disk
         self.replica_bytes = d.used_bytes
         self.replicas = sum(1 for r in d.replicas if not r.is_future)
         self.resident: list[Item] = []  # replicas that may move, sorted
@@ -62,10 +70,12 @@ class Dir:
             return False
         if self.room is not None and size > self.room:
             return False
-        return self.ceiling is None or self.occ + size <= self.ceiling
+        return self.ceiling is None or self.disk is None or self.disk + size <= self.ceiling
 
     def add(self, size: int, count: int = 1, incoming: bool = True) -> None:
         self.occ += size
+        if self.disk is not None:
+            self.disk += size
         self.replica_bytes += size
         self.replicas += count
         if self.room is not None and incoming and size > 0:
@@ -78,6 +88,11 @@ class BrokerState:
         self.rack = rack
         self.dirs = {d.path: d for d in dirs}
         self.targets = [d for d in sorted(dirs, key=lambda d: d.path) if d.online]
+        # Its directories balance on Kafka bytes: one of them reports no capacity.
+        self.by_bytes = not all(d.known for d in dirs)
+        # Brokers compared on Kafka bytes: the Kafka bytes of all brokers in scope (set by the
+        # planner); None: on occupied bytes over capacity.
+        self.scale: int | None = None
 
     @property
     def cap(self) -> int:
@@ -89,8 +104,30 @@ class BrokerState:
 
     @property
     def fraction(self) -> float:
+        """Its directories' measure: used fraction, or (``by_bytes``) Kafka bytes per directory."""
         cap = self.cap
         return self.occ / cap if cap else 0.0
+
+    @property
+    def kafka_bytes(self) -> int:
+        return sum(d.replica_bytes for d in self.dirs.values())
+
+    @property
+    def load(self) -> int:
+        """What brokers are compared on: occupied bytes, or Kafka bytes (``scale`` set)."""
+        return self.occ if self.scale is None else self.kafka_bytes
+
+    @property
+    def size(self) -> int:
+        """What ``load`` is a share of: capacity, or ``scale``; 0 with no readable directory."""
+        if self.scale is None:
+            return self.cap
+        return self.scale if self.dirs else 0
+
+    @property
+    def share(self) -> float:
+        size = self.size
+        return self.load / size if size else 0.0
 
     def best_dir(self, size: int, exclude: Dir | None = None) -> Dir | None:
         """The target directory that stays emptiest after receiving ``size`` bytes."""
@@ -134,7 +171,6 @@ def load_dirs(
     dirs: Sequence[LogDir],
     parts: Partitions,
     frozen: set[int],
-    assumed_capacity: int,
     max_usage: float,
     leaving: Iterable[int] = (),
     arriving: Mapping[int, int] | None = None,
@@ -149,7 +185,8 @@ def load_dirs(
     adding replicas; partition -> its full size) grow to it, in the directory holding the copy
     so far, or (not begun) the one that stays emptiest, where Kafka's choice is not known yet."""
     readable = [d for d in sorted(dirs, key=lambda d: d.path) if d.status is not LogDirStatus.OFFLINE]
-    out = [Dir(broker, d, assumed_capacity, max_usage) for d in readable]
+    by_bytes = not all(reports_capacity(d) for d in readable)
+    out = [Dir(broker, d, by_bytes, max_usage) for d in readable]
     by_path = {d.path: d for d in out}
     current: dict[int, tuple[Dir, int]] = {}
     future: dict[int, tuple[Dir, int]] = {}

@@ -7,6 +7,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable
 
 from kadmin.plan.broker_balance_state import BrokerState, Dir, Item
+from kadmin.units import format_size
 
 EPS = 1e-9
 BIG = 1 << 62
@@ -17,8 +18,8 @@ def lower_bound(brokers: Iterable[BrokerState], mean: float, t: float) -> int:
     what the overfull brokers hold above the band, and at least what the underfull ones lack."""
     over = under = 0.0
     for b in brokers:
-        over += max(0.0, b.occ - (mean + t) * b.cap)
-        under += max(0.0, (mean - t) * b.cap - b.occ)
+        over += max(0.0, b.load - (mean + t) * b.size)
+        under += max(0.0, (mean - t) * b.size - b.load)
     return int(max(over, under))
 
 
@@ -77,14 +78,14 @@ def balance_load(p) -> list[str]:
     """Move replicas between brokers until all are in the band (or stuck, or a limit is hit)."""
     t, mean = p.t, p.mean
     low, high = mean - t, mean + t
-    brokers = [b for b in p.brokers.values() if b.cap > 0]
+    brokers = [b for b in p.brokers.values() if b.size > 0]
     stuck: set[int] = set()
     while not p.limited:
         worst = None
         for b in brokers:
             if b.id in stuck:
                 continue
-            f = b.fraction
+            f = b.share
             v = max(f - high, low - f)
             if v > EPS and (worst is None or v > worst[0]):
                 worst = (v, b, f > high)
@@ -97,8 +98,9 @@ def balance_load(p) -> list[str]:
             p.limited |= p.held_back
             if not p.limited:  # a limit, not the cluster, stopped it
                 stuck.add(b.id)
+    what = "used" if p.balanced_on == "used_fraction" else "of the Kafka bytes"
     return [
-        f"broker {b.id}: {b.fraction:.1%} used, outside {max(low, 0):.1%}..{high:.1%}; "
+        f"broker {b.id}: {b.share:.1%} {what}, outside {max(low, 0):.1%}..{high:.1%}; "
         "no replica can move without breaking a constraint"
         for b in brokers
         if b.id in stuck
@@ -106,16 +108,16 @@ def balance_load(p) -> list[str]:
 
 
 def _send(p, src: BrokerState, brokers) -> bool:
-    want = src.occ - (p.mean + p.t) * src.cap
-    partners = sorted((b for b in brokers if b is not src and b.targets), key=lambda b: (b.fraction, b.id))
+    want = src.load - (p.mean + p.t) * src.size
+    partners = sorted((b for b in brokers if b is not src and b.targets), key=lambda b: (b.share, b.id))
     return any(_trade(p, src, dst, want) for dst in partners)
 
 
 def _receive(p, dst: BrokerState, brokers) -> bool:
     if not dst.targets:
         return False
-    want = (p.mean - p.t) * dst.cap - dst.occ
-    partners = sorted((b for b in brokers if b is not dst), key=lambda b: (-b.fraction, b.id))
+    want = (p.mean - p.t) * dst.size - dst.load
+    partners = sorted((b for b in brokers if b is not dst), key=lambda b: (-b.share, b.id))
     return any(_trade(p, src, dst, want) for src in partners)
 
 
@@ -138,7 +140,7 @@ def _over_budget(p, limit: float, search: Callable[[float], object]) -> None:
 
 
 def _trade(p, src: BrokerState, dst: BrokerState, want: float) -> bool:
-    bound = min((p.mean + p.t) * dst.cap - dst.occ, src.occ - (p.mean - p.t) * src.cap)
+    bound = min((p.mean + p.t) * dst.size - dst.load, src.load - (p.mean - p.t) * src.size)
     limit = _budget(p, bound)
     if limit <= 0:
         return False
@@ -182,11 +184,9 @@ def _trade(p, src: BrokerState, dst: BrokerState, want: float) -> bool:
 
 def balance_dirs(p, broker: BrokerState) -> list[str]:
     """Move replicas between the broker's directories until each is within the threshold of
-    the broker's used fraction; re-aiming a replica the plan brings here first (it costs no
-    extra copy)."""
-    t = p.t
-    m = broker.fraction
-    low, high = m - t, m + t
+    the broker's used fraction (or, ``by_bytes``, of its mean directory's Kafka bytes); re-aiming
+    a replica the plan brings here first (it costs no extra copy)."""
+    low, high = _dir_band(p, broker)
     dirs = sorted(broker.dirs.values(), key=lambda d: d.path)
     stuck: set[str] = set()
     while not p.limited:
@@ -215,21 +215,34 @@ def balance_dirs(p, broker: BrokerState) -> list[str]:
             if not p.limited:  # a limit, not the cluster, stopped it
                 stuck.add(d.path)
     return [
-        f"broker {broker.id} {d.path}: {d.fraction:.1%} used, outside {max(low, 0):.1%}..{high:.1%} "
-        "(its broker's share); no replica can move there or away"
-        for d in dirs
-        if d.path in stuck
+        f"{_dir_outside(p, broker, d, low, high)}; no replica can move there or away" for d in dirs if d.path in stuck
     ]
+
+
+def _dir_band(p, broker: BrokerState) -> tuple[float, float]:
+    """The directories' band: the broker's used fraction +- the threshold, or (``by_bytes``) its
+    mean directory's Kafka bytes +- the threshold of that mean."""
+    m = broker.fraction
+    t = p.request.threshold * (m if broker.by_bytes else 1)
+    return m - t, m + t
+
+
+def _dir_outside(p, broker: BrokerState, d: Dir, low: float, high: float) -> str:
+    if broker.by_bytes:
+        return (
+            f"broker {broker.id} {d.path}: {format_size(d.occ)} of Kafka bytes, outside "
+            f"{format_size(max(low, 0))}..{format_size(high)} ({p.request.threshold:.1%} around its broker's mean "
+            "directory)"
+        )
+    return f"broker {broker.id} {d.path}: {d.fraction:.1%} used, outside {max(low, 0):.1%}..{high:.1%} (its broker's share)"
 
 
 def dirs_left_alone(p, broker: BrokerState) -> list[str]:
     """For a broker whose directories may not be balanced (one is offline): those outside the
-    threshold of the broker's used fraction."""
-    m = broker.fraction
-    low, high = m - p.t, m + p.t
+    threshold of the broker's used fraction (or mean directory)."""
+    low, high = _dir_band(p, broker)
     return [
-        f"broker {broker.id} {d.path}: {d.fraction:.1%} used, outside {max(low, 0):.1%}..{high:.1%} "
-        "(its broker's share); Kafka moves no replica between its directories while one is offline"
+        f"{_dir_outside(p, broker, d, low, high)}; Kafka moves no replica between its directories while one is offline"
         for d in sorted(broker.dirs.values(), key=lambda d: d.path)
         if d.fraction - high > EPS or (d.online and low - d.fraction > EPS)
     ]

@@ -1,6 +1,7 @@
 """`kadmin reassign balance` through the real Click tree over an in-memory cluster; on the sandbox
 (skewed topics made with size_bytes and assignments); and end to end: the plan it writes, run by
-`reassign execute --wait`, leaves the sandbox's brokers and disks within the threshold."""
+`reassign execute --wait`, leaves the sandbox's brokers and disks within the threshold, also on
+Kafka 2.8, whose brokers report no disk capacity (Kafka bytes are balanced then)."""
 
 from __future__ import annotations
 
@@ -140,6 +141,57 @@ def test_a_broker_with_an_offline_directory_is_named_in_a_note(monkeypatch):
     assert "Note: broker 4: log directory /d2 is offline" in run().stdout
 
 
+class NoCapacityBackend(Backend):
+    """Backend's cluster as Kafka before 3.3 reports it (no total or usable bytes), with broker 1's
+    replicas all in /d0 and broker 4 holding one small partition."""
+
+    def __init__(self):
+        from dataclasses import replace
+
+        assign = {("logs", p): [1 + (p + k) % 3 for k in range(3)] for p in range(6)} | {("tiny", 0): [4]}
+        size = {("logs", p): 10 * GB for p in range(6)} | {("tiny", 0): GB}
+        self.cluster, dirs = build(dict.fromkeys(range(1, 6)), assign, size, dirs=2)
+        self.dirs = {b: [replace(d, total_bytes=None, usable_bytes=None) for d in ds] for b, ds in dirs.items()}
+
+
+@pytest.fixture
+def no_capacity(monkeypatch):
+    @contextlib.contextmanager
+    def open_cluster(cluster, read_only=True):
+        yield NoCapacityBackend()
+
+    monkeypatch.setattr("kadmin.commands.reassign_balance.open_cluster", open_cluster)
+
+
+def test_without_capacity_shares_of_the_kafka_bytes_are_shown_with_a_note_and_no_capacity_is_made_up(no_capacity):
+    r = run()
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.stdout.split())
+    assert "Brokers: share of the Kafka bytes before and after (band 23.8%..26.2%, mean 25.0%)" in text
+    assert "Share before" in text and "Brokers: used share" not in text
+    assert "Widest distance of a broker's share of the Kafka bytes from the mean (25.0%)" in text
+    assert ("Note: broker(s) 1, 2, 3, 4 report no disk capacity (DescribeLogDirs before v4, Kafka before 3.3), so "
+            "their directories were taken as equal in size and Kafka bytes balanced") in text
+    assert "--threshold 5.0% is taken relative to that mean (23.8%..26.2%)" in text
+    doc = json.loads(run("-o", "json").stdout)
+    jsonschema.validate(doc, load("reassign-balance-result"))
+    assert doc["balanced_on"] == "kafka_bytes" and doc["mean_used_fraction"] is None
+    assert doc["mean_share"] == 0.25 and doc["band"] == pytest.approx([0.2375, 0.2625])
+    for b in doc["brokers"]:
+        assert b["capacity_bytes"] is None and b["used_fraction_before"] is None and b["used_fraction_after"] is None
+    assert all(d["total_bytes"] is None and d["used_fraction_after"] is None for d in doc["log_dirs"])
+    assert {m["dest_broker"] for m in doc["moves"] if m["source_broker"] != m["dest_broker"]} == {4}
+    assert any(m["source_broker"] == m["dest_broker"] for m in doc["moves"])  # /d0 -> /d1 on brokers 1-3
+    # 10 GB replicas cannot bring 181 GB within 45.25 GB +- 5% on each of 4 brokers: the furthest
+    # get closer, and what is left outside is said in the same terms as the table.
+    spread = [max(abs(b[k] - 0.25) for b in doc["brokers"]) for k in ("share_before", "share_after")]
+    assert spread[1] < spread[0]
+    assert doc["stopped"] == "cannot improve"
+    assert "broker 1: 27.6% of the Kafka bytes, outside 23.8%..26.2%; no replica can move" in doc["unresolved"][0]
+    assert any(" of Kafka bytes, outside " in u and "its broker's mean directory" in u for u in doc["unresolved"])
+    assert not any("% used" in u for u in doc["unresolved"])
+
+
 # --- on the sandbox ---------------------------------------------------------------------------------
 
 def _kadmin(sb, *args):
@@ -263,7 +315,87 @@ def test_over_zookeeper(sandbox_factory, zk_connect):  # noqa: F811
     doc = json.loads(p.stdout)
     jsonschema.validate(doc, load("reassign-balance-result"))
     assert {m["dest_broker"] for m in doc["moves"] if m["source_broker"] != m["dest_broker"]} <= {2, 3}
-    assert doc["moves"] and doc["stopped"] == "balanced"
+    assert doc["moves"]
+    if doc["balanced_on"] == "used_fraction":
+        assert doc["stopped"] == "balanced"
+    else:  # Kafka 2.8: no capacity; the 16 MiB replicas cannot even two directories within 5% of bytes
+        assert any("report no disk capacity" in n for n in doc["notes"])
+
+
+def _wait_for_topics(zk_connect, topics):
+    """The topics reach ZooKeeper through the sandbox's controller a moment later."""
+    from kazoo.client import KazooClient
+
+    zk = KazooClient(hosts=zk_connect)
+    zk.start(timeout=15)
+    try:
+        deadline = time.monotonic() + 15
+        while not all(zk.exists(f"/brokers/topics/{t}") for t in topics):
+            assert time.monotonic() < deadline, "topics not registered in ZooKeeper"
+            time.sleep(0.05)
+    finally:
+        zk.stop()
+        zk.close()
+
+
+def _within_bytes(doc, threshold=0.05) -> bool:
+    """Brokers' shares of the Kafka bytes within the band, each online directory within
+    ``threshold`` of its broker's mean directory."""
+    low, high = doc["band"]
+    if not all(low - 1e-9 <= b["share_before"] <= high + 1e-9 for b in doc["brokers"]):
+        return False
+    by_broker: dict = {}
+    for d in doc["log_dirs"]:
+        by_broker.setdefault(d["broker"], []).append(d["replica_bytes_before"])
+    return all(abs(x - sum(xs) / len(xs)) <= threshold * sum(xs) / len(xs) + 1 for xs in by_broker.values() for x in xs)
+
+
+@pytest.mark.zookeeper
+@pytest.mark.parametrize("kafka_version", ["2.8"], indirect=True)
+@pytest.mark.parametrize("via", ["--bootstrap-server", "--zookeeper"])
+def test_kafka_2_8_reports_no_capacity_so_kafka_bytes_are_balanced_end_to_end(sandbox_factory, zk_connect, via,  # noqa: F811
+                                                                              tmp_path):
+    """4 brokers on 2 racks: "big" (24 x 4 MiB, RF 2) and "tiny" (8 x 1 MiB) on brokers 0 and 1,
+    all in their first directory; "small" (4 x 1 MiB) on brokers 2 and 3. Kafka 2.8 reports no
+    capacity: the plan balances Kafka bytes, says so, names no capacity, and once executed leaves
+    every broker and directory within 5% of the mean."""
+    sb = sandbox_factory(brokers=4, log_dirs=2, racks=2, dir_capacity=256 * MiB, speed=50.0, zookeeper=zk_connect)
+    first = {b: sb.log_dir_paths(b)[0] for b in range(4)}
+    sb.create_topic("big", assignment={p: [p % 2, 1 - p % 2] for p in range(24)}, size_bytes=4 * MiB,
+                    log_dirs={(p, b): first[b] for p in range(24) for b in (0, 1)})
+    sb.create_topic("tiny", assignment={p: [p % 2, 1 - p % 2] for p in range(8)}, size_bytes=MiB,
+                    log_dirs={(p, b): first[b] for p in range(8) for b in (0, 1)})
+    sb.create_topic("small", assignment={p: [2 + p % 2, 3 - p % 2] for p in range(4)}, size_bytes=MiB)
+    _wait_for_topics(zk_connect, ("big", "tiny", "small"))
+    conn = [via, sb.bootstrap if via == "--bootstrap-server" else zk_connect]
+
+    def kadmin(*args):
+        return subprocess.run([sys.executable, "-m", "kadmin", *args, *conn], capture_output=True, text=True,
+                              timeout=180)
+
+    table = kadmin("reassign", "balance", "--throttle", "50MB/s")
+    assert table.returncode == 0, table.stderr
+    text = " ".join(table.stdout.split())
+    assert "Brokers: share of the Kafka bytes before and after" in text
+    assert "Note: broker(s) 0, 1, 2, 3 report no disk capacity (DescribeLogDirs before v4, Kafka before 3.3)" in text
+    assert "Estimated copy time at 50.0 MB/s" in text
+    plan = tmp_path / "plan.json"
+    p = kadmin("reassign", "balance", "-o", "json", "--output-file", str(plan))
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    jsonschema.validate(doc, load("reassign-balance-result"))
+    assert doc["balanced_on"] == "kafka_bytes" and doc["mean_used_fraction"] is None and not _within_bytes(doc)
+    assert all(b["capacity_bytes"] is None and b["used_fraction_before"] is None for b in doc["brokers"])
+    assert {m["source_broker"] == m["dest_broker"] for m in doc["moves"]} == {True, False}
+    assert doc["stopped"] == "balanced", doc["unresolved"]
+    done = kadmin("reassign", "execute", "--reassignment-json-file", str(plan), "--wait", "--interval", "0.2s",
+                  "--rollback-file", str(tmp_path / "rollback.json"))
+    assert done.returncode == 0, done.stderr + done.stdout
+    after = kadmin("reassign", "balance", "-o", "json")
+    assert after.returncode == 0, after.stderr
+    again = json.loads(after.stdout)
+    assert _within_bytes(again), (again["brokers"], again["log_dirs"])
+    assert again["moves"] == [] and again["stopped"] == "balanced"
 
 
 def test_on_a_terminal_the_tables_show_usage_bars():

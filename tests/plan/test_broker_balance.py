@@ -16,8 +16,10 @@ from kadmin.errors import InputError, NotFoundError
 from kadmin.model import ANY_LOG_DIR, TopicPartition
 from kadmin.plan.broker_balance import (
     BALANCED,
+    KAFKA_BYTES,
     LIMIT,
     STUCK,
+    USED_FRACTION,
     BalanceRequest,
     ReplicaMove,
     balance_brokers,
@@ -358,3 +360,103 @@ def test_a_reassignment_under_way_counts_as_done(copied):
     assert (before[1].replicas, before[2].replicas) == (4, 1)
     assert not any(m.dest_broker == 2 for m in result.moves)
     assert result.stopped == STUCK  # broker 2 above the band, but "big" is moving already
+
+
+# --- disks that report no capacity (Kafka before 3.3) --------------------------------------------
+
+def no_capacity(dirs, brokers=None):
+    """What DescribeLogDirs before v4 reports: no total or usable bytes (of ``brokers``, default all)."""
+    from dataclasses import replace
+
+    return {b: [replace(d, total_bytes=None, usable_bytes=None) if brokers is None or b in brokers else d
+                for d in ds] for b, ds in dirs.items()}
+
+
+def kafka_28_cluster():
+    """The cluster of the Kafka 2.8 report: 4 brokers on 2 racks holding 77.1, 64.2, 51.7 and
+    70.7 GB of RF 1 partitions of 3 GB (and one smaller per directory), broker 1 with 44.4 GB in
+    /d0 and 19.8 GB in /d1."""
+    layout = {0: (40.0, 37.1), 1: (44.4, 19.8), 2: (30.0, 21.7), 3: (40.0, 30.7)}  # GB per directory
+    assign, size, pin = {}, {}, {}
+    for b, per_dir in layout.items():
+        for k, total in enumerate(per_dir):
+            left = round(total * 10)  # in 0.1 GB
+            while left:
+                tp = ("t", len(assign))
+                s = min(left, 30)
+                assign[tp], size[tp], pin[(*tp, b)] = [b], s * GB // 10, k
+                left -= s
+    cluster, dirs = build({b: f"r{b % 2}" for b in layout}, assign, size, pin=pin)
+    return cluster, no_capacity(dirs)
+
+
+def test_without_capacity_brokers_are_balanced_on_their_share_of_the_kafka_bytes():
+    # Before: every directory got the cluster's total as capacity, so brokers read 14.6%..9.8% used
+    # "within 5% of the mean" and nothing moved, broker 1's 44.4 / 19.8 GB directories included.
+    cluster, dirs = kafka_28_cluster()
+    result = balance_brokers(cluster, dirs)
+    assert result.balanced_on == KAFKA_BYTES
+    before = {u.broker: u for u in result.brokers_before}
+    assert [round(before[b].occupied / GB, 1) for b in range(4)] == [77.1, 64.2, 51.7, 70.7]
+    assert [round(before[b].share, 3) for b in range(4)] == [0.292, 0.243, 0.196, 0.268]
+    assert result.mean == 0.25 and result.band == pytest.approx((0.2375, 0.2625))  # 5% of the mean
+    assert any(m.inter_broker for m in result.moves) and any(not m.inter_broker for m in result.moves)
+    assert result.stopped == BALANCED, result.unresolved
+    assert all(0.2375 - 1e-9 <= u.share <= 0.2625 + 1e-9 for u in result.brokers_after)
+    for b in range(4):  # each directory within 5% of its broker's mean directory
+        ds = [d.replica_bytes for d in result.dirs_after if d.broker == b]
+        mean = sum(ds) / len(ds)
+        assert all(abs(x - mean) <= 0.05 * mean + 1 for x in ds), (b, ds)
+    # No capacity or used share made up, and a note says what the figures are.
+    for u in (*result.brokers_before, *result.brokers_after):
+        assert u.capacity is None and u.used_fraction is None
+    assert all(d.total_bytes is None and d.used_fraction is None for d in result.dirs_after)
+    assert any(n.startswith("broker(s) 0, 1, 2, 3 report no disk capacity (DescribeLogDirs before v4, Kafka before "
+                            "3.3), so their directories were taken as equal in size and Kafka bytes balanced")
+               for n in result.notes), result.notes
+    assert any("balanced on Kafka bytes" in n and "relative to that mean (23.8%..26.2%)" in n for n in result.notes)
+
+
+def test_the_threshold_without_capacity_is_relative_to_the_mean_share_whatever_the_number_of_brokers():
+    # 20 brokers, one holding nothing: 5 points of the total (0%..10% around a 5% mean) would
+    # call that balanced; 5% of the mean does not.
+    assign = {("t", p): [1 + p % 19] for p in range(380)}
+    cluster, dirs = build(dict.fromkeys(range(1, 21)), assign, GB // 4, dirs=1)
+    result = balance_brokers(cluster, no_capacity(dirs))
+    assert result.mean == pytest.approx(0.05)
+    assert any(m.dest_broker == 20 for m in result.moves)
+    assert result.stopped == BALANCED
+
+
+def test_a_cluster_half_upgraded_balances_brokers_on_kafka_bytes_and_keeps_known_limits():
+    # Brokers 1 and 2 report capacity (Kafka 3.3+), broker 3 does not (2.8). Brokers are compared
+    # on their share of the Kafka bytes; broker 1's directories (capacity known, 100 and 300 GB)
+    # are balanced on used share; broker 3's on bytes; a directory that reports usable bytes
+    # never receives more (broker 2's /d1: 3 GB usable).
+    from dataclasses import replace
+
+    assign = {("t", p): [1] for p in range(12)} | {("u", p): [3] for p in range(6)}
+    cluster, dirs = build(dict.fromkeys((1, 2, 3)), assign, 10 * GB, dirs=2)
+    dirs[1] = [replace(dirs[1][0], total_bytes=300 * GB, usable_bytes=180 * GB), dirs[1][1]]
+    dirs[2] = [dirs[2][0], replace(dirs[2][1], usable_bytes=3 * GB)]
+    dirs = no_capacity(dirs, brokers={3})
+    result = balance_brokers(cluster, dirs)
+    assert result.balanced_on == KAFKA_BYTES
+    before = {u.broker: u for u in result.brokers_before}
+    assert before[1].capacity == 400 * GB and before[1].used_fraction == pytest.approx(120 / 400)
+    assert before[3].capacity is None and before[3].used_fraction is None
+    assert before[1].share == pytest.approx(120 / 180) and result.mean == pytest.approx(1 / 3)
+    assert not any(m.dest_broker == 2 and m.dest_dir == "/d1" for m in result.moves)
+    after = {(d.broker, d.path): d for d in result.dirs_after}
+    b1 = [after[1, "/d0"].used_fraction, after[1, "/d1"].used_fraction]
+    assert abs(b1[0] - b1[1]) <= 2 * 0.05 + 1e-9, b1  # used share, not bytes: 300 GB holds more
+    assert after[1, "/d0"].replica_bytes > after[1, "/d1"].replica_bytes
+    assert after[3, "/d0"].total_bytes is None and after[3, "/d0"].used_fraction is None
+    assert any("broker(s) 1, 2 report capacity" in n for n in result.notes), result.notes
+
+
+def test_with_capacity_everything_is_as_before():
+    cluster, dirs = skewed()
+    result = balance_brokers(cluster, dirs)
+    assert result.balanced_on == USED_FRACTION and not result.notes
+    assert all(u.share == u.used_fraction and u.capacity == 200 * GB for u in result.brokers_before)

@@ -1,6 +1,7 @@
 """Properties of `reassign balance` plans for any cluster (hypothesis): no constraint is ever
 broken, no broker ends further from the mean than the furthest one started, and the same input
-gives the same plan whatever order it comes in."""
+gives the same plan whatever order it comes in; with directories that report capacity, none,
+or some (Kafka before 3.3, or a cluster half upgraded)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ from kadmin.plan.broker_balance import BalanceRequest, balance_brokers, dir_devi
 @st.composite
 def clusters(draw):
     """2-5 brokers (racked or not), 1-3 directories each (some offline or cordoned), partitions
-    of RF 1-3 with sizes, some being reassigned, some with a move in flight, some stray logs."""
+    of RF 1-3 with sizes, some being reassigned, some with a move in flight, some stray logs;
+    directories report their capacity (DescribeLogDirs v4+), or none do, or some do not."""
     n = draw(st.integers(2, 5))
     racked = draw(st.booleans())
     racks = {b: (f"r{b % 2}" if racked else None) for b in range(1, n + 1)}
@@ -57,6 +59,7 @@ def clusters(draw):
         if readable:
             placed[b, readable[0]].append(ReplicaInfo("gone", draw(st.integers(0, 3)), draw(st.integers(1, 30)), 0, False))
     log_dirs = {}
+    reported = draw(st.sampled_from(["all", "all", "none", "some"]))
     for b in racks:
         total = draw(st.integers(100, 300))
         log_dirs[b] = []
@@ -66,7 +69,10 @@ def clusters(draw):
                 continue
             used = sum(r.size for r in placed[b, p]) + draw(st.integers(0, 30))
             cap = max(total, used)
-            log_dirs[b].append(LogDir(b, p, None, cap, cap - used, status[b, p] == "cordoned", tuple(placed[b, p])))
+            if reported == "none" or (reported == "some" and draw(st.integers(0, 2)) == 0):
+                cap = None
+            usable = None if cap is None else cap - used
+            log_dirs[b].append(LogDir(b, p, None, cap, usable, status[b, p] == "cordoned", tuple(placed[b, p])))
     request = BalanceRequest(
         threshold=draw(st.sampled_from([0.0, 0.02, 0.05, 0.2])),
         max_moves=draw(st.none() | st.integers(0, 8)),
@@ -118,6 +124,8 @@ def test_no_plan_breaks_a_constraint(data):
     after = {(u.broker, u.path): u for u in result.dirs_after}
     for key, n in incoming.items():
         d = dirs[key]
+        if d.total_bytes is None:
+            continue  # no limit known
         current = {r.tp: r.size for x in log_dirs[d.broker] for r in x.replicas if not r.is_future}
         in_flight = sum(max(current.get(r.tp, r.size) - r.size, 0) for r in d.replicas if r.is_future)
         assert n + in_flight <= d.usable_bytes, "never more than the usable bytes arrive"
@@ -134,8 +142,52 @@ def test_never_further_from_the_mean_than_before(data):
     assert after <= before + 1e-9
     assert sum(u.occupied for u in result.brokers_after) == sum(u.occupied for u in result.brokers_before)
     if result.stopped == "balanced":  # both levels: brokers around the mean, directories around their broker
-        assert after <= request.threshold + 1e-9
+        low, high = result.band
+        assert all(low - 1e-9 <= u.share <= high + 1e-9 for u in result.brokers_after if u.share is not None)
         assert dir_deviation(result.dirs_after, result.brokers_after) <= request.threshold + 1e-9
+        assert _dir_bytes_deviation(result) <= request.threshold + 1e-9
+
+
+def _dir_bytes_deviation(result) -> float:
+    """Widest distance of an online directory's Kafka bytes from its broker's mean directory, as
+    a part of that mean, on brokers whose directories report no capacity (or not all of them)."""
+    by_bytes = {u.broker for u in result.brokers_after if u.capacity is None}
+    readable: dict[int, list] = {}
+    for d in result.dirs_after:
+        if d.broker in by_bytes and d.status is not LogDirStatus.OFFLINE:
+            readable.setdefault(d.broker, []).append(d)
+    out = 0.0
+    for ds in readable.values():
+        mean = sum(d.replica_bytes for d in ds) / len(ds)
+        for d in ds:
+            if d.status is LogDirStatus.ONLINE and mean:
+                out = max(out, abs(d.replica_bytes - mean) / mean)
+    return out
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters())
+def test_no_capacity_is_made_up(data):
+    """Where a directory reports no capacity, neither it nor its broker gets one, nor a used
+    share; brokers are then compared on their share of the Kafka bytes, and a note says so."""
+    cluster, log_dirs, request, reassigning = data
+    result = balance_brokers(cluster, log_dirs, request, reassigning)
+    scope = set(request.brokers or log_dirs)
+    unknown = {(d.broker, d.path) for b in scope for d in log_dirs[b]
+               if d.status is not LogDirStatus.OFFLINE and d.total_bytes is None}
+    for u in (*result.dirs_before, *result.dirs_after):
+        if (u.broker, u.path) in unknown:
+            assert u.total_bytes is None and u.usable_bytes is None and u.used_fraction is None
+    for u in (*result.brokers_before, *result.brokers_after):
+        if any(b == u.broker for b, _ in unknown):
+            assert u.capacity is None and u.used_fraction is None
+    assert (result.balanced_on == "kafka_bytes") == bool(unknown)
+    if unknown:
+        assert any("report no disk capacity" in n for n in result.notes)
+        total = sum(u.occupied for u in result.brokers_before)
+        for u in result.brokers_before:
+            if u.share is not None and total:
+                assert abs(u.share - u.occupied / total) < 1e-9
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
