@@ -72,7 +72,16 @@ def _rate(ctx, param, value):
     "--throttle",
     callback=_rate,
     metavar="RATE",
-    help="Replication throttle you will execute with, e.g. 50MB/s: prints the estimated copy time.",
+    help="Replication throttle you will execute with, e.g. 50MB/s: prints the estimated copy time "
+    "of the moves between brokers.",
+)
+@click.option(
+    "--replica-alter-log-dirs-throttle",
+    "dir_throttle",
+    callback=_rate,
+    metavar="RATE",
+    help="Log-dir throttle you will execute with, e.g. 100MB/s: prints the estimated copy time of the "
+    "moves between the directories of one broker, which --throttle does not pace.",
 )
 @click.option(
     "--output-file",
@@ -93,6 +102,7 @@ def balance(
     exclude_topics,
     max_dir_usage,
     throttle,
+    dir_throttle,
     output_file,
 ):
     """Plan moves that bring every broker's used disk share within --threshold of the cluster's
@@ -155,12 +165,12 @@ def balance(
     from kadmin.plan.reassignment_file import format_reassignment, write_reassignment
 
     if output == "json":
-        render.print_json(balance_document(result, state, throttle))
+        render.print_json(balance_document(result, state, throttle, dir_throttle))
     else:
         bars = render.stdout_is_tty()
         render.stdout().print(brokers_table(result, bars=bars))
         render.stdout().print(dirs_table(result, bars=bars))
-        click.echo(balance_summary(result, state, throttle))
+        click.echo(balance_summary(result, state, throttle, dir_throttle))
         if result.plan.partitions and not output_file:
             click.echo(f"\nProposed partition reassignment configuration\n{format_reassignment(result.plan)}")
     if output_file:

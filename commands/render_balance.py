@@ -122,8 +122,8 @@ def dirs_table(result, *, bars: bool):
     return table
 
 
-def balance_summary(result, cluster, throttle) -> str:
-    from kadmin.plan.broker_balance import max_deviation, transfer_seconds
+def balance_summary(result, cluster, throttle, dir_throttle=None) -> str:
+    from kadmin.plan.broker_balance import max_deviation
 
     inter = [m for m in result.moves if m.inter_broker]
     intra = [m for m in result.moves if not m.inter_broker]
@@ -145,21 +145,50 @@ def balance_summary(result, cluster, throttle) -> str:
         f"{len(intra)} between directories ({format_size(result.intra_broker_bytes)}), "
         f"{result.leaders_changed} preferred leaders changed.",
         distance,
+        *_copy_times(result, cluster, throttle, dir_throttle),
     ]
-    if throttle:
-        lines.append(
-            f"Estimated copy time at {format_size(throttle)}/s: "
-            f"{format_duration(transfer_seconds(result, cluster, throttle))} "
-            "(the busiest broker's bytes in or out)."
-        )
     lines.append(f"Stopped: {result.stopped}.")
     lines += [f"  - {why}" for why in result.unresolved]
     lines += [f"Note: {note}" for note in result.notes]
     return "\n".join(lines)
 
 
-def balance_document(result, cluster, throttle) -> dict:
-    from kadmin.plan.broker_balance import transfer_seconds
+def _copy_times(result, cluster, throttle, dir_throttle) -> list[str]:
+    """The copy time of each kind of move, at the rate that paces it: --throttle (replication)
+    for moves between brokers, --replica-alter-log-dirs-throttle for moves between the
+    directories of one broker, which --throttle does not slow. Work that takes time never
+    reads "0s": without its rate, a kind of move is named with its bytes and left unestimated."""
+    from kadmin.plan.broker_balance import dir_move_seconds, transfer_seconds
+
+    lines = []
+    if throttle and result.inter_broker_bytes:
+        lines.append(
+            f"Estimated copy time between brokers at {format_size(throttle)}/s (--throttle): "
+            f"{format_duration(transfer_seconds(result, cluster, throttle))} (the busiest broker's bytes in or out)."
+        )
+    if result.intra_broker_bytes:
+        if dir_throttle:
+            lines.append(
+                f"Estimated copy time between directories at {format_size(dir_throttle)}/s "
+                f"(--replica-alter-log-dirs-throttle): {format_duration(dir_move_seconds(result, dir_throttle))} "
+                "(the busiest broker's bytes)."
+            )
+        elif throttle:
+            lines.append(
+                f"Moves between directories ({format_size(result.intra_broker_bytes)}) are not paced by --throttle "
+                "and not in any estimate: Kafka copies them at replica.alter.log.dirs.io.max.bytes.per.second "
+                "(unlimited unless set); give --replica-alter-log-dirs-throttle to estimate them."
+            )
+    if dir_throttle and not throttle and result.inter_broker_bytes:
+        lines.append(
+            f"Moves between brokers ({format_size(result.inter_broker_bytes)}) are not paced by "
+            "--replica-alter-log-dirs-throttle and not in any estimate; give --throttle to estimate them."
+        )
+    return lines
+
+
+def balance_document(result, cluster, throttle, dir_throttle=None) -> dict:
+    from kadmin.plan.broker_balance import dir_move_seconds, transfer_seconds
     from kadmin.plan.reassignment_file import plan_to_json
 
     after = {u.broker: u for u in result.brokers_after}
@@ -181,6 +210,8 @@ def balance_document(result, cluster, throttle) -> dict:
         "leaders_changed": result.leaders_changed,
         "throttle_bytes_per_second": throttle,
         "estimated_seconds": transfer_seconds(result, cluster, throttle) if throttle else None,
+        "log_dir_throttle_bytes_per_second": dir_throttle,
+        "estimated_seconds_between_dirs": dir_move_seconds(result, dir_throttle) if dir_throttle else None,
         "plan": plan_to_json(result.plan.partitions),
         "moves": [
             {

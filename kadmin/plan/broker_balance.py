@@ -207,7 +207,8 @@ def transfer_seconds(result: BrokerBalanceResult, cluster: ClusterState, rate: i
     """Time the inter-broker copies take at a replication throttle of ``rate`` bytes/s per broker:
     the busiest broker's bytes in (as a follower) or out (as the partition's leader). The
     throttle caps each direction on its own (follower.replication.throttled.rate and
-    leader.replication.throttled.rate), so a broker's bytes in and out are not added up."""
+    leader.replication.throttled.rate), so a broker's bytes in and out are not added up.
+    Moves between the directories of one broker are not in it (``dir_move_seconds``)."""
     out: dict[int, int] = {}
     into: dict[int, int] = {}
     for m in result.moves:
@@ -217,6 +218,19 @@ def transfer_seconds(result: BrokerBalanceResult, cluster: ClusterState, rate: i
             into[m.dest_broker] = into.get(m.dest_broker, 0) + m.size
             out[leader] = out.get(leader, 0) + m.size
     return max([*out.values(), *into.values()], default=0) / rate
+
+
+def dir_move_seconds(result: BrokerBalanceResult, rate: int) -> float:
+    """Time the moves between directories of one broker take at a log-dir throttle of ``rate``
+    bytes/s (replica.alter.log.dirs.io.max.bytes.per.second, KIP-113), which caps all of a
+    broker's future replicas together and is separate from the replication throttle: the busiest
+    broker's bytes. A replica arriving from another broker is written where the plan says
+    directly, so it is no move between directories."""
+    per_broker: dict[int, int] = {}
+    for m in result.moves:
+        if not m.inter_broker:
+            per_broker[m.source_broker] = per_broker.get(m.source_broker, 0) + m.size
+    return max(per_broker.values(), default=0) / rate
 
 
 class _Planner:

@@ -70,7 +70,7 @@ def test_table_shows_brokers_and_dirs_before_and_after_the_bytes_the_time_and_wh
     assert r.exit_code == 0, r.output
     assert "Brokers: used share before and after" in r.stdout and "Log directories" in r.stdout
     assert "replica moves between brokers" in r.stdout and "at least" in r.stdout
-    assert "Estimated copy time at 100.0 MB/s" in r.stdout
+    assert "Estimated copy time between brokers at 100.0 MB/s (--throttle): " in r.stdout
     assert "Stopped: balanced." in r.stdout
     assert "Proposed partition reassignment configuration" in r.stdout
     assert "broker 5 did not answer DescribeLogDirs and is left out" in r.stderr
@@ -190,6 +190,36 @@ def test_without_capacity_shares_of_the_kafka_bytes_are_shown_with_a_note_and_no
     assert "broker 1: 27.6% of the Kafka bytes, outside 23.8%..26.2%; no replica can move" in doc["unresolved"][0]
     assert any(" of Kafka bytes, outside " in u and "its broker's mean directory" in u for u in doc["unresolved"])
     assert not any("% used" in u for u in doc["unresolved"])
+
+
+def test_copy_time_covers_moves_between_directories_at_their_own_rate_or_says_it_does_not(no_capacity):
+    # Moves between brokers (to broker 4) and between directories of brokers 1-3.
+    r = run("--throttle", "50MB/s")
+    assert r.exit_code == 0, r.output
+    out = " ".join(r.stdout.split())
+    assert "Estimated copy time between brokers at 50.0 MB/s (--throttle): " in out
+    assert "Moves between directories (" in out and "are not paced by --throttle and not in any estimate" in out
+    assert " 0s" not in out
+    r = run("--throttle", "50MB/s", "--replica-alter-log-dirs-throttle", "100MB/s")
+    out = " ".join(r.stdout.split())
+    assert "Estimated copy time between directories at 100.0 MB/s (--replica-alter-log-dirs-throttle): " in out
+    assert "not paced" not in out
+    doc = json.loads(run("-o", "json", "--throttle", "50MB/s", "--replica-alter-log-dirs-throttle", "100MB/s").stdout)
+    jsonschema.validate(doc, load("reassign-balance-result"))
+    per_broker: dict = {}
+    for m in doc["moves"]:
+        if m["source_broker"] == m["dest_broker"]:
+            per_broker[m["source_broker"]] = per_broker.get(m["source_broker"], 0) + m["size_bytes"]
+    assert doc["log_dir_throttle_bytes_per_second"] == 10**8
+    assert doc["estimated_seconds_between_dirs"] == max(per_broker.values()) / 10**8 > 0
+    assert doc["estimated_seconds"] > 0
+    r = run("--replica-alter-log-dirs-throttle", "100MB/s")
+    assert "are not paced by --replica-alter-log-dirs-throttle" in " ".join(r.stdout.split())
+    # Broker 1 alone: moves between its directories only. No "0s" for them at --throttle.
+    r = run("--broker-list", "1", "--throttle", "50MB/s")
+    out = " ".join(r.stdout.split())
+    assert "0 replica moves between brokers" in out and "between directories (30.0 GB)" in out
+    assert "Estimated copy time" not in out and "Moves between directories (30.0 GB) are not paced by --throttle" in out
 
 
 # --- on the sandbox ---------------------------------------------------------------------------------
@@ -378,7 +408,7 @@ def test_kafka_2_8_reports_no_capacity_so_kafka_bytes_are_balanced_end_to_end(sa
     text = " ".join(table.stdout.split())
     assert "Brokers: share of the Kafka bytes before and after" in text
     assert "Note: broker(s) 0, 1, 2, 3 report no disk capacity (DescribeLogDirs before v4, Kafka before 3.3)" in text
-    assert "Estimated copy time at 50.0 MB/s" in text
+    assert "Estimated copy time between brokers at 50.0 MB/s" in text and "not paced by --throttle" in text
     plan = tmp_path / "plan.json"
     p = kadmin("reassign", "balance", "-o", "json", "--output-file", str(plan))
     assert p.returncode == 0, p.stderr

@@ -24,6 +24,7 @@ from kadmin.plan.broker_balance import (
     ReplicaMove,
     balance_brokers,
     dir_deviation,
+    dir_move_seconds,
     max_deviation,
     transfer_seconds,
 )
@@ -453,6 +454,13 @@ def test_a_cluster_half_upgraded_balances_brokers_on_kafka_bytes_and_keeps_known
     assert after[1, "/d0"].replica_bytes > after[1, "/d1"].replica_bytes
     assert after[3, "/d0"].total_bytes is None and after[3, "/d0"].used_fraction is None
     assert any("broker(s) 1, 2 report capacity" in n for n in result.notes), result.notes
+
+
+def test_copy_time_between_directories_is_the_busiest_brokers_bytes_at_the_log_dir_rate():
+    moves = (ReplicaMove("a", 0, 1, "/d0", 1, "/d1", 30 * GB), ReplicaMove("a", 1, 1, "/d0", 1, "/d1", 20 * GB),
+             ReplicaMove("b", 0, 2, "/d0", 2, "/d1", 40 * GB), ReplicaMove("c", 0, 2, "/d0", 3, "/d1", 90 * GB))
+    result = SimpleNamespace(moves=moves)
+    assert dir_move_seconds(result, 100 * 10**6) == 500  # broker 1: 50 GB; the move to broker 3 is not one
 
 
 def test_with_capacity_everything_is_as_before():
