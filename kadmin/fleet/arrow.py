@@ -271,7 +271,8 @@ def _incomplete(b_id, dirs_list, dirs: dict, reps: dict) -> bool:
 
 def _repeated(d_broker, d_path, r_parent, reps: dict, is_future) -> bool:
     """Whether the file lists a log directory of a broker, or a replica of a directory, more than
-    once: the reference reader then names them (``files.duplicates``)."""
+    once (the keys of ``tables.KEYS``, in Arrow): the reference reader then names them
+    (``files.duplicates``)."""
     import pyarrow as pa
 
     dirs = pa.table({"b": d_broker, "p": d_path})
@@ -288,12 +289,28 @@ def reference_table(path: str, stem: str):
 
     f = ResultFile(path, "log-dirs", stem)
     rows = read_rows(f)
-    return rows_table(rows, f.name, duplicates(rows))
+    return rows_table(rows, f.name, [repeated_row(d) for d in duplicates(rows)])
+
+
+# The columns of an "x" row: a log directory (topic, partition and is_future null) or a replica.
+REPEATED_COLUMNS = ("cluster", "broker", "path", "topic", "partition", "is_future")
+
+
+def repeated_row(found: tuple[str, tuple]) -> tuple:
+    """The ``REPEATED_COLUMNS`` of a log directory or replica a file lists more than once
+    (``files.duplicates``: (table, key))."""
+    table, key = found
+    return key if table == "replicas" else (*key, None, None, None)
+
+
+def repeated_key(row: tuple) -> tuple[str, tuple]:
+    """``repeated_row`` undone: an "x" row's ``REPEATED_COLUMNS`` -> (table, key)."""
+    return ("log_dirs", tuple(row[:3])) if row[3] is None else ("replicas", tuple(row))
 
 
 def rows_table(rows, source: str, repeated=()):
     """Rows of one log-dirs file (``rows.Rows``), ``source`` its name, as one tagged table;
-    ``repeated``: what the file lists more than once (``files.duplicates``), as "x" rows."""
+    ``repeated``: what the file lists more than once (``repeated_row``), as "x" rows."""
     import pyarrow as pa
 
     def table(tag: str, names, found, **more) -> list:
@@ -310,7 +327,7 @@ def rows_table(rows, source: str, repeated=()):
         *table("e", ("cluster", "broker", "source", "error"), rows["errors"]),
         *table("d", column_names(LOG_DIRS), rows["log_dirs"], source=source),
         *table("r", column_names(REPLICAS), rows["replicas"]),
-        *table("x", ("cluster", "broker", "path", "topic", "partition", "is_future"), list(repeated), source=source),
+        *table("x", REPEATED_COLUMNS, list(repeated), source=source),
     ]
     return pa.concat_tables(parts) if parts else _tagged("c", 0, {})
 

@@ -13,10 +13,12 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 
 from kadmin.errors import InputError
 from kadmin.fleet.rows import Rows, document_rows, error_rows
+from kadmin.fleet.tables import KEYS, ROW_TABLES, column_names
 
 SUFFIXES = {
     ".log-dirs.json": "log-dirs",
@@ -85,56 +87,89 @@ def dir_sources(f: ResultFile, rows: Rows) -> set[tuple[str, int, str, str]]:
     return {(d[0], d[1], d[3], f.name) for d in rows["log_dirs"]}
 
 
-# A log directory (topic, partition and is_future None) or a replica one file lists more than once:
-# (cluster, broker, path, topic, partition, is_future).
-Duplicate = tuple[str, int, str, "str | None", "int | None", "bool | None"]
+# A key of a row table that one file holds more than once: (table, key) (``tables.KEYS``).
+Duplicate = tuple[str, tuple]
+
+# Each keyed table -> a function giving a row's key.
+_KEY_OF = {
+    table: itemgetter(*(column_names(ROW_TABLES[table]).index(c) for c in columns)) for table, columns in KEYS.items()
+}
 
 
 def duplicates(rows: Rows) -> list[Duplicate]:
-    """The log directories, and the replicas of the other directories, that one file's rows hold
-    more than once (a broker or a directory written twice): each would be counted once per copy.
-    The input of ``check_duplicates``; both engines compute it from the same rows (the Spark
-    engine's fast reader hands such a file to ``read_rows``)."""
-    dirs = Counter((d[0], d[1], d[3]) for d in rows["log_dirs"])
-    twice = {key for key, n in dirs.items() if n > 1}
-    replicas = Counter(
-        (r[0], r[1], r[2], r[3], r[4], bool(r[7])) for r in rows["replicas"] if (r[0], r[1], r[2]) not in twice
-    )
-    found: list[Duplicate] = [(c, b, p, None, None, None) for c, b, p in twice]
-    found += [key for key, n in replicas.items() if n > 1]
-    return found
+    """The keys (``tables.KEYS``) that one file's rows hold more than once, whatever command's
+    result the file holds (a broker, a directory, a replica, a reassignment or a throttle written
+    twice): each would be counted once per copy. A replica of a directory listed twice is named
+    by its directory. The input of ``check_duplicates``; both engines compute it from the same
+    rows (the Spark engine's fast reader hands such a file to ``read_rows``)."""
+    found = []
+    for table, key_of in _KEY_OF.items():
+        counts = Counter(map(key_of, rows[table]))
+        if len(counts) < len(rows[table]):
+            found += [(table, key) for key, n in counts.items() if n > 1]
+    dirs = {key for table, key in found if table == "log_dirs"}
+    return [(table, key) for table, key in found if not (table == "replicas" and key[:3] in dirs)]
+
+
+# How problems name the keys of each table: one, several, and the kind of thing in a heading.
+_NOUNS = {
+    "log_dirs": ("log directory", "log directories", "log directories"),
+    "replicas": ("replica", "replicas", "replicas"),
+    "reassignments": ("reassignment of", "reassignments of", "reassignments"),
+    "throttles": ("throttle", "throttles", "throttles"),
+}
+
+
+def _named(table: str, key: tuple) -> tuple[str, int | None, str]:
+    """(cluster, broker or None, what) of a key, as a problem names it."""
+    if table == "log_dirs":
+        cluster, broker, path = key
+        return cluster, broker, path
+    if table == "replicas":
+        cluster, broker, path, topic, partition, future = key
+        return cluster, broker, f"{topic}-{partition}{' (future)' if future else ''} in {path}"
+    if table == "reassignments":
+        cluster, topic, partition = key
+        return cluster, None, f"{topic}-{partition}"
+    cluster, resource, entity, config = key
+    return cluster, None, f"{config} of {resource} {entity}"
+
+
+def _heading_nouns(tables: Iterable[str]) -> str:
+    """The kinds of things of ``tables`` for a heading, in ``KEYS`` order: "log directories or
+    replicas"."""
+    present = set(tables)
+    found = [_NOUNS[table][2] for table in KEYS if table in present]
+    return found[0] if len(found) == 1 else f"{', '.join(found[:-1])} or {found[-1]}"
 
 
 def duplicate_problems(found: Iterable[tuple[str, Duplicate]]) -> list[str]:
-    """(file name, duplicate) -> one problem per file, cluster and broker, naming the directories
-    and replicas listed more than once."""
-    dirs: dict[tuple[str, str, int], set[str]] = {}
-    replicas: dict[tuple[str, str, int], set[str]] = {}
-    for source, (cluster, broker, path, topic, partition, future) in found:
-        if topic is None:
-            dirs.setdefault((source, cluster, broker), set()).add(path)
-        else:
-            where = f"{topic}-{partition}{' (future)' if future else ''} in {path}"
-            replicas.setdefault((source, cluster, broker), set()).add(where)
+    """(file name, duplicate) -> one problem per file, cluster and broker (reassignments and
+    throttles: per file and cluster), naming what is listed more than once."""
+    named: dict[tuple[str, str, int | None], dict[str, set[str]]] = {}
+    for source, (table, key) in found:
+        cluster, broker, what = _named(table, key)
+        named.setdefault((source, cluster, broker), {}).setdefault(table, set()).add(what)
     out = []
-    for key in sorted(set(dirs) | set(replicas)):
-        source, cluster, broker = key
-        what = []
-        if key in dirs:
-            what.append(f"log director{'y' if len(dirs[key]) == 1 else 'ies'} {', '.join(sorted(dirs[key]))}")
-        if key in replicas:
-            what.append(f"replica{'' if len(replicas[key]) == 1 else 's'} {', '.join(sorted(replicas[key]))}")
-        out.append(f"{source}: cluster {cluster!r} broker {broker}: {' and '.join(what)} listed more than once")
+    for (source, cluster, broker), tables in sorted(named.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or 0)):
+        listed = [
+            f"{_NOUNS[table][0 if len(tables[table]) == 1 else 1]} {', '.join(sorted(tables[table]))}"
+            for table in KEYS
+            if table in tables
+        ]
+        where = f"cluster {cluster!r}" + ("" if broker is None else f" broker {broker}")
+        out.append(f"{source}: {where}: {' and '.join(listed)} listed more than once")
     return out
 
 
 def check_duplicates(directory: str, found: Iterable[tuple[str, Duplicate]]) -> None:
-    """InputError listing every log directory or replica that a file lists more than once."""
+    """InputError listing everything that a file lists more than once."""
+    found = list(found)
     problems = duplicate_problems(found)
     if problems:
         raise InputError(
-            f"--from {directory}: a file lists the same log directories or replicas more than once: they would be "
-            "counted once per copy (keep one)",
+            f"--from {directory}: a file lists the same {_heading_nouns(table for _, (table, _) in found)} more than once: "
+            "they would be counted once per copy (keep one)",
             problems,
         )
 

@@ -12,7 +12,8 @@ pieces and orders each report (``Report.of``).
 When two files name the same cluster the pieces are not the reports (a broker's directories,
 or a move's two replicas, may sit in different files): ``assemble`` says so with None and the
 Spark engine falls back to its general path (``spark.log_dirs_reports``). So it does when a
-file lists a log directory or replica more than once: the general path refuses the run.
+file (any result, also one beside the log-dirs results) lists something more than once
+(``files.duplicates``): the general path refuses the run, naming what.
 
 Other files in a log-dirs run (``<cluster>.reassign-list.json`` and the like) add only their
 read errors to the ``unreachable`` report, as in the plain-Python engine.
@@ -30,7 +31,7 @@ from kadmin.fleet.report import Report, sort_rows
 # The reports whose rows come from each file (every log-dirs report).
 REPORT_NAMES = tuple(spec.name for spec in t.REPORTS["log-dirs"])
 
-# The piece of a file listing a log directory or replica more than once (``files.duplicates``).
+# The piece of a file listing something more than once (``files.duplicates``).
 REPEATED = "repeated"
 
 # One file's contribution: the clusters its log-dirs result names, and its rows of each report.
@@ -77,11 +78,15 @@ def _sorted(rows: dict[str, list[tuple]]) -> dict[str, list[tuple]]:
 
 def file_piece(f: ResultFile, top: int, cache: bool = True) -> Piece:
     """One input file's piece: a log-dirs result through pyarrow; any other file (a result of
-    another command beside it) gives only its read errors."""
+    another command beside it) gives only its read errors, or says it lists something more than
+    once."""
     if f.kind != "log-dirs":
-        from kadmin.fleet.files import read_rows
+        from kadmin.fleet.files import duplicates, read_rows
 
-        return [], _sorted({t.UNREACHABLE.name: read_rows(f)["errors"]})
+        rows = read_rows(f)
+        if duplicates(rows):
+            return [], {REPEATED: []}
+        return [], _sorted({t.UNREACHABLE.name: rows["errors"]})
     from kadmin.fleet.arrow import load_log_dirs_file
 
     return table_piece(load_log_dirs_file(f.path, f.cluster, f.name, cache), top)

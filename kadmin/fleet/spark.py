@@ -206,6 +206,18 @@ def _tag(rows: Rows) -> list[tuple[str, tuple]]:
     return [(name, row) for name, table in rows.items() for row in table]
 
 
+REPEATED = "repeated"  # the tag of (file name, what it lists more than once: ``files.duplicates``)
+
+
+def _read_tagged(f) -> list[tuple[str, tuple]]:
+    """One result file read in a task (``files.read_rows``): its rows tagged by table, and a
+    ``REPEATED`` record for each key it holds more than once."""
+    from kadmin.fleet.files import duplicates, read_rows
+
+    rows = read_rows(f)
+    return _tag(rows) + [(REPEATED, (f.name, found)) for found in duplicates(rows)]
+
+
 def frames_from_files(spark, files: list, cache: bool = True, directory: str | None = None) -> Frames:
     """``--from DIR``: log-dirs results through pyarrow in Spark tasks, the rest through Python
     tasks (one per file). Every row reaches the JVM: the log-dirs reports come here only when a
@@ -214,22 +226,26 @@ def frames_from_files(spark, files: list, cache: bool = True, directory: str | N
     ``cache``: read and write the columnar copies of the log-dirs files (``arrow.py``)."""
     from pyspark.sql import functions as F
 
+    from kadmin.fleet.files import check_duplicates
+
     log_files = [f for f in files if f.kind == "log-dirs"]
     other_files = [f for f in files if f.kind != "log-dirs"]
+    directory = directory or str(os.path.dirname(files[0].path))
     sc = spark.sparkContext
+    repeated: list = []
     if other_files:
-        from kadmin.fleet.files import read_rows
-
-        tagged = sc.parallelize(other_files, len(other_files)).flatMap(lambda f: _tag(read_rows(f)))
+        tagged = sc.parallelize(other_files, len(other_files)).flatMap(_read_tagged).cache()
+        repeated = tagged.filter(lambda tr: tr[0] == REPEATED).map(lambda tr: tr[1]).collect()
         frames = _frames_from_tagged(spark, tagged)
     else:
         frames = frames_from_rows(spark, empty_rows())
     if not log_files:
+        check_duplicates(directory, repeated)
         return frames
 
     tagged = _log_dirs_tagged(spark, log_files, cache)
     tag = F.col("tag")
-    _check_overlaps(tagged, directory or str(os.path.dirname(log_files[0].path)))
+    _check_overlaps(tagged, directory, repeated)
     clusters = tagged.filter(tag == "c").select("cluster", F.col("status").alias("kind"), "source")
     errors = tagged.filter(tag == "e").select(*t.column_names(t.ERRORS))
     log_dirs = tagged.filter(tag == "d").select(*t.column_names(t.LOG_DIRS))
@@ -242,18 +258,18 @@ def frames_from_files(spark, files: list, cache: bool = True, directory: str | N
     return Frames(spark, out)
 
 
-def _check_overlaps(tagged, directory: str) -> None:
-    """InputError when a file lists a log directory or replica more than once (its "x" rows,
-    ``files.duplicates``), or a log directory of a cluster's broker is described by more than
-    one file (it would be counted once per file): ``files.overlaps`` over the few seen twice."""
+def _check_overlaps(tagged, directory: str, repeated: list) -> None:
+    """InputError when a file lists something more than once (``repeated``: what the other
+    files list more than once; the log-dirs files' "x" rows), or a log directory of a cluster's
+    broker is described by more than one file (it would be counted once per file):
+    ``files.overlaps`` over the few seen twice."""
     from pyspark.sql import functions as F
 
+    from kadmin.fleet.arrow import REPEATED_COLUMNS, repeated_key
     from kadmin.fleet.files import check_duplicates, check_overlaps
 
-    repeated = tagged.filter(F.col("tag") == "x").select(
-        "source", "cluster", "broker", "path", "topic", "partition", "is_future"
-    )
-    check_duplicates(directory, [(r[0], tuple(r[1:])) for r in repeated.collect()])
+    rows = tagged.filter(F.col("tag") == "x").select("source", *REPEATED_COLUMNS).collect()
+    check_duplicates(directory, [*repeated, *((r[0], repeated_key(tuple(r[1:]))) for r in rows)])
     keys = ["cluster", "broker", "path"]
     shared = (
         tagged.filter(F.col("tag") == "d")

@@ -81,6 +81,18 @@ ROW_TABLES: dict[str, Columns] = {
     "throttles": THROTTLES,
 }
 
+# The columns naming what a row stands for: a cluster has one log directory per broker and path,
+# one replica per directory, partition and side (current or future), one reassignment per
+# partition, one throttle per resource, entity and config. A result holding a key twice would
+# count it twice, so it is refused (``files.duplicates``). A replica is named within its
+# directory (its key begins with the directory's).
+KEYS: dict[str, tuple[str, ...]] = {
+    "log_dirs": ("cluster", "broker", "path"),
+    "replicas": ("cluster", "broker", "path", "topic", "partition", "is_future"),
+    "reassignments": ("cluster", "topic", "partition"),
+    "throttles": ("cluster", "resource", "entity", "config"),
+}
+
 # ---- reports -----------------------------------------------------------------------------
 
 

@@ -132,7 +132,7 @@ def test_an_unwritable_directory_means_no_copy_not_an_error(tmp_path):
 def test_a_file_listing_something_twice_is_read_by_the_reference_reader_with_x_rows(tmp_path):
     """The fast reader hands such a file to the plain-Python reader, whose table names what is
     repeated ("x" rows): the Spark engine refuses the run with the same problems."""
-    from kadmin.fleet.arrow import read_log_dirs_file
+    from kadmin.fleet.arrow import REPEATED_COLUMNS, read_log_dirs_file, repeated_key
     from kadmin.fleet.files import duplicate_problems
     from tests.fleet.test_inputs import REPEATED_PROBLEMS, _repeated_docs
 
@@ -142,6 +142,5 @@ def test_a_file_listing_something_twice_is_read_by_the_reference_reader_with_x_r
         path = tmp_path / f"{stem}.json"
         table = read_log_dirs_file(str(path), stem, path.name).to_pylist()
         assert tables_of(table) == python_rows(path, stem)
-        found += [(r["source"], (r["cluster"], r["broker"], r["path"], r["topic"], r["partition"], r["is_future"]))
-                  for r in table if r["tag"] == "x"]
+        found += [(r["source"], repeated_key(tuple(r[c] for c in REPEATED_COLUMNS))) for r in table if r["tag"] == "x"]
     assert duplicate_problems(found) == REPEATED_PROBLEMS

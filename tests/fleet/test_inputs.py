@@ -311,6 +311,47 @@ def test_a_broker_directory_or_replica_listed_twice_in_one_file_is_an_input_erro
     assert err.value.problems == [p.replace(".json:", ".log-dirs.json:") if main else p for p in REPEATED_PROBLEMS]
 
 
+def _repeated_results():
+    """Per report: a result listing a partition's reassignment, or throttles, twice, beside a
+    clean one of another cluster; for log-dirs, such results beside a clean log-dirs result."""
+    r, t = fx.REASSIGN_EAST["reassignments"], fx.THROTTLE_EAST["throttles"]
+    reassign, throttle = {"reassignments": [*r, r[0]]}, {"throttles": [*t, t[0], t[3]]}
+    return {
+        "reassign": {"east.json": reassign, "west.json": fx.REASSIGN_WEST},
+        "throttle": {"east.json": throttle, "west.json": fx.THROTTLE_WEST},
+        "log-dirs": {"east.json": fx.EAST, "east.reassign-list.json": reassign, "east.throttle-show.json": throttle},
+    }
+
+
+REASSIGN_TWICE = "cluster 'east': reassignment of orders-1 listed more than once"
+THROTTLES_TWICE = ("cluster 'east': throttles leader.replication.throttled.rate of broker 2, "
+                   "leader.replication.throttled.replicas of topic orders listed more than once")
+REPEATED_RESULTS = {  # kind -> (what the heading names, the problems)
+    "reassign": ("reassignments", [f"east.json: {REASSIGN_TWICE}"]),
+    "throttle": ("throttles", [f"east.json: {THROTTLES_TWICE}"]),
+    "log-dirs": ("reassignments or throttles",
+                 [f"east.reassign-list.json: {REASSIGN_TWICE}", f"east.throttle-show.json: {THROTTLES_TWICE}"]),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(REPEATED_RESULTS))
+def test_a_reassignment_or_throttle_listed_twice_in_one_file_is_an_input_error(tmp_path, kind):
+    """A reassign list or throttle show result listing a partition or a throttle twice counted
+    it twice (5 reassignments ongoing for 4, a throttle twice in the summary and its state):
+    refused (exit 2) by the rule that refuses a log directory or replica listed twice, with the
+    same words, also in a result beside the one being reported on."""
+    from kadmin.fleet.run import FleetRequest, build_reports
+
+    fx.write(tmp_path, _repeated_results()[kind])
+    with pytest.raises(InputError) as err:
+        build_reports(FleetRequest(kind, from_dir=str(tmp_path)))
+    what, problems = REPEATED_RESULTS[kind]
+    assert err.value.exit_code == 2
+    assert str(err.value) == (f"--from {tmp_path}: a file lists the same {what} more than once: they would be "
+                              "counted once per copy (keep one)")
+    assert err.value.problems == problems
+
+
 def test_a_timeout_written_as_a_number_is_refused_as_a_string_without_a_unit_is(tmp_path):
     """`timeout = 10000` (Kafka's milliseconds habit) was read as 2.8 hours, `timeout = 5` as
     5 s, while `timeout = "10"` was refused: every number is refused now, with the words a

@@ -198,3 +198,18 @@ def test_a_broker_directory_or_replica_listed_twice_in_one_file_is_refused_on_sp
     with pytest.raises(InputError) as err:
         build_reports(FleetRequest("reassign", spark=True, spark_master=MASTER, from_dir=str(tmp_path / "r")))
     assert err.value.problems == [p.replace(".json:", ".log-dirs.json:") for p in REPEATED_PROBLEMS]
+
+
+@pytest.mark.parametrize("kind", ["reassign", "throttle", "log-dirs"])
+def test_a_reassignment_or_throttle_listed_twice_in_one_file_is_refused_on_spark_too(spark, tmp_path, kind):
+    """The general path (reassign, throttle) and the per-file path (log-dirs, with such results
+    beside) refuse it with the problems plain Python names."""
+    from kadmin.errors import InputError
+    from tests.fleet.test_inputs import REPEATED_RESULTS, _repeated_results
+
+    fx.write(tmp_path, _repeated_results()[kind])
+    with pytest.raises(InputError) as err:
+        build_reports(FleetRequest(kind, spark=True, spark_master=MASTER, from_dir=str(tmp_path)))
+    what, problems = REPEATED_RESULTS[kind]
+    assert f"a file lists the same {what} more than once" in str(err.value)
+    assert err.value.problems == problems
