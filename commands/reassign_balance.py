@@ -45,7 +45,12 @@ def _rate(ctx, param, value):
 
 
 @click.command()
-@click.option("--topic-list", metavar="T1,T2", help="Topics whose replicas may move (default: all).")
+@click.option(
+    "--topic-list",
+    metavar="T1,T2",
+    help="Topics whose replicas may move (default: all but kadmin's own __kadmin_throttle_records, "
+    "which moves only when listed here).",
+)
 @click.option("--broker-list", metavar="1,2,3", help="Brokers to balance among (default: all that answer).")
 @click.option(
     "--threshold",

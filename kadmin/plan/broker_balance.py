@@ -68,6 +68,7 @@ from kadmin.plan.broker_balance_state import (
     remove_item,
 )
 from kadmin.plan.gc_pause import gc_paused
+from kadmin.throttling.stores import RECORD_TOPIC
 
 DEFAULT_THRESHOLD = 0.05
 DEFAULT_MAX_DIR_USAGE = 0.90
@@ -79,7 +80,13 @@ USED_FRACTION, KAFKA_BYTES = "used_fraction", "kafka_bytes"  # what brokers are 
 
 @dataclass(frozen=True)
 class BalanceRequest:
-    """What to balance and within which limits; ``validate()`` checks the values alone."""
+    """What to balance and within which limits; ``validate()`` checks the values alone.
+
+    ``topics``: None is every topic but kadmin's own throttle records (``RECORD_TOPIC``): a
+    one-partition topic of a few kilobytes that kadmin writes while the plan runs, only ever
+    ballast for the balance; it moves when named. Kafka's internal topics (``__consumer_offsets``,
+    ``__transaction_state``) hold real bytes and move like any other, as with Cruise Control;
+    ``exclude_topics`` keeps them in place."""
 
     topics: tuple[str, ...] | None = None
     brokers: tuple[int, ...] | None = None
@@ -327,7 +334,7 @@ class _Planner:
 
     @staticmethod
     def _topics(cluster, request) -> set[str]:
-        topics = set(cluster.topics) if request.topics is None else set(request.topics)
+        topics = set(cluster.topics) - {RECORD_TOPIC} if request.topics is None else set(request.topics)
         unknown = sorted(topics - set(cluster.topics))
         if unknown:
             raise NotFoundError(f"unknown topic(s): {', '.join(unknown)}")

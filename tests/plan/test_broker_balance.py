@@ -28,6 +28,7 @@ from kadmin.plan.broker_balance import (
     max_deviation,
     transfer_seconds,
 )
+from kadmin.throttling.stores import RECORD_TOPIC
 from kadmin.plan.reassignment_file import plan_to_json
 from tests.support.broker_balance import GB, build, racks_of
 from tests.support.golden import check_golden
@@ -454,6 +455,26 @@ def test_a_cluster_half_upgraded_balances_brokers_on_kafka_bytes_and_keeps_known
     assert after[1, "/d0"].replica_bytes > after[1, "/d1"].replica_bytes
     assert after[3, "/d0"].total_bytes is None and after[3, "/d0"].used_fraction is None
     assert any("broker(s) 1, 2 report capacity" in n for n in result.notes), result.notes
+
+
+def test_kadmins_own_record_topic_is_not_ballast_unless_named():
+    # Broker 1 is 1 GB above the band; only the record topic's replica is small enough to fix it.
+    assign = {("t", 0): [1], ("t", 1): [2], (RECORD_TOPIC, 0): [1]}
+    size = {("t", 0): 10 * GB, ("t", 1): 8 * GB, (RECORD_TOPIC, 0): GB}
+    cluster, dirs = build(dict.fromkeys((1, 2)), assign, size, dirs=1)
+    result = balance_brokers(cluster, dirs, BalanceRequest(threshold=0.005))
+    assert result.moves == () and result.stopped == STUCK
+    assert sum(u.occupied for u in result.brokers_before) == 19 * GB  # its bytes still count
+    named = balance_brokers(cluster, dirs, BalanceRequest(threshold=0.005, topics=(RECORD_TOPIC, "t")))
+    assert [m.topic for m in named.moves] == [RECORD_TOPIC]
+
+
+def test_kafkas_internal_topics_move_like_any_other():
+    assign = {("__consumer_offsets", p): [1] for p in range(4)}
+    cluster, dirs = build(dict.fromkeys((1, 2)), assign, 10 * GB, dirs=1)
+    assert {m.topic for m in balance_brokers(cluster, dirs).moves} == {"__consumer_offsets"}
+    kept = balance_brokers(cluster, dirs, BalanceRequest(exclude_topics="^__"))
+    assert kept.moves == ()
 
 
 def test_copy_time_between_directories_is_the_busiest_brokers_bytes_at_the_log_dir_rate():
