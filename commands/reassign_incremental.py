@@ -44,7 +44,14 @@ def _run_locked(params, opener, prepared, state_path) -> None:
     from pathlib import Path
 
     from kadmin.commands import options, render
-    from kadmin.commands.render_incremental import incremental_reporter, print_preview
+    from kadmin.commands.render_incremental import (
+        incremental_reporter,
+        print_done,
+        print_finished,
+        print_in_progress,
+        print_preview,
+        warn_down,
+    )
     from kadmin.execute.executor import plan_execution, read_cluster
     from kadmin.execute.incremental import run_incremental
     from kadmin.execute.incremental_resume import (
@@ -91,24 +98,10 @@ def _run_locked(params, opener, prepared, state_path) -> None:
         if resuming and control is not None and control.sets:
             assert saved is not None  # resuming means a saved state
             # a down broker given no rate: said once, before any change (--dry-run too)
-            _warn_down(control, {tp: p.steps for tp, p in saved.partitions.items()}, backend.describe_cluster())
+            warn_down(control, {tp: p.steps for tp, p in saved.partitions.items()}, backend.describe_cluster())
         if resuming and params.dry_run:
             assert saved is not None  # resuming means a saved state
-            if people:
-                click.echo(
-                    f"A run of this plan is in progress (state file {state_path}); "
-                    f"{saved.steps_completed} of {saved.steps_total} steps done."
-                )
-            else:
-                render.print_json(
-                    {
-                        "version": 1,
-                        "dry_run": True,
-                        "state_file": str(state_path),
-                        "steps_total": saved.steps_total,
-                        "steps_done": saved.steps_completed,
-                    }
-                )
+            print_in_progress(people, state_path, saved)
             return
         # A run that will send a step has a rollback file of the assignment from before the
         # plan's first step: the one the state records, or one written now.
@@ -129,7 +122,7 @@ def _run_locked(params, opener, prepared, state_path) -> None:
             fresh = fresh_start(plan, view, xplan, params.limits, request.rollback_path)
             done, steps = fresh.done, fresh.steps
             if control is not None and not done:  # a down broker given no rate: before any change
-                _warn_down(control, steps, view.cluster)
+                warn_down(control, steps, view.cluster)
             if params.dry_run:
                 throttle_changes = control.preview(steps, view.cluster) if control is not None else ()
                 print_preview(
@@ -137,7 +130,7 @@ def _run_locked(params, opener, prepared, state_path) -> None:
                 )
                 return
             if done:
-                _print_done(params, pid, state_path, saved)
+                print_done(people, pid, state_path, saved)
                 return
         with RollbackFile(request.rollback_path, backend) as rollback:
             if not resuming:
@@ -190,96 +183,7 @@ def _run_locked(params, opener, prepared, state_path) -> None:
             from kadmin.execute.elect import elect_after_plan
 
             election = elect_after_plan(backend.backend, plan, True, batch_size=params.limits.max_leader_movements)
-    from kadmin.commands.render_leaders import election_json, print_election, raise_if_failed
+    from kadmin.commands.render_leaders import raise_if_failed
 
-    if result.throttles_left_with:
-        render.warn(_throttles_left_message(result.throttles_left_with, params.plan_file, backend))
-    if people:
-        click.echo(
-            f"Finished: {result.steps_total} step(s), {result.batches} batch(es) in this run, {result.elapsed:.0f}s."
-        )
-        if election is not None:
-            print_election(election)
-    else:
-        render.print_json(
-            {
-                "version": 1,
-                "dry_run": False,
-                "plan_id": pid,
-                "state_file": str(state_path),
-                "rollback_file": None if rollback.discarded else result.rollback_file,
-                "resumed": result.resumed,
-                "steps_total": result.steps_total,
-                "steps_run": result.steps_run,
-                "batches": result.batches,
-                "bytes_total": result.bytes_total,
-                "elapsed_seconds": round(result.elapsed, 3),
-                **(
-                    {"throttles_left_with": [_CONNECTION_FLAGS.get(v, v) for v in result.throttles_left_with]}
-                    if result.throttles_left_with
-                    else {}
-                ),
-                **({"preferred_election": election_json(election)} if election is not None else {}),
-            }
-        )
+    print_finished(people, result, pid, state_path, params.plan_file, backend, election, rollback.discarded)
     raise_if_failed(election)
-
-
-def _warn_down(control, steps, cluster) -> None:
-    """The one warning naming the down brokers the run's throttles leave out (as plain execute
-    and ``throttle set`` say it), if any."""
-    from kadmin.commands import render
-
-    warning = control.warning(steps, cluster)
-    if warning is not None:
-        render.warn(warning)
-
-
-_CONNECTION_FLAGS = {"admin": "--bootstrap-server", "zookeeper": "--zookeeper"}
-
-
-def _throttles_left_message(left, plan_file, backend) -> str:
-    """The run's throttles this connection could not remove: their record is kept through the
-    other connection (``left``: "admin", "zookeeper", or "unknown")."""
-    here = _CONNECTION_FLAGS.get(getattr(backend, "name", ""), "this connection")
-    known = [_CONNECTION_FLAGS[v] for v in left if v in _CONNECTION_FLAGS]
-    if not known:
-        return (
-            f"the plan is complete but the throttles this run set are still set: kadmin has no record of them "
-            f"through {here}; if an earlier part of the run went through the other connection, "
-            f"`kadmin reassign verify --reassignment-json-file {plan_file}` through it removes them; otherwise "
-            "`kadmin throttle show` lists them and `kadmin throttle clear --stale` removes them"
-        )
-    where = " and ".join(known)
-    return (
-        f"the plan is complete but the throttles an earlier part of this run set through {where} are still set: "
-        f"their record is kept through that connection, which this run ({here}) cannot see; "
-        f"`kadmin reassign verify --reassignment-json-file {plan_file} {known[0]} ...` removes them"
-    )
-
-
-def _print_done(params, pid, state_path, saved) -> None:
-    """Every partition already has its planned replicas: nothing to run, nothing written."""
-    from kadmin.commands import render
-
-    total = saved.steps_total if saved is not None and saved.finished else 0
-    if params.people:
-        when = " (a run of this plan finished earlier)" if saved is not None and saved.finished else ""
-        click.echo(f"Nothing to do: every partition of the plan already has its planned replicas{when}.")
-        return
-    render.print_json(
-        {
-            "version": 1,
-            "dry_run": False,
-            "plan_id": pid,
-            "state_file": str(state_path),
-            "rollback_file": None,
-            "resumed": False,
-            "steps_total": total,
-            "steps_run": 0,
-            "batches": 0,
-            "bytes_total": 0,
-            "elapsed_seconds": 0,
-            "already_done": True,
-        }
-    )

@@ -1,6 +1,7 @@
 """Rendering for ``kadmin reassign execute --incremental`` (``kadmin.execute.incremental``):
-progress on stderr (a bar on a terminal, plain lines otherwise) and the batch preview of
-``--dry-run``. The run itself is in ``reassign_execute``."""
+progress on stderr (a bar on a terminal, plain lines otherwise), the batch preview of
+``--dry-run`` and the end of a run (a line, or one JSON document with ``--output json``). The
+run itself is in ``reassign_incremental``."""
 
 from __future__ import annotations
 
@@ -193,3 +194,122 @@ def print_preview(people, steps, batches, render, log_dir_moves=(), throttle_cha
             r = m.replica
             where = f"from {m.current_dir}" if m.current_dir is not None else "created there by its step"
             click.echo(f"  {r.topic}-{r.partition} on broker {r.broker} -> {m.target_dir} ({where})")
+
+
+def warn_down(control, steps, cluster) -> None:
+    """The one warning naming the down brokers the run's throttles leave out (as plain execute
+    and ``throttle set`` say it), if any."""
+    from kadmin.commands import render
+
+    warning = control.warning(steps, cluster)
+    if warning is not None:
+        render.warn(warning)
+
+
+def print_in_progress(people, state_path, saved) -> None:
+    """``--dry-run`` of a run in progress: how far it got."""
+    from kadmin.commands import render
+
+    if people:
+        click.echo(
+            f"A run of this plan is in progress (state file {state_path}); "
+            f"{saved.steps_completed} of {saved.steps_total} steps done."
+        )
+    else:
+        render.print_json(
+            {
+                "version": 1,
+                "dry_run": True,
+                "state_file": str(state_path),
+                "steps_total": saved.steps_total,
+                "steps_done": saved.steps_completed,
+            }
+        )
+
+
+def print_done(people, pid, state_path, saved) -> None:
+    """Every partition already has its planned replicas: nothing to run, nothing written."""
+    from kadmin.commands import render
+
+    total = saved.steps_total if saved is not None and saved.finished else 0
+    if people:
+        when = " (a run of this plan finished earlier)" if saved is not None and saved.finished else ""
+        click.echo(f"Nothing to do: every partition of the plan already has its planned replicas{when}.")
+        return
+    render.print_json(
+        {
+            "version": 1,
+            "dry_run": False,
+            "plan_id": pid,
+            "state_file": str(state_path),
+            "rollback_file": None,
+            "resumed": False,
+            "steps_total": total,
+            "steps_run": 0,
+            "batches": 0,
+            "bytes_total": 0,
+            "elapsed_seconds": 0,
+            "already_done": True,
+        }
+    )
+
+
+def print_finished(people, result, pid, state_path, plan_file, backend, election, rollback_discarded) -> None:
+    """The end of a run (``result``: ``IncrementalResult``): the warning of throttles left with
+    another connection, then a line and the election, or one JSON document."""
+    from kadmin.commands import render
+    from kadmin.commands.render_leaders import election_json, print_election
+
+    if result.throttles_left_with:
+        render.warn(throttles_left_message(result.throttles_left_with, plan_file, backend))
+    if people:
+        click.echo(
+            f"Finished: {result.steps_total} step(s), {result.batches} batch(es) in this run, {result.elapsed:.0f}s."
+        )
+        if election is not None:
+            print_election(election)
+        return
+    render.print_json(
+        {
+            "version": 1,
+            "dry_run": False,
+            "plan_id": pid,
+            "state_file": str(state_path),
+            "rollback_file": None if rollback_discarded else result.rollback_file,
+            "resumed": result.resumed,
+            "steps_total": result.steps_total,
+            "steps_run": result.steps_run,
+            "batches": result.batches,
+            "bytes_total": result.bytes_total,
+            "elapsed_seconds": round(result.elapsed, 3),
+            **(
+                {"throttles_left_with": [CONNECTION_FLAGS.get(v, v) for v in result.throttles_left_with]}
+                if result.throttles_left_with
+                else {}
+            ),
+            **({"preferred_election": election_json(election)} if election is not None else {}),
+        }
+    )
+
+
+CONNECTION_FLAGS = {"admin": "--bootstrap-server", "zookeeper": "--zookeeper"}
+
+
+def throttles_left_message(left, plan_file, backend) -> str:
+    """The run's throttles this connection could not remove: their record is kept through the
+    other connection (``left``: "admin", "zookeeper", or "unknown")."""
+    here = CONNECTION_FLAGS.get(getattr(backend, "name", ""), "this connection")
+    known = [CONNECTION_FLAGS[v] for v in left if v in CONNECTION_FLAGS]
+    if not known:
+        return (
+            f"the plan is complete but the throttles this run set are still set: kadmin has no record of them "
+            f"through {here}; if an earlier part of the run went through the other connection, "
+            f"`kadmin reassign verify --reassignment-json-file {plan_file}` through it removes them; otherwise "
+            "`kadmin throttle show` lists them and `kadmin throttle clear --stale` removes them"
+        )
+    where = " and ".join(known)
+    return (
+        f"the plan is complete but the throttles an earlier part of this run set through {where} are still set: "
+        f"their record is kept through that connection, which this run ({here}) cannot see; "
+        f"`kadmin reassign verify --reassignment-json-file {plan_file} {known[0]} ...` removes them"
+    )
