@@ -1,32 +1,23 @@
 """``reassign execute --incremental``: run a plan in KIP-435 steps, batch after batch, resumably.
 
 The steps and batches are computed purely (``kadmin.plan.steps``, ``kadmin.plan.batches``); this
-module is the only part that waits. Each batch is one ``reassign_partitions`` call carrying the
-next step of some partitions; the executor then polls ``list_partition_reassignments`` and
-``describe_cluster`` until steps finish, and starts the next batch.
+module is the loop, the only part that waits: it sends a batch, polls ``describe_cluster`` and
+``list_partition_reassignments`` until steps finish, sends the next, and saves the state file at
+every change, so that the same command, run again after Ctrl-C, a crash or a broker restart,
+carries on where the cluster is. Each part of the run has its own module in ``kadmin.execute``:
 
-- AdminClient backend: a new batch starts as soon as a step finishes and the limits leave room
-  (AlterPartitionReassignments accepts more partitions while others move): the slowest
-  partition of a batch does not hold the others back.
-- ZooKeeper backend: the controller reads ``/admin/reassign_partitions`` only when the node is
-  created and deletes it when every partition in it is done, so a batch starts only when the
-  previous one has finished entirely: one node write per batch.
-
-Resuming: the state file keeps the steps computed at the start. On every poll, and when the
-same command runs again after Ctrl-C, a crash or a broker restart, the executor reads where
-each partition is (its replicas, or the target of its ongoing reassignment) and matches it to
-a step, so no step is repeated or skipped. Throttles are set for every step before the first
-batch, set again before each batch where another command removed what that batch needs (a
-``reassign verify`` meanwhile keeps only what running moves need), and removed at the end, only
-when the last step has finished.
-
-A step seen running that stops without completing was cancelled by someone else (``reassign
-cancel``): the run stops with an error naming the partitions, and the state file lets the same
-command, run again, send those steps again and carry on. Over the AdminClient protocol a step
-the cluster accepted counts as seen running (ListPartitionReassignments lists it at once, or it
-is done already), so one cancelled before the run's next look is never sent again; only over
-ZooKeeper, where the controller reads a new node when it gets to it, is a step not taken up
-after ``pickup_grace`` sent again.
+- ``incremental_resume``: fresh, resumed or started over (the state file read once, before any
+  change), and the state a run starts or resumes with.
+- ``incremental_batches``: the steps that go next under the ``--max-*`` limits, and sending them
+  (AdminClient: as soon as a step finishes; ZooKeeper: one node per batch, after the previous).
+- ``incremental_tracking``: where each partition is along its steps, on resume and on every poll;
+  a step cancelled outside the run (``reassign cancel``) stops it.
+- ``step_throttles``: throttles set for every step before the first batch, set again per batch
+  where another command removed them, removed after the last step.
+- ``incremental_log_dirs``: replicas sent to the log directories the plan names, before the
+  first batch and after the last step.
+- ``incremental_progress``: steps, bytes copied and the time left, for the reporter.
+- ``state_file``: the file itself (format, atomic writes, the lock).
 """
 
 from __future__ import annotations
