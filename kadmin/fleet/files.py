@@ -17,7 +17,7 @@ from operator import itemgetter
 from pathlib import Path
 
 from kadmin.errors import InputError
-from kadmin.fleet.rows import Rows, document_rows, error_rows
+from kadmin.fleet.rows import COMMANDS, LOG_DIRS_KIND, Rows, document_rows, error_rows
 from kadmin.fleet.tables import KEYS, ROW_TABLES, column_names
 
 SUFFIXES = {
@@ -81,10 +81,20 @@ def read_rows(f: ResultFile) -> Rows:
     return document_rows(f.kind, f.cluster, f.name, doc)
 
 
-def dir_sources(f: ResultFile, rows: Rows) -> set[tuple[str, int, str, str]]:
-    """(cluster, broker, directory, file) of every log directory a file's rows describe: the
-    input of ``overlaps``."""
-    return {(d[0], d[1], d[3], f.name) for d in rows["log_dirs"]}
+# What a file's result holds of a cluster, which no other file may hold too:
+# (table, key, file name) (``claims``).
+Claim = tuple[str, tuple, str]
+
+
+def claims(f: ResultFile, rows: Rows) -> set[Claim]:
+    """What a file's rows hold that no other file may hold too (it would be counted once per
+    file): the input of ``overlaps``. A ``log-dirs describe`` result may hold some of a cluster
+    (``--broker-list``, or brokers collected apart): each of its log directories,
+    ("log_dirs", (cluster, broker, path), file). A ``reassign list`` or ``throttle show``
+    result is a whole cluster's: the cluster, ("clusters", (cluster, kind), file)."""
+    if f.kind == LOG_DIRS_KIND:
+        return {("log_dirs", (d[0], d[1], d[3]), f.name) for d in rows["log_dirs"]}
+    return {("clusters", (c[0], f.kind), f.name) for c in rows["clusters"] if c[1] == f.kind}
 
 
 # A key of a row table that one file holds more than once: (table, key) (``tables.KEYS``).
@@ -174,26 +184,46 @@ def check_duplicates(directory: str, found: Iterable[tuple[str, Duplicate]]) -> 
         )
 
 
-def overlaps(found: Iterable[tuple[str, int, str, str]]) -> list[str]:
-    """Log directories of a cluster's broker described by more than one file: they would be
-    counted once per file. (A broker's directories may be spread over files, each in one.)
-    One problem per broker and set of files, naming the directories."""
-    files: dict[tuple[str, int, str], set[str]] = {}
-    for cluster, broker, path, source in found:
-        files.setdefault((cluster, broker, path), set()).add(source)
-    shared: dict[tuple[str, int, tuple[str, ...]], list[str]] = {}
-    for (cluster, broker, path), names in files.items():
-        if len(names) > 1:
-            shared.setdefault((cluster, broker, tuple(sorted(names))), []).append(path)
+def _shared(found: Iterable[Claim]) -> dict[tuple[str, tuple], list[str]]:
+    """(table, key) -> the files, when more than one file holds it (``claims``)."""
+    files: dict[tuple[str, tuple], set[str]] = {}
+    for table, key, source in found:
+        files.setdefault((table, key), set()).add(source)
+    return {claim: sorted(names) for claim, names in sorted(files.items()) if len(names) > 1}
+
+
+def overlaps(found: Iterable[Claim]) -> list[str]:
+    """What more than one file holds (``claims``): it would be counted once per file. One
+    problem per broker and set of files, naming the log directories (a broker's directories may
+    be spread over files, each in one); one per cluster whose result is in several files."""
+    dirs: dict[tuple[str, int, tuple[str, ...]], list[str]] = {}
+    results = []
+    for (table, key), names in _shared(found).items():
+        if table == "log_dirs":
+            cluster, broker, path = key
+            dirs.setdefault((cluster, broker, tuple(names)), []).append(path)
+        else:
+            cluster, kind = key
+            results.append(
+                f"cluster {cluster!r}: {' and '.join(names)} {'both' if len(names) == 2 else 'all'} hold its "
+                f"{COMMANDS[kind]} result: a cluster's result is read from one file only (keep one of them)"
+            )
     return [
         f"cluster {cluster!r} broker {broker}: {', '.join(sorted(paths))} in {' and '.join(names)}: a directory is "
         "counted from one file only (keep it in one of them)"
-        for (cluster, broker, names), paths in sorted(shared.items())
-    ]
+        for (cluster, broker, names), paths in sorted(dirs.items())
+    ] + results
 
 
-def check_overlaps(directory: str, found: Iterable[tuple[str, int, str, str]]) -> None:
-    """InputError listing every log directory that more than one file describes."""
+def check_overlaps(directory: str, found: Iterable[Claim]) -> None:
+    """InputError listing every log directory, or cluster's result, that more than one file holds."""
+    found = list(found)
     problems = overlaps(found)
     if problems:
-        raise InputError(f"--from {directory}: the same log directories are in more than one file", problems)
+        tables = {table for table, _ in _shared(found)}
+        nouns = [
+            noun
+            for table, noun in (("log_dirs", "log directories"), ("clusters", "cluster results"))
+            if table in tables
+        ]
+        raise InputError(f"--from {directory}: the same {' or '.join(nouns)} are in more than one file", problems)

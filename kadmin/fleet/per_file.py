@@ -13,7 +13,8 @@ When two files name the same cluster the pieces are not the reports (a broker's 
 or a move's two replicas, may sit in different files): ``assemble`` says so with None and the
 Spark engine falls back to its general path (``spark.log_dirs_reports``). So it does when a
 file (any result, also one beside the log-dirs results) lists something more than once
-(``files.duplicates``): the general path refuses the run, naming what.
+(``files.duplicates``), or two results beside them hold the same cluster's (``files.claims``):
+the general path refuses the run, naming what.
 
 Other files in a log-dirs run (``<cluster>.reassign-list.json`` and the like) add only their
 read errors to the ``unreachable`` report, as in the plain-Python engine.
@@ -34,8 +35,9 @@ REPORT_NAMES = tuple(spec.name for spec in t.REPORTS["log-dirs"])
 # The piece of a file listing something more than once (``files.duplicates``).
 REPEATED = "repeated"
 
-# One file's contribution: the clusters its log-dirs result names, and its rows of each report.
-Piece = tuple[list[str], dict[str, list[tuple]]]
+# One file's contribution: the (cluster, kind) of each result it holds (of its log-dirs result,
+# or of another command's beside it), and its rows of each report.
+Piece = tuple[list[tuple[str, str]], dict[str, list[tuple]]]
 
 
 def _rows(table, tag: str, columns: Iterable[str]) -> list[tuple]:
@@ -51,7 +53,7 @@ def table_piece(table, top: int) -> Piece:
     from kadmin.fleet.arrow import for_log_dirs_reports
 
     table = for_log_dirs_reports(table, top)
-    clusters = [row[0] for row in _rows(table, "c", ["cluster"])]
+    clusters = [(row[0], "log-dirs") for row in _rows(table, "c", ["cluster"])]
     if _rows(table, "x", ["cluster"]):
         return clusters, {REPEATED: []}  # refused on the general path, which names what is repeated
     log_dirs = _rows(table, "d", t.column_names(t.LOG_DIRS))
@@ -81,12 +83,13 @@ def file_piece(f: ResultFile, top: int, cache: bool = True) -> Piece:
     another command beside it) gives only its read errors, or says it lists something more than
     once."""
     if f.kind != "log-dirs":
-        from kadmin.fleet.files import duplicates, read_rows
+        from kadmin.fleet.files import claims, duplicates, read_rows
 
         rows = read_rows(f)
+        held = [key for _, key, _ in claims(f, rows)]
         if duplicates(rows):
-            return [], {REPEATED: []}
-        return [], _sorted({t.UNREACHABLE.name: rows["errors"]})
+            return held, {REPEATED: []}
+        return held, _sorted({t.UNREACHABLE.name: rows["errors"]})
     from kadmin.fleet.arrow import load_log_dirs_file
 
     return table_piece(load_log_dirs_file(f.path, f.cluster, f.name, cache), top)
@@ -101,8 +104,9 @@ def pieces(files: Iterable[ResultFile], top: int, cache: bool = True) -> Iterato
 def assemble(parts: Iterable[Piece]) -> list[Report] | None:
     """The log-dirs reports from every file's piece, in ``t.REPORTS`` order; None when a
     cluster's log-dirs result came from more than one file (the pieces are then not exact), or a
-    file lists something more than once (the general path refuses it, naming them)."""
-    names: list[str] = []
+    file lists something more than once, or two files hold the same cluster's result of another
+    command (the general path refuses those, naming them)."""
+    names: list[tuple[str, str]] = []
     runs: dict[str, list[list[tuple]]] = {name: [] for name in REPORT_NAMES}
     for clusters, part in parts:
         names.extend(clusters)

@@ -119,12 +119,12 @@ def build_reports(request: FleetRequest, opener: Any = None) -> list[Report]:
 
             rows = collect_local(entries, request.kind, opener)
         else:
-            from kadmin.fleet.files import check_duplicates, check_overlaps, dir_sources, duplicates, read_rows
+            from kadmin.fleet.files import check_duplicates, check_overlaps, claims, duplicates, read_rows
             from kadmin.fleet.rows import merge_rows
 
             parts = [(f, read_rows(f)) for f in files]
             check_duplicates(request.from_dir or "", ((f.name, d) for f, part in parts for d in duplicates(part)))
-            check_overlaps(request.from_dir or "", (s for f, part in parts for s in dir_sources(f, part)))
+            check_overlaps(request.from_dir or "", (c for f, part in parts for c in claims(f, part)))
             rows = merge_rows(part for _, part in parts)
         return local.reports(request.kind, rows, request.top)
 

@@ -206,16 +206,23 @@ def _tag(rows: Rows) -> list[tuple[str, tuple]]:
     return [(name, row) for name, table in rows.items() for row in table]
 
 
-REPEATED = "repeated"  # the tag of (file name, what it lists more than once: ``files.duplicates``)
+# The tags of what the checks of ``files.py`` need of a file read in a task: (file name, what it
+# lists more than once: ``files.duplicates``), and what no other file may hold (``files.claims``).
+REPEATED, CLAIMED = "repeated", "claimed"
 
 
 def _read_tagged(f) -> list[tuple[str, tuple]]:
-    """One result file read in a task (``files.read_rows``): its rows tagged by table, and a
-    ``REPEATED`` record for each key it holds more than once."""
-    from kadmin.fleet.files import duplicates, read_rows
+    """One result file read in a task (``files.read_rows``): its rows tagged by table, a
+    ``REPEATED`` record for each key it holds more than once and a ``CLAIMED`` one for what no
+    other file may hold."""
+    from kadmin.fleet.files import claims, duplicates, read_rows
 
     rows = read_rows(f)
-    return _tag(rows) + [(REPEATED, (f.name, found)) for found in duplicates(rows)]
+    return [
+        *_tag(rows),
+        *((REPEATED, (f.name, found)) for found in duplicates(rows)),
+        *((CLAIMED, claim) for claim in claims(f, rows)),
+    ]
 
 
 def frames_from_files(spark, files: list, cache: bool = True, directory: str | None = None) -> Frames:
@@ -226,26 +233,26 @@ def frames_from_files(spark, files: list, cache: bool = True, directory: str | N
     ``cache``: read and write the columnar copies of the log-dirs files (``arrow.py``)."""
     from pyspark.sql import functions as F
 
-    from kadmin.fleet.files import check_duplicates
-
     log_files = [f for f in files if f.kind == "log-dirs"]
     other_files = [f for f in files if f.kind != "log-dirs"]
     directory = directory or str(os.path.dirname(files[0].path))
     sc = spark.sparkContext
-    repeated: list = []
+    checks: list[tuple[str, tuple]] = []
     if other_files:
         tagged = sc.parallelize(other_files, len(other_files)).flatMap(_read_tagged).cache()
-        repeated = tagged.filter(lambda tr: tr[0] == REPEATED).map(lambda tr: tr[1]).collect()
+        checks = tagged.filter(lambda tr: tr[0] in (REPEATED, CLAIMED)).collect()
         frames = _frames_from_tagged(spark, tagged)
     else:
         frames = frames_from_rows(spark, empty_rows())
+    repeated = [found for tag, found in checks if tag == REPEATED]
+    claimed = [claim for tag, claim in checks if tag == CLAIMED]
     if not log_files:
-        check_duplicates(directory, repeated)
+        _check_files(None, directory, repeated, claimed)
         return frames
 
     tagged = _log_dirs_tagged(spark, log_files, cache)
     tag = F.col("tag")
-    _check_overlaps(tagged, directory, repeated)
+    _check_files(tagged, directory, repeated, claimed)
     clusters = tagged.filter(tag == "c").select("cluster", F.col("status").alias("kind"), "source")
     errors = tagged.filter(tag == "e").select(*t.column_names(t.ERRORS))
     log_dirs = tagged.filter(tag == "d").select(*t.column_names(t.LOG_DIRS))
@@ -258,16 +265,22 @@ def frames_from_files(spark, files: list, cache: bool = True, directory: str | N
     return Frames(spark, out)
 
 
-def _check_overlaps(tagged, directory: str, repeated: list) -> None:
-    """InputError when a file lists something more than once (``repeated``: what the other
-    files list more than once; the log-dirs files' "x" rows), or a log directory of a cluster's
-    broker is described by more than one file (it would be counted once per file):
-    ``files.overlaps`` over the few seen twice."""
+def _check_files(tagged, directory: str, repeated: list, claimed: list) -> None:
+    """The checks of the plain-Python engine (``run.build_reports``) on what the files hold:
+    InputError when a file lists something more than once (``files.duplicates``: ``repeated``
+    of the files read by Python tasks, the "x" rows of the log-dirs files' ``tagged`` table),
+    then when more than one file holds the same thing (``files.claims``: ``claimed`` of the
+    files read by Python tasks; a log directory of the log-dirs files: ``files.overlaps`` over
+    the few seen twice)."""
     from pyspark.sql import functions as F
 
     from kadmin.fleet.arrow import REPEATED_COLUMNS, repeated_key
     from kadmin.fleet.files import check_duplicates, check_overlaps
 
+    if tagged is None:
+        check_duplicates(directory, repeated)
+        check_overlaps(directory, claimed)
+        return
     rows = tagged.filter(F.col("tag") == "x").select("source", *REPEATED_COLUMNS).collect()
     check_duplicates(directory, [*repeated, *((r[0], repeated_key(tuple(r[1:]))) for r in rows)])
     keys = ["cluster", "broker", "path"]
@@ -279,7 +292,8 @@ def _check_overlaps(tagged, directory: str, repeated: list) -> None:
         .agg(F.collect_set("source").alias("sources"))
         .filter(F.size("sources") > 1)
     )
-    check_overlaps(directory, [(r[0], r[1], r[2], s) for r in shared.collect() for s in r[3]])
+    dirs = [("log_dirs", (r[0], r[1], r[2]), source) for r in shared.collect() for source in r[3]]
+    check_overlaps(directory, [*claimed, *dirs])
 
 
 def _log_dirs_tagged(spark, log_files: list, cache: bool):

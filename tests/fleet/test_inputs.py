@@ -352,6 +352,45 @@ def test_a_reassignment_or_throttle_listed_twice_in_one_file_is_an_input_error(t
     assert err.value.problems == problems
 
 
+def _one_cluster_in_two_results():
+    """Per report: two results of one command naming the same cluster (a "cluster" key), with
+    results of other clusters; for log-dirs, two such results beside the log-dirs results."""
+    return {
+        "reassign": {"a.json": dict(fx.REASSIGN_EAST, cluster="east"), "east.json": {"reassignments": []},
+                     "west.json": fx.REASSIGN_WEST, "east.log-dirs.json": fx.EAST_MORE},
+        "throttle": {"a.json": dict(fx.THROTTLE_EAST, cluster="east"), "b.json": dict(fx.THROTTLE_WEST, cluster="east"),
+                     "c.json": dict(fx.THROTTLE_SOUTH, cluster="east"), "east.reassign-list.json": fx.REASSIGN_EAST},
+        "log-dirs": {"east.json": fx.EAST, "west.json": fx.WEST, "east.reassign-list.json": fx.REASSIGN_EAST,
+                     "x.reassign-list.json": dict(fx.REASSIGN_WEST, cluster="east")},
+    }
+
+
+ONE_CLUSTER_IN_TWO_RESULTS = {
+    "reassign": ["cluster 'east': a.json and east.json both hold its reassign list result: a cluster's result is read "
+                 "from one file only (keep one of them)"],
+    "throttle": ["cluster 'east': a.json and b.json and c.json all hold its throttle show result: a cluster's result "
+                 "is read from one file only (keep one of them)"],
+    "log-dirs": ["cluster 'east': east.reassign-list.json and x.reassign-list.json both hold its reassign list result: "
+                 "a cluster's result is read from one file only (keep one of them)"],
+}
+
+
+@pytest.mark.parametrize("kind", sorted(ONE_CLUSTER_IN_TWO_RESULTS))
+def test_a_cluster_whose_reassign_or_throttle_result_is_in_two_files_is_an_input_error(tmp_path, kind):
+    """A "cluster" key naming a cluster another file holds: its reassignments or throttles were
+    counted once per file (each in both: twice), or two snapshots were mixed. A reassign list or
+    throttle show result is the whole cluster's (a log-dirs result may hold some of its
+    brokers), so a second one is refused as two files named for the cluster are (exit 2)."""
+    from kadmin.fleet.run import FleetRequest, build_reports
+
+    fx.write(tmp_path, _one_cluster_in_two_results()[kind])
+    with pytest.raises(InputError) as err:
+        build_reports(FleetRequest(kind, from_dir=str(tmp_path)))
+    assert err.value.exit_code == 2
+    assert str(err.value) == f"--from {tmp_path}: the same cluster results are in more than one file"
+    assert err.value.problems == ONE_CLUSTER_IN_TWO_RESULTS[kind]
+
+
 def test_a_timeout_written_as_a_number_is_refused_as_a_string_without_a_unit_is(tmp_path):
     """`timeout = 10000` (Kafka's milliseconds habit) was read as 2.8 hours, `timeout = 5` as
     5 s, while `timeout = "10"` was refused: every number is refused now, with the words a

@@ -213,3 +213,15 @@ def test_a_reassignment_or_throttle_listed_twice_in_one_file_is_refused_on_spark
     what, problems = REPEATED_RESULTS[kind]
     assert f"a file lists the same {what} more than once" in str(err.value)
     assert err.value.problems == problems
+
+
+@pytest.mark.parametrize("kind", ["reassign", "throttle", "log-dirs"])
+def test_a_cluster_whose_reassign_or_throttle_result_is_in_two_files_is_refused_on_spark_too(spark, tmp_path, kind):
+    from kadmin.errors import InputError
+    from tests.fleet.test_inputs import ONE_CLUSTER_IN_TWO_RESULTS, _one_cluster_in_two_results
+
+    fx.write(tmp_path, _one_cluster_in_two_results()[kind])
+    with pytest.raises(InputError) as err:
+        build_reports(FleetRequest(kind, spark=True, spark_master=MASTER, from_dir=str(tmp_path)))
+    assert str(err.value) == f"--from {tmp_path}: the same cluster results are in more than one file"
+    assert err.value.problems == ONE_CLUSTER_IN_TWO_RESULTS[kind]
