@@ -32,7 +32,8 @@ def describe(cluster, output, broker_list, topic_list, log_dir_list, top, fleet)
     --output kafka-json prints exactly kafka-log-dirs.sh's JSON, alone on stdout.
     --output json prints kadmin's shape (schemas/log-dirs-describe.json).
     --spark / --fleet / --from report over many clusters (docs/fleet.md).
-    A broker that does not answer: the report is printed without it, and the exit code is 1.
+    A broker that does not answer, or is down (it holds replicas but is not live): the report is
+    printed without it, names it on stderr, and the exit code is 1.
     """
     if fleet.requested:
         return run_fleet_report("log-dirs", fleet, output=output, cluster=cluster)
@@ -43,11 +44,15 @@ def describe(cluster, output, broker_list, topic_list, log_dir_list, top, fleet)
     topics = str_list(topic_list, "--topic-list")
     paths = str_list(log_dir_list, "--log-dirs")
     with open_cluster(cluster, read_only=True) as backend:
-        brokers = backend.describe_brokers()
-        ids = logdirs.check_brokers(requested, brokers)
-        result = backend.describe_log_dirs(brokers=ids, topics=topics)
+        # The replica sets as well as the live brokers: a broker they name that is not live is
+        # down, and the report says it lacks that broker (Kafka's tool leaves it out silently).
+        state = backend.describe_cluster()
+        brokers = state.brokers
+        down = logdirs.down_brokers(state)
+        ids = logdirs.check_brokers(requested, brokers, down)
+        result = backend.describe_log_dirs(brokers=ids, topics=topics) if ids else {}
         cluster_id = getattr(backend, "cluster_id", None)
-    result = logdirs.filter_log_dirs(result, paths)
+    result = logdirs.filter_log_dirs(logdirs.with_down(result, down, requested), paths)
 
     from kadmin.commands import render
 
@@ -66,7 +71,12 @@ def describe(cluster, output, broker_list, topic_list, log_dir_list, top, fleet)
         seen = {r.topic for bl in result.values() for d in bl.log_dirs for r in d.replicas}
         absent = [t for t in topics if t not in seen]
         if absent:
-            where = "the brokers and log directories described" if requested or paths else "any broker"
+            if requested or paths:
+                where = "the brokers and log directories described"
+            elif any(bl.error for bl in result.values()):
+                where = "the brokers that answered"  # it may be on one that did not (named below)
+            else:
+                where = "any broker"
             render.warn(f"no replica of {', '.join(absent)} on {where} (no such topic?)")
     unanswered = {b: bl.error for b, bl in sorted(result.items()) if bl.error}
     if unanswered:

@@ -31,7 +31,13 @@ def usage_bar(fraction: float | None, width: int = 20):
     return bar
 
 
-_STATUS_STYLE = {"online": "green", "offline": "bold red", "cordoned": "yellow", "unreachable": "bold red"}
+_STATUS_STYLE = {
+    "online": "green",
+    "offline": "bold red",
+    "cordoned": "yellow",
+    "unreachable": "bold red",
+    "down": "bold red",
+}
 
 
 def log_dirs_table(rows, width: int = WIDE):
@@ -61,8 +67,10 @@ def log_dirs_table(rows, width: int = WIDE):
         last_broker = r.broker
         status = Text(r.status, style=_STATUS_STYLE.get(r.status, ""))
         broker = f"{r.broker}" + (f" {escape(r.rack)}" if r.rack else "") if first else ""
-        if r.status == "unreachable":
-            cells: list[RenderableType] = [broker, "-", status, Text(r.error or "", style="dim"), "", ""]
+        if r.status in ("unreachable", "down"):
+            # No directories to show: why it did not answer (a down broker's status says why).
+            why = usage_bar(None) if r.status == "down" else Text(r.error or "", style="dim")
+            cells: list[RenderableType] = [broker, "-", status, why, "", ""]
             cells += [""] if wide else []
             cells += ["", ""] + ([""] if wide else [])
             table.add_row(*cells)

@@ -11,23 +11,49 @@ from dataclasses import dataclass
 
 from kadmin.backends.base import BrokerLogDirs
 from kadmin.errors import NotFoundError
-from kadmin.model import Broker, LogDir, ReplicaInfo
+from kadmin.model import Broker, ClusterState, LogDir, ReplicaInfo
+
+# Why a report lacks a down broker: it holds replicas (a partition's replica set names it) but the
+# cluster does not list it among its live brokers, so it cannot be asked (as `leaders show` marks
+# it "1 (down)").
+DOWN = "down: not in the cluster's broker list"
 
 
-def check_brokers(requested: Iterable[int] | None, existing: Iterable[int]) -> list[int]:
-    """The brokers to query: all when none requested; unknown ones are an error naming both
+def down_brokers(cluster: ClusterState) -> set[int]:
+    """The brokers the partitions of ``cluster`` name as replicas that are not live."""
+    from kadmin.throttling.needs import down_brokers as replica_holders_not_live
+
+    return replica_holders_not_live(cluster)
+
+
+def check_brokers(requested: Iterable[int] | None, existing: Iterable[int], down: Iterable[int] = ()) -> list[int]:
+    """The live brokers to query: all when none requested. A requested broker that is ``down``
+    exists: it is not queried (``with_down`` reports it). Unknown ones are an error naming both
     the missing and the existing brokers (as Kafka's tool does, but before any query)."""
     existing = sorted(set(existing))
     if requested is None:
         return existing
     requested = sorted(set(requested))
-    missing = [b for b in requested if b not in existing]
+    down = set(down) - set(existing)
+    missing = [b for b in requested if b not in existing and b not in down]
     if missing:
+        known = ",".join(f"{b} (down)" if b in down else str(b) for b in sorted({*existing, *down}))
         raise NotFoundError(
-            f"the given brokers do not exist: {','.join(map(str, missing))}; "
-            f"existing brokers: {','.join(map(str, existing)) or 'none'}"
+            f"the given brokers do not exist: {','.join(map(str, missing))}; existing brokers: {known or 'none'}"
         )
-    return requested
+    return [b for b in requested if b in existing]
+
+
+def with_down(
+    result: Mapping[int, BrokerLogDirs], down: Iterable[int], requested: Iterable[int] | None = None
+) -> dict[int, BrokerLogDirs]:
+    """``result`` with an answer for each down broker (of ``requested``, when given): none, and
+    why (``DOWN``), so every report names what it lacks as it names a broker that did not answer."""
+    wanted = set(down) if requested is None else set(down) & set(requested)
+    out = dict(result)
+    for b in wanted - out.keys():
+        out[b] = BrokerLogDirs(broker=b, error=DOWN)
+    return dict(sorted(out.items()))
 
 
 def filter_log_dirs(result: Mapping[int, BrokerLogDirs], paths: Sequence[str] | None) -> dict[int, BrokerLogDirs]:
@@ -166,7 +192,8 @@ def rows(brokers: Mapping[int, Broker], result: Mapping[int, BrokerLogDirs], top
         bl = result[b]
         rack = brokers[b].rack if b in brokers else None
         if bl.error is not None:
-            out.append(DirRow(b, rack, "-", "unreachable", None, 0, None, None, 0, (), (), bl.error))
+            status = "down" if bl.error == DOWN else "unreachable"
+            out.append(DirRow(b, rack, "-", status, None, 0, None, None, 0, (), (), bl.error))
             continue
         for d in bl.log_dirs:
             out.append(
@@ -201,16 +228,19 @@ class BalanceInput:
 def read_for_balance(
     backend, requested: Iterable[int] | None, evacuate: Iterable[tuple[int, str]] = ()
 ) -> BalanceInput:
-    """DescribeLogDirs of the brokers to balance. A broker that does not answer is left out,
-    unless it was asked for by name (``requested`` or an evacuation): then ClusterError."""
+    """DescribeLogDirs of the brokers to balance. A broker that does not answer, or is down
+    (``DOWN``), is left out, unless it was asked for by name (``requested`` or an evacuation):
+    then ClusterError."""
     from kadmin.backends.base import read_together
     from kadmin.errors import ClusterError
 
     cluster = backend.describe_cluster()
-    ids = check_brokers(requested, cluster.brokers)
+    down = down_brokers(cluster)
+    ids = check_brokers(requested, cluster.brokers, down)
     answers, ongoing = read_together(
         backend, lambda: backend.describe_log_dirs(brokers=ids), backend.list_partition_reassignments
     )
+    answers = with_down(answers, down, requested)
     cluster = cluster.with_reassignments(ongoing)  # partitions being reassigned stay where they are
     failed = {b: a.error for b, a in answers.items() if a.error}
     needed = set(requested or ()) | {b for b, _ in evacuate}

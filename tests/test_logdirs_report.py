@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from kadmin import logdirs
 from kadmin.backends.base import BrokerLogDirs
 from kadmin.errors import NotFoundError
-from kadmin import logdirs
 from kadmin.model import Broker, LogDir, ReplicaInfo
 
 STORAGE = "org.apache.kafka.common.errors.KafkaStorageException"
@@ -102,3 +102,48 @@ def test_table_shows_paths_and_racks_as_written():
     console.print(log_dirs_table(logdirs.rows(brokers, result)))
     text = console.export_text()
     assert "/data/[bold]x" in text and "/data/[/x]" in text and "rack[bold]" in text
+
+
+def test_a_requested_broker_that_is_down_exists_but_is_not_queried():
+    """Down: named by a replica set, not live. It is no unknown broker (exit 2); it is not asked
+    either (with_down answers for it), and the unknown ones' error names it among the existing."""
+    assert logdirs.check_brokers([1, 2], [0, 2, 3], down=[1]) == [2]
+    assert logdirs.check_brokers(None, [0, 2, 3], down=[1]) == [0, 2, 3]
+    with pytest.raises(NotFoundError) as e:
+        logdirs.check_brokers([1, 9], [0, 2, 3], down=[1])
+    assert str(e.value) == "the given brokers do not exist: 9; existing brokers: 0,1 (down),2,3"
+
+
+def test_down_brokers_are_replica_holders_not_live():
+    from kadmin.model import ClusterState, PartitionState, TopicPartition
+
+    parts = {
+        TopicPartition("t", 0): PartitionState("t", 0, leader=0, replicas=(0, 1), isr=(0,)),
+        TopicPartition("t", 1): PartitionState("t", 1, leader=2, replicas=(2, 4), isr=(2,)),
+    }
+    cluster = ClusterState("c", 0, {b: Broker(b, "h", 9092 + b, None) for b in (0, 2, 3)}, parts)
+    assert logdirs.down_brokers(cluster) == {1, 4}
+
+
+def test_a_down_broker_is_in_every_report_as_down():
+    from jsonschema import validate
+    from rich.console import Console
+
+    from kadmin.commands.render_logdirs import log_dirs_table
+    from kadmin.schemas import load
+
+    result = logdirs.with_down({0: RESULT[0]}, down=[2, 5], requested=[0, 2])
+    assert list(result) == [0, 2] and result[2] == BrokerLogDirs(2, (), error=logdirs.DOWN)
+    assert list(logdirs.with_down({0: RESULT[0]}, down=[2])) == [0, 2]
+    doc = logdirs.to_kadmin_json("cid", BROKERS, result)
+    validate(doc, load("log-dirs-describe"))
+    assert doc["brokers"][1] == {"broker": 2, "host": None, "port": None, "rack": None,
+                                 "error": "down: not in the cluster's broker list", "log_dirs": []}
+    assert [b["broker"] for b in logdirs.to_kafka_json(result)["brokers"]] == [0]
+    rows = logdirs.rows(BROKERS, {**result, 1: RESULT[1]})
+    assert [(r.broker, r.status) for r in rows if r.path == "-"] == [(1, "unreachable"), (2, "down")]
+    console = Console(width=200, record=True, color_system=None)
+    console.print(log_dirs_table(rows))
+    [line] = [line for line in console.export_text().splitlines() if line.startswith("│      2 ")]
+    cells = [c.strip() for c in line.split("│")[1:-1]]
+    assert cells[:4] == ["2", "-", "down", "unknown"] and not any(cells[4:]), cells  # no "0 B", no "0" replicas

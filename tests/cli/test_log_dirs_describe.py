@@ -269,3 +269,96 @@ def test_a_topic_with_no_replica_anywhere_is_named_not_silently_empty(sandbox):
     r = CliRunner().invoke(cli, ["log-dirs", "describe", "-b", sandbox.bootstrap, "-o", "csv",
                                                  "--topic-list", "payments", "--broker-list", "0"])
     assert r.exit_code == 0 and r.stderr == "", r.stderr
+
+
+# --- a broker that is down: it holds replicas but is not among the live brokers ----------------
+DOWN_ERROR = ("kadmin: error: broker 1 (down: not in the cluster's broker list) did not answer DescribeLogDirs: "
+              "the report lacks its log directories (check the broker and run it again; --broker-list leaves a "
+              "broker out)")
+LEFT_OUT = ("kadmin: warning: broker 1 did not answer DescribeLogDirs and is left out: "
+            "down: not in the cluster's broker list")
+
+
+def stop_broker_1(sb, open_backend):
+    """Broker 1 of four holds replicas of t (and all of lonely), then stops."""
+    from tests.support.cli import await_broker_gone
+
+    sb.create_topic("t", assignment={0: [0, 1], 1: [1, 2], 2: [2, 3], 3: [3, 0]}, size_bytes=2**20)
+    sb.create_topic("lonely", assignment={0: [1]}, size_bytes=2**20)
+    sb.faults.broker_stop(1)
+    await_broker_gone(open_backend, 1)
+
+
+def kadmin_lines(capsys, *args):
+    """(exit code, stdout, stderr lines without --zookeeper's deprecation warning)."""
+    from tests.support.cli import kadmin
+
+    code, out, err = kadmin(capsys, *args)
+    return code, out, [line for line in err.splitlines() if "deprecated" not in line]
+
+
+def check_the_down_broker_is_named(capsys, connect):
+    """Every form of `log-dirs describe` names broker 1 as down and exits 1; `--broker-list`
+    takes it as a broker that exists; `log-dirs balance` says it leaves it out."""
+    from jsonschema import validate
+
+    from kadmin.schemas import load
+
+    def describe(*args):
+        return kadmin_lines(capsys, "log-dirs", "describe", *connect, *args)
+
+    code, out, err = describe()
+    assert (code, err) == (1, [DOWN_ERROR])
+    cells = [[c.strip() for c in line.split("│")[1:-1]] for line in out.splitlines() if line.startswith("│")]
+    assert [c[:4] for c in cells if c[0] == "1"] == [["1", "-", "down", "unknown"]], out
+    code, out, err = describe("-o", "csv")
+    assert (code, err) == (1, [DOWN_ERROR])
+    rows = out.splitlines()[1:]
+    assert "1,,-,down,,0,,,0,0,down: not in the cluster's broker list" in rows
+    assert sorted({int(r.split(",")[0]) for r in rows}) == [0, 1, 2, 3]
+    code, out, err = describe("-o", "json")
+    assert (code, err) == (1, [DOWN_ERROR])
+    doc = json.loads(out)
+    validate(doc, load("log-dirs-describe"))
+    b1 = next(b for b in doc["brokers"] if b["broker"] == 1)
+    assert b1 == {"broker": 1, "host": None, "port": None, "rack": None,
+                  "error": "down: not in the cluster's broker list", "log_dirs": []}
+    assert all(b["log_dirs"] for b in doc["brokers"] if b["broker"] != 1)
+    code, out, err = describe("-o", "kafka-json")
+    assert (code, err) == (1, [DOWN_ERROR])
+    assert [b["broker"] for b in json.loads(out)["brokers"]] == [0, 2, 3]  # Kafka's shape has no place for it
+
+    code, out, err = describe("--broker-list", "1", "-o", "csv")  # it exists: down, not unknown
+    assert (code, err) == (1, [DOWN_ERROR])
+    assert out.splitlines()[1:] == ["1,,-,down,,0,,,0,0,down: not in the cluster's broker list"]
+    code, out, err = describe("--broker-list", "1,9")
+    assert (code, out, err) == (2, "", ["kadmin: error: the given brokers do not exist: 9; existing brokers: "
+                                        "0,1 (down),2,3"])
+    code, out, err = describe("--topic-list", "lonely", "-o", "kafka-json")
+    assert code == 1
+    assert err == ["kadmin: warning: no replica of lonely on the brokers that answered (no such topic?)", DOWN_ERROR]
+
+    code, out, err = kadmin_lines(capsys, "log-dirs", "balance", *connect, "-o", "json")
+    assert (code, err) == (0, [LEFT_OUT])
+    doc = json.loads(out)
+    assert {m["broker"] for m in doc["moves"]} <= {0, 2, 3} and 1 not in {d["broker"] for d in doc["log_dirs"]}
+    code, out, err = kadmin_lines(capsys, "log-dirs", "balance", *connect, "--broker-list", "1")
+    assert (code, out, err) == (1, "", ["kadmin: error: broker 1 did not answer DescribeLogDirs: "
+                                        "down: not in the cluster's broker list"])
+
+
+def test_a_down_broker_is_named_not_silently_left_out(sandbox_factory, capsys):
+    from tests.cli.test_throttle_down_brokers import admin
+
+    sb = sandbox_factory(brokers=4, log_dirs=2)
+    stop_broker_1(sb, lambda: admin(sb))
+    check_the_down_broker_is_named(capsys, ["-b", sb.bootstrap])
+
+
+@pytest.mark.zookeeper
+def test_zookeeper_a_down_broker_is_named_not_silently_left_out(sandbox_factory, zk_connect, capsys):
+    from kadmin.backends.zookeeper import ZooKeeperBackend
+
+    sb = sandbox_factory(brokers=4, log_dirs=2, zookeeper=zk_connect)
+    stop_broker_1(sb, lambda: ZooKeeperBackend(zk_connect, timeout=10))
+    check_the_down_broker_is_named(capsys, ["--zookeeper", zk_connect])
