@@ -48,7 +48,7 @@ def describe(cluster, output, broker_list, topic_list, log_dir_list, top, fleet)
         # down, and the report says it lacks that broker (Kafka's tool leaves it out silently).
         state = backend.describe_cluster()
         brokers = state.brokers
-        down = logdirs.down_brokers(state)
+        down = state.down_brokers()
         ids = logdirs.check_brokers(requested, brokers, down)
         result = backend.describe_log_dirs(brokers=ids, topics=topics) if ids else {}
         cluster_id = getattr(backend, "cluster_id", None)

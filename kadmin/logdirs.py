@@ -11,19 +11,12 @@ from dataclasses import dataclass
 
 from kadmin.backends.base import BrokerLogDirs
 from kadmin.errors import NotFoundError
-from kadmin.model import Broker, ClusterState, LogDir, ReplicaInfo
+from kadmin.model import Broker, LogDir, ReplicaInfo
 
 # Why a report lacks a down broker: it holds replicas (a partition's replica set names it) but the
 # cluster does not list it among its live brokers, so it cannot be asked (as `leaders show` marks
 # it "1 (down)").
 DOWN = "down: not in the cluster's broker list"
-
-
-def down_brokers(cluster: ClusterState) -> set[int]:
-    """The brokers the partitions of ``cluster`` name as replicas that are not live."""
-    from kadmin.throttling.needs import down_brokers as replica_holders_not_live
-
-    return replica_holders_not_live(cluster)
 
 
 def check_brokers(requested: Iterable[int] | None, existing: Iterable[int], down: Iterable[int] = ()) -> list[int]:
@@ -235,7 +228,7 @@ def read_for_balance(
     from kadmin.errors import ClusterError
 
     cluster = backend.describe_cluster()
-    down = down_brokers(cluster)
+    down = cluster.down_brokers()
     ids = check_brokers(requested, cluster.brokers, down)
     answers, ongoing = read_together(
         backend, lambda: backend.describe_log_dirs(brokers=ids), backend.list_partition_reassignments

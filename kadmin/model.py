@@ -77,6 +77,15 @@ class ClusterState:
     def partitions_of(self, topic: str) -> list[PartitionState]:
         return sorted((p for tp, p in self.partitions.items() if tp.topic == topic), key=lambda p: p.partition)
 
+    def replica_brokers(self) -> set[int]:
+        """Every broker the partitions name as a replica (adding and removing ones too), live or not."""
+        return {b for p in self.partitions.values() for b in (*p.replicas, *p.adding, *p.removing)}
+
+    def down_brokers(self) -> set[int]:
+        """Brokers the partitions name as replicas that are not among the live brokers: down (or
+        gone), so nothing they hold can be asked of them (`leaders show` marks them "(down)")."""
+        return self.replica_brokers() - set(self.brokers)
+
     def with_reassignments(self, ongoing: Mapping[TopicPartition, PartitionReassignment]) -> ClusterState:
         """The same cluster with each reassigning partition's adding and removing replicas set.
         ZooKeeper's topic znodes carry them; Metadata does not (its replica list already holds

@@ -122,7 +122,7 @@ def test_down_brokers_are_replica_holders_not_live():
         TopicPartition("t", 1): PartitionState("t", 1, leader=2, replicas=(2, 4), isr=(2,)),
     }
     cluster = ClusterState("c", 0, {b: Broker(b, "h", 9092 + b, None) for b in (0, 2, 3)}, parts)
-    assert logdirs.down_brokers(cluster) == {1, 4}
+    assert cluster.down_brokers() == {1, 4}
 
 
 def test_a_down_broker_is_in_every_report_as_down():

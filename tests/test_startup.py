@@ -134,6 +134,23 @@ def test_a_read_command_does_not_spend_its_start_up_collecting_garbage(sandbox):
     assert collections <= 8, f"{collections} garbage collections during one read command"
 
 
+def test_log_dirs_describe_loads_nothing_of_the_throttle_model(sandbox):
+    """Each frozen dataclass costs ~1 ms to build at import (Python 3.11): `log-dirs describe`
+    reads a down broker from the cluster's replica sets (ClusterState), not through the throttle
+    modules (their import was ~9% of the command's instructions, see bench_cli.py instructions)."""
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print(sorted(m for m in sys.modules if m.startswith('kadmin.throttling')),"
+        " file=sys.stderr))\n"
+        "import kadmin.cli\n"
+        f"sys.argv = ['kadmin', 'log-dirs', 'describe', '-o', 'json', '-b', {sandbox.bootstrap!r}]\n"
+        "kadmin.cli.main()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.strip().splitlines()[-1] == "[]"
+
+
 def test_ctrl_c_while_kadmin_still_imports_is_one_line_and_130():
     # Ctrl-C arriving while the command's modules load (before the root group's handler): here
     # the import of the root group is what the interrupt meets.

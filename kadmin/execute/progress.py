@@ -172,9 +172,7 @@ def down_in_scope(cluster: ClusterState, plan: ReassignmentPlan | None = None) -
     """Brokers that hold replicas but are not among the live brokers: down, so nothing they hold
     can be seen, a log-dir move there included (it resumes when the broker restarts). With a
     plan, those the plan names or that hold a replica of one of its partitions; without, all."""
-    from kadmin.throttling.needs import down_brokers
-
-    down = down_brokers(cluster)
+    down = cluster.down_brokers()
     if plan is None or not down:
         return down
     parts = cluster.partitions

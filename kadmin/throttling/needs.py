@@ -147,12 +147,12 @@ def brokers_needing_rates(
 
 def replica_brokers(cluster: ClusterState) -> set[int]:
     """Every broker the cluster's partitions name as a replica, running or not."""
-    return {b for p in cluster.partitions.values() for b in (*p.replicas, *p.adding, *p.removing)}
+    return cluster.replica_brokers()
 
 
 def down_brokers(cluster: ClusterState) -> set[int]:
     """Brokers the cluster's partitions name as replicas that are not alive (down, or gone)."""
-    return replica_brokers(cluster) - set(cluster.brokers)
+    return cluster.down_brokers()
 
 
 def rate_targets(
