@@ -63,7 +63,8 @@ class IncrementalReporter:
     """Hooks the executor calls; all no-ops here. Commands subclass it to render progress."""
 
     def planned(self, state: IncrementalState, resumed: bool) -> None:
-        """Steps are known (computed now, or read back from the state file)."""
+        """Steps are known (computed now, or read back from the state file) and matched against
+        the cluster: ``state`` counts the steps finished while no run watched."""
 
     def throttles(self, action: str, changes: int) -> None:
         """``action`` "set" or "removed", with the number of config changes made (each is then
@@ -196,7 +197,6 @@ class _Run:
         cluster = self.cluster = self._read(self.backend.describe_cluster)
         self.live = set(cluster.brokers)
         self.state, resumed = self._open_state(cluster.partitions)
-        self.reporter.planned(self.state, resumed)
         self.bytes.sizes = self.bytes.read_sizes(self.plan, self.live)
         self.bytes.total = self.bytes.of_steps(self.state)
         self._locate(cluster.partitions, self._ongoing(), startup=True)
@@ -204,6 +204,7 @@ class _Run:
             self.clock.sleep(self.poll_interval)
             cluster = self.cluster = self._read(self.backend.describe_cluster)
             self._locate(cluster.partitions, self._ongoing(), startup=True)
+        self.reporter.planned(self.state, resumed)  # counts the steps finished while nobody watched
         self.bytes.at_start = self.bytes.done(self.state, self.track.in_flight)
         self.backlog = Backlog.of(
             {tp: p.steps[p.completed :] for tp, p in self.state.partitions.items()}, self.bytes.sizes

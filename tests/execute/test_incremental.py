@@ -155,6 +155,28 @@ def test_resume_after_interrupt_repeats_and_skips_nothing(tmp_path):
     assert state_file.load(path).runs == 2
 
 
+def test_a_resumed_run_counts_the_steps_the_cluster_finished_while_nobody_watched(tmp_path):
+    """"Resuming: ...; N done." counts what the cluster finished since the state was last
+    saved, not the saved counts (the operator saw "0 done." and then "Batch 2")."""
+    current, target = many(4)
+    fake = FakeBackend(range(6), current)
+    clock = FakeClock(fake)
+    path = tmp_path / "state.json"
+    limits = Limits(max_parallel_partitions=2)
+    with pytest.raises(KeyboardInterrupt):
+        run_incremental(fake, plan_of(target), limits, path, Recorder(stop_after_batch=1), clock)
+    assert state_file.load(path).steps_completed == 0
+    clock.sleep(10.0)  # the first batch finishes while nobody watches
+
+    class Planned(Recorder):
+        def planned(self, state, resumed):
+            self.planned_done = (state.steps_completed, resumed)
+
+    rec = Planned()
+    run_incremental(fake, plan_of(target), limits, path, rec, clock)
+    assert rec.planned_done == (2, True)
+
+
 class CrashAfterSending(FakeBackend):
     """The process dies right after the controller accepted a batch, before the state is saved."""
 
