@@ -10,6 +10,7 @@ moves for throttle staleness). A ``"cluster"`` key in a document overrides the f
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -73,12 +74,34 @@ def read_rows(f: ResultFile) -> Rows:
     it every file it cannot parse or is not sure of), so both give the same rows and reasons."""
     try:
         with open(f.path, "rb") as fh:
-            doc = json.load(fh)
+            data = fh.read()
     except OSError as e:
         return error_rows(f.cluster, None, f.name, f"cannot read {f.name}: {e.strerror or e}")
-    except ValueError as e:  # also not UTF-8
-        return error_rows(f.cluster, None, f.name, f"not valid JSON: {e}")
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError) as e:
+        return error_rows(f.cluster, None, f.name, not_json(data, e))
     return document_rows(f.kind, f.cluster, f.name, doc)
+
+
+def not_json(data: bytes, error: ValueError | RecursionError) -> str:
+    """Why a file's bytes are not a JSON document. An empty file, and one that ends before its
+    document does (cut short, or still being written by ``> DIR/<cluster>.json``), say so; so
+    does nesting too deep for the decoder (a RecursionError, not a ValueError)."""
+    if not data.strip():
+        return "the file is empty: no JSON document"
+    if isinstance(error, RecursionError):
+        return "not valid JSON: arrays or objects nested too deeply"
+    if isinstance(error, json.JSONDecodeError) and (
+        error.msg.startswith("Unterminated string") or _CUT_TOKEN.fullmatch(error.doc[error.pos :].rstrip())
+    ):
+        return f"not valid JSON: {error} (the file ends before its document does: cut short, or still being written?)"
+    return f"not valid JSON: {error}"  # also not UTF-8, or a number of too many digits
+
+
+# What may follow the place a decoder stopped at in a document cut short: nothing, or the start
+# of a literal or number ("fal", "12e").
+_CUT_TOKEN = re.compile(r"t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?|[-+0-9.eE]*")
 
 
 # What a file's result holds of a cluster, which no other file may hold too:

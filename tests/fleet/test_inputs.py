@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+
 import pytest
 
 from kadmin.errors import InputError
@@ -226,6 +229,11 @@ FOREIGN = {
     "array.json": [1, 2],
     "broken.json": "{not json",
     "two.json": '{"brokers": []}\n{"brokers": []}',
+    # empty, cut short, nested deeper than the decoder goes: their own reasons (below)
+    "blank.json": "",
+    "spaces.json": " \n",
+    "cut.json": json.dumps(fx.EAST)[:500],
+    "deep.json": '{"brokers": ' + "[" * 100_000 + "]" * 100_000 + "}",
 }
 
 
@@ -474,6 +482,35 @@ def test_inventory_config_in_the_home_directory(tmp_path, monkeypatch):
     inv.parent.mkdir()
     inv.write_text('config = "~/kadmin.toml"\n[[clusters]]\nname = "b"\nprofile = "p"\n')
     assert load_inventory(inv)[0]["config"] == str(home / "kadmin.toml")
+
+
+@pytest.mark.parametrize("kind", ["log-dirs", "reassign", "throttle"])
+def test_an_empty_cut_short_or_too_deep_file_says_so(tmp_path, kind):
+    """An empty file said 'Expecting value: line 1 column 1 (char 0)'; a file cut short (still
+    being written, a full disk) named only the place the decoder stopped at; one nested deeper
+    than the decoder goes (a RecursionError) ended the whole run as 'a bug in kadmin'. Each is
+    now its cluster's unreachable row saying what is wrong, and the others report."""
+    from kadmin.fleet.files import ResultFile, read_rows
+
+    good = {"log-dirs": fx.EAST, "reassign": fx.REASSIGN_EAST, "throttle": fx.THROTTLE_EAST}[kind]
+    text = json.dumps(good)
+    cut = len(text) // 2
+    fx.write(tmp_path, {"blank.json": "", "spaces.json": " \n", "cut.json": text[:cut],
+                        "deep.json": '{"brokers": ' + "[" * 100_000 + "]" * 100_000 + "}"})
+    reasons = {n: read_rows(ResultFile(str(tmp_path / n), kind, "c"))["errors"] for n in sorted(os.listdir(tmp_path))}
+    assert {n: [e[3] for e in errors] for n, errors in reasons.items()} == {
+        "blank.json": ["the file is empty: no JSON document"],
+        "spaces.json": ["the file is empty: no JSON document"],
+        "cut.json": [f"not valid JSON: {_decoder_error(text[:cut])} (the file ends before its document does: cut "
+                     "short, or still being written?)"],
+        "deep.json": ["not valid JSON: arrays or objects nested too deeply"],
+    }
+
+
+def _decoder_error(text: str) -> str:
+    with pytest.raises(json.JSONDecodeError) as err:
+        json.loads(text)
+    return str(err.value)
 
 
 def test_the_same_reasons_for_files_pyarrow_cannot_parse(tmp_path):
