@@ -46,9 +46,9 @@ def describe(cluster, output, broker_list, topic_list, log_dir_list, top, fleet)
     with open_cluster(cluster, read_only=True) as backend:
         # The replica sets as well as the live brokers: a broker they name that is not live is
         # down, and the report says it lacks that broker (Kafka's tool leaves it out silently).
-        state = backend.describe_cluster()
-        brokers = state.brokers
-        down = state.down_brokers()
+        named = backend.replica_brokers()
+        brokers = backend.describe_brokers()
+        down = named - set(brokers)
         ids = logdirs.check_brokers(requested, brokers, down)
         result = backend.describe_log_dirs(brokers=ids, topics=topics) if ids else {}
         cluster_id = getattr(backend, "cluster_id", None)

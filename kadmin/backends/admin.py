@@ -99,6 +99,10 @@ class AdminBackend(AdminClients):
             for b in sorted(cluster.brokers(), key=lambda b: b.node_id)
         }
 
+    def replica_brokers(self) -> set[int]:
+        """From an all-topics Metadata (describe_brokers then reuses it, no second request)."""
+        return self.describe_cluster().replica_brokers()
+
     def describe_cluster(self) -> ClusterState:
         fast = self._fast(_fast_cluster)
         if fast is not NotImplemented:

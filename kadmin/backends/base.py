@@ -94,6 +94,11 @@ class Backend(Protocol):
     def describe_brokers(self) -> Mapping[int, Broker]:
         """Live brokers only (cheaper than describe_cluster)."""
 
+    def replica_brokers(self) -> set[int]:
+        """Every broker some partition's replica set names (adding and removing ones too), live
+        or not: those not among ``describe_brokers`` are down. Over ZooKeeper cheaper than
+        describe_cluster (the topic znodes, not every partition's state)."""
+
     def describe_log_dirs(
         self, brokers: Iterable[int] | None = None, topics: Iterable[str] | None = None
     ) -> Mapping[int, BrokerLogDirs]:

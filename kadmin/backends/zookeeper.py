@@ -228,6 +228,15 @@ class ZooKeeperBackend:
         data = self._get_many([zp.topic_path(t) for t in names])
         return {t: self._decode(zp.decode_topic, t, got[0]) for t in names if (got := data[zp.topic_path(t)])}
 
+    def replica_brokers(self) -> set[int]:
+        return {
+            b
+            for t in self.topic_assignments().values()
+            for by_partition in (t.partitions, t.adding, t.removing)
+            for replicas in by_partition.values()
+            for b in replicas
+        }
+
     def describe_cluster(self) -> ClusterState:
         regs = self.broker_registrations()
         topics = self.topic_assignments()

@@ -61,6 +61,8 @@ def test_stopped_broker_shows_as_offline_replica_and_as_a_per_broker_error(clust
         assert state.partitions[TopicPartition("t", 2)].offline_replicas == (3,)
         dirs = b.describe_log_dirs(brokers=[0, 1])
         assert all(dirs[i].error is None for i in (0, 1))
+        assert b.replica_brokers() == {0, 1, 2, 3}  # broker 3 still named by t-2: down, not gone
+        assert b.replica_brokers() - set(b.describe_brokers()) == {3}
 
 
 def test_config_changes_in_one_call_across_brokers_topics_and_the_default(cluster):

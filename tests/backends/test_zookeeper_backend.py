@@ -126,6 +126,18 @@ def test_describe_cluster_reads_kafkas_znodes(cluster, backend):
     assert backend.describe_brokers() == state.brokers
 
 
+def test_replica_brokers_come_from_the_topic_znodes_alone(cluster, backend, monkeypatch):
+    # broker 4 is named by topic "old" but not registered: down. The partition states (one
+    # znode per partition, the slow part of describe_cluster on a big cluster) are not read.
+    read: list[str] = []
+    get_many = backend._get_many
+    monkeypatch.setattr(backend, "_get_many", lambda paths: read.extend(paths) or get_many(paths))
+    assert backend.replica_brokers() == {1, 2, 3, 4}
+    assert read and not [p for p in read if p.endswith("/state")]
+    assert backend.replica_brokers() - set(backend.describe_brokers()) == {4}
+    assert backend.replica_brokers() == backend.describe_cluster().replica_brokers()
+
+
 def test_brokers_listed_by_the_listener_of_our_security_protocol(cluster, zk_connect):
     with ZooKeeperBackend(zk_connect, timeout=10, security_protocol="SASL_SSL") as b:
         assert b.describe_brokers()[1] == Broker(1, "127.0.0.1", 9191, "r1")
