@@ -60,6 +60,7 @@ def _run_locked(params, opener, prepared, state_path) -> None:
         fresh_start,
         preflight,
         recorded_rollback,
+        rollback_of,
     )
     from kadmin.execute.preamble import (
         RollbackFile,
@@ -130,7 +131,7 @@ def _run_locked(params, opener, prepared, state_path) -> None:
                 )
                 return
             if done:
-                print_done(people, pid, state_path, saved)
+                print_done(people, pid, state_path, saved, rollback_of(saved))
                 return
         with RollbackFile(request.rollback_path, backend) as rollback:
             if not resuming:

@@ -227,14 +227,20 @@ def print_in_progress(people, state_path, saved) -> None:
         )
 
 
-def print_done(people, pid, state_path, saved) -> None:
-    """Every partition already has its planned replicas: nothing to run, nothing written."""
+def print_done(people, pid, state_path, saved, rollback_file=None) -> None:
+    """Every partition already has its planned replicas: nothing to run, nothing written.
+    ``rollback_file``: the one the finished run of this plan recorded (``saved``), if still there."""
     from kadmin.commands import render
 
     total = saved.steps_total if saved is not None and saved.finished else 0
     if people:
         when = " (a run of this plan finished earlier)" if saved is not None and saved.finished else ""
         click.echo(f"Nothing to do: every partition of the plan already has its planned replicas{when}.")
+        if rollback_file is not None:
+            click.echo(
+                f"Rollback file: {rollback_file} (the assignment from before this plan's first step; to roll back: "
+                f"kadmin reassign execute --reassignment-json-file {rollback_file})"
+            )
         return
     render.print_json(
         {
@@ -242,7 +248,7 @@ def print_done(people, pid, state_path, saved) -> None:
             "dry_run": False,
             "plan_id": pid,
             "state_file": str(state_path),
-            "rollback_file": None,
+            "rollback_file": rollback_file,
             "resumed": False,
             "steps_total": total,
             "steps_run": 0,

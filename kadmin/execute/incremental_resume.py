@@ -172,7 +172,14 @@ def fresh_start(
 def recorded_rollback(checked: Preflight) -> str | None:
     """The rollback file a resumed run's state records, when that file is still there: the run
     names it. None: the run writes one (a fresh run, or the file was removed)."""
-    recorded = checked.saved.rollback_file if checked.resume and checked.saved is not None else None
+    return rollback_of(checked.saved) if checked.resume else None
+
+
+def rollback_of(state: IncrementalState | None) -> str | None:
+    """The rollback file ``state`` records, when that file is still there (None: no state,
+    none recorded, or it was removed): a resumed run names it, and so does a run that finds
+    the plan done by an earlier one."""
+    recorded = state.rollback_file if state is not None else None
     return recorded if recorded is not None and Path(recorded).is_file() else None
 
 

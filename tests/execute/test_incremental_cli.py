@@ -99,7 +99,7 @@ def test_incremental_runs_to_the_end_and_cleans_up(sb, tmp_path, capsys, records
     doc = json.loads(out)
     jsonschema.validate(doc, load("reassign-execute-incremental-result"))
     assert doc["already_done"] is True and doc["steps_run"] == 0 and doc["batches"] == 0
-    assert doc["rollback_file"] is None
+    assert doc["rollback_file"] == str(tmp_path / "rb.json")  # the finished run's, which the state records
     assert not (tmp_path / "rb2.json").exists()
     assert state_file.load(state).finished
     assert not sb.mutating_requests()
@@ -150,6 +150,26 @@ def test_incremental_json_names_the_rollback_file_it_wrote(sb, tmp_path, capsys,
     jsonschema.validate(doc, load("reassign-execute-incremental-result"))
     [written] = tmp_path.glob("plan.rollback-*.json")
     assert doc["rollback_file"] == str(written) and doc["resumed"] is False
+
+
+def test_a_plan_found_done_names_the_rollback_file_its_finished_run_recorded(sb, tmp_path, capsys, records):
+    """Run again after the end: nothing to do, and the rollback file of the run that did it is
+    still named (the state file holds it), in JSON and in the line."""
+    plan = write_plan(tmp_path, PLAN[:1])
+    args = ["reassign", "execute", "--reassignment-json-file", plan, "--incremental",
+            "--bootstrap-server", sb.bootstrap, "--state-file", str(tmp_path / "state.json")]
+    code, out, err = kadmin(capsys, *args, "--output", "json")
+    assert code == 0, err
+    written = json.loads(out)["rollback_file"]
+    code, out, err = kadmin(capsys, *args, "--output", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("reassign-execute-incremental-result"))
+    assert doc["already_done"] is True and doc["rollback_file"] == written
+    assert list(tmp_path.glob("plan.rollback-*.json")) == [tmp_path / written.rsplit("/", 1)[1]]  # none written
+    code, out, err = kadmin(capsys, *args)
+    assert code == 0, err
+    assert f"Rollback file: {written} " in out
 
 
 def test_the_run_counts_the_partitions_that_have_steps_as_the_preview_does(capsys):
