@@ -429,14 +429,18 @@ class AdminBackend(AdminClients):
         from kafka.errors import NoError
 
         self._check_writable("alter_replica_log_dirs")
-        if not moves:
-            return {}
-        kmoves = {KTPR(r.topic, r.partition, r.broker): path for r, path in moves.items()}
-        raw = self._kp_call("moving replicas between log directories", lambda kp: kp.alter_replica_log_dirs(kmoves))
+        by_broker: dict[int, dict] = defaultdict(dict)
+        for r, path in moves.items():
+            by_broker[r.broker][KTPR(r.topic, r.partition, r.broker)] = path
         out = {}
-        for ktpr, err in raw.items():
-            key = TopicPartitionReplica(ktpr.topic, ktpr.partition, ktpr.broker_id)
-            out[key] = None if err is NoError or err is None else kp_error_name(err)
+        for b, kmoves in sorted(by_broker.items()):  # per broker: one that does not answer is named
+            raw = self._kp_call(
+                f"moving replicas between log directories on broker {b}",
+                lambda kp, kmoves=kmoves: kp.alter_replica_log_dirs(kmoves),
+            )
+            for ktpr, err in raw.items():
+                key = TopicPartitionReplica(ktpr.topic, ktpr.partition, ktpr.broker_id)
+                out[key] = None if err is NoError or err is None else kp_error_name(err)
         return dict(sorted(out.items()))
 
     def incremental_alter_configs(self, changes: Sequence[ConfigChange]) -> None:

@@ -210,7 +210,7 @@ class _Run:
             {tp: p.steps[p.completed :] for tp, p in self.state.partitions.items()}, self.bytes.sizes
         )
 
-        dirs_left = self._read(lambda: not_in_place(self.backend, self.log_dirs))
+        dirs_left = self._read(lambda: not_in_place(self.backend, self.log_dirs, self.live))
         if not self._all_done() or dirs_left:
             self._set_throttles()
         if dirs_left:  # before the first batch: replicas to come are created in their directory

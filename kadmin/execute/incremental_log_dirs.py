@@ -10,18 +10,25 @@ directories (KIP-113) around the KIP-435 steps that move replicas between broker
   are still being created; then the run waits until every one is in its directory, before its
   throttles are removed.
 
+A broker that is down (not among the live brokers: not asked) or does not answer
+DescribeLogDirs hides where its replicas are: they are neither sent nor waited for. The others
+are; when only such replicas are left, the run stops (exit 1) naming the brokers, its state
+kept, so that the same command, run again once they are back, places them (as ``reassign
+cancel`` names the brokers whose moves it could not see).
+
 ``send_targets`` and ``not_in_place`` only send and read; ``send_before_first_batch`` and
 ``finish_after_last_step`` are the run's two moments, the wait on the run's clock.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 
-from kadmin.errors import ClusterError
+from kadmin.errors import ClusterError, ConnectionFailed
 from kadmin.execute.changes import REPLICA_NOT_AVAILABLE
 from kadmin.execute.clock import Clock
+from kadmin.execute.follow import UNSEEN_SAMPLES
 from kadmin.model import ReplicaLogDir, TopicPartitionReplica
 
 
@@ -41,13 +48,16 @@ def send_targets(backend, targets: Mapping[TopicPartitionReplica, str]) -> set[T
 
 
 def not_in_place(
-    backend, targets: Mapping[TopicPartitionReplica, str]
+    backend, targets: Mapping[TopicPartitionReplica, str], live: Collection[int] | None = None
 ) -> dict[TopicPartitionReplica, ReplicaLogDir | None]:
-    """The targets whose replica is not in its directory yet, with where it is (None: not on
-    its broker yet); one still being copied there has a ``future_dir``."""
+    """The targets whose replica is not in its directory yet, with where it is: ``current_dir``
+    None when it is not on its broker yet, a ``future_dir`` while it is copied; None when that
+    is not known (its broker is not among ``live``, None: all, and is not asked, or it did not
+    answer)."""
     if not targets:
         return {}
-    where = backend.describe_replica_log_dirs(list(targets))
+    asked = [r for r in targets if live is None or r.broker in live]
+    where = backend.describe_replica_log_dirs(asked) if asked else {}
     out = {}
     for r, path in targets.items():
         w = where.get(r)
@@ -63,12 +73,18 @@ def send_before_first_batch(
     note: Callable[[str], None],
 ) -> None:
     """Before the first batch: the replicas not in place (``left``, of ``targets``) are sent to
-    their directory; those a step will create are created there."""
-    to_come = send_targets(backend, {r: targets[r] for r in left})
-    note(
-        f"{len(left)} replica(s) sent to their log directories"
-        + (f" ({len(to_come)} to be created there by the steps)" if to_come else "")
-    )
+    their directory; those a step will create are created there. Those of a broker that is
+    down or did not answer are not: a note names it (after the last step they are sent if it
+    is back)."""
+    seen = {r: targets[r] for r, w in left.items() if w is not None}
+    if seen:
+        to_come = send_targets(backend, seen)
+        note(
+            f"{len(seen)} replica(s) sent to their log directories"
+            + (f" ({len(to_come)} to be created there by the steps)" if to_come else "")
+        )
+    if len(seen) < len(left):
+        note(f"{_unseen(left)} not sent to their log directories (sent after the last step, if answering by then)")
 
 
 def finish_after_last_step(
@@ -86,14 +102,26 @@ def finish_after_last_step(
     """After the last step: every replica of ``targets`` is sent to its directory again unless it
     is there or on its way (REPLICA_NOT_AVAILABLE retried for ``grace`` seconds), and the run
     waits until all are in place. ``read`` calls a function reading the cluster, retrying while
-    a broker restarts; ``note`` says how many are left at most every ``note_interval``."""
+    a broker restarts; ``note`` says how many are left at most every ``note_interval``. When
+    only replicas of brokers that are down or do not answer are left (UNSEEN_SAMPLES looks in a
+    row), ConnectionFailed names them: the same command, run again once they are back, places
+    them."""
     first_try = clock.now()
     last_note = None
+    only_unseen = 0
     while True:
-        left = read(lambda: not_in_place(backend, targets))
+        left = read(lambda: not_in_place(backend, targets, live=set(backend.describe_brokers())))
         if not left:
             return
-        resend = {r: targets[r] for r, w in left.items() if w is None or w.future_dir != targets[r]}
+        seen = {r: w for r, w in left.items() if w is not None}
+        only_unseen = 0 if seen else only_unseen + 1
+        if only_unseen >= UNSEEN_SAMPLES:
+            raise ConnectionFailed(
+                f"log directories: {_unseen(left)} not placed; every other replica of the plan is in place",
+                hint=f"run the same command again once {_it(left)} back: it sends them and waits for them "
+                f"(state file {state_path}); the throttles stay until then",
+            )
+        resend = {r: targets[r] for r, w in seen.items() if w.future_dir != targets[r]}
         if resend:
             missing = send_targets(backend, resend)
             if missing and clock.now() - first_try > grace:
@@ -104,7 +132,21 @@ def finish_after_last_step(
                 )
         now = clock.now()
         if last_note is None or now - last_note >= note_interval:
-            copying = sum(1 for r, w in left.items() if w is not None and w.future_dir == targets[r])
-            note(f"log directories: {len(left)} replica(s) not in place yet, {copying} copying")
+            copying = sum(1 for r, w in seen.items() if w.future_dir == targets[r])
+            unseen = f"; {_unseen(left)}" if len(seen) < len(left) else ""
+            note(f"log directories: {len(left)} replica(s) not in place yet, {copying} copying{unseen}")
             last_note = now
         clock.sleep(poll_interval)
+
+
+def _unseen(left: Mapping[TopicPartitionReplica, ReplicaLogDir | None]) -> str:
+    """'N replica(s) on broker B (down, or not answering)': those of ``left`` not seen."""
+    unseen = [r for r, w in left.items() if w is None]
+    brokers = sorted({r.broker for r in unseen})
+    names = ", ".join(map(str, brokers))
+    return f"{len(unseen)} replica(s) on broker{'s' if len(brokers) > 1 else ''} {names} (down, or not answering)"
+
+
+def _it(left: Mapping[TopicPartitionReplica, ReplicaLogDir | None]) -> str:
+    """'it is' or 'they are': the brokers of ``_unseen``."""
+    return "they are" if len({r.broker for r, w in left.items() if w is None}) > 1 else "it is"

@@ -84,3 +84,95 @@ def test_zookeeper_incremental_throttle_still_rates_the_down_broker(sandbox_fact
                             "--zookeeper", zk_connect)
     assert code == 0, err
     assert "is down" not in err and "broker 2 leader.replication.throttled.rate" in out
+
+
+# --- log directories of a down broker ---------------------------------------------------------
+def await_broker_back(sb, broker_id, timeout=20.0):
+    """Until the cluster's broker list (as kadmin reads it) names ``broker_id`` again."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        with admin(sb) as be:
+            if broker_id in be.describe_cluster().brokers:
+                return
+        assert time.monotonic() < deadline, f"broker {broker_id} not listed after {timeout}s"
+        time.sleep(0.05)  # polling a condition with a deadline
+
+
+@pytest.fixture
+def dirs_plan(sandbox_factory, tmp_path):  # noqa: F811
+    """clicks-0 and -1 on brokers 0, 1, 2; the plan keeps the replicas and moves each to the
+    other directory of its broker."""
+    sb = sandbox_factory(brokers=3, log_dirs=2, speed=40.0)
+    sb.create_topic("clicks", assignment={0: [0, 1, 2], 1: [1, 2, 0]}, size_bytes=MB)
+    snap = sb.snapshot()
+    sb.target = {(p, b): next(d for d in sb.log_dir_paths(b) if d != snap.replica_dir("clicks", p, b))
+                 for p in (0, 1) for b in range(3)}
+    sb.plan = write_plan(tmp_path, [
+        {"topic": "clicks", "partition": 0, "replicas": [0, 1, 2], "log_dirs": [sb.target[0, b] for b in (0, 1, 2)]},
+        {"topic": "clicks", "partition": 1, "replicas": [1, 2, 0], "log_dirs": [sb.target[1, b] for b in (1, 2, 0)]},
+    ], "clicks.json")
+    sb.state = tmp_path / "state.json"
+    sb.rollback = tmp_path / "rb.json"
+    return sb
+
+
+def run_dirs(sb, capsys, *more):
+    return kadmin(capsys, "reassign", "execute", "--reassignment-json-file", sb.plan, "--incremental",
+                  "--state-file", sb.state, "--rollback-file", sb.rollback, "--timeout", "5s", *more,
+                  "-b", sb.bootstrap)
+
+
+def in_place(sb, brokers):
+    snap = sb.snapshot()
+    return all(snap.replica_dir("clicks", p, b) == sb.target[p, b] and not snap.future_replica("clicks", p, b)
+               for p in (0, 1) for b in brokers)
+
+
+def test_incremental_log_dirs_with_a_broker_down_move_the_others_and_name_it(dirs_plan, capsys, monkeypatch):
+    """Resumed while broker 2 is down: the moves of brokers 0 and 1 are sent and followed to the
+    end, the run exits 1 naming broker 2 (no UnknownBrokerIdError for the whole batch), the same
+    again at once says the same, and once broker 2 is back the same command finishes."""
+    from kadmin.execute import incremental
+
+    sb = dirs_plan
+    monkeypatch.setattr(incremental, "send_before_first_batch", lambda *a: (_ for _ in ()).throw(KeyboardInterrupt))
+    code, out, err = run_dirs(sb, capsys, "--replica-alter-log-dirs-throttle", "50MB/s")
+    assert code != 0 and "Interrupted" in err, err  # throttles set, nothing sent: the state is kept
+    monkeypatch.undo()
+    assert not in_place(sb, (0,)) and not state_file.load(sb.state).finished
+
+    sb.faults.broker_stop(2)
+    await_broker_gone(lambda: admin(sb), 2)
+    for _ in range(2):
+        code, out, err = run_dirs(sb, capsys)
+        assert code == 1, err
+        assert "UnknownBrokerIdError" not in err
+        assert "2 replica(s) on broker 2" in err and "run the same command again once it is back" in err, err
+        assert in_place(sb, (0, 1))
+        assert not state_file.load(sb.state).finished
+
+    sb.faults.broker_start(2)
+    await_broker_back(sb, 2)
+    code, out, err = run_dirs(sb, capsys)
+    assert code == 0, err
+    assert in_place(sb, (0, 1, 2))
+    assert state_file.load(sb.state).finished
+
+
+def test_alter_replica_log_dirs_names_the_broker_that_did_not_answer(dirs_plan):
+    """kadmin/backends/admin.py sends AlterReplicaLogDirs per broker: a down broker's error names
+    it (kafka-python's one call for all raised UnknownBrokerIdError for the whole batch, no id)."""
+    from kadmin.errors import ConnectionFailed
+    from kadmin.model import TopicPartitionReplica
+
+    sb = dirs_plan
+    sb.faults.broker_stop(2)
+    await_broker_gone(lambda: admin(sb), 2)
+    moves = {TopicPartitionReplica("clicks", 0, b): sb.target[0, b] for b in (0, 2)}
+    with admin(sb) as be, pytest.raises(ConnectionFailed, match="log directories on broker 2: UnknownBrokerIdError"):
+        be.alter_replica_log_dirs(moves)
+    with admin(sb) as be:
+        assert be.alter_replica_log_dirs({r: d for r, d in moves.items() if r.broker == 0}) == {
+            TopicPartitionReplica("clicks", 0, 0): None}

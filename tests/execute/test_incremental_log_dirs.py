@@ -5,23 +5,30 @@ from __future__ import annotations
 
 import pytest
 
-from kadmin.errors import ClusterError
-from kadmin.execute.incremental_log_dirs import not_in_place, send_targets
+from kadmin.errors import ClusterError, ConnectionFailed
+from kadmin.execute.incremental_log_dirs import finish_after_last_step, not_in_place, send_before_first_batch, send_targets
 from kadmin.model import ReplicaLogDir, TopicPartitionReplica
 
 A, B, C = (TopicPartitionReplica("t", p, 1) for p in range(3))
 
 
 class Brokers:
-    def __init__(self, answers=None, where=None):
-        self.answers, self.where, self.sent = answers or {}, where or {}, []
+    """Brokers 0-2 live; ``where``: the replicas they answer for (a broker that did not answer:
+    its replicas left out, as the protocol says)."""
+
+    def __init__(self, answers=None, where=None, live=(0, 1, 2)):
+        self.answers, self.where, self.sent, self.asked, self.live = answers or {}, where or {}, [], [], set(live)
 
     def alter_replica_log_dirs(self, moves):
         self.sent.append(moves)
         return {r: self.answers.get(r) for r in moves}
 
     def describe_replica_log_dirs(self, replicas):
+        self.asked.append(set(replicas))
         return {r: self.where[r] for r in replicas if r in self.where}
+
+    def describe_brokers(self):
+        return dict.fromkeys(self.live)
 
 
 def test_replicas_still_to_come_are_returned_and_refusals_stop_the_run():
@@ -38,7 +45,59 @@ def test_in_place_means_in_the_directory_with_nothing_copying():
         B: ReplicaLogDir(B, "/d0", future_dir="/d1"),  # on its way
         C: ReplicaLogDir(C, "/d0"),  # elsewhere
     }
-    missing = TopicPartitionReplica("t", 3, 1)  # not on its broker yet
-    left = not_in_place(Brokers(where=where), {A: "/d1", B: "/d1", C: "/d1", missing: "/d1"})
-    assert left == {B: where[B], C: where[C], missing: None}
+    missing = TopicPartitionReplica("t", 3, 1)
+    where[missing] = ReplicaLogDir(missing, None)  # not on its broker yet
+    unanswered = TopicPartitionReplica("t", 4, 1)  # its broker did not answer
+    left = not_in_place(Brokers(where=where), {A: "/d1", B: "/d1", C: "/d1", missing: "/d1", unanswered: "/d1"})
+    assert left == {B: where[B], C: where[C], missing: where[missing], unanswered: None}
     assert not_in_place(Brokers(), {}) == {}
+
+
+def test_a_broker_not_among_the_live_ones_is_not_asked_and_its_replicas_are_unknown():
+    down = TopicPartitionReplica("t", 0, 3)
+    brokers = Brokers(where={A: ReplicaLogDir(A, "/d0")})
+    assert not_in_place(brokers, {A: "/d1", down: "/d1"}, live={0, 1, 2}) == {A: brokers.where[A], down: None}
+    assert brokers.asked == [{A}]
+    assert not_in_place(brokers, {down: "/d1"}, live={0, 1, 2}) == {down: None} and len(brokers.asked) == 1
+
+
+def test_before_the_first_batch_a_down_brokers_replicas_are_named_not_sent():
+    down = TopicPartitionReplica("t", 0, 3)
+    brokers, notes = Brokers(), []
+    send_before_first_batch(brokers, {A: "/d1", down: "/d1"}, {A: ReplicaLogDir(A, "/d0"), down: None}, notes.append)
+    assert brokers.sent == [{A: "/d1"}]
+    assert notes == ["1 replica(s) sent to their log directories",
+                     "1 replica(s) on broker 3 (down, or not answering) not sent to their log directories "
+                     "(sent after the last step, if answering by then)"]
+
+
+class Clock:
+    def __init__(self):
+        self.t = 0.0
+
+    def now(self):
+        return self.t
+
+    def sleep(self, seconds):
+        self.t += seconds
+
+
+def test_after_the_last_step_the_live_brokers_are_placed_then_the_down_ones_named(tmp_path):
+    """The replicas of the live brokers are sent and waited for; once only a down broker's are
+    left, the run stops naming it (exit 1: ConnectionFailed), never sending it anything."""
+    down = TopicPartitionReplica("t", 0, 3)
+
+    class Moving(Brokers):
+        def alter_replica_log_dirs(self, moves):  # the broker copies it at once
+            for r, d in moves.items():
+                self.where[r] = ReplicaLogDir(r, d)
+            return super().alter_replica_log_dirs(moves)
+
+    brokers, notes = Moving(where={A: ReplicaLogDir(A, "/d0")}), []
+    with pytest.raises(ConnectionFailed, match=r"1 replica\(s\) on broker 3 \(down, or not answering\) not placed") as e:
+        finish_after_last_step(brokers, {A: "/d1", down: "/d1"}, clock=Clock(), read=lambda fn: fn(),
+                               note=notes.append, grace=30, poll_interval=1, note_interval=5,
+                               state_path=tmp_path / "s.json")
+    assert "run the same command again once it is back" in e.value.hint
+    assert brokers.sent == [{A: "/d1"}] and brokers.where[A].current_dir == "/d1"
+    assert all(down not in asked for asked in brokers.asked)
