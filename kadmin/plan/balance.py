@@ -47,6 +47,7 @@ from kadmin.model import (
     ReassignmentPlan,
     TopicPartition,
 )
+from kadmin.plan.filesystems import reports_capacity, share_one_filesystem, shared_filesystem_note
 from kadmin.plan.gc_pause import gc_paused
 
 DEFAULT_TOLERANCE = 0.002  # directories within 0.2 percentage points of each other are even
@@ -167,18 +168,8 @@ class _Broker:
     def __init__(self, broker: int, dirs: Sequence[LogDir], cluster: ClusterState, evacuate: set[str]):
         self.id = broker
         readable = [d for d in dirs if d.status is not LogDirStatus.OFFLINE]
-        known = bool(readable) and all(
-            d.total_bytes is not None and d.usable_bytes is not None and d.total_bytes > 0 for d in readable
-        )
-        # One filesystem under every directory: each reports its total and usable bytes, to the
-        # byte, while the Kafka bytes in them differ (separate disks equal to the byte would
-        # also hold equal Kafka bytes, or differ in other bytes by exactly as much: unlikely).
-        self.shared_fs = (
-            known
-            and len(readable) > 1
-            and len({(d.total_bytes, d.usable_bytes) for d in readable}) == 1
-            and len({d.used_bytes for d in readable}) > 1
-        )
+        known = bool(readable) and all(reports_capacity(d) for d in readable)
+        self.shared_fs = share_one_filesystem(readable)
         shared_room = None
         if self.shared_fs:
             known = False  # balance Kafka bytes; every copy still needs room on the one filesystem
@@ -309,11 +300,7 @@ def _notes(log_dirs, states: Mapping[int, _Broker]) -> list[str]:
     shared = [b for b, s in states.items() if s.shared_fs]
     if shared:
         d = next(x for x in log_dirs[shared[0]] if x.status is not LogDirStatus.OFFLINE)
-        notes.append(
-            f"broker(s) {', '.join(map(str, shared))}: the log directories share one filesystem (each reports "
-            f"the same total and usable bytes, e.g. {d.total_bytes:,} and {d.usable_bytes:,}), so their used "
-            "share cannot differ; Kafka bytes were balanced instead"
-        )
+        notes.append(shared_filesystem_note(shared, d))
     unreported = [
         b for b, s in states.items() if not s.shared_fs and not all(d.capacity_known for d in s.dirs.values())
     ]
