@@ -71,7 +71,8 @@ def _rate(ctx, param, value):
     show_default=True,
     callback=_percent,
     metavar="PCT",
-    help="No directory receiving replicas ends fuller than this.",
+    help="No directory receiving replicas ends fuller than this (a filesystem that a broker's "
+    "directories share: counted once, for all of them).",
 )
 @click.option(
     "--throttle",
@@ -122,6 +123,10 @@ def balance(
     When a directory reports no disk capacity (Kafka before 3.3), Kafka bytes are balanced
     instead: each broker's share of them against the mean share, --threshold taken relative to
     that mean, and each directory against its broker's mean directory; a note says so.
+
+    When a broker's directories share one filesystem (each reports the same total and usable
+    bytes), its capacity, usable bytes and --max-dir-usage count once, and its directories are
+    balanced on Kafka bytes, as `log-dirs balance` does; a note says so.
     """
     from pathlib import Path
 

@@ -21,6 +21,13 @@ bytes are balanced instead, as ``log-dirs balance`` does, and a note says so:
 Directories that report capacity keep their room limits (usable bytes, ``max_dir_usage``) either
 way.
 
+Directories sharing one filesystem (each reports the same total and usable bytes, and they hold
+different Kafka bytes: ``filesystems.share_one_filesystem``, the rule ``log-dirs balance``
+follows) count as one disk: the broker's capacity, occupied bytes, room and ``max_dir_usage``
+are the filesystem's, once. Their used shares cannot differ, so they are balanced on Kafka bytes
+against their broker's mean directory, as ``log-dirs balance`` does, and a note says so in its
+words; a replica arriving there lands in the one holding the fewest Kafka bytes.
+
 1. Brokers. While a broker is outside the band ``mean +- threshold``, the one furthest out
    trades with a partner: an overfull broker sends to the emptiest broker that can take a
    replica, an underfull one receives from the fullest. The replica is the largest one no
@@ -39,8 +46,9 @@ way.
 
 Constraints, always: replication factor unchanged; no move makes a partition's rack spread
 worse (``minimal_assign``'s rule: a replica changes rack only to one holding fewer of the
-partition's replicas than its own, so a partition never spans fewer racks); no directory receives more than its usable bytes nor
-ends above ``max_dir_usage`` of its capacity; offline and cordoned directories never receive,
+partition's replicas than its own, so a partition never spans fewer racks); no directory (or
+filesystem shared by directories) receives more than its usable bytes nor ends above
+``max_dir_usage`` of its capacity; offline and cordoned directories never receive,
 and a broker with an offline directory gets no moves between its directories and receives
 replicas into "any" directory (Kafka creates no future replica there; a note says so);
 partitions being reassigned (adding/removing replicas, or listed in ``reassigning``) or with a
@@ -67,6 +75,7 @@ from kadmin.plan.broker_balance_state import (
     load_dirs,
     remove_item,
 )
+from kadmin.plan.filesystems import shared_filesystem_note
 from kadmin.plan.gc_pause import gc_paused
 from kadmin.throttling.stores import RECORD_TOPIC
 
@@ -255,6 +264,7 @@ class _Planner:
         for ds in log_dirs.values():  # a move in flight on any broker, in scope or not
             for d in ds:
                 frozen.update(self.parts.index[r.tp] for r in d.replicas if r.is_future and r.tp in self.parts.index)
+        self.log_dirs = log_dirs
         self.brokers: dict[int, BrokerState] = {}
         where: dict[int, dict[int, tuple[Dir, int]]] = {}
         leaving, arriving = self._reassignments(cluster, log_dirs)
@@ -265,7 +275,7 @@ class _Planner:
             rack = cluster.brokers[b].rack if b in cluster.brokers else None
             self.brokers[b] = BrokerState(b, rack, dirs)
         # One measure for every broker: Kafka bytes as soon as one directory reports no capacity.
-        self.balanced_on = KAFKA_BYTES if any(x.by_bytes for x in self.brokers.values()) else USED_FRACTION
+        self.balanced_on = KAFKA_BYTES if not all(x.reports for x in self.brokers.values()) else USED_FRACTION
         if self.balanced_on == KAFKA_BYTES:
             total = max(1, sum(x.kafka_bytes for x in self.brokers.values()))  # moves keep it
             for x in self.brokers.values():
@@ -417,8 +427,8 @@ class _Planner:
         placed = has_item(sdir.placed, (size, i))
         remove_item(sdir.placed if placed else sdir.resident, (size, i))
         sdir.add(-size, -1, incoming=False)
-        if placed and sdir.room is not None:
-            sdir.room += size  # it will not arrive here after all
+        if placed:
+            sdir.cancel_arrival(size)
         record = self.moves[i, broker.id] if placed else None
         if record is not None and record[0] == broker.id and record[1] == ddir.path:  # back home: no move at all
             del self.moves[i, broker.id]
@@ -481,12 +491,28 @@ class _Planner:
         )
 
     def _notes(self) -> list[str]:
-        return self._capacity_notes() + [
-            f"broker {b}: log directory {', '.join(sorted(d.path for d in self.offline[b]))} is offline; Kafka "
-            "creates no future replica on the broker until it is back, so its directories were not balanced "
-            'and replicas moving to it go to the directory Kafka chooses ("any"; its directories\' figures '
-            "after assume the emptiest)"
-            for b in sorted(self.no_future)
+        return (
+            self._filesystem_notes()
+            + self._capacity_notes()
+            + [
+                f"broker {b}: log directory {', '.join(sorted(d.path for d in self.offline[b]))} is offline; Kafka "
+                "creates no future replica on the broker until it is back, so its directories were not balanced "
+                'and replicas moving to it go to the directory Kafka chooses ("any"; its directories\' figures '
+                "after assume the emptiest)"
+                for b in sorted(self.no_future)
+            ]
+        )
+
+    def _filesystem_notes(self) -> list[str]:
+        """Brokers whose directories share one filesystem, as ``log-dirs balance`` says it, and
+        what that means for the brokers' figures."""
+        shared = [b.id for b in self.brokers.values() if b.shared_fs]
+        if not shared:
+            return []
+        example = next(d for d in self.log_dirs[shared[0]] if d.status is not LogDirStatus.OFFLINE)
+        return [
+            shared_filesystem_note(shared, example) + " between them, and the broker's capacity, usable bytes "
+            "and --max-dir-usage are its filesystem's, counted once"
         ]
 
     def _capacity_notes(self) -> list[str]:
@@ -495,8 +521,8 @@ class _Planner:
         if self.balanced_on == USED_FRACTION:
             return []
         t = self.request.threshold
-        unreported = [b.id for b in self.brokers.values() if b.by_bytes]
-        reporting = [b.id for b in self.brokers.values() if not b.by_bytes and b.dirs]
+        unreported = [b.id for b in self.brokers.values() if not b.reports]
+        reporting = [b.id for b in self.brokers.values() if b.reports and not b.shared_fs and b.dirs]
         low, high = max(self.mean - self.t, 0.0), self.mean + self.t
         notes = [
             f"broker(s) {', '.join(map(str, unreported))} report no disk capacity (DescribeLogDirs before v4, "
@@ -517,8 +543,8 @@ class _Planner:
     def _broker_usage(self) -> tuple[BrokerUsage, ...]:
         out = []
         for b in self.brokers.values():
-            capacity = None if b.by_bytes else b.cap
-            used = b.occ / b.cap if capacity else None
+            capacity = b.disk_total if b.reports else None
+            used = b.disk_used / b.disk_total if capacity else None
             replicas = sum(d.replicas for d in b.dirs.values())
             share = b.share if b.size else None
             out.append(BrokerUsage(b.id, b.rack, capacity, b.load, replicas, share, used))

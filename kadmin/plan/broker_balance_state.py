@@ -9,9 +9,15 @@ directories are taken as equal in size (capacity 1, so a directory's *fraction* 
 and hold only their replicas' bytes. No capacity is made up: those that do report one keep their
 room limits (usable bytes, ``max_usage``), counted on the bytes really on the disk (``disk``).
 
+A broker whose directories share one filesystem (each reports the filesystem's total and usable
+bytes, ``filesystems.share_one_filesystem``) has one ``Filesystem`` under all of them: its
+capacity, the bytes on it, its room and ``max_usage`` count once, and its directories, whose
+used shares cannot differ, are balanced on Kafka bytes, as ``log-dirs balance`` does.
+
 Brokers are compared on the *load* over the *size* of each (``BrokerState.share``): occupied over
-capacity, or, when any broker in scope balances on bytes, each broker's Kafka bytes over the
-Kafka bytes of all of them (``scale``), a share whose mean is one over the number of brokers.
+capacity of their filesystems, or, when any broker in scope balances on bytes, each broker's
+Kafka bytes over the Kafka bytes of all of them (``scale``), a share whose mean is one over the
+number of brokers.
 
 Moves in flight count as done: a future replica's directory will hold the full replica and its
 current directory will not; a reassignment under way deletes the removing replicas and completes
@@ -25,36 +31,44 @@ from bisect import bisect_left, insort
 from collections.abc import Iterable, Mapping, Sequence
 
 from kadmin.model import LogDir, LogDirStatus, TopicPartition
+from kadmin.plan.filesystems import reports_capacity, share_one_filesystem
 
 Item = tuple[int, int]  # (size, partition index): sorted lists of these per directory
 
 
-def reports_capacity(d: LogDir) -> bool:
-    """Whether DescribeLogDirs gave the directory's total and usable bytes (v4+, Kafka 3.3+)."""
-    return d.total_bytes is not None and d.usable_bytes is not None and d.total_bytes > 0
+class Filesystem:
+    """The disk under one directory, or under all of a broker's directories when they share one,
+    from the total and usable bytes they report."""
+
+    def __init__(self, total: int, usable: int, max_usage: float):
+        self.total = total
+        self.disk = total - usable  # bytes on it, moves applied
+        # What may still arrive: the usable bytes (less what moves in flight bring), and never
+        # above max_usage of the capacity once the plan is done.
+        self.room = usable
+        self.ceiling = max_usage * total
+
+    def fits(self, size: int) -> bool:
+        return size <= self.room and self.disk + size <= self.ceiling
 
 
 class Dir:
-    def __init__(self, broker: int, d: LogDir, by_bytes: bool, max_usage: float):
+    def __init__(self, broker: int, d: LogDir, by_bytes: bool, max_usage: float, fs: Filesystem | None = None):
         """``by_bytes``: its broker balances its directories on Kafka bytes (one of them reports
-        no capacity), so this one counts as capacity 1 holding its replicas' bytes."""
+        no capacity, or they share one filesystem), so this one counts as capacity 1 holding its
+        replicas' bytes. ``fs``: the filesystem it shares with the broker's other directories;
+        without it, one of its own when it reports capacity."""
         self.broker = broker
         self.path = d.path
         self.status = d.status
         self.total = d.total_bytes
         self.known = reports_capacity(d)
-        # What may still arrive: the usable bytes (less what moves in flight bring), and never
-        # above max_usage of the capacity once the plan is done; both unknown without capacity.
-        self.room: int | None = None
-        self.ceiling: float | None = None
-        self.disk: int | None = None  # bytes on the disk (total - usable), moves applied
-        if self.known:
+        if fs is None and self.known:
             assert d.total_bytes is not None and d.usable_bytes is not None  # what "known" means
-            self.disk = d.total_bytes - d.usable_bytes
-            self.room = d.usable_bytes
-            self.ceiling = max_usage * d.total_bytes
+            fs = Filesystem(d.total_bytes, d.usable_bytes, max_usage)
+        self.fs = fs  # None: no capacity reported, no room limit known
         self.cap: int = 1 if by_bytes or d.total_bytes is None else d.total_bytes
-        self.occ: int = d.used_bytes if by_bytes or self.disk is None else self.disk
+        self.occ: int = d.used_bytes if by_bytes or fs is None else fs.disk
         self.replica_bytes = d.used_bytes
         self.replicas = sum(1 for r in d.replicas if not r.is_future)
         self.resident: list[Item] = []  # replicas that may move, sorted
@@ -65,21 +79,32 @@ class Dir:
     def fraction(self) -> float:
         return self.occ / self.cap
 
+    @property
+    def disk(self) -> int | None:
+        """Bytes on its filesystem, moves applied; None without capacity."""
+        return None if self.fs is None else self.fs.disk
+
+    @property
+    def room(self) -> int | None:
+        """Bytes that may still arrive on its filesystem; None without capacity."""
+        return None if self.fs is None else self.fs.room
+
     def fits(self, size: int) -> bool:
-        if not self.online:
-            return False
-        if self.room is not None and size > self.room:
-            return False
-        return self.ceiling is None or self.disk is None or self.disk + size <= self.ceiling
+        return self.online and (self.fs is None or self.fs.fits(size))
 
     def add(self, size: int, count: int = 1, incoming: bool = True) -> None:
         self.occ += size
-        if self.disk is not None:
-            self.disk += size
         self.replica_bytes += size
         self.replicas += count
-        if self.room is not None and incoming and size > 0:
-            self.room -= size
+        if self.fs is not None:
+            self.fs.disk += size
+            if incoming and size > 0:
+                self.fs.room -= size
+
+    def cancel_arrival(self, size: int) -> None:
+        """A replica the plan brought here will not arrive after all: its room is free again."""
+        if self.fs is not None:
+            self.fs.room += size
 
 
 class BrokerState:
@@ -88,19 +113,35 @@ class BrokerState:
         self.rack = rack
         self.dirs = {d.path: d for d in dirs}
         self.targets = [d for d in sorted(dirs, key=lambda d: d.path) if d.online]
-        # Its directories balance on Kafka bytes: one of them reports no capacity.
-        self.by_bytes = not all(d.known for d in dirs)
+        self.reports = all(d.known for d in dirs)  # every readable directory reports capacity
+        filesystems = {id(d.fs): d.fs for d in sorted(dirs, key=lambda d: d.path) if d.fs is not None}
+        self.filesystems = list(filesystems.values())
+        self.shared_fs = len(self.filesystems) < sum(1 for d in dirs if d.fs is not None)
+        # Its directories balance on Kafka bytes: one of them reports no capacity, or they
+        # share one filesystem.
+        self.by_bytes = not self.reports or self.shared_fs
         # Brokers compared on Kafka bytes: the Kafka bytes of all brokers in scope (set by the
         # planner); None: on occupied bytes over capacity.
         self.scale: int | None = None
 
     @property
     def cap(self) -> int:
+        """Its directories' capacity (``by_bytes``: one each)."""
         return sum(d.cap for d in self.dirs.values())
 
     @property
     def occ(self) -> int:
         return sum(d.occ for d in self.dirs.values())
+
+    @property
+    def disk_total(self) -> int:
+        """The capacity of its filesystems, each counted once (all of it when ``reports``)."""
+        return sum(fs.total for fs in self.filesystems)
+
+    @property
+    def disk_used(self) -> int:
+        """The bytes on its filesystems, each counted once, moves applied."""
+        return sum(fs.disk for fs in self.filesystems)
 
     @property
     def fraction(self) -> float:
@@ -114,14 +155,14 @@ class BrokerState:
 
     @property
     def load(self) -> int:
-        """What brokers are compared on: occupied bytes, or Kafka bytes (``scale`` set)."""
-        return self.occ if self.scale is None else self.kafka_bytes
+        """What brokers are compared on: occupied disk bytes, or Kafka bytes (``scale`` set)."""
+        return self.disk_used if self.scale is None else self.kafka_bytes
 
     @property
     def size(self) -> int:
-        """What ``load`` is a share of: capacity, or ``scale``; 0 with no readable directory."""
+        """What ``load`` is a share of: disk capacity, or ``scale``; 0 with no readable directory."""
         if self.scale is None:
-            return self.cap
+            return self.disk_total
         return self.scale if self.dirs else 0
 
     @property
@@ -185,8 +226,12 @@ def load_dirs(
     adding replicas; partition -> its full size) grow to it, in the directory holding the copy
     so far, or (not begun) the one that stays emptiest, where Kafka's choice is not known yet."""
     readable = [d for d in sorted(dirs, key=lambda d: d.path) if d.status is not LogDirStatus.OFFLINE]
-    by_bytes = not all(reports_capacity(d) for d in readable)
-    out = [Dir(broker, d, by_bytes, max_usage) for d in readable]
+    fs = None
+    if share_one_filesystem(readable):
+        assert readable[0].total_bytes is not None and readable[0].usable_bytes is not None  # all report it
+        fs = Filesystem(readable[0].total_bytes, readable[0].usable_bytes, max_usage)
+    by_bytes = fs is not None or not all(reports_capacity(d) for d in readable)
+    out = [Dir(broker, d, by_bytes, max_usage, fs) for d in readable]
     by_path = {d.path: d for d in out}
     current: dict[int, tuple[Dir, int]] = {}
     future: dict[int, tuple[Dir, int]] = {}

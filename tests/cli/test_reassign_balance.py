@@ -323,6 +323,46 @@ def test_with_an_offline_directory_the_plan_passes_execute_dry_run(sandbox_facto
     assert dry.returncode == 0, dry.stderr + dry.stdout
 
 
+def test_directories_sharing_one_filesystem_count_it_once_end_to_end(sandbox_factory, tmp_path):  # noqa: F811
+    """Each broker's two directories share one 1000 MiB filesystem (the sandbox's shared_fs):
+    broker 0 holds 600 MiB, broker 1 100 MiB, each in its first directory (25 MiB replicas).
+    Counted once, 200 MiB bring both within 5 points of 35%; counted per directory (2000 MiB at
+    30% and 5%), 400 MiB went to broker 1, 50% of its filesystem, above --max-dir-usage 45%.
+    The directories of each are balanced on Kafka bytes, and a note says why, as log-dirs
+    balance words it. Executed, the plan leaves nothing to do."""
+    sb = sandbox_factory(brokers=2, log_dirs=2, dir_capacity=1000 * MiB, shared_fs=True, speed=50.0)
+    first = {b: sb.log_dir_paths(b)[0] for b in range(2)}
+    sb.create_topic("big", assignment={p: [0] for p in range(24)}, size_bytes=25 * MiB,
+                    log_dirs={(p, 0): first[0] for p in range(24)})
+    sb.create_topic("small", assignment={p: [1] for p in range(4)}, size_bytes=25 * MiB,
+                    log_dirs={(p, 1): first[1] for p in range(4)})
+    plan = tmp_path / "plan.json"
+    p = _kadmin(sb, "reassign", "balance", "-o", "json", "--max-dir-usage", "45%", "--output-file", str(plan))
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    jsonschema.validate(doc, load("reassign-balance-result"))
+    brokers = {b["broker"]: b for b in doc["brokers"]}
+    assert [brokers[b]["capacity_bytes"] for b in (0, 1)] == [1000 * MiB] * 2
+    assert [brokers[b]["used_fraction_before"] for b in (0, 1)] == [0.6, 0.1]
+    assert brokers[1]["used_fraction_after"] == pytest.approx(0.3) and doc["bytes_between_brokers"] == 200 * MiB
+    for d in doc["log_dirs"]:  # every directory says what its filesystem does
+        assert d["used_fraction_after"] == brokers[d["broker"]]["used_fraction_after"]
+    assert doc["stopped"] == "balanced", doc["unresolved"]
+    assert len(doc["notes"]) == 1
+    assert doc["notes"][0].startswith("broker(s) 0, 1: the log directories share one filesystem (each reports the "
+                                      "same total and usable bytes, e.g. ")
+    table = " ".join(_kadmin(sb, "reassign", "balance", "--max-dir-usage", "45%").stdout.split())
+    assert "Note: broker(s) 0, 1: the log directories share one filesystem" in table
+    assert "Kafka bytes were balanced instead" in table
+    done = _kadmin(sb, "reassign", "execute", "--reassignment-json-file", str(plan), "--wait", "--interval", "0.2s",
+                   "--rollback-file", str(tmp_path / "rollback.json"))
+    assert done.returncode == 0, done.stderr + done.stdout
+    again = json.loads(_kadmin(sb, "reassign", "balance", "-o", "json", "--max-dir-usage", "45%").stdout)
+    assert sorted(b["used_fraction_before"] for b in again["brokers"]) == pytest.approx([0.3, 0.4])
+    assert sorted(d["replica_bytes_before"] for d in again["log_dirs"]) == [150 * MiB] * 2 + [200 * MiB] * 2
+    assert again["moves"] == [] and again["stopped"] == "balanced"
+
+
 @pytest.mark.zookeeper
 def test_over_zookeeper(sandbox_factory, zk_connect):  # noqa: F811
     from kazoo.client import KazooClient

@@ -1,7 +1,8 @@
 """Properties of `reassign balance` plans for any cluster (hypothesis): no constraint is ever
 broken, no broker ends further from the mean than the furthest one started, and the same input
 gives the same plan whatever order it comes in; with directories that report capacity, none,
-or some (Kafka before 3.3, or a cluster half upgraded)."""
+or some (Kafka before 3.3, or a cluster half upgraded), and brokers whose directories share one
+filesystem (no filesystem ever ends above --max-dir-usage)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,10 @@ from kadmin.plan.broker_balance import BalanceRequest, balance_brokers, dir_devi
 def clusters(draw):
     """2-5 brokers (racked or not), 1-3 directories each (some offline or cordoned), partitions
     of RF 1-3 with sizes, some being reassigned, some with a move in flight, some stray logs;
-    directories report their capacity (DescribeLogDirs v4+), or none do, or some do not."""
+    directories report their capacity (DescribeLogDirs v4+), or none do, or some do not; on some
+    brokers that report it, the directories share one filesystem (each reports its total and
+    usable bytes) and hold different Kafka bytes, so the planner can tell. Returns the cluster,
+    the log dirs, the request, the partitions being reassigned, and those brokers."""
     n = draw(st.integers(2, 5))
     racked = draw(st.booleans())
     racks = {b: (f"r{b % 2}" if racked else None) for b in range(1, n + 1)}
@@ -60,18 +64,27 @@ def clusters(draw):
             placed[b, readable[0]].append(ReplicaInfo("gone", draw(st.integers(0, 3)), draw(st.integers(1, 30)), 0, False))
     log_dirs = {}
     reported = draw(st.sampled_from(["all", "all", "none", "some"]))
+    shared = set()
     for b in racks:
         total = draw(st.integers(100, 300))
+        readable = [p for p in paths[b] if status[b, p] != "offline"]
+        used = {p: sum(r.size for r in placed[b, p]) + draw(st.integers(0, 30)) for p in readable}
+        kafka = {sum(r.size for r in placed[b, p]) for p in readable}
+        if reported != "none" and len(kafka) > 1 and draw(st.integers(0, 2)) == 0:
+            shared.add(b)
+            fs_total = max(total, sum(used.values()))
         log_dirs[b] = []
         for p in paths[b]:
             if status[b, p] == "offline":
                 log_dirs[b].append(LogDir(b, p, "KafkaStorageException"))
                 continue
-            used = sum(r.size for r in placed[b, p]) + draw(st.integers(0, 30))
-            cap = max(total, used)
-            if reported == "none" or (reported == "some" and draw(st.integers(0, 2)) == 0):
-                cap = None
-            usable = None if cap is None else cap - used
+            if b in shared:  # every directory reports the filesystem's figures
+                cap, usable = fs_total, fs_total - sum(used.values())
+            else:
+                cap = max(total, used[p])
+                if reported == "none" or (reported == "some" and draw(st.integers(0, 2)) == 0):
+                    cap = None
+                usable = None if cap is None else cap - used[p]
             log_dirs[b].append(LogDir(b, p, None, cap, usable, status[b, p] == "cordoned", tuple(placed[b, p])))
     request = BalanceRequest(
         threshold=draw(st.sampled_from([0.0, 0.02, 0.05, 0.2])),
@@ -81,7 +94,7 @@ def clusters(draw):
         brokers=draw(st.none() | st.just(tuple(sorted(racks))[1:])),
     )
     reassigning = [tp for tp in sorted(parts) if draw(st.integers(0, 12)) == 0]
-    return ClusterState("c", 1, brokers, parts), log_dirs, request, reassigning
+    return ClusterState("c", 1, brokers, parts), log_dirs, request, reassigning, shared
 
 
 def _frozen(cluster, log_dirs, reassigning):
@@ -93,7 +106,7 @@ def _frozen(cluster, log_dirs, reassigning):
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(clusters())
 def test_no_plan_breaks_a_constraint(data):
-    cluster, log_dirs, request, reassigning = data
+    cluster, log_dirs, request, reassigning, shared = data
     result = balance_brokers(cluster, log_dirs, request, reassigning)
     scope = set(request.brokers or log_dirs)
     frozen = _frozen(cluster, log_dirs, reassigning)
@@ -117,25 +130,47 @@ def test_no_plan_breaks_a_constraint(data):
         assert len(result.moves) <= request.max_moves
     if request.max_bytes is not None:
         assert sum(m.size for m in result.moves) <= request.max_bytes
+    def filesystem(broker: int, path: str) -> tuple:
+        return (broker,) if broker in shared else (broker, path)
+
     incoming = Counter()
     for m in result.moves:
         if m.dest_dir != ANY_LOG_DIR:
-            incoming[m.dest_broker, m.dest_dir] += m.size
+            incoming[filesystem(m.dest_broker, m.dest_dir)] += m.size
     after = {(u.broker, u.path): u for u in result.dirs_after}
     for key, n in incoming.items():
-        d = dirs[key]
+        on_it = [d for d in log_dirs[key[0]] if d.status is not LogDirStatus.OFFLINE and filesystem(d.broker, d.path) == key]
+        d = on_it[0]  # each reports the filesystem's total and usable bytes
         if d.total_bytes is None:
             continue  # no limit known
         current = {r.tp: r.size for x in log_dirs[d.broker] for r in x.replicas if not r.is_future}
-        in_flight = sum(max(current.get(r.tp, r.size) - r.size, 0) for r in d.replicas if r.is_future)
-        assert n + in_flight <= d.usable_bytes, "never more than the usable bytes arrive"
-        assert after[key].used_fraction <= request.max_dir_usage + 1e-9, "never above --max-dir-usage"
+        in_flight = sum(max(current.get(r.tp, r.size) - r.size, 0) for x in on_it for r in x.replicas if r.is_future)
+        assert n + in_flight <= d.usable_bytes, "never more than the usable bytes arrive on a filesystem"
+        for x in on_it:
+            assert after[x.broker, x.path].used_fraction <= request.max_dir_usage + 1e-9, \
+                "no filesystem ends above --max-dir-usage"
+        if len(key) == 1:  # one filesystem under the broker's directories: its usage by hand
+            assert _shared_fs_used_after(result, log_dirs[key[0]]) <= request.max_dir_usage * d.total_bytes, \
+                "no filesystem ends above --max-dir-usage"
+
+
+def _shared_fs_used_after(result, dirs) -> int:
+    """Bytes on a broker's one filesystem once the plan and the moves in flight are done: what it
+    holds, less the source of each copy in flight (the copy replaces it), plus what the plan
+    brings from other brokers, less what it sends them. (The generator's reassignments under way
+    neither remove a replica nor grow one.)"""
+    readable = [d for d in dirs if d.status is not LogDirStatus.OFFLINE]
+    broker, used = readable[0].broker, readable[0].total_bytes - readable[0].usable_bytes
+    current = {r.tp: r.size for d in readable for r in d.replicas if not r.is_future}
+    used -= sum(current[r.tp] for d in readable for r in d.replicas if r.is_future and r.tp in current)
+    used += sum(m.size for m in result.moves if m.inter_broker and m.dest_broker == broker)
+    return used - sum(m.size for m in result.moves if m.inter_broker and m.source_broker == broker)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(clusters())
 def test_never_further_from_the_mean_than_before(data):
-    cluster, log_dirs, request, reassigning = data
+    cluster, log_dirs, request, reassigning, shared = data
     result = balance_brokers(cluster, log_dirs, request, reassigning)
     before = max_deviation(result.brokers_before, result.mean)
     after = max_deviation(result.brokers_after, result.mean)
@@ -145,13 +180,14 @@ def test_never_further_from_the_mean_than_before(data):
         low, high = result.band
         assert all(low - 1e-9 <= u.share <= high + 1e-9 for u in result.brokers_after if u.share is not None)
         assert dir_deviation(result.dirs_after, result.brokers_after) <= request.threshold + 1e-9
-        assert _dir_bytes_deviation(result) <= request.threshold + 1e-9
+        assert _dir_bytes_deviation(result, shared) <= request.threshold + 1e-9
 
 
-def _dir_bytes_deviation(result) -> float:
+def _dir_bytes_deviation(result, shared) -> float:
     """Widest distance of an online directory's Kafka bytes from its broker's mean directory, as
-    a part of that mean, on brokers whose directories report no capacity (or not all of them)."""
-    by_bytes = {u.broker for u in result.brokers_after if u.capacity is None}
+    a part of that mean, on brokers whose directories report no capacity (or not all of them),
+    or share one filesystem."""
+    by_bytes = {u.broker for u in result.brokers_after if u.capacity is None} | set(shared)
     readable: dict[int, list] = {}
     for d in result.dirs_after:
         if d.broker in by_bytes and d.status is not LogDirStatus.OFFLINE:
@@ -170,7 +206,7 @@ def _dir_bytes_deviation(result) -> float:
 def test_no_capacity_is_made_up(data):
     """Where a directory reports no capacity, neither it nor its broker gets one, nor a used
     share; brokers are then compared on their share of the Kafka bytes, and a note says so."""
-    cluster, log_dirs, request, reassigning = data
+    cluster, log_dirs, request, reassigning, _ = data
     result = balance_brokers(cluster, log_dirs, request, reassigning)
     scope = set(request.brokers or log_dirs)
     unknown = {(d.broker, d.path) for b in scope for d in log_dirs[b]
@@ -190,10 +226,31 @@ def test_no_capacity_is_made_up(data):
                 assert abs(u.share - u.occupied / total) < 1e-9
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters())
+def test_a_shared_filesystem_counts_once_and_is_named(data):
+    """A broker's capacity and used share are its filesystem's, once; its directories report
+    the filesystem's figures before (moves in flight counted as done) and after the plan; a
+    note names the brokers (in scope) as `log-dirs balance` does."""
+    cluster, log_dirs, request, reassigning, shared = data
+    result = balance_brokers(cluster, log_dirs, request, reassigning)
+    scope = set(request.brokers or log_dirs)
+    named = [n for n in result.notes if "share one filesystem" in n]
+    assert bool(named) == bool(shared & scope)
+    if named:
+        assert named[0].startswith(f"broker(s) {', '.join(map(str, sorted(shared & scope)))}: ")
+    for brokers, dirs in ((result.brokers_before, result.dirs_before), (result.brokers_after, result.dirs_after)):
+        usage = {u.broker: u for u in brokers}
+        for b in shared & scope:
+            d = next(x for x in log_dirs[b] if x.status is not LogDirStatus.OFFLINE)
+            fractions = {u.used_fraction for u in dirs if u.broker == b and u.status is not LogDirStatus.OFFLINE}
+            assert usage[b].capacity == d.total_bytes and fractions == {usage[b].used_fraction}
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(clusters())
 def test_same_input_same_plan_whatever_the_order(data):
-    cluster, log_dirs, request, reassigning = data
+    cluster, log_dirs, request, reassigning, _ = data
     first = balance_brokers(cluster, log_dirs, request, reassigning)
     shuffled = {b: [LogDir(d.broker, d.path, d.error, d.total_bytes, d.usable_bytes, d.cordoned, tuple(reversed(d.replicas)))
                     for d in reversed(ds)] for b, ds in reversed(list(log_dirs.items()))}
@@ -206,7 +263,7 @@ def test_same_input_same_plan_whatever_the_order(data):
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(clusters())
 def test_no_partition_spans_fewer_racks(data):
-    cluster, log_dirs, request, reassigning = data
+    cluster, log_dirs, request, reassigning, _ = data
     result = balance_brokers(cluster, log_dirs, request, reassigning)
     racks = {b: x.rack for b, x in cluster.brokers.items()}
     for entry in result.plan.partitions:
@@ -218,7 +275,7 @@ def test_no_partition_spans_fewer_racks(data):
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(clusters())
 def test_moves_between_brokers_are_the_replicas_kafka_copies(data):
-    cluster, log_dirs, request, reassigning = data
+    cluster, log_dirs, request, reassigning, _ = data
     result = balance_brokers(cluster, log_dirs, request, reassigning)
     copied = {(entry.tp, b) for entry in result.plan.partitions for b in entry.replicas
               if b not in cluster.partitions[entry.tp].replicas}
@@ -243,7 +300,7 @@ def _leader_spread(cluster, plan, scope) -> int:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(clusters())
 def test_preferred_leaders_never_spread_wider(data):
-    cluster, log_dirs, request, reassigning = data
+    cluster, log_dirs, request, reassigning, _ = data
     result = balance_brokers(cluster, log_dirs, request, reassigning)
     scope = set(request.brokers or log_dirs)
     assert _leader_spread(cluster, result.plan, scope) <= _leader_spread(cluster, ReassignmentPlan(()), scope)
