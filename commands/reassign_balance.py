@@ -131,8 +131,7 @@ def balance(
     from pathlib import Path
 
     from kadmin import logdirs
-    from kadmin.backends.base import Capability
-    from kadmin.errors import ClusterError, InputError
+    from kadmin.errors import InputError
     from kadmin.plan.broker_balance import BalanceRequest, balance_brokers
 
     requested = int_list(broker_list, "--broker-list")
@@ -150,26 +149,16 @@ def balance(
     if output_file and Path(output_file).exists():
         raise InputError(f"{output_file} already exists; choose another path (nothing was changed)")
     with open_cluster(cluster, read_only=True) as backend:
-        state = backend.describe_cluster()
-        ids = logdirs.check_brokers(requested, state.brokers)
-        answers = backend.describe_log_dirs(brokers=ids)
-        reassigning = ()
-        if Capability.LIST_REASSIGNMENTS in backend.capabilities:
-            reassigning = tuple(backend.list_partition_reassignments())
-    failed = {b: a.error for b, a in answers.items() if a.error}
-    if failed.keys() & set(requested or ()):
-        raise ClusterError(
-            "; ".join(
-                f"broker {b} did not answer DescribeLogDirs: {failed[b]}"
-                for b in sorted(failed.keys() & set(requested))
-            )
-        )
+        # As log-dirs balance reads it: a broker that does not answer, or is down, is left out
+        # (named; asked for by name, exit 1), and the reassignments under way are in the state
+        # (their adding and removing replicas: Metadata does not carry them).
+        got = logdirs.read_for_balance(backend, requested)
     from kadmin.commands import render
 
-    for b in sorted(failed):
-        render.warn(f"broker {b} did not answer DescribeLogDirs and is left out: {failed[b]}")
-    dirs = {b: a.log_dirs for b, a in answers.items() if not a.error}
-    result = balance_brokers(state, dirs, request, reassigning)
+    for b, error in got.left_out.items():
+        render.warn(f"broker {b} did not answer DescribeLogDirs and is left out: {error}")
+    state, dirs = got.cluster, got.dirs
+    result = balance_brokers(state, dirs, request, got.reassigning)
 
     from kadmin.commands.render_balance import balance_document, balance_summary, brokers_table, dirs_table
     from kadmin.plan.reassignment_file import format_reassignment, write_reassignment

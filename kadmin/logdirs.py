@@ -210,12 +210,15 @@ def rows(brokers: Mapping[int, Broker], result: Mapping[int, BrokerLogDirs], top
 
 @dataclass(frozen=True)
 class BalanceInput:
-    """What ``log-dirs balance`` plans from: the cluster, the directories of every broker that
-    answered, and the brokers left out because they did not (with why)."""
+    """What ``log-dirs balance`` and ``reassign balance`` plan from: the cluster (with the adding
+    and removing replicas of reassignments under way), the directories of every broker that
+    answered, the brokers left out because they did not (with why), and the partitions
+    ListPartitionReassignments lists."""
 
     cluster: object  # kadmin.model.ClusterState
     dirs: dict[int, tuple[LogDir, ...]]
     left_out: dict[int, str]
+    reassigning: tuple = ()  # kadmin.model.TopicPartition
 
 
 def read_for_balance(
@@ -242,4 +245,4 @@ def read_for_balance(
             "; ".join(f"broker {b} did not answer DescribeLogDirs: {failed[b]}" for b in sorted(failed.keys() & needed))
         )
     dirs = {b: a.log_dirs for b, a in answers.items() if not a.error}
-    return BalanceInput(cluster, dirs, dict(sorted(failed.items())))
+    return BalanceInput(cluster, dirs, dict(sorted(failed.items())), tuple(sorted(ongoing)))

@@ -298,6 +298,23 @@ def test_a_partition_being_reassigned_is_left_alone(sandbox_factory, tmp_path): 
     doc = json.loads(p.stdout)
     assert doc["moves"]
     assert all((e["topic"], e["partition"]) != ("big", 2) for e in doc["plan"]["partitions"])
+    # Counted as done: broker 2 holds big-2 (16 MiB, nothing copied yet) and broker 0 no longer
+    # does. Over --bootstrap-server the adding and removing replicas come from
+    # ListPartitionReassignments (Metadata lists the whole replica set and nothing more).
+    before = {b["broker"]: b for b in doc["brokers"]}
+    assert (before[0]["replicas_before"], before[2]["replicas_before"]) == (5, 5)  # 6 and 4 in the cluster now
+    assert before[2]["used_bytes_before"] >= 16 * MiB + 4 * MiB
+
+
+def test_a_down_broker_is_named_and_left_out(sandbox_factory, tmp_path):  # noqa: F811
+    sb = _skewed(sandbox_factory)
+    sb.faults.broker_stop(3)
+    p = _kadmin(sb, "reassign", "balance", "-o", "json")
+    assert p.returncode == 0, p.stderr
+    assert "broker 3 did not answer DescribeLogDirs and is left out: down: not in the cluster's broker list" in p.stderr
+    assert 3 not in {b["broker"] for b in json.loads(p.stdout)["brokers"]}
+    named = _kadmin(sb, "reassign", "balance", "--broker-list", "0,3")
+    assert named.returncode == 1 and "broker 3 did not answer DescribeLogDirs: down" in named.stderr, named.stderr
 
 
 def test_with_an_offline_directory_the_plan_passes_execute_dry_run(sandbox_factory, tmp_path):  # noqa: F811
