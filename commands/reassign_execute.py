@@ -130,7 +130,10 @@ def execute(
     retries when --timeout is not given, as kafka-reassign-partitions.sh; 30s for the cluster).
 
     Refuses while another reassignment runs, unless --additional. Every change is printed;
-    --dry-run prints the same changes and makes none.
+    --dry-run prints the same changes and makes none. Ctrl-C while the changes are made stops
+    sending: what was made is printed, what was sent without an answer says UNKNOWN, then what
+    is left (throttles set, moves going on) and how to clean up, exit 130; the rollback file is
+    kept once a move may have been sent.
 
     --incremental moves a few replicas at a time (KIP-435 steps), waits for each batch, keeps a
     state file, and removes its throttles at the end; run the same command again to resume.
@@ -245,13 +248,18 @@ def _run(params, opener) -> None:
                 f"kadmin reassign execute --reassignment-json-file {request.rollback_path})"
             )
             click.echo("Changes:")
+        reporter = LineReporter(people)
         with RollbackFile(request.rollback_path, backend) as rollback:
             result = apply_execution(
-                backend, xplan, request, write_rollback=rollback.write, records=records, reporter=LineReporter(people)
+                backend, xplan, request, write_rollback=rollback.write, records=records, reporter=reporter
             )
         started = not result.failures and not result.aborted
+        for change, why in result.unanswered:  # Ctrl-C: the changes sent without an answer close the list
+            reporter.unanswered(change, why)
         if rollback.discarded and people:
             click.echo(f"Nothing was moved, so the rollback file {request.rollback_path} was removed again.")
+        if result.interrupted:
+            _interrupted(params, request, xplan, result, rollback)
         if people:
             if xplan.unchanged:
                 click.echo(
@@ -296,13 +304,30 @@ def _run(params, opener) -> None:
         raise ClusterError("; ".join(x for x in (failed, result.aborted) if x), hint=hint)
 
 
+def _interrupted(params, request, xplan, result, rollback) -> None:
+    """Ctrl-C stopped the run: the document (JSON), then what the run leaves in the cluster and
+    how to go on (stderr); exit 130."""
+    from kadmin.commands import render
+    from kadmin.commands.reassign_wait import EXIT_INTERRUPTED
+    from kadmin.commands.render_reassign import interrupted_message
+
+    if not params.people:
+        doc = _document(request, xplan, result, dry_run=False)
+        if rollback.discarded:
+            doc["rollback_file"] = None
+        render.print_json(doc)
+    kept = None if rollback.discarded or not rollback.written else request.rollback_path
+    click.echo(interrupted_message(xplan, result, params.plan_file, kept), err=True)
+    raise click.exceptions.Exit(EXIT_INTERRUPTED)
+
+
 def _document(request, xplan, result, *, dry_run: bool) -> dict:
     from kadmin.commands.render_reassign import change_json, tp_json
 
     if result is None:
         changes = [change_json(c) for c in xplan.changes()]
     else:
-        changes = [change_json(c, e) for c, e in result.applied]
+        changes = [change_json(c, e) for c, e in (*result.applied, *result.unanswered)]
     return {
         "version": 1,
         "dry_run": dry_run,

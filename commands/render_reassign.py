@@ -23,6 +23,11 @@ class LineReporter:
         else:
             click.echo(f"  FAILED  {describe(change)}: {error}")
 
+    def unanswered(self, change, why) -> None:
+        """A change sent when Ctrl-C came, whose outcome is unknown."""
+        if self.enabled:
+            click.echo(f"  UNKNOWN {describe(change)}: {why}")
+
     def waiting(self, replicas: int, seconds_left: float) -> None:
         # One line per second at most, on stderr: progress is a diagnostic, not data.
         whole = int(seconds_left)
@@ -53,6 +58,64 @@ def print_plan_of_changes(xplan) -> None:
         click.echo(
             f"  ({len(xplan.unchanged)} partition(s) already have, or are already moving to, the planned replicas: no reassignment)"
         )
+
+
+def interrupted_message(xplan, result, plan_file: str, rollback_file: str | None) -> str:
+    """What an interrupted ``reassign execute`` leaves in the cluster and how to go on from it,
+    for stderr: the moves sent (they go on), the throttles set (they stay), what was not sent.
+    ``rollback_file``: the file kept (None: removed, or never written)."""
+    from kadmin.execute.changes import LogDirMove, Reassign
+    from kadmin.model import ConfigChange
+
+    unknown = {c for c, _ in result.unanswered}
+    touched = [*result.made(), *unknown]
+    moves = _how_many(touched, unknown, (Reassign, "reassignment"), (LogDirMove, "log-dir move"))
+    throttles = _how_many(touched, unknown, (ConfigChange, "change"))
+    lines = []
+    if moves:
+        back = f"; put every replica back: `kadmin reassign execute --reassignment-json-file {rollback_file}`"
+        lines.append(
+            f"  - sent, and going on: {moves}. Follow: `kadmin reassign progress --reassignment-json-file {plan_file} "
+            f"--watch`; stop: `kadmin reassign cancel --reassignment-json-file {plan_file}`{back if rollback_file else ''}"
+        )
+    if throttles:
+        lines.append(
+            f"  - throttles, left in place: {throttles}. "
+            + (
+                f"`kadmin reassign verify --reassignment-json-file {plan_file}` removes them once the plan is done"
+                if moves
+                else f"Nothing moves yet: `kadmin throttle clear --plan {plan_file}` removes them"
+            )
+        )
+    if not lines:
+        return "kadmin: interrupted before any change to the cluster; nothing was changed."
+    unsent = _how_many(
+        result.not_sent(xplan.changes()),
+        set(),
+        (Reassign, "reassignment"),
+        (LogDirMove, "log-dir move"),
+        (ConfigChange, "throttle change"),
+    )
+    if unsent:
+        lines.append(f"  - not sent: {unsent}. Running the same command again sends what is missing")
+    return "\n".join(
+        ["kadmin: interrupted. What this run changed stays:", *lines, "  (with this run's connection options)"]
+    )
+
+
+def _how_many(changes, unknown, *kinds) -> str:
+    """'2 reassignments and 3 log-dir moves (1 not confirmed)': the ``changes`` of each kind
+    (class, noun), and how many of them are ``unknown``."""
+    said = []
+    for kind, noun in kinds:
+        of_kind = [c for c in changes if isinstance(c, kind)]
+        if of_kind:
+            doubt = sum(1 for c in of_kind if c in unknown)
+            said.append(
+                f"{len(of_kind)} {noun}{'s' if len(of_kind) != 1 else ''}"
+                + (f" ({doubt} not confirmed)" if doubt else "")
+            )
+    return " and ".join(said)
 
 
 def reassignment_line(r) -> str:

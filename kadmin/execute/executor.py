@@ -12,12 +12,18 @@ Order of changes (KIP-113 and KIP-455, with kadmin's safety rules):
 The plan of changes is computed purely in ``kadmin.execute.plan_of_changes``; ``--dry-run``
 renders that same ``ExecutionPlan`` and applies nothing. The executor knows only the Backend
 protocol; clock and sleep are injected for the retry loop.
+
+Ctrl-C (KeyboardInterrupt) anywhere in steps 1-5 stops the run and is returned, not raised:
+``ExecutionResult.interrupted``, with every change whose answer came (``applied``, each one
+reported as it would have been) and every change sent whose outcome is unknown (``unanswered``:
+the request may have reached the cluster, or a new replica's placement was still awaited), so
+the caller can say what the run changed and what it left running.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -98,14 +104,70 @@ NULL_REPORTER = NullReporter()
 
 @dataclass
 class ExecutionResult:
-    """What was applied, in order, with the cluster's error for each change that failed."""
+    """What was applied, in order, with the cluster's error for each change that failed; after
+    Ctrl-C (``interrupted``), also the changes sent whose outcome is unknown (``unanswered``,
+    each with why)."""
 
     applied: list[tuple[Change, str | None]] = field(default_factory=list)
     aborted: str | None = None  # why the run stopped early, if it did
+    interrupted: bool = False
+    unanswered: list[tuple[Change, str]] = field(default_factory=list)
 
     @property
     def failures(self) -> list[tuple[Change, str]]:
         return [(c, e) for c, e in self.applied if e is not None]
+
+    def made(self) -> list[Change]:
+        """The changes the cluster accepted (REPLICA_NOT_AVAILABLE retries aside: a failure)."""
+        return [c for c, e in self.applied if e is None]
+
+    def not_sent(self, planned: Iterable[Change]) -> list[Change]:
+        """The ``planned`` changes that never reached the cluster (the run stopped before them)."""
+        settled = {c for c, _ in self.applied} | {c for c, _ in self.unanswered}
+        return [c for c in planned if c not in settled]
+
+
+# Why a change has no outcome after Ctrl-C.
+UNANSWERED = "interrupted before the cluster answered: it may have been made"
+AWAITED = (
+    "interrupted while waiting for its new replica (REPLICA_NOT_AVAILABLE so far): its broker remembers the "
+    "destination, so the replica may still be placed there"
+)
+
+
+class _Applying:
+    """The bookkeeping of one apply: outcomes recorded before they are reported (so a Ctrl-C
+    between the two loses no line), and the changes of the request in flight (``sending``) and
+    of the new replicas still awaited (``awaited``), whose outcome an interrupt leaves unknown."""
+
+    def __init__(self, result: ExecutionResult, reporter: Reporter):
+        self.result = result
+        self.reporter = reporter
+        self.reported = 0
+        self.sending: tuple[Change, ...] = ()
+        self.awaited: dict[TopicPartitionReplica, LogDirMove] = {}
+
+    def done(self, change: Change, error: str | None) -> None:
+        self.result.applied.append((change, error))
+        self.report()
+
+    def report(self) -> None:
+        """Report every recorded outcome not reported yet, in order."""
+        applied = self.result.applied
+        while self.reported < len(applied):
+            self.reporter.change(*applied[self.reported])
+            self.reported += 1
+
+    def interrupted(self) -> None:
+        """Ctrl-C: what was recorded is reported; what was in flight is unanswered."""
+        result = self.result
+        result.interrupted = True
+        result.aborted = "interrupted"
+        settled = {c for c, _ in result.applied}
+        in_flight = [c for c in self.sending if c not in settled]
+        result.unanswered = [(c, UNANSWERED) for c in in_flight]
+        result.unanswered += [(m, AWAITED) for m in self.awaited.values() if m not in settled and m not in in_flight]
+        self.report()
 
 
 def apply_execution(
@@ -121,31 +183,39 @@ def apply_execution(
 ) -> ExecutionResult:
     """Make the changes of ``xplan`` in order, reporting each one. The rollback file must be
     written (its error propagates, nothing changed); after that a cluster error stops the run
-    and is returned in ``aborted`` with everything done so far, so the caller can show it."""
+    and is returned in ``aborted`` with everything done so far, so the caller can show it.
+    Ctrl-C stops the run too and is returned (``interrupted``; module docstring)."""
     result = ExecutionResult()
-
-    def done(change: Change, error: str | None) -> None:
-        result.applied.append((change, error))
-        reporter.change(change, error)
-
-    write_rollback(xplan.write_rollback.path, xplan.rollback)
-    done(xplan.write_rollback, None)
+    run = _Applying(result, reporter)
     try:
-        _apply_changes(backend, xplan, request, result, done, records, reporter, clock, sleep)
-    except KadminError as e:
-        result.aborted = f"stopped: {e.message}"
+        write_rollback(xplan.write_rollback.path, xplan.rollback)
+        run.done(xplan.write_rollback, None)
+        try:
+            _apply_changes(backend, xplan, request, run, records, clock, sleep)
+        except KadminError as e:
+            result.aborted = f"stopped: {e.message}"
+    except KeyboardInterrupt:
+        run.interrupted()
     return result
 
 
-def _apply_changes(backend, xplan, request, result, done, records, reporter, clock, sleep) -> None:
-    """Steps 2-5 of the module docstring."""
-    if xplan.throttles.changes or xplan.record is not None:
-        apply_throttles(backend, records, xplan.throttles.changes, xplan.record)
-        for c in xplan.throttles.changes:
-            done(c, None)
+def _apply_changes(backend, xplan, request, run: _Applying, records, clock, sleep) -> None:
+    """Steps 2-5 of the module docstring. ``run.sending`` names the changes of each request
+    until their outcomes are recorded."""
+    result, done, reporter = run.result, run.done, run.reporter
+    if xplan.record is not None:  # the record first (KIP-179): alone, so a Ctrl-C here leaves no throttle unknown
+        apply_throttles(backend, records, (), xplan.record)
+    if xplan.throttles.changes:
+        throttles = tuple(xplan.throttles.changes)
+        run.sending = throttles
+        apply_throttles(backend, records, throttles, None)
+        result.applied += [(c, None) for c in throttles]  # one step: all made, then each reported
+        run.sending = ()
+        run.report()
 
-    retry: dict[TopicPartitionReplica, LogDirMove] = {}
+    retry = run.awaited  # replicas whose broker answered REPLICA_NOT_AVAILABLE: resent below
     if xplan.log_dir_moves:
+        run.sending = tuple(xplan.log_dir_moves)
         try:
             answers = backend.alter_replica_log_dirs({m.replica: m.target_dir for m in xplan.log_dir_moves})
         except KadminError as e:  # every move is reported with why, so none is lost track of
@@ -156,6 +226,7 @@ def _apply_changes(backend, xplan, request, result, done, records, reporter, clo
                 retry[m.replica] = m  # the broker remembers the destination; resent below
             else:
                 done(m, err)
+        run.sending = ()
         hard = [e for c, e in result.failures if isinstance(c, LogDirMove)]
         if hard:
             result.aborted = "AlterReplicaLogDirs failed; the reassignment was not started"
@@ -164,14 +235,18 @@ def _apply_changes(backend, xplan, request, result, done, records, reporter, clo
     if xplan.reassignments:
         by_tp = {r.tp: r for r in xplan.reassignments}
         plan = request.parsed.plan.by_partition()
+        run.sending = tuple(xplan.reassignments)
         try:
             answers = backend.reassign_partitions([plan[tp] for tp in by_tp])
         except KadminError:
-            for m in retry.values():
+            run.sending = ()
+            for m in list(retry.values()):
+                del retry[m.replica]
                 done(m, f"not sent: the reassignment of {m.replica.tp} was not started")
             raise
         for tp, r in by_tp.items():
             done(r, answers.get(tp, "no answer from the controller"))
+        run.sending = ()
         refused = {c.tp for c, e in result.failures if isinstance(c, Reassign)}
         for replica, m in list(retry.items()):
             if replica.tp in refused:  # that replica will not be created: no point waiting for it
@@ -185,7 +260,8 @@ def _apply_changes(backend, xplan, request, result, done, records, reporter, clo
             answers = backend.alter_replica_log_dirs({r: m.target_dir for r, m in retry.items()})
             unreachable = None
         except (AuthorizationError, AuthenticationError, UnsupportedOperation) as e:
-            for m in retry.values():  # retrying cannot help; each move is still reported
+            for r, m in list(retry.items()):  # retrying cannot help; each move is still reported
+                del retry[r]
                 done(m, e.message)
             raise
         except KadminError as e:  # e.g. a destination broker restarting: it may be back before the timeout
@@ -205,7 +281,8 @@ def _apply_changes(backend, xplan, request, result, done, records, reporter, clo
                 if unreachable
                 else f"{REPLICA_NOT_AVAILABLE} until the {request.timeout:g}s timeout: the replica was not created in time"
             )
-            for m in retry.values():
+            for r, m in list(retry.items()):
+                del retry[r]
                 done(m, why)
             break
         reporter.waiting(len(retry), left)

@@ -115,7 +115,11 @@ def open_for_execute(
 class ChangeWatch:
     """A backend, unchanged, that notes whether a call that may have moved a replica was made:
     one that answered "accepted" for at least one item, or one that failed in a way that leaves
-    it unknown. Everything else passes straight through."""
+    it unknown. Everything else passes straight through.
+
+    ``moved`` is set before such a call goes out and taken back only once its answer shows
+    nothing accepted: a Ctrl-C at any moment in between (the answer on its way, or being read)
+    leaves it set, and the rollback file is kept."""
 
     def __init__(self, backend):
         self._backend = backend
@@ -133,17 +137,15 @@ class ChangeWatch:
         def call(*args, **kwargs):
             from kadmin.backends.base import ReadOnlyViolation
 
+            before = self.moved
+            self.moved = True  # from here on the request may reach the cluster
             try:
                 answers = attr(*args, **kwargs)
             except (ReadOnlyViolation, UnsupportedOperation):
-                raise  # refused before anything was sent
-            except BaseException:
-                self.moved = True  # the request may have reached the cluster
+                self.moved = before  # refused before anything was sent
                 raise
-            if kwargs.get("validate_only"):
-                return answers
-            if any(err in _ACCEPTED for err in dict(answers or {}).values()):
-                self.moved = True
+            if kwargs.get("validate_only") or not any(err in _ACCEPTED for err in dict(answers or {}).values()):
+                self.moved = before
             return answers
 
         return call
