@@ -129,9 +129,8 @@ def incremental_reporter() -> IncrementalLines:
 def _progress_line(p) -> str:
     from kadmin.units import format_duration, format_size
 
-    eta = (
-        f", ETA {format_duration(p.eta_seconds)}" if p.eta_seconds is not None and p.steps_done < p.steps_total else ""
-    )
+    left = p.steps_done < p.steps_total or p.bytes_done < p.bytes_total
+    eta = f", ETA {format_duration(p.eta_seconds)}" if p.eta_seconds is not None and left else ""
     return (
         f"{p.step_label}, {len(p.in_flight)} running, {format_size(p.bytes_done)} of "
         f"{format_size(p.bytes_total)} copied{eta}"

@@ -52,7 +52,9 @@ from kadmin.model import (
     PartitionReassignment,
     PartitionState,
     ReassignmentPlan,
+    ReplicaLogDir,
     TopicPartition,
+    TopicPartitionReplica,
 )
 from kadmin.plan.batches import Backlog, Limits
 from kadmin.plan.steps import Step
@@ -93,7 +95,7 @@ class IncrementalResult:
     steps_total: int
     steps_run: int  # steps this invocation saw finish
     batches: int  # batches this invocation sent
-    bytes_total: int
+    bytes_total: int  # of every step and every move between directories seen
     elapsed: float
     rollback_file: str | None = None  # the state's: the assignment from before the plan's first step
     # Throttles of the run left set, recorded through another connection ("admin", "zookeeper"),
@@ -205,12 +207,14 @@ class _Run:
             cluster = self.cluster = self._read(self.backend.describe_cluster)
             self._locate(cluster.partitions, self._ongoing(), startup=True)
         self.reporter.planned(self.state, resumed)  # counts the steps finished while nobody watched
+        dirs_left = self._read(lambda: not_in_place(self.backend, self.log_dirs, self.live))
+        self.bytes.targets = self.log_dirs
+        self.bytes.saw_dirs(dirs_left, self.clock.now())
         self.bytes.at_start = self.bytes.done(self.state, self.track.in_flight)
         self.backlog = Backlog.of(
             {tp: p.steps[p.completed :] for tp, p in self.state.partitions.items()}, self.bytes.sizes
         )
 
-        dirs_left = self._read(lambda: not_in_place(self.backend, self.log_dirs, self.live))
         if not self._all_done() or dirs_left:
             self._set_throttles()
         if dirs_left:  # before the first batch: replicas to come are created in their directory
@@ -234,6 +238,7 @@ class _Run:
                 poll_interval=self.poll_interval,
                 note_interval=self.progress_interval,
                 state_path=self.path,
+                looked=self._dirs_looked,
             )
 
         left = self._remove_throttles()
@@ -246,7 +251,7 @@ class _Run:
             self.state.steps_total,
             self.steps_run,
             self.batches,
-            self.bytes.total,
+            self.bytes.all_bytes(),
             self.clock.now() - self.t0,
             self.state.rollback_file,
             left,
@@ -351,6 +356,11 @@ class _Run:
         if startup or look.in_flight_changed:
             self._save()
         self._stop_if_cancelled(now)
+
+    def _dirs_looked(self, left: Mapping[TopicPartitionReplica, ReplicaLogDir | None]) -> None:
+        """After the last step, each look at the replicas not in their directory: progress."""
+        self.bytes.saw_dirs(left, self.clock.now())
+        self.reporter.progress(self._progress())
 
     def _step_done(self, step: Step) -> None:
         assert self.backlog is not None  # built in run() before the first look after startup

@@ -98,6 +98,7 @@ def finish_after_last_step(
     poll_interval: float,
     note_interval: float,
     state_path: Path,
+    looked: Callable[[Mapping[TopicPartitionReplica, ReplicaLogDir | None]], None] | None = None,
 ) -> None:
     """After the last step: every replica of ``targets`` is sent to its directory again unless it
     is there or on its way (REPLICA_NOT_AVAILABLE retried for ``grace`` seconds), and the run
@@ -105,12 +106,14 @@ def finish_after_last_step(
     a broker restarts; ``note`` says how many are left at most every ``note_interval``. When
     only replicas of brokers that are down or do not answer are left (UNSEEN_SAMPLES looks in a
     row), ConnectionFailed names them: the same command, run again once they are back, places
-    them."""
+    them. ``looked`` is given what is left after every look (the progress figures)."""
     first_try = clock.now()
     last_note = None
     only_unseen = 0
     while True:
         left = read(lambda: not_in_place(backend, targets, live=set(backend.describe_brokers())))
+        if looked is not None:
+            looked(left)
         if not left:
             return
         seen = {r: w for r, w in left.items() if w is not None}

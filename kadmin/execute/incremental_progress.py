@@ -1,11 +1,16 @@
 """Progress of ``reassign execute --incremental``: steps, batches, bytes copied and the time left.
 
-A step's bytes are its partition's size (the largest replica: the leader's, normally) times the
-replicas the step adds. Bytes done are those of the finished steps plus what the replicas being
-added hold already (DescribeLogDirs on their brokers, read at most every ``interval`` seconds);
-the rate counts only what this invocation copied, so a resumed run's ETA is not flattered by the
-steps an earlier one finished. Every figure is best effort: a read that fails is a note, and the
-run goes on counting steps.
+Bytes count both kinds of copy. A step's bytes are its partition's size (the largest replica:
+the leader's, normally) times the replicas the step adds; done are those of the finished steps
+plus what the replicas being added hold already (DescribeLogDirs on their brokers). A move
+between the directories of one broker (a plan's ``log_dirs``) counts its replica's size once
+the run sees it outside its directory, and done what its future replica holds (all of it once
+in place); a replica a step creates in its directory is a step's bytes only. The moves an
+earlier invocation finished are not known (in its directory, a replica looks as if it never
+moved): a resumed run counts those left when it began. Reads happen at most every ``interval``
+seconds. The rate counts only what this invocation copied, so a resumed run's ETA is not
+flattered by what an earlier one did. Every figure is best effort: a read that fails is a
+note, and the run goes on counting steps.
 """
 
 from __future__ import annotations
@@ -14,8 +19,9 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from kadmin.backends.base import Backend, Capability
+from kadmin.execute.incremental_log_dirs import not_in_place
 from kadmin.execute.state_file import IncrementalState
-from kadmin.model import ReassignmentPlan, TopicPartition
+from kadmin.model import ReassignmentPlan, ReplicaLogDir, TopicPartition, TopicPartitionReplica
 from kadmin.plan.steps import Step
 
 
@@ -48,8 +54,11 @@ class ByteCount:
         self.sizes: dict[TopicPartition, int] = {}
         self.partial: dict[Step, int] = {}  # bytes copied so far, per step in flight
         self.last_sizes_at: float | None = None
-        self.total = 0
+        self.total = 0  # bytes of every step
         self.at_start = 0  # done when this invocation began
+        self.targets: Mapping[TopicPartitionReplica, str] = {}  # the plan's named directories
+        self.dir_moves: dict[TopicPartitionReplica, tuple[int, int]] = {}  # between directories: (size, copied)
+        self.last_dirs_at: float | None = None
 
     def read_sizes(self, plan: ReassignmentPlan, live: Collection[int]) -> dict[TopicPartition, int]:
         """Bytes of each partition: its largest replica (the leader's, normally)."""
@@ -77,9 +86,45 @@ class ByteCount:
         return sum(self.step_bytes(s) for p in state.partitions.values() for s in p.steps)
 
     def done(self, state: IncrementalState, in_flight: Mapping[TopicPartition, Step]) -> int:
+        """Bytes copied: the finished steps', the running steps' so far, and the moves between
+        directories'."""
         done = sum(self.step_bytes(s) for p in state.partitions.values() for s in p.steps[: p.completed])
         running = set(in_flight.values())
-        return done + sum(n for s, n in self.partial.items() if s in running)
+        return (
+            done + sum(n for s, n in self.partial.items() if s in running) + sum(c for _, c in self.dir_moves.values())
+        )
+
+    def all_bytes(self) -> int:
+        """Bytes of every step and of every move between directories seen."""
+        return self.total + sum(size for size, _ in self.dir_moves.values())
+
+    def saw_dirs(self, left: Mapping[TopicPartitionReplica, ReplicaLogDir | None], now: float) -> None:
+        """Where the replicas of ``targets`` not in their directory are (``not_in_place``'s
+        answer, read at ``now``): one on its broker in another directory is a move of its size,
+        copied as far as its future replica in the target directory; a move no longer in
+        ``left`` is in place, all copied. Unknown (broker down) and not-yet-created replicas
+        keep what was known."""
+        for r, (size, _) in self.dir_moves.items():
+            if r not in left:
+                self.dir_moves[r] = (size, size)
+        for r, w in left.items():
+            if w is None or w.current_dir is None:
+                continue
+            size = max(w.current_size or 0, self.dir_moves.get(r, (0, 0))[0])
+            copied = min(w.future_size or 0, size) if w.future_dir == self.targets.get(r) else 0
+            self.dir_moves[r] = (size, copied)
+        self.last_dirs_at = now
+
+    def read_dirs(self, live: Collection[int], now: float) -> None:
+        """Read the moves between directories again (best effort), unless all are in place."""
+        if not self.dir_moves or all(c >= size for size, c in self.dir_moves.values()):
+            return
+        try:
+            left = not_in_place(self.backend, self.targets, live)
+        except Exception as e:  # progress figures are best effort; the run goes on
+            self.note(f"could not read the log-dir moves for progress ({type(e).__name__}: {e})")
+            return
+        self.saw_dirs(left, now)
 
     def copied_in_flight(self, in_flight: Mapping[TopicPartition, Step], live: Collection[int]) -> dict[Step, int]:
         """Bytes the replicas being added already hold (DescribeLogDirs on their brokers)."""
@@ -119,16 +164,19 @@ class ByteCount:
         if self.last_sizes_at is None or now - self.last_sizes_at >= self.interval:
             self.partial = self.copied_in_flight(in_flight, live)
             self.last_sizes_at = now
-        done = min(self.done(state, in_flight), self.total)
+        if self.last_dirs_at is not None and now - self.last_dirs_at >= self.interval:
+            self.read_dirs(live, now)
+        total = self.all_bytes()
+        done = min(self.done(state, in_flight), total)
         rate = (done - self.at_start) / elapsed if elapsed > 0 else 0.0
-        eta = (self.total - done) / rate if rate > 0 else None
+        eta = (total - done) / rate if rate > 0 else None
         return Progress(
             state.steps_completed,
             state.steps_total,
             state.batches,
             tuple(in_flight.values()),
             done,
-            self.total,
+            total,
             elapsed,
             eta,
         )

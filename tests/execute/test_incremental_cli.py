@@ -266,6 +266,39 @@ def test_incremental_plan_with_log_dirs_ends_with_every_replica_in_its_directory
     assert code == 0, out + err
 
 
+def test_incremental_progress_counts_the_bytes_moved_between_directories(sandbox_factory, tmp_path, capsys,  # noqa: F811
+                                                                         records):
+    """A plan of moves between directories only (as `reassign balance` writes for a cluster
+    whose brokers are even): the bytes moving are counted in the progress lines and in
+    bytes_total, never "0 B of 0 B" while they move."""
+    sb = sandbox_factory(brokers=3, log_dirs=2, speed=40.0)
+    sb.create_topic("foo", assignment={0: [0, 1, 2]}, size_bytes=20 * MB)
+    snap = sb.snapshot()
+    other = [next(d for d in sb.log_dir_paths(b) if d != snap.replica_dir("foo", 0, b)) for b in range(3)]
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [0, 1, 2], "log_dirs": other}])
+    code, out, err = kadmin(
+        capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--bootstrap-server",
+        sb.bootstrap, "--replica-alter-log-dirs-throttle", "20MB/s", "--state-file", str(tmp_path / "state.json"),
+        "--rollback-file", str(tmp_path / "rb.json"), "--output", "json")
+    assert code == 0, err
+    assert [sb.snapshot().replica_dir("foo", 0, b) for b in range(3)] == other
+    lines = [line for line in err.splitlines() if line.endswith("copied") or " copied, ETA " in line]
+    assert lines and all(" of 60.0 MB copied" in line for line in lines), err
+    assert lines[-1] == "Done: step 0 of 0, 0 running, 60.0 MB of 60.0 MB copied", err
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("reassign-execute-incremental-result"))
+    assert doc["bytes_total"] == 60 * MB
+
+
+def test_the_progress_line_has_an_eta_while_directories_copy_after_the_last_step():
+    from kadmin.commands.render_incremental import _progress_line
+    from kadmin.execute.incremental_progress import Progress
+
+    copying = Progress(4, 4, 2, (), 10 * MB, 60 * MB, 2.0, 10.0)
+    assert _progress_line(copying) == "step 4 of 4, 0 running, 10.0 MB of 60.0 MB copied, ETA 10s"
+    assert _progress_line(Progress(4, 4, 2, (), 60 * MB, 60 * MB, 2.0, 0.0)).endswith("60.0 MB of 60.0 MB copied")
+
+
 def test_incremental_log_dirs_a_broker_forgot_are_placed_after_the_last_step(
         sandbox_factory, tmp_path, capsys, records, monkeypatch):  # noqa: F811
     """As if the brokers forgot the directories they were told before the first step (a
