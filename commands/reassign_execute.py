@@ -263,7 +263,8 @@ def _run(params, opener) -> None:
         if people:
             if xplan.unchanged:
                 click.echo(
-                    f"{len(xplan.unchanged)} partition(s) already have, or are already moving to, the planned replicas."
+                    f"{len(xplan.unchanged)} partition(s) already have, or are already moving to, their planned "
+                    "replicas and directories: nothing was sent for them."
                 )
             if started and not wait:
                 click.echo(

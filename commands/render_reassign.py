@@ -56,7 +56,8 @@ def print_plan_of_changes(xplan) -> None:
         click.echo(f"  {describe(c)}")
     if xplan.unchanged:
         click.echo(
-            f"  ({len(xplan.unchanged)} partition(s) already have, or are already moving to, the planned replicas: no reassignment)"
+            f"  ({len(xplan.unchanged)} partition(s) already have, or are already moving to, their planned replicas "
+            "and directories: nothing to send for them)"
         )
 
 

@@ -84,7 +84,7 @@ class ExecutionPlan:
     record: ThrottleRecord | None  # the throttle record to write (merged with this plan's earlier one)
     log_dir_moves: tuple[LogDirMove, ...]
     reassignments: tuple[Reassign, ...]
-    unchanged: tuple[TopicPartition, ...]
+    unchanged: tuple[TopicPartition, ...]  # partitions nothing is sent for (replicas and directories in place)
     rates_skipped: frozenset[int] = frozenset()  # down brokers given no rate (their configs cannot change)
     warnings: tuple[str, ...] = ()  # to say before any change, --dry-run too
 
@@ -191,8 +191,8 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
 
 
 def _moves(plan: ReassignmentPlan, cluster: ClusterState, ongoing, dirs: ReplicaDirs):
-    """The log-dir moves and reassignments to send, and the partitions already at (or already
-    heading to) their targets."""
+    """The log-dir moves and reassignments to send, and the partitions nothing is sent for:
+    already at (or already heading to) their replicas and directories."""
     moves = []
     reassignments = []
     unchanged = []
@@ -201,14 +201,11 @@ def _moves(plan: ReassignmentPlan, cluster: ClusterState, ongoing, dirs: Replica
         state = cluster.partitions[tp]
         running = ongoing.get(tp) if ongoing else None
         heading_to = running.target if running is not None else tuple(state.replicas)
-        if tuple(a.replicas) == heading_to:
-            unchanged.append(tp)
-        else:
+        sent = len(moves) + len(reassignments)
+        if tuple(a.replicas) != heading_to:
             reassignments.append(
                 Reassign(tp, tuple(state.replicas), tuple(a.replicas), heading_to if running is not None else None)
             )
-        if a.log_dirs is None:
-            continue
         for broker, path in a.log_dir_targets().items():
             cur, fut = dirs.get((a.topic, a.partition, broker), (None, None))
             if cur == path and fut is None:
@@ -216,4 +213,6 @@ def _moves(plan: ReassignmentPlan, cluster: ClusterState, ongoing, dirs: Replica
             if fut == path:
                 continue  # already moving there: sending it again would change nothing
             moves.append(LogDirMove(TopicPartitionReplica(a.topic, a.partition, broker), cur, path, fut))
+        if len(moves) + len(reassignments) == sent:
+            unchanged.append(tp)
     return moves, reassignments, unchanged

@@ -350,3 +350,27 @@ def test_verify_prints_kafkas_words_in_kafkas_order(fake, tmp_path, capsys):
         "Reassignment of replica foo-0-2 completed successfully.",
         "Reassignment of replica foo-1-2 completed successfully.",
     ]
+
+
+def test_partitions_counted_as_in_place_are_those_nothing_is_sent_for(fake, tmp_path, capsys):
+    """A log-dir-only run said "2 partition(s) already have, or are already moving to, the
+    planned replicas" although both got a log-dir move: the count, the dry run's and the JSON's
+    "unchanged" now hold only partitions nothing is sent for."""
+    both_move = [{"topic": "foo", "partition": 0, "replicas": [1, 2], "log_dirs": ["/d/b", "any"]},
+                 {"topic": "foo", "partition": 1, "replicas": [2, 3], "log_dirs": ["any", "/d/b"]}]
+    one_moves = [{"topic": "foo", "partition": 0, "replicas": [1, 2], "log_dirs": ["/d/a", "any"]},  # back
+                 {"topic": "foo", "partition": 1, "replicas": [2, 3], "log_dirs": ["any", "/d/b"]}]  # in place
+    for name, partitions, in_place in (("a.json", both_move, []), ("b.json", one_moves, [1])):
+        plan = plan_file(tmp_path, partitions, name=name)
+        said = "1 partition(s) already have, or are already moving to, their planned replicas and directories"
+        code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--dry-run")
+        assert code == 0, err
+        assert (said in out) == bool(in_place) and ("already" in out) == bool(in_place), out
+        code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--dry-run",
+                                "-o", "json")
+        assert json.loads(out)["unchanged"] == [{"topic": "foo", "partition": p} for p in in_place]
+        code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan)
+        assert code == 0, err
+        assert out.count("  done    move replica foo-") == 2 - len(in_place)
+        assert (said in out) == bool(in_place) and ("already" in out) == bool(in_place), out
+        fake.complete()

@@ -162,6 +162,14 @@ def test_log_dir_move_on_one_broker():
     assert be.future[(FOO0, 1)] == "/d/b"
 
 
+def test_a_partition_given_a_log_dir_move_is_not_counted_as_unchanged():
+    be = backend()
+    xplan, _, _ = execute(be, request([{"topic": "foo", "partition": 0, "replicas": [1, 2], "log_dirs": ["/d/b", "any"]},
+                                       {"topic": "foo", "partition": 1, "replicas": [2, 3], "log_dirs": ["/d/a", "any"]}]))
+    assert [describe(m) for m in xplan.log_dir_moves] == ["move replica foo-0 on broker 1 from /d/a to /d/b"]
+    assert xplan.unchanged == (TopicPartition("foo", 1),)  # already in /d/a: nothing sent
+
+
 def test_new_replica_in_a_chosen_dir_retries_replica_not_available_until_created():
     be = backend()
     clock = Clock(on_sleep=lambda n: be.create_adding_replicas() if n == 3 else None)
