@@ -180,19 +180,21 @@ def alter_partition_reassignments(engine, broker_id, version, req):
     from kafka.protocol.admin.topics import AlterPartitionReassignmentsResponse as R
 
     allow = req.allow_replication_factor_change if version >= 1 else True
-    topics = []
+    topics, started = [], []
     for t in req.topics:
         parts = []
         for rp in t.partitions:
             code, msg = P.NONE, None
+            tp = TopicPartition(t.name, rp.partition_index)
             try:
                 controller.alter_reassignment(
                     engine.cluster,
-                    TopicPartition(t.name, rp.partition_index),
+                    tp,
                     None if rp.replicas is None else list(rp.replicas),
                     allow_rf_change=allow,
                     require_live=engine.zookeeper_mode,
                 )
+                started.append(tp)
             except ControllerError as e:
                 code, msg = e.code, e.message or None
             parts.append(
@@ -201,6 +203,8 @@ def alter_partition_reassignments(engine, broker_id, version, req):
                 )
             )
         topics.append(R.ReassignableTopicResponse(name=t.name, partitions=parts))
+    if engine.zk is not None and started:
+        engine.zk.reassignment_started(started)
     return R(
         version=version,
         throttle_time_ms=0,

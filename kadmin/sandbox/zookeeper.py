@@ -7,8 +7,12 @@ znode formats (core/.../zk/ZkData.scala), so ZooKeeper-mode tools see a Kafka 2.
 - topics and partition state are written as the model changes;
 - the controller watches ``/admin/reassign_partitions`` for creation only, carries it out
   (unknown partitions dropped, nothing else validated, a node with keys other than
-  topic/partition/replicas ignored and left in place), rewrites it as partitions finish and
-  deletes it when empty; a node deleted by hand leaves the watch unarmed until the next election;
+  topic/partition/replicas ignored and left in place), and looks at it again whenever a
+  reassignment completes, however it was started, and when AlterPartitionReassignments supersedes
+  its entries (Kafka's maybeRemoveFromZkReassignment): it drops what is done, writes the rest back
+  and deletes the node when nothing is left (a node its parser rejects reads as empty). Looking
+  checks the node with an ExistsRequest, which re-arms the watch: a node deleted by hand leaves
+  the controller unarmed until then, or until the next election;
 - brokers apply config changes announced by ``/config/changes/config_change_<seq>``.
 
 Kazoo callbacks run on kazoo's threads and reach the model through ``engine.call``; the model's
@@ -68,7 +72,6 @@ class ZooKeeperMode:
         )
         self.sessions: dict[int, Any] = {}  # broker id -> its session (ephemeral registration)
         self.controller_epoch = 0
-        self.pending: dict[TopicPartition, list[int]] = {}  # partitions of the reassign node in flight
         self._created: set[str] = set()
         # Writes of the model still on their way to ZooKeeper: a create with makepath creates the
         # parents first, so its node lands after a later sync; settle() waits for these too.
@@ -78,7 +81,6 @@ class ZooKeeperMode:
         self._dirty_partitions: set[TopicPartition] = set()
         self._flush_scheduled = False
         self._seen_changes: set[str] = set()
-        self._lock = threading.Lock()  # guards ``pending``; never held while calling the loop
         self._elect_lock = threading.Lock()
         self._io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kadmin-zk")
         self._closing = False
@@ -521,8 +523,13 @@ class ZooKeeperMode:
     # --- /admin/reassign_partitions ---
 
     def _arm_reassign(self) -> None:
-        if self.zk.exists(REASSIGN, watch=self._on_reassign_event) is not None:
+        if self._watch_reassign() is not None:
             self._submit(self._process_reassign_node)
+
+    def _watch_reassign(self):
+        """An ExistsRequest on the node with the controller's watch: Kafka's ZooKeeperClient sets
+        the watch on every exists or read of a path its controller has a handler for."""
+        return self.zk.exists(REASSIGN, watch=self._on_reassign_event)
 
     def _on_reassign_event(self, event) -> None:
         from kazoo.protocol.states import EventType
@@ -530,69 +537,92 @@ class ZooKeeperMode:
         self._activity += 1
         if event.type == EventType.CREATED and not self._closing:
             self._submit(self._process_reassign_node)
-        # Any other event consumes the one-shot watch: the controller stays unarmed.
+        # Any other event consumes the one-shot watch: the controller stays unarmed until it
+        # next looks at the node.
+
+    @staticmethod
+    def _parse_reassign_node(data: bytes) -> dict[TopicPartition, list[int]] | None:
+        """The node's partitions, or None when Kafka's parser rejects it ("Ignoring partition
+        reassignment due to invalid json"), as it does a node with keys other than
+        topic/partition/replicas."""
+        try:
+            entries = json.loads(data)["partitions"]
+            if any(set(e) - {"topic", "partition", "replicas"} for e in entries):
+                raise ValueError("unexpected keys")
+            return {TopicPartition(e["topic"], int(e["partition"])): [int(b) for b in e["replicas"]] for e in entries}
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
 
     def _process_reassign_node(self) -> None:
         try:
-            data, _ = self.zk.get(REASSIGN)
+            data, _ = self.zk.get(REASSIGN, watch=self._on_reassign_event)
         except Exception:
             return
-        try:
-            doc = json.loads(data)
-            entries = doc["partitions"]
-            if any(set(e) - {"topic", "partition", "replicas"} for e in entries):
-                raise ValueError("unexpected keys")
-            wanted = {TopicPartition(e["topic"], int(e["partition"])): [int(b) for b in e["replicas"]] for e in entries}
-        except (ValueError, KeyError, TypeError):
+        wanted = self._parse_reassign_node(data)
+        if wanted is None:
             log.warning("Ignoring partition reassignment due to invalid json: %r", data)
             return
         known = self.engine.call(lambda: {tp for tp in wanted if self.engine.cluster.partition(tp) is not None})
-        with self._lock:
-            self.pending = {tp: r for tp, r in wanted.items() if tp in known}
         dropped = set(wanted) - known
-        for tp, replicas in list(self.pending.items()):
+        for tp, replicas in wanted.items():
+            if tp not in known:
+                continue
             try:
                 self.engine.call(controller.alter_reassignment, self.engine.cluster, tp, replicas, validate=False)
             except ControllerError:
-                with self._lock:
-                    self.pending.pop(tp, None)
                 dropped.add(tp)
         if dropped:
-            self._remove_from_node(dropped)
+            self._remove_from_node(dict.fromkeys(dropped))
+
+    def reassignment_started(self, tps) -> None:
+        """AlterPartitionReassignments supersedes the node's entries for these partitions
+        (processApiPartitionReassignment), whatever replicas the node gives them."""
+        self._submit(self._remove_from_node, dict.fromkeys(tps))
 
     def reassignment_completed(self, tp: TopicPartition) -> None:
-        with self._lock:
-            if tp not in self.pending:
-                return
-            del self.pending[tp]
+        """Kafka's removePartitionFromReassigningPartitions, for every reassignment however it was
+        started: the node loses the partition if it lists it with the replicas it now has."""
+        p = self.engine.cluster.partition(tp)
+        replicas = list(p.replicas) if p is not None else None
         # Kafka's controller writes the finished partition's znodes before it rewrites the reassign
         # node: a tool that sees the node gone must not still read adding/removing replicas. The
         # flush's writes go out now, ahead of the removal, on the same (ordered) session.
         if self.engine.in_loop() and self._flush_scheduled:
             self._flush()
-        self._submit(self._remove_from_node, {tp})
+        self._submit(self._remove_from_node, {tp: replicas})
 
-    def _remove_from_node(self, done: set) -> None:
-        """Kafka's removePartitionsFromZkReassignment: read the node, drop these partitions,
-        write the rest back, or delete it (and watch for the next) when nothing is left. A node
-        deleted by hand stays deleted and the watch stays unarmed."""
+    def _remove_from_node(self, done: dict[TopicPartition, list[int] | None]) -> None:
+        """Kafka's maybeRemoveFromZkReassignment: if the node exists (an ExistsRequest, which
+        re-arms the controller's watch, also after a node deleted by hand), read it, drop the
+        partitions ``done`` names (with these replicas, or any when None), write the rest back,
+        or delete it (and watch for the next) when nothing is left. A node Kafka's parser
+        rejects reads as empty, so it is deleted."""
         from kazoo.exceptions import NoNodeError
 
+        if self._watch_reassign() is None:
+            return
         try:
-            data, stat = self.zk.get(REASSIGN)
-            entries = json.loads(data).get("partitions", [])
+            data, stat = self.zk.get(REASSIGN, watch=self._on_reassign_event)
         except NoNodeError:
+            self._watch_reassign()
             return
-        except (ValueError, AttributeError):
-            return
-        rest = [e for e in entries if TopicPartition(e.get("topic"), int(e.get("partition", -1))) not in done]
+        wanted = self._parse_reassign_node(data) or {}
+
+        def finished(tp: TopicPartition, replicas: list[int]) -> bool:
+            return tp in done and done[tp] in (None, replicas)
+
+        rest = [
+            {"topic": tp.topic, "partition": tp.partition, "replicas": replicas}
+            for tp, replicas in wanted.items()
+            if not finished(tp, replicas)
+        ]
         try:
             if rest:
-                if len(rest) != len(entries):
-                    self.zk.set(REASSIGN, _json({"version": 1, "partitions": rest}), version=stat.version)
+                self.zk.set(REASSIGN, _json({"version": 1, "partitions": rest}), version=stat.version)
                 return
             self.zk.delete(REASSIGN, version=stat.version)
         except NoNodeError:
+            self._watch_reassign()
             return
         except Exception:  # changed under us (BadVersion): the next completion looks again
             log.warning("the reassign node changed while the controller updated it")

@@ -11,6 +11,7 @@ from tests.sandbox.clients import kafka_python
 
 pytestmark = pytest.mark.zookeeper
 MiB = 2**20
+REASSIGN = "/admin/reassign_partitions"
 
 
 @pytest.fixture
@@ -115,7 +116,7 @@ def test_reassignment_through_the_admin_znode_with_throttles(sandbox_factory, zk
     assert sb.snapshot().partition("t", 0).replicas == (2, 1)
 
 
-def test_reassign_node_with_log_dirs_is_ignored_and_left_in_place(sandbox_factory, zk_connect, zk):
+def test_reassign_node_with_log_dirs_is_ignored_until_a_completed_reassignment_deletes_it(sandbox_factory, zk_connect, zk):
     sb = sandbox_factory(brokers=3, zookeeper=zk_connect, manual_clock=True)
     sb.create_topic("t", assignment={0: [0, 1]})
     zk.create("/admin/reassign_partitions", json.dumps({"version": 1, "partitions": [
@@ -123,6 +124,14 @@ def test_reassign_node_with_log_dirs_is_ignored_and_left_in_place(sandbox_factor
     sb.settle()  # the controller has acted on the node: it must have done nothing
     assert zk.exists("/admin/reassign_partitions") is not None
     assert sb.snapshot().partition("t", 0).replicas == (0, 1)
+    # Until a reassignment completes: the controller then reads the node, its parser makes nothing
+    # of it, and a node with nothing left in it is deleted (maybeRemoveFromZkReassignment).
+    from kafka import TopicPartition
+
+    with kafka_python(sb) as admin:
+        assert admin.alter_partition_reassignments({TopicPartition("t", 0): [1, 0]}) == {TopicPartition("t", 0): None}
+    sb.settle()
+    assert zk.exists("/admin/reassign_partitions") is None
 
 
 def test_stopped_broker_deregisters_and_controller_moves(sandbox_factory, zk_connect, zk):
@@ -176,27 +185,90 @@ def test_unreachable_zookeeper_is_a_clear_error():
         Sandbox(zookeeper="127.0.0.1:1").start()
 
 
+def _reassign_node(zk, topic, partition, replicas, *, create=True):
+    data = json.dumps({"version": 1, "partitions": [
+        {"topic": topic, "partition": partition, "replicas": replicas}]}).encode()
+    if create:
+        zk.create(REASSIGN, data, makepath=True)
+    else:
+        zk.set(REASSIGN, data)
+
+
 def test_reassign_node_deleted_by_hand_leaves_the_controller_unarmed_until_it_moves(sandbox_factory, zk_connect, zk):
     sb = sandbox_factory(brokers=3, zookeeper=zk_connect, manual_clock=True)
     sb.create_topic("t", assignment={0: [0, 1], 1: [0, 1]}, size_bytes=MiB)
     sb.faults.broker_stop(2)  # the target is down: the partition waits
-    zk.create("/admin/reassign_partitions", json.dumps({"version": 1, "partitions": [
-        {"topic": "t", "partition": 0, "replicas": [1, 2]}]}).encode(), makepath=True)
+    _reassign_node(zk, "t", 0, [1, 2])
     poll(lambda: sb.snapshot().partition("t", 0).reassigning)
-    zk.delete("/admin/reassign_partitions")
-    sb.faults.broker_start(2)
-    sb.clock.advance(1)
-    assert sb.snapshot().partition("t", 0).replicas == (1, 2)  # the controller still finished it
-    zk.create("/admin/reassign_partitions", json.dumps({"version": 1, "partitions": [
-        {"topic": "t", "partition": 1, "replicas": [1, 2]}]}).encode())
+    zk.delete(REASSIGN)  # no reassignment completes after this: the controller does not look again
+    _reassign_node(zk, "t", 1, [1, 2])
     sb.settle()  # the controller saw every event: a stuck node, nobody carries it out
     assert sb.snapshot().partition("t", 1).replicas == (0, 1)
-    assert zk.exists("/admin/reassign_partitions") is not None
+    assert zk.exists(REASSIGN) is not None
     zk.delete("/controller")  # force an election: the new controller reads the pending node
     poll(lambda: sb.snapshot().partition("t", 1).reassigning)
+    sb.faults.broker_start(2)
     sb.clock.advance(1)
-    poll(lambda: zk.exists("/admin/reassign_partitions") is None)
+    poll(lambda: zk.exists(REASSIGN) is None)
+    assert sb.snapshot().partition("t", 0).replicas == (1, 2)  # the controller still finished it
     assert sb.snapshot().partition("t", 1).replicas == (1, 2)
+
+
+def test_a_completed_reassignment_rearms_the_watch_a_hand_deletion_consumed(sandbox_factory, zk_connect, zk):
+    """Kafka's controller checks the node whenever a reassignment completes (an ExistsRequest,
+    which sets its watch again): after that a new node is carried out without an election."""
+    sb = sandbox_factory(brokers=3, zookeeper=zk_connect, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1], 1: [0, 1]}, size_bytes=MiB)
+    sb.faults.broker_stop(2)
+    _reassign_node(zk, "t", 0, [1, 2])
+    poll(lambda: sb.snapshot().partition("t", 0).reassigning)
+    zk.delete(REASSIGN)
+    sb.faults.broker_start(2)
+    sb.clock.advance(1)
+    sb.settle()
+    assert sb.snapshot().partition("t", 0).replicas == (1, 2)
+    _reassign_node(zk, "t", 1, [1, 2])
+    sb.settle()
+    assert sb.snapshot().partition("t", 1).reassigning
+    sb.clock.advance(1)
+    poll(lambda: zk.exists(REASSIGN) is None)
+    assert sb.snapshot().partition("t", 1).replicas == (1, 2)
+
+
+def test_changing_a_pending_reassign_node_does_nothing(sandbox_factory, zk_connect, zk):
+    """The controller watches the node for its creation only: a partition added to a node it is
+    carrying out is never started, and stays in the node after the rest completes."""
+    sb = sandbox_factory(brokers=3, zookeeper=zk_connect, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1], 1: [0, 1]}, size_bytes=MiB)
+    _reassign_node(zk, "t", 0, [1, 2])
+    poll(lambda: sb.snapshot().partition("t", 0).reassigning)
+    zk.set(REASSIGN, json.dumps({"version": 1, "partitions": [
+        {"topic": "t", "partition": 0, "replicas": [1, 2]},
+        {"topic": "t", "partition": 1, "replicas": [1, 2]}]}).encode())
+    sb.settle()
+    assert not sb.snapshot().partition("t", 1).reassigning
+    sb.clock.advance(1)
+    sb.settle()
+    assert sb.snapshot().partition("t", 0).replicas == (1, 2)
+    assert read(zk, REASSIGN)["partitions"] == [{"topic": "t", "partition": 1, "replicas": [1, 2]}]
+    assert sb.snapshot().partition("t", 1).replicas == (0, 1)
+
+
+def test_admin_client_reassignment_takes_the_partition_out_of_the_reassign_node(sandbox_factory, zk_connect, zk):
+    """AlterPartitionReassignments supersedes the node's entry for the partition (Kafka's
+    processApiPartitionReassignment), whatever replicas the node gives it."""
+    from kafka import TopicPartition
+
+    sb = sandbox_factory(brokers=3, zookeeper=zk_connect, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1]}, size_bytes=MiB)
+    sb.faults.broker_stop(2)  # the node's target waits
+    _reassign_node(zk, "t", 0, [1, 2])
+    poll(lambda: sb.snapshot().partition("t", 0).reassigning)
+    with kafka_python(sb) as admin:
+        assert admin.alter_partition_reassignments({TopicPartition("t", 0): None}) == {TopicPartition("t", 0): None}
+    sb.settle()
+    assert zk.exists(REASSIGN) is None
+    assert set(sb.snapshot().partition("t", 0).replicas) == {0, 1}
 
 
 def test_preferred_replica_election_node(sandbox_factory, zk_connect, zk):
