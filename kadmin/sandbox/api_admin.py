@@ -188,11 +188,7 @@ def alter_partition_reassignments(engine, broker_id, version, req):
             tp = TopicPartition(t.name, rp.partition_index)
             try:
                 controller.alter_reassignment(
-                    engine.cluster,
-                    tp,
-                    None if rp.replicas is None else list(rp.replicas),
-                    allow_rf_change=allow,
-                    require_live=engine.zookeeper_mode,
+                    engine.cluster, tp, None if rp.replicas is None else list(rp.replicas), allow_rf_change=allow
                 )
                 started.append(tp)
             except ControllerError as e:

@@ -113,6 +113,28 @@ def validate_assignment(cluster: Cluster, replicas: list[int], *, require_live: 
             )
 
 
+def validate_zookeeper_reassignment(cluster: Cluster, replicas: list[int], origin: list[int]) -> None:
+    """INVALID_REPLICA_ASSIGNMENT rules of ZooKeeper mode's AlterPartitionReassignments
+    (KafkaController.validateReplicas): an empty list, duplicates, negative ids; of the brokers,
+    only those the move adds (target - original replicas) must be live, so a reorder or a shrink
+    onto replicas that include a down broker is accepted."""
+    if not replicas:
+        raise ControllerError(P.INVALID_REPLICA_ASSIGNMENT, "Empty replica list specified in partition reassignment.")
+    if len(set(replicas)) != len(replicas):
+        raise ControllerError(
+            P.INVALID_REPLICA_ASSIGNMENT, f"Duplicate replica ids in partition reassignment replica list: {replicas}"
+        )
+    if any(b < 0 for b in replicas):
+        raise ControllerError(P.INVALID_REPLICA_ASSIGNMENT, f"Invalid broker id in replica list: {replicas}")
+    adding = [b for b in replicas if b not in origin]
+    live = cluster.live_brokers()
+    if any(b not in live for b in adding):
+        raise ControllerError(
+            P.INVALID_REPLICA_ASSIGNMENT,
+            f"Replica assignment has brokers that are not alive. Replica list: {adding}, live broker list: {live}",
+        )
+
+
 # --- topics and logs ---
 
 
@@ -357,7 +379,6 @@ def alter_reassignment(
     *,
     validate: bool = True,
     allow_rf_change: bool = True,
-    require_live: bool = False,
 ) -> None:
     """Start, replace or cancel (``target`` None) a partition's reassignment.
 
@@ -375,8 +396,12 @@ def alter_reassignment(
         _revert(cluster, p)
         return
     target = list(target)
+    zookeeper = cluster.mode == ZOOKEEPER
     if validate:
-        validate_assignment(cluster, target, require_live=require_live)
+        if zookeeper:
+            validate_zookeeper_reassignment(cluster, target, p.origin)
+        else:
+            validate_assignment(cluster, target, require_live=False)
         if not allow_rf_change and len(target) != len(p.origin):
             raise ControllerError(
                 P.INVALID_REPLICATION_FACTOR, f"The replication factor is changed from {len(p.origin)} to {len(target)}"

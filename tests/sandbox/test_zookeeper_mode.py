@@ -166,15 +166,22 @@ def test_admin_client_config_changes_are_written_to_zookeeper(sandbox_factory, z
 
 
 def test_admin_client_reassignment_rejects_brokers_that_are_not_live(sandbox_factory, zk_connect):
+    """Only the brokers a move adds must be live (KafkaController.validateReplicas): a reorder
+    or a shrink onto replicas that include a down broker is accepted, and waits for it."""
     from kafka import TopicPartition
     from kafka.errors import InvalidReplicationAssignmentError
 
     sb = sandbox_factory(brokers=3, zookeeper=zk_connect, manual_clock=True)
-    sb.create_topic("t", assignment={0: [0, 1]})
+    sb.create_topic("t", assignment={0: [0, 1], 1: [0, 1, 2], 2: [1, 2]})
     sb.faults.broker_stop(2)
+    t0, t1, t2 = (TopicPartition("t", p) for p in range(3))
     with kafka_python(sb) as admin:
-        result = admin.alter_partition_reassignments({TopicPartition("t", 0): [1, 2]})
-    assert result[TopicPartition("t", 0)] is InvalidReplicationAssignmentError
+        result = admin.alter_partition_reassignments({t0: [1, 2], t1: [2, 1], t2: [2, 1]})
+    assert result == {t0: InvalidReplicationAssignmentError, t1: None, t2: None}
+    snap = sb.snapshot()
+    assert snap.partition("t", 0).replicas == (0, 1)
+    assert snap.partition("t", 1).replicas == (2, 1, 0) and snap.partition("t", 1).reassigning  # 2 is not in sync
+    assert snap.partition("t", 2).replicas == (2, 1) and not snap.partition("t", 2).reassigning  # a reorder
 
 
 def test_unreachable_zookeeper_is_a_clear_error():
