@@ -384,6 +384,11 @@ def alter_reassignment(
 
     Raises ControllerError with Kafka's code. ``validate`` False is the ZooKeeper-node path,
     where Kafka's controller checks nothing beyond the partition existing.
+
+    ZooKeeper mode moves the leader epoch on as Kafka's onPartitionReassignment does: each
+    replica a re-target drops leaves the ISR with a new epoch (removeReplicasFromIsr), and a
+    reassignment that cannot complete at once gets one (step A1, updateLeaderEpochAndSendRequest);
+    one that can completes at once (maybe_complete_reassignment).
     """
     p = cluster.partition(tp)
     if p is None:
@@ -427,12 +432,16 @@ def alter_reassignment(
     for b in before:
         if b not in p.replicas:  # an adding replica the re-target dropped: its copy stays on disk
             make_stray(cluster, b, tp)
+            if zookeeper and b in p.isr:
+                p.isr.remove(b)
+                _bump(cluster, p, True)
     for b in p.adding:
         if b in cluster.brokers and cluster.brokers[b].alive:
             create_log(cluster, b, tp)
     _bump(cluster, p, False)
     cluster.changed(tp, topic=True)
-    maybe_complete_reassignment(cluster, p, just_started=True)
+    if not maybe_complete_reassignment(cluster, p, just_started=True) and zookeeper:
+        _bump(cluster, p, True)
 
 
 def _retarget_kraft(p: PartitionState, target: list[int]) -> None:
@@ -454,13 +463,19 @@ def _retarget_kraft(p: PartitionState, target: list[int]) -> None:
 def maybe_complete_reassignment(cluster: Cluster, p: PartitionState, just_started: bool = False) -> bool:
     """When the ISR holds every target replica: leader moves into the target if needed,
     removed replicas leave and are deleted, replicas = target in target order.
-    ``just_started``: a reassignment that changes nothing (or only the order) completes at once."""
+    ``just_started``: a reassignment that changes nothing (or only the order) completes at once.
+
+    ZooKeeper mode: the leader epoch moves on whether the leader moves or stays (step B3,
+    moveReassignedPartitionLeaderIfRequired), then once for each removed replica that leaves the
+    ISR (B4, removeReplicasFromIsr). KRaft moves it only with the leader."""
     if not just_started and not p.reassigning:
         return False
     target = p.target
     if not all(b in p.isr for b in target):
         return False
+    zookeeper = cluster.mode == ZOOKEEPER
     removed = [b for b in p.replicas if b not in target]
+    leaving_isr = [b for b in removed if b in p.isr] if zookeeper else []
     leader_changed = False
     if p.leader not in target or not cluster.replica_online(p.tp, p.leader):
         p.leader = elect(cluster, p, target)
@@ -469,7 +484,9 @@ def maybe_complete_reassignment(cluster: Cluster, p: PartitionState, just_starte
     p.replicas, p.adding, p.removing = target, [], []
     for b in removed:
         delete_log(cluster, b, p.tp)
-    _bump(cluster, p, leader_changed)
+    _bump(cluster, p, leader_changed or zookeeper)
+    for _ in leaving_isr:
+        _bump(cluster, p, True)
     cluster.changed(p.tp, topic=True)
     for listener in cluster.listeners:
         listener.reassignment_completed(p.tp)
@@ -480,8 +497,12 @@ def _revert(cluster: Cluster, p: PartitionState) -> None:
     """Cancel: back to the original replicas, computed as Kafka does (both modes): the current
     full set minus the adding replicas, in the full set's order. So the original *set* comes back
     but not always its order: [0,1] cancelled from [2,1] (full set [2,1,0]) is [1,0]. The leader
-    stays where it is; adding replicas are stopped and their logs left on disk as stray logs."""
+    stays where it is; adding replicas are stopped and their logs left on disk as stray logs.
+    ZooKeeper mode (a re-target to the original replicas): each adding replica in the ISR leaves
+    it with a new leader epoch, and the completion (step B3) adds one more."""
     origin, adding = p.origin, list(p.adding)
+    zookeeper = cluster.mode == ZOOKEEPER
+    leaving_isr = [b for b in adding if b in p.isr] if zookeeper else []
     p.replicas, p.adding, p.removing = origin, [], []
     p.isr = [b for b in p.isr if b in origin] or p.isr
     leader_changed = False
@@ -490,7 +511,9 @@ def _revert(cluster: Cluster, p: PartitionState) -> None:
         leader_changed = True
     for b in adding:  # stopped; the half-copied log stays on the broker's disk (a stray log)
         make_stray(cluster, b, p.tp)
-    _bump(cluster, p, leader_changed)
+    for _ in leaving_isr:
+        _bump(cluster, p, True)
+    _bump(cluster, p, leader_changed or zookeeper)
     cluster.changed(p.tp, topic=True)
     for listener in cluster.listeners:
         listener.reassignment_completed(p.tp)

@@ -278,6 +278,45 @@ def test_admin_client_reassignment_takes_the_partition_out_of_the_reassign_node(
     assert set(sb.snapshot().partition("t", 0).replicas) == {0, 1}
 
 
+def test_leader_epoch_moves_on_through_reassignments_as_kafkas_zookeeper_controller_does(
+        sandbox_factory, zk_connect, zk):
+    """KafkaController.onPartitionReassignment: a new leader epoch when the move starts (A1), one
+    at completion whether the leader moves or stays (B3), one per removed replica leaving the ISR
+    (B4); a reassignment that completes at once skips A1. Each written by this controller."""
+    from kafka import TopicPartition
+
+    sb = sandbox_factory(brokers=4, zookeeper=zk_connect, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1]}, size_bytes=MiB)
+    sb.settle()
+    controller_epoch = int(zk.get("/controller_epoch")[0])
+
+    def state():
+        sb.settle()
+        s = read(zk, "/brokers/topics/t/partitions/0/state")
+        assert s["controller_epoch"] == controller_epoch
+        return s["leader"], s["leader_epoch"], sorted(s["isr"])
+
+    leader, epoch, _ = state()
+    assert leader == 0
+    _reassign_node(zk, "t", 0, [1, 2])  # the leader moves: 0 -> 1
+    assert state() == (0, epoch + 1, [0, 1])
+    sb.clock.advance(1)
+    assert state() == (1, epoch + 3, [1, 2])
+    _reassign_node(zk, "t", 0, [1, 0])  # the leader stays
+    assert state() == (1, epoch + 4, [1, 2])
+    sb.clock.advance(1)
+    assert state() == (1, epoch + 6, [0, 1])
+    _reassign_node(zk, "t", 0, [0, 1])  # a reorder completes at once: no A1, no replica leaves
+    assert state() == (1, epoch + 7, [0, 1])
+    tp = TopicPartition("t", 0)
+    with kafka_python(sb) as admin:  # a cancel with an adding replica in the ISR: it leaves it
+        assert admin.alter_partition_reassignments({tp: [0, 1, 2, 3]}) == {tp: None}
+        assert state() == (1, epoch + 8, [0, 1])
+        sb.faults.broker_stop(3)
+        sb.clock.advance(1)  # 2 catches up, 3 cannot
+        assert state() == (1, epoch + 8, [0, 1, 2])
+        assert admin.alter_partition_reassignments({tp: None}) == {tp: None}
+    assert state() == (1, epoch + 10, [0, 1])
 def test_preferred_replica_election_node(sandbox_factory, zk_connect, zk):
     sb = sandbox_factory(brokers=2, zookeeper=zk_connect, manual_clock=True)
     sb.create_topic("t", assignment={0: [0, 1]})
