@@ -12,6 +12,15 @@ from kadmin.sandbox.controller import ControllerError
 
 _LEGAL_TOPIC = re.compile(r"^[a-zA-Z0-9._-]+$")
 UNKNOWN_TOPIC_ID = 100
+NOT_CONTROLLER_MESSAGE = "This is not the correct controller for this cluster."  # Errors.NOT_CONTROLLER
+
+
+def _not_the_controller(engine, broker_id: int) -> bool:
+    """ZooKeeper mode: a broker hands ElectLeaders, AlterPartitionReassignments and
+    ListPartitionReassignments to its own KafkaController, which answers NOT_CONTROLLER unless it
+    is the active one (brokers forward to the controller only under KRaft, or a ZooKeeper
+    migration). Clients send them to the controller Metadata names, which is the one compared."""
+    return engine.zookeeper_mode and broker_id != engine.controller_id()
 
 
 def _validate_new_topic(engine, t) -> dict[int, list[int]]:
@@ -154,10 +163,13 @@ def elect_leaders(engine, broker_id, version, req):
         wanted = [(t.topic, p) for t in req.topic_partitions for p in t.partitions]
     else:
         wanted = [(p.topic, p.index) for p in cluster.all_partitions()]
+    not_controller = _not_the_controller(engine, broker_id)
     by_topic: dict[str, list] = {}
     for topic, index in wanted:
         p = cluster.partition_by(topic, index)
-        if p is None:
+        if not_controller:  # every partition asked for (all of them for null), without a message
+            code, msg = P.NOT_CONTROLLER, None
+        elif p is None:
             code, msg = P.UNKNOWN_TOPIC_OR_PARTITION, "The partition does not exist."
         else:
             code = (controller.elect_preferred if election_type == 0 else controller.elect_unclean)(cluster, p)
@@ -180,6 +192,15 @@ def alter_partition_reassignments(engine, broker_id, version, req):
     from kafka.protocol.admin.topics import AlterPartitionReassignmentsResponse as R
 
     allow = req.allow_replication_factor_change if version >= 1 else True
+    if _not_the_controller(engine, broker_id):
+        return R(
+            version=version,
+            throttle_time_ms=0,
+            allow_replication_factor_change=allow,
+            error_code=P.NOT_CONTROLLER,
+            error_message=NOT_CONTROLLER_MESSAGE,
+            responses=[],
+        )
     topics, started = [], []
     for t in req.topics:
         parts = []
@@ -214,6 +235,14 @@ def alter_partition_reassignments(engine, broker_id, version, req):
 def list_partition_reassignments(engine, broker_id, version, req):
     from kafka.protocol.admin.topics import ListPartitionReassignmentsResponse as R
 
+    if _not_the_controller(engine, broker_id):
+        return R(
+            version=version,
+            throttle_time_ms=0,
+            error_code=P.NOT_CONTROLLER,
+            error_message=NOT_CONTROLLER_MESSAGE,
+            topics=[],
+        )
     cluster = engine.cluster
     if req.topics is None:
         wanted = [p for p in cluster.all_partitions() if p.reassigning]

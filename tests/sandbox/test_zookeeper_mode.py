@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tests.sandbox.clients import kafka_python
+from tests.sandbox.clients import kafka_python, raw
 
 pytestmark = pytest.mark.zookeeper
 MiB = 2**20
@@ -182,6 +182,36 @@ def test_admin_client_reassignment_rejects_brokers_that_are_not_live(sandbox_fac
     assert snap.partition("t", 0).replicas == (0, 1)
     assert snap.partition("t", 1).replicas == (2, 1, 0) and snap.partition("t", 1).reassigning  # 2 is not in sync
     assert snap.partition("t", 2).replicas == (2, 1) and not snap.partition("t", 2).reassigning  # a reorder
+
+
+def test_a_broker_that_is_not_the_controller_answers_not_controller(sandbox_factory, zk_connect):
+    """ZooKeeper-mode brokers hand these requests to their own KafkaController, which answers
+    NOT_CONTROLLER unless it is the active one: whole-request for Alter/ListPartitionReassignments,
+    per partition for ElectLeaders. Clients send them to the controller Metadata names."""
+    from kafka.protocol.admin.topics import AlterPartitionReassignmentsRequest as Alter
+    from kafka.protocol.admin.topics import ElectLeadersRequest as Elect
+    from kafka.protocol.admin.topics import ListPartitionReassignmentsRequest as List
+
+    sb = sandbox_factory(brokers=2, zookeeper=zk_connect, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1], 1: [1, 0]})
+    controller = sb.snapshot().controller_id
+    other = 1 - controller
+    alter = Alter(timeout_ms=1000, topics=[Alter.ReassignableTopic(name="t", partitions=[
+        Alter.ReassignableTopic.ReassignablePartition(partition_index=0, replicas=[1, 0])])])
+    answer = raw(sb, other, alter, 0)
+    assert (answer.error_code, answer.error_message, answer.responses) == (
+        41, "This is not the correct controller for this cluster.", [])
+    answer = raw(sb, other, List(timeout_ms=1000, topics=None), 0)
+    assert (answer.error_code, answer.topics) == (41, [])
+    for partitions in ([Elect.TopicPartitions(topic="t", partitions=[0])], None):
+        answer = raw(sb, other, Elect(election_type=0, topic_partitions=partitions, timeout_ms=1000), 2)
+        assert answer.error_code == 0
+        results = {(r.topic, p.partition_id): (p.error_code, p.error_message)
+                   for r in answer.replica_election_results for p in r.partition_result}
+        assert results == {("t", i): (41, None) for i in ([0] if partitions else [0, 1])}
+    assert sb.snapshot().partition("t", 0).replicas == (0, 1)
+    assert raw(sb, controller, alter, 0).responses[0].partitions[0].error_code == 0
+    assert sb.snapshot().partition("t", 0).replicas == (1, 0)
 
 
 def test_unreachable_zookeeper_is_a_clear_error():
