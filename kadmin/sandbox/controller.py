@@ -146,8 +146,10 @@ def create_topic(
     size_bytes: float = 0,
     produce_rate: float = 0,
     log_dirs: dict[tuple[int, int], str] | None = None,
+    topic_id: uuid.UUID | None = None,
 ) -> TopicState:
-    topic = TopicState(name, uuid.uuid4(), {}, dict(configs or {}))
+    """A new topic; ``topic_id`` is kept when given (a topic already in ZooKeeper), else new."""
+    topic = TopicState(name, topic_id or uuid.uuid4(), {}, dict(configs or {}))
     cluster.topics[name] = topic
     for index, replicas in sorted(assignment.items()):
         tp = TopicPartition(name, index)

@@ -63,6 +63,18 @@ def topic_id_text(u: uuid.UUID) -> str:
     return base64.urlsafe_b64encode(u.bytes).decode().rstrip("=")
 
 
+def topic_id_of(text: object) -> uuid.UUID | None:
+    """Kafka's Uuid.fromString; None for a missing or malformed id (a topic znode before
+    version 3 has none: the controller gives the topic one, as Kafka's does)."""
+    if not isinstance(text, str):
+        return None
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        return uuid.UUID(bytes=raw)
+    except ValueError:
+        return None
+
+
 class ZooKeeperMode:
     def __init__(self, engine, connect: str):
         self.engine = engine
@@ -196,12 +208,16 @@ class ZooKeeperMode:
             self.zk.create("/cluster/id", _json({"version": "1", "id": cluster.cluster_id}), makepath=True)
 
     def _load_existing(self) -> None:
-        """Topics and configs already in ZooKeeper become part of the model (sizes start at 0)."""
+        """Topics and configs already in ZooKeeper become part of the model (sizes start at 0),
+        each keeping the topic id its znode holds."""
         cluster = self.engine.cluster
         for name in self.zk.get_children("/brokers/topics"):
             data, _ = self.zk.get(f"/brokers/topics/{name}")
-            parts = json.loads(data).get("partitions", {})
-            controller.create_topic(cluster, name, {int(p): r for p, r in parts.items()})
+            doc = json.loads(data)
+            parts = doc.get("partitions", {})
+            controller.create_topic(
+                cluster, name, {int(p): r for p, r in parts.items()}, topic_id=topic_id_of(doc.get("topic_id"))
+            )
             self._created.add(f"/brokers/topics/{name}")
         for name in self.zk.get_children("/config/topics"):
             if name in cluster.topics:

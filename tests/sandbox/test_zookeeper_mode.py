@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 
 import pytest
 
+from kadmin.sandbox.zookeeper import topic_id_text
 from tests.sandbox.clients import kafka_python, raw
 
 pytestmark = pytest.mark.zookeeper
@@ -212,6 +214,26 @@ def test_a_broker_that_is_not_the_controller_answers_not_controller(sandbox_fact
     assert sb.snapshot().partition("t", 0).replicas == (0, 1)
     assert raw(sb, controller, alter, 0).responses[0].partitions[0].error_code == 0
     assert sb.snapshot().partition("t", 0).replicas == (1, 0)
+
+
+def test_a_restart_keeps_the_topic_ids_the_znodes_hold(sandbox_factory, zk_connect, zk):
+    first = sandbox_factory(brokers=2, zookeeper=zk_connect, manual_clock=True)
+    first.create_topic("t", assignment={0: [0, 1]})
+    first.settle()
+    topic_id = read(zk, "/brokers/topics/t")["topic_id"]
+    first.stop()
+    again = sandbox_factory(brokers=2, zookeeper=zk_connect, manual_clock=True)
+    again.settle()
+    assert read(zk, "/brokers/topics/t")["topic_id"] == topic_id
+    from confluent_kafka import TopicCollection
+
+    from tests.sandbox.clients import confluent
+
+    admin = confluent(again)
+    described = admin.describe_topics(TopicCollection(["t"]))["t"].result(timeout=10)
+    bits = (described.topic_id.get_most_significant_bits() % 2**64) << 64
+    bits |= described.topic_id.get_least_significant_bits() % 2**64
+    assert topic_id_text(uuid.UUID(int=bits)) == topic_id  # librdkafka prints it in base64's other alphabet
 
 
 def test_unreachable_zookeeper_is_a_clear_error():
