@@ -356,6 +356,21 @@ def test_zookeeper_mode_shows_and_clears_the_cluster_wide_default(sandbox_factor
     with ZooKeeperBackend(zk_connect, timeout=10) as be:
         be.incremental_alter_configs([ConfigChange(ConfigResource(ConfigResourceType.BROKER, ""), FOLLOWER_RATE,
                                                    AlterOp.SET, "3000")])
+    # The brokers apply the default (entity brokers/<default>, the cluster-wide key) on its notification.
+    sb.wait_for(lambda s: s.broker_configs.get("", {}).get(FOLLOWER_RATE) == "3000", timeout=20)
+    # A config node written without a notification is in ZooKeeper, but no broker applies it.
+    from kazoo.client import KazooClient
+
+    zk = KazooClient(hosts=zk_connect)
+    zk.start(timeout=15)
+    try:
+        zk.create("/config/brokers/2", json.dumps({"version": 1, "config": {LEADER_RATE: "5000"}}).encode())
+    finally:
+        zk.stop()
+        zk.close()
+    sb.settle()
+    assert LEADER_RATE not in sb.snapshot().broker_configs.get("2", {})
+
     def show():  # after the --zookeeper deprecation warning (CliRunner mixes stderr in)
         r = kadmin("throttle", "show", "-o", "json", "--zookeeper", zk_connect)
         assert r.exit_code == 0, r.output
@@ -363,7 +378,8 @@ def test_zookeeper_mode_shows_and_clears_the_cluster_wide_default(sandbox_factor
 
     doc = show()
     assert {(t["resource"], t["config"], t["stale"]) for t in doc["throttles"]} == {
-        ("<default>", FOLLOWER_RATE, True), ("1", LEADER_RATE, True), ("1", FOLLOWER_RATE, True)}
+        ("<default>", FOLLOWER_RATE, True), ("1", LEADER_RATE, True), ("1", FOLLOWER_RATE, True),
+        ("2", LEADER_RATE, True)}
     r = kadmin("throttle", "clear", "--all", "--yes", "--zookeeper", zk_connect)
     assert r.exit_code == 0, r.output
     assert "broker <default> follower.replication.throttled.rate: 3000 -> (deleted)" in r.output

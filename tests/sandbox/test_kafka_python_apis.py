@@ -83,6 +83,26 @@ def test_alter_replica_log_dirs_error_codes_in_kafkas_order(sandbox_factory):
     assert sb.snapshot().future_replica("t", 0, 0) is None
 
 
+def test_alter_replica_log_dirs_refuses_while_a_directory_is_offline(sandbox_factory):
+    """KAFKA_STORAGE_ERROR for a move into an online directory while another directory of the
+    broker is offline (no future replica can be created then), and for a replica whose own
+    directory is offline, checked before anything changes: its running move goes on."""
+    from kafka.errors import KafkaStorageError, NoError
+
+    D2 = "/var/lib/kafka/data2"
+    sb = sandbox_factory(brokers=1, log_dirs=3, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0], 1: [0]}, size_bytes=MiB, log_dirs={(0, 0): D0, (1, 0): D0})
+    with kafka_python(sb) as admin:
+        assert list(admin.alter_replica_log_dirs({("t", 1, 0): D1}).values()) == [NoError]  # manual clock: it waits
+        sb.faults.dir_offline(0, D2)
+        assert list(admin.alter_replica_log_dirs({("t", 0, 0): D1}).values()) == [KafkaStorageError]
+        assert sb.snapshot().future_replica("t", 0, 0) is None
+        sb.faults.dir_online(0, D2)
+        sb.faults.dir_offline(0, D0)  # t-1's own directory
+        assert list(admin.alter_replica_log_dirs({("t", 1, 0): D2}).values()) == [KafkaStorageError]
+    assert sb.snapshot().future_replica("t", 1, 0)[0] == D1
+
+
 def test_create_topics_with_replica_assignments_and_errors(sandbox_factory):
     from kafka.errors import InvalidReplicationAssignmentError
 

@@ -109,6 +109,21 @@ def test_follower_catches_up_with_a_growing_log(sandbox_factory):
     assert snap.replica("t", 0, 1).end_offset == snap.replica("t", 0, 0).end_offset
 
 
+def test_an_in_sync_follower_is_not_throttled(sandbox_factory):
+    """Throttles apply only to replicas outside the ISR: a follower in sync keeps up with a
+    producer far faster than the rates, though `*` lists it on both sides."""
+    sb = sandbox_factory(manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1]}, size_bytes=MiB, produce_rate=4 * MiB)
+    _throttle_all(sb, 1000)
+    _set_configs(sb, topic_configs={"t": {"leader.replication.throttled.replicas": "*",
+                                          "follower.replication.throttled.replicas": "*"}})
+    sb.clock.advance(5)
+    snap = sb.snapshot()
+    assert snap.partition("t", 0).isr == (0, 1)
+    assert snap.replica("t", 0, 1).size == snap.replica("t", 0, 0).size == 21 * MiB
+    assert snap.replica("t", 0, 1).end_offset == snap.replica("t", 0, 0).end_offset
+
+
 def test_cancel_midway_reverts_to_the_original_replicas(sandbox_factory):
     from kafka import TopicPartition
 

@@ -52,6 +52,7 @@ def test_brokers_controller_and_topics_in_kafkas_znode_formats(sandbox_factory, 
     assert b1["endpoints"] == [f"PLAINTEXT://127.0.0.1:{sb.ports[1]}"]
     assert b1["listener_security_protocol_map"] == {"PLAINTEXT": "PLAINTEXT"}
     assert isinstance(b1["timestamp"], str)
+    assert (b1["jmx_port"], b1["features"]) == (-1, {})
     ctl = read(zk, "/controller")
     assert ctl["brokerid"] in (0, 1, 2)
     assert int(zk.get("/controller_epoch")[0]) >= 1
@@ -68,6 +69,13 @@ def test_brokers_controller_and_topics_in_kafkas_znode_formats(sandbox_factory, 
     assert admin.describe_cluster().result(timeout=10).controller.id == ctl["brokerid"]
 
 
+def test_a_broker_without_a_rack_registers_no_rack_key(sandbox_factory, zk_connect, zk):
+    sandbox_factory(brokers=1, zookeeper=zk_connect, manual_clock=True)
+    b0 = read(zk, "/brokers/ids/0")
+    assert "rack" not in b0
+    assert (b0["jmx_port"], b0["features"]) == (-1, {})
+
+
 def _write_configs(zk, entity: str, config: dict) -> None:
     """What Kafka's ZooKeeper-mode tools do: the config znode, then a change notification."""
     path = f"/config/{entity}"
@@ -78,6 +86,22 @@ def _write_configs(zk, entity: str, config: dict) -> None:
         zk.create(path, data, makepath=True)
     zk.create("/config/changes/config_change_", json.dumps({"version": 2, "entity_path": entity}).encode(),
               sequence=True, makepath=True)
+
+
+def test_brokers_act_on_the_notification_not_on_the_config_node(sandbox_factory, zk_connect, zk):
+    sb = sandbox_factory(brokers=2, zookeeper=zk_connect, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1]})
+    zk.create("/config/brokers/<default>", json.dumps(
+        {"version": 1, "config": {"follower.replication.throttled.rate": "3000"}}).encode(), makepath=True)
+    zk.set("/config/topics/t", json.dumps({"version": 1, "config": {"retention.ms": "1000"}}).encode())
+    sb.settle()
+    assert sb.snapshot().broker_configs.get("", {}) == {} and sb.snapshot().topic_configs["t"] == {}
+    for entity in ("brokers/<default>", "topics/t"):
+        zk.create("/config/changes/config_change_", json.dumps({"version": 2, "entity_path": entity}).encode(),
+                  sequence=True)
+    sb.settle()
+    assert sb.snapshot().broker_configs[""] == {"follower.replication.throttled.rate": "3000"}
+    assert sb.snapshot().topic_configs["t"] == {"retention.ms": "1000"}
 
 
 def test_reassignment_through_the_admin_znode_with_throttles(sandbox_factory, zk_connect, zk):
@@ -387,8 +411,12 @@ def test_a_directory_that_fills_fails_and_leadership_moves_in_zookeeper(sandbox_
     sb = sandbox_factory(brokers=2, log_dirs=1, zookeeper=zk_connect, manual_clock=True, dir_capacity=100 * MiB)
     sb.create_topic("t", assignment={0: [0, 1]}, size_bytes=60 * MiB, produce_rate=MiB)
     sb.create_topic("pad", assignment={0: [0]}, size_bytes=30 * MiB)
+    events = zk.exists("/log_dir_event_notification").cversion
     sb.clock.advance(15)  # broker 0's directory would hold 105 MiB; broker 1's 75 MiB
     sb.settle()
     state = poll(lambda: (s := read(zk, "/brokers/topics/t/partitions/0/state"))["leader"] == 1 and s)
     assert state["isr"] == [1]
     assert [d.online for d in sb.snapshot().brokers[0].dirs.values()] == [False]
+    # The broker announced it (log_dir_event_<seq>) and the controller deleted the notification.
+    assert zk.exists("/log_dir_event_notification").cversion == events + 2
+    assert zk.get_children("/log_dir_event_notification") == []
