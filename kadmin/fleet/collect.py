@@ -25,6 +25,7 @@ from kadmin.fleet.rows import (
     reassignment_rows,
     throttle_document_rows,
 )
+from kadmin.logdirs import DOWN
 
 Opener = Callable[[Mapping[str, Any]], Any]
 # One DescribeLogDirs task: (inventory entry, broker id, its rack, topics to describe or None = all).
@@ -72,16 +73,23 @@ def cluster_task(
     entry: Mapping[str, Any], kind: str, opener: Opener | None = None
 ) -> tuple[list[tuple[int, str | None]], Rows]:
     """Read what is per cluster: the broker list, and for reassign/throttle reports the
-    ongoing reassignments and throttle configs. Returns ((broker id, rack) pairs, rows)."""
+    ongoing reassignments and throttle configs. Returns ((broker id, rack) pairs, rows).
+
+    For the log-dirs reports, a broker that is down (a replica set names it, but it is not
+    among the live brokers) cannot be asked: it gets an error row, as a broker that does not
+    answer does, so the report says it lacks it (as ``log-dirs describe`` does)."""
     name = entry["name"]
     try:
         backend = (opener or open_entry)(entry)
     except Exception as e:  # any failure to connect is this cluster's result
         return [], error_rows(name, None, "live", f"cannot connect: {_describe(e)}")
     try:
+        # replica_brokers first: over the AdminClient its Metadata answer serves describe_brokers too
+        named = backend.replica_brokers() if kind == LOG_DIRS_KIND else set()
         brokers = backend.describe_brokers()
         parts = [empty_rows()]
         racks = {b: brokers[b].rack for b in brokers}
+        parts.extend(error_rows(name, b, "live", DOWN) for b in sorted(named - set(brokers)))
         if kind == "reassign":
             ongoing = list(backend.list_partition_reassignments().values())
             parts.append(reassignment_rows(name, ongoing))

@@ -19,6 +19,10 @@ class FakeBackend:
     def describe_brokers(self):
         return {b["broker"]: Broker(b["broker"], b["host"], b["port"], b["rack"]) for b in self.doc["brokers"]}
 
+    def replica_brokers(self):
+        """The brokers of the document (it names no broker that is down)."""
+        return {b["broker"] for b in self.doc["brokers"]}
+
     def describe_log_dirs(self, brokers=None, topics=None):
         out = {}
         for b in self.doc["brokers"]:

@@ -3,6 +3,7 @@ loopback port): both engines, the same rows, the dead cluster reported, the rest
 
 from __future__ import annotations
 
+import json
 import socket
 
 import pytest
@@ -115,3 +116,43 @@ def test_live_reassignments_that_have_not_progressed(sandbox_factory, tmp_path):
     assert [(r["broker"], r["path"], r["status"]) for r in dirs["unavailable_dirs"]] == [
         (0, sb.log_dir_paths(0)[1], "offline"), (1, sb.log_dir_paths(1)[1], "cordoned"),
     ]
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("mode", ["kraft", pytest.param("zookeeper", marks=pytest.mark.zookeeper)])
+def test_a_down_broker_is_named_as_a_broker_that_did_not_answer(spark, sandbox_factory, tmp_path, capsys, request,
+                                                                 mode):
+    """A stopped broker (a replica set names it, it is not live) is no longer silently missing
+    from a live fleet report: like a broker that does not answer, it has its unreachable row, a
+    warning on stderr, and the error line counts it (exit 1); on both engines, over the
+    AdminClient protocol and over ZooKeeper (replica_brokers reads the topic znodes)."""
+    from kadmin.backends import open_backend
+    from kadmin.config import ConnectionSettings
+    from kadmin.logdirs import DOWN
+    from tests.support.cli import await_broker_gone, kadmin
+
+    zookeeper = request.getfixturevalue("zk_connect") if mode == "zookeeper" else None
+    sb = sandbox_factory(brokers=4, log_dirs=2, zookeeper=zookeeper)
+    sb.create_topic("t", assignment={0: [0, 1], 1: [1, 2], 2: [2, 3], 3: [3, 0]}, size_bytes=MiB)
+    sb.faults.broker_stop(1)
+    settings = ConnectionSettings(bootstrap_servers=sb.bootstrap, timeout=10)
+    await_broker_gone(lambda: open_backend(settings, read_only=True), 1)
+    target = f'zookeeper = "{zookeeper}"' if zookeeper else f'bootstrap_server = "{sb.bootstrap}"'
+    fleet = tmp_path / "fleet.toml"
+    fleet.write_text(f'[[clusters]]\nname = "east"\n{target}\ntimeout = "5s"\n')
+
+    documents = []
+    for engine in ([], ["--spark", "--spark-master", MASTER]):
+        code, out, err = kadmin(capsys, "log-dirs", "describe", "--fleet", str(fleet), "-o", "json", *engine)
+        assert code == 1, err
+        assert [line for line in err.splitlines() if "deprecated" not in line] == [
+            f"kadmin: warning: cluster east broker 1 could not be read (live): {DOWN}",
+            "kadmin: error: the report is incomplete: 1 broker could not be read "
+            "(named above, and in the unreachable report)",
+        ]
+        doc = json.loads(out)
+        reports = {r["name"]: r["rows"] for r in doc.pop("reports")}
+        assert reports["unreachable"] == [{"cluster": "east", "broker": 1, "source": "live", "error": DOWN}]
+        assert [(r["cluster"], r["brokers"], r["replicas"]) for r in reports["cluster_usage"]] == [("east", 3, 6)]
+        documents.append(reports)
+    assert documents[0] == documents[1]
