@@ -46,6 +46,7 @@ def _run_locked(params, opener, prepared, state_path) -> None:
     from kadmin.commands import options, render
     from kadmin.commands.render_incremental import (
         incremental_reporter,
+        note_kept_rates,
         print_done,
         print_finished,
         print_in_progress,
@@ -68,7 +69,7 @@ def _run_locked(params, opener, prepared, state_path) -> None:
         open_for_execute,
         refuse_unrecorded_throttles,
     )
-    from kadmin.execute.step_throttles import throttles_of_run
+    from kadmin.execute.step_throttles import rates_of_run, throttles_of_run
     from kadmin.plan.batches import plan_batches
 
     plan, people, pid = prepared.parsed.plan, params.people, prepared.plan_id
@@ -80,12 +81,15 @@ def _run_locked(params, opener, prepared, state_path) -> None:
         )
         saved = None
     request = replace(prepared.request, additional=params.additional or resuming)  # a resumed run joins its own
-    rate, log_dir_rate = params.throttle_rate, params.log_dir_rate
+    # A resumed run goes on under the rates it began with (its state keeps them), unless given anew.
+    rates = rates_of_run(saved if resuming else None, params.throttle_rate, params.log_dir_rate)
+    rate, log_dir_rate = rates.rate, rates.log_dir_rate
+    note_kept_rates(rates.kept)
     with open_for_execute(prepared, opener, read_only=params.dry_run) as backend:
         records = options.open_records(backend.backend)
         # Every refusal the run makes before its first change, --dry-run makes too.
         refuse_unrecorded_throttles(rate is not None or log_dir_rate is not None, records)
-        # Resumed without --throttle: what an earlier part of the run set is still removed at the end.
+        # Resumed from a state that keeps no rate: what an earlier part set is still removed at the end.
         control = throttles_of_run(
             backend,
             pid,

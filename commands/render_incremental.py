@@ -195,6 +195,19 @@ def print_preview(people, steps, batches, render, log_dir_moves=(), throttle_cha
             click.echo(f"  {r.topic}-{r.partition} on broker {r.broker} -> {m.target_dir} ({where})")
 
 
+def note_kept_rates(kept) -> None:
+    """A resumed run sets the rates its state keeps (``RunRates.kept``: (flag, rate)), and says
+    so on stderr."""
+    from kadmin.units import format_rate
+
+    if kept:
+        flags = ", ".join(f"{flag} {format_rate(r)}" for flag, r in kept)
+        click.echo(
+            f"kadmin: note: resumed with the throttles this run began with (its state file keeps them): {flags}",
+            err=True,
+        )
+
+
 def warn_down(control, steps, cluster) -> None:
     """The one warning naming the down brokers the run's throttles leave out (as plain execute
     and ``throttle set`` say it), if any."""

@@ -304,12 +304,18 @@ class _Run:
 
     # --- throttles (kadmin.execute.step_throttles) -------------------------------------------
     def _set_throttles(self) -> None:
-        """Before the first batch: throttles covering every step, and the state says so."""
+        """Before the first batch (of each part of the run: a resumed one sets again what was
+        removed meanwhile): throttles covering every step, and the state says so, with the rates."""
         if self.throttle is None or not self.throttle.sets:
             return
         steps = {tp: p.steps for tp, p in self.state.partitions.items()}
         changes = self.throttle.apply(steps, cluster=self.cluster)
-        self._save(throttles_set=True, throttles_via=tuple(sorted({*self.state.throttles_via, self.throttle.via})))
+        self._save(
+            throttles_set=True,
+            throttles_via=tuple(sorted({*self.state.throttles_via, self.throttle.via})),
+            throttle_rate=self.throttle.rate,  # kept: a part resumed without the flags sets them again
+            log_dir_rate=self.throttle.log_dir_rate,
+        )
         self.reporter.throttles("set", len(changes))
         for c in changes:
             self.reporter.config_change(c)

@@ -59,6 +59,8 @@ class IncrementalState:
     finished: bool = False
     rollback_file: str | None = None  # the assignment from before the plan's first step, for this run
     throttles_via: tuple[str, ...] = ()  # connections ("admin", "zookeeper") holding a throttle record of this run
+    throttle_rate: int | None = None  # the rates the run set (--throttle): a resumed run sets them again
+    log_dir_rate: int | None = None  # --replica-alter-log-dirs-throttle
     extra: Mapping[str, object] = field(default_factory=dict)
 
     @property
@@ -102,6 +104,8 @@ class IncrementalState:
             "finished": self.finished,
             **({"rollback_file": self.rollback_file} if self.rollback_file is not None else {}),
             **({"throttles_via": list(self.throttles_via)} if self.throttles_via else {}),
+            **({"throttle_rate": self.throttle_rate} if self.throttle_rate is not None else {}),
+            **({"log_dir_rate": self.log_dir_rate} if self.log_dir_rate is not None else {}),
             "partitions": [
                 {
                     "topic": p.tp.topic,
@@ -135,6 +139,8 @@ class IncrementalState:
             finished=data["finished"],
             rollback_file=data.get("rollback_file"),
             throttles_via=tuple(data.get("throttles_via", ())),
+            throttle_rate=data.get("throttle_rate"),
+            log_dir_rate=data.get("log_dir_rate"),
             extra=data.get("extra", {}),
         )
 

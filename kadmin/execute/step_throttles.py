@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from kadmin.backends.base import Backend, Capability
+from kadmin.execute.state_file import IncrementalState
 from kadmin.model import (
     THROTTLE_CONFIGS,
     ClusterState,
@@ -44,7 +45,12 @@ from kadmin.throttling.stores import MemoryRecordStore
 class ThrottleControl(Protocol):
     """Sets throttles covering every step before the first batch, sets again what a batch needs
     before it is sent, removes them after the last. ``sets`` is False for a control that only
-    removes (a resumed run without --throttle removes what an earlier part of the run set)."""
+    removes (a resumed run whose earlier part set throttles, and whose state keeps no rate: a
+    state written before rates were kept). ``rate`` and ``log_dir_rate``: what it sets (the
+    state keeps them)."""
+
+    rate: int | None
+    log_dir_rate: int | None
 
     @property
     def sets(self) -> bool: ...
@@ -238,6 +244,31 @@ class RecordedThrottles:
         return None if removal is None else tuple(removal.changes)
 
 
+@dataclass(frozen=True)
+class RunRates:
+    """The rates of an incremental run (``rates_of_run``)."""
+
+    rate: int | None  # --throttle
+    log_dir_rate: int | None  # --replica-alter-log-dirs-throttle
+    kept: tuple[tuple[str, int], ...] = ()  # (flag, rate) taken from the state: not given on resume
+
+
+def rates_of_run(saved: IncrementalState | None, rate: int | None, log_dir_rate: int | None) -> RunRates:
+    """The rates a run sets: those given, and, for a resumed run (``saved``: its state), the
+    rates its state keeps for those not given. A run goes on under the throttles it began with:
+    each batch sets again what another command removed meanwhile (``reassign verify``,
+    ``throttle clear --stale``), and so does a resumed run before it sends anything; a rate
+    given on resume replaces the one kept."""
+    kept: list[tuple[str, int]] = []
+    if saved is not None and rate is None and saved.throttle_rate is not None:
+        rate = saved.throttle_rate
+        kept.append(("--throttle", rate))
+    if saved is not None and log_dir_rate is None and saved.log_dir_rate is not None:
+        log_dir_rate = saved.log_dir_rate
+        kept.append(("--replica-alter-log-dirs-throttle", log_dir_rate))
+    return RunRates(rate, log_dir_rate, tuple(kept))
+
+
 def throttles_of_run(
     backend: Backend,
     plan_id: str,
@@ -249,9 +280,9 @@ def throttles_of_run(
     plan_file: str | None,
     plan: ReassignmentPlan,
 ) -> RecordedThrottles | None:
-    """The throttles of an incremental run: the rates asked for, or, ``inherited`` (a resumed
-    run whose earlier part set some), none set but what was set still removed at the end; None
-    when there is neither."""
+    """The throttles of an incremental run: the rates it sets (``rates_of_run``), or,
+    ``inherited`` (a resumed run whose earlier part set some) with none (its state keeps no
+    rate), none set but what was set still removed at the end; None when there is neither."""
     if rate is None and log_dir_rate is None and not inherited:
         return None
     return RecordedThrottles(backend, rate, plan_id, records, plan_file=plan_file, log_dir_rate=log_dir_rate, plan=plan)

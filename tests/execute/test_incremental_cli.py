@@ -364,7 +364,8 @@ def test_incremental_run_failing_before_any_step_leaves_no_rollback_or_state(sb,
 def test_resumed_without_throttle_still_removes_the_throttles_the_first_part_set(sb, tmp_path, capsys, records,
                                                                                  monkeypatch):
     """The end of a run removes what any of its parts set, as the state knows: the first part
-    set throttles, the resumed one was run without --throttle."""
+    set throttles, the resumed one was run without --throttle (and goes on under the rate the
+    state keeps: nothing was removed meanwhile, so nothing is set again)."""
     from kadmin.execute import incremental
 
     plan = write_plan(tmp_path, PLAN)
@@ -379,7 +380,8 @@ def test_resumed_without_throttle_still_removes_the_throttles_the_first_part_set
     monkeypatch.setattr(incremental._Run, "_save", save)
     code, out, err = kadmin(capsys, *args, "--rollback-file", str(tmp_path / "rb2.json"))
     assert code == 0, err
-    assert "Throttles set" not in err and "Throttles removed (" in err
+    assert "resumed with the throttles this run began with (its state file keeps them): --throttle 20.0 MB/s" in err
+    assert "Throttles set (0 config change(s))." in err and "Throttles removed (" in err
     snap = sb.snapshot()
     assert {tp.partition: p.replicas for tp, p in snap.partitions.items()} == {0: (3, 4, 2), 1: (1, 3, 4), 2: (2, 3, 1)}
     assert not snap.topic_configs["foo"].get("follower.replication.throttled.replicas")
@@ -388,6 +390,46 @@ def test_resumed_without_throttle_still_removes_the_throttles_the_first_part_set
     assert records.load_all() == {}
     saved = state_file.load(state)
     assert saved.finished and not saved.throttles_set
+
+
+def test_resumed_without_throttle_sets_the_rates_it_began_with_again_before_sending(sandbox_factory, tmp_path,  # noqa: F811
+                                                                                  capsys, records, monkeypatch):
+    """The first part set the log-dir rate and stopped before sending anything; `reassign verify`
+    removed that rate meanwhile (no move needed it). Resumed without the flag, the run sets the
+    rate its state keeps again, says so, before it sends the replicas to their directories, and
+    removes it at the end (it re-sent them unthrottled, "Throttles removed (0 config change(s))")."""
+    from kadmin.execute import incremental
+    from kadmin.model import LOG_DIR_RATE
+
+    sb = sandbox_factory(brokers=3, log_dirs=2, speed=40.0)
+    sb.create_topic("foo", assignment={0: [0, 1, 2]}, size_bytes=20 * MB)
+    snap = sb.snapshot()
+    other = [next(d for d in sb.log_dir_paths(b) if d != snap.replica_dir("foo", 0, b)) for b in range(3)]
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [0, 1, 2], "log_dirs": other}])
+    args = ["reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--bootstrap-server",
+            sb.bootstrap, "--state-file", str(tmp_path / "state.json"), "--rollback-file", str(tmp_path / "rb.json")]
+    send = incremental.send_before_first_batch
+    monkeypatch.setattr(incremental, "send_before_first_batch", lambda *a: (_ for _ in ()).throw(KeyboardInterrupt))
+    code, out, err = kadmin(capsys, *args, "--replica-alter-log-dirs-throttle", "20MB/s")
+    assert code == 130, err
+    monkeypatch.setattr(incremental, "send_before_first_batch", send)
+    saved = state_file.load(tmp_path / "state.json")
+    assert saved.throttles_set and saved.log_dir_rate == 20 * MB and saved.throttle_rate is None
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "--bootstrap-server",
+                            sb.bootstrap)
+    assert "Removed throttles this plan set" in out and code == 4, out + err
+    assert not any(c.get(LOG_DIR_RATE) for c in sb.snapshot().broker_configs.values())
+
+    sb.clear_requests()
+    code, out, err = kadmin(capsys, *args)
+    assert code == 0, err
+    assert ("kadmin: note: resumed with the throttles this run began with (its state file keeps them): "
+            "--replica-alter-log-dirs-throttle 20.0 MB/s") in err
+    assert "Throttles set (3 config change(s)):" in err and "Throttles removed (3 config change(s)):" in err
+    apis = [r[1] for r in sb.requests]
+    assert "IncrementalAlterConfigs" in apis[:apis.index("AlterReplicaLogDirs")]
+    assert [sb.snapshot().replica_dir("foo", 0, b) for b in range(3)] == other
+    assert not any(c.get(LOG_DIR_RATE) for c in sb.snapshot().broker_configs.values())
 
 
 def test_resumed_over_the_other_connection_warns_naming_it(sb, tmp_path, capsys, monkeypatch):

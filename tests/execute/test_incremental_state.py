@@ -28,6 +28,8 @@ def example_state() -> IncrementalState:
         plan_file="plan.json",
         batches=2,
         throttles_set=True,
+        throttle_rate=50_000_000,
+        log_dir_rate=20_000_000,
     )
 
 
@@ -42,6 +44,7 @@ def test_round_trip_and_schema(tmp_path):
     assert back == state
     assert back.partitions[TP].steps[1].leader_before == 1  # rebuilt with the recorded leader
     assert (back.steps_total, back.steps_completed) == (4, 1)
+    assert (data["throttle_rate"], data["log_dir_rate"]) == (50_000_000, 20_000_000)  # a resumed run sets them again
 
 
 def test_save_replaces_atomically_and_leaves_no_temporary_file(tmp_path):
@@ -74,3 +77,15 @@ def test_default_path_under_xdg_state_home_keyed_by_plan_path(tmp_path):
     assert a != state_file.default_state_path("plans/b.json", env)
     home = state_file.default_state_path("plans/a.json", {"HOME": "/home/x"})
     assert str(home).startswith("/home/x/.local/state/kadmin/incremental/")
+
+
+def test_rates_of_run_a_resumed_run_takes_the_rates_its_state_keeps_unless_given():
+    from kadmin.execute.step_throttles import RunRates, rates_of_run
+
+    saved = example_state()
+    assert rates_of_run(None, None, None) == RunRates(None, None)
+    assert rates_of_run(saved, None, None) == RunRates(
+        50_000_000, 20_000_000, (("--throttle", 50_000_000), ("--replica-alter-log-dirs-throttle", 20_000_000)))
+    assert rates_of_run(saved, 10, None) == RunRates(10, 20_000_000, (("--replica-alter-log-dirs-throttle", 20_000_000),))
+    old = state_file.IncrementalState.from_json({k: v for k, v in saved.to_json().items() if not k.endswith("_rate")})
+    assert rates_of_run(old, None, None) == RunRates(None, None)  # a state from before rates were kept
