@@ -87,13 +87,13 @@ def test_zookeeper_incremental_throttle_still_rates_the_down_broker(sandbox_fact
 
 
 # --- log directories of a down broker ---------------------------------------------------------
-def await_broker_back(sb, broker_id, timeout=20.0):
+def await_broker_back(open_backend, broker_id, timeout=20.0):
     """Until the cluster's broker list (as kadmin reads it) names ``broker_id`` again."""
     import time
 
     deadline = time.monotonic() + timeout
     while True:
-        with admin(sb) as be:
+        with open_backend() as be:
             if broker_id in be.describe_cluster().brokers:
                 return
         assert time.monotonic() < deadline, f"broker {broker_id} not listed after {timeout}s"
@@ -104,7 +104,10 @@ def await_broker_back(sb, broker_id, timeout=20.0):
 def dirs_plan(sandbox_factory, tmp_path):  # noqa: F811
     """clicks-0 and -1 on brokers 0, 1, 2; the plan keeps the replicas and moves each to the
     other directory of its broker."""
-    sb = sandbox_factory(brokers=3, log_dirs=2, speed=40.0)
+    return dirs_sandbox(sandbox_factory(brokers=3, log_dirs=2, speed=40.0), tmp_path)
+
+
+def dirs_sandbox(sb, tmp_path):
     sb.create_topic("clicks", assignment={0: [0, 1, 2], 1: [1, 2, 0]}, size_bytes=MB)
     snap = sb.snapshot()
     sb.target = {(p, b): next(d for d in sb.log_dir_paths(b) if d != snap.replica_dir("clicks", p, b))
@@ -119,9 +122,9 @@ def dirs_plan(sandbox_factory, tmp_path):  # noqa: F811
 
 
 def run_dirs(sb, capsys, *more):
+    connect = ("--zookeeper", sb.zk) if getattr(sb, "zk", None) else ("-b", sb.bootstrap)
     return kadmin(capsys, "reassign", "execute", "--reassignment-json-file", sb.plan, "--incremental",
-                  "--state-file", sb.state, "--rollback-file", sb.rollback, "--timeout", "5s", *more,
-                  "-b", sb.bootstrap)
+                  "--state-file", sb.state, "--rollback-file", sb.rollback, "--timeout", "5s", *more, *connect)
 
 
 def in_place(sb, brokers):
@@ -134,17 +137,37 @@ def test_incremental_log_dirs_with_a_broker_down_move_the_others_and_name_it(dir
     """Resumed while broker 2 is down: the moves of brokers 0 and 1 are sent and followed to the
     end, the run exits 1 naming broker 2 (no UnknownBrokerIdError for the whole batch), the same
     again at once says the same, and once broker 2 is back the same command finishes."""
+    resumed_with_broker_2_down(dirs_plan, capsys, monkeypatch)
+
+
+@pytest.mark.zookeeper
+def test_zookeeper_incremental_log_dirs_with_a_broker_down_move_the_others_and_name_it(  # noqa: F811
+        sandbox_factory, zk_connect, tmp_path, capsys, monkeypatch):
+    """The same over --zookeeper against Kafka 2.8: the live brokers come from /brokers/ids, the
+    log directories are read and moved through the brokers."""
+    sb = dirs_sandbox(sandbox_factory(brokers=3, log_dirs=2, speed=40.0, zookeeper=zk_connect, kafka_version="2.8"),
+                      tmp_path)
+    sb.zk = zk_connect
+    resumed_with_broker_2_down(sb, capsys, monkeypatch)
+
+
+def resumed_with_broker_2_down(sb, capsys, monkeypatch):
     from kadmin.execute import incremental
 
-    sb = dirs_plan
+    send = incremental.send_before_first_batch
     monkeypatch.setattr(incremental, "send_before_first_batch", lambda *a: (_ for _ in ()).throw(KeyboardInterrupt))
     code, out, err = run_dirs(sb, capsys, "--replica-alter-log-dirs-throttle", "50MB/s")
     assert code != 0 and "Interrupted" in err, err  # throttles set, nothing sent: the state is kept
-    monkeypatch.undo()
+    monkeypatch.setattr(incremental, "send_before_first_batch", send)
     assert not in_place(sb, (0,)) and not state_file.load(sb.state).finished
 
+    def opener():
+        from kadmin.backends.zookeeper import ZooKeeperBackend
+
+        return ZooKeeperBackend(sb.zk, timeout=10) if getattr(sb, "zk", None) else admin(sb)
+
     sb.faults.broker_stop(2)
-    await_broker_gone(lambda: admin(sb), 2)
+    await_broker_gone(opener, 2)
     for _ in range(2):
         code, out, err = run_dirs(sb, capsys)
         assert code == 1, err
@@ -154,7 +177,7 @@ def test_incremental_log_dirs_with_a_broker_down_move_the_others_and_name_it(dir
         assert not state_file.load(sb.state).finished
 
     sb.faults.broker_start(2)
-    await_broker_back(sb, 2)
+    await_broker_back(opener, 2)
     code, out, err = run_dirs(sb, capsys)
     assert code == 0, err
     assert in_place(sb, (0, 1, 2))
