@@ -121,8 +121,8 @@ def finish_after_last_step(
         if only_unseen >= UNSEEN_SAMPLES:
             raise ConnectionFailed(
                 f"log directories: {_unseen(left)} not placed; every other replica of the plan is in place",
-                hint=f"run the same command again once {_it(left)} back: it sends them and waits for them "
-                f"(state file {state_path}); the throttles stay until then",
+                hint=f"run the same command again once {_it(left)} back: it sends them and waits for them; "
+                f"the throttles stay until then; state file {state_path}",
             )
         resend = {r: targets[r] for r, w in seen.items() if w.future_dir != targets[r]}
         if resend:
