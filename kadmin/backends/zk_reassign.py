@@ -121,7 +121,8 @@ def stuck_reason(
 STUCK_HINT = (
     f"Kafka's controller watches {REASSIGN_PARTITIONS} for its creation only: a node created while "
     "the watch was unarmed (for example after someone deleted the node by hand) or with content the "
-    f"controller rejects stays forever. Check its content, then delete {REASSIGN_PARTITIONS} and force "
-    "a controller election (delete /controller) so the new controller re-arms the watch; "
+    "controller rejects stays until the controller next looks at the node (a reassignment completing, or "
+    "one sent through the AdminClient) or moves: with nothing else running, for good. Check its content, "
+    f"then delete {REASSIGN_PARTITIONS} and force a controller election (delete /controller) so the new controller re-arms the watch; "
     "or use --bootstrap-server (Kafka 2.4+), which does not need the node."
 )

@@ -222,6 +222,8 @@ def test_stuck_znode_is_explained_and_refused_before_any_change(zsb, tmp_path, o
     assert code == 0 and out == "No partition reassignments found.\n"
     assert "kadmin: warning: /admin/reassign_partitions exists but looks stuck: its content is invalid" in err
     assert "delete /admin/reassign_partitions and force a controller election (delete /controller)" in err
+    # Kafka's controller reads the node again when a reassignment completes: stuck, not "forever"
+    assert "stays until the controller next looks at the node" in err and "forever" not in err
     code, out, err = kadmin(capsys, "reassign", "list", "--zookeeper", zsb.zk_connect, "-o", "json")
     assert code == 0 and json.loads(out) == {"version": 1, "reassignments": []} and "looks stuck" in err
     code, out, err = kadmin(capsys, "reassign", "progress", "--zookeeper", zsb.zk_connect)
