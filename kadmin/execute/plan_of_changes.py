@@ -193,8 +193,8 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
 def _moves(plan: ReassignmentPlan, cluster: ClusterState, ongoing, dirs: ReplicaDirs):
     """The log-dir moves and reassignments to send, and the partitions nothing is sent for:
     already at (or already heading to) their replicas and directories."""
-    moves = []
-    reassignments = []
+    moves: list[LogDirMove] = []
+    reassignments: list[Reassign] = []
     unchanged = []
     for a in plan.partitions:
         tp = a.tp
