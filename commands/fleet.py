@@ -124,6 +124,7 @@ def run_fleet_report(
         spark_master=fleet.spark_master,
         report_dir=fleet.report_dir,
         top=10 if top is None else top,
+        spark_logs=_debug(),
     )
     reports = build_reports(request, opener=opener)
 
@@ -158,6 +159,13 @@ def run_fleet_report(
 # Parameters a fleet report reads itself: its own, the connection (refused above by value) and --output.
 _FLEET_PARAMS = {"spark", "fleet_file", "from_dir", "spark_master", "report_dir", "output"}
 _CLUSTER_PARAMS = {"bootstrap_server", "zookeeper", "command_config", "cluster_name", "timeout"}
+
+
+def _debug() -> bool:
+    """``kadmin --debug``: Spark's own log lines show on stderr too."""
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_root().obj if ctx is not None else None
+    return bool(isinstance(obj, dict) and obj.get("debug"))
 
 
 def _explicit_flags() -> dict[str, tuple[str, Any]]:

@@ -52,6 +52,7 @@ class FleetRequest:
     top: int = 10
     spark_conf: Mapping[str, str] = field(default_factory=dict)
     cache: bool = True  # Spark: columnar copies of --from log-dirs files in DIR/.kadmin-cache
+    spark_logs: bool = False  # Spark's own log lines on stderr (--debug); off otherwise
 
     @property
     def engine(self) -> str:
@@ -131,7 +132,8 @@ def build_reports(request: FleetRequest, opener: Any = None) -> list[Report]:
     from kadmin.fleet import spark as engine
 
     engine.require_pyspark()
-    with engine.spark_session(request.spark_master or engine.DEFAULT_MASTER, request.spark_conf) as session:
+    master = request.spark_master or engine.DEFAULT_MASTER
+    with engine.spark_session(master, request.spark_conf, spark_logs=request.spark_logs) as session:
         if entries is not None:
             frames = engine.frames_from_fleet(session, entries, request.kind, opener)
         else:

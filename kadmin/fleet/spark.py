@@ -20,8 +20,12 @@ pyspark is imported only inside these functions: ``kadmin --help`` never loads i
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -66,9 +70,62 @@ def require_pyspark() -> None:
             raise UsageError(f"--spark needs {module}, which is not installed", hint=INSTALL_HINT)
 
 
+# Spark's own log lines off: stderr holds kadmin's lines alone, and kadmin says in one line of
+# its own whatever went wrong in Spark. The driver JVM reads this file at its start. Spark prints
+# its banner ("Using Spark's default log4j profile", "Setting default log level to WARN") only
+# when the root logger has no appender, or when the logger of its Python gateway (the "shell"
+# whose level it would impose) has no level of its own: both are given here.
+QUIET_LOG4J2 = """\
+status = error
+rootLogger.level = off
+rootLogger.appenderRef.stderr.ref = stderr
+appender.stderr.type = Console
+appender.stderr.name = stderr
+appender.stderr.target = SYSTEM_ERR
+appender.stderr.layout.type = PatternLayout
+appender.stderr.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
+logger.gateway.level = off
+"""
+# Log4j's own equivalent of -Dlog4j2.configurationFile, read from the JVM's environment: unlike
+# spark.driver.extraJavaOptions given by kadmin, it leaves the driver options of a
+# spark-defaults.conf in place, and a -Dlog4j2.configurationFile of the user's still wins.
+LOG4J2_ENV = "LOG4J_CONFIGURATION_FILE"
+
+
+@functools.cache
+def quiet_log4j2_file() -> str:
+    """``QUIET_LOG4J2`` in a file of this process, removed at its exit (the driver JVM, which
+    Spark may reconfigure from it, lives as long as this process)."""
+    directory = tempfile.mkdtemp(prefix="kadmin-spark-")
+    atexit.register(shutil.rmtree, directory, True)
+    path = os.path.join(directory, "log4j2.properties")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(QUIET_LOG4J2)
+    return path
+
+
 @contextmanager
-def spark_session(master: str = DEFAULT_MASTER, conf: Mapping[str, str] | None = None) -> Iterator[Any]:
-    """A SparkSession bound to loopback; stopped afterwards unless it already existed."""
+def _driver_environment(spark_logs: bool) -> Iterator[None]:
+    """While the driver JVM starts: ``QUIET_LOG4J2`` unless ``spark_logs`` (``--debug``) or the
+    user chose a Log4j configuration of their own (``LOG4J_CONFIGURATION_FILE``)."""
+    if spark_logs or LOG4J2_ENV in os.environ:
+        yield
+        return
+    os.environ[LOG4J2_ENV] = quiet_log4j2_file()
+    try:
+        yield
+    finally:
+        os.environ.pop(LOG4J2_ENV, None)
+
+
+@contextmanager
+def spark_session(
+    master: str = DEFAULT_MASTER, conf: Mapping[str, str] | None = None, spark_logs: bool = False
+) -> Iterator[Any]:
+    """A SparkSession bound to loopback; stopped afterwards unless it already existed. Spark's
+    own log lines stay off stderr unless ``spark_logs`` (``QUIET_LOG4J2``; they are set when the
+    driver JVM starts, so a JVM this process already runs keeps its own)."""
     require_pyspark()
     probe_master(master)  # before anything else: an active session is not stopped for a dead master
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -86,12 +143,12 @@ def spark_session(master: str = DEFAULT_MASTER, conf: Mapping[str, str] | None =
         builder = builder.config(key, value)
     builder = builder.config("spark.pyspark.python", sys.executable)
     try:
-        spark = builder.getOrCreate()
+        with _driver_environment(spark_logs):
+            spark = builder.getOrCreate()
     except Exception as e:  # the JVM would not start, or refused the settings: not a bug in kadmin
         if master.startswith("spark://") and "stopped SparkContext" in str(e):
             raise KadminError(_UNRESPONSIVE.format(master=master)) from None
         raise KadminError(f"Spark could not start (--spark-master {master}): {spark_error_line(e)}") from None
-    spark.sparkContext.setLogLevel("ERROR")
     try:
         yield spark
     except Exception:

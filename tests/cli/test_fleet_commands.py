@@ -115,3 +115,31 @@ def test_top_is_the_number_of_largest_replicas_per_cluster(tmp_path):
         assert result.exit_code == 1, result.output  # broken.json and west's broker 7: reported, then exit 1
         rows = _report(json.loads(result.stdout), "largest_partitions")["rows"]
         assert {c: sum(r["cluster"] == c for r in rows) for c in per_cluster} == per_cluster
+
+
+@pytest.mark.spark
+def test_a_spark_run_leaves_stderr_to_kadmin(tmp_path):
+    """`--spark` prints on stderr what the same report prints without it, and nothing of Spark's
+    (its log4j profile and default level, NativeCodeLoader's warning, ...)."""
+    pytest.importorskip("pyspark")
+    from tests.fleet import fixtures as fx
+    from tests.fleet.process import kadmin_lines, kadmin_process
+
+    report = ("log-dirs", "describe", "--from", str(fx.log_dirs_fleet(tmp_path)), "-o", "json")
+    code, plain_out, plain_err = kadmin_process(*report)
+    assert code == 1 and len(plain_err.splitlines()) == 3, plain_err  # broken.json and west's broker 7, then the error
+    code, out, err = kadmin_process(*report, "--spark", "--spark-master", "local[2]")
+    assert code == 1, err
+    assert kadmin_lines(err) == plain_err.splitlines()
+    assert json.loads(out)["reports"] == json.loads(plain_out)["reports"]
+
+
+@pytest.mark.spark
+def test_debug_shows_sparks_own_log_lines(tmp_path):
+    pytest.importorskip("pyspark")
+    from tests.fleet import fixtures as fx
+    from tests.fleet.process import kadmin_process
+
+    code, _, err = kadmin_process("log-dirs", "describe", "--from", str(fx.log_dirs_fleet(tmp_path)), "-o", "json",
+                                  "--spark", "--spark-master", "local[2]", debug=True)
+    assert code == 1 and 'Setting default log level to "WARN".' in err.splitlines(), err[-2000:]
