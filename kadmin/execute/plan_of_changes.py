@@ -23,7 +23,12 @@ from kadmin.model import (
     TopicPartitionReplica,
 )
 from kadmin.plan.reassignment_file import ParsedPlan, gc_paused
-from kadmin.plan.validate import check_not_blocked, check_reassignment
+from kadmin.plan.validate import (
+    check_broker_rate_applies,
+    check_log_dir_rate_applies,
+    check_not_blocked,
+    check_reassignment,
+)
 from kadmin.throttling.maths import ThrottleRates, ThrottleSet, recorded, throttle_changes
 from kadmin.throttling.needs import (
     brokers_for_moves,
@@ -117,9 +122,10 @@ def check_no_other_reassignment(
 def plan_execution(
     request: ExecuteRequest, view: ClusterView, *, now: float = 0.0, operator: tuple[str, str] = ("", "")
 ) -> ExecutionPlan:
-    """Validate and compute every change. Raises PlanProblems or ReassignmentInProgress (both
-    exit 2, nothing changed) or returns the plan of changes. ``now`` (epoch seconds) and
-    ``operator`` (host, user) go into the throttle record."""
+    """Validate and compute every change. Raises PlanProblems, ReassignmentInProgress or
+    InputError (a rate with nothing to throttle; all exit 2, nothing changed) or returns the
+    plan of changes. ``now`` (epoch seconds) and ``operator`` (host, user) go into the
+    throttle record."""
     with gc_paused():
         return _plan_execution(request, view, now, operator)
 
@@ -144,11 +150,12 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
 
     rates = ThrottleRates(request.throttle, request.throttle, request.log_dir_throttle)
     moves_between_brokers = move_map(plan, cluster, ongoing) if request.throttle is not None else {}
+    copied_between = brokers_for_moves(moves_between_brokers)
+    if moves or reassignments:  # a run that sends nothing (run again) says "Nothing to change" instead
+        _check_rates_apply(request, view, bool(copied_between), bool(moves))
     # Rates only where configs can change: over the AdminClient protocol a down broker (moving
     # replicas off a dead broker is the commonest reason to reassign) takes none, and is named.
-    rate_brokers, down = rate_targets(
-        brokers_for_moves(moves_between_brokers), cluster, down_configurable=view.down_configurable
-    )
+    rate_brokers, down = rate_targets(copied_between, cluster, down_configurable=view.down_configurable)
     log_dir_brokers, down_log_dir = rate_targets(
         # Only brokers a move is sent to: a repeated execute sets nothing where nothing moves.
         log_dir_rate_brokers(plan) & {m.replica.broker for m in moves} if request.log_dir_throttle is not None else (),
@@ -188,6 +195,35 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
         rates_skipped=skipped,
         warnings=(down_brokers_warning(skipped, rates_not_given(rates, down, down_log_dir)),) if skipped else (),
     )
+
+
+def _check_rates_apply(request: ExecuteRequest, view: ClusterView, copied_between: bool, log_dir_moves: bool) -> None:
+    """A rate with nothing to throttle is refused (InputError, exit 2, nothing changed), by the
+    rule of ``throttle set`` (``kadmin.plan.validate``): --throttle for a plan moving no replica
+    between brokers (only between the directories of one), --replica-alter-log-dirs-throttle for
+    a plan moving none between directories. Either used to be dropped without a word. The rule
+    is asked only when this run found no move of the rate's kind (``copied_between``: brokers
+    data is copied between, from the same move map; ``log_dir_moves``: log-dir moves to send,
+    each one a move the rule counts): where it found one, the rule holds, and a plan of 100,000
+    partitions is not walked twice."""
+    plan = request.parsed.plan
+    if request.throttle is not None and not copied_between:
+        check_broker_rate_applies(
+            plan,
+            view.cluster,
+            view.ongoing,
+            "--throttle",
+            hint="--replica-alter-log-dirs-throttle paces moves between a broker's log directories; "
+            "`kadmin throttle set --rate RATE --brokers N` sets a rate on the brokers you name",
+        )
+    if request.log_dir_throttle is not None and not log_dir_moves:
+        check_log_dir_rate_applies(
+            plan,
+            view.log_dirs,
+            "--replica-alter-log-dirs-throttle",
+            hint="--throttle paces moves between brokers; `kadmin throttle set --log-dir-rate RATE --brokers N` "
+            "sets it on the brokers you name",
+        )
 
 
 def _moves(plan: ReassignmentPlan, cluster: ClusterState, ongoing, dirs: ReplicaDirs):

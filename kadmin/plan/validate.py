@@ -289,30 +289,39 @@ def check_broker_rate_applies(
     cluster: ClusterState,
     ongoing: Mapping[TopicPartition, PartitionReassignment],
     flag: str,
+    *,
+    hint: str = "--log-dir-rate throttles moves between a broker's log directories; --brokers sets the rate on "
+    "the brokers you name",
 ) -> None:
     """InputError (exit 2, nothing changed) when a replication rate (``flag``) is asked for a
     plan that moves no replica between brokers: the rate goes on the brokers data is copied
     from and to (Kafka's calculateReassigningBrokers), and there are none, so it would be
-    silently dropped. Moves between the directories of one broker have a rate of their own."""
+    silently dropped. Moves between the directories of one broker have a rate of their own.
+    ``hint``: what to use instead, in the words of the command asking (``throttle set``'s by
+    default; ``reassign execute`` names its own flags)."""
     from kadmin.throttling.needs import brokers_needing_rates
 
     if brokers_needing_rates(plan, cluster, ongoing):
         return
     raise InputError(
         f"{flag}: the plan moves no replica between brokers, so {flag} has nothing to throttle; nothing was changed",
-        hint="--log-dir-rate throttles moves between a broker's log directories; --brokers sets the rate on the "
-        "brokers you name",
+        hint=hint,
     )
 
 
 def check_log_dir_rate_applies(
-    plan: ReassignmentPlan, log_dirs: Mapping[int, BrokerLogDirs] | None, flag: str = "--log-dir-rate"
+    plan: ReassignmentPlan,
+    log_dirs: Mapping[int, BrokerLogDirs] | None,
+    flag: str = "--log-dir-rate",
+    *,
+    hint: str = "--rate throttles moves between brokers; --brokers sets the rate on the brokers you name",
 ) -> None:
     """InputError (exit 2, nothing changed) when the log-dir rate (``flag``) is asked for a plan
     that moves no replica between the log directories of a broker (no ``log_dirs`` target that
     is not in place yet, as ``log_dirs``, DescribeLogDirs, shows; None: every target counts):
     the rate goes on the brokers of such moves, and there are none, so it would be silently
-    dropped. The rule ``check_broker_rate_applies`` makes for the replication rates."""
+    dropped. The rule ``check_broker_rate_applies`` makes for the replication rates (``hint``
+    likewise)."""
     from kadmin.throttling.needs import log_dir_move_brokers
 
     if log_dir_move_brokers(plan, log_dirs):
@@ -320,5 +329,5 @@ def check_log_dir_rate_applies(
     raise InputError(
         f"{flag}: the plan moves no replica between log directories (no log_dirs target that is not already in "
         f"place), so {flag} has nothing to throttle; nothing was changed",
-        hint="--rate throttles moves between brokers; --brokers sets the rate on the brokers you name",
+        hint=hint,
     )

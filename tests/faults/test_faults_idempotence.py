@@ -81,6 +81,11 @@ def test_execute_other_plan_with_additional_keeps_both_records(sb, tmp_path, cap
     only what the first needs no more, and the second's record stays whole."""
     first = write_plan(tmp_path, [PLAN[0]], "first.json")
     second = write_plan(tmp_path, [{"topic": "bar", "partition": 0, "replicas": [3, 0]}], "second.json")
+
+    def execute(capsys, sb, plan, rollback, *extra):  # neither plan moves a replica between directories
+        return kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                      "--throttle", "1MB/s", "--rollback-file", rollback, *extra)
+
     assert execute(capsys, sb, first, tmp_path / "rb1.json")[0] == 0
     code, out, err = execute(capsys, sb, second, tmp_path / "rb2.json", "--additional")
     assert code == 0, err
