@@ -225,3 +225,25 @@ def test_a_cluster_whose_reassign_or_throttle_result_is_in_two_files_is_refused_
         build_reports(FleetRequest(kind, spark=True, spark_master=MASTER, from_dir=str(tmp_path)))
     assert str(err.value) == f"--from {tmp_path}: the same cluster results are in more than one file"
     assert err.value.problems == ONE_CLUSTER_IN_TWO_RESULTS[kind]
+
+
+def test_the_driver_starts_with_kadmins_log4j_configuration_unless_told_otherwise(monkeypatch, tmp_path):
+    """The quiet Log4j configuration is in the environment the driver JVM starts with, and only
+    then; --debug (spark_logs) or a LOG4J_CONFIGURATION_FILE of the user's leave Spark's logging
+    as configured."""
+    import os
+    from pathlib import Path
+
+    from kadmin.fleet.spark import LOG4J2_ENV, QUIET_LOG4J2, _driver_environment
+
+    monkeypatch.delenv(LOG4J2_ENV, raising=False)
+    with _driver_environment(spark_logs=False):
+        assert Path(os.environ[LOG4J2_ENV]).read_text(encoding="utf-8") == QUIET_LOG4J2
+    assert LOG4J2_ENV not in os.environ
+    with _driver_environment(spark_logs=True):
+        assert LOG4J2_ENV not in os.environ
+    mine = str(tmp_path / "log4j2.properties")
+    monkeypatch.setenv(LOG4J2_ENV, mine)
+    with _driver_environment(spark_logs=False):
+        assert os.environ[LOG4J2_ENV] == mine
+    assert os.environ[LOG4J2_ENV] == mine
