@@ -301,7 +301,7 @@ def _write_throttle_records(sb) -> None:
     from kadmin.backends.admin import AdminBackend
     from kadmin.backends.admin_records import RecordTopic
     from kadmin.config import ConnectionSettings
-    from kadmin.throttling.stores import RECORD_TOPIC
+    from kadmin.throttling import RECORD_TOPIC
 
     with AdminBackend(ConnectionSettings(bootstrap_servers=sb.bootstrap), read_only=False) as backend:
         topic = RecordTopic(backend, RECORD_TOPIC)

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = ["confluent_kafka", "kafka", "kazoo", "jsonschema", "pyspark", "rich"]
 
 
@@ -134,16 +136,19 @@ def test_a_read_command_does_not_spend_its_start_up_collecting_garbage(sandbox):
     assert collections <= 8, f"{collections} garbage collections during one read command"
 
 
-def test_log_dirs_describe_loads_nothing_of_the_throttle_model(sandbox):
+@pytest.mark.parametrize("command", [["log-dirs", "describe"], ["reassign", "balance"]])
+def test_the_disk_commands_load_nothing_of_the_throttle_model(sandbox, command):
     """Each frozen dataclass costs ~1 ms to build at import (Python 3.11): `log-dirs describe`
-    reads a down broker from the cluster's replica sets (ClusterState), not through the throttle
-    modules (their import was ~9% of the command's instructions, see bench_cli.py instructions)."""
+    reads a down broker from the cluster's replica sets (ClusterState), and `reassign balance`
+    leaves kadmin's record topic in place by its name alone (kadmin.throttling), neither through
+    the throttle modules (their import was ~9% of describe's instructions, see bench_cli.py
+    instructions)."""
     code = (
         "import atexit, sys\n"
-        "atexit.register(lambda: print(sorted(m for m in sys.modules if m.startswith('kadmin.throttling')),"
+        "atexit.register(lambda: print(sorted(m for m in sys.modules if m.startswith('kadmin.throttling.')),"
         " file=sys.stderr))\n"
         "import kadmin.cli\n"
-        f"sys.argv = ['kadmin', 'log-dirs', 'describe', '-o', 'json', '-b', {sandbox.bootstrap!r}]\n"
+        f"sys.argv = ['kadmin', *{command!r}, '-o', 'json', '-b', {sandbox.bootstrap!r}]\n"
         "kadmin.cli.main()\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

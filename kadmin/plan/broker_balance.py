@@ -77,7 +77,7 @@ from kadmin.plan.broker_balance_state import (
 )
 from kadmin.plan.filesystems import shared_filesystem_note
 from kadmin.plan.gc_pause import gc_paused
-from kadmin.throttling.stores import RECORD_TOPIC
+from kadmin.throttling import RECORD_TOPIC
 
 DEFAULT_THRESHOLD = 0.05
 DEFAULT_MAX_DIR_USAGE = 0.90

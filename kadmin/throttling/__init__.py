@@ -9,3 +9,7 @@
 - ``operations``: apply (record first), remove (only what nobody needs; unknown counts as
   needed), and what the ``throttle`` commands decide.
 """
+
+# kadmin's record topic (AdminClient mode): named here, where a planner that leaves it in place
+# finds it without loading the record store.
+RECORD_TOPIC = "__kadmin_throttle_records"

@@ -145,16 +145,6 @@ def brokers_needing_rates(
     return brokers_for_moves(move_map(plan, current, ongoing))
 
 
-def replica_brokers(cluster: ClusterState) -> set[int]:
-    """Every broker the cluster's partitions name as a replica, running or not."""
-    return cluster.replica_brokers()
-
-
-def down_brokers(cluster: ClusterState) -> set[int]:
-    """Brokers the cluster's partitions name as replicas that are not alive (down, or gone)."""
-    return cluster.down_brokers()
-
-
 def rate_targets(
     wanted: Iterable[int], cluster: ClusterState, *, down_configurable: bool, known: Iterable[int] = ()
 ) -> tuple[set[int], set[int]]:
@@ -163,20 +153,20 @@ def rate_targets(
     cannot be given a rate (a down broker sends nothing anyway; it needs its rate only if it
     comes back before the move ends). ZooKeeper holds ``/config/brokers/<id>`` whether or not
     the broker runs (``down_configurable``): the down brokers stay. Down: not alive, and named
-    by a replica (``down_brokers``) or ``known`` to be a broker of the cluster (the brokers of
+    by a replica (``ClusterState.down_brokers``) or ``known`` to be a broker of the cluster (the brokers of
     a plan validated when its incremental run began). A broker neither alive nor known stays
     in the first set, for ``operations.check_targets`` to refuse."""
     wanted = set(wanted)
     if down_configurable:
         return wanted, set()
-    down = wanted & (down_brokers(cluster) | (set(known) - set(cluster.brokers)))
+    down = wanted & (cluster.down_brokers() | (set(known) - set(cluster.brokers)))
     return wanted - down, down
 
 
 def settable_brokers(cluster: ClusterState, *, down_configurable: bool) -> set[int]:
     """Brokers whose configs can be changed: the running ones, and (``down_configurable``:
     ZooKeeper) the down ones the cluster's partitions name."""
-    return set(cluster.brokers) | (down_brokers(cluster) if down_configurable else set())
+    return set(cluster.brokers) | (cluster.down_brokers() if down_configurable else set())
 
 
 def log_dir_rate_brokers(plan: ReassignmentPlan) -> set[int]:

@@ -38,7 +38,6 @@ from kadmin.throttling.needs import (
     broker_label,
     broker_resource,
     brokers_needing_rates,
-    down_brokers,
     kafka_throttle_lists,
     log_dir_move_brokers,
     rate_targets,
@@ -163,7 +162,7 @@ def plan_throttle_set(
             rate_brokers = brokers_needing_rates(plan, cluster, state.ongoing)
             log_dir_brokers = log_dir_move_brokers(plan, log_dirs)
         else:
-            rate_brokers = log_dir_brokers = set(cluster.brokers) | down_brokers(cluster)
+            rate_brokers = log_dir_brokers = set(cluster.brokers) | cluster.down_brokers()
         rate_brokers, down = rate_targets(rate_brokers, cluster, down_configurable=state.down_configurable)
         log_dir_brokers, down_log_dir = rate_targets(
             log_dir_brokers, cluster, down_configurable=state.down_configurable
@@ -189,7 +188,7 @@ def _check_brokers(missing: Collection[int], cluster: ClusterState) -> None:
     """``--brokers`` naming brokers whose configs cannot change: NotFoundError (exit 2)."""
     if not missing:
         return
-    down = down_brokers(cluster)
+    down = cluster.down_brokers()
     not_alive = sorted(b for b in missing if b in down)
     unknown = sorted(b for b in missing if b not in down)
     why = ([f"unknown broker(s) {_ids(unknown)}"] if unknown else []) + (
@@ -257,7 +256,7 @@ def check_targets(changes, cluster: ClusterState, settable: Collection[int] | No
         )
         down = (
             " (broker(s) not alive: down, or not a broker of this cluster)"
-            if set(brokers) & down_brokers(cluster)
+            if set(brokers) & cluster.down_brokers()
             else ""
         )
         raise NotFoundError(

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from kadmin.errors import ClusterError, InputError
+from kadmin.throttling import RECORD_TOPIC  # noqa: F401 (kadmin.backends.admin takes it from here)
 from kadmin.throttling.record import ThrottleRecord
 
 
@@ -200,8 +201,7 @@ def _set_json(zk, path: str, value: dict | None) -> None:
     zk.set(path, raw, version=stat.version)
 
 
-# --- AdminClient: a compacted topic ------------------------------------------------------------
-RECORD_TOPIC = "__kadmin_throttle_records"
+# --- AdminClient: a compacted topic (RECORD_TOPIC, in kadmin.throttling) --------------------------
 
 
 class KeyedLog(Protocol):

@@ -67,7 +67,7 @@ def test_zookeeper_clear_keeps_the_log_dir_rate_of_a_down_broker_mid_move(sandbo
                                   ("clear", "--stale"), ("clear", "--stale", "--yes")])
 def test_dry_run_refuses_an_unreadable_record_like_the_run(sandbox_factory, capsys, args):  # noqa: F811
     from kadmin.backends.admin_records import RecordTopic
-    from kadmin.throttling.stores import RECORD_TOPIC
+    from kadmin.throttling import RECORD_TOPIC
 
     sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
     with admin(sb) as be:
@@ -82,7 +82,7 @@ def test_dry_run_refuses_an_unreadable_record_like_the_run(sandbox_factory, caps
 
 def test_clear_all_dry_run_goes_on_past_an_unreadable_record_like_the_run(sandbox_factory, capsys):  # noqa: F811
     from kadmin.backends.admin_records import RecordTopic
-    from kadmin.throttling.stores import RECORD_TOPIC
+    from kadmin.throttling import RECORD_TOPIC
 
     sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
     assert kadmin(capsys, "throttle", "set", "--rate", "1MB/s", "--brokers", "0", "-b", sb.bootstrap)[0] == 0

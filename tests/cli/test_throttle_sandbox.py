@@ -517,7 +517,7 @@ def test_an_unreadable_record_is_named_by_key_and_offset_and_clear_all_goes_on(s
     out (a tombstone); clear --all, which removes every throttle whoever set it, goes on and leaves
     the record; once tombstoned, set works again."""
     from kadmin.backends.admin_records import RecordTopic
-    from kadmin.throttling.stores import RECORD_TOPIC
+    from kadmin.throttling import RECORD_TOPIC
 
     sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
     assert kadmin("throttle", "set", "--rate", "1MB/s", "--brokers", "0", "-b", sb.bootstrap).exit_code == 0

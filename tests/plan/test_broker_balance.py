@@ -28,7 +28,7 @@ from kadmin.plan.broker_balance import (
     max_deviation,
     transfer_seconds,
 )
-from kadmin.throttling.stores import RECORD_TOPIC
+from kadmin.throttling import RECORD_TOPIC
 from kadmin.plan.reassignment_file import plan_to_json
 from tests.support.broker_balance import GB, build, racks_of
 from tests.support.golden import check_golden
