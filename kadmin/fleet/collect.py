@@ -77,7 +77,9 @@ def cluster_task(
 
     For the log-dirs reports, a broker that is down (a replica set names it, but it is not
     among the live brokers) cannot be asked: it gets an error row, as a broker that does not
-    answer does, so the report says it lacks it (as ``log-dirs describe`` does)."""
+    answer does, so the report says it lacks it (as ``log-dirs describe`` does). For the
+    throttle report, so does a down broker whose throttles could not be read (its
+    ``unreadable_brokers``, as ``throttle show`` warns of them)."""
     name = entry["name"]
     try:
         backend = (opener or open_entry)(entry)
@@ -130,6 +132,7 @@ def throttle_show(backend) -> dict:
         "reassigning_partitions": len(state.ongoing),
         "log_dir_moving_brokers": sorted(state.needs.log_dir_brokers),
         "log_dir_moves_known": state.log_dirs_known,
+        "unreadable_brokers": sorted(state.unreadable_brokers),
     }
 
 

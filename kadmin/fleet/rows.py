@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 from kadmin.fleet.tables import ROW_TABLES
+from kadmin.logdirs import DOWN
 
 Rows = dict[str, list[tuple]]
 
@@ -359,6 +360,11 @@ def throttle_document_rows(cluster: str, source: str, doc: Any) -> Rows:
     A result saying no reassignment and no log-dir move runs marks the cluster's moves as
     known (a "reassign" row in ``clusters``), so its throttles count as leftover. Each throttle
     is checked (``_throttle_row``): a document with one the reports cannot read is refused whole.
+
+    A broker in ``unreadable_brokers`` (down, over the AdminClient protocol: kadmin's records name
+    throttles there that could not be read) gets the error row of a broker that is down, as the
+    log-dirs reports give one (``DOWN``): the report says it lacks that broker's throttles. Over
+    ZooKeeper they are read, and the list is empty.
     """
     if not isinstance(doc, Mapping):
         raise ShapeError("not a throttle show result: not an object")
@@ -404,6 +410,7 @@ def throttle_document_rows(cluster: str, source: str, doc: Any) -> Rows:
                     t.get("stale"),
                 )
             )
+        rows["errors"].extend((cluster, b, source, DOWN) for b in _unreadable_brokers(doc))
         if (
             doc.get("reassigning_partitions") == 0
             and not doc.get("log_dir_moving_brokers")
@@ -421,6 +428,14 @@ def throttle_document_rows(cluster: str, source: str, doc: Any) -> Rows:
         raise ShapeError("not a throttle show result: no 'throttles', 'brokers' or 'topics' list")
     rows["clusters"].append((cluster, THROTTLE_KIND, source))
     return rows
+
+
+def _unreadable_brokers(doc: Mapping[str, Any]) -> list[int]:
+    """``unreadable_brokers`` of a throttle show result (absent before kadmin wrote it: none)."""
+    brokers = doc.get("unreadable_brokers", [])
+    if not isinstance(brokers, list) or not all(isinstance(b, int) and not isinstance(b, bool) for b in brokers):
+        raise not_a_result(THROTTLE_KIND, doc, f"unreadable_brokers is not a list of broker ids: {brokers!r}")
+    return sorted(brokers)
 
 
 DOCUMENT_READERS = {

@@ -107,6 +107,28 @@ def test_throttle_show_schema_shape(tmp_path):
     assert ("south", "reassign", "south.json") in rows["clusters"]  # nothing moves: known
 
 
+def test_a_down_broker_whose_throttles_could_not_be_read_is_an_error_row():
+    """A throttle show result names the down brokers whose throttles it could not read
+    (unreadable_brokers): each is the error row of a down broker, as in the log-dirs reports;
+    the throttles it did read are kept. A value that is not a list of broker ids refuses the file."""
+    import jsonschema
+
+    from kadmin.logdirs import DOWN
+    from kadmin.schemas import load
+
+    doc = dict(fx.THROTTLE_SOUTH, down_brokers=[1, 4], unreadable_brokers=[4, 1])
+    jsonschema.validate(doc, load("throttle-show-result"))
+    rows = document_rows("throttle", "south", "south.json", doc)
+    assert rows["errors"] == [("south", 1, "south.json", DOWN), ("south", 4, "south.json", DOWN)]
+    assert [t[2] for t in rows["throttles"]] == ["orders"]
+    read_from_zookeeper = dict(fx.THROTTLE_SOUTH, down_brokers=[1], unreadable_brokers=[])
+    assert document_rows("throttle", "south", "south.json", read_from_zookeeper)["errors"] == []
+    for bad in ("1", [True], [None]):
+        rows = document_rows("throttle", "south", "south.json", dict(fx.THROTTLE_SOUTH, unreadable_brokers=bad))
+        assert rows["errors"] == [("south", None, "south.json", "not a throttle show result: unreadable_brokers is "
+                                   f"not a list of broker ids: {bad!r}; {T_NEEDS}")]
+
+
 def test_reassign_list_schema_shape():
     import jsonschema
 

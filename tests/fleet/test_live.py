@@ -156,3 +156,52 @@ def test_a_down_broker_is_named_as_a_broker_that_did_not_answer(spark, sandbox_f
         assert [(r["cluster"], r["brokers"], r["replicas"]) for r in reports["cluster_usage"]] == [("east", 3, 6)]
         documents.append(reports)
     assert documents[0] == documents[1]
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("mode", ["kraft", pytest.param("zookeeper", marks=pytest.mark.zookeeper)])
+def test_a_down_brokers_throttles_that_could_not_be_read_are_named(spark, sandbox_factory, tmp_path, capsys, request,
+                                                                   mode):
+    """kadmin set a rate on broker 1, then it stopped. Over the AdminClient protocol a broker
+    answers for its own configs: its rates cannot be read, and the throttle report says so as it
+    says a down broker's log dirs are missing (its unreachable row, a warning, counted, exit 1)
+    where it left them out without a word. Over ZooKeeper /config/brokers/1 holds them: they are
+    reported, nothing is missing (exit 0). The same on both engines."""
+    from kadmin.backends import open_backend
+    from kadmin.config import ConnectionSettings
+    from kadmin.logdirs import DOWN
+    from tests.support.cli import await_broker_gone, kadmin
+
+    zookeeper = request.getfixturevalue("zk_connect") if mode == "zookeeper" else None
+    sb = sandbox_factory(brokers=3, log_dirs=1, zookeeper=zookeeper)
+    target = ["--zookeeper", zookeeper] if zookeeper else ["-b", sb.bootstrap]
+    code, _, err = kadmin(capsys, "throttle", "set", "--rate", "5MB/s", "--brokers", "1", *target)
+    assert code == 0, err
+    sb.faults.broker_stop(1)
+    settings = ConnectionSettings(bootstrap_servers=sb.bootstrap, timeout=10)
+    await_broker_gone(lambda: open_backend(settings, read_only=True), 1)
+    fleet = tmp_path / "fleet.toml"
+    where = f'zookeeper = "{zookeeper}"' if zookeeper else f'bootstrap_server = "{sb.bootstrap}"'
+    fleet.write_text(f'[[clusters]]\nname = "east"\n{where}\ntimeout = "5s"\n')
+
+    documents = []
+    for engine in ([], ["--spark", "--spark-master", MASTER]):
+        code, out, err = kadmin(capsys, "throttle", "show", "--fleet", str(fleet), "-o", "json", *engine)
+        lines = [line for line in err.splitlines() if "deprecated" not in line]
+        reports = {r["name"]: r["rows"] for r in json.loads(out)["reports"]}
+        rates = {(r["entity"], r["config"], r["value"]) for r in reports["throttle_state"] if r["resource"] == "broker"}
+        if zookeeper:
+            assert (code, lines, reports["unreachable"]) == (0, [], [])
+            assert rates == {("1", "leader.replication.throttled.rate", "5000000"),
+                             ("1", "follower.replication.throttled.rate", "5000000")}
+        else:
+            assert code == 1, err
+            assert lines == [
+                f"kadmin: warning: cluster east broker 1 could not be read (live): {DOWN}",
+                "kadmin: error: the report is incomplete: 1 broker could not be read "
+                "(named above, and in the unreachable report)",
+            ]
+            assert reports["unreachable"] == [{"cluster": "east", "broker": 1, "source": "live", "error": DOWN}]
+            assert rates == set()
+        documents.append(reports)
+    assert documents[0] == documents[1]
