@@ -27,15 +27,15 @@ from kadmin.commands.options import cluster_options, open_cluster, output_option
     "--throttle",
     metavar="RATE",
     help="Inter-broker replication throttle, e.g. 50MB/s (set on every source and destination broker, "
-    "with throttled-replica lists merged into what is already set). Refused for a plan that moves no "
-    "replica between brokers.",
+    "with throttled-replica lists merged into what is already set). A plan that moves no replica between "
+    "brokers takes none, with a warning.",
 )
 @click.option(
     "--replica-alter-log-dirs-throttle",
     "log_dir_throttle",
     metavar="RATE",
-    help="Throttle of moves between the directories of one broker, e.g. 20MB/s. Refused for a plan that "
-    "moves no replica between directories.",
+    help="Throttle of moves between the directories of one broker, e.g. 20MB/s. A plan that moves no replica "
+    "between directories takes none, with a warning.",
 )
 @click.option(
     "--additional",

@@ -24,10 +24,10 @@ from kadmin.model import (
 )
 from kadmin.plan.reassignment_file import ParsedPlan, gc_paused
 from kadmin.plan.validate import (
-    check_broker_rate_applies,
-    check_log_dir_rate_applies,
+    broker_rate_problem,
     check_not_blocked,
     check_reassignment,
+    log_dir_rate_problem,
 )
 from kadmin.throttling.maths import ThrottleRates, ThrottleSet, recorded, throttle_changes
 from kadmin.throttling.needs import (
@@ -151,8 +151,10 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
     rates = ThrottleRates(request.throttle, request.throttle, request.log_dir_throttle)
     moves_between_brokers = move_map(plan, cluster, ongoing) if request.throttle is not None else {}
     copied_between = brokers_for_moves(moves_between_brokers)
-    if moves or reassignments:  # a run that sends nothing (run again) says "Nothing to change" instead
-        _check_rates_apply(request, view, bool(copied_between), bool(moves))
+    # a run that sends nothing (run again) says "Nothing to change" instead
+    idle_rates = (
+        _rates_with_nothing_to_pace(request, view, bool(copied_between), bool(moves)) if moves or reassignments else []
+    )
     # Rates only where configs can change: over the AdminClient protocol a down broker (moving
     # replicas off a dead broker is the commonest reason to reassign) takes none, and is named.
     rate_brokers, down = rate_targets(copied_between, cluster, down_configurable=view.down_configurable)
@@ -193,37 +195,38 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
         reassignments=tuple(reassignments),
         unchanged=tuple(unchanged),
         rates_skipped=skipped,
-        warnings=(down_brokers_warning(skipped, rates_not_given(rates, down, down_log_dir)),) if skipped else (),
+        warnings=(
+            *idle_rates,
+            *((down_brokers_warning(skipped, rates_not_given(rates, down, down_log_dir)),) if skipped else ()),
+        ),
     )
 
 
-def _check_rates_apply(request: ExecuteRequest, view: ClusterView, copied_between: bool, log_dir_moves: bool) -> None:
-    """A rate with nothing to throttle is refused (InputError, exit 2, nothing changed), by the
-    rule of ``throttle set`` (``kadmin.plan.validate``): --throttle for a plan moving no replica
-    between brokers (only between the directories of one), --replica-alter-log-dirs-throttle for
-    a plan moving none between directories. Either used to be dropped without a word. The rule
-    is asked only when this run found no move of the rate's kind (``copied_between``: brokers
-    data is copied between, from the same move map; ``log_dir_moves``: log-dir moves to send,
-    each one a move the rule counts): where it found one, the rule holds, and a plan of 100,000
-    partitions is not walked twice."""
+def _rates_with_nothing_to_pace(
+    request: ExecuteRequest, view: ClusterView, copied_between: bool, log_dir_moves: bool
+) -> list[str]:
+    """A warning for each rate given that has nothing to pace (``throttle set``'s rule,
+    ``kadmin.plan.validate``): --throttle for a plan moving no replica between brokers (only
+    between the directories of one), --replica-alter-log-dirs-throttle for one moving none
+    between directories. Either used to be dropped without a word. Not refused: as with Kafka's
+    tool, a script may pass both rates for every plan. The rule is asked only when this run found
+    no move of the rate's kind (``copied_between``: brokers data is copied between, from the same
+    move map; ``log_dir_moves``: log-dir moves to send), so a plan of 100,000 partitions is not
+    walked twice."""
     plan = request.parsed.plan
+    out = []
     if request.throttle is not None and not copied_between:
-        check_broker_rate_applies(
-            plan,
-            view.cluster,
-            view.ongoing,
-            "--throttle",
-            hint="--replica-alter-log-dirs-throttle paces moves between a broker's log directories; "
-            "`kadmin throttle set --rate RATE --brokers N` sets a rate on the brokers you name",
-        )
+        problem = broker_rate_problem(plan, view.cluster, view.ongoing, "--throttle")
+        if problem is not None:
+            out.append(
+                f"{problem}: no replication rate is set (--replica-alter-log-dirs-throttle paces moves between a "
+                "broker's log directories)"
+            )
     if request.log_dir_throttle is not None and not log_dir_moves:
-        check_log_dir_rate_applies(
-            plan,
-            view.log_dirs,
-            "--replica-alter-log-dirs-throttle",
-            hint="--throttle paces moves between brokers; `kadmin throttle set --log-dir-rate RATE --brokers N` "
-            "sets it on the brokers you name",
-        )
+        problem = log_dir_rate_problem(plan, view.log_dirs, "--replica-alter-log-dirs-throttle")
+        if problem is not None:
+            out.append(f"{problem}: no log-dir rate is set (--throttle paces moves between brokers)")
+    return out
 
 
 def _moves(plan: ReassignmentPlan, cluster: ClusterState, ongoing, dirs: ReplicaDirs):

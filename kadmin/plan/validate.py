@@ -284,50 +284,62 @@ def check_not_blocked(
         )
 
 
+def broker_rate_problem(
+    plan: ReassignmentPlan,
+    cluster: ClusterState,
+    ongoing: Mapping[TopicPartition, PartitionReassignment],
+    flag: str,
+) -> str | None:
+    """Why a replication rate (``flag``) has nothing to throttle in ``plan``, or None: the rate
+    goes on the brokers data is copied from and to (Kafka's calculateReassigningBrokers), and a
+    plan moving no replica between brokers has none. Moves between the directories of one broker
+    have a rate of their own."""
+    from kadmin.throttling.needs import brokers_needing_rates
+
+    if brokers_needing_rates(plan, cluster, ongoing):
+        return None
+    return f"{flag}: the plan moves no replica between brokers, so {flag} has nothing to throttle"
+
+
 def check_broker_rate_applies(
     plan: ReassignmentPlan,
     cluster: ClusterState,
     ongoing: Mapping[TopicPartition, PartitionReassignment],
     flag: str,
-    *,
-    hint: str = "--log-dir-rate throttles moves between a broker's log directories; --brokers sets the rate on "
-    "the brokers you name",
 ) -> None:
-    """InputError (exit 2, nothing changed) when a replication rate (``flag``) is asked for a
-    plan that moves no replica between brokers: the rate goes on the brokers data is copied
-    from and to (Kafka's calculateReassigningBrokers), and there are none, so it would be
-    silently dropped. Moves between the directories of one broker have a rate of their own.
-    ``hint``: what to use instead, in the words of the command asking (``throttle set``'s by
-    default; ``reassign execute`` names its own flags)."""
-    from kadmin.throttling.needs import brokers_needing_rates
+    """InputError (exit 2, nothing changed) for ``broker_rate_problem``: ``throttle set`` sets
+    nothing but rates, so a rate that would be silently dropped is refused."""
+    problem = broker_rate_problem(plan, cluster, ongoing, flag)
+    if problem is not None:
+        raise InputError(
+            f"{problem}; nothing was changed",
+            hint="--log-dir-rate throttles moves between a broker's log directories; --brokers sets the rate on "
+            "the brokers you name",
+        )
 
-    if brokers_needing_rates(plan, cluster, ongoing):
-        return
-    raise InputError(
-        f"{flag}: the plan moves no replica between brokers, so {flag} has nothing to throttle; nothing was changed",
-        hint=hint,
+
+def log_dir_rate_problem(plan: ReassignmentPlan, log_dirs: Mapping[int, BrokerLogDirs] | None, flag: str) -> str | None:
+    """Why the log-dir rate (``flag``) has nothing to throttle in ``plan``, or None: it goes on
+    the brokers of moves between log directories (a ``log_dirs`` target not in place yet, as
+    ``log_dirs``, DescribeLogDirs, shows; None: every target counts), and there are none."""
+    from kadmin.throttling.needs import log_dir_move_brokers
+
+    if log_dir_move_brokers(plan, log_dirs):
+        return None
+    return (
+        f"{flag}: the plan moves no replica between log directories (no log_dirs target that is not already in "
+        f"place), so {flag} has nothing to throttle"
     )
 
 
 def check_log_dir_rate_applies(
-    plan: ReassignmentPlan,
-    log_dirs: Mapping[int, BrokerLogDirs] | None,
-    flag: str = "--log-dir-rate",
-    *,
-    hint: str = "--rate throttles moves between brokers; --brokers sets the rate on the brokers you name",
+    plan: ReassignmentPlan, log_dirs: Mapping[int, BrokerLogDirs] | None, flag: str = "--log-dir-rate"
 ) -> None:
-    """InputError (exit 2, nothing changed) when the log-dir rate (``flag``) is asked for a plan
-    that moves no replica between the log directories of a broker (no ``log_dirs`` target that
-    is not in place yet, as ``log_dirs``, DescribeLogDirs, shows; None: every target counts):
-    the rate goes on the brokers of such moves, and there are none, so it would be silently
-    dropped. The rule ``check_broker_rate_applies`` makes for the replication rates (``hint``
-    likewise)."""
-    from kadmin.throttling.needs import log_dir_move_brokers
-
-    if log_dir_move_brokers(plan, log_dirs):
-        return
-    raise InputError(
-        f"{flag}: the plan moves no replica between log directories (no log_dirs target that is not already in "
-        f"place), so {flag} has nothing to throttle; nothing was changed",
-        hint=hint,
-    )
+    """InputError (exit 2, nothing changed) for ``log_dir_rate_problem``, as
+    ``check_broker_rate_applies``."""
+    problem = log_dir_rate_problem(plan, log_dirs, flag)
+    if problem is not None:
+        raise InputError(
+            f"{problem}; nothing was changed",
+            hint="--rate throttles moves between brokers; --brokers sets the rate on the brokers you name",
+        )
