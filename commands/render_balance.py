@@ -195,7 +195,7 @@ def balance_document(result, cluster, throttle, dir_throttle=None) -> dict:
     dirs_after = {(u.broker, u.path): u for u in result.dirs_after}
     low, high = result.band
     return {
-        "version": 1,
+        "version": 2,  # 2: balanced_on, shares and the band; capacity null where none is reported
         "stopped": result.stopped,
         "unresolved": list(result.unresolved),
         "notes": list(result.notes),
