@@ -69,8 +69,7 @@ def balance(cluster, output, broker_list, max_moves, evacuate, output_file):
         got = logdirs.read_for_balance(backend, requested, evacuate)
     from kadmin.commands import render
 
-    for b, error in got.left_out.items():
-        render.warn(f"broker {b} did not answer DescribeLogDirs and is left out: {error}")
+    render.warn_left_out(got.left_out)
     result = balance_log_dirs(got.cluster, got.dirs, brokers=sorted(got.dirs), max_moves=max_moves, evacuate=evacuate)
 
     from kadmin.plan.reassignment_file import format_reassignment, write_reassignment

@@ -32,8 +32,9 @@ def describe(cluster, output, broker_list, topic_list, log_dir_list, top, fleet)
     --output kafka-json prints exactly kafka-log-dirs.sh's JSON, alone on stdout.
     --output json prints kadmin's shape (schemas/log-dirs-describe.json).
     --spark / --fleet / --from report over many clusters (docs/fleet.md).
-    A broker that does not answer, or is down (it holds replicas but is not live): the report is
-    printed without it, names it on stderr, and the exit code is 1.
+    A broker that does not answer, or is down (it holds replicas but is not live): the report has
+    a row for it (status unreachable or down, its directories and bytes unknown; kafka-json has no
+    place for it), stderr names it, and the exit code is 1.
     """
     if fleet.requested:
         return run_fleet_report("log-dirs", fleet, output=output, cluster=cluster)
@@ -114,10 +115,10 @@ def _csv_row(r) -> list:
         r.path,
         r.status,
         "" if r.used_fraction is None else f"{r.used_fraction:.4f}",
-        r.kafka_bytes,
+        "" if r.kafka_bytes is None else r.kafka_bytes,
         "" if r.total_bytes is None else r.total_bytes,
         "" if r.usable_bytes is None else r.usable_bytes,
-        r.replicas,
+        "" if r.replicas is None else r.replicas,
         len(r.futures),
         r.error or "",
     ]

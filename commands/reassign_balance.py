@@ -155,8 +155,7 @@ def balance(
         got = logdirs.read_for_balance(backend, requested)
     from kadmin.commands import render
 
-    for b, error in got.left_out.items():
-        render.warn(f"broker {b} did not answer DescribeLogDirs and is left out: {error}")
+    render.warn_left_out(got.left_out)
     state, dirs = got.cluster, got.dirs
     result = balance_brokers(state, dirs, request, got.reassigning)
 

@@ -90,12 +90,31 @@ def progress(cluster, output, plan_file, watch, interval):
     if snap.done:
         return
     if snap.unseen_only:
-        from kadmin.errors import ClusterError
+        raise _unseen_error(snap.unanswered)
+    raise click.exceptions.Exit(EXIT_IN_PROGRESS)
 
-        raise ClusterError(
+
+def _unseen_error(unanswered):
+    """Nothing seen moving, but the moves of the brokers ``unanswered`` names (broker -> why)
+    cannot be seen: the hint fits why. Asking again helps a broker that did not answer; a down
+    broker's moves resume, and can be seen, only once it is back."""
+    from kadmin.errors import ClusterError
+    from kadmin.model import is_down_error
+
+    down = [b for b, why in unanswered.items() if is_down_error(why)]
+    if not down:
+        return ClusterError(
             "cannot tell whether every move is done: not every broker answered", hint="run progress again"
         )
-    raise click.exceptions.Exit(EXIT_IN_PROGRESS)
+    many = len(down) > 1
+    which = f"broker{'s' if many else ''} {', '.join(map(str, down))} {'are' if many else 'is'} down"
+    also = " and not every other broker answered" if len(down) < len(unanswered) else ""
+    return ClusterError(
+        f"cannot tell whether every move is done: {which}{also}",
+        hint="their moves resume when they restart: run progress again once they are back"
+        if many
+        else "its moves resume when it restarts: run progress again once it is back",
+    )
 
 
 def _read_plan(plan_file):

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 import click
 
 from kadmin.errors import InputError, KadminError
+from kadmin.model import DOWN_REASON, is_down_error
 
 PROBLEMS_SHOWN = 50  # a malformed plan of millions of entries must not flood the terminal
 
@@ -58,11 +59,29 @@ def warn(message: str) -> None:
 
 
 def not_answering(unanswered: Mapping[int, str]) -> tuple[str, str]:
-    """("brokers 1 (REQUEST_TIMED_OUT), 2 (...) did not answer DescribeLogDirs", "their"): the
-    words for what a report lacks, and the pronoun for it."""
-    which = ", ".join(f"{b} ({why})" for b, why in unanswered.items())
-    many = len(unanswered) > 1
-    return f"broker{'s' if many else ''} {which} did not answer DescribeLogDirs", "their" if many else "its"
+    """The words for the brokers a report lacks (broker -> why), and the pronoun for them:
+    ("broker 2 is down (not in the cluster's broker list); broker 3 (REQUEST_TIMED_OUT) did not
+    answer DescribeLogDirs", "their"). A down broker was not asked: it is not said to be silent."""
+    down = [str(b) for b, why in unanswered.items() if is_down_error(why)]
+    silent = [f"{b} ({why})" for b, why in unanswered.items() if not is_down_error(why)]
+    parts = []
+    if down:
+        many = len(down) > 1
+        parts.append(f"broker{'s' if many else ''} {', '.join(down)} {'are' if many else 'is'} down ({DOWN_REASON})")
+    if silent:
+        parts.append(f"broker{'s' if len(silent) > 1 else ''} {', '.join(silent)} did not answer DescribeLogDirs")
+    return "; ".join(parts), "their" if len(unanswered) > 1 else "its"
+
+
+def warn_left_out(left_out: Mapping[int, str]) -> None:
+    """One warning per broker a balance plan leaves out (broker -> why; logdirs.BalanceInput):
+    "broker 2 is down (...) and is left out", "broker 3 did not answer DescribeLogDirs and is
+    left out: REQUEST_TIMED_OUT"."""
+    for b, why in left_out.items():
+        if is_down_error(why):
+            warn(f"broker {b} is down ({DOWN_REASON}) and is left out")
+        else:
+            warn(f"broker {b} did not answer DescribeLogDirs and is left out: {why}")
 
 
 def stdout_is_tty() -> bool:

@@ -11,12 +11,10 @@ from dataclasses import dataclass
 
 from kadmin.backends.base import BrokerLogDirs
 from kadmin.errors import NotFoundError
-from kadmin.model import Broker, LogDir, ReplicaInfo
+from kadmin.model import DOWN_ERROR, DOWN_REASON, Broker, LogDir, ReplicaInfo, is_down_error
 
-# Why a report lacks a down broker: it holds replicas (a partition's replica set names it) but the
-# cluster does not list it among its live brokers, so it cannot be asked (as `leaders show` marks
-# it "1 (down)").
-DOWN = "down: not in the cluster's broker list"
+# The model's DOWN_ERROR under the name the fleet reports import it by (kadmin.fleet).
+DOWN = DOWN_ERROR
 
 
 def check_brokers(requested: Iterable[int] | None, existing: Iterable[int], down: Iterable[int] = ()) -> list[int]:
@@ -41,11 +39,11 @@ def with_down(
     result: Mapping[int, BrokerLogDirs], down: Iterable[int], requested: Iterable[int] | None = None
 ) -> dict[int, BrokerLogDirs]:
     """``result`` with an answer for each down broker (of ``requested``, when given): none, and
-    why (``DOWN``), so every report names what it lacks as it names a broker that did not answer."""
+    why (``DOWN_ERROR``), so every report names what it lacks as it names a broker that did not answer."""
     wanted = set(down) if requested is None else set(down) & set(requested)
     out = dict(result)
     for b in wanted - out.keys():
-        out[b] = BrokerLogDirs(broker=b, error=DOWN)
+        out[b] = BrokerLogDirs(broker=b, error=DOWN_ERROR)
     return dict(sorted(out.items()))
 
 
@@ -170,10 +168,10 @@ class DirRow:
     path: str
     status: str
     used_fraction: float | None
-    kafka_bytes: int
+    kafka_bytes: int | None  # None: the broker's directories were not seen (down, or it did not answer)
     total_bytes: int | None
     usable_bytes: int | None
-    replicas: int
+    replicas: int | None
     futures: tuple[ReplicaInfo, ...]
     largest: tuple[ReplicaInfo, ...]
     error: str | None
@@ -185,8 +183,9 @@ def rows(brokers: Mapping[int, Broker], result: Mapping[int, BrokerLogDirs], top
         bl = result[b]
         rack = brokers[b].rack if b in brokers else None
         if bl.error is not None:
-            status = "down" if bl.error == DOWN else "unreachable"
-            out.append(DirRow(b, rack, "-", status, None, 0, None, None, 0, (), (), bl.error))
+            # Its directories, bytes and replicas are unknown (None), not 0.
+            status = "down" if is_down_error(bl.error) else "unreachable"
+            out.append(DirRow(b, rack, "-", status, None, None, None, None, None, (), (), bl.error))
             continue
         for d in bl.log_dirs:
             out.append(
@@ -225,7 +224,7 @@ def read_for_balance(
     backend, requested: Iterable[int] | None, evacuate: Iterable[tuple[int, str]] = ()
 ) -> BalanceInput:
     """DescribeLogDirs of the brokers to balance. A broker that does not answer, or is down
-    (``DOWN``), is left out, unless it was asked for by name (``requested`` or an evacuation):
+    (``DOWN_ERROR``), is left out, unless it was asked for by name (``requested`` or an evacuation):
     then ClusterError."""
     from kadmin.backends.base import read_together
     from kadmin.errors import ClusterError
@@ -241,8 +240,15 @@ def read_for_balance(
     failed = {b: a.error for b, a in answers.items() if a.error}
     needed = set(requested or ()) | {b for b, _ in evacuate}
     if failed.keys() & needed:
-        raise ClusterError(
-            "; ".join(f"broker {b} did not answer DescribeLogDirs: {failed[b]}" for b in sorted(failed.keys() & needed))
-        )
+        raise ClusterError("; ".join(unseen_broker(b, failed[b]) for b in sorted(failed.keys() & needed)))
     dirs = {b: a.log_dirs for b, a in answers.items() if not a.error}
     return BalanceInput(cluster, dirs, dict(sorted(failed.items())), tuple(sorted(ongoing)))
+
+
+def unseen_broker(broker: int, error: str) -> str:
+    """Why a broker's log directories are missing, in words: "broker 2 is down (not in the
+    cluster's broker list)" (it was not asked), or "broker 3 did not answer DescribeLogDirs:
+    REQUEST_TIMED_OUT"."""
+    if is_down_error(error):
+        return f"broker {broker} is down ({DOWN_REASON})"
+    return f"broker {broker} did not answer DescribeLogDirs: {error}"

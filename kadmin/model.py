@@ -61,6 +61,20 @@ class PartitionState:
         return TopicPartition(self.topic, self.partition)
 
 
+# Why a broker ``ClusterState.down_brokers`` names has no answer in a report (a down broker: a
+# partition's replica set names it, but the cluster does not list it among its live brokers, so
+# nothing can be asked of it). ``DOWN_ERROR`` is the error the reports carry for it (the JSON of
+# log-dirs describe, progress's unanswered_brokers, fleet reports); people read
+# f"broker {b} is down ({DOWN_REASON})", never that it "did not answer" a request it was not sent.
+DOWN_REASON = "not in the cluster's broker list"
+DOWN_ERROR = f"down: {DOWN_REASON}"
+
+
+def is_down_error(error: str | None) -> bool:
+    """Whether a broker's error is ``DOWN_ERROR``: down, not asked, rather than silent."""
+    return error == DOWN_ERROR
+
+
 @dataclass(frozen=True)
 class ClusterState:
     """Brokers and topics: what Metadata/DescribeCluster (or ZooKeeper) say."""
@@ -83,7 +97,8 @@ class ClusterState:
 
     def down_brokers(self) -> set[int]:
         """Brokers the partitions name as replicas that are not among the live brokers: down (or
-        gone), so nothing they hold can be asked of them (`leaders show` marks them "(down)")."""
+        gone), so nothing they hold can be asked of them (`leaders show` marks them "(down)"; a
+        report that lacks one says ``DOWN_ERROR``)."""
         return self.replica_brokers() - set(self.brokers)
 
     def with_reassignments(self, ongoing: Mapping[TopicPartition, PartitionReassignment]) -> ClusterState:

@@ -9,7 +9,7 @@ import pytest
 from kadmin import logdirs
 from kadmin.backends.base import BrokerLogDirs
 from kadmin.errors import NotFoundError
-from kadmin.model import Broker, LogDir, ReplicaInfo
+from kadmin.model import DOWN_ERROR, Broker, LogDir, ReplicaInfo
 
 STORAGE = "org.apache.kafka.common.errors.KafkaStorageException"
 
@@ -133,7 +133,7 @@ def test_a_down_broker_is_in_every_report_as_down():
     from kadmin.schemas import load
 
     result = logdirs.with_down({0: RESULT[0]}, down=[2, 5], requested=[0, 2])
-    assert list(result) == [0, 2] and result[2] == BrokerLogDirs(2, (), error=logdirs.DOWN)
+    assert list(result) == [0, 2] and result[2] == BrokerLogDirs(2, (), error=DOWN_ERROR)
     assert list(logdirs.with_down({0: RESULT[0]}, down=[2])) == [0, 2]
     doc = logdirs.to_kadmin_json("cid", BROKERS, result)
     validate(doc, load("log-dirs-describe"))
@@ -147,3 +147,55 @@ def test_a_down_broker_is_in_every_report_as_down():
     [line] = [line for line in console.export_text().splitlines() if line.startswith("│      2 ")]
     cells = [c.strip() for c in line.split("│")[1:-1]]
     assert cells[:4] == ["2", "-", "down", "unknown"] and not any(cells[4:]), cells  # no "0 B", no "0" replicas
+
+
+def test_an_unseen_brokers_csv_row_has_its_bytes_and_replicas_empty_not_0():
+    """A down or unreachable broker's directories were not seen: its Kafka bytes and replica
+    count are unknown, so the CSV leaves them empty, as it does its total and usable bytes."""
+    from kadmin.commands.log_dirs_describe import _csv_row
+
+    result = logdirs.with_down(RESULT, down=[2])
+    unseen = [r for r in logdirs.rows(BROKERS, result) if r.path == "-"]
+    assert [(r.kafka_bytes, r.replicas) for r in unseen] == [(None, None), (None, None)]
+    assert [_csv_row(r) for r in unseen] == [
+        [1, "", "-", "unreachable", "", "", "", "", "", 0, "KafkaConnectionError: refused"],
+        [2, "", "-", "down", "", "", "", "", "", 0, "down: not in the cluster's broker list"],
+    ]
+
+
+def test_a_down_broker_is_said_to_be_down_not_to_have_not_answered():
+    """It was never sent DescribeLogDirs: the error, the warning and the balance refusal say it
+    is down; a broker that was asked and did not answer is still said so, with why."""
+    from kadmin.commands import render
+
+    assert render.not_answering({2: DOWN_ERROR, 3: "REQUEST_TIMED_OUT"}) == (
+        "broker 2 is down (not in the cluster's broker list); broker 3 (REQUEST_TIMED_OUT) did not answer "
+        "DescribeLogDirs",
+        "their",
+    )
+    assert render.not_answering({1: DOWN_ERROR, 2: DOWN_ERROR}) == (
+        "brokers 1, 2 are down (not in the cluster's broker list)", "their")
+    assert render.not_answering({2: DOWN_ERROR}) == ("broker 2 is down (not in the cluster's broker list)", "its")
+    assert render.not_answering({3: "X", 4: "Y"}) == ("brokers 3 (X), 4 (Y) did not answer DescribeLogDirs", "their")
+    assert logdirs.unseen_broker(2, DOWN_ERROR) == "broker 2 is down (not in the cluster's broker list)"
+    assert logdirs.unseen_broker(3, "X") == "broker 3 did not answer DescribeLogDirs: X"
+
+
+def test_both_balance_commands_warn_of_a_left_out_broker_in_one_wording(capsys):
+    from kadmin.commands import render
+
+    render.warn_left_out({2: DOWN_ERROR, 3: "REQUEST_TIMED_OUT"})
+    assert capsys.readouterr().err.splitlines() == [
+        "kadmin: warning: broker 2 is down (not in the cluster's broker list) and is left out",
+        "kadmin: warning: broker 3 did not answer DescribeLogDirs and is left out: REQUEST_TIMED_OUT",
+    ]
+
+
+def test_log_dirs_describe_help_says_an_unseen_broker_has_a_row():
+    from click.testing import CliRunner
+
+    from kadmin.commands.root import cli
+
+    text = " ".join(CliRunner().invoke(cli, ["log-dirs", "describe", "--help"]).output.split())
+    assert "the report has a row for it (status unreachable or down" in text, text
+    assert "printed without it" not in text

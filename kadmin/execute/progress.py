@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from kadmin.backends.base import BrokerLogDirs
-from kadmin.model import ClusterState, PartitionReassignment, ReassignmentPlan, TopicPartition
+from kadmin.model import DOWN_ERROR, ClusterState, PartitionReassignment, ReassignmentPlan, TopicPartition
 from kadmin.plan.gc_pause import gc_paused
 
 IN_SYNC = "In sync"
@@ -44,9 +44,6 @@ UNANSWERED = "Unknown: its broker did not answer"
 # between its directories may be half done and resume when it restarts; whether it is in sync
 # nobody can see. ("Unknown broker" stays for an id the cluster does not know at all.)
 DOWN = "Unknown: its broker is down"
-# Why ``ProgressSnapshot.unanswered`` (--output json's unanswered_brokers) lists such a broker: the
-# words `log-dirs describe` uses for it (kadmin.logdirs).
-DOWN_WHY = "down: not in the cluster's broker list"
 
 INTER_BROKER = "inter-broker"
 LOG_DIR = "log-dir"
@@ -131,8 +128,9 @@ class ProgressSnapshot:
     totals: Totals
     reassigning_partitions: int
     # Brokers whose replicas could not be seen (broker -> why): those that did not answer
-    # DescribeLogDirs, and those down (DOWN_WHY) that hold replicas in scope. Their log-dir moves
-    # and replica sizes are not in this snapshot, so it cannot say every move is done.
+    # DescribeLogDirs, and those down (DOWN_ERROR, as in log-dirs describe) that hold replicas in
+    # scope. Their log-dir moves and replica sizes are not in this snapshot, so it cannot say
+    # every move is done.
     unanswered: Mapping[int, str] = field(default_factory=dict)
     # Partitions of replicas catching up whose end offset could not be read (their messages
     # behind are not estimated), and why when the backend said (no leader answered).
@@ -295,7 +293,7 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unrea
     wanted = None if plan is None else {a.tp for a in plan.partitions}
     reassigning = len(ongoing) if wanted is None else sum(1 for tp in ongoing if tp in wanted)
     unanswered = {b: bld.error for b, bld in log_dirs.items() if bld.error is not None}
-    unanswered.update((b, DOWN_WHY) for b in down if b not in unanswered)
+    unanswered.update((b, DOWN_ERROR) for b in down if b not in unanswered)
     return ProgressSnapshot(
         at,
         tuple(rows),

@@ -4,9 +4,9 @@ down (they hold replicas, but nothing can be asked of them: a snapshot is not do
 
 from kadmin.backends.base import Capability
 from kadmin.errors import ConnectionFailed
-from kadmin.execute.progress import DOWN, DOWN_WHY, INTER_BROKER, NO_MOVE, UNKNOWN_BROKER, snapshot, snapshot_json
+from kadmin.execute.progress import DOWN, INTER_BROKER, NO_MOVE, UNKNOWN_BROKER, snapshot, snapshot_json
 from kadmin.execute.sampler import Sampler
-from kadmin.model import Assignment, PartitionState, ReassignmentPlan
+from kadmin.model import DOWN_ERROR, Assignment, PartitionState, ReassignmentPlan
 from tests.execute.test_progress import FOO0, MB, ONGOING, TP, _render, cluster, dirs
 
 BAR0 = PartitionState("bar", 0, 1, (1, 2), (1, 2))  # in sync, led by broker 1 as foo-0 is
@@ -108,11 +108,13 @@ def test_without_a_plan_a_down_broker_holding_replicas_keeps_progress_from_done(
     from kadmin.schemas import load
 
     s = snapshot(0.0, cluster([BAR0, BAZ0], brokers=(1, 2, 3)), {}, LIVE)
-    assert s.replicas == () and s.unanswered == {4: DOWN_WHY}
+    assert s.replicas == () and s.unanswered == {4: DOWN_ERROR}
     assert not s.done and s.unseen_only
     doc = snapshot_json(s, "2026-11-26T02:00:00Z")
     jsonschema.validate(doc, load("progress-snapshot"))
-    assert doc["done"] is False and doc["unanswered_brokers"] == [{"broker": 4, "error": DOWN_WHY}]
+    # the document's words are the ones log-dirs describe's JSON has always carried
+    assert doc["done"] is False
+    assert doc["unanswered_brokers"] == [{"broker": 4, "error": "down: not in the cluster's broker list"}]
     back = snapshot(1.0, cluster([BAR0, BAZ0], brokers=(1, 2, 3, 4)), {}, LIVE)
     assert back.done and back.unanswered == {}
 
@@ -125,11 +127,11 @@ def test_with_a_plan_a_down_broker_counts_when_the_plan_names_it_or_its_partitio
     c = cluster([BAR0, BAZ0], brokers=(1, 2, 3))
     on_down = snapshot(0.0, c, {}, LIVE, plan=ReassignmentPlan((Assignment("baz", 0, (1, 4)),)))
     assert {r.broker: (r.status, r.move) for r in on_down.replicas} == {1: ("In sync", NO_MOVE), 4: (DOWN, NO_MOVE)}
-    assert on_down.unanswered == {4: DOWN_WHY} and not on_down.done and on_down.unseen_only
+    assert on_down.unanswered == {4: DOWN_ERROR} and not on_down.done and on_down.unseen_only
     # bar-0 would go to broker 4 (it holds baz-0): named by the plan, not hosting bar-0 yet
     names_it = snapshot(0.0, c, {}, LIVE, plan=ReassignmentPlan((Assignment("bar", 0, (1, 4)),)))
     assert {r.broker: r.status for r in names_it.replicas}[4] == "Broker does not host this partition"
-    assert names_it.unanswered == {4: DOWN_WHY} and not names_it.done
+    assert names_it.unanswered == {4: DOWN_ERROR} and not names_it.done
     elsewhere = snapshot(0.0, c, {}, LIVE, plan=ReassignmentPlan((Assignment("bar", 0, (1, 2)),)))
     assert elsewhere.done and elsewhere.unanswered == {}
     unknown = snapshot(0.0, c, {}, LIVE, plan=ReassignmentPlan((Assignment("bar", 0, (1, 9)),)))
@@ -144,7 +146,7 @@ def test_a_down_broker_being_added_is_a_move_seen_with_its_bytes_unknown():
                                                                       (2, "/d1", "foo", 0, 80 * MB, 0, False)]))
     row = next(r for r in s.replicas if r.broker == 3)
     assert (row.status, row.move, row.moved_bytes, row.remaining_bytes) == (DOWN, INTER_BROKER, None, None)
-    assert s.unanswered == {3: DOWN_WHY} and s.totals.remaining_bytes is None
+    assert s.unanswered == {3: DOWN_ERROR} and s.totals.remaining_bytes is None
     assert not s.done and not s.unseen_only and s.reassigning_partitions == 1
 
 
@@ -160,5 +162,26 @@ def test_every_view_names_the_down_broker():
         status = {int(line.split("│")[3]): line.split("│")[4].strip() for line in lines if line.startswith("│ baz ")}
         assert status[4] == DOWN, lines
         text = " ".join(line.strip(" │") for line in lines)
-        assert f"broker 4 ({DOWN_WHY}) did not answer DescribeLogDirs" in text, lines
-    assert progress_line(s).startswith(f"kadmin: nothing seen moving, but broker 4 ({DOWN_WHY})")
+        # down, not asked: never said to have not answered
+        assert "broker 4 is down (not in the cluster's broker list): its replicas' state" in text, lines
+        assert "did not answer" not in text, lines
+    assert progress_line(s) == ("kadmin: nothing seen moving, but broker 4 is down (not in the cluster's broker "
+                                "list): its replicas' state, log-dir moves and sizes are unknown")
+
+
+def test_progress_hint_fits_why_a_broker_was_not_seen():
+    """Running progress again helps a broker that did not answer; a down broker's moves can be
+    seen only once it is back (exit 1 either way: ClusterError)."""
+    from kadmin.commands.reassign_progress import _unseen_error
+
+    def said(unanswered):
+        e = _unseen_error(unanswered)
+        return e.message, e.hint
+
+    assert said({3: "REQUEST_TIMED_OUT"}) == (
+        "cannot tell whether every move is done: not every broker answered", "run progress again")
+    assert said({2: DOWN_ERROR}) == ("cannot tell whether every move is done: broker 2 is down",
+                                     "its moves resume when it restarts: run progress again once it is back")
+    assert said({2: DOWN_ERROR, 3: "REQUEST_TIMED_OUT", 4: DOWN_ERROR}) == (
+        "cannot tell whether every move is done: brokers 2, 4 are down and not every other broker answered",
+        "their moves resume when they restart: run progress again once they are back")
