@@ -10,7 +10,6 @@ moves for throttle staleness). A ``"cluster"`` key in a document overrides the f
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from pathlib import Path
 from kadmin.errors import InputError
 from kadmin.fleet.rows import COMMANDS, LOG_DIRS_KIND, Rows, document_rows, error_rows
 from kadmin.fleet.tables import KEYS, ROW_TABLES, column_names
+from kadmin.plan.json_text import why_not_json
 
 SUFFIXES = {
     ".log-dirs.json": "log-dirs",
@@ -80,28 +80,8 @@ def read_rows(f: ResultFile) -> Rows:
     try:
         doc = json.loads(data)
     except (ValueError, RecursionError) as e:
-        return error_rows(f.cluster, None, f.name, not_json(data, e))
+        return error_rows(f.cluster, None, f.name, why_not_json(data, e))
     return document_rows(f.kind, f.cluster, f.name, doc)
-
-
-def not_json(data: bytes, error: ValueError | RecursionError) -> str:
-    """Why a file's bytes are not a JSON document. An empty file, and one that ends before its
-    document does (cut short, or still being written by ``> DIR/<cluster>.json``), say so; so
-    does nesting too deep for the decoder (a RecursionError, not a ValueError)."""
-    if not data.strip():
-        return "the file is empty: no JSON document"
-    if isinstance(error, RecursionError):
-        return "not valid JSON: arrays or objects nested too deeply"
-    if isinstance(error, json.JSONDecodeError) and (
-        error.msg.startswith("Unterminated string") or _CUT_TOKEN.fullmatch(error.doc[error.pos :].rstrip())
-    ):
-        return f"not valid JSON: {error} (the file ends before its document does: cut short, or still being written?)"
-    return f"not valid JSON: {error}"  # also not UTF-8, or a number of too many digits
-
-
-# What may follow the place a decoder stopped at in a document cut short: nothing, or the start
-# of a literal or number ("fal", "12e").
-_CUT_TOKEN = re.compile(r"t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?|[-+0-9.eE]*")
 
 
 # What a file's result holds of a cluster, which no other file may hold too:

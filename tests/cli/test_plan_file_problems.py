@@ -143,7 +143,10 @@ def test_a_script_with_several_plans_is_told_which_one_is_bad(sb, tmp_path, caps
      ["partitions[0].partition: '0' is not of type 'integer'"]),
     ("leaders elect", {"partitions": [{"topic": "orders", "partition": 0}, {"topic": "orders", "partition": 0}]},
      "Replica election data contains duplicate partitions", ["partitions[1]: orders-0 is listed more than once"]),
-    ("leaders elect", "", "not valid JSON: Expecting value at line 1 column 1", []),
+    ("leaders elect", "", "the file is empty: no JSON document", []),
+    ("leaders elect", '{"partitions": [{"topic": "orders", "parti',
+     "not valid JSON: Unterminated string starting at line 1 column 37 (the file ends before its document does: "
+     "cut short, or still being written?)", []),
 ])
 def test_topics_and_election_files_are_named_in_every_line(tmp_path, capsys, name, doc, line, problems):
     path = tmp_path / "input.json"
