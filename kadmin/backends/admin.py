@@ -29,6 +29,7 @@ from kadmin.errors import (
     AuthorizationError,
     ClusterError,
     ConnectionFailed,
+    UnsupportedOperation,
 )
 from kadmin.model import (
     AlterOp,
@@ -425,19 +426,40 @@ class AdminBackend(AdminClients):
     def alter_replica_log_dirs(
         self, moves: Mapping[TopicPartitionReplica, str]
     ) -> Mapping[TopicPartitionReplica, str | None]:
+        """One request per broker, all at once (kafka-python's one call raises on the first
+        broker that fails, losing the answers of those that accepted). A broker that fails
+        (down, not answering) answers for its own replicas only: "on broker 2: <why>", the
+        others' answers kept (their moves run). Raises when nothing can be sent for a reason
+        that is not one broker's: the cluster unreachable, authorization."""
+        import concurrent.futures
+
         from kafka import TopicPartitionReplica as KTPR
         from kafka.errors import NoError
 
         self._check_writable("alter_replica_log_dirs")
+        if not moves:
+            return {}
         by_broker: dict[int, dict] = defaultdict(dict)
         for r, path in moves.items():
             by_broker[r.broker][KTPR(r.topic, r.partition, r.broker)] = path
-        out = {}
-        for b, kmoves in sorted(by_broker.items()):  # per broker: one that does not answer is named
-            raw = self._kp_call(
-                f"moving replicas between log directories on broker {b}",
-                lambda kp, kmoves=kmoves: kp.alter_replica_log_dirs(kmoves),
-            )
+        what = "moving replicas between log directories"
+        self._kp_call(what, lambda kp: None)  # the client, once: the cluster unreachable raises here
+
+        def send(b: int, kmoves: dict):
+            return self._kp_call(f"{what} on broker {b}", lambda kp: kp.alter_replica_log_dirs(kmoves))
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=len(by_broker)) as pool:
+            futures = {b: pool.submit(send, b, kmoves) for b, kmoves in by_broker.items()}
+        out: dict[TopicPartitionReplica, str | None] = {}
+        for b, fut in sorted(futures.items()):
+            try:
+                raw = fut.result()
+            except (AuthorizationError, AuthenticationError, UnsupportedOperation):
+                raise  # every broker would say the same
+            except ClusterError as e:  # this broker's replicas only
+                for ktpr in by_broker[b]:
+                    out[TopicPartitionReplica(ktpr.topic, ktpr.partition, b)] = e.message.removeprefix(f"{what} ")
+                continue
             for ktpr, err in raw.items():
                 key = TopicPartitionReplica(ktpr.topic, ktpr.partition, ktpr.broker_id)
                 out[key] = None if err is NoError or err is None else kp_error_name(err)

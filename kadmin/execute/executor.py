@@ -254,11 +254,12 @@ def _apply_changes(backend, xplan, request, run: _Applying, records, clock, slee
                 done(m, f"not sent: the reassignment of {replica.tp} failed")
 
     deadline = clock() + request.timeout
-    unreachable: str | None = None  # the last failure to reach a broker, retried like REPLICA_NOT_AVAILABLE
+    # per replica, the last failure to reach its broker: retried like REPLICA_NOT_AVAILABLE
+    unreachable: dict[TopicPartitionReplica, str] = {}
     while retry:
         try:
             answers = backend.alter_replica_log_dirs({r: m.target_dir for r, m in retry.items()})
-            unreachable = None
+            unreachable = {}
         except (AuthorizationError, AuthenticationError, UnsupportedOperation) as e:
             for r, m in list(retry.items()):  # retrying cannot help; each move is still reported
                 del retry[r]
@@ -266,24 +267,26 @@ def _apply_changes(backend, xplan, request, run: _Applying, records, clock, slee
             raise
         except KadminError as e:  # e.g. a destination broker restarting: it may be back before the timeout
             answers = dict.fromkeys(retry, REPLICA_NOT_AVAILABLE)
-            unreachable = e.message
+            unreachable = dict.fromkeys(retry, e.message)
         for r, m in list(retry.items()):
             err = answers.get(r, "no answer from the broker")
-            if err != REPLICA_NOT_AVAILABLE:
+            if err is not None and err.startswith(f"on broker {r.broker}: "):  # its broker did not answer
+                unreachable[r] = err
+            elif err != REPLICA_NOT_AVAILABLE:
                 del retry[r]
                 done(m, err)
         if not retry:
             break
         left = deadline - clock()
         if left <= 0:
-            why = (
-                f"{unreachable}, until the {request.timeout:g}s timeout"
-                if unreachable
-                else f"{REPLICA_NOT_AVAILABLE} until the {request.timeout:g}s timeout: the replica was not created in time"
-            )
             for r, m in list(retry.items()):
                 del retry[r]
-                done(m, why)
+                done(
+                    m,
+                    f"{unreachable[r]}, until the {request.timeout:g}s timeout"
+                    if r in unreachable
+                    else f"{REPLICA_NOT_AVAILABLE} until the {request.timeout:g}s timeout: the replica was not created in time",
+                )
             break
         reporter.waiting(len(retry), left)
         sleep(min(request.retry_interval, left))

@@ -127,6 +127,23 @@ def test_log_dir_moves_report_kafka_errors_per_replica(cluster):
         assert where.current_dir == here and where.future_dir == there
 
 
+def test_log_dir_moves_with_a_broker_down_are_answered_per_broker(cluster):
+    """AlterReplicaLogDirs with broker 3 stopped: broker 0 accepts its move (None) and copies it;
+    broker 3's replica alone gets its error, naming broker 3. Nothing raises, so the caller
+    reports broker 0's move as made, not failed."""
+    snap = cluster.snapshot()
+    r0, r3 = TopicPartitionReplica("t", 0, 0), TopicPartitionReplica("t", 2, 3)
+    there = {r: next(d for d in cluster.log_dir_paths(r.broker) if d != snap.replica_dir("t", r.partition, r.broker))
+             for r in (r0, r3)}
+    cluster.faults.broker_stop(3)
+    with backend_for(cluster, timeout=3) as b:
+        answers = b.alter_replica_log_dirs(there)
+        assert answers.keys() == {r0, r3} and answers[r0] is None, answers
+        assert answers[r3].startswith("on broker 3: "), answers
+        cluster.clock.advance(0.01)
+        assert b.describe_replica_log_dirs([r0])[r0].future_dir == there[r0]
+
+
 def test_end_offsets_grow_with_produce_traffic(sandbox_factory):
     sb = sandbox_factory(brokers=1, log_dirs=1, manual_clock=True)
     sb.create_topic("p", assignment={0: [0]}, size_bytes=0, produce_rate=1024 * 100)
