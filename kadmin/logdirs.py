@@ -13,9 +13,6 @@ from kadmin.backends.base import BrokerLogDirs
 from kadmin.errors import NotFoundError
 from kadmin.model import DOWN_ERROR, DOWN_REASON, Broker, LogDir, ReplicaInfo, is_down_error
 
-# The model's DOWN_ERROR under the name the fleet reports import it by (kadmin.fleet).
-DOWN = DOWN_ERROR
-
 
 def check_brokers(requested: Iterable[int] | None, existing: Iterable[int], down: Iterable[int] = ()) -> list[int]:
     """The live brokers to query: all when none requested. A requested broker that is ``down``

@@ -25,7 +25,7 @@ from kadmin.fleet.rows import (
     reassignment_rows,
     throttle_document_rows,
 )
-from kadmin.logdirs import DOWN
+from kadmin.model import DOWN_ERROR
 
 Opener = Callable[[Mapping[str, Any]], Any]
 # One DescribeLogDirs task: (inventory entry, broker id, its rack, topics to describe or None = all).
@@ -91,7 +91,7 @@ def cluster_task(
         brokers = backend.describe_brokers()
         parts = [empty_rows()]
         racks = {b: brokers[b].rack for b in brokers}
-        parts.extend(error_rows(name, b, "live", DOWN) for b in sorted(named - set(brokers)))
+        parts.extend(error_rows(name, b, "live", DOWN_ERROR) for b in sorted(named - set(brokers)))
         if kind == "reassign":
             ongoing = list(backend.list_partition_reassignments().values())
             parts.append(reassignment_rows(name, ongoing))

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 from kadmin.fleet.tables import ROW_TABLES
-from kadmin.logdirs import DOWN
+from kadmin.model import DOWN_ERROR
 
 Rows = dict[str, list[tuple]]
 
@@ -363,7 +363,7 @@ def throttle_document_rows(cluster: str, source: str, doc: Any) -> Rows:
 
     A broker in ``unreadable_brokers`` (down, over the AdminClient protocol: kadmin's records name
     throttles there that could not be read) gets the error row of a broker that is down, as the
-    log-dirs reports give one (``DOWN``): the report says it lacks that broker's throttles. Over
+    log-dirs reports give one (``DOWN_ERROR``): the report says it lacks that broker's throttles. Over
     ZooKeeper they are read, and the list is empty.
     """
     if not isinstance(doc, Mapping):
@@ -410,7 +410,7 @@ def throttle_document_rows(cluster: str, source: str, doc: Any) -> Rows:
                     t.get("stale"),
                 )
             )
-        rows["errors"].extend((cluster, b, source, DOWN) for b in _unreadable_brokers(doc))
+        rows["errors"].extend((cluster, b, source, DOWN_ERROR) for b in _unreadable_brokers(doc))
         if (
             doc.get("reassigning_partitions") == 0
             and not doc.get("log_dir_moving_brokers")

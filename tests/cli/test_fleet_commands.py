@@ -148,16 +148,16 @@ def test_debug_shows_sparks_own_log_lines(tmp_path):
 def test_a_saved_throttle_result_that_could_not_read_a_down_broker_is_incomplete(tmp_path):
     """A throttle show result saved while broker 1 was down (over --bootstrap-server its rates
     could not be read): the fleet report names the broker and fails, as live collection does."""
-    from kadmin.logdirs import DOWN
+    from kadmin.model import DOWN_ERROR
     from tests.fleet import fixtures as fx
 
     src = fx.write(tmp_path / "fleet", {"south.json": dict(fx.THROTTLE_SOUTH, down_brokers=[1], unreadable_brokers=[1])})
     result = CliRunner().invoke(cli, ["throttle", "show", "--from", str(src), "-o", "json"])
     assert result.exit_code == 1, result.output
     assert result.stderr.splitlines() == [
-        f"kadmin: warning: cluster south broker 1 could not be read (south.json): {DOWN}",
+        f"kadmin: warning: cluster south broker 1 could not be read (south.json): {DOWN_ERROR}",
         "kadmin: error: the report is incomplete: 1 broker could not be read (named above, and in the unreachable "
         "report)",
     ]
     unreachable = _report(json.loads(result.stdout), "unreachable")["rows"]
-    assert unreachable == [{"cluster": "south", "broker": 1, "source": "south.json", "error": DOWN}]
+    assert unreachable == [{"cluster": "south", "broker": 1, "source": "south.json", "error": DOWN_ERROR}]

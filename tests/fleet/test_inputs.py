@@ -113,13 +113,13 @@ def test_a_down_broker_whose_throttles_could_not_be_read_is_an_error_row():
     the throttles it did read are kept. A value that is not a list of broker ids refuses the file."""
     import jsonschema
 
-    from kadmin.logdirs import DOWN
+    from kadmin.model import DOWN_ERROR
     from kadmin.schemas import load
 
     doc = dict(fx.THROTTLE_SOUTH, down_brokers=[1, 4], unreadable_brokers=[4, 1])
     jsonschema.validate(doc, load("throttle-show-result"))
     rows = document_rows("throttle", "south", "south.json", doc)
-    assert rows["errors"] == [("south", 1, "south.json", DOWN), ("south", 4, "south.json", DOWN)]
+    assert rows["errors"] == [("south", 1, "south.json", DOWN_ERROR), ("south", 4, "south.json", DOWN_ERROR)]
     assert [t[2] for t in rows["throttles"]] == ["orders"]
     read_from_zookeeper = dict(fx.THROTTLE_SOUTH, down_brokers=[1], unreadable_brokers=[])
     assert document_rows("throttle", "south", "south.json", read_from_zookeeper)["errors"] == []

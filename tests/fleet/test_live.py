@@ -128,7 +128,7 @@ def test_a_down_broker_is_named_as_a_broker_that_did_not_answer(spark, sandbox_f
     AdminClient protocol and over ZooKeeper (replica_brokers reads the topic znodes)."""
     from kadmin.backends import open_backend
     from kadmin.config import ConnectionSettings
-    from kadmin.logdirs import DOWN
+    from kadmin.model import DOWN_ERROR
     from tests.support.cli import await_broker_gone, kadmin
 
     zookeeper = request.getfixturevalue("zk_connect") if mode == "zookeeper" else None
@@ -146,13 +146,13 @@ def test_a_down_broker_is_named_as_a_broker_that_did_not_answer(spark, sandbox_f
         code, out, err = kadmin(capsys, "log-dirs", "describe", "--fleet", str(fleet), "-o", "json", *engine)
         assert code == 1, err
         assert [line for line in err.splitlines() if "deprecated" not in line] == [
-            f"kadmin: warning: cluster east broker 1 could not be read (live): {DOWN}",
+            f"kadmin: warning: cluster east broker 1 could not be read (live): {DOWN_ERROR}",
             "kadmin: error: the report is incomplete: 1 broker could not be read "
             "(named above, and in the unreachable report)",
         ]
         doc = json.loads(out)
         reports = {r["name"]: r["rows"] for r in doc.pop("reports")}
-        assert reports["unreachable"] == [{"cluster": "east", "broker": 1, "source": "live", "error": DOWN}]
+        assert reports["unreachable"] == [{"cluster": "east", "broker": 1, "source": "live", "error": DOWN_ERROR}]
         assert [(r["cluster"], r["brokers"], r["replicas"]) for r in reports["cluster_usage"]] == [("east", 3, 6)]
         documents.append(reports)
     assert documents[0] == documents[1]
@@ -169,7 +169,7 @@ def test_a_down_brokers_throttles_that_could_not_be_read_are_named(spark, sandbo
     reported, nothing is missing (exit 0). The same on both engines."""
     from kadmin.backends import open_backend
     from kadmin.config import ConnectionSettings
-    from kadmin.logdirs import DOWN
+    from kadmin.model import DOWN_ERROR
     from tests.support.cli import await_broker_gone, kadmin
 
     zookeeper = request.getfixturevalue("zk_connect") if mode == "zookeeper" else None
@@ -197,11 +197,11 @@ def test_a_down_brokers_throttles_that_could_not_be_read_are_named(spark, sandbo
         else:
             assert code == 1, err
             assert lines == [
-                f"kadmin: warning: cluster east broker 1 could not be read (live): {DOWN}",
+                f"kadmin: warning: cluster east broker 1 could not be read (live): {DOWN_ERROR}",
                 "kadmin: error: the report is incomplete: 1 broker could not be read "
                 "(named above, and in the unreachable report)",
             ]
-            assert reports["unreachable"] == [{"cluster": "east", "broker": 1, "source": "live", "error": DOWN}]
+            assert reports["unreachable"] == [{"cluster": "east", "broker": 1, "source": "live", "error": DOWN_ERROR}]
             assert rates == set()
         documents.append(reports)
     assert documents[0] == documents[1]
