@@ -143,7 +143,9 @@ class Backend(Protocol):
         self, moves: Mapping[TopicPartitionReplica, str]
     ) -> Mapping[TopicPartitionReplica, str | None]:
         """AlterReplicaLogDirs: per replica None or Kafka's error name
-        (e.g. "REPLICA_NOT_AVAILABLE", "LOG_DIR_NOT_FOUND")."""
+        (e.g. "REPLICA_NOT_AVAILABLE", "LOG_DIR_NOT_FOUND"), or "on broker B: <why>" when its
+        broker B could not be asked (down, not answering: worth asking again); the other brokers'
+        answers stand. Raises only for what no broker would answer (authorization, no cluster)."""
 
     def incremental_alter_configs(self, changes: Sequence[ConfigChange]) -> None:
         """Set or delete single config keys, leaving the others alone."""

@@ -39,7 +39,10 @@ def send_targets(backend, targets: Mapping[TopicPartitionReplica, str]) -> set[T
     answered = {r: answers.get(r, "no answer from the broker") for r in targets}
     refused = {r: e for r, e in answered.items() if e not in (None, REPLICA_NOT_AVAILABLE)}
     if refused:
-        shown = [f"{r.topic}-{r.partition} on broker {r.broker}: {e}" for r, e in sorted(refused.items())]
+        shown = [
+            f"{r.topic}-{r.partition} on broker {r.broker}: {e.removeprefix(f'on broker {r.broker}: ')}"
+            for r, e in sorted(refused.items())
+        ]
         raise ClusterError(
             f"AlterReplicaLogDirs refused {len(refused)} replica(s): " + "; ".join(shown[:5]),
             hint="check the directories the plan names (kadmin log-dirs describe), then run the same command again",

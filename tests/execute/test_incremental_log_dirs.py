@@ -37,6 +37,11 @@ def test_replicas_still_to_come_are_returned_and_refusals_stop_the_run():
     refusing = Brokers({A: "KAFKA_STORAGE_ERROR", B: "REPLICA_NOT_AVAILABLE"})
     with pytest.raises(ClusterError, match="refused 1 replica.*t-0 on broker 1: KAFKA_STORAGE_ERROR"):
         send_targets(refusing, {A: "/d1", B: "/d1"})
+    silent = Brokers({A: "on broker 1: no answer from broker 1 within 2s"})  # its broker could not be asked
+    with pytest.raises(ClusterError) as err:
+        send_targets(silent, {A: "/d1"})
+    assert "t-0 on broker 1: no answer from broker 1 within 2s" in err.value.message
+    assert "on broker 1: on broker 1" not in err.value.message
 
 
 def test_in_place_means_in_the_directory_with_nothing_copying():
