@@ -80,8 +80,8 @@ def clusters(draw):
                 continue
             if b in shared:  # every directory reports the filesystem's figures
                 cap, usable = fs_total, fs_total - sum(used.values())
-            else:
-                cap = max(total, used[p])
+            else:  # a disk of its own: no two of the broker's report the same figures (those look shared)
+                cap = max(total, used[p]) + readable.index(p)
                 if reported == "none" or (reported == "some" and draw(st.integers(0, 2)) == 0):
                     cap = None
                 usable = None if cap is None else cap - used[p]
