@@ -101,7 +101,14 @@ class AdminBackend(AdminClients):
         }
 
     def replica_brokers(self) -> set[int]:
-        """From an all-topics Metadata (describe_brokers then reuses it, no second request)."""
+        """From an all-topics Metadata (describe_brokers then reuses it, no second request),
+        read straight from the answer: no partition model built (on 20,000 partitions that took
+        ~0.2 s of `log-dirs describe`'s ~0.5 s)."""
+        fast = self._fast(
+            lambda w: {b for t in w.metadata().topics if t.partitions for p in t.partitions for b in p.replica_nodes}
+        )
+        if fast is not NotImplemented:
+            return fast
         return self.describe_cluster().replica_brokers()
 
     def describe_cluster(self) -> ClusterState:
