@@ -13,6 +13,7 @@ from kadmin.commands.root import run
 from tests.support.cli import write_plan  # noqa: F401  (the fault tests import it from here)
 
 MB = 1_000_000
+DATA0, DATA1 = "/var/lib/kafka/data0", "/var/lib/kafka/data1"
 DOCUMENTED_EXITS = {0, 1, 2, 3, 4, 130}
 
 FAULTS: Counter = Counter()  # "injected" and "survived", summed over the session (see conftest.py)
@@ -74,3 +75,12 @@ def injected(n: int = 1) -> None:
     """Count a fault; it counts as survived if the test that injected it passes."""
     FAULTS["injected"] += n
     CURRENT["injected"] += n
+
+
+def foo_on_four_brokers(sandbox_factory):
+    """The cluster most fault tests break: 4 brokers of 2 directories, a manual clock, and "foo"
+    (2 partitions of 10 MB on brokers 0-1 and 1-2), every replica in data0."""
+    sb = sandbox_factory(brokers=4, log_dirs=2, manual_clock=True)
+    sb.create_topic("foo", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=10 * MB,
+                    log_dirs={(0, 0): DATA0, (0, 1): DATA0, (1, 1): DATA0, (1, 2): DATA0})
+    return sb

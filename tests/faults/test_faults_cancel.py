@@ -8,17 +8,21 @@ import json
 
 import pytest
 
-from tests.faults.support import MB, clear_failure, injected, kadmin, settle, write_plan
-
-DATA0, DATA1 = "/var/lib/kafka/data0", "/var/lib/kafka/data1"
+from tests.faults.support import (
+    DATA0,
+    DATA1,
+    clear_failure,
+    foo_on_four_brokers,
+    injected,
+    kadmin,
+    settle,
+    write_plan,
+)
 
 
 @pytest.fixture
 def sb(sandbox_factory):
-    sb = sandbox_factory(brokers=4, log_dirs=2, manual_clock=True)
-    sb.create_topic("foo", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=10 * MB,
-                    log_dirs={(0, 0): DATA0, (0, 1): DATA0, (1, 1): DATA0, (1, 2): DATA0})
-    return sb
+    return foo_on_four_brokers(sandbox_factory)
 
 
 PLAN = [{"topic": "foo", "partition": 0, "replicas": [3, 1]},

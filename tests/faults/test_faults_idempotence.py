@@ -9,16 +9,12 @@ import json
 
 import pytest
 
-from tests.faults.support import MB, kadmin, settle, throttles_left, write_plan
-
-DATA0, DATA1 = "/var/lib/kafka/data0", "/var/lib/kafka/data1"
+from tests.faults.support import DATA1, MB, foo_on_four_brokers, kadmin, settle, throttles_left, write_plan
 
 
 @pytest.fixture
 def sb(sandbox_factory):
-    sb = sandbox_factory(brokers=4, log_dirs=2, manual_clock=True)
-    sb.create_topic("foo", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=10 * MB,
-                    log_dirs={(0, 0): DATA0, (0, 1): DATA0, (1, 1): DATA0, (1, 2): DATA0})
+    sb = foo_on_four_brokers(sandbox_factory)
     sb.create_topic("bar", assignment={0: [2, 0]}, size_bytes=1 * MB)
     return sb
 

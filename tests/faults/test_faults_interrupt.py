@@ -9,19 +9,23 @@ import contextlib
 
 import pytest
 
-from tests.faults.support import MB, injected, kadmin, settle, throttles_left, write_plan
+from tests.faults.support import (
+    DATA1,
+    foo_on_four_brokers,
+    injected,
+    kadmin,
+    settle,
+    throttles_left,
+    write_plan,
+)
 
-DATA0, DATA1 = "/var/lib/kafka/data0", "/var/lib/kafka/data1"
 PLAN = [{"topic": "foo", "partition": 0, "replicas": [3, 1]},
         {"topic": "foo", "partition": 1, "replicas": [1, 2], "log_dirs": [DATA1, "any"]}]
 
 
 @pytest.fixture
 def sb(sandbox_factory):
-    sb = sandbox_factory(brokers=4, log_dirs=2, manual_clock=True)
-    sb.create_topic("foo", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=10 * MB,
-                    log_dirs={(0, 0): DATA0, (0, 1): DATA0, (1, 1): DATA0, (1, 2): DATA0})
-    return sb
+    return foo_on_four_brokers(sandbox_factory)
 
 
 class Interrupting:
