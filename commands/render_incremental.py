@@ -254,22 +254,37 @@ def print_done(people, pid, state_path, saved, rollback_file=None) -> None:
                 f"kadmin reassign execute --reassignment-json-file {rollback_file})"
             )
         return
-    render.print_json(
-        {
-            "version": 1,
-            "dry_run": False,
-            "plan_id": pid,
-            "state_file": str(state_path),
-            "rollback_file": rollback_file,
-            "resumed": False,
-            "steps_total": total,
-            "steps_run": 0,
-            "batches": 0,
-            "bytes_total": 0,
-            "elapsed_seconds": 0,
-            "already_done": True,
-        }
-    )
+    render.print_json(_run_document(pid, state_path, rollback_file, total, already_done=True))
+
+
+def _run_document(
+    pid,
+    state_path,
+    rollback_file,
+    steps_total,
+    *,
+    resumed=False,
+    steps_run=0,
+    batches=0,
+    bytes_total=0,
+    elapsed=0.0,
+    **extra,
+) -> dict:
+    """The --output json document of a run that ran (or found the plan done): one shape."""
+    return {
+        "version": 1,
+        "dry_run": False,
+        "plan_id": pid,
+        "state_file": str(state_path),
+        "rollback_file": rollback_file,
+        "resumed": resumed,
+        "steps_total": steps_total,
+        "steps_run": steps_run,
+        "batches": batches,
+        "bytes_total": bytes_total,
+        "elapsed_seconds": round(elapsed, 3),
+        **extra,
+    }
 
 
 def print_finished(people, result, pid, state_path, plan_file, backend, election, rollback_discarded) -> None:
@@ -287,26 +302,24 @@ def print_finished(people, result, pid, state_path, plan_file, backend, election
         if election is not None:
             print_election(election)
         return
+    extra: dict = {}
+    if result.throttles_left_with:
+        extra["throttles_left_with"] = [CONNECTION_FLAGS.get(v, v) for v in result.throttles_left_with]
+    if election is not None:
+        extra["preferred_election"] = election_json(election)
     render.print_json(
-        {
-            "version": 1,
-            "dry_run": False,
-            "plan_id": pid,
-            "state_file": str(state_path),
-            "rollback_file": None if rollback_discarded else result.rollback_file,
-            "resumed": result.resumed,
-            "steps_total": result.steps_total,
-            "steps_run": result.steps_run,
-            "batches": result.batches,
-            "bytes_total": result.bytes_total,
-            "elapsed_seconds": round(result.elapsed, 3),
-            **(
-                {"throttles_left_with": [CONNECTION_FLAGS.get(v, v) for v in result.throttles_left_with]}
-                if result.throttles_left_with
-                else {}
-            ),
-            **({"preferred_election": election_json(election)} if election is not None else {}),
-        }
+        _run_document(
+            pid,
+            state_path,
+            None if rollback_discarded else result.rollback_file,
+            result.steps_total,
+            resumed=result.resumed,
+            steps_run=result.steps_run,
+            batches=result.batches,
+            bytes_total=result.bytes_total,
+            elapsed=result.elapsed,
+            **extra,
+        )
     )
 
 

@@ -302,34 +302,25 @@ def _entity_throttles(cluster: str, resource: str, item: Any, at: str, doc: Any)
     out = []
     if isinstance(found, Mapping):
         for config, value in found.items():
-            if isinstance(value, Mapping):
-                out.append(
-                    _throttle_row(
-                        cluster,
-                        f"{at}.{config}",
-                        doc,
-                        resource,
-                        entity,
-                        config,
-                        value.get("value"),
-                        value.get("plan"),
-                        value.get("stale"),
-                    )
+            # {"config": {"value", "plan", "stale"}} or {"config": "value"} with the item's plan
+            held = (
+                value
+                if isinstance(value, Mapping)
+                else {"value": value, "plan": item.get("plan"), "stale": item.get("stale")}
+            )
+            out.append(
+                _throttle_row(
+                    cluster,
+                    f"{at}.{config}",
+                    doc,
+                    resource,
+                    entity,
+                    config,
+                    held.get("value"),
+                    held.get("plan"),
+                    held.get("stale"),
                 )
-            else:
-                out.append(
-                    _throttle_row(
-                        cluster,
-                        f"{at}.{config}",
-                        doc,
-                        resource,
-                        entity,
-                        config,
-                        value,
-                        item.get("plan"),
-                        item.get("stale"),
-                    )
-                )
+            )
     else:
         for j, c in enumerate(found):
             where = f"{at}[{j}]"
