@@ -45,8 +45,9 @@ def cluster():
     with Sandbox(brokers=3, log_dirs=2, manual_clock=True) as sb:
         sb.create_topic("t", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=2**20)
         with _backend(sb, read_only=False) as w:
-            w.incremental_alter_configs([ConfigChange(ConfigResource(ConfigResourceType.BROKER, "1"), FOLLOWER_RATE,
-                                                      AlterOp.SET, "1000")])
+            w.incremental_alter_configs(
+                [ConfigChange(ConfigResource(ConfigResourceType.BROKER, "1"), FOLLOWER_RATE, AlterOp.SET, "1000")]
+            )
             w.reassign_partitions([Assignment("t", 0, (2, 1))])
             RecordTopic(w, RECORDS).write("plan-a", b'{"version": 1, "plan_id": "plan-a", "rates": [], "replicas": {}}')
         yield sb
@@ -124,7 +125,7 @@ def test_verify_reads_the_records_while_it_judges(cluster, monkeypatch):
 
 
 def test_a_read_the_small_client_cannot_serve_runs_after_through_the_library_clients(cluster, monkeypatch):
-    from kadmin.backends import admin, admin_clients
+    from kadmin.backends import admin_clients, wire_reads
 
     with _backend(cluster, small_client=False) as slow:
         expected = _show(read_throttle_state(slow, open_record_store(slow)))
@@ -139,7 +140,7 @@ def test_a_read_the_small_client_cannot_serve_runs_after_through_the_library_cli
         library_threads.append(threading.current_thread())
         return kafka_python(self)
 
-    monkeypatch.setattr(admin, "_fast_reassignments", refuse)
+    monkeypatch.setattr(wire_reads, "reassignments", refuse)
     monkeypatch.setattr(admin_clients.AdminClients, "_kafka_python", note_thread)
     with _backend(cluster) as b:
         got = _show(read_throttle_state(b, open_record_store(b)))
