@@ -4,7 +4,8 @@ confluent-kafka (librdkafka) does what it has: cluster and topic metadata, confi
 end offsets. kafka-python does the four RPCs librdkafka lacks: DescribeLogDirs,
 AlterReplicaLogDirs, AlterPartitionReassignments and ListPartitionReassignments.
 The clients, their retries and timeouts are in ``admin_clients``; error translation in
-``admin_errors``; kadmin's throttle-record topic in ``admin_records``.
+``admin_errors``; kadmin's throttle-record topic in ``admin_records``; the reads sent on
+kadmin's own small client (PLAINTEXT clusters) in ``wire_reads``.
 """
 
 from __future__ import annotations
