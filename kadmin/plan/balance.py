@@ -47,7 +47,12 @@ from kadmin.model import (
     ReassignmentPlan,
     TopicPartition,
 )
-from kadmin.plan.filesystems import reports_capacity, share_one_filesystem, shared_filesystem_note
+from kadmin.plan.filesystems import (
+    no_capacity_note,
+    reports_capacity,
+    share_one_filesystem,
+    shared_filesystem_note,
+)
 from kadmin.plan.gc_pause import gc_paused
 
 DEFAULT_TOLERANCE = 0.002  # directories within 0.2 percentage points of each other are even
@@ -305,10 +310,7 @@ def _notes(log_dirs, states: Mapping[int, _Broker]) -> list[str]:
         b for b, s in states.items() if not s.shared_fs and not all(d.capacity_known for d in s.dirs.values())
     ]
     if unreported:
-        notes.append(
-            f"broker(s) {', '.join(map(str, unreported))} report no disk capacity (DescribeLogDirs before v4, "
-            "Kafka before 3.3), so their directories were taken as equal in size and Kafka bytes balanced"
-        )
+        notes.append(no_capacity_note(unreported))
     for b, s in states.items():
         if s.offline:
             notes.append(

@@ -75,7 +75,7 @@ from kadmin.plan.broker_balance_state import (
     load_dirs,
     remove_item,
 )
-from kadmin.plan.filesystems import shared_filesystem_note
+from kadmin.plan.filesystems import no_capacity_note, shared_filesystem_note
 from kadmin.plan.gc_pause import gc_paused
 from kadmin.throttling import RECORD_TOPIC
 
@@ -525,9 +525,7 @@ class _Planner:
         reporting = [b.id for b in self.brokers.values() if b.reports and not b.shared_fs and b.dirs]
         low, high = max(self.mean - self.t, 0.0), self.mean + self.t
         notes = [
-            f"broker(s) {', '.join(map(str, unreported))} report no disk capacity (DescribeLogDirs before v4, "
-            "Kafka before 3.3), so their directories were taken as equal in size and Kafka bytes balanced "
-            f"(each directory within {t:.1%} of its broker's mean directory)",
+            no_capacity_note(unreported) + f" (each directory within {t:.1%} of its broker's mean directory)",
             "with disk capacity unknown, brokers were balanced on Kafka bytes: a broker's share is its part of "
             f"the Kafka bytes of the {len(self.brokers)} broker(s) in scope (mean {self.mean:.1%}), and --threshold "
             f"{t:.1%} is taken relative to that mean ({low:.1%}..{high:.1%}); a used disk share is shown only "

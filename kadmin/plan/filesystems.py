@@ -36,3 +36,11 @@ def shared_filesystem_note(brokers: Sequence[int], example: LogDir) -> str:
         f"the same total and usable bytes, e.g. {example.total_bytes:,} and {example.usable_bytes:,}), so their "
         "used share cannot differ; Kafka bytes were balanced instead"
     )
+
+
+def no_capacity_note(brokers: Sequence[int]) -> str:
+    """The note both planners give for the brokers whose directories report no capacity."""
+    return (
+        f"broker(s) {', '.join(map(str, brokers))} report no disk capacity (DescribeLogDirs before v4, "
+        "Kafka before 3.3), so their directories were taken as equal in size and Kafka bytes balanced"
+    )
