@@ -10,8 +10,12 @@ Kafka's views change at different moments when a move ends (ListPartitionReassig
 then each broker's Metadata and DescribeLogDirs), so one read can see a plan "finished but
 different" that is only not caught up yet. The controller's list is read first (a move it no
 longer lists has ended before the other reads); when something differs, everything is read
-again, every ``REREAD_INTERVAL`` for up to ``SETTLE_SECONDS``, and what still differs only as a
-finishing move explains is reported in progress. "Differs" is said only of views that agree.
+again, every ``REREAD_INTERVAL`` for up to ``SETTLE_SECONDS`` (Kafka's brokers catch up well
+within it), and what still differs then is reported as differing, as Kafka's ``--verify`` says
+of a partition its controller does not list. A view a finishing move would explain (the target
+followed by the replicas being removed) is not taken for one when it outlasts the bound: it is
+also how a plan that lowers the replication factor looks before it has run, which would
+otherwise be "in progress" for ever.
 """
 
 from __future__ import annotations
@@ -55,8 +59,8 @@ def judge(
     interval: float = REREAD_INTERVAL,
 ):
     """Read the cluster and judge ``plan`` (``kadmin.plan.verify``), reading again while
-    something differs, up to ``settle_seconds``; then differences a finishing move explains
-    count as in progress. Returns (result, cluster, ongoing) of the last read."""
+    something differs, up to ``settle_seconds``. Returns (result, cluster, ongoing) of the last
+    read."""
     clock = clock or SystemClock()
     deadline = clock.now() + settle_seconds
     while True:
@@ -65,7 +69,7 @@ def judge(
             return result, cluster, ongoing
         left = deadline - clock.now()
         if left <= interval / 100:  # (a remainder from rounding is no time to wait for)
-            return (result.finishing() if result.settling else result), cluster, ongoing
+            return result, cluster, ongoing
         clock.sleep(min(interval, left))
 
 

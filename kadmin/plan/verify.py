@@ -5,18 +5,18 @@ in; a verdict per partition and per replica out, worded as kafka-reassign-partit
 them, plus the overall state that decides the exit code (complete 0, in progress 3, finished
 but different 4). Work still running wins over a difference: what runs may still change things.
 
-Kafka's views do not change at once when a move ends: ListPartitionReassignments empties first,
-each broker's Metadata and DescribeLogDirs follow a moment later. A difference a finishing move
-explains (the replica set is the target followed by replicas being removed, a replica of it not
-listed yet) is marked ``settling``: the caller reads again for a while
-(``kadmin.execute.verification``) and, if the views still disagree only that way, reports the
-plan in progress (``VerifyResult.finishing``) rather than different.
+A partition is in progress only while the controller lists its reassignment, as in Kafka's
+``--verify``: a replica set that is the target followed by other replicas is also how a plan
+that lowers the replication factor looks before it has run, so that shape alone says nothing.
+Kafka's views do not change at once when a move ends (ListPartitionReassignments empties first,
+each broker's Metadata and DescribeLogDirs a moment later): the caller reads again for a while
+before it reports a difference (``kadmin.execute.verification``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 
 from kadmin.model import (
@@ -56,7 +56,6 @@ class PartitionVerdict:
     state: State
     target: tuple[int, ...]
     current: tuple[int, ...] | None  # None when the partition does not exist
-    settling: bool = False  # differs only as a move that just finished explains
 
     @property
     def message(self) -> str:
@@ -80,7 +79,6 @@ class ReplicaVerdict:
     target_dir: str
     current_dir: str | None = None
     future_dir: str | None = None
-    settling: bool = False  # differs only as a move that just finished explains
 
     @property
     def message(self) -> str:
@@ -119,19 +117,6 @@ class VerifyResult:
         return State.COMPLETE
 
     @property
-    def settling(self) -> bool:
-        """Something differs only as a move that just finished explains: views not caught up."""
-        return any(v.settling for v in self.partitions) or any(v.settling for v in self.replicas)
-
-    def finishing(self) -> VerifyResult:
-        """The verdicts with the differences a finishing move explains reported as in progress:
-        what is said once reading again did not make the views agree."""
-        return VerifyResult(
-            tuple(replace(v, state=State.IN_PROGRESS) if v.settling else v for v in self.partitions),
-            tuple(replace(v, state=State.IN_PROGRESS) if v.settling else v for v in self.replicas),
-        )
-
-    @property
     def reassigning(self) -> tuple[TopicPartition, ...]:
         """Partitions of the plan still moving between brokers."""
         return tuple(v.tp for v in self.partitions if v.state is State.IN_PROGRESS)
@@ -165,15 +150,7 @@ def verify_partition(
     replicas = tuple(current.replicas)
     if replicas == tuple(target):
         return PartitionVerdict(tp, State.COMPLETE, target, replicas)
-    return PartitionVerdict(tp, State.DIFFERS, target, replicas, settling=finishing_view(target, replicas))
-
-
-def finishing_view(target: tuple[int, ...], replicas: tuple[int, ...]) -> bool:
-    """Whether ``replicas`` is how a partition looks while a move to ``target`` ends: Kafka
-    lists the target first, then the replicas being removed (``target ++ (origin - target)``),
-    until every view has caught up with the end."""
-    n = len(target)
-    return len(replicas) > n and replicas[:n] == tuple(target) and not set(replicas[n:]) & set(target)
+    return PartitionVerdict(tp, State.DIFFERS, target, replicas)
 
 
 def verify_replica(
@@ -181,7 +158,6 @@ def verify_replica(
     target_dir: str,
     info: ReplicaLogDir | None,
     partition_moving: bool,
-    partition_settling: bool = False,
 ) -> ReplicaVerdict:
     if info is None:
         return ReplicaVerdict(replica, MoveState.MISSING_LOG_DIR, State.DIFFERS, target_dir)
@@ -189,13 +165,7 @@ def verify_replica(
     if cur is None and fut is None:
         # A replica the reassignment has yet to create is expected to be missing for a while.
         state = State.IN_PROGRESS if partition_moving else State.DIFFERS
-        return ReplicaVerdict(
-            replica,
-            MoveState.MISSING_REPLICA,
-            state,
-            target_dir,
-            settling=state is State.DIFFERS and partition_settling,
-        )
+        return ReplicaVerdict(replica, MoveState.MISSING_REPLICA, state, target_dir)
     if fut is None:
         if cur == target_dir:
             return ReplicaVerdict(replica, MoveState.COMPLETE, State.COMPLETE, target_dir, cur)
@@ -215,9 +185,7 @@ def verify_plan(
     ``replica_log_dirs`` leaves out replicas no broker answered for."""
     partitions = tuple(verify_partition(tuple(a.replicas), a.tp, cluster, ongoing) for a in plan.partitions)
     moving = {v.tp for v in partitions if v.state is State.IN_PROGRESS}
-    settling = {v.tp for v in partitions if v.settling}
     replicas = tuple(
-        verify_replica(r, d, replica_log_dirs.get(r), r.tp in moving, r.tp in settling)
-        for r, d in sorted(log_dir_targets(plan).items())
+        verify_replica(r, d, replica_log_dirs.get(r), r.tp in moving) for r, d in sorted(log_dir_targets(plan).items())
     )
     return VerifyResult(partitions, replicas)

@@ -2,8 +2,8 @@
 
 When a move ends, ListPartitionReassignments empties at once but each broker's Metadata and
 DescribeLogDirs catch up a moment later (the sandbox models it: ``kadmin.sandbox.lag``). A
-verify in that moment read views that disagree; it must re-read and, if they still disagree
-only as a finishing move explains, say "in progress" (3). The sandbox's clock is manual; the
+verify in that moment read views that disagree; it must read again until they agree (the
+sandbox's brokers catch up within verify's bound) and say 0. The sandbox's clock is manual; the
 time verify waits between its reads is simulated time passing (its clock is the sandbox's).
 """
 

@@ -85,28 +85,21 @@ def test_a_new_replica_not_yet_created_is_in_progress_while_its_partition_moves(
     assert result.state is State.DIFFERS
 
 
-def test_a_view_a_finishing_move_explains_is_settling_not_a_verdict():
-    """ListPartitionReassignments has emptied but a broker's Metadata still shows the target
-    followed by the replicas being removed: settling; the caller reads again, and if the views
-    still disagree that way, reports the plan in progress."""
-    from kadmin.plan.verify import finishing_view
-
-    assert finishing_view((3, 1), (3, 1, 0)) and finishing_view((2, 1, 3), (2, 1, 3, 0))
-    assert not finishing_view((3, 1), (1, 3, 0))  # another order: not how Kafka lists a move
-    assert not finishing_view((0, 1, 2), (0, 2))  # a re-target Kafka did not honour
-    assert not finishing_view((2, 1), (1, 0))  # a cancelled move, back to the original set
-    assert not finishing_view((3, 1), (3, 1))
+def test_a_partition_the_controller_does_not_list_is_not_in_progress_whatever_its_shape():
+    """The target followed by other replicas is how Kafka shows a move ending, and also how a
+    plan lowering the replication factor looks before it has run: only the controller's list
+    says a partition is moving, as in Kafka's --verify, so a plan never run differs (exit 4)."""
     cluster = cluster_state({"foo": {0: [3, 1, 2], 1: [2, 3]}}, brokers=(1, 2, 3, 4))
-    plan = ReassignmentPlan((Assignment("foo", 0, (3, 1), ("/d/a", "any")), Assignment("foo", 1, (1, 3))))
-    dirs = {rep(0, 3): ReplicaLogDir(rep(0, 3), None)}  # its log not listed yet either
+    plan = ReassignmentPlan((Assignment("foo", 0, (3, 1), ("/d/a", "any")), Assignment("foo", 1, (2, 3))))
+    dirs = {rep(0, 3): ReplicaLogDir(rep(0, 3), None)}  # not listed by its broker either
     result = verify_plan(plan, cluster, {}, dirs)
-    assert result.state is State.DIFFERS and result.settling
-    assert [v.settling for v in result.partitions] == [True, False]
-    assert [(v.move, v.settling) for v in result.replicas] == [(MoveState.MISSING_REPLICA, True)]
-    finishing = result.finishing()
-    assert [v.state for v in finishing.partitions] == [State.IN_PROGRESS, State.DIFFERS]
-    assert finishing.partitions[0].message == "Reassignment of partition foo-0 is still in progress."
-    assert finishing.state is State.IN_PROGRESS
-    # Only an unexplained difference: no settling, the verdict stands.
-    only = verify_plan(ReassignmentPlan((Assignment("foo", 1, (1, 3)),)), cluster, {}, {})
-    assert not only.settling and only.finishing().state is State.DIFFERS
+    assert [v.state for v in result.partitions] == [State.DIFFERS, State.COMPLETE]
+    assert result.partitions[0].message == (
+        "There is no active reassignment of partition foo-0, but replica set is 3,1,2 rather than 3,1."
+    )
+    assert [(v.move, v.state) for v in result.replicas] == [(MoveState.MISSING_REPLICA, State.DIFFERS)]
+    assert result.state is State.DIFFERS
+    ongoing = {FOO0: PartitionReassignment("foo", 0, (3, 1, 2), (), (2,))}  # the same shape, running
+    running = verify_plan(plan, cluster, ongoing, dirs)
+    assert running.partitions[0].message == "Reassignment of partition foo-0 is still in progress."
+    assert running.replicas[0].state is State.IN_PROGRESS and running.state is State.IN_PROGRESS
