@@ -16,7 +16,11 @@ from kadmin.commands.options import cluster_options, open_cluster, output_option
     type=click.Path(exists=True, dir_okay=False),
     help="Remove what kadmin recorded for this reassignment file (its plan id is the file's hash).",
 )
-@click.option("--stale", is_flag=True, help="Remove every throttle no running move needs, whoever set it.")
+@click.option(
+    "--stale",
+    is_flag=True,
+    help="Remove every throttle no move needs (running, or a step still to come of an incremental run), whoever set it.",
+)
 @click.option("--all", "all_", is_flag=True, help="Remove every throttle, whoever set it.")
 @click.option("--force", is_flag=True, help="Also remove throttles a running reassignment or log-dir move still needs.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation (only asked on a terminal).")
@@ -25,8 +29,11 @@ from kadmin.commands.options import cluster_options, open_cluster, output_option
 @output_option(("table", "json"))
 def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
     """Remove replication throttles: those kadmin set for a plan (--plan FILE), those no
-    running move needs (--stale), or all of them (--all). A throttle an ongoing reassignment or
-    log-dir move still needs is kept, and named, unless --force. Prints what it removed.
+    move needs (--stale), or all of them (--all). A throttle an ongoing reassignment or log-dir
+    move still needs, or a step still to come of an incremental run (`reassign execute
+    --incremental`, between its batches too), is kept, and named, unless --force; --plan FILE of
+    that incremental plan itself removes what its steps to come need (the run sets it again
+    before its next batch). Prints what it removed.
 
     \b
     --output json prints schemas/throttle-clear-result.json, alone on stdout.
@@ -116,6 +123,9 @@ def _print(output, changes, kept, state, dry_run, heading=None, left_down=()) ->
     else:
         click.echo("Nothing to remove.")
     if kept:
-        render.warn("kept, because a running reassignment or log-dir move still needs them (use --force to remove):")
+        render.warn(
+            "kept, because a running reassignment or log-dir move, or an incremental run's steps to come, still need "
+            "them (use --force to remove):"
+        )
         for k in kept:
             click.echo(f"  {k}", err=True)

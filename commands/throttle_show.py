@@ -17,8 +17,10 @@ from kadmin.commands.render_throttles import warn_down_brokers
 def show(cluster, output, fleet):
     """Show the replication throttles set on brokers (rates) and topics (throttled-replica
     lists): which kadmin set, for which plan, by whom and when; and whether an ongoing
-    reassignment or log-dir move needs them. Throttles no move needs are flagged STALE
-    (`kadmin throttle clear --stale` removes them).
+    reassignment or log-dir move needs them, or a step still to come of an incremental run
+    (`reassign execute --incremental`; needed "yes (incremental run of plan ID)", between its
+    batches too). Throttles no move needs are flagged STALE (`kadmin throttle clear --stale`
+    removes them).
 
     \b
     --output json prints schemas/throttle-show-result.json, alone on stdout.
@@ -76,6 +78,7 @@ def show_json(state) -> dict:
                 "stale": i.stale,
                 "unneeded_entries": list(i.unneeded_entries),
                 "invalid": i.invalid,
+                "needed_by_runs": list(i.runs),
             }
             for i in items
         ],
@@ -163,7 +166,8 @@ def _table(doc: dict):
         if t["invalid"]:
             needed = "no"
         elif not t["stale"]:
-            needed = "yes"
+            runs = t.get("needed_by_runs") or []  # their steps to come need it, running or not
+            needed = f"yes (incremental run of plan {', '.join(runs)})" if runs else "yes"
         elif t["kind"] == "broker_rate" or len(t["unneeded_entries"]) == len(t["value"].split(",")):
             needed = "[yellow]no: STALE[/]"
         else:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, cast
 
 from kadmin.model import (
@@ -274,12 +274,15 @@ def current_throttles(configs: Mapping[ConfigResource, Mapping[str, ConfigEntry]
 @dataclass(frozen=True)
 class ThrottleNeeds:
     """What the moves still running need: list entries per topic, and brokers whose rates they
-    use. Built from ListPartitionReassignments and the future replicas DescribeLogDirs shows."""
+    use. Built from ListPartitionReassignments and the future replicas DescribeLogDirs shows;
+    ``runs``: per plan id, what an incremental run's steps still to come need (``run_needs``),
+    which no reassignment lists between its batches."""
 
     lists: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
     reassigning_topics: frozenset[str] = frozenset()
     rate_brokers: frozenset[int] = frozenset()
     log_dir_brokers: frozenset[int] = frozenset()
+    runs: Mapping[str, ThrottleNeeds] = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -298,15 +301,92 @@ class ThrottleNeeds:
             log_dir_brokers=frozenset(log_dir_moving_brokers),
         )
 
+    def with_runs(
+        self,
+        records: Iterable[ThrottleRecord],
+        cluster: ClusterState,
+        ongoing: Mapping[TopicPartition, PartitionReassignment],
+    ) -> ThrottleNeeds:
+        """These needs plus what the incremental runs of ``records`` still need (``run_needs``)."""
+        runs = {r.plan_id: run_needs(r, cluster, ongoing) for r in records if r.from_incremental_run}
+        runs = {pid: n for pid, n in runs.items() if n.reassigning_topics}
+        return replace(self, runs={**self.runs, **runs}) if runs else self
+
+    def without_run(self, plan_id: str) -> ThrottleNeeds:
+        """These needs but what ``plan_id``'s own incremental run still needs: clearing or
+        verifying that very plan removes what its later steps need (the run sets it again before
+        each batch); what its running steps need stays."""
+        if plan_id not in self.runs:
+            return self
+        return replace(self, runs={p: n for p, n in self.runs.items() if p != plan_id})
+
     def needs_entry(self, topic: str, name: str, entry: str) -> bool:
         if entry == WILDCARD:
-            return topic in self.reassigning_topics
-        return entry in self.lists.get(topic, {}).get(name, frozenset())
+            needed = topic in self.reassigning_topics
+        else:
+            needed = entry in self.lists.get(topic, {}).get(name, frozenset())
+        return needed or any(r.needs_entry(topic, name, entry) for r in self.runs.values())
 
     def needs_rate(self, broker: int, name: str) -> bool:
         """A cluster-wide default rate is needed while any broker moves (it throttles them all)."""
         brokers = self.log_dir_brokers if name == LOG_DIR_RATE else self.rate_brokers
-        return bool(brokers) if broker == DEFAULT_BROKER_ID else broker in brokers
+        needed = bool(brokers) if broker == DEFAULT_BROKER_ID else broker in brokers
+        return needed or any(r.needs_rate(broker, name) for r in self.runs.values())
+
+    def runs_needing_entry(self, topic: str, name: str, entry: str) -> tuple[str, ...]:
+        """The incremental runs (plan ids) whose steps to come need this entry."""
+        return tuple(sorted(p for p, r in self.runs.items() if r.needs_entry(topic, name, entry)))
+
+    def runs_needing_rate(self, broker: int, name: str) -> tuple[str, ...]:
+        return tuple(sorted(p for p, r in self.runs.items() if r.needs_rate(broker, name)))
+
+
+def run_needs(
+    record: ThrottleRecord,
+    cluster: ClusterState,
+    ongoing: Mapping[TopicPartition, PartitionReassignment],
+) -> ThrottleNeeds:
+    """What an incremental run (its ``record``) still needs, running step or not.
+
+    Its record lists, per partition, the leader-side entries of every replica a step copies
+    from and the follower-side entries of every replica a step adds (``plan.steps.
+    throttled_replicas``): each replica a step adds is in the final target and stays. So a
+    partition has copying left while one of its follower-side brokers is not yet a full
+    replica (not in its replica set, or still being added): between two of its steps, or
+    before its first, no reassignment lists it, and yet the run needs its entries and the
+    rates of their brokers; the run's log-dir rates too (it sends replicas to their
+    directories after its last step). Once every such broker is a full replica, no step of the
+    partition copies anything more: its entries are not needed (the run removes them at its
+    end). A partition that no longer exists needs nothing."""
+    by_partition: dict[TopicPartition, dict[str, dict[str, int]]] = {}  # name -> entry -> broker
+    for topic, kinds in record.replicas.items():
+        for name, entries in kinds.items():
+            for entry in entries:
+                partition, sep, broker = entry.partition(":")
+                if sep and partition.isdigit() and broker.lstrip("-").isdigit():
+                    tp = TopicPartition(topic, int(partition))
+                    by_partition.setdefault(tp, {}).setdefault(name, {})[entry] = int(broker)
+    lists: dict[str, dict[str, set[str]]] = {}
+    brokers: set[int] = set()
+    for tp, by_name in sorted(by_partition.items()):
+        state = cluster.partitions.get(tp)
+        if state is None:
+            continue
+        running = ongoing.get(tp)
+        full = set(state.replicas) - set(running.adding if running is not None else state.adding)
+        if set(by_name.get(FOLLOWER_REPLICAS, {}).values()) <= full:
+            continue
+        for name, entry_brokers in by_name.items():
+            lists.setdefault(tp.topic, {}).setdefault(name, set()).update(entry_brokers)
+            brokers.update(entry_brokers.values())
+    if not lists:
+        return ThrottleNeeds()
+    return ThrottleNeeds(
+        lists={t: {n: frozenset(v) for n, v in kinds.items()} for t, kinds in lists.items()},
+        reassigning_topics=frozenset(lists),
+        rate_brokers=frozenset(brokers),
+        log_dir_brokers=frozenset(c.broker for c in record.rates if c.name == LOG_DIR_RATE),
+    )
 
 
 # --- what throttle show lists ----------------------------------------------------------------
@@ -322,6 +402,7 @@ class ThrottleItem:
     needed: bool  # an ongoing move needs it (for a list: any of its entries)
     unneeded_entries: tuple[str, ...] = ()  # list entries no move needs
     invalid: bool = False  # a rate Kafka cannot read ("abc"): no move needs it, kadmin never set it
+    runs: tuple[str, ...] = ()  # incremental runs (plan ids) whose steps to come need it (or some entries)
 
     @property
     def stale(self) -> bool:
@@ -347,7 +428,15 @@ def throttle_items(current: Throttle, needs: ThrottleNeeds, records: Iterable[Th
                 )
             )
             items.append(
-                ThrottleItem("broker_rate", broker_label(b), name, str(value), owners, needs.needs_rate(b, name))
+                ThrottleItem(
+                    "broker_rate",
+                    broker_label(b),
+                    name,
+                    str(value),
+                    owners,
+                    needs.needs_rate(b, name),
+                    runs=needs.runs_needing_rate(b, name),
+                )
             )
     for t in sorted(current.topic_replicas):
         for name, entries in sorted(current.topic_replicas[t].items()):
@@ -355,6 +444,7 @@ def throttle_items(current: Throttle, needs: ThrottleNeeds, records: Iterable[Th
                 sorted(r.plan_id for r in records if set(r.replicas.get(t, {}).get(name, ())) & set(entries))
             )
             unneeded = tuple(e for e in entries if not needs.needs_entry(t, name, e))
+            runs = tuple(sorted({p for e in entries for p in needs.runs_needing_entry(t, name, e)}))
             items.append(
                 ThrottleItem(
                     "topic_replicas",
@@ -364,6 +454,7 @@ def throttle_items(current: Throttle, needs: ThrottleNeeds, records: Iterable[Th
                     owners,
                     len(unneeded) < len(entries),
                     unneeded,
+                    runs=runs,
                 )
             )
     return items

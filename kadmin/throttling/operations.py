@@ -101,7 +101,10 @@ def remove_plan_throttles(
     if record is None or record.empty:
         return None
     state = read_throttle_state(backend, None, brokers=record.brokers, topics=record.topics)
-    removal = removal_changes(record, state.current, state.needs, force=force, unreadable=state.unreadable_brokers)
+    # What other incremental runs still need stays; this plan's own later steps do not hold it.
+    others_runs = (r for pid, r in records.items() if pid != plan_id)
+    needs = state.needs.with_runs(others_runs, state.cluster, state.ongoing)
+    removal = removal_changes(record, state.current, needs, force=force, unreadable=state.unreadable_brokers)
     others = (
         prune_records([r for pid, r in records.items() if pid != plan_id], removal) if removal.removed_rates else []
     )
@@ -294,7 +297,8 @@ def plan_throttle_clear(
         record = records.get(plan_id)
         if record is None:
             return None
-        removal = removal_changes(record, state.current, state.needs, force=force, unreadable=unreadable)
+        needs = state.needs.without_run(plan_id)  # its own steps to come: the run sets them again
+        removal = removal_changes(record, state.current, needs, force=force, unreadable=unreadable)
         others = prune_records([r for p, r in records.items() if p != plan_id], removal)
         left = _claims_on(unreadable, [removal.kept])
         kept_record = replace(removal.kept, rates=tuple(c for c in removal.kept.rates if c.broker not in unreadable))

@@ -29,6 +29,9 @@ from kadmin.errors import InputError
 from kadmin.model import format_replica_list, parse_replica_list
 
 RECORD_VERSION = 1
+# The ``command`` of an incremental run's record (``kadmin.execute.step_throttles``): its
+# partitions need their entries until their last copying step ends (``needs.run_needs``).
+INCREMENTAL_COMMAND = "reassign execute --incremental"
 
 
 def plan_id(content: bytes | str) -> str:
@@ -75,6 +78,10 @@ class ThrottleRecord:
     @property
     def empty(self) -> bool:
         return not self.rates and not any(any(v for v in kinds.values()) for kinds in self.replicas.values())
+
+    @property
+    def from_incremental_run(self) -> bool:
+        return self.command == INCREMENTAL_COMMAND
 
     @property
     def brokers(self) -> list[int]:

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ThrottleState:
-    """The cluster's throttles, kadmin's records of them, and what running moves need."""
+    """The cluster's throttles, kadmin's records of them, and what running moves need (and
+    the incremental runs of the records, between and beyond their running steps)."""
 
     cluster: ClusterState
     current: Throttle
@@ -134,7 +135,7 @@ def read_throttle_state(
         moving, known = set(moving) | down_read, False
     current = current_throttles(configs)
     ongoing = dict(reassigning)
-    needs = ThrottleNeeds.of(ongoing, moving)
+    needs = ThrottleNeeds.of(ongoing, moving).with_runs(records.values(), cluster, ongoing)
     return ThrottleState(
         cluster, current, needs, records, ongoing, known, error, down, down_read, bad, hint, down_configurable
     )
