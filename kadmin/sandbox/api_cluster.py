@@ -62,7 +62,10 @@ def _metadata(engine, version, req, all_topics, stale=None):
     else:
         names = [t.name for t in req.topics if t.name is not None]
     # Brokers that are up with every directory online hold no offline replica: skip the lookups.
-    healthy = {b.id for b in cluster.brokers.values() if b.alive and not b.has_offline_dir()}
+    # KRaft before JBOD: the controller knows nothing of failed directories, so only a stopped
+    # (fenced) broker's replicas are offline (KafkaVersion.kraft_log_dir_failure_reaches_controller).
+    dirs_unreported = not engine.zookeeper_mode and not cluster.version.kraft_log_dir_failure_reaches_controller
+    healthy = {b.id for b in cluster.brokers.values() if b.alive and (dirs_unreported or not b.has_offline_dir())}
     topics = []
     for name in names:
         topic = cluster.topics.get(name)

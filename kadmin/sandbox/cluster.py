@@ -172,6 +172,9 @@ class Cluster:
     stray_deadlines: dict = field(default_factory=dict)
     # Partitions whose brokers still serve stale Metadata (PartitionState.served).
     metadata_lags: set = field(default_factory=set)
+    # KRaft before JBOD: (broker, dir path) of a failed directory -> simulated time its
+    # partitions' leaders drop the broker's replicas from their ISR (controller.expire_isr).
+    isr_expiries: dict = field(default_factory=dict)
     # Log directories of one broker share one filesystem: each reports the filesystem's total
     # and usable bytes (Sandbox(shared_fs=True)), as on test and cloud hosts.
     shared_fs: bool = False

@@ -544,11 +544,49 @@ def broker_started(cluster: Cluster, broker_id: int) -> None:
 
 
 def dir_offline(cluster: Cluster, broker_id: int, path: str) -> None:
+    """A directory fails. Its replicas go offline; who learns of it depends on the mode and
+    version (``KafkaVersion.kraft_log_dir_failure_reaches_controller``): the controller, which
+    moves leadership off it, or, on KRaft before JBOD, the broker alone."""
+    if cluster.mode == KRAFT and not cluster.version.kraft_log_dir_failure_reaches_controller:
+        d = cluster.brokers[broker_id].dirs[path]
+        if d.online:
+            d.online = False
+            cluster.bump()
+            cluster.isr_expiries[(broker_id, path)] = cluster.now + cluster.version.replica_lag_time_max_seconds
+        return
     _set_dir_online(cluster, broker_id, path, False)
 
 
 def dir_online(cluster: Cluster, broker_id: int, path: str) -> None:
+    cluster.isr_expiries.pop((broker_id, path), None)
     _set_dir_online(cluster, broker_id, path, True)
+
+
+def expire_isr(cluster: Cluster) -> None:
+    """KRaft before JBOD: the controller never hears of a failed directory, but the leaders of
+    its partitions stop seeing fetches from the broker's replicas there and, after
+    replica.lag.time.max.ms, drop them from the ISR (ReplicaManager.maybeShrinkIsr, an
+    AlterPartition: the partition epoch moves, the leader epoch does not). A replica that leads
+    stays leader and in the ISR: its broker serves the partition no more (KAFKA_STORAGE_ERROR),
+    and nothing moves leadership off it."""
+    if not cluster.isr_expiries:
+        return
+    for key, deadline in list(cluster.isr_expiries.items()):
+        if deadline > cluster.now + 1e-9:
+            continue
+        del cluster.isr_expiries[key]
+        broker_id, path = key
+        broker = cluster.brokers[broker_id]
+        if not broker.alive:
+            continue
+        for tp in list(broker.dirs[path].logs):
+            p = cluster.partition(tp)
+            if p is None or broker_id not in p.isr or p.leader == broker_id or len(p.isr) < 2:
+                continue
+            if not cluster.replica_online(tp, p.leader):  # a leader that cannot serve shrinks nothing
+                continue
+            p.isr.remove(broker_id)
+            _bump(cluster, p, False)
 
 
 def _set_dir_online(cluster: Cluster, broker_id: int, path: str, online: bool) -> None:

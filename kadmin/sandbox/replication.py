@@ -44,6 +44,7 @@ def _substep(cluster: Cluster, dt: float) -> None:
     _fail_full_dirs(cluster)
     _prune_attention(cluster)
     controller.expire_strays(cluster)
+    controller.expire_isr(cluster)
     controller.expire_metadata_lags(cluster)
 
 

@@ -43,6 +43,25 @@ class KafkaVersion:
         return self.at_least(3, 3)
 
     @property
+    def kraft_log_dir_failure_reaches_controller(self) -> bool:
+        """KRaft JBOD (KIP-858, 3.7+): a broker reports a failed log directory to the controller,
+        which moves leadership off it and lists its replicas as offline. Before, a KRaft broker
+        only stopped serving the directory's replicas itself (3.3.1's
+        ReplicaManager.handleLogDirFailure: "Unable to propagate log dir failure via Zookeeper in
+        KRaft mode"): leaders, ISR and epochs stay as they were, Metadata lists as offline only
+        the replicas of fenced brokers (KRaftMetadataCache.getOfflineReplicas, KAFKA-13005), and
+        a leader drops a follower whose directory failed from the ISR once it has not fetched for
+        ``replica_lag_time_max_seconds``. ZooKeeper mode always told its controller
+        (/log_dir_event_notification)."""
+        return self.at_least(3, 7)
+
+    @property
+    def replica_lag_time_max_seconds(self) -> float:
+        """replica.lag.time.max.ms (30 s since 2.5, KIP-537): how long a leader keeps a follower
+        that stopped fetching in the ISR."""
+        return 30.0
+
+    @property
     def deleted_topic_logs_listed_seconds(self) -> float:
         """How long DescribeLogDirs still lists the replicas of a deleted topic (seen on real
         clusters: up to a minute; Kafka's file.delete.delay.ms is 60 s)."""
