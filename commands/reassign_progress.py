@@ -79,7 +79,7 @@ def progress(cluster, output, plan_file, watch, interval):
             elif not snap.replicas and not snap.unanswered:
                 click.echo("No partition reassignment or log-dir move in progress.")  # plain text: no need to load rich
             else:
-                render.stdout().print(progress_table(snap))
+                render.stdout().print(progress_table(snap, notes=False))  # said once, on stderr (below)
     if not watch:  # --watch's views said it as it went
         from kadmin.commands.render_progress import unanswered_note, unestimated_note
 

@@ -42,12 +42,14 @@ FOLD_ABOVE = 50
 MOST_ROWS = 100  # replicas moving or not in sync shown in a folded table (largest left first)
 
 
-def progress_table(snap, moving_first: bool = False):
+def progress_table(snap, moving_first: bool = False, notes: bool = True):
     """KIP-179's table: a row per replica (status in Kafka's words), bytes moved and left,
     rate and ETA for the moving ones, and a total row. ``moving_first`` (the live views), or
     more than FOLD_ABOVE replicas, folds it: the moving replicas first (at most MOST_ROWS, those
     with most left), then those not in sync, and one line counting the in-sync ones and one the
-    rows left out (``--output json`` lists every replica)."""
+    rows left out (``--output json`` lists every replica). ``notes``: what the snapshot lacks
+    (brokers down or not answering, end offsets not read) as caption lines; False where the
+    command says it on stderr, as log-dirs describe does (the rows still say "Unknown")."""
     from rich.markup import escape
     from rich.table import Table
 
@@ -59,8 +61,8 @@ def progress_table(snap, moving_first: bool = False):
         f"{t.moving_replicas} replicas moving"
     )
     table = Table(title=title, title_justify="left", caption_justify="left", header_style="bold")
-    captions = [escape(unanswered_note(snap))] if snap.unanswered else []
-    if snap.unread_end_offsets:
+    captions = [escape(unanswered_note(snap))] if notes and snap.unanswered else []
+    if notes and snap.unread_end_offsets:
         captions.append(escape(unestimated_note(snap)))
     columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("Topic", "left"),

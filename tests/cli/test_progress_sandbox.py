@@ -301,4 +301,35 @@ def test_progress_goes_on_when_the_leader_of_every_moving_partition_does_not_ans
         table = kadmin(*args)
         assert table.exit_code == 3, table.output
         assert "│ orders │         1 │      0 │ Behind " in table.stdout
-        assert "orders-1: messages behind not estimated" in table.stdout, table.stdout
+        # Said once, on stderr, as the down-broker note is (not in a caption as well)
+        assert "orders-1: messages behind not estimated" not in table.stdout, table.stdout
+        assert table.stderr.count("orders-1: messages behind not estimated") == 1, table.stderr
+
+
+def test_a_down_broker_is_named_once_on_stderr_and_as_data_on_stdout(slow):
+    """As log-dirs describe does: stdout carries the fact as data (its replicas' rows say
+    "Unknown: its broker is down"; the JSON's unanswered_brokers), the sentence naming the
+    broker is said once, on stderr, and the table does not repeat it in a caption."""
+    from kadmin.execute.progress import DOWN
+    from tests.support.cli import await_broker_gone
+
+    with admin(slow) as be:
+        throttle_move(be)  # orders-0 [0,1] -> [2,1]
+    slow.clock.advance(1)
+    slow.faults.broker_stop(1)
+    await_broker_gone(lambda: admin(slow), 1)
+    sentence = "broker 1 is down (not in the cluster's broker list): its replicas' state, log-dir moves and sizes are unknown"
+    args = ("reassign", "progress", "--interval", "0", "-b", slow.bootstrap.split(",")[0])
+
+    table = kadmin(*args)
+    assert table.exit_code == 3, table.output
+    rows = [line.split("│") for line in table.stdout.splitlines() if line.startswith("│ orders ")]
+    assert {int(c[3]): c[4].strip() for c in rows if int(c[2]) == 0}[1] == DOWN
+    assert "is down" not in table.stdout.replace(DOWN, "")
+    assert table.stderr.count("is down") == 1 and f"kadmin: warning: {sentence}" in table.stderr
+
+    machine = kadmin(*args, "-o", "json")
+    assert machine.exit_code == 3, machine.output
+    doc = json.loads(machine.stdout)  # the whole of stdout: one JSON document
+    assert doc["unanswered_brokers"] == [{"broker": 1, "error": "down: not in the cluster's broker list"}]
+    assert machine.stderr.count("is down") == 1 and f"kadmin: warning: {sentence}" in machine.stderr

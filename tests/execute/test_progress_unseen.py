@@ -151,8 +151,8 @@ def test_a_down_broker_being_added_is_a_move_seen_with_its_bytes_unknown():
 
 
 def test_every_view_names_the_down_broker():
-    """Its rows in the table (full and folded live view) and the caption naming it; the line
-    for logs once nothing else is left."""
+    """Its rows in the table (full and folded live view) and the caption naming it (left to
+    stderr by the one-shot command: notes=False); the line for logs once nothing else is left."""
     from kadmin.commands.render_progress import progress_line, progress_table
 
     s = snapshot(0.0, cluster([BAR0, BAZ0], brokers=(1, 2, 3)), {}, LIVE,
@@ -167,6 +167,10 @@ def test_every_view_names_the_down_broker():
         assert "did not answer" not in text, lines
     assert progress_line(s) == ("kadmin: nothing seen moving, but broker 4 is down (not in the cluster's broker "
                                 "list): its replicas' state, log-dir moves and sizes are unknown")
+    # The one-shot table, whose command says it on stderr: the rows only, no caption.
+    lines = _render(progress_table(s, notes=False))
+    assert any(line.startswith("│ baz ") and DOWN in line for line in lines), lines
+    assert "is down (" not in " ".join(lines), lines
 
 
 def test_progress_hint_fits_why_a_broker_was_not_seen():
