@@ -57,3 +57,26 @@ def test_the_log_dir_rate_or_named_brokers_still_apply(sb, tmp_path, capsys):
                             "--dry-run", "-b", sb.bootstrap)
     assert code == 0, out + err
     assert "broker 1 leader.replication.throttled.rate" in out
+
+
+def test_the_log_dir_rate_paces_the_move_already_running(sb, tmp_path, capsys):
+    """`throttle set --log-dir-rate` on a plan whose log-dir move runs: the broker's rate is
+    dynamic (KIP-113), so the running move goes on at the new rate at once, and the output says
+    the rate it replaced."""
+    plan = log_dir_plan(sb, tmp_path)
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                            "--replica-alter-log-dirs-throttle", "1MB/s", "--rollback-file", tmp_path / "rb.json")
+    assert code == 0, err
+    sb.wait_for(lambda s: s.future_replica("orders", 0, 0) is not None)
+
+    def copied(seconds):
+        before = sb.snapshot().future_replica("orders", 0, 0)[1].size
+        sb.clock.advance(seconds)
+        return sb.snapshot().future_replica("orders", 0, 0)[1].size - before
+
+    assert copied(2) == pytest.approx(2 * MB, rel=0.1)
+    code, out, err = kadmin(capsys, "throttle", "set", "--from-plan", plan, "--log-dir-rate", "4MB/s",
+                            "-b", sb.bootstrap)
+    assert code == 0, out + err
+    assert "broker 0 replica.alter.log.dirs.io.max.bytes.per.second: 1000000 -> 4000000 (4.0 MB/s)" in out
+    assert copied(1) == pytest.approx(4 * MB, rel=0.1)
