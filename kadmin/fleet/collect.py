@@ -78,8 +78,9 @@ def cluster_task(
     For the log-dirs reports, a broker that is down (a replica set names it, but it is not
     among the live brokers) cannot be asked: it gets an error row, as a broker that does not
     answer does, so the report says it lacks it (as ``log-dirs describe`` does). For the
-    throttle report, so does a down broker whose throttles could not be read (its
-    ``unreadable_brokers``, as ``throttle show`` warns of them)."""
+    reassignment report, so does a down broker holding a replica (adding, kept or being removed)
+    of a partition being reassigned. For the throttle report, so does a down broker whose
+    throttles could not be read (its ``unreadable_brokers``, as ``throttle show`` warns of them)."""
     name = entry["name"]
     try:
         backend = (opener or open_entry)(entry)
@@ -91,13 +92,13 @@ def cluster_task(
         brokers = backend.describe_brokers()
         parts = [empty_rows()]
         racks = {b: brokers[b].rack for b in brokers}
-        parts.extend(error_rows(name, b, "live", DOWN_ERROR) for b in sorted(named - set(brokers)))
         if kind == "reassign":
             ongoing = list(backend.list_partition_reassignments().values())
             parts.append(reassignment_rows(name, ongoing))
-            # A target broker that is down: the partition waits for it (KAFKA-FACTS.md).
-            for b in sorted({b for r in ongoing for b in r.adding} - set(brokers)):
-                parts.append(error_rows(name, b, "live", f"broker {b} is not alive: a reassignment waits for it"))
+            # every broker of a partition being moved, adding, kept or removed: a down one is
+            # named as the log-dirs reports name it, and its partitions' status says which side
+            named = {b for r in ongoing for b in (*r.replicas, *r.adding, *r.removing)}
+        parts.extend(error_rows(name, b, "live", DOWN_ERROR) for b in sorted(named - set(brokers)))
         if kind == "throttle":
             parts.append(throttle_document_rows(name, "live", throttle_show(backend)))
             return [], merge_rows(parts)  # throttle show reads the log dirs itself

@@ -216,14 +216,30 @@ def _replica_size(f: dict, topic: str, partition: int, broker: int) -> int | Non
     return 0 if broker in f["log_dir_brokers"] else None
 
 
+# ``progressed`` of the statuses that are not progress: False (it waits), None (cannot tell).
+NOT_PROGRESSED: dict[str, bool | None] = {
+    "target broker unreachable": False,
+    "source broker unreachable": None,
+    "not started": False,
+    "unknown": None,
+}
+
+
 def reassignment_status(cluster: str, f: dict) -> list[tuple]:
     """Each ongoing reassignment with the bytes its adding replicas hold, and whether it moves.
 
     From one snapshot: "not started" when the adding replicas hold no bytes while the source
-    does; "target broker unreachable" when an adding broker (or its cluster) did not answer;
-    "unknown" when no log-dir data covers the adding brokers.
+    does; "unknown" when no log-dir data covers the adding brokers.
+
+    A partition one of whose brokers could not be read (it did not answer, or is down: an
+    ``unreachable`` row names it) says so, rather than a status from the replicas that were:
+    "target broker unreachable" when the broker is one the reassignment ends on (adding, or
+    kept: it completes only once every one of them is in the ISR, so it waits for that broker),
+    "source broker unreachable" when it is one being removed (the bytes it holds, maybe the only
+    source's, are not in the snapshot).
     """
     out = []
+    unread = f["unreachable"]
     for _c, topic, partition, replicas, adding, removing in f["reassignments"]:
         sources = [_replica_size(f, topic, partition, b) for b in replicas if b not in adding]
         known_sources = [s for s in sources if s is not None]
@@ -232,10 +248,12 @@ def reassignment_status(cluster: str, f: dict) -> list[tuple]:
         known_adds = [a for a in adds if a is not None]
         # unknown unless every adding replica's size is known
         adding_size = min(known_adds) if adds and len(known_adds) == len(adds) else None
-        if not adding:
-            status = "finishing"
-        elif any(b in f["unreachable"] for b in adding):
+        if any(b in unread for b in (*replicas, *adding) if b not in removing):
             status = "target broker unreachable"
+        elif not adding:
+            status = "finishing"
+        elif any(b in unread for b in removing):
+            status = "source broker unreachable"
         elif adding_size is None:
             status = "unknown"
         elif adding_size == 0 and (source_size or 0) > 0:
@@ -244,7 +262,7 @@ def reassignment_status(cluster: str, f: dict) -> list[tuple]:
             status = "caught up"
         else:
             status = "copying"
-        progressed = {"target broker unreachable": False, "not started": False, "unknown": None}.get(status, True)
+        progressed = NOT_PROGRESSED.get(status, True)
         out.append(
             (
                 cluster,

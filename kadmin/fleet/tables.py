@@ -242,7 +242,18 @@ REASSIGNMENT_STATUS = ReportSpec(
         ("progressed", "boolean"),
     ),
     ("status", "cluster", "topic", "partition"),
-    ranked=("status", ("target broker unreachable", "not started", "unknown", "copying", "caught up", "finishing")),
+    ranked=(
+        "status",
+        (
+            "target broker unreachable",
+            "source broker unreachable",
+            "not started",
+            "unknown",
+            "copying",
+            "caught up",
+            "finishing",
+        ),
+    ),
 )
 
 REASSIGNMENT_SUMMARY = ReportSpec(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from kadmin.model import DOWN_ERROR
+
 GB = 10**9
 
 
@@ -71,6 +73,26 @@ EAST_MORE = log_dirs_doc(
     broker(9, error="broker 9 unreachable: connection refused"),
 )
 
+# Reassignments in "north", whose broker 4 is down (log-dirs describe says so: DOWN_ERROR):
+# orders-0 keeps broker 4: the reassignment waits for it (target broker unreachable);
+# orders-1 removes broker 4, its only source: the bytes to copy are not known (source broker
+# unreachable); orders-2 only removes broker 4: nothing waits for it (finishing);
+# orders-3 does not involve broker 4 (copying 1 GB of 4 GB).
+REASSIGN_NORTH = {"version": 1, "reassignments": [
+    {"topic": "orders", "partition": 0, "replicas": [2, 4, 1], "adding": [2], "removing": [1]},
+    {"topic": "orders", "partition": 1, "replicas": [3, 4], "adding": [3], "removing": [4]},
+    {"topic": "orders", "partition": 2, "replicas": [1, 2, 4], "adding": [], "removing": [4]},
+    {"topic": "orders", "partition": 3, "replicas": [2, 1], "adding": [2], "removing": []},
+]}
+NORTH_LOG_DIRS = log_dirs_doc(
+    broker(1, [log_dir("/d", [replica("orders", 0, 8 * GB), replica("orders", 2, 1 * GB), replica("orders", 3, 4 * GB)],
+                       total=100 * GB, usable=87 * GB)]),
+    broker(2, [log_dir("/d", [replica("orders", 0, 1 * GB), replica("orders", 2, 1 * GB), replica("orders", 3, 1 * GB)],
+                       total=100 * GB, usable=97 * GB)]),
+    broker(3, [log_dir("/d", total=100 * GB, usable=100 * GB)]),
+    broker(4, error=DOWN_ERROR),
+)
+
 THROTTLE_EAST = {"throttles": [
     {"resource": "broker", "entity": "2", "config": "leader.replication.throttled.rate", "value": "1000000"},
     {"resource": "broker", "entity": "6", "config": "follower.replication.throttled.rate", "value": "1000000",
@@ -108,6 +130,10 @@ def reassign_fleet(directory: Path) -> Path:
     return write(directory, {
         "east.json": REASSIGN_EAST, "east.log-dirs.json": EAST_MORE, "west.json": REASSIGN_WEST,
     })
+
+
+def reassign_down_fleet(directory: Path) -> Path:
+    return write(directory, {"north.json": REASSIGN_NORTH, "north.log-dirs.json": NORTH_LOG_DIRS})
 
 
 def throttle_fleet(directory: Path) -> Path:

@@ -205,3 +205,56 @@ def test_a_down_brokers_throttles_that_could_not_be_read_are_named(spark, sandbo
             assert rates == set()
         documents.append(reports)
     assert documents[0] == documents[1]
+
+
+@pytest.mark.spark
+def test_a_down_broker_that_is_not_adding_a_replica_is_named_with_its_partitions(spark, sandbox_factory, tmp_path,
+                                                                                 capsys):
+    """Broker 1 holds a kept replica of t-0 and a replica t-1 is removing, then stops. The
+    reassignment report names it (its unreachable row, a warning, counted, exit 1), and says
+    which side of each partition it is on: t-0 waits for it; t-1 lacks one of its sources. It
+    was left out without a word (exit 0), and both partitions said "copying". Both engines."""
+    from kadmin.backends import open_backend
+    from kadmin.config import ConnectionSettings
+    from kadmin.model import DOWN_ERROR, AlterOp, Assignment, ConfigChange, ConfigResource, ConfigResourceType
+    from tests.support.cli import await_broker_gone, kadmin
+
+    sb = sandbox_factory(brokers=4, log_dirs=1)
+    sb.create_topic("t", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=MiB)
+    rates = [ConfigChange(ConfigResource(ConfigResourceType.BROKER, str(b)), name, AlterOp.SET, "1")
+             for b in range(4) for name in ("leader.replication.throttled.rate", "follower.replication.throttled.rate")]
+    topic = ConfigResource(ConfigResourceType.TOPIC, "t")
+    lists = [ConfigChange(topic, "leader.replication.throttled.replicas", AlterOp.SET, "0:0,0:1,1:1,1:2"),
+             ConfigChange(topic, "follower.replication.throttled.replicas", AlterOp.SET, "0:2,1:3,1:0")]
+    settings = ConnectionSettings(bootstrap_servers=sb.bootstrap, timeout=10)
+    backend = open_backend(settings, read_only=False)
+    try:
+        backend.incremental_alter_configs(rates + lists)
+        backend.reassign_partitions([Assignment("t", 0, (2, 1)), Assignment("t", 1, (3, 0))])
+    finally:
+        backend.close()
+    sb.faults.broker_stop(1)
+    await_broker_gone(lambda: open_backend(settings, read_only=True), 1)
+    fleet = tmp_path / "fleet.toml"
+    fleet.write_text(f'[[clusters]]\nname = "east"\nbootstrap_server = "{sb.bootstrap}"\ntimeout = "5s"\n')
+
+    documents = []
+    for engine in ([], ["--spark", "--spark-master", MASTER]):
+        code, out, err = kadmin(capsys, "reassign", "list", "--fleet", str(fleet), "-o", "json", *engine)
+        assert code == 1, err
+        assert err.splitlines() == [
+            f"kadmin: warning: cluster east broker 1 could not be read (live): {DOWN_ERROR}",
+            "kadmin: error: the report is incomplete: 1 broker could not be read "
+            "(named above, and in the unreachable report)",
+        ]
+        reports = {r["name"]: r["rows"] for r in json.loads(out)["reports"]}
+        assert [(r["partition"], r["adding"], r["removing"], r["status"], r["progressed"])
+                for r in reports["reassignment_status"]] == [
+            (0, [2], [0], "target broker unreachable", False),
+            (1, [0, 3], [1, 2], "source broker unreachable", None),
+        ]
+        assert reports["unreachable"] == [{"cluster": "east", "broker": 1, "source": "live", "error": DOWN_ERROR}]
+        for row in reports["reassignment_status"]:  # still copying at 1 byte/s from broker 0
+            row.pop("adding_size")
+        documents.append(reports)
+    assert documents[0] == documents[1]

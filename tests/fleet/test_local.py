@@ -84,6 +84,48 @@ def test_reassignments_that_have_not_progressed_come_first(tmp_path):
     ]
 
 
+def north_live(tmp_path):
+    """"north" read live: broker 4 is down (not among the brokers the cluster lists)."""
+    from tests.fleet.fakes import FakeOpener
+
+    up = fx.log_dirs_doc(*(b for b in fx.NORTH_LOG_DIRS["brokers"] if b["broker"] != 4))
+    fleet = tmp_path / "fleet.toml"
+    fleet.write_text('[[clusters]]\nname = "north"\nbootstrap_server = "127.0.0.1:9"\n')
+    return str(fleet), FakeOpener({"north": (up, fx.REASSIGN_NORTH["reassignments"])})
+
+
+def test_a_down_broker_of_a_moving_partition_is_named_with_the_partitions_it_holds(tmp_path):
+    """Broker 4 of "north" is down and holds a replica of three partitions being moved, none of
+    them as an adding one. The report names it (its unreachable row: incomplete, exit 1), and
+    each of its partitions says which side it is on, where they said "copying" (or "finishing")
+    from the replicas that were read, and live collection left the broker out (exit 0): the
+    partition that keeps it waits for it; the one removing it, its only source, cannot say how
+    much is to copy; the one only removing it finishes without it."""
+    from kadmin.fleet.report import unread_line
+    from kadmin.model import DOWN_ERROR
+
+    fleet, opener = north_live(tmp_path)
+    for source, request in (
+        ("north.log-dirs.json", FleetRequest("reassign", from_dir=str(fx.reassign_down_fleet(tmp_path / "from")))),
+        ("live", FleetRequest("reassign", fleet=fleet)),
+    ):
+        reports = by_name(build_reports(request, opener=opener))
+        rows = [(r["partition"], r["status"], r["progressed"], r["source_size"], r["adding_size"])
+                for r in reports["reassignment_status"]]
+        assert rows == [
+            (0, "target broker unreachable", False, 8 * GB, 1 * GB),
+            (1, "source broker unreachable", None, None, 0),
+            (3, "copying", True, 4 * GB, 1 * GB),
+            (2, "finishing", True, 1 * GB, None),
+        ], source
+        assert reports["reassignment_summary"] == [
+            {"cluster": "north", "ongoing": 4, "not_progressed": 1, "adding_replicas": 3, "removing_replicas": 3},
+        ]
+        assert reports["unreachable"] == [{"cluster": "north", "broker": 4, "source": source, "error": DOWN_ERROR}]
+        assert unread_line(tuple(r.values()) for r in reports["unreachable"]).startswith(
+            "the report is incomplete: 1 broker could not be read")
+
+
 def test_leftover_and_stale_throttles(tmp_path):
     reports = by_name(build_reports(FleetRequest("throttle", from_dir=str(fx.throttle_fleet(tmp_path)))))
     states = {(r["cluster"], r["entity"], r["config"].split(".")[0]): r["state"] for r in reports["throttle_state"]}

@@ -116,6 +116,20 @@ def test_live_fleet_with_an_unreachable_cluster(spark, tmp_path):
             assert live_rows[(row[1], row[2])] == row
 
 
+def test_a_down_broker_of_a_moving_partition_is_named_on_spark_too(spark, tmp_path):
+    """The same rows as plain Python, read from files and live (tests/fleet/test_local.py)."""
+    from tests.fleet.test_local import north_live
+
+    fleet, opener = north_live(tmp_path)
+    assert_same(*both("reassign", spark, from_dir=str(fx.reassign_down_fleet(tmp_path / "from"))))
+    local = build_reports(FleetRequest("reassign", fleet=fleet), opener=opener)
+    on_spark = build_reports(FleetRequest("reassign", spark=True, spark_master=MASTER, fleet=fleet), opener=opener)
+    assert_same(local, on_spark)
+    by = {r.name: r for r in on_spark}
+    assert [r[8] for r in by["reassignment_status"].rows][:2] == ["target broker unreachable", "source broker unreachable"]
+    assert [r[:2] for r in by["unreachable"].rows] == [("north", 4)]
+
+
 def general_path(spark, directory, top):
     """The log-dirs reports through the Spark engine's queries over the loaded tables."""
     from kadmin.fleet import spark as engine
