@@ -521,6 +521,35 @@ def _revert(cluster: Cluster, p: PartitionState) -> None:
         listener.reassignment_completed(p.tp)
 
 
+def resume_partition(
+    cluster: Cluster,
+    p: PartitionState,
+    *,
+    leader: int,
+    isr: list[int],
+    leader_epoch: int,
+    adding: list[int],
+    removing: list[int],
+) -> None:
+    """ZooKeeper mode: a controller taking over reads a partition's state from its znodes
+    (KafkaController.initializeControllerContext: the replicas with their adding and removing
+    ones, leader, ISR and leader epoch) and carries on from there. A leader that is not back
+    is replaced by an election, a new epoch (OfflinePartition -> OnlinePartition); a
+    reassignment in flight is resumed (initializePartitionReassignments, onPartitionReassignment):
+    completed if the ISR already holds its target, else the epoch moves on (step A1)."""
+    p.leader_epoch = max(p.leader_epoch, leader_epoch)
+    p.adding = [b for b in adding if b in p.replicas]
+    p.removing = [b for b in removing if b in p.replicas]
+    p.isr = [b for b in isr if b in p.replicas] or p.isr
+    if leader in p.isr and cluster.replica_online(p.tp, leader):
+        p.leader = leader
+    else:
+        p.leader = elect(cluster, p)
+        _bump(cluster, p, True)
+    if p.reassigning and not maybe_complete_reassignment(cluster, p):
+        _bump(cluster, p, True)
+
+
 # --- brokers and directories ---
 
 

@@ -75,6 +75,13 @@ def topic_id_of(text: object) -> uuid.UUID | None:
         return None
 
 
+def _brokers(value: object) -> list[int]:
+    """A list of broker ids as a znode holds it; anything else is none."""
+    if not isinstance(value, list):
+        return []
+    return [int(b) for b in value if isinstance(b, int) and not isinstance(b, bool)]
+
+
 class ZooKeeperMode:
     def __init__(self, engine, connect: str):
         self.engine = engine
@@ -209,16 +216,30 @@ class ZooKeeperMode:
 
     def _load_existing(self) -> None:
         """Topics and configs already in ZooKeeper become part of the model (sizes start at 0),
-        each keeping the topic id its znode holds."""
+        each keeping the topic id its znode holds; partitions carry on from the state their
+        znodes hold (leader epochs, reassignments in flight), as a new controller does."""
         cluster = self.engine.cluster
         for name in self.zk.get_children("/brokers/topics"):
             data, _ = self.zk.get(f"/brokers/topics/{name}")
             doc = json.loads(data)
             parts = doc.get("partitions", {})
-            controller.create_topic(
+            topic = controller.create_topic(
                 cluster, name, {int(p): r for p, r in parts.items()}, topic_id=topic_id_of(doc.get("topic_id"))
             )
             self._created.add(f"/brokers/topics/{name}")
+            for index, p in sorted(topic.partitions.items()):
+                state = self._read_state(f"/brokers/topics/{name}/partitions/{index}/state")
+                if state is None:
+                    continue
+                controller.resume_partition(
+                    cluster,
+                    p,
+                    leader=state["leader"],
+                    isr=state["isr"],
+                    leader_epoch=state["leader_epoch"],
+                    adding=_brokers((doc.get("adding_replicas") or {}).get(str(index))),
+                    removing=_brokers((doc.get("removing_replicas") or {}).get(str(index))),
+                )
         for name in self.zk.get_children("/config/topics"):
             if name in cluster.topics:
                 cluster.topics[name].configs = self._read_config(f"/config/topics/{name}")
@@ -226,6 +247,17 @@ class ZooKeeperMode:
             key = "" if name == "<default>" else name
             cluster.broker_configs[key] = self._read_config(f"/config/brokers/{name}")
         self._seen_changes.update(self.zk.get_children(CHANGES))
+
+    def _read_state(self, path: str) -> dict | None:
+        """A partition's state znode (leader, isr, leader_epoch), None when missing or unreadable."""
+        from kazoo.exceptions import NoNodeError
+
+        try:
+            data, _ = self.zk.get(path)
+            doc = json.loads(data)
+            return {"leader": int(doc["leader"]), "isr": _brokers(doc["isr"]), "leader_epoch": int(doc["leader_epoch"])}
+        except (NoNodeError, ValueError, KeyError, TypeError):
+            return None
 
     def _mark_all_dirty(self) -> None:
         for p in self.engine.cluster.all_partitions():

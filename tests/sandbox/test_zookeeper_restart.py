@@ -116,3 +116,46 @@ def test_a_foreground_restart_says_so_too(state_dir, zk_connect):  # noqa: F811
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0
+
+
+def test_a_restart_carries_on_from_the_partition_state_in_zookeeper(sandbox_factory, zk_connect, zk):  # noqa: F811
+    """Leader epochs and a reassignment in flight survive the restart, as Kafka's controller
+    reads them back from the znodes (initializeControllerContext) and resumes the reassignment.
+    The restarted sandbox started over: epochs from 0 (going backwards in ZooKeeper) and the
+    reassignment's replicas [2, 1, 0] kept as the partition's for good (adding/removing lost)."""
+    from kafka import TopicPartition
+
+    from tests.sandbox.clients import kafka_python
+
+    first = sandbox_factory(brokers=3, zookeeper=zk_connect, manual_clock=True, bandwidth=2**20)
+    first.create_topic("t", assignment={0: [0, 1], 1: [1, 0]}, size_bytes=10 * 2**20)
+    first.faults.broker_stop(0)  # leadership of t-0 moves to 1 and back: a few epochs
+    first.faults.broker_start(0)
+    first.clock.advance(1)
+    zk.create("/admin/preferred_replica_election", json.dumps({"partitions": [{"topic": "t", "partition": 0}]}).encode())
+    first.settle()
+    with kafka_python(first) as admin:
+        admin.alter_partition_reassignments({TopicPartition("t", 1): [2, 1]})
+    first.settle()
+    first.clock.advance(1)  # one of ten MiB copied
+    before = first.snapshot()
+    assert before.partition("t", 1).reassigning and before.partition("t", 0).leader == 0
+    epochs = {i: before.partition("t", i).leader_epoch for i in (0, 1)}
+    assert epochs[0] >= 2
+    first.stop()
+    topic = json.loads(zk.get("/brokers/topics/t")[0])
+    assert (topic["adding_replicas"], topic["removing_replicas"]) == ({"1": [2]}, {"1": [0]})
+
+    again = sandbox_factory(brokers=3, zookeeper=zk_connect, manual_clock=True, bandwidth=2**20)
+    again.settle()
+    snap = again.snapshot()
+    assert (snap.partition("t", 0).leader, snap.partition("t", 0).leader_epoch) == (0, epochs[0])
+    moving = snap.partition("t", 1)
+    assert (moving.replicas, moving.adding, moving.removing) == ((2, 1, 0), (2,), (0,))
+    assert moving.leader_epoch > epochs[1]  # resumed: step A1 moves the epoch on
+    state = json.loads(zk.get("/brokers/topics/t/partitions/0/state")[0])
+    assert state["leader_epoch"] == epochs[0]
+    again.clock.advance(1)  # the restarted brokers' logs start empty: caught up at once
+    done = again.snapshot().partition("t", 1)
+    assert (done.replicas, done.reassigning) == ((2, 1), False)
+    poll(lambda: json.loads(zk.get("/brokers/topics/t")[0])["partitions"]["1"] == [2, 1])
