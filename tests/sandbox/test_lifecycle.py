@@ -362,3 +362,30 @@ def test_retention_bytes_keeps_a_growing_log_at_its_limit(sandbox_factory):
     snap = sb.snapshot()
     assert [snap.replica("t", 0, b).size for b in (0, 1)] == [12 * MiB] * 2
     assert snap.replica("u", 0, 0).size == 16 * MiB  # no limit: it keeps growing
+
+
+def test_a_broker_restart_keeps_epochs_a_reassignment_and_a_log_dir_move_in_flight(sandbox_factory):
+    """Broker 1 stops and starts mid-move: its future replica is on disk and resumes where it
+    stopped, the reassignment goes on, leader epochs only move forward (a guard: the fault path
+    has kept them all along; the whole-sandbox restart is tests/sandbox/test_zookeeper_restart.py)."""
+    from kafka.errors import NoError
+
+    sb = sandbox_factory(brokers=4, manual_clock=True, bandwidth=MiB)
+    sb.create_topic("t", assignment={0: [0, 1], 1: [1, 0]}, size_bytes=10 * MiB, log_dirs={(1, 1): D0})
+    _reassign(sb, {("t", 0): [2, 3]})
+    with kafka_python(sb) as admin:
+        assert list(admin.alter_replica_log_dirs({("t", 1, 1): D1}).values()) == [NoError]
+    sb.clock.advance(2)
+    before = sb.snapshot()
+    _, future = before.future_replica("t", 1, 1)
+    assert 0 < future.size < 10 * MiB and before.partition("t", 0).reassigning
+    sb.faults.broker_stop(1)
+    sb.faults.broker_start(1)
+    after = sb.snapshot()
+    assert after.future_replica("t", 1, 1) == (D1, future)
+    assert after.partition("t", 0).adding == (2, 3)
+    assert after.partition("t", 1).leader_epoch > before.partition("t", 1).leader_epoch
+    sb.clock.advance(20)
+    done = sb.snapshot()
+    assert done.replica_dir("t", 1, 1) == D1 and done.future_replica("t", 1, 1) is None
+    assert done.partition("t", 0).replicas == (2, 3)
