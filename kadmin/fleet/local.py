@@ -295,12 +295,17 @@ def throttle_state(cluster: str, f: dict) -> list[tuple]:
 
     leftover: nothing moves in the cluster (no reassignment, no future replica), so no throttle
     is needed there; stale: something moves, but not what this throttle is for (or the source
-    said so); needed: a move uses it; unknown: the cluster's reassignments were not read.
+    said so); needed: a move uses it; unknown: the cluster's reassignments were not read, or
+    the log directories of the broker a log-dir rate paces (a down broker's moves resume when it
+    restarts). A cluster with a broker (or file) that could not be read is never one where
+    nothing moves: what that broker moves is not known.
     """
     knows_moves = "reassign" in f["kinds"]
     moving_topics = {r[1] for r in f["reassignments"]}
     moving_brokers = {b for r in f["reassignments"] for b in r[3]}
-    nothing_moves = knows_moves and not f["reassignments"] and not f["future_brokers"]
+    unread = f["unreachable"]
+    nothing_moves = knows_moves and not f["reassignments"] and not f["future_brokers"] and not unread
+    seen_moving = bool(f["reassignments"] or f["future_brokers"])
     out = []
     for _c, resource, entity, config, value, plan, stale in f["throttles"]:
         if nothing_moves:
@@ -314,9 +319,13 @@ def throttle_state(cluster: str, f: dict) -> list[tuple]:
             if resource == "topic":
                 state = "needed" if entity in moving_topics else "stale"
             elif entity == "<default>":
-                state = "needed"
+                state = "needed" if seen_moving else "unknown"
             elif config == "replica.alter.log.dirs.io.max.bytes.per.second":
-                state = "needed" if entity.isdigit() and int(entity) in f["future_brokers"] else "stale"
+                broker = int(entity) if entity.isdigit() else None
+                if broker in f["future_brokers"]:
+                    state = "needed"
+                else:
+                    state = "unknown" if None in unread or broker in unread else "stale"
             else:
                 state = "needed" if entity.isdigit() and int(entity) in moving_brokers else "stale"
         out.append((cluster, resource, entity, config, value, plan, state))

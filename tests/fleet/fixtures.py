@@ -136,6 +136,26 @@ def reassign_down_fleet(directory: Path) -> Path:
     return write(directory, {"north.json": REASSIGN_NORTH, "north.log-dirs.json": NORTH_LOG_DIRS})
 
 
+# Throttles in "north" (NORTH_LOG_DIRS: broker 4 down, no future replica on the others) with no
+# reassignment: a log-dir rate on broker 4 may pace its moves when it restarts (unknown), one on
+# broker 1 paces nothing (stale), as its leader rate (stale); the default log-dir rate: unknown.
+# In "wide" the log-dirs result cannot be read: no broker's log-dir moves are known.
+THROTTLE_NORTH = {"throttles": [
+    {"resource": "broker", "entity": "4", "config": "replica.alter.log.dirs.io.max.bytes.per.second", "value": "500"},
+    {"resource": "broker", "entity": "1", "config": "replica.alter.log.dirs.io.max.bytes.per.second", "value": "500"},
+    {"resource": "broker", "entity": "1", "config": "leader.replication.throttled.rate", "value": "9"},
+    {"resource": "broker", "entity": "<default>", "config": "replica.alter.log.dirs.io.max.bytes.per.second",
+     "value": "7"},
+]}
+
+
+def throttle_down_fleet(directory: Path) -> Path:
+    return write(directory, {
+        "north.json": THROTTLE_NORTH, "north.reassign-list.json": REASSIGN_WEST, "north.log-dirs.json": NORTH_LOG_DIRS,
+        "wide.json": THROTTLE_NORTH, "wide.reassign-list.json": REASSIGN_WEST, "wide.log-dirs.json": "{not json",
+    })
+
+
 def throttle_fleet(directory: Path) -> Path:
     return write(directory, {
         "east.json": THROTTLE_EAST, "east.reassign-list.json": REASSIGN_EAST, "east.log-dirs.json": EAST,

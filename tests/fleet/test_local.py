@@ -126,6 +126,26 @@ def test_a_down_broker_of_a_moving_partition_is_named_with_the_partitions_it_hol
             "the report is incomplete: 1 broker could not be read")
 
 
+def test_a_throttle_a_down_or_unread_broker_may_need_is_not_leftover(tmp_path):
+    """Nothing is being reassigned, and the brokers that were read move nothing between their
+    directories, but broker 4 of "north" is down (and no log-dirs result of "wide" could be
+    read): what they move is not known, so no throttle there is "leftover" (safe to remove, as
+    the report said of all four); a log-dir rate is unknown where its broker was not read."""
+    reports = by_name(build_reports(FleetRequest("throttle", from_dir=str(fx.throttle_down_fleet(tmp_path)))))
+    states = {(r["cluster"], r["entity"], r["config"].split(".")[0]): r["state"] for r in reports["throttle_state"]}
+    assert states == {
+        ("north", "4", "replica"): "unknown",
+        ("north", "1", "replica"): "stale",
+        ("north", "1", "leader"): "stale",
+        ("north", "<default>", "replica"): "unknown",
+        ("wide", "4", "replica"): "unknown",
+        ("wide", "1", "replica"): "unknown",
+        ("wide", "1", "leader"): "stale",
+        ("wide", "<default>", "replica"): "unknown",
+    }
+    assert [(r["cluster"], r["broker"]) for r in reports["unreachable"]] == [("north", 4), ("wide", None)]
+
+
 def test_leftover_and_stale_throttles(tmp_path):
     reports = by_name(build_reports(FleetRequest("throttle", from_dir=str(fx.throttle_fleet(tmp_path)))))
     states = {(r["cluster"], r["entity"], r["config"].split(".")[0]): r["state"] for r in reports["throttle_state"]}

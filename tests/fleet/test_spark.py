@@ -128,6 +128,7 @@ def test_a_down_broker_of_a_moving_partition_is_named_on_spark_too(spark, tmp_pa
     by = {r.name: r for r in on_spark}
     assert [r[8] for r in by["reassignment_status"].rows][:2] == ["target broker unreachable", "source broker unreachable"]
     assert [r[:2] for r in by["unreachable"].rows] == [("north", 4)]
+    assert_same(*both("throttle", spark, from_dir=str(fx.throttle_down_fleet(tmp_path / "throttle"))))
 
 
 def general_path(spark, directory, top):
