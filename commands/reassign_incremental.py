@@ -116,6 +116,7 @@ def _run_locked(params, opener, prepared, state_path) -> None:
             assert saved is not None  # resuming means a saved state
             check_rollback_path(request.rollback_path)
             before = assignment_before(saved)
+        fresh = None  # a resumed run goes on with the steps its state keeps
         if not resuming:
             view = read_cluster(backend, prepared.parsed, records)
             # validates (ZooKeeper with /admin/reassign_partitions there too: a resumed run waits for
@@ -124,7 +125,7 @@ def _run_locked(params, opener, prepared, state_path) -> None:
             for warning in xplan.warnings:
                 render.warn(warning)
             # what run_incremental refuses before its first step, and the rollback file
-            fresh = fresh_start(plan, view, xplan, params.limits, request.rollback_path)
+            fresh = fresh_start(backend, plan, view, xplan, params.limits, request.rollback_path)
             done, steps = fresh.done, fresh.steps
             if control is not None and not done:  # a down broker given no rate: before any change
                 warn_down(control, steps, view.cluster)
@@ -172,6 +173,7 @@ def _run_locked(params, opener, prepared, state_path) -> None:
                     throttle=control,
                     rollback_file=str(Path(request.rollback_path).absolute()) if write_rollback else None,
                     checked=checked,
+                    fresh=fresh,  # planned once: the steps checked above are the run's
                 )
             except KeyboardInterrupt:
                 click.echo(

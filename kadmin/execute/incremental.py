@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kadmin.backends.base import Backend, Capability
-from kadmin.errors import ClusterError, KadminError
+from kadmin.errors import ClusterError
 from kadmin.execute import state_file
 from kadmin.execute.changes import describe
 from kadmin.execute.clock import Clock, SystemClock  # also re-exported for callers
@@ -35,6 +35,7 @@ from kadmin.execute.incremental_batches import next_steps, refused_error, send_b
 from kadmin.execute.incremental_log_dirs import finish_after_last_step, not_in_place, send_before_first_batch
 from kadmin.execute.incremental_progress import ByteCount, Progress
 from kadmin.execute.incremental_resume import (
+    FreshStart,
     Preflight,
     first_steps,
     fresh_state,
@@ -47,8 +48,6 @@ from kadmin.execute.state_file import IncrementalState
 from kadmin.execute.step_throttles import ThrottleControl, left_with
 from kadmin.model import (
     ConfigChange,
-    ConfigResource,
-    ConfigResourceType,
     PartitionReassignment,
     PartitionState,
     ReassignmentPlan,
@@ -119,6 +118,7 @@ def run_incremental(
     pickup_grace: float = 30.0,
     read_retries: int = 30,
     checked: Preflight | None = None,
+    fresh: FreshStart | None = None,
 ) -> IncrementalResult:
     """Run ``plan`` in steps under ``limits`` until every partition is at its target.
 
@@ -129,7 +129,9 @@ def run_incremental(
     with a fresh run's ``refuse_partitions_moving`` made against the cluster it read (None:
     both are done here). Raises UsageError for a state file of another plan, ClusterError when the cluster refuses
     a step or a directory, or a partition was changed by someone else (the state file is saved
-    first, so fixing the cause and running again resumes).
+    first, so fixing the cause and running again resumes). ``fresh``: a fresh run's steps as the
+    caller planned them (``fresh_start``) against the partitions it read, so a run is planned
+    once (None: planned here, unless resumed).
     """
     return _Run(
         backend,
@@ -146,6 +148,7 @@ def run_incremental(
         read_retries,
         rollback_file,
         checked,
+        fresh,
     ).run()
 
 
@@ -166,8 +169,10 @@ class _Run:
         read_retries,
         rollback_file=None,
         checked=None,
+        fresh=None,
     ):
         self.checked: Preflight | None = checked
+        self.fresh: FreshStart | None = fresh
         self.rollback_file: str | None = rollback_file
         self.backend: Backend = backend
         self.plan: ReassignmentPlan = plan
@@ -272,7 +277,10 @@ class _Run:
             return self.state, True
         if self.checked is None:  # else the caller refused it against the cluster it read
             refuse_partitions_moving(self.plan, self._ongoing())
-        steps = first_steps(self.plan, partitions, self.limits, self._topic_configs())
+        if self.fresh is not None:  # planned by the caller, against the cluster it read
+            steps, partitions = self.fresh.steps, self.fresh.partitions
+        else:
+            steps = first_steps(self.backend, self.plan, partitions, self.limits)
         self.state = fresh_state(
             checked.fingerprint, self.plan, partitions, steps, self.limits, self.plan_file, self.rollback_file
         )
@@ -402,15 +410,6 @@ class _Run:
                     raise
                 self.reporter.note(f"reading the cluster failed ({e}); retrying")
                 self.clock.sleep(self.poll_interval)
-
-    def _topic_configs(self) -> Mapping[ConfigResource, Mapping]:
-        """DescribeConfigs of the plan's topics, for their min.insync.replicas (none when it fails)."""
-        try:
-            return self.backend.describe_configs(
-                [ConfigResource(ConfigResourceType.TOPIC, t) for t in self.plan.topics]
-            )
-        except KadminError:
-            return {}
 
     def _progress(self) -> Progress:
         now = self.clock.now()

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from kadmin.errors import ReassignmentInProgress, UsageError
+from kadmin.errors import KadminError, ReassignmentInProgress, UsageError
 from kadmin.execute import state_file
 from kadmin.execute.plan_of_changes import ClusterView, ExecutionPlan
 from kadmin.execute.preamble import ChangeWatch, RollbackFile, check_rollback_path
@@ -138,35 +138,50 @@ def fresh_state(
 
 
 def first_steps(
+    backend,
     plan: ReassignmentPlan,
     partitions: Mapping[TopicPartition, PartitionState],
     limits: Limits,
-    configs: Mapping[ConfigResource, Mapping],
 ) -> dict[TopicPartition, tuple[Step, ...]]:
-    """The KIP-435 steps of a fresh run, from the cluster as it is now (``configs``: the
-    DescribeConfigs answers of the plan's topics, for their min.insync.replicas)."""
-    return plan_steps(plan, partitions, limits.max_parallel_replicas, min_insync_of(configs))
+    """The KIP-435 steps of a fresh run, from the cluster as it is now (``partitions``), planned
+    once per run: the steps ``--dry-run`` shows are the steps the run sends. Reads the
+    min.insync.replicas of the plan's topics (one DescribeConfigs; the default where it fails)."""
+    return plan_steps(plan, partitions, limits.max_parallel_replicas, min_insync_of(_min_insync_configs(backend, plan)))
+
+
+def _min_insync_configs(backend, plan: ReassignmentPlan) -> Mapping[ConfigResource, Mapping]:
+    """DescribeConfigs of the plan's topics, min.insync.replicas only (none when it fails)."""
+    try:
+        return backend.describe_configs(
+            [ConfigResource(ConfigResourceType.TOPIC, t) for t in plan.topics], keys=(MIN_INSYNC,)
+        )
+    except KadminError:
+        return {}
 
 
 @dataclass(frozen=True)
 class FreshStart:
-    """A fresh run, checked against the cluster as read before anything changes."""
+    """A fresh run, checked and planned against the cluster as read before anything changes."""
 
     done: bool  # every partition already has its planned replicas and none is moving: nothing to run
-    steps: dict[TopicPartition, tuple[Step, ...]]
+    steps: dict[TopicPartition, tuple[Step, ...]]  # every partition's; all empty when done
+    partitions: Mapping[TopicPartition, PartitionState]  # as read, what the steps start from
 
 
 def fresh_start(
-    plan: ReassignmentPlan, view: ClusterView, xplan: ExecutionPlan, limits: Limits, rollback_path: str
+    backend, plan: ReassignmentPlan, view: ClusterView, xplan: ExecutionPlan, limits: Limits, rollback_path: str
 ) -> FreshStart:
     """What a fresh run refuses before its first step (a partition already moving, a rollback
-    file that cannot be written), unless there is nothing to do, and its steps. ``xplan``: the
-    plan validated as a plain run validates it."""
+    file that cannot be written), unless there is nothing to do, and its steps (``first_steps``:
+    the run takes them from here, ``run_incremental(fresh=...)``). ``xplan``: the plan validated
+    as a plain run validates it, against ``view``."""
+    partitions = view.cluster.partitions
     done = xplan.nothing_to_change and not any(a.tp in view.ongoing for a in plan.partitions)
-    if not done:
-        refuse_partitions_moving(plan, view.ongoing)
-        check_rollback_path(rollback_path)
-    return FreshStart(done, first_steps(plan, view.cluster.partitions, limits, view.configs))
+    if done:
+        return FreshStart(True, {a.tp: () for a in plan.partitions}, partitions)  # no configs read
+    refuse_partitions_moving(plan, view.ongoing)
+    check_rollback_path(rollback_path)
+    return FreshStart(False, first_steps(backend, plan, partitions, limits), partitions)
 
 
 def recorded_rollback(checked: Preflight) -> str | None:

@@ -595,3 +595,56 @@ def test_a_fresh_run_checks_its_state_and_the_moving_partitions_once(sb, tmp_pat
     names = [name for _, name, _ in sb.requests]
     first = names.index("AlterPartitionReassignments")
     assert names[:first].count("ListPartitionReassignments") == 2  # the plan's check, then where each step is
+
+
+def test_a_fresh_run_plans_its_steps_once(sb, tmp_path, capsys, records, monkeypatch):
+    """The steps the command checked before any change are the run's: planned once, from one
+    read of the topics' min.insync.replicas (the run used to plan again, reading them again)."""
+    from kadmin.execute import incremental_resume
+    from kadmin.model import ConfigResourceType
+
+    planned, asked = [], []
+    plan_steps = incremental_resume.plan_steps
+    monkeypatch.setattr(incremental_resume, "plan_steps", lambda *a: planned.append(a) or plan_steps(*a))
+    from kadmin.backends.admin import AdminBackend
+
+    describe = AdminBackend.describe_configs
+    monkeypatch.setattr(AdminBackend, "describe_configs",
+                        lambda self, resources, keys=None: asked.append((list(resources), keys))
+                        or describe(self, resources, keys))
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", write_plan(tmp_path, PLAN),
+                            "--incremental", "--bootstrap-server", sb.bootstrap, "--state-file",
+                            str(tmp_path / "state.json"), "--rollback-file", str(tmp_path / "rb.json"))
+    assert code == 0, err
+    assert len(planned) == 1
+    min_insync = [keys for resources, keys in asked
+                  if any(r.type == ConfigResourceType.TOPIC for r in resources)
+                  and (keys is None or "min.insync.replicas" in keys)]
+    assert len(min_insync) == 1
+
+
+def test_the_run_sends_the_steps_its_dry_run_showed_under_min_insync_replicas(sandbox_factory, tmp_path, capsys,  # noqa: F811
+                                                                            monkeypatch):
+    """Two of three replicas down and min.insync.replicas=3: the first step adds both new
+    replicas at once, so the partition takes writes again as soon as it can. --dry-run shows
+    that step, and the run sends it (the dry run planned as if min.insync.replicas were 1)."""
+    from kadmin.execute import incremental
+
+    sb = sandbox_factory(brokers=5, log_dirs=1, speed=40.0)
+    sb.create_topic("foo", assignment={0: [0, 1, 2]}, size_bytes=20 * MB, configs={"min.insync.replicas": "3"})
+    sb.faults.broker_stop(1)
+    sb.faults.broker_stop(2)
+    sb.wait_for(lambda snap: snap.partition("foo", 0).isr == (0,), timeout=30)
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [0, 3, 4]}])
+    args = ["reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--bootstrap-server", sb.bootstrap]
+    code, out, err = kadmin(capsys, *args, "--dry-run", "--output", "json")
+    assert code == 0, err
+    previewed = [[s["replicas"] for s in batch] for batch in json.loads(out)["batches"]]
+    assert previewed == [[[0, 3, 4, 2]], [[0, 3, 4]]]
+    monkeypatch.setattr(incremental._Run, "_save", _interrupt_after_first_batch(incremental._Run._save))
+    code, out, err = kadmin(capsys, *args, "--state-file", str(tmp_path / "state.json"),
+                            "--rollback-file", str(tmp_path / "rb.json"))
+    assert code == 130, err
+    saved = state_file.load(tmp_path / "state.json")
+    assert [[list(s.after)] for p in saved.partitions.values() for s in p.steps] == previewed
+    assert sb.snapshot().partition("foo", 0).replicas[:3] == (0, 3, 4)  # the step sent: both added at once
