@@ -34,7 +34,7 @@ from kadmin.throttling.needs import (
     brokers_for_moves,
     current_throttles,
     lists_for_moves,
-    log_dir_rate_brokers,
+    log_dir_move_brokers,
     move_map,
     rate_targets,
     settable_brokers,
@@ -159,8 +159,10 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
     # replicas off a dead broker is the commonest reason to reassign) takes none, and is named.
     rate_brokers, down = rate_targets(copied_between, cluster, down_configurable=view.down_configurable)
     log_dir_brokers, down_log_dir = rate_targets(
-        # Only brokers a move is sent to: a repeated execute sets nothing where nothing moves.
-        log_dir_rate_brokers(plan) & {m.replica.broker for m in moves} if request.log_dir_throttle is not None else (),
+        # Brokers a move is sent to, and those where one of the plan's moves still runs: the new
+        # rate paces it (`--additional` changes a running plan's throttle, as Kafka's tool does).
+        # A repeated execute sets nothing where nothing moves any more.
+        log_dir_move_brokers(plan, view.log_dirs) if request.log_dir_throttle is not None else (),
         cluster,
         down_configurable=view.down_configurable,
     )
