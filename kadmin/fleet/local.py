@@ -254,8 +254,8 @@ def reassignment_status(cluster: str, f: dict) -> list[tuple]:
             status = "finishing"
         elif any(b in unread for b in removing):
             status = "source broker unreachable"
-        elif adding_size is None:
-            status = "unknown"
+        elif adding_size is None or (adding_size == 0 and source_size is None):
+            status = "unknown"  # nothing added yet, and no source read: nothing says it has begun
         elif adding_size == 0 and (source_size or 0) > 0:
             status = "not started"
         elif source_size is not None and adding_size >= source_size:

@@ -126,6 +126,18 @@ def test_a_down_broker_of_a_moving_partition_is_named_with_the_partitions_it_hol
             "the report is incomplete: 1 broker could not be read")
 
 
+def test_a_move_nothing_has_reached_whose_source_was_not_read_is_unknown_not_copying(tmp_path):
+    """A log-dirs result of the adding broker alone (log-dirs describe --broker-list 3): it
+    holds nothing yet, and the source's size is not known; it was "copying" (progressed)."""
+    only_3 = fx.log_dirs_doc(*(b for b in fx.NORTH_LOG_DIRS["brokers"] if b["broker"] == 3))
+    moving = {"reassignments": [{"topic": "orders", "partition": 1, "replicas": [3, 2], "adding": [3], "removing": [2]}]}
+    fx.write(tmp_path, {"north.json": moving, "north.log-dirs.json": only_3})
+    reports = by_name(build_reports(FleetRequest("reassign", from_dir=str(tmp_path))))
+    assert [(r["status"], r["progressed"], r["source_size"], r["adding_size"]) for r in reports["reassignment_status"]] == [
+        ("unknown", None, None, 0),
+    ]
+
+
 def test_a_throttle_a_down_or_unread_broker_may_need_is_not_leftover(tmp_path):
     """Nothing is being reassigned, and the brokers that were read move nothing between their
     directories, but broker 4 of "north" is down (and no log-dirs result of "wide" could be
