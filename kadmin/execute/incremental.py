@@ -243,6 +243,7 @@ class _Run:
                 poll_interval=self.poll_interval,
                 note_interval=self.progress_interval,
                 state_path=self.path,
+                live=self.live,  # as the last look read them: read again only when a broker is missed
                 looked=self._dirs_looked,
             )
 

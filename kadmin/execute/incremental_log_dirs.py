@@ -101,6 +101,7 @@ def finish_after_last_step(
     poll_interval: float,
     note_interval: float,
     state_path: Path,
+    live: Collection[int],
     looked: Callable[[Mapping[TopicPartitionReplica, ReplicaLogDir | None]], None] | None = None,
 ) -> None:
     """After the last step: every replica of ``targets`` is sent to its directory again unless it
@@ -109,17 +110,26 @@ def finish_after_last_step(
     a broker restarts; ``note`` says how many are left at most every ``note_interval``. When
     only replicas of brokers that are down or do not answer are left (UNSEEN_SAMPLES looks in a
     row), ConnectionFailed names them: the same command, run again once they are back, places
-    them. ``looked`` is given what is left after every look (the progress figures)."""
+    them. ``looked`` is given what is left after every look (the progress figures).
+
+    ``live``: the brokers running when the wait begins (the run's last read). The brokers are
+    read again only for a look after one that did not see every replica: a broker down then,
+    or not answering, may be back; one that goes down while every replica is seen is noticed
+    all the same, its DescribeLogDirs unanswered, and left out from the next look on."""
     first_try = clock.now()
     last_note = None
     only_unseen = 0
+    brokers, afresh = set(live), False
     while True:
-        left = read(lambda: not_in_place(backend, targets, live=set(backend.describe_brokers())))
+        if afresh:
+            brokers = set(read(backend.describe_brokers))
+        left = read(lambda asked=brokers: not_in_place(backend, targets, live=asked))
         if looked is not None:
             looked(left)
         if not left:
             return
         seen = {r: w for r, w in left.items() if w is not None}
+        afresh = len(seen) < len(left)  # a broker down or silent: back (or gone) by the next look?
         only_unseen = 0 if seen else only_unseen + 1
         if only_unseen >= UNSEEN_SAMPLES:
             raise ConnectionFailed(

@@ -648,3 +648,39 @@ def test_the_run_sends_the_steps_its_dry_run_showed_under_min_insync_replicas(sa
     saved = state_file.load(tmp_path / "state.json")
     assert [[list(s.after)] for p in saved.partitions.values() for s in p.steps] == previewed
     assert sb.snapshot().partition("foo", 0).replicas[:3] == (0, 3, 4)  # the step sent: both added at once
+
+
+def test_a_broker_stopping_while_the_run_waits_for_its_directories_is_named(sandbox_factory, tmp_path, capsys,  # noqa: F811
+                                                                           records, monkeypatch):
+    """After the last step the run waits for the log-dir moves, reading no broker list while
+    every broker answers; broker 1 stops meanwhile: the others' replicas are placed, then the
+    run stops naming it (exit 1), the same command to run again once it is back."""
+    from kadmin.execute import incremental
+
+    sb = sandbox_factory(brokers=3, log_dirs=2, speed=40.0)
+    sb.create_topic("foo", assignment={0: [0, 1, 2]}, size_bytes=20 * MB)
+    snap = sb.snapshot()
+    other = [next(d for d in sb.log_dir_paths(b) if d != snap.replica_dir("foo", 0, b)) for b in range(3)]
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [0, 1, 2], "log_dirs": other}])
+    looks = []
+    looked = incremental._Run._dirs_looked
+
+    def stop_broker_1(self, left):
+        looks.append(list(sb.requests))
+        if len(looks) == 3:
+            sb.faults.broker_stop(1)
+        looked(self, left)
+
+    monkeypatch.setattr(incremental._Run, "_dirs_looked", stop_broker_1)
+    sb.clear_requests()
+    code, out, err = kadmin(
+        capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--bootstrap-server",
+        sb.bootstrap, "--replica-alter-log-dirs-throttle", "100KB/s", "--state-file", str(tmp_path / "state.json"),
+        "--rollback-file", str(tmp_path / "rb.json"))
+    assert code == 1, err
+    assert "1 replica(s) on broker 1 (down, or not answering) not placed" in err
+    snap = sb.snapshot()
+    assert [snap.replica_dir("foo", 0, b) for b in (0, 2)] == [other[0], other[2]]
+    waited = looks[2][len(looks[0]):]  # the requests of the second and third looks: every broker answered
+    assert [name for _, name, _ in waited if name != "ApiVersions"].count("DescribeLogDirs") == 6
+    assert "Metadata" not in [name for _, name, _ in waited]

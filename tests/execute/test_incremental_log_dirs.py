@@ -102,7 +102,66 @@ def test_after_the_last_step_the_live_brokers_are_placed_then_the_down_ones_name
     with pytest.raises(ConnectionFailed, match=r"1 replica\(s\) on broker 3 \(down, or not answering\) not placed") as e:
         finish_after_last_step(brokers, {A: "/d1", down: "/d1"}, clock=Clock(), read=lambda fn: fn(),
                                note=notes.append, grace=30, poll_interval=1, note_interval=5,
-                               state_path=tmp_path / "s.json")
+                               state_path=tmp_path / "s.json", live={0, 1, 2})
     assert "run the same command again once it is back" in e.value.hint
     assert brokers.sent == [{A: "/d1"}] and brokers.where[A].current_dir == "/d1"
     assert all(down not in asked for asked in brokers.asked)
+
+
+class Copying(Brokers):
+    """Broker 1 copies A into /d1 for ``looks`` looks, then it is in place; ``down_after``: broker
+    1 stops after that many looks (its DescribeLogDirs unanswered, gone from the broker list)."""
+
+    def __init__(self, looks, down_after=None):
+        super().__init__(where={A: ReplicaLogDir(A, "/d0", future_dir="/d1")})
+        self.looks, self.down_after, self.broker_reads = looks, down_after, 0
+
+    def describe_replica_log_dirs(self, replicas):
+        if self.down_after is not None and len(self.asked) >= self.down_after:
+            self.live.discard(1)
+        if len(self.asked) >= self.looks:
+            self.where[A] = ReplicaLogDir(A, "/d1")
+        answered = [r for r in replicas if r.broker in self.live]
+        self.asked.append(set(replicas))
+        return {r: self.where[r] for r in answered if r in self.where}
+
+    def describe_brokers(self):
+        self.broker_reads += 1
+        return super().describe_brokers()
+
+
+def wait(brokers, tmp_path, targets=None):
+    finish_after_last_step(brokers, targets or {A: "/d1"}, clock=Clock(), read=lambda fn: fn(), note=lambda m: None,
+                           grace=30, poll_interval=1, note_interval=5, state_path=tmp_path / "s.json",
+                           live={0, 1, 2})
+
+
+def test_the_wait_reads_no_broker_list_while_every_broker_answers(tmp_path):
+    """Every look sees every replica: the run's brokers (read when the wait began) stand, no
+    Metadata request per look."""
+    brokers = Copying(looks=6)
+    wait(brokers, tmp_path)
+    assert len(brokers.asked) == 7 and brokers.where[A].current_dir == "/d1"
+    assert brokers.broker_reads == 0
+
+
+def test_a_broker_going_down_during_the_wait_is_noticed_and_named(tmp_path):
+    """Broker 1 stops while its replica copies: that look sees nothing of it, the next reads
+    the brokers and no longer asks it; the run stops naming it (ConnectionFailed, exit 1)."""
+    brokers = Copying(looks=100, down_after=2)
+    with pytest.raises(ConnectionFailed, match=r"1 replica\(s\) on broker 1 \(down, or not answering\) not placed"):
+        wait(brokers, tmp_path)
+    assert brokers.asked == [{A}] * 3  # seen twice, asked once more unanswered, then known down: not asked
+    assert brokers.broker_reads == 2  # before each look after one that missed a broker
+
+
+def test_a_broker_back_during_the_wait_is_asked_again(tmp_path):
+    """Down when the wait began (not among the run's brokers): its replica is unseen, so the
+    brokers are read again each look; once it is back it is asked and its replica placed."""
+    brokers = Copying(looks=3)
+    brokers.live.discard(1)
+    finish_after_last_step(brokers, {A: "/d1"}, clock=Clock(), read=lambda fn: fn(), note=lambda m: None,
+                           grace=30, poll_interval=1, note_interval=5, state_path=tmp_path / "s.json", live={0, 2},
+                           looked=lambda left: brokers.live.add(1) if len(brokers.asked) == 0 else None)
+    assert brokers.where[A].current_dir == "/d1"
+    assert brokers.broker_reads >= 1
