@@ -320,14 +320,21 @@ def stop(state_dir):
 
 
 @sandbox.group()
-def fault() -> None:
-    """Inject a fault into the running sandbox (for tests and demos)."""
+@STATE_DIR_OPTION
+@click.pass_context
+def fault(ctx: click.Context, state_dir) -> None:
+    """Inject a fault into the running sandbox (for tests and demos). --state-dir goes before
+    the fault's name or after it."""
+    ctx.obj = state_dir
 
 
 def _fault(state_dir, name: str, **args) -> None:
     from kadmin.sandbox import control
 
-    control.request(_state_dir(state_dir), "fault", fault=name, **args)
+    before = click.get_current_context().parent.obj  # type: ignore[union-attr]
+    if before is not None and state_dir is not None and before != state_dir:
+        raise click.UsageError(f"--state-dir given twice, as {before} and as {state_dir}")
+    control.request(_state_dir(state_dir or before), "fault", fault=name, **args)
 
 
 @fault.command("broker-stop")

@@ -47,6 +47,12 @@ def test_start_detach_status_fault_stop(state_dir):
     assert "/var/lib/kafka/data0 (offline)" in run("sandbox", "status", "--state-dir", str(state_dir)).stdout
     assert run("sandbox", "fault", "broker-stop", "1", "--state-dir", str(state_dir)).returncode == 0
     assert "broker 1: 127.0.0.1:" in run("sandbox", "status", "--state-dir", str(state_dir)).stdout
+    # --state-dir before the fault's name works as well (as `sandbox fault --help` lists it)
+    before = run("sandbox", "fault", "--state-dir", str(state_dir), "dir-online", "1", "/var/lib/kafka/data0")
+    assert before.returncode == 0, before.stderr
+    assert "/var/lib/kafka/data0 (offline)" not in run("sandbox", "status", "--state-dir", str(state_dir)).stdout
+    twice = run("sandbox", "fault", "--state-dir", str(state_dir), "broker-start", "1", "--state-dir", "/elsewhere")
+    assert twice.returncode == 2 and "--state-dir given twice" in twice.stderr
 
     bad = run("sandbox", "fault", "dir-offline", "9", "/x", "--state-dir", str(state_dir))
     assert bad.returncode == 2
