@@ -139,9 +139,13 @@ def balance_summary(result, cluster, throttle, dir_throttle=None) -> str:
             f"Widest distance of a broker from the mean: {before:.1%} before, {after:.1%} after "
             f"(threshold {result.threshold:.1%})."
         )
+    bound = format_size(result.lower_bound_bytes)
+    if result.inter_broker_bytes >= result.lower_bound_bytes:
+        needed = f"at least {bound} needed"
+    else:  # the plan stops short of the band (see "Stopped:"): the bound is not a contradiction
+        needed = f"reaching the threshold takes at least {bound}, more than this plan moves"
     lines = [
-        f"{len(inter)} replica moves between brokers ({format_size(result.inter_broker_bytes)}; "
-        f"at least {format_size(result.lower_bound_bytes)} needed), "
+        f"{len(inter)} replica moves between brokers ({format_size(result.inter_broker_bytes)}; {needed}), "
         f"{len(intra)} between directories ({format_size(result.intra_broker_bytes)}), "
         f"{result.leaders_changed} preferred leaders changed.",
         distance,

@@ -99,6 +99,17 @@ def doc_dir(doc, partition, broker):
     return next(m["dest_dir"] for m in doc["moves"] if m["partition"] == partition and m["dest_broker"] == broker)
 
 
+def test_a_plan_stopping_short_of_the_threshold_says_its_bound_is_more_than_it_moves(fake):
+    """The bytes any plan must move to reach --threshold are a bound on a plan that reaches it:
+    one that stops short (--max-moves) does not read as moving less than it needs."""
+    doc = json.loads(run("-o", "json", "--max-moves", "1").stdout)
+    assert doc["bytes_between_brokers"] < doc["lower_bound_bytes"]
+    r = run("--max-moves", "1")
+    assert r.exit_code == 0, r.output
+    assert "reaching the threshold takes at least 35.0 GB, more than this plan moves" in r.stdout, r.stdout
+    assert "needed)" not in r.stdout and "Stopped: limit reached" in r.stdout
+
+
 @pytest.mark.parametrize("args, words", [
     (["--threshold", "lots"], "expected a percentage"),
     (["--threshold", "150%"], "--threshold must be between"),
