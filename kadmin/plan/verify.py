@@ -43,7 +43,7 @@ class MoveState(str, Enum):
     MOVING_ELSEWHERE = "moving_elsewhere"  # a future replica towards another directory
     NOT_MOVING = "not_moving"  # in another directory, no move running (cancelled or never started)
     MISSING_REPLICA = "missing_replica"  # the broker has no such replica (yet)
-    MISSING_LOG_DIR = "missing_log_dir"  # no answer about it: likely an offline directory
+    MISSING_LOG_DIR = "missing_log_dir"  # no current replica to move: likely an offline directory
 
 
 def _ids(brokers) -> str:
@@ -123,8 +123,9 @@ class VerifyResult:
 
     @property
     def moving_log_dirs(self) -> tuple[TopicPartitionReplica, ...]:
-        """Replicas of the plan with a future replica in flight (towards any directory)."""
-        return tuple(v.replica for v in self.replicas if v.future_dir is not None)
+        """Replicas of the plan with a future replica in flight (towards any directory); one whose
+        current replica is in an offline directory is not copied any more."""
+        return tuple(v.replica for v in self.replicas if v.future_dir is not None and v.current_dir is not None)
 
 
 def log_dir_targets(plan: ReassignmentPlan) -> dict[TopicPartitionReplica, str]:
@@ -166,6 +167,11 @@ def verify_replica(
         # A replica the reassignment has yet to create is expected to be missing for a while.
         state = State.IN_PROGRESS if partition_moving else State.DIFFERS
         return ReplicaVerdict(replica, MoveState.MISSING_REPLICA, state, target_dir)
+    if cur is None:
+        # A future replica without its current one: the move's source directory went offline, and
+        # the broker stopped copying with it. Kafka's tool checks the current directory before the
+        # future one (findLogDirMoveStates) and says so; nothing will move until the disk is back.
+        return ReplicaVerdict(replica, MoveState.MISSING_LOG_DIR, State.DIFFERS, target_dir, None, fut)
     if fut is None:
         if cur == target_dir:
             return ReplicaVerdict(replica, MoveState.COMPLETE, State.COMPLETE, target_dir, cur)

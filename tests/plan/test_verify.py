@@ -73,6 +73,21 @@ def test_replica_no_broker_answered_for():
     assert result.state is State.DIFFERS
 
 
+def test_a_move_whose_source_directory_went_offline_differs_in_kafkas_words():
+    # DescribeLogDirs lists the future replica in the destination but the current one nowhere:
+    # its directory is offline and the broker stopped the copy. Kafka's tool checks the current
+    # directory first: not "still in progress", which a script looping on verify waits on for ever.
+    plan = ReassignmentPlan((Assignment("foo", 0, (1, 2), ("any", "/b")),))
+    stranded = {rep(0, 2): ReplicaLogDir(rep(0, 2), None, "/b")}
+    result = verify_plan(plan, CLUSTER, {}, stranded)
+    (verdict,) = result.replicas
+    assert verdict.message == (
+        "Partition foo-0 is not found in any live log dir on broker 2. There is likely an offline log directory on the broker."
+    )
+    assert (verdict.move, verdict.future_dir) == (MoveState.MISSING_LOG_DIR, "/b")
+    assert result.state is State.DIFFERS and result.moving_log_dirs == ()
+
+
 def test_a_new_replica_not_yet_created_is_in_progress_while_its_partition_moves():
     plan = ReassignmentPlan((Assignment("foo", 0, (4, 2), ("/a", "any")),))
     missing = {rep(0, 4): ReplicaLogDir(rep(0, 4), None)}

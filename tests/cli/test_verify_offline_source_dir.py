@@ -1,0 +1,85 @@
+"""``reassign verify`` of a log-dir move whose source directory goes offline before it finishes.
+
+The broker lists the future replica in the destination and the current one nowhere (its
+directory failed), and copies no more. Kafka's ``--verify`` checks the current directory before
+the future one (ReassignPartitionsCommand.findLogDirMoveStates) and says "Partition t-0 is not
+found in any live log dir on broker 1. There is likely an offline log directory on the broker.";
+kadmin says the same and exits 4 (finished but different), not 3: a script that runs verify until
+it stops saying 3 must not wait for ever. At Kafka versions with and without JBOD in KRaft mode,
+and in ZooKeeper mode through ``--zookeeper``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support.cli import kadmin, write_plan
+from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+
+D0, D1 = "/var/lib/kafka/data0", "/var/lib/kafka/data1"
+OFFLINE = "Partition t-0 is not found in any live log dir on broker 1. There is likely an offline log directory on the broker."
+MODES = [("3.3", "kraft"), ("3.9", "kraft"), ("4.3", "kraft"), ("3.9", "zookeeper"), ("2.8", "zookeeper")]
+
+
+class SandboxClock:
+    """kadmin's Clock on the sandbox's simulated time: verify's re-reads take no real time."""
+
+    def __init__(self, sb):
+        self.sb = sb
+
+    def now(self) -> float:
+        return self.sb.clock.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sb.clock.advance(seconds)
+
+
+@pytest.fixture(params=MODES, ids=[f"kafka{v}-{m}" for v, m in MODES])
+def moving(request, sandbox_factory, tmp_path, monkeypatch, capsys):  # noqa: F811
+    """t-0's replica on broker 1 moving from D1 to D0 (held still: the sandbox's clock is manual)."""
+    version, mode = request.param
+    zk = request.getfixturevalue("zk_connect") if mode == "zookeeper" else None
+    sb = sandbox_factory(brokers=2, log_dirs=2, manual_clock=True, kafka_version=version, zookeeper=zk)
+    sb.create_topic("t", assignment={0: [0, 1]}, size_bytes=8_000_000, log_dirs={(0, 0): D0, (0, 1): D1})
+    sb.settle()
+    sb.connect = ["--zookeeper", zk] if zk else ["-b", sb.bootstrap]
+    sb.plan = write_plan(tmp_path, [{"topic": "t", "partition": 0, "replicas": [0, 1], "log_dirs": ["any", D0]}])
+    from kadmin.execute import verification
+
+    monkeypatch.setattr(verification, "SystemClock", lambda: SandboxClock(sb))
+    code, _, err = kadmin(
+        capsys,
+        "reassign",
+        "execute",
+        "--reassignment-json-file",
+        sb.plan,
+        "--replica-alter-log-dirs-throttle",
+        "1MB/s",
+        "--rollback-file",
+        f"{sb.plan}.rollback",
+        *sb.connect,
+    )
+    assert code == 0, err
+    return sb
+
+
+def verify(sb, capsys, *args):
+    return kadmin(capsys, "reassign", "verify", "--reassignment-json-file", sb.plan, *args, *sb.connect)
+
+
+def test_a_move_whose_source_directory_went_offline_is_not_in_progress(moving, capsys):
+    code, out, err = verify(moving, capsys, "--preserve-throttles")
+    assert code == 3, out + err
+    assert "Reassignment of replica t-0-1 is still in progress." in out
+    moving.faults.dir_offline(1, D1)
+    moving.settle()
+    code, out, err = verify(moving, capsys, "--preserve-throttles")
+    assert code == 4, out + err
+    assert OFFLINE in out and "still in progress" not in out + err
+    code, out, err = verify(moving, capsys, "--preserve-throttles", "-o", "json")
+    (replica,) = json.loads(out)["replicas"]
+    assert code == 4
+    assert (replica["move"], replica["state"], replica["current_dir"]) == ("missing_log_dir", "differs", None)
+    assert replica["message"] == OFFLINE
