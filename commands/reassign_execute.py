@@ -250,7 +250,7 @@ def _run(params, opener) -> None:
                 f"kadmin reassign execute --reassignment-json-file {request.rollback_path})"
             )
             click.echo("Changes:")
-        reporter = LineReporter(people)
+        reporter = LineReporter(people, xplan.throttles_before)
         with RollbackFile(request.rollback_path, backend) as rollback:
             result = apply_execution(
                 backend, xplan, request, write_rollback=rollback.write, records=records, reporter=reporter
@@ -327,10 +327,11 @@ def _interrupted(params, request, xplan, result, rollback) -> None:
 def _document(request, xplan, result, *, dry_run: bool) -> dict:
     from kadmin.commands.render_reassign import change_json, tp_json
 
+    before = xplan.throttles_before
     if result is None:
-        changes = [change_json(c) for c in xplan.changes()]
+        changes = [change_json(c, None, before) for c in xplan.changes()]
     else:
-        changes = [change_json(c, e) for c, e in (*result.applied, *result.unanswered)]
+        changes = [change_json(c, e, before) for c, e in (*result.applied, *result.unanswered)]
     return {
         "version": 1,
         "dry_run": dry_run,

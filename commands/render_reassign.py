@@ -5,28 +5,41 @@ from __future__ import annotations
 
 import click
 
+from kadmin.commands.render_throttles import change_line, changes_json
 from kadmin.execute.changes import describe, to_json
+from kadmin.model import ConfigChange, Throttle
+
+
+def change_text(change, throttles_before: Throttle | None = None) -> str:
+    """One change for people. A throttle change, given what was set before it
+    (``throttles_before``), is said as ``throttle set`` says it, with the value it replaces:
+    "broker 0 replica.alter.log.dirs.io.max.bytes.per.second: 1000000 -> 30000000 (30.0 MB/s)"."""
+    if throttles_before is not None and isinstance(change, ConfigChange):
+        return change_line(change, throttles_before)
+    return describe(change)
 
 
 class LineReporter:
-    """Prints each change as it is made (people), or keeps quiet (JSON is printed once at the end)."""
+    """Prints each change as it is made (people), or keeps quiet (JSON is printed once at the end).
+    ``throttles_before``: what was set before the run, for its throttle changes (``change_text``)."""
 
-    def __init__(self, enabled: bool):
+    def __init__(self, enabled: bool, throttles_before: Throttle | None = None):
         self.enabled = enabled
+        self.throttles_before = throttles_before
         self._last_wait: int | None = None
 
     def change(self, change, error) -> None:
         if not self.enabled:
             return
         if error is None:
-            click.echo(f"  done    {describe(change)}")
+            click.echo(f"  done    {change_text(change, self.throttles_before)}")
         else:
-            click.echo(f"  FAILED  {describe(change)}: {error}")
+            click.echo(f"  FAILED  {change_text(change, self.throttles_before)}: {error}")
 
     def unanswered(self, change, why) -> None:
         """A change sent when Ctrl-C came, whose outcome is unknown."""
         if self.enabled:
-            click.echo(f"  UNKNOWN {describe(change)}: {why}")
+            click.echo(f"  UNKNOWN {change_text(change, self.throttles_before)}: {why}")
 
     def waiting(self, replicas: int, seconds_left: float) -> None:
         # One line per second at most, on stderr: progress is a diagnostic, not data.
@@ -40,8 +53,13 @@ class LineReporter:
             )
 
 
-def change_json(change, error=None) -> dict:
+def change_json(change, error=None, throttles_before: Throttle | None = None) -> dict:
+    """``to_json`` and the cluster's ``error``; given what was set before (``throttles_before``),
+    a throttle change also carries the value it replaces, ``before`` (null: not set), as
+    ``throttle set``'s JSON does."""
     out = to_json(change)
+    if throttles_before is not None and isinstance(change, ConfigChange):
+        out["before"] = changes_json([change], throttles_before)[0]["before"]
     out["error"] = error
     return out
 
@@ -53,7 +71,7 @@ def tp_json(tp) -> dict:
 def print_plan_of_changes(xplan) -> None:
     click.echo("Plan of changes (dry run: nothing was changed):")
     for c in xplan.changes():
-        click.echo(f"  {describe(c)}")
+        click.echo(f"  {change_text(c, xplan.throttles_before)}")
     if xplan.unchanged:
         click.echo(
             f"  ({len(xplan.unchanged)} partition(s) already have, or are already moving to, their planned replicas "

@@ -7,7 +7,7 @@ value, ``kadmin.execute.executor`` applies it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kadmin.backends.base import BrokerLogDirs, ReassignmentBlocked
 from kadmin.errors import ReassignmentInProgress
@@ -19,6 +19,7 @@ from kadmin.model import (
     ConfigResource,
     PartitionReassignment,
     ReassignmentPlan,
+    Throttle,
     TopicPartition,
     TopicPartitionReplica,
 )
@@ -92,6 +93,9 @@ class ExecutionPlan:
     unchanged: tuple[TopicPartition, ...]  # partitions nothing is sent for (replicas and directories in place)
     rates_skipped: frozenset[int] = frozenset()  # down brokers given no rate (their configs cannot change)
     warnings: tuple[str, ...] = ()  # to say before any change, --dry-run too
+    # The throttles set before this run, as set: each throttle change is said against the value
+    # it replaces (as ``throttle set`` says it), which the rollback of a rate restores
+    throttles_before: Throttle = field(default_factory=Throttle)
 
     def changes(self) -> list[Change]:
         return [self.write_rollback, *self.throttles.changes, *self.log_dir_moves, *self.reassignments]
@@ -167,8 +171,9 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
         down_configurable=view.down_configurable,
     )
     skipped = frozenset(down | down_log_dir)
+    current = current_throttles(view.configs)
     throttles = throttle_changes(
-        current_throttles(view.configs),
+        current,
         lists=lists_for_moves(moves_between_brokers) if request.throttle is not None else None,
         rate_brokers=rate_brokers,
         log_dir_brokers=log_dir_brokers,
@@ -201,6 +206,7 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
             *idle_rates,
             *((down_brokers_warning(skipped, rates_not_given(rates, down, down_log_dir)),) if skipped else ()),
         ),
+        throttles_before=current.as_set(),
     )
 
 

@@ -57,7 +57,7 @@ def test_execute_prints_every_change_and_writes_the_rollback_first(fake, tmp_pat
                             "--rollback-file", str(rollback), "--throttle", "50MB/s")
     assert code == 0, err
     assert f"Saving the current assignment to {rollback}" in out
-    assert "  done    set topic foo follower.replication.throttled.replicas=0:3" in out
+    assert "  done    topic foo follower.replication.throttled.replicas: (not set) -> 0:3" in out
     assert "  done    reassign foo-0: 1,2 -> 3,2 (adding 3; removing 1)" in out
     assert read_reassignment(rollback).plan.partitions == (Assignment("foo", 0, (1, 2), ("/d/a", "/d/a")),)
     assert fake.configs[ConfigResource(ConfigResourceType.BROKER, "3")]["leader.replication.throttled.rate"] == "50000000"

@@ -16,14 +16,14 @@ from tests.support.cli import kadmin
 
 MOVE = [{"topic": "foo", "partition": 0, "replicas": [3, 2]}]
 THROTTLES = [
-    "set broker 1 leader.replication.throttled.rate=1000000",
-    "set broker 1 follower.replication.throttled.rate=1000000",
-    "set broker 2 leader.replication.throttled.rate=1000000",
-    "set broker 2 follower.replication.throttled.rate=1000000",
-    "set broker 3 leader.replication.throttled.rate=1000000",
-    "set broker 3 follower.replication.throttled.rate=1000000",
-    "set topic foo leader.replication.throttled.replicas=0:1,0:2",
-    "set topic foo follower.replication.throttled.replicas=0:3",
+    "broker 1 leader.replication.throttled.rate: (not set) -> 1000000 (1.0 MB/s)",
+    "broker 1 follower.replication.throttled.rate: (not set) -> 1000000 (1.0 MB/s)",
+    "broker 2 leader.replication.throttled.rate: (not set) -> 1000000 (1.0 MB/s)",
+    "broker 2 follower.replication.throttled.rate: (not set) -> 1000000 (1.0 MB/s)",
+    "broker 3 leader.replication.throttled.rate: (not set) -> 1000000 (1.0 MB/s)",
+    "broker 3 follower.replication.throttled.rate: (not set) -> 1000000 (1.0 MB/s)",
+    "topic foo leader.replication.throttled.replicas: (not set) -> 0:1,0:2",
+    "topic foo follower.replication.throttled.replicas: (not set) -> 0:3",
 ]
 
 

@@ -77,7 +77,7 @@ def test_each_rate_with_moves_of_its_kind_still_applies(sb, tmp_path, capsys):
     code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan,
                             "--replica-alter-log-dirs-throttle", "20MB/s", "-b", sb.bootstrap)
     assert code == 0, err
-    assert "  done    set broker 0 replica.alter.log.dirs.io.max.bytes.per.second=20000000" in out
+    assert "  done    broker 0 replica.alter.log.dirs.io.max.bytes.per.second: (not set) -> 20000000 (20.0 MB/s)" in out
     code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", broker_plan(tmp_path),
                             "--throttle", "50MB/s", "-b", sb.bootstrap, "-o", "json")
     assert code == 0, err

@@ -226,6 +226,9 @@ def test_move_with_throttles_exact_configs_then_removed_by_verify(sb, tmp_path, 
     code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap,
                             "--throttle", "50MB/s", "--replica-alter-log-dirs-throttle", "20MB/s")
     assert code == 0, err
+    # Each change said with what it replaces, as throttle set says it: the list it merges into.
+    assert "  done    topic foo leader.replication.throttled.replicas: 1:1 -> 0:0,0:1,1:1\n" in out, out
+    assert "  done    broker 3 replica.alter.log.dirs.io.max.bytes.per.second: (not set) -> 20000000 (20.0 MB/s)\n" in out
     s = sb.snapshot()
     assert s.topic_configs["foo"] == {
         "leader.replication.throttled.replicas": "0:0,0:1,1:1",  # merged with the existing entry
@@ -266,8 +269,8 @@ def test_dry_run_prints_the_plan_of_changes_and_sends_nothing(sb, tmp_path, caps
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0] == "Plan of changes (dry run: nothing was changed):"
-    assert "  set broker 3 follower.replication.throttled.rate=10000000" in lines
-    assert "  set topic foo follower.replication.throttled.replicas=0:3" in lines
+    assert "  broker 3 follower.replication.throttled.rate: (not set) -> 10000000 (10.0 MB/s)" in lines
+    assert "  topic foo follower.replication.throttled.replicas: (not set) -> 0:3" in lines
     assert f"  place new replica foo-0 on broker 3 in {target}" in lines
     assert lines[-1] == "  reassign foo-0: 0,1 -> 3,1 (adding 3; removing 0)"
     assert sb.mutating_requests() == [] and list(tmp_path.glob("*.rollback-*")) == []

@@ -201,7 +201,7 @@ def test_additional_while_the_znode_exists_is_refused_before_any_change(zsb, tmp
     # The plan being carried out may still change its throttle: it sends nothing to the node.
     code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", first, "--additional",
                             "--throttle", "60MB/s", "--zookeeper", zsb.zk_connect, "--dry-run")
-    assert code == 0 and "set broker 3 leader.replication.throttled.rate=60000000" in out, err
+    assert code == 0 and "broker 3 leader.replication.throttled.rate: 50000000 -> 60000000 (60.0 MB/s)" in out, err
 
 
 def test_stuck_znode_is_explained_and_refused_before_any_change(zsb, tmp_path, own_state_home, capsys):
