@@ -119,6 +119,6 @@ def _csv_row(r) -> list:
         "" if r.total_bytes is None else r.total_bytes,
         "" if r.usable_bytes is None else r.usable_bytes,
         "" if r.replicas is None else r.replicas,
-        len(r.futures),
+        "" if r.futures is None else len(r.futures),
         r.error or "",
     ]

@@ -75,7 +75,7 @@ def log_dirs_table(rows, width: int = WIDE):
             cells += ["", ""] + ([""] if wide else [])
             table.add_row(*cells)
             continue
-        futures = ", ".join(f"{f.topic}-{f.partition} ({f.offset_lag:,})" for f in r.futures) or "-"
+        futures = ", ".join(f"{f.topic}-{f.partition} ({f.offset_lag:,})" for f in r.futures or ()) or "-"
         cells = [
             broker,
             escape(r.path),  # free text: a directory named "[x]" is not markup
@@ -88,6 +88,6 @@ def log_dirs_table(rows, width: int = WIDE):
             cells.append(format_size(r.total_bytes))
         cells += [str(r.replicas), futures]
         if wide:
-            cells.append(", ".join(f"{x.topic}-{x.partition} {format_size(x.size)}" for x in r.largest) or "-")
+            cells.append(", ".join(f"{x.topic}-{x.partition} {format_size(x.size)}" for x in r.largest or ()) or "-")
         table.add_row(*cells)
     return table

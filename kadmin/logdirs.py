@@ -158,19 +158,20 @@ def to_kafka_json(result: Mapping[int, BrokerLogDirs]) -> dict:
 
 @dataclass(frozen=True)
 class DirRow:
-    """One row of the human table (and the CSV)."""
+    """One row of the human table (and the CSV). None is unknown: a broker whose directories were
+    not seen (down, or it did not answer)."""
 
     broker: int
     rack: str | None
     path: str
     status: str
     used_fraction: float | None
-    kafka_bytes: int | None  # None: the broker's directories were not seen (down, or it did not answer)
+    kafka_bytes: int | None
     total_bytes: int | None
     usable_bytes: int | None
     replicas: int | None
-    futures: tuple[ReplicaInfo, ...]
-    largest: tuple[ReplicaInfo, ...]
+    futures: tuple[ReplicaInfo, ...] | None
+    largest: tuple[ReplicaInfo, ...] | None
     error: str | None
 
 
@@ -180,9 +181,9 @@ def rows(brokers: Mapping[int, Broker], result: Mapping[int, BrokerLogDirs], top
         bl = result[b]
         rack = brokers[b].rack if b in brokers else None
         if bl.error is not None:
-            # Its directories, bytes and replicas are unknown (None), not 0.
+            # Its directories, bytes and replicas (future ones too) are unknown (None), not 0.
             status = "down" if is_down_error(bl.error) else "unreachable"
-            out.append(DirRow(b, rack, "-", status, None, None, None, None, None, (), (), bl.error))
+            out.append(DirRow(b, rack, "-", status, None, None, None, None, None, None, None, bl.error))
             continue
         for d in bl.log_dirs:
             out.append(
