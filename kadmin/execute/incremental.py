@@ -22,7 +22,7 @@ carries on where the cluster is. Each part of the run has its own module in ``ka
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -245,6 +245,7 @@ class _Run:
                 state_path=self.path,
                 live=self.live,  # as the last look read them: read again only when a broker is missed
                 looked=self._dirs_looked,
+                resending=self._throttle_resent,
             )
 
         left = self._remove_throttles()
@@ -340,6 +341,20 @@ class _Run:
         changes = self._read(lambda: throttle.apply(steps, log_dirs=False, cluster=self.cluster))
         for c in changes:
             self.reporter.note(f"batch {self.state.batches + 1} needs a throttle removed meanwhile: {describe(c)}")
+
+    def _throttle_resent(self, brokers: Collection[int]) -> None:
+        """After the last step, before replicas are sent to their directories again (a broker
+        that restarted forgot them): the log-dir rate on ``brokers`` again, where another command
+        removed it meanwhile (nothing moved there), so the moves run at the run's rate; it is
+        recorded, and removed with the rest at the end."""
+        if self.throttle is None or not self.state.throttles_set or self.throttle.log_dir_rate is None:
+            return
+        throttle = self.throttle
+        # The brokers as they are now (one back from a restart is alive): read only when re-sending.
+        cluster = self.cluster = self._read(self.backend.describe_cluster)
+        changes = self._read(lambda: throttle.apply({}, log_dirs=brokers, cluster=cluster))
+        for c in changes:
+            self.reporter.note(f"log-dir moves sent again need a throttle removed meanwhile: {describe(c)}")
 
     def _remove_throttles(self) -> tuple[str, ...]:
         """After the last step: remove the run's throttles; the connections whose records still

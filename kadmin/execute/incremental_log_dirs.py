@@ -103,6 +103,7 @@ def finish_after_last_step(
     state_path: Path,
     live: Collection[int],
     looked: Callable[[Mapping[TopicPartitionReplica, ReplicaLogDir | None]], None] | None = None,
+    resending: Callable[[Collection[int]], None] | None = None,
 ) -> None:
     """After the last step: every replica of ``targets`` is sent to its directory again unless it
     is there or on its way (REPLICA_NOT_AVAILABLE retried for ``grace`` seconds), and the run
@@ -110,7 +111,9 @@ def finish_after_last_step(
     a broker restarts; ``note`` says how many are left at most every ``note_interval``. When
     only replicas of brokers that are down or do not answer are left (UNSEEN_SAMPLES looks in a
     row), ConnectionFailed names them: the same command, run again once they are back, places
-    them. ``looked`` is given what is left after every look (the progress figures).
+    them. ``looked`` is given what is left after every look (the progress figures);
+    ``resending`` the brokers of the replicas about to be sent again, before they are (the
+    run sets its log-dir rate there again, if another command removed it meanwhile).
 
     ``live``: the brokers running when the wait begins (the run's last read). The brokers are
     read again only for a look after one that did not see every replica: a broker down then,
@@ -139,6 +142,8 @@ def finish_after_last_step(
             )
         resend = {r: targets[r] for r, w in seen.items() if w.future_dir != targets[r]}
         if resend:
+            if resending is not None:
+                resending({r.broker for r in resend})
             missing = send_targets(backend, resend)
             if missing and clock.now() - first_try > grace:
                 shown = ", ".join(f"{r.topic}-{r.partition} on broker {r.broker}" for r in sorted(missing)[:5])

@@ -14,7 +14,7 @@ protocol below); ``RecordedThrottles`` is kadmin's, through ``kadmin.throttling.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -64,11 +64,12 @@ class ThrottleControl(Protocol):
         self,
         steps: Mapping[TopicPartition, Sequence[Step]],
         *,
-        log_dirs: bool = True,
+        log_dirs: bool | Collection[int] = True,
         cluster: ClusterState | None = None,
     ) -> Sequence[ConfigChange]:
-        """Set what ``steps`` (and, with ``log_dirs``, the plan's log-dir moves) need and is not
-        set, merged and recorded, rates only where configs can change (``cluster``: as last
+        """Set what ``steps`` (and, with ``log_dirs``, the plan's log-dir moves: True on every
+        broker where the plan names directories, or on those of the brokers given) need and is
+        not set, merged and recorded, rates only where configs can change (``cluster``: as last
         read; a down broker is left out over the AdminClient protocol); the changes made."""
         ...
 
@@ -155,7 +156,11 @@ class RecordedThrottles:
         return self.apply(steps, cluster=cluster, dry_run=True)
 
     def targets(
-        self, steps: Mapping[TopicPartition, Sequence[Step]], cluster: ClusterState, *, log_dirs: bool = True
+        self,
+        steps: Mapping[TopicPartition, Sequence[Step]],
+        cluster: ClusterState,
+        *,
+        log_dirs: bool | Collection[int] = True,
     ) -> StepTargets:
         """What ``apply(steps)`` throttles (pure): the lists, and the brokers given each rate,
         only where configs can change (``needs.rate_targets``: over the AdminClient protocol a
@@ -171,7 +176,7 @@ class RecordedThrottles:
             kinds[LEADER].update(f"{tp.partition}:{b}" for b in leader[tp])
             kinds[FOLLOWER].update(f"{tp.partition}:{b}" for b in follower[tp])
         wanted = {b for tp in leader for b in (*leader[tp], *follower[tp])}
-        wanted_log_dir = self.log_dir_brokers if log_dirs else set()
+        wanted_log_dir = self.log_dir_brokers if log_dirs is True else self.log_dir_brokers & set(log_dirs or ())
         rate_brokers, down = rate_targets(wanted, cluster, down_configurable=self.down_configurable, known=wanted)
         log_dir_brokers, down_log_dir = rate_targets(
             wanted_log_dir, cluster, down_configurable=self.down_configurable, known=wanted_log_dir
@@ -192,11 +197,12 @@ class RecordedThrottles:
         self,
         steps: Mapping[TopicPartition, Sequence[Step]],
         *,
-        log_dirs: bool = True,
+        log_dirs: bool | Collection[int] = True,
         cluster: ClusterState | None = None,
         dry_run: bool = False,
     ) -> tuple[ConfigChange, ...]:
-        """Set what ``steps`` need and is not set (the log-dir rate too unless not ``log_dirs``),
+        """Set what ``steps`` need and is not set (the log-dir rate too: with ``log_dirs`` True
+        on every broker where the plan names directories, or on those of the brokers given),
         merged with what is set, and record it; the config changes made (none: all was set).
         Rates go only where configs can change (``targets``; ``cluster``: as last read, None:
         read now): what a down broker had set stays (removal keeps the rates of a broker it

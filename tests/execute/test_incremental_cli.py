@@ -684,3 +684,47 @@ def test_a_broker_stopping_while_the_run_waits_for_its_directories_is_named(sand
     waited = looks[2][len(looks[0]):]  # the requests of the second and third looks: every broker answered
     assert [name for _, name, _ in waited if name != "ApiVersions"].count("DescribeLogDirs") == 6
     assert "Metadata" not in [name for _, name, _ in waited]
+
+
+def test_log_dir_moves_sent_again_after_the_last_step_run_at_the_runs_log_dir_rate(
+        sandbox_factory, tmp_path, capsys, records, monkeypatch):  # noqa: F811
+    """The brokers forgot the directories they were told before the first step (a restart), and
+    the log-dir rate was removed meanwhile (``reassign verify`` removes it while no move between
+    directories runs): the moves sent again after the last step run at the run's rate, set again
+    and said, and removed with the rest at the end."""
+    from kadmin.execute import incremental_log_dirs
+    from kadmin.model import LOG_DIR_RATE, AlterOp, ConfigChange, ConfigResource, ConfigResourceType
+    from tests.cli.test_throttle_down_brokers import admin
+
+    sb = sandbox_factory(brokers=5, log_dirs=2, speed=40.0)
+    sb.create_topic("foo", assignment={0: [0, 1, 2]}, size_bytes=20 * MB)
+    dirs = sorted(sb.snapshot().brokers[0].dirs)
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 4, 2], "log_dirs": dirs[1:] * 2 + ["any"]}])
+    sent, rates_when_sent = [], []
+    real = incremental_log_dirs.send_targets
+
+    def forgetful(backend, targets):
+        sent.append(dict(targets))
+        if len(sent) == 1:  # told, then forgotten; and the rate removed, as verify removes it
+            with admin(sb) as other:
+                other.incremental_alter_configs([
+                    ConfigChange(ConfigResource(ConfigResourceType.BROKER, str(b)), LOG_DIR_RATE, AlterOp.DELETE)
+                    for b in (3, 4)])
+            return set(targets)
+        configs = sb.snapshot().broker_configs
+        rates_when_sent.append({r.broker: configs.get(str(r.broker), {}).get(LOG_DIR_RATE) for r in targets})
+        return real(backend, targets)
+
+    monkeypatch.setattr(incremental_log_dirs, "send_targets", forgetful)
+    code, out, err = kadmin(
+        capsys, "reassign", "execute", "--reassignment-json-file", plan, "--bootstrap-server", sb.bootstrap,
+        "--incremental", "--replica-alter-log-dirs-throttle", "30MB/s", "--state-file", str(tmp_path / "state.json"),
+        "--rollback-file", str(tmp_path / "rb.json"))
+    assert code == 0, err
+    assert len(sent) >= 2 and set(sent[1]) == set(sent[0])  # both new replicas sent again after the last step
+    assert rates_when_sent[0] == {3: "30000000", 4: "30000000"}
+    assert "log-dir moves sent again need a throttle removed meanwhile: " in err
+    snap = sb.snapshot()
+    assert (snap.replica_dir("foo", 0, 3), snap.replica_dir("foo", 0, 4)) == (dirs[1], dirs[1])
+    assert not any(c.get(LOG_DIR_RATE) for c in snap.broker_configs.values())
+    assert records.load_all() == {}
