@@ -147,19 +147,37 @@ def reassignment_line(r) -> str:
     return line
 
 
-def removal_line(change, removal) -> str:
-    """One change of a plan's throttle removal, said as what it removed: a list that keeps other
-    entries is written anew (a SET), and a rate goes back to its value from before the plan."""
-    from kadmin.execute.changes import describe
+def removal_line(change, removal, before: Throttle) -> str:
+    """One change of a plan's throttle removal, said as what it removed, in ``throttle clear``'s
+    words (``render_throttles.change_line``): a rate with the value it had ("broker 0 <config>:
+    30000000 -> (deleted)", or back to its value from before the plan), a list deleted with its
+    entries. A list that keeps other entries is written anew (a SET): the entries removed and
+    those left. ``before``: ``throttles_before_removal(removal)``."""
     from kadmin.model import AlterOp, ConfigResourceType
 
     res = change.resource
-    if change.op is AlterOp.DELETE:
-        return describe(change)
-    if res.type is ConfigResourceType.TOPIC:
+    if res.type is ConfigResourceType.TOPIC and change.op is AlterOp.SET:
         gone = removal.removed_entries.get(res.name, {}).get(change.name, ())
         return f"topic {res.name} {change.name}: removed {','.join(gone)}, left {change.value}"
-    return f"{describe(change)} (back to its value from before this plan)"
+    line = change_line(change, before)
+    return f"{line}, back to its value from before this plan" if change.op is AlterOp.SET else line
+
+
+def throttles_before_removal(removal) -> Throttle:
+    """What the throttles a removal changes held before it: each rate at the value this plan set
+    (a rate is removed only while it has it), each list as the entries removed plus those its
+    new value keeps (a list deleted held only the removed ones)."""
+    from kadmin.model import AlterOp, ConfigResourceType, parse_replica_list
+
+    rates: dict[int, dict[str, int]] = {}
+    for c in removal.removed_rates:
+        rates.setdefault(c.broker, {})[c.name] = c.value
+    lists = {t: dict(kinds) for t, kinds in removal.removed_entries.items()}
+    for c in removal.changes:
+        if c.resource.type is ConfigResourceType.TOPIC and c.op is AlterOp.SET:
+            had = lists.setdefault(c.resource.name, {}).get(c.name, ())
+            lists[c.resource.name][c.name] = parse_replica_list(",".join((*had, c.value)))
+    return Throttle(broker_rates=rates, topic_replicas=lists)
 
 
 def left_behind_message(items) -> str:
@@ -195,6 +213,7 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
     result = outcome.result
     removed = list(outcome.removal.changes) if outcome.removal else []
     kept = outcome.removal.kept if outcome.removal else None
+    before = throttles_before_removal(outcome.removal) if outcome.removal else Throttle()  # what removed replaced
     if output == "json":
         render.print_json(
             {
@@ -226,7 +245,7 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
                     }
                     for v in result.replicas
                 ],
-                "throttles_removed": [change_json(c) for c in removed],
+                "throttles_removed": [change_json(c, None, before) for c in removed],
                 "throttles_kept": bool(kept is not None and not kept.empty),
                 "throttles_left_behind": [
                     {"kind": i.kind, "resource": i.resource, "config": i.config, "value": i.value}
@@ -249,7 +268,7 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
             click.echo("")
             click.echo("Removed throttles this plan set:")
             for c in removed:
-                click.echo(f"  {removal_line(c, outcome.removal)}")
+                click.echo(f"  {removal_line(c, outcome.removal, before)}")
         if kept is not None and not kept.empty:
             click.echo("Throttles this plan set that running moves still need were kept; verify again later.")
         if election is not None:

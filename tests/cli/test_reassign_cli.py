@@ -374,3 +374,36 @@ def test_partitions_counted_as_in_place_are_those_nothing_is_sent_for(fake, tmp_
         assert out.count("  done    move replica foo-") == 2 - len(in_place)
         assert (said in out) == bool(in_place) and ("already" in out) == bool(in_place), out
         fake.complete()
+
+
+@pytest.mark.parametrize("output", ["table", "json"])
+def test_verify_names_each_throttle_it_removes_with_the_value_it_had(fake, tmp_path, capsys, output):
+    """verify's removal says what it removed, in throttle clear's words: a rate with the value
+    this plan set, deleted or given back the value it replaced; a list deleted with its entries.
+    It said 'delete broker 3 follower.replication.throttled.rate' (no value), and a rate given
+    back 'set broker 3 ...=1000' without the one it replaced; its JSON had no value removed."""
+    from kadmin.model import AlterOp, ConfigChange
+
+    leader, follower = "leader.replication.throttled.rate", "follower.replication.throttled.rate"
+    fake.incremental_alter_configs([ConfigChange(ConfigResource(ConfigResourceType.BROKER, "3"), leader, AlterOp.SET, "1000")])
+    plan = plan_file(tmp_path, MOVE)
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--throttle", "50MB/s")
+    assert code == 0, err
+    assert f"  done    broker 3 {leader}: 1000 -> 50000000 (50.0 MB/s)\n" in out, out
+    fake.complete()
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-o", output)
+    assert code == 0, err
+    if output == "table":
+        lines = out.split("Removed throttles this plan set:\n")[1].splitlines()
+        assert f"  broker 3 {leader}: 50000000 -> 1000 (1.0 kB/s), back to its value from before this plan" in lines
+        assert f"  broker 3 {follower}: 50000000 -> (deleted)" in lines
+        assert "  topic foo leader.replication.throttled.replicas: 0:1,0:2 -> (deleted)" in lines
+        assert "  topic foo follower.replication.throttled.replicas: 0:3 -> (deleted)" in lines
+    else:
+        doc = json.loads(out)
+        jsonschema.validate(doc, load("reassign-verify-result"))
+        removed = {(c["resource"], c["name"]): (c["before"], c["value"]) for c in doc["throttles_removed"]}
+        assert removed[("3", leader)] == ("50000000", "1000")
+        assert removed[("3", follower)] == ("50000000", None)
+        assert removed[("foo", "follower.replication.throttled.replicas")] == ("0:3", None)
+    assert fake.configs[ConfigResource(ConfigResourceType.BROKER, "3")] == {leader: "1000"}

@@ -254,7 +254,8 @@ def test_move_with_throttles_exact_configs_then_removed_by_verify(sb, tmp_path, 
     assert code == 0 and "Removed throttles this plan set:" in out
     # Said as what was removed, not as the value left (which is someone else's).
     assert "  topic foo leader.replication.throttled.replicas: removed 0:0,0:1, left 1:1\n" in out, out
-    assert "  delete topic foo follower.replication.throttled.replicas\n" in out, out
+    assert "  topic foo follower.replication.throttled.replicas: 0:3 -> (deleted)\n" in out, out
+    assert "  broker 0 leader.replication.throttled.rate: 80000000 -> (deleted)\n" in out, out
     s = sb.snapshot()
     assert s.topic_configs["foo"] == {"leader.replication.throttled.replicas": "1:1"}
     assert {b: c for b, c in s.broker_configs.items() if c} == {"2": {"leader.replication.throttled.rate": "777"}}
