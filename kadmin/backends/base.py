@@ -188,6 +188,26 @@ def reassignment_blocked(backend) -> ReassignmentBlocked | None:
     return read() if read is not None else None
 
 
+def requests_not_taken(
+    blocked: ReassignmentBlocked | None,
+    ongoing: Mapping[TopicPartition, PartitionReassignment],
+    cluster: ClusterState,
+) -> dict[TopicPartition, PartitionReassignment]:
+    """Of the reassignments ``ongoing`` lists, those no broker is carrying out because what
+    blocks new ones is stuck (``blocked.stuck``); empty otherwise. Over ZooKeeper: the entries of
+    a stuck /admin/reassign_partitions, requests the controller never took, so the topic znode
+    (read into ``cluster``) names no adding or removing replica for them, and a broker's
+    ListPartitionReassignments does not list them. A partition moving in the cluster is never
+    one."""
+    if blocked is None or not blocked.stuck:
+        return {}
+    return {
+        tp: r
+        for tp, r in ongoing.items()
+        if (p := cluster.partitions.get(tp)) is not None and not p.adding and not p.removing
+    }
+
+
 def read_together(backend, *reads) -> list:
     """The results of ``reads`` (callables reading through ``backend``), in order: with their
     requests in flight at once where the backend can (``AdminBackend.read_together``), else one

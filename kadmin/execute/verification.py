@@ -15,15 +15,17 @@ within it), and what still differs then is reported as differing, as Kafka's ``-
 of a partition its controller does not list. A view a finishing move would explain (the target
 followed by the replicas being removed) is not taken for one when it outlasts the bound: it is
 also how a plan that lowers the replication factor looks before it has run, which would
-otherwise be "in progress" for ever.
+otherwise be "in progress" for ever. Over ZooKeeper, a plan whose partitions are only requested
+in a stuck /admin/reassign_partitions (the controller never took them) gets no verdict but an
+error naming the node and the way out: nothing moves them, and nothing will until someone acts.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kadmin.backends.base import Backend, read_together
-from kadmin.errors import ConnectionFailed, KadminError
+from kadmin.backends.base import Backend, read_together, reassignment_blocked, requests_not_taken
+from kadmin.errors import ClusterError, ConnectionFailed, KadminError
 from kadmin.execute.clock import Clock, SystemClock
 from kadmin.model import ReassignmentPlan
 from kadmin.plan.verify import State, VerifyResult, log_dir_targets, verify_plan
@@ -77,6 +79,7 @@ def _read_and_judge(backend: Backend, plan: ReassignmentPlan):
     # The controller's list first: a move it no longer lists ended before Metadata was read.
     ongoing = backend.list_partition_reassignments()
     cluster = backend.describe_cluster()
+    _refuse_stuck_requests(backend, plan, ongoing, cluster)
     targets = log_dir_targets(plan)
     live_targets = [r for r in targets if r.broker in cluster.brokers]
     replica_dirs = backend.describe_replica_log_dirs(live_targets) if live_targets else {}
@@ -88,6 +91,28 @@ def _read_and_judge(backend: Backend, plan: ReassignmentPlan):
             hint="check that the broker is up and run verify again",
         )
     return verify_plan(plan, cluster, ongoing, replica_dirs), cluster, ongoing
+
+
+def _refuse_stuck_requests(backend: Backend, plan: ReassignmentPlan, ongoing, cluster) -> None:
+    """No verdict for a plan whose partitions are only requested in what blocks new reassignments
+    while it is stuck (ZooKeeper: a /admin/reassign_partitions the controller is not acting on).
+    Kafka's ZooKeeper-mode ``--verify`` calls them in progress because the node lists them, for
+    ever; no broker is moving them, and they will not finish or fail by themselves: the operator
+    has to act, so it is an error (exit 1) that names the node and the way out."""
+    if not any(a.tp in ongoing for a in plan.partitions):
+        return
+    blocked = reassignment_blocked(backend)
+    if blocked is None:
+        return
+    waiting = requests_not_taken(blocked, ongoing, cluster)
+    mine = [str(a.tp) for a in plan.partitions if a.tp in waiting]
+    if mine:
+        many = len(mine) > 1
+        raise ClusterError(
+            f"{blocked.reason}; this plan's {', '.join(mine)} {'are' if many else 'is'} requested there, "
+            f"but no broker is moving {'them' if many else 'it'} (not in progress, not finished)",
+            hint=blocked.hint,
+        )
 
 
 def run_verify(
