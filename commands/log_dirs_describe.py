@@ -35,6 +35,8 @@ def describe(cluster, output, broker_list, topic_list, log_dir_list, top, fleet)
     A broker that does not answer, or is down (it holds replicas but is not live): the report has
     a row for it (status unreachable or down, its directories and bytes unknown; kafka-json has no
     place for it), stderr names it, and the exit code is 1.
+    An offline directory: Kafka does not say what it holds, so its bytes and replica counts are
+    unknown (JSON null, CSV empty, "unknown" in the table), not 0; the exit code is 0.
     """
     if fleet.requested:
         return run_fleet_report("log-dirs", fleet, output=output, cluster=cluster)

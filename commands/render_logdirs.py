@@ -75,6 +75,16 @@ def log_dirs_table(rows, width: int = WIDE):
             cells += ["", ""] + ([""] if wide else [])
             table.add_row(*cells)
             continue
+        if r.replicas is None:
+            # A directory with an error (offline): Kafka says nothing of what it holds (nor, by
+            # -1, of its volume): unknown, not 0.
+            unknown = Text("unknown", style="dim")
+            free, total = (unknown if n is None else format_size(n) for n in (r.usable_bytes, r.total_bytes))
+            cells = [broker, escape(r.path), status, usage_bar(r.used_fraction, 20 if wide else 10), unknown, free]
+            cells += [total] if wide else []
+            cells += [unknown, unknown] + ([unknown] if wide else [])
+            table.add_row(*cells)
+            continue
         futures = ", ".join(f"{f.topic}-{f.partition} ({f.offset_lag:,})" for f in r.futures or ()) or "-"
         cells = [
             broker,

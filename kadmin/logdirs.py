@@ -80,6 +80,13 @@ def future_replicas(d: LogDir) -> list[ReplicaInfo]:
     return [r for r in d.replicas if r.is_future]
 
 
+def contents_known(d: LogDir) -> bool:
+    """Whether DescribeLogDirs said what the directory holds. For a directory with an error (an
+    offline one: KAFKA_STORAGE_ERROR) Kafka answers with no topics and -1 totals
+    (ReplicaManager.describeLogDirs' catch branches): its bytes and replicas are unknown, not 0."""
+    return d.error is None
+
+
 def to_kadmin_json(cluster_id: str | None, brokers: Mapping[int, Broker], result: Mapping[int, BrokerLogDirs]) -> dict:
     """kadmin's JSON shape (schemas/log-dirs-describe.json)."""
     out = []
@@ -101,16 +108,17 @@ def to_kadmin_json(cluster_id: str | None, brokers: Mapping[int, Broker], result
 
 def _dir_json(d: LogDir) -> dict:
     frac = used_fraction(d)
+    known = contents_known(d)
     return {
         "path": d.path,
         "status": d.status.value,
         "error": d.error,
-        "used_bytes": d.used_bytes,
+        "used_bytes": d.used_bytes if known else None,
         "total_bytes": d.total_bytes,
         "usable_bytes": d.usable_bytes,
         "used_fraction": None if frac is None else round(frac, 6),
-        "replica_count": sum(1 for r in d.replicas if not r.is_future),
-        "future_replica_count": sum(1 for r in d.replicas if r.is_future),
+        "replica_count": sum(1 for r in d.replicas if not r.is_future) if known else None,
+        "future_replica_count": sum(1 for r in d.replicas if r.is_future) if known else None,
         "replicas": [
             {
                 "topic": r.topic,
@@ -159,7 +167,7 @@ def to_kafka_json(result: Mapping[int, BrokerLogDirs]) -> dict:
 @dataclass(frozen=True)
 class DirRow:
     """One row of the human table (and the CSV). None is unknown: a broker whose directories were
-    not seen (down, or it did not answer)."""
+    not seen (down, or it did not answer), or a directory whose contents were not (offline)."""
 
     broker: int
     rack: str | None
@@ -186,6 +194,8 @@ def rows(brokers: Mapping[int, Broker], result: Mapping[int, BrokerLogDirs], top
             out.append(DirRow(b, rack, "-", status, None, None, None, None, None, None, None, bl.error))
             continue
         for d in bl.log_dirs:
+            known = contents_known(d)
+            current = [r for r in d.replicas if not r.is_future]
             out.append(
                 DirRow(
                     broker=b,
@@ -193,12 +203,12 @@ def rows(brokers: Mapping[int, Broker], result: Mapping[int, BrokerLogDirs], top
                     path=d.path,
                     status=d.status.value,
                     used_fraction=used_fraction(d),
-                    kafka_bytes=d.used_bytes,
+                    kafka_bytes=d.used_bytes if known else None,
                     total_bytes=d.total_bytes,
                     usable_bytes=d.usable_bytes,
-                    replicas=sum(1 for r in d.replicas if not r.is_future),
-                    futures=tuple(future_replicas(d)),
-                    largest=tuple(largest((r for r in d.replicas if not r.is_future), top)),
+                    replicas=len(current) if known else None,
+                    futures=tuple(future_replicas(d)) if known else None,
+                    largest=tuple(largest(current, top)) if known else None,
                     error=d.error,
                 )
             )

@@ -200,3 +200,47 @@ def test_log_dirs_describe_help_says_an_unseen_broker_has_a_row():
     text = " ".join(CliRunner().invoke(cli, ["log-dirs", "describe", "--help"]).output.split())
     assert "the report has a row for it (status unreachable or down" in text, text
     assert "printed without it" not in text
+
+
+def test_an_offline_directorys_bytes_and_replicas_are_unknown_not_0():
+    """Kafka answers DescribeLogDirs for a directory with an error (KAFKA_STORAGE_ERROR) with no
+    topics and -1 totals (ReplicaManager.describeLogDirs): what it holds is unknown. kadmin's
+    JSON says null (its schema allows it), the CSV leaves the cells empty, the table says
+    "unknown", never 0; Kafka's own shape (kafka-json) is kafka-log-dirs.sh's: the error and no
+    partitions."""
+    from jsonschema import validate
+    from rich.console import Console
+
+    from kadmin.commands.log_dirs_describe import _csv_row
+    from kadmin.commands.render_logdirs import log_dirs_table
+    from kadmin.schemas import load
+
+    doc = logdirs.to_kadmin_json("cid", BROKERS, RESULT)
+    validate(doc, load("log-dirs-describe"))
+    online, offline = doc["brokers"][0]["log_dirs"]
+    assert offline == {"path": "/data1", "status": "offline", "error": STORAGE, "used_bytes": None,
+                       "total_bytes": None, "usable_bytes": None, "used_fraction": None, "replica_count": None,
+                       "future_replica_count": None, "replicas": []}
+    assert (online["used_bytes"], online["replica_count"], online["future_replica_count"]) == (550, 2, 1)
+
+    row = logdirs.rows(BROKERS, RESULT)[1]
+    assert (row.path, row.kafka_bytes, row.replicas, row.futures, row.largest) == ("/data1", None, None, None, None)
+    assert _csv_row(row) == [0, "r0", "/data1", "offline", "", "", "", "", "", "", STORAGE]
+
+    for width, cells in ((200, 10), (130, 8)):  # wide, and narrow (no total, no largest partitions)
+        console = Console(width=width, record=True, color_system=None)
+        console.print(log_dirs_table(logdirs.rows(BROKERS, RESULT), width=width))
+        [line] = [line for line in console.export_text().splitlines() if "/data1" in line]
+        assert [c.strip() for c in line.split("│")[1:-1]] == ["", "/data1", "offline", *["unknown"] * (cells - 3)]
+
+    [b0] = logdirs.to_kafka_json(RESULT)["brokers"]
+    assert b0["logDirs"][1] == {"logDir": "/data1", "error": STORAGE, "partitions": []}
+
+
+def test_log_dirs_describe_help_says_an_offline_directorys_contents_are_unknown():
+    from click.testing import CliRunner
+
+    from kadmin.commands.root import cli
+
+    text = " ".join(CliRunner().invoke(cli, ["log-dirs", "describe", "--help"]).output.split())
+    assert "An offline directory: Kafka does not say what it holds, so its bytes and replica counts are unknown" in text

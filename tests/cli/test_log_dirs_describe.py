@@ -361,3 +361,53 @@ def test_zookeeper_a_down_broker_is_named_not_silently_left_out(sandbox_factory,
     sb = sandbox_factory(brokers=4, log_dirs=2, zookeeper=zk_connect)
     stop_broker_1(sb, lambda: ZooKeeperBackend(zk_connect, timeout=10))
     check_the_down_broker_is_named(capsys, ["--zookeeper", zk_connect])
+
+
+# --- an offline directory: Kafka says nothing of what it holds ---------------------------------
+
+
+def check_an_offline_directory_is_unknown_not_empty(capsys, sb, connect):
+    """Broker 2's first directory, holding replicas, goes offline. DescribeLogDirs gives it
+    KAFKA_STORAGE_ERROR, no topics and -1 totals: every form of `log-dirs describe` says its
+    bytes, replicas and future replicas are unknown (JSON null, CSV empty, the table "unknown"),
+    never 0; kafka-json is kafka-log-dirs.sh's (the error, no partitions); exit 0."""
+    from jsonschema import validate
+
+    from kadmin.schemas import load
+
+    data0 = sb.log_dir_paths(2)[0]
+    sb.create_topic("t", assignment={0: [2, 0], 1: [2, 1], 2: [2, 3], 3: [0, 2]}, size_bytes=2**20,
+                    log_dirs={(p, 2): data0 for p in range(4)})
+    sb.faults.dir_offline(2, data0)
+
+    def describe(*args):
+        code, out, err = kadmin_lines(capsys, "log-dirs", "describe", *connect, *args)
+        assert (code, err) == (0, []), (out, err)
+        return out
+
+    rows = describe("-o", "csv").splitlines()
+    assert f"2,rack-0,{data0},offline,,,,,,,{STORAGE}" in rows, rows
+    doc = json.loads(describe("-o", "json"))
+    validate(doc, load("log-dirs-describe"))
+    [d] = [d for b in doc["brokers"] if b["broker"] == 2 for d in b["log_dirs"] if d["path"] == data0]
+    assert d == {"path": data0, "status": "offline", "error": STORAGE, "used_bytes": None, "total_bytes": None,
+                 "usable_bytes": None, "used_fraction": None, "replica_count": None,
+                 "future_replica_count": None, "replicas": []}
+    others = [d for b in doc["brokers"] for d in b["log_dirs"] if (b["broker"], d["path"]) != (2, data0)]
+    assert all(isinstance(d["used_bytes"], int) and isinstance(d["replica_count"], int) for d in others)
+    cells = [[c.strip() for c in line.split("│")[1:-1]] for line in describe().splitlines() if data0 in line]
+    assert ["2 rack-0", data0, "offline", "unknown", "unknown", "unknown", "unknown", "unknown", "unknown",
+            "unknown"] in cells, cells
+    [b2] = [b for b in json.loads(describe("-o", "kafka-json"))["brokers"] if b["broker"] == 2]
+    assert {"logDir": data0, "error": STORAGE, "partitions": []} in b2["logDirs"]
+
+
+def test_an_offline_directory_is_unknown_not_empty(sandbox_factory, capsys, kafka_version):
+    sb = sandbox_factory(brokers=4, log_dirs=2, racks=2)
+    check_an_offline_directory_is_unknown_not_empty(capsys, sb, ["-b", sb.bootstrap])
+
+
+@pytest.mark.zookeeper
+def test_zookeeper_an_offline_directory_is_unknown_not_empty(sandbox_factory, zk_connect, capsys, kafka_version):
+    sb = sandbox_factory(brokers=4, log_dirs=2, racks=2, zookeeper=zk_connect)
+    check_an_offline_directory_is_unknown_not_empty(capsys, sb, ["--zookeeper", zk_connect])
