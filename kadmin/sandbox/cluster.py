@@ -75,6 +75,8 @@ class BrokerState:
     preferred_dirs: dict[TopicPartition, str] = field(default_factory=dict)
     # Future replicas in the order they were requested; the head one is copied.
     move_queue: list[TopicPartition] = field(default_factory=list)
+    # Why Kafka halted this broker (its last online log directory failed), until it starts again.
+    halted: str | None = None
 
     def dir_of(self, tp: TopicPartition) -> LogDirState | None:
         for d in self.dirs.values():

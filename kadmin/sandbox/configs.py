@@ -7,6 +7,7 @@ have no default and are listed only when set.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -83,6 +84,7 @@ READ_ONLY = frozenset(
         "broker.id",
         "node.id",
         "log.dirs",
+        "metadata.log.dir",
         "process.roles",
         "zookeeper.connect",
         "broker.rack",
@@ -122,6 +124,10 @@ def static_broker_configs(
     else:
         static["node.id"] = str(broker_id)
         static["process.roles"] = "broker"
+        # The metadata log in a directory of its own, beside the log dirs: unset, it would be the
+        # first log dir (KafkaConfig.metadataLogDir), whose failure halts a 3.7+ KRaft broker
+        # (ReplicaManager.handleLogDirFailure: "the metadata log dir ... has failed").
+        static["metadata.log.dir"] = posixpath.join(posixpath.dirname(log_dirs[0]), "metadata")
     if b.rack:
         static["broker.rack"] = b.rack
     return static

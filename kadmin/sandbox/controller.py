@@ -324,8 +324,9 @@ def replica_offline(cluster: Cluster, p: PartitionState, broker_id: int) -> None
 
 def replica_online(cluster: Cluster, p: PartitionState, broker_id: int) -> None:
     """A replica is reachable again: if the partition had no leader and this replica is the
-    ISR's survivor it leads again; otherwise it catches up outside the ISR."""
-    if p.leader == -1 and broker_id in p.isr:
+    ISR's survivor it leads again; otherwise it catches up outside the ISR. One whose broker is
+    stopped, or whose directory is still offline, is not reachable yet: nothing changes."""
+    if p.leader == -1 and broker_id in p.isr and cluster.replica_online(p.tp, broker_id):
         p.leader = broker_id
         _bump(cluster, p, True)
     cluster.attention.add(p.tp)
@@ -564,7 +565,11 @@ def broker_stopped(cluster: Cluster, broker_id: int) -> None:
 
 
 def broker_started(cluster: Cluster, broker_id: int) -> None:
+    """The broker is back. Replicas in a directory still offline stay offline: Kafka starts with
+    such a directory marked offline (LogManager.createAndValidateLogDirs) as long as another one
+    is usable (``start_refusal``)."""
     cluster.brokers[broker_id].alive = True
+    cluster.brokers[broker_id].halted = None
     cluster.bump()
     forget_strays(cluster, broker_id)
     for p in cluster.all_partitions():
@@ -572,10 +577,31 @@ def broker_started(cluster: Cluster, broker_id: int) -> None:
             replica_online(cluster, p, broker_id)
 
 
+def start_refusal(cluster: Cluster, broker_id: int) -> str | None:
+    """Why Kafka would not start this broker, or None: it halts at start-up when none of its
+    log directories is usable (LogManager.createAndValidateLogDirs, every version)."""
+    broker = cluster.brokers[broker_id]
+    if any(d.online for d in broker.dirs.values()):
+        return None
+    return f"none of the specified log dirs from {', '.join(broker.dirs)} can be created or validated"
+
+
 def dir_offline(cluster: Cluster, broker_id: int, path: str) -> None:
     """A directory fails. Its replicas go offline; who learns of it depends on the mode and
     version (``KafkaVersion.kraft_log_dir_failure_reaches_controller``): the controller, which
-    moves leadership off it, or, on KRaft before JBOD, the broker alone."""
+    moves leadership off it, or, on KRaft before JBOD, the broker alone.
+
+    A running broker's last online directory failing halts it, in every mode and version
+    (LogManager.handleLogDirFailure: "Shutdown broker because all log dirs in ... have failed",
+    Exit.halt), before it tells any controller: the controller sees a broker go, as when it is
+    stopped. ``BrokerState.halted`` says why until it starts again."""
+    broker = cluster.brokers[broker_id]
+    d = broker.dirs[path]
+    if broker.alive and d.online and not any(o.online for o in broker.dirs.values() if o is not d):
+        d.online = False
+        broker_stopped(cluster, broker_id)
+        broker.halted = f"all log dirs in {', '.join(broker.dirs)} have failed"
+        return
     if cluster.mode == KRAFT and not cluster.version.kraft_log_dir_failure_reaches_controller:
         d = cluster.brokers[broker_id].dirs[path]
         if d.online:

@@ -103,6 +103,33 @@ class Engine:
     async def stop_broker(self, broker_id: int) -> None:
         await self.servers[broker_id].stop()
 
+    def stop_halted(self) -> None:
+        """Close the listener, and in ZooKeeper mode the session, of each broker the model halted
+        (its last log directory failed: ``BrokerState.halted``), saying why as Kafka logs it.
+        Not on the loop thread: closing a ZooKeeper session blocks."""
+        assert not self.in_loop(), "stop_halted blocks: call it off the loop thread"
+
+        async def close_listeners() -> list[tuple[int, str]]:
+            closed = []
+            for b in self.cluster.brokers.values():
+                server = self.servers.get(b.id)
+                if b.halted is not None and server is not None and server.server is not None:
+                    await server.stop()
+                    closed.append((b.id, b.halted))
+            return closed
+
+        for broker_id, why in self.run(close_listeners()):
+            log.error("broker %d: Shutdown broker because %s", broker_id, why)
+        if self.zk is not None:
+            for broker_id in self.call(lambda: [b.id for b in self.cluster.brokers.values() if b.halted]):
+                self.zk.broker_stopped(broker_id)
+
+    def _halted_still_serving(self) -> bool:
+        return any(
+            b.halted is not None and self.servers.get(b.id) is not None and self.servers[b.id].server is not None
+            for b in self.cluster.brokers.values()
+        )
+
     async def shutdown(self) -> None:
         if self._ticker is not None:
             self._ticker.cancel()
@@ -119,6 +146,7 @@ class Engine:
 
     async def _tick(self) -> None:
         last = time.monotonic()
+        halting = None
         while True:
             await asyncio.sleep(TICK)
             now = time.monotonic()
@@ -127,9 +155,12 @@ class Engine:
             except Exception:  # a bug: keep serving, say so once per tick
                 log.exception("simulation step failed")
             last = now
+            if (halting is None or halting.done()) and self._halted_still_serving():  # a directory filled
+                halting = asyncio.get_running_loop().run_in_executor(None, self.stop_halted)
 
     def advance(self, seconds: float) -> None:
         self.call(replication.step, self.cluster, seconds)
+        self.stop_halted()
 
     def wall_ms(self, sim_seconds: float) -> int:
         return self.start_wall_ms + int(sim_seconds * 1000)

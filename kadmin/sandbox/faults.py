@@ -3,7 +3,7 @@ slow a broker's responses or put it far away, drop its client connections."""
 
 from __future__ import annotations
 
-from kadmin.errors import NotFoundError
+from kadmin.errors import ClusterError, NotFoundError
 from kadmin.sandbox import controller
 
 
@@ -36,9 +36,17 @@ class Faults:
             engine.zk.broker_stopped(broker_id)
 
     def broker_start(self, broker_id: int) -> None:
+        """The broker starts again; a directory still offline stays offline (its replicas with
+        it). Refused, as Kafka halts at start-up, when none of its directories is usable."""
         engine = self._sb.engine
         if self._broker(broker_id).alive:
             return
+        why = engine.call(_clear_halt, engine.cluster, broker_id)
+        if why is not None:
+            raise ClusterError(
+                f"broker {broker_id} cannot start: {why}, so Kafka halts at start-up; bring one back "
+                f"first (kadmin sandbox fault dir-online {broker_id} PATH)"
+            )
         engine.run(engine.start_broker(broker_id))
         engine.call(controller.broker_started, engine.cluster, broker_id)
         if engine.zk is not None:
@@ -47,8 +55,9 @@ class Faults:
     def dir_offline(self, broker_id: int, path: str) -> None:
         self._dir(broker_id, path)
         engine = self._sb.engine
-        engine.call(controller.dir_offline, engine.cluster, broker_id, path)
-        if engine.zk is not None:
+        if engine.call(_dir_offline, engine.cluster, broker_id, path):
+            engine.stop_halted()  # the broker's last directory: it halted, telling no controller
+        elif engine.zk is not None:
             engine.zk.log_dir_failed(broker_id)
 
     def dir_online(self, broker_id: int, path: str) -> None:
@@ -78,3 +87,18 @@ class Faults:
         server = engine.servers.get(broker_id)
         if server is not None:
             engine.call(server.drop_connections)
+
+
+def _dir_offline(cluster, broker_id: int, path: str) -> bool:
+    """The directory fails; whether that halted its broker."""
+    controller.dir_offline(cluster, broker_id, path)
+    return cluster.brokers[broker_id].halted is not None
+
+
+def _clear_halt(cluster, broker_id: int) -> str | None:
+    """Why the broker cannot start, or None after forgetting why it halted (so the engine does
+    not close the listener it is about to open)."""
+    why = controller.start_refusal(cluster, broker_id)
+    if why is None:
+        cluster.brokers[broker_id].halted = None
+    return why

@@ -198,7 +198,8 @@ def _fail_full_dirs(cluster: Cluster) -> None:
             full = [d for d in online if d.used() > d.capacity]
         for d in full:
             controller.dir_offline(cluster, broker.id, d.path)
-            cluster.log_dir_failed(broker.id, d.path)
+            if broker.alive:  # the last one halts the broker before it tells anyone
+                cluster.log_dir_failed(broker.id, d.path)
 
 
 def _prune_attention(cluster: Cluster) -> None:

@@ -407,16 +407,19 @@ def test_preferred_replica_election_node(sandbox_factory, zk_connect, zk):
 
 
 def test_a_directory_that_fills_fails_and_leadership_moves_in_zookeeper(sandbox_factory, zk_connect, zk):
-    """ZooKeeper mode: the full directory's partitions change leader in their state znodes."""
-    sb = sandbox_factory(brokers=2, log_dirs=1, zookeeper=zk_connect, manual_clock=True, dir_capacity=100 * MiB)
-    sb.create_topic("t", assignment={0: [0, 1]}, size_bytes=60 * MiB, produce_rate=MiB)
-    sb.create_topic("pad", assignment={0: [0]}, size_bytes=30 * MiB)
+    """ZooKeeper mode: the full directory's partitions change leader in their state znodes. (Its
+    broker has another directory: a broker whose last directory fails halts instead,
+    test_last_log_dir_failure.py.)"""
+    sb = sandbox_factory(brokers=2, log_dirs=2, zookeeper=zk_connect, manual_clock=True, dir_capacity=100 * MiB)
+    d0 = "/var/lib/kafka/data0"
+    sb.create_topic("t", assignment={0: [0, 1]}, size_bytes=60 * MiB, produce_rate=MiB, log_dirs={(0, 0): d0})
+    sb.create_topic("pad", assignment={0: [0]}, size_bytes=30 * MiB, log_dirs={(0, 0): d0})
     events = zk.exists("/log_dir_event_notification").cversion
     sb.clock.advance(15)  # broker 0's directory would hold 105 MiB; broker 1's 75 MiB
     sb.settle()
     state = poll(lambda: (s := read(zk, "/brokers/topics/t/partitions/0/state"))["leader"] == 1 and s)
     assert state["isr"] == [1]
-    assert [d.online for d in sb.snapshot().brokers[0].dirs.values()] == [False]
+    assert [d.online for d in sb.snapshot().brokers[0].dirs.values()] == [False, True]
     # The broker announced it (log_dir_event_<seq>) and the controller deleted the notification.
     assert zk.exists("/log_dir_event_notification").cversion == events + 2
     assert zk.get_children("/log_dir_event_notification") == []
