@@ -113,26 +113,34 @@ def throttle_changes(
     are claimed only when another kadmin record claims them (both plans then own the rate, so
     whichever finishes last can remove it: a rate a person set stays theirs). A claim's
     ``previous`` is the value a person set before kadmin: when the value being replaced was
-    itself set by another kadmin record, its ``previous`` is inherited, so removal never restores
-    a kadmin value."""
-    claimed = {(c.broker, c.name): c for r in records for c in r.rates}
+    itself set by another kadmin record, its ``previous`` is inherited and the value is kept as
+    ``replaced``: removal gives it back while that record still claims it, and the person's
+    value once none does (``restored_value``)."""
+    rates_now = current.broker_rates
+    # The claims on the value each rate has now (a claim on a value since changed is not the
+    # rate's: the value being replaced is then a person's)
+    claimed = {
+        (c.broker, c.name): c for r in records for c in r.rates if rates_now.get(c.broker, {}).get(c.name) == c.value
+    }
     changes: list[ConfigChange] = []
     claims: list[RateClaim] = []
 
     def set_rate(broker: int, name: str, value: int | None) -> None:
         if value is None:
             return
-        now = current.broker_rates.get(broker, {}).get(name)
+        now = rates_now.get(broker, {}).get(name)
         other = claimed.get((broker, name))
-        previous = other.previous if other is not None and other.value == now else now
         if now == value:
-            if other is not None and other.value == now:
-                claims.append(RateClaim(broker, name, value, previous))
+            if other is not None:
+                claims.append(RateClaim(broker, name, value, other.previous, other.replaced))
             return
         changes.append(
             ConfigChange(ConfigResource(ConfigResourceType.BROKER, str(broker)), name, AlterOp.SET, str(value))
         )
-        claims.append(RateClaim(broker, name, value, previous))
+        if other is None:
+            claims.append(RateClaim(broker, name, value, now))
+        else:
+            claims.append(RateClaim(broker, name, value, other.previous, now))
 
     for b in sorted(set(rate_brokers)):
         set_rate(b, LEADER_RATE, rates.leader)
@@ -167,6 +175,26 @@ class Removal:
     kept: ThrottleRecord  # what the record still owns (empty when everything went)
 
 
+def restored_value(claim: RateClaim, others: Iterable[ThrottleRecord]) -> int | None:
+    """What removing ``claim`` puts back (None: delete the rate). A claim set over another kadmin
+    record's value (``replaced``) gives back a value a live record still claims, so that record
+    does not claim a rate that is gone: the one it replaced while its record claims it, else the
+    latest other record's (a record may have dropped the one replaced); once none is claimed, the
+    value a person set before kadmin (``previous``). Claims of the same value share the rate and
+    are not a value to give back."""
+    if claim.replaced is None:
+        return claim.previous
+    live = [
+        (r.created_at, r.plan_id, c.value)
+        for r in others
+        for c in r.rates
+        if (c.broker, c.name) == (claim.broker, claim.name) and c.value != claim.value
+    ]
+    if any(value == claim.replaced for *_, value in live):
+        return claim.replaced
+    return max(live)[2] if live else claim.previous
+
+
 def removal_changes(
     record: ThrottleRecord,
     current: Throttle,
@@ -174,14 +202,17 @@ def removal_changes(
     *,
     force: bool = False,
     unreadable: Collection[int] = (),
+    others: Iterable[ThrottleRecord] = (),
 ) -> Removal:
     """Remove what ``record`` set, except what a running move still needs (unless ``force``).
 
     A rate someone changed since kadmin set it is no longer kadmin's: it is left as it is and
     dropped from the record. An entry already gone is dropped from the record too. A rate on a
     broker in ``unreadable`` (down: its configs could not be read) is kept in the record, so a
-    later run removes it, rather than taken for changed and forgotten.
+    later run removes it, rather than taken for changed and forgotten. A rate removed is given
+    back the value ``restored_value`` finds among ``others`` (the other records) or deleted.
     """
+    others = list(others)
     changes: list[ConfigChange] = []
     removed_rates: list[RateClaim] = []
     kept_rates: list[RateClaim] = []
@@ -193,10 +224,11 @@ def removal_changes(
         if now != c.value:
             continue
         res = broker_resource(c.broker)
-        if c.previous is None:
+        back = restored_value(c, others)
+        if back is None:
             changes.append(ConfigChange(res, c.name, AlterOp.DELETE))
         else:
-            changes.append(ConfigChange(res, c.name, AlterOp.SET, str(c.previous)))
+            changes.append(ConfigChange(res, c.name, AlterOp.SET, str(back)))
         removed_rates.append(c)
 
     kept_lists: dict[str, dict[str, set[str]]] = {}
@@ -262,8 +294,27 @@ def stale_throttles(current: Throttle, needs: ThrottleNeeds) -> Removal:
 
 
 def prune_records(records: Iterable[ThrottleRecord], removal: Removal) -> list[ThrottleRecord]:
-    """Records without what ``removal`` took away (after clear --stale / --all)."""
-    gone_rates = {(c.broker, c.name) for c in removal.removed_rates}
+    """Records without what ``removal`` took away (after clear --stale / --all): a rate removed
+    is gone from every record, except where it was given back a value a record claims
+    (``restored_value``): that record keeps its claims of other values than the one removed."""
+    records = list(records)
+    given_back = {
+        (c.resource.name, c.name): c.value
+        for c in removal.changes
+        if c.resource.type is ConfigResourceType.BROKER and c.op is AlterOp.SET
+    }
+    claimed_back = {
+        (b, name)
+        for r in records
+        for b, name, value in ((c.broker, c.name, c.value) for c in r.rates)
+        if given_back.get((broker_resource(b).name, name)) == str(value)
+    }
+    removed = {(c.broker, c.name): c.value for c in removal.removed_rates}
+
+    def gone(c: RateClaim) -> bool:
+        key = (c.broker, c.name)
+        return key in removed and (key not in claimed_back or c.value == removed[key])
+
     out = []
     for r in records:
         replicas = {
@@ -273,7 +324,7 @@ def prune_records(records: Iterable[ThrottleRecord], removal: Removal) -> list[T
         out.append(
             replace(
                 r,
-                rates=tuple(c for c in r.rates if (c.broker, c.name) not in gone_rates),
+                rates=tuple(c for c in r.rates if not gone(c)),
                 replicas=freeze_replicas(replicas),
             )
         )

@@ -104,10 +104,11 @@ def remove_plan_throttles(
     # What other incremental runs still need stays; this plan's own later steps do not hold it.
     others_runs = (r for pid, r in records.items() if pid != plan_id)
     needs = state.needs.with_runs(others_runs, state.cluster, state.ongoing)
-    removal = removal_changes(record, state.current, needs, force=force, unreadable=state.unreadable_brokers)
-    others = (
-        prune_records([r for pid, r in records.items() if pid != plan_id], removal) if removal.removed_rates else []
+    other_records = [r for pid, r in records.items() if pid != plan_id]
+    removal = removal_changes(
+        record, state.current, needs, force=force, unreadable=state.unreadable_brokers, others=other_records
     )
+    others = prune_records(other_records, removal) if removal.removed_rates else []
     remove_throttles(backend, store, removal, records, [removal.kept, *others])
     return removal
 
@@ -298,8 +299,11 @@ def plan_throttle_clear(
         if record is None:
             return None
         needs = state.needs.without_run(plan_id)  # its own steps to come: the run sets them again
-        removal = removal_changes(record, state.current, needs, force=force, unreadable=unreadable)
-        others = prune_records([r for p, r in records.items() if p != plan_id], removal)
+        other_records = [r for p, r in records.items() if p != plan_id]
+        removal = removal_changes(
+            record, state.current, needs, force=force, unreadable=unreadable, others=other_records
+        )
+        others = prune_records(other_records, removal)
         left = _claims_on(unreadable, [removal.kept])
         kept_record = replace(removal.kept, rates=tuple(c for c in removal.kept.rates if c.broker not in unreadable))
         return ClearPlan(removal, (removal.kept, *others), _kept_of_record(kept_record), left)

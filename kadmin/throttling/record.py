@@ -46,12 +46,16 @@ def plan_id(content: bytes | str) -> str:
 @dataclass(frozen=True)
 class RateClaim:
     """A broker rate kadmin set: config ``name`` on ``broker`` to ``value``; ``previous`` is the
-    per-broker value it replaced (restored on removal), None when there was none."""
+    per-broker value a person had set before kadmin (restored on removal), None when there was
+    none. ``replaced``: the value this claim replaced when another kadmin record claimed it (that
+    record's, None otherwise): while a record still claims it, removal puts it back
+    (``maths.restored_value``)."""
 
     broker: int
     name: str
     value: int
     previous: int | None = None
+    replaced: int | None = None
 
     def key(self) -> tuple[int, str, int]:
         """The order records list claims in (``sorted(claims, key=RateClaim.key)``)."""
@@ -93,11 +97,12 @@ class ThrottleRecord:
 
     def merged(self, other: ThrottleRecord) -> ThrottleRecord:
         """This record plus what ``other`` (same plan, a later run) set. A later claim on the
-        same broker rate keeps the earliest ``previous``: that is what was there before kadmin."""
+        same broker rate keeps the earliest ``previous`` and ``replaced``: what was there before
+        this plan."""
         claims = {(c.broker, c.name): c for c in self.rates}
         for c in other.rates:
             old = claims.get((c.broker, c.name))
-            claims[(c.broker, c.name)] = replace(c, previous=old.previous) if old else c
+            claims[(c.broker, c.name)] = replace(c, previous=old.previous, replaced=old.replaced) if old else c
         replicas = {t: {k: set(v) for k, v in kinds.items()} for t, kinds in self.replicas.items()}
         for t, kinds in other.replicas.items():
             for k, entries in kinds.items():
@@ -119,10 +124,7 @@ class ThrottleRecord:
             "created_at": self.created_at,
             "host": self.host,
             "user": self.user,
-            "rates": [
-                {"broker": c.broker, "config": c.name, "value": c.value, "previous": c.previous}
-                for c in sorted(self.rates, key=RateClaim.key)
-            ],
+            "rates": [_claim_json(c) for c in sorted(self.rates, key=RateClaim.key)],
             "replicas": {
                 t: {k: list(v) for k, v in sorted(kinds.items()) if v}
                 for t, kinds in sorted(self.replicas.items())
@@ -141,6 +143,7 @@ class ThrottleRecord:
                     str(r["config"]),
                     int(r["value"]),
                     None if r.get("previous") is None else int(r["previous"]),
+                    None if r.get("replaced") is None else int(r["replaced"]),
                 )
                 for r in data.get("rates", [])
             )
@@ -170,6 +173,15 @@ class ThrottleRecord:
             return cls.from_json(json.loads(raw))
         except json.JSONDecodeError as e:
             raise InputError(f"unreadable kadmin throttle record: {e}") from e
+
+
+def _claim_json(c: RateClaim) -> dict:
+    """A claim's JSON; ``replaced`` only when it replaced another record's value (records
+    written before it existed read the same)."""
+    out = {"broker": c.broker, "config": c.name, "value": c.value, "previous": c.previous}
+    if c.replaced is not None:
+        out["replaced"] = c.replaced
+    return out
 
 
 def freeze_replicas(replicas: Mapping[str, Mapping[str, Iterable[str]]]) -> dict[str, dict[str, tuple[str, ...]]]:

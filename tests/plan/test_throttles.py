@@ -21,7 +21,7 @@ from kadmin.model import (
     Throttle,
     TopicPartition,
 )
-from kadmin.throttling.maths import ThrottleRates, clear_changes, merge_replica_lists, reconcile_records, remove_from_replica_list, removal_changes, stale_throttles, throttle_changes
+from kadmin.throttling.maths import ThrottleRates, clear_changes, merge_replica_lists, prune_records, reconcile_records, remove_from_replica_list, removal_changes, stale_throttles, throttle_changes
 from kadmin.throttling.needs import DEFAULT_BROKER_ID, ThrottleNeeds, brokers_needing_rates, current_throttles, kafka_throttle_lists, left_behind, log_dir_rate_brokers, throttle_items
 from kadmin.throttling.record import RateClaim, ThrottleRecord
 
@@ -116,7 +116,57 @@ def test_replacing_another_plans_rate_inherits_its_previous():
     other = ThrottleRecord("planA", rates=(RateClaim(1, LEADER_RATE, 10, previous=3),))
     current = Throttle(broker_rates={1: {LEADER_RATE: 10}})
     result = throttle_changes(current, rate_brokers={1}, rates=ThrottleRates(leader=20), records=[other])
-    assert result.rates == (RateClaim(1, LEADER_RATE, 20, previous=3),)
+    assert result.rates == (RateClaim(1, LEADER_RATE, 20, previous=3, replaced=10),)
+
+
+def test_a_rate_set_over_another_records_value_gives_that_value_back_while_it_is_claimed():
+    """`throttle set` (the "manual" record) 10, then plans A at 20 and B at 30: B's removal gives
+    back A's 20, A's then the manual 10, the manual's then the person's 3. Each record keeps
+    what it claims; none is left claiming a rate that is gone. Removal used to delete the rate
+    (every claim inherited the person's "nothing before")."""
+    manual = ThrottleRecord("manual", rates=(RateClaim(1, LEADER_RATE, 10, previous=3),), created_at="2026-01-01T00:00:00Z")
+    rates = {1: {LEADER_RATE: 10}}
+    a_claims = throttle_changes(Throttle(broker_rates=rates), rate_brokers={1}, rates=ThrottleRates(leader=20), records=[manual])
+    a = ThrottleRecord("a", rates=a_claims.rates, created_at="2026-01-02T00:00:00Z")
+    b_claims = throttle_changes(Throttle(broker_rates={1: {LEADER_RATE: 20}}), rate_brokers={1}, rates=ThrottleRates(leader=30), records=[manual, a])
+    b = ThrottleRecord("b", rates=b_claims.rates, created_at="2026-01-03T00:00:00Z")
+    assert b.rates == (RateClaim(1, LEADER_RATE, 30, previous=3, replaced=20),)
+
+    removed_b = removal_changes(b, Throttle(broker_rates={1: {LEADER_RATE: 30}}), ThrottleNeeds(), others=[manual, a])
+    assert removed_b.changes == (ConfigChange(broker(1), LEADER_RATE, AlterOp.SET, "20"),)
+    assert prune_records([manual, a], removed_b) == [manual, a]  # both still claim what they set
+    removed_a = removal_changes(a, Throttle(broker_rates={1: {LEADER_RATE: 20}}), ThrottleNeeds(), others=[manual])
+    assert removed_a.changes == (ConfigChange(broker(1), LEADER_RATE, AlterOp.SET, "10"),)
+    removed_manual = removal_changes(manual, Throttle(broker_rates={1: {LEADER_RATE: 10}}), ThrottleNeeds())
+    assert removed_manual.changes == (ConfigChange(broker(1), LEADER_RATE, AlterOp.SET, "3"),)
+
+    # A verified first (B's rate is set: A's claim is dropped): B then gives back the manual 10.
+    removed_b = removal_changes(b, Throttle(broker_rates={1: {LEADER_RATE: 30}}), ThrottleNeeds(), others=[manual])
+    assert removed_b.changes == (ConfigChange(broker(1), LEADER_RATE, AlterOp.SET, "10"),)
+    # The manual record gone too: the person's value.
+    removed_b = removal_changes(b, Throttle(broker_rates={1: {LEADER_RATE: 30}}), ThrottleNeeds())
+    assert removed_b.changes == (ConfigChange(broker(1), LEADER_RATE, AlterOp.SET, "3"),)
+
+
+def test_a_rate_a_person_changed_after_kadmin_is_theirs_to_get_back():
+    """The manual record claims 10, a person (another tool) set 15 since: a plan setting 20 over
+    it replaced a person's value; removal gives back 15, and the manual record's claim of a value
+    no longer set goes (as before)."""
+    manual = ThrottleRecord("manual", rates=(RateClaim(1, LEADER_RATE, 10),))
+    ts = throttle_changes(Throttle(broker_rates={1: {LEADER_RATE: 15}}), rate_brokers={1}, rates=ThrottleRates(leader=20), records=[manual])
+    assert ts.rates == (RateClaim(1, LEADER_RATE, 20, previous=15),)
+    plan_record = ThrottleRecord("p", rates=ts.rates)
+    removal = removal_changes(plan_record, Throttle(broker_rates={1: {LEADER_RATE: 20}}), ThrottleNeeds(), others=[manual])
+    assert removal.changes == (ConfigChange(broker(1), LEADER_RATE, AlterOp.SET, "15"),)
+    assert prune_records([manual], removal)[0].rates == ()
+
+
+def test_a_record_with_a_replaced_value_reads_back_and_older_records_read_as_before():
+    r = ThrottleRecord("p", rates=(RateClaim(1, LEADER_RATE, 20, previous=3, replaced=10), RateClaim(2, LEADER_RATE, 5)))
+    doc = r.to_json()
+    assert doc["rates"][1] == {"broker": 2, "config": LEADER_RATE, "value": 5, "previous": None}
+    assert doc["rates"][0]["replaced"] == 10
+    assert ThrottleRecord.loads(r.dumps()) == r
 
 
 # --- removing ------------------------------------------------------------------------------
