@@ -74,13 +74,18 @@ def describe(cluster, output, broker_list, topic_list, log_dir_list, top, fleet)
         seen = {r.topic for bl in result.values() for d in bl.log_dirs for r in d.replicas}
         absent = [t for t in topics if t not in seen]
         if absent:
+            # An offline directory's replicas are unknown (DescribeLogDirs lists none): it may hold them.
+            offline = any(not logdirs.contents_known(d) for bl in result.values() for d in bl.log_dirs)
             if requested or paths:
                 where = "the brokers and log directories described"
             elif any(bl.error for bl in result.values()):
                 where = "the brokers that answered"  # it may be on one that did not (named below)
+            elif offline:
+                where = "the log directories that could be read"
             else:
                 where = "any broker"
-            render.warn(f"no replica of {', '.join(absent)} on {where} (no such topic?)")
+            guess = "an offline directory may hold it" if offline else "no such topic?"
+            render.warn(f"no replica of {', '.join(absent)} on {where} ({guess})")
     unanswered = {b: bl.error for b, bl in sorted(result.items()) if bl.error}
     if unanswered:
         # The report above lacks them (kafka-json has no place to say so): exit 1, as

@@ -402,6 +402,23 @@ def check_an_offline_directory_is_unknown_not_empty(capsys, sb, connect):
     assert {"logDir": data0, "error": STORAGE, "partitions": []} in b2["logDirs"]
 
 
+def test_a_topic_only_an_offline_directory_holds_is_not_said_to_be_missing(sandbox_factory, capsys, kafka_version):
+    """--topic-list of a topic whose only replica sits in the offline directory: nothing lists
+    it, but it is not 'no such topic?': the warning says an offline directory may hold it."""
+    sb = sandbox_factory(brokers=4, log_dirs=2, racks=2)
+    sb.create_topic("lonely", assignment={0: [2]}, size_bytes=2**20, log_dirs={(0, 2): sb.log_dir_paths(2)[0]})
+    check_an_offline_directory_is_unknown_not_empty(capsys, sb, ["-b", sb.bootstrap])
+    code, out, err = kadmin_lines(capsys, "log-dirs", "describe", "-b", sb.bootstrap, "--topic-list", "lonely",
+                                  "-o", "kafka-json")
+    assert (code, err) == (0, ["kadmin: warning: no replica of lonely on the log directories that could be read "
+                               "(an offline directory may hold it)"])
+    assert not [p for b in json.loads(out)["brokers"] for d in b["logDirs"] for p in d["partitions"]]
+    code, _, err = kadmin_lines(capsys, "log-dirs", "describe", "-b", sb.bootstrap, "--topic-list", "lonely",
+                                  "--broker-list", "2", "-o", "csv")
+    assert (code, err) == (0, ["kadmin: warning: no replica of lonely on the brokers and log directories described "
+                               "(an offline directory may hold it)"])
+
+
 def test_an_offline_directory_is_unknown_not_empty(sandbox_factory, capsys, kafka_version):
     sb = sandbox_factory(brokers=4, log_dirs=2, racks=2)
     check_an_offline_directory_is_unknown_not_empty(capsys, sb, ["-b", sb.bootstrap])
