@@ -99,10 +99,15 @@ def parse_rate(text: str | int) -> int:
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|h|d)?", re.IGNORECASE)
 _SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "": 1}
+# The longest duration kadmin reads (an interval, a timeout): below 2**31 - 1 ms (24.8 days), the
+# most Kafka's INT32 millisecond fields hold, and below Python's longest wait on every platform
+# (threading.TIMEOUT_MAX: 49.7 days on Windows). Past it a sleep or a request overflows.
+MAX_DURATION = 24 * 86400.0
 
 
-def parse_duration(text: str | float | int) -> float:
-    """Seconds from "30s", "2m", "1h30m", "500ms", "2.5" (bare numbers are seconds)."""
+def parse_duration(text: str | float | int, *, at_most: float = MAX_DURATION) -> float:
+    """Seconds from "30s", "2m", "1h30m", "500ms", "2.5" (bare numbers are seconds), at most
+    ``at_most`` (24 days unless the caller checks its own bound: ``math.inf``)."""
     if isinstance(text, (int, float)):
         seconds = float(text)
     else:
@@ -115,9 +120,31 @@ def parse_duration(text: str | float | int) -> float:
             pos = m.end()
         if not s or pos != len(s):
             raise InputError(f"cannot read duration {text!r}", hint='write it like "30s", "2m" or "1h30m"')
-    if seconds < 0 or not math.isfinite(seconds):
+    if math.isnan(seconds):
+        raise InputError(f"cannot read duration {text!r}", hint='write it like "30s", "2m" or "1h30m"')
+    if seconds < 0:
         raise InputError(f"duration {text!r} must be zero or more")
+    if seconds > at_most:  # "99999999999h" and digits past a float's range (inf) too
+        raise InputError(f"duration {text!r} is too large: at most {duration_like(at_most, text)}")
     return seconds
+
+
+def duration_like(seconds: float, written: str | float | int) -> str:
+    """``seconds`` in the largest unit of ``written`` (what the user typed) when it is a whole
+    number of them, so a bound reads in the user's terms ("576h" for "99999999999h"); else
+    in days, hours, minutes, seconds and milliseconds ("1h", "24d", "1m30s")."""
+    units = [u.lower() for u in re.findall(r"[a-z]+", str(written), re.IGNORECASE)] if isinstance(written, str) else []
+    unit = max((u for u in units if u in _SECONDS), key=_SECONDS.__getitem__, default="s")
+    ms = round(seconds * 1000)
+    per = round(_SECONDS[unit] * 1000)
+    if ms % per == 0:
+        return f"{ms // per}{unit}"
+    parts = []
+    for name in ("d", "h", "m", "s", "ms"):
+        n, ms = divmod(ms, round(_SECONDS[name] * 1000))
+        if n:
+            parts.append(f"{n}{name}")
+    return "".join(parts) or "0s"
 
 
 def format_size(n: int | float | None, *, binary: bool = False) -> str:

@@ -1,8 +1,13 @@
+import math
+import threading
+
 import pytest
 from hypothesis import given, strategies as st
 
 from kadmin.errors import InputError
 from kadmin.units import (
+    MAX_DURATION,
+    duration_like,
     format_duration,
     format_rate,
     format_size,
@@ -78,6 +83,61 @@ def test_parse_duration(text, expected):
 def test_parse_duration_rejects(text):
     with pytest.raises(InputError):
         parse_duration(text)
+
+
+@pytest.mark.parametrize(
+    "text, bound",
+    [
+        ("1000000d", "24d"),
+        ("99999999999h", "576h"),  # the bound in the unit the user wrote
+        ("34561m", "34560m"),
+        ("2073601s", "2073600s"),
+        ("1h" + "9" * 400 + "ms", "576h"),  # past a float's range: too large, not "zero or more"
+        (1e300, "2073600s"),
+    ],
+)
+def test_a_duration_over_24_days_is_refused_naming_the_bound(text, bound):
+    # `reassign progress --watch --interval 1000000d` ended in "unexpected OverflowError:
+    # timestamp out of range for platform time_t" (a bug in kadmin), exit 1, once it slept.
+    with pytest.raises(InputError) as e:
+        parse_duration(text)
+    assert e.value.message == f"duration {text!r} is too large: at most {bound}"
+
+
+def test_24_days_is_the_longest_duration_and_a_caller_may_bound_it_otherwise():
+    assert parse_duration("24d") == MAX_DURATION == 24 * 86400
+    assert parse_duration("25d", at_most=math.inf) == 25 * 86400
+    with pytest.raises(InputError, match="at most 60m"):
+        parse_duration("61m", at_most=3600)
+
+
+@given(st.integers(min_value=0, max_value=10**30), st.sampled_from(["ms", "s", "m", "h", "d", ""]))
+def test_every_duration_read_fits_kafkas_32_bit_milliseconds_and_pythons_waits(n, unit):
+    text = f"{n}{unit}"
+    try:
+        seconds = parse_duration(text)
+    except InputError as e:
+        assert "is too large: at most" in e.message
+        return
+    assert 0 <= round(seconds * 1000) <= 2**31 - 1  # Kafka's INT32 timeout_ms fields
+    assert seconds <= threading.TIMEOUT_MAX and seconds <= 4294967  # Python's waits (Windows: 32-bit ms)
+
+
+@pytest.mark.parametrize(
+    "seconds, written, shown",
+    [
+        (3600, "10000h", "1h"),
+        (3600, "90m", "60m"),
+        (3600, "5000s", "3600s"),
+        (3600, "4000000ms", "3600000ms"),
+        (3600, "2d", "1h"),  # not a whole number of days: the largest whole units
+        (3600, "1d2h", "1h"),
+        (3600, 5000, "3600s"),  # a number (a profile's) is seconds
+        (90.5, "1h", "1m30s500ms"),
+    ],
+)
+def test_duration_like_speaks_the_users_units(seconds, written, shown):
+    assert duration_like(seconds, written) == shown
 
 
 def test_formatting():
