@@ -53,7 +53,9 @@ def read_cluster(
 ) -> ClusterView:
     """The reads execute needs: partitions, log dirs of the brokers involved, ongoing
     reassignments and, when throttles are to be set (``throttles``), the throttle configs of
-    the plan's topics and brokers and kadmin's records."""
+    the plan's topics and brokers and kadmin's records. A down broker's configs are read where
+    the backend holds them (ZooKeeper: rates are set there on a down broker, so the value one
+    replaces must be known to be said and given back)."""
     cluster = backend.describe_cluster()
     plan = parsed.plan
     topics = sorted({a.topic for a in plan.partitions})
@@ -74,7 +76,8 @@ def read_cluster(
         return ClusterView(cluster, log_dirs, ongoing, {}, {}, blocked, down_configurable)
     known_topics = {tp.topic for tp in cluster.partitions}
     resources = [ConfigResource(ConfigResourceType.TOPIC, t) for t in topics if t in known_topics]
-    resources += [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in live]
+    down = sorted(brokers & cluster.down_brokers()) if down_configurable else []
+    resources += [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in sorted([*live, *down])]
     configs = backend.describe_configs(resources, keys=THROTTLE_CONFIGS)
     loaded = records.load_all() if records is not None else {}
     return ClusterView(cluster, log_dirs, ongoing, configs, loaded, blocked, down_configurable)
