@@ -55,7 +55,7 @@ def cluster_options(f: Callable) -> Callable:
     @click.option(
         "--timeout",
         metavar="DURATION",
-        help="How long to wait for the cluster, e.g. 30s, 2m (default 30s). Env: KADMIN_TIMEOUT.",
+        help="How long to wait for the cluster, e.g. 30s, 2m (default 30s, at most 1h). Env: KADMIN_TIMEOUT.",
     )
     @functools.wraps(f)
     def wrapper(*args, bootstrap_server, zookeeper, command_config, cluster_name, timeout, **kwargs):

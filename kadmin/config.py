@@ -44,6 +44,7 @@ __all__ = [  # noqa: RUF022 - grouped by where each name comes from
     "load_profiles",
     "validate_profiles",
     "DEFAULT_TIMEOUT",
+    "MAX_TIMEOUT",
     # re-exported from kadmin.client_config and kadmin.java_properties
     "security_config",
     "to_confluent",
@@ -59,6 +60,12 @@ __all__ = [  # noqa: RUF022 - grouped by where each name comes from
 ]
 
 DEFAULT_TIMEOUT = 30.0
+# A timeout's bounds. Each request kadmin makes may wait up to the whole timeout, and
+# confluent-kafka's AdminClient refuses a request_timeout over 3,600,000 ms (librdkafka's
+# AdminOptions range 0..3600000): the smallest ceiling a timeout meets (Kafka's INT32 timeout_ms
+# fields hold 24.8 days, kazoo and Python's waits more). Kafka's timeouts are whole milliseconds.
+MAX_TIMEOUT = 3600.0
+MIN_TIMEOUT = 0.001
 ENV_BOOTSTRAP = "KADMIN_BOOTSTRAP_SERVER"
 ENV_ZOOKEEPER = "KADMIN_ZOOKEEPER"
 ENV_COMMAND_CONFIG = "KADMIN_COMMAND_CONFIG"
@@ -109,11 +116,13 @@ def _bare_number(text: str) -> bool:
 
 def parse_timeout(value: str | float | int, where: str = "--timeout", *, bare_seconds: bool = False) -> float:
     """Seconds from "30s", "500ms", "2m", "1h" or a number (kadmin.units' duration syntax); a
-    timeout must be greater than zero. Errors name where the value came from. A string of digits
-    without a unit is refused (Kafka's tool meant milliseconds) unless ``bare_seconds`` (a
-    profile, whose schema documents a bare number as seconds)."""
+    timeout is from 1ms to 1h (``MIN_TIMEOUT``, ``MAX_TIMEOUT``). Errors name where the value
+    came from. A string of digits without a unit is refused (Kafka's tool meant milliseconds)
+    unless ``bare_seconds`` (a profile, whose schema documents a bare number as seconds)."""
+    import math
+
     from kadmin.errors import InputError
-    from kadmin.units import parse_duration
+    from kadmin.units import duration_like, parse_duration
 
     if isinstance(value, bool):
         raise UsageError(f"{where}: expected a duration such as 30s, got {value!r}")
@@ -127,11 +136,18 @@ def parse_timeout(value: str | float | int, where: str = "--timeout", *, bare_se
             f"meant it) or {value.strip()}s"
         )
     try:
-        seconds = parse_duration(value)
+        seconds = parse_duration(value, at_most=math.inf)
     except InputError:
         raise UsageError(f"{where}: expected a duration such as 30s, 500ms or 2m, got {value!r}") from None
     if seconds <= 0:
         raise UsageError(f"{where}: must be greater than zero, got {value!r}")
+    if seconds < MIN_TIMEOUT:
+        raise UsageError(f"{where}: at least 1ms (Kafka's request timeouts are whole milliseconds), got {value!r}")
+    if seconds > MAX_TIMEOUT:
+        raise UsageError(
+            f"{where}: at most {duration_like(MAX_TIMEOUT, value)} (librdkafka, the Kafka client kadmin uses, "
+            f"refuses longer request timeouts), got {value!r}"
+        )
     return seconds
 
 

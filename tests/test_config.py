@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kadmin.config import (
+    MAX_TIMEOUT,
     ConnectionSettings,
     bootstrap_addresses,
     Secret,
@@ -382,6 +383,59 @@ def test_timeout_units(text, seconds):
 def test_bad_timeout_is_a_usage_error(text):
     with pytest.raises(UsageError, match="--timeout"):
         parse_timeout(text)
+
+
+@pytest.mark.parametrize(
+    "text, bound",
+    [
+        ("10000h", "1h"),  # was "unexpected error: 'i' format requires ..." (a bug in kadmin), or a hang
+        ("99999999999h", "1h"),  # was an unexpected KafkaException: socket.timeout.ms -1225977472
+        ("61m", "60m"),
+        ("3601s", "3600s"),
+        ("3600001ms", "3600000ms"),
+        ("2d", "1h"),
+        ("1h" + "9" * 400 + "ms", "1h"),
+        (3601, "3600s"),
+        (float("inf"), "3600s"),  # TOML's `timeout = inf`
+    ],
+)
+def test_a_timeout_over_an_hour_is_refused_naming_the_bound_in_the_users_units(text, bound):
+    with pytest.raises(UsageError) as e:
+        parse_timeout(text)
+    assert e.value.message == (
+        f"--timeout: at most {bound} (librdkafka, the Kafka client kadmin uses, refuses longer request timeouts), "
+        f"got {text!r}"
+    )
+    assert e.value.exit_code == EXIT_USAGE
+
+
+def test_a_timeout_is_from_1ms_to_1h():
+    assert parse_timeout("1h") == parse_timeout("60m") == MAX_TIMEOUT == 3600.0
+    assert parse_timeout("1ms") == 0.001
+    with pytest.raises(UsageError, match=r"^--timeout: at least 1ms \(Kafka's request timeouts are whole milliseconds"):
+        parse_timeout("0.5ms")
+    with pytest.raises(UsageError, match="must be greater than zero"):
+        parse_timeout("0ms")
+
+
+@given(st.integers(min_value=0, max_value=10**20), st.sampled_from(["ms", "s", "m", "h", "d"]))
+def test_every_timeout_accepted_fits_the_client_libraries(n, unit):
+    try:
+        seconds = parse_timeout(f"{n}{unit}")
+    except UsageError as e:
+        assert n == 0 or "at most" in e.message
+        return
+    # confluent-kafka's request_timeout (0..3600000 ms); kafka-python's INT32 timeout_ms, at least 1
+    assert 1 <= int(seconds * 1000) <= 3_600_000
+
+
+def test_a_timeout_too_long_is_refused_wherever_it_comes_from(tmp_path):
+    path = write_profiles(tmp_path, '[clusters.a]\nbootstrap_server = "a:1"\ntimeout = 7200\n')
+    with pytest.raises(UsageError, match=r"^KADMIN_TIMEOUT: at most 1h "):
+        resolve_connection(bootstrap_server="b:1", env={"KADMIN_TIMEOUT": "2h"}, config_path=path)
+    with pytest.raises(UsageError, match=r"^timeout in profile 'a': at most 3600s "):
+        resolve_connection(cluster="a", env={}, config_path=path)
+    assert resolve_connection(cluster="a", timeout="1h", env={}, config_path=path).timeout == 3600.0
 
 
 def test_a_unitless_timeout_from_kafkas_tool_asks_for_the_unit():
