@@ -9,13 +9,48 @@ one line, before anything is sent.
 from __future__ import annotations
 
 import json
+import logging
 import socket
 import subprocess
 import sys
 
 import pytest
 
+from kadmin.backends.admin import AdminBackend
+from kadmin.backends.admin_clients import AdminClients
+from kadmin.config import MAX_TIMEOUT, ConnectionSettings
 from kadmin.errors import EXIT_USAGE
+
+QUIET = logging.getLogger("tests.librdkafka")  # librdkafka's connection errors, not on stderr
+NOWHERE = "127.0.0.1:9"  # discard: nothing listens; creating a client sends nothing
+
+
+def test_librdkafka_takes_a_request_timeout_of_max_timeout_and_no_more():
+    """The premise of MAX_TIMEOUT, checked against the installed confluent-kafka."""
+    from confluent_kafka.admin import AdminClient, ConfigResource
+
+    client = AdminClient({"bootstrap.servers": NOWHERE, "logger": QUIET})
+    client.describe_configs([ConfigResource("broker", "0")], request_timeout=MAX_TIMEOUT)
+    with pytest.raises(ValueError, match=r"0\.\.3600000"):
+        client.describe_configs([ConfigResource("broker", "0")], request_timeout=MAX_TIMEOUT + 0.001)
+
+
+@pytest.mark.parametrize("seconds", [0.001, 0.009, 300.001, 600.0, MAX_TIMEOUT])
+def test_the_confluent_client_is_created_for_any_timeout_kadmin_accepts(seconds):
+    # socket.timeout.ms was the whole --timeout: librdkafka refuses it outside 10..300000 ms, so
+    # `--timeout 10m` ended in "unexpected KafkaException: ... outside allowed range".
+    clients = AdminClients(ConnectionSettings(bootstrap_servers=NOWHERE, timeout=seconds))
+    try:
+        assert clients._confluent() is not None
+        assert 10 <= clients.socket_timeout_ms() <= 300_000
+    finally:
+        clients.close()
+
+
+def test_a_timeout_of_ten_minutes_reads_the_cluster_through_librdkafka(sandbox):
+    with AdminBackend(ConnectionSettings(bootstrap_servers=sandbox.bootstrap, timeout=600.0)) as backend:
+        backend._wire_off = True  # through the library clients, as with security configured
+        assert set(backend.describe_cluster().brokers) == {0, 1, 2}
 
 
 @pytest.fixture

@@ -41,6 +41,7 @@ FLOOR = 1.0  # seconds a wait has at least once --timeout is spent (half of --ti
 # Every request retried is idempotent: the same targets, directories or reads again. A request
 # that timed out is not retried: --timeout bounds each call, as the user asked.
 TRANSIENT_ATTEMPTS = 4
+SOCKET_TIMEOUT_MS = (10, 300_000)  # the range librdkafka accepts for socket.timeout.ms
 
 
 class _PutOff(Exception):
@@ -86,6 +87,14 @@ class AdminClients:
         """The whole --timeout, what the library clients are configured with (each call is
         bounded by ``left`` when it is made)."""
         return int(self.timeout * 1000)
+
+    def socket_timeout_ms(self) -> int:
+        """librdkafka's socket.timeout.ms: the whole --timeout, within the 10..300000 ms librdkafka
+        accepts (it refuses to create the client otherwise: a --timeout over 5 minutes or under
+        10 ms was an unexpected KafkaException). It is the default of requests sent without a
+        timeout of their own; kadmin's admin calls each pass what is left of --timeout
+        (``request_timeout``, up to ``config.MAX_TIMEOUT``)."""
+        return min(max(self.timeout_ms(), SOCKET_TIMEOUT_MS[0]), SOCKET_TIMEOUT_MS[1])
 
     def answered(self) -> None:
         """The cluster answered a call: the next wait may take --timeout again."""
@@ -312,7 +321,7 @@ class AdminClients:
                 conf = to_confluent(self.settings)
                 conf["bootstrap.servers"] = self._library_bootstrap()
                 conf.setdefault("client.id", "kadmin")
-                conf.setdefault("socket.timeout.ms", self.timeout_ms())  # each call: its own timeout, what is left
+                conf.setdefault("socket.timeout.ms", self.socket_timeout_ms())
                 conf.setdefault("logger", _librdkafka_logger())
                 conf.setdefault("error_cb", self._note_ck_error)
                 self._ck = AdminClient(conf)
