@@ -276,10 +276,7 @@ def _run(params, opener) -> None:
             elif started:
                 click.echo("Started. Following it to the end (Ctrl-C stops following, not the reassignment).")
         else:
-            doc = _document(request, xplan, result, dry_run=False)
-            if rollback.discarded:
-                doc["rollback_file"] = None
-            render.print_json(doc, compact=wait)
+            render.print_json(_document(request, xplan, result, dry_run=False, rollback=rollback), compact=wait)
         if wait and started:
             from kadmin.commands import reassign_wait
 
@@ -315,28 +312,31 @@ def _interrupted(params, request, xplan, result, rollback) -> None:
     from kadmin.commands.render_reassign import interrupted_message
 
     if not params.people:
-        doc = _document(request, xplan, result, dry_run=False)
-        if rollback.discarded:
-            doc["rollback_file"] = None
-        render.print_json(doc)
+        render.print_json(_document(request, xplan, result, dry_run=False, rollback=rollback))
     kept = None if rollback.discarded or not rollback.written else request.rollback_path
     click.echo(interrupted_message(xplan, result, params.plan_file, kept), err=True)
     raise click.exceptions.Exit(EXIT_INTERRUPTED)
 
 
-def _document(request, xplan, result, *, dry_run: bool) -> dict:
+def _document(request, xplan, result, *, dry_run: bool, rollback=None) -> dict:
+    """The JSON document of a run (``result``) or a plan of changes (None). A rollback file
+    removed again (``rollback.discarded``: nothing moved) is neither named nor listed among the
+    changes: a path in the document is a file kept."""
     from kadmin.commands.render_reassign import change_json, tp_json
+    from kadmin.execute.changes import WriteRollback
 
     before = xplan.throttles_before
     if result is None:
-        changes = [change_json(c, None, before) for c in xplan.changes()]
+        made = [(c, None) for c in xplan.changes()]
     else:
-        changes = [change_json(c, e, before) for c, e in (*result.applied, *result.unanswered)]
+        made = [*result.applied, *result.unanswered]
+    discarded = rollback is not None and rollback.discarded
+    changes = [change_json(c, e, before) for c, e in made if not (discarded and isinstance(c, WriteRollback))]
     return {
         "version": 1,
         "dry_run": dry_run,
         "plan_id": request.plan_id,
-        "rollback_file": request.rollback_path,
+        "rollback_file": None if discarded else request.rollback_path,
         "changes": changes,
         "unchanged": [tp_json(tp) for tp in xplan.unchanged],
         "failures": 0 if result is None else len(result.failures),
