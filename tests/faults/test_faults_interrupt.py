@@ -80,7 +80,8 @@ def test_interrupted_as_the_throttles_are_set(sb, tmp_path, capsys, records, int
     assert {api for _, api, _ in sb.mutating_requests()} == {"IncrementalAlterConfigs"}  # nothing else was sent
     assert not rollback.exists() and "was removed again" in out
     unknown = [ln for ln in out.splitlines() if ln.startswith("  UNKNOWN ")]
-    assert unknown and all(ln.startswith("  UNKNOWN set ") for ln in unknown)  # each throttle, as sent
+    # each throttle, as sent, with the value it replaces (as throttle set says it)
+    assert unknown and all(ln.startswith(("  UNKNOWN broker ", "  UNKNOWN topic ")) and " -> " in ln for ln in unknown), unknown
     assert f"`kadmin throttle clear --plan {plan}` removes them" in err
     assert "not sent: 1 reassignment and 1 log-dir move" in err
     restore()

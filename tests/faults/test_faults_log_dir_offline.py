@@ -47,8 +47,9 @@ def test_log_dir_offline_during_a_move(sb, tmp_path, capsys, records, which):
     [replica] = json.loads(out)["replicas"]
     if which == "destination":  # the future replica went with the directory: the move stopped
         assert code == 4 and replica["move"] == "not_moving" and replica["current_dir"] == DATA0, replica
-    else:  # the current replica is unreadable; the future one is still there
-        assert code == 3 and replica["future_dir"] == DATA1, replica
+    else:  # the current replica is unreadable: the broker copies no more, as Kafka's tool says
+        # (MissingLogDirMoveState: "not found in any live log dir ... likely an offline log directory")
+        assert code == 4 and replica["move"] == "missing_log_dir" and replica["future_dir"] == DATA1, replica
 
     sb.faults.dir_online(1, path)
     settle(sb)
