@@ -65,8 +65,18 @@ class RecordTopic:
         from kafka.errors import KafkaError
 
         what = f"reading throttle records from {self.topic}"
+        kw = self._client_kwargs()
+        request_ms = kw["request_timeout_ms"]
         try:
-            consumer = KafkaConsumer(group_id=None, enable_auto_commit=False, **self._client_kwargs())
+            consumer = KafkaConsumer(
+                group_id=None,
+                enable_auto_commit=False,
+                # kafka-python wants fetch_max_wait_ms < request_timeout_ms < connections_max_idle_ms
+                # (500 ms and 9 min by default); --timeout may be from 1 ms to 1 h.
+                fetch_max_wait_ms=min(500, request_ms // 2),
+                connections_max_idle_ms=max(540_000, request_ms + 1000),
+                **kw,
+            )
         except KafkaError as e:
             raise self._error(e, what) from None
         try:
@@ -201,13 +211,17 @@ class RecordTopic:
         self.backend._check_writable("writing a throttle record")
         self._ensure_topic()
         what = f"writing the throttle record of plan {key} to {self.topic}"
+        kw = self._client_kwargs()
         try:
             producer = KafkaProducer(
                 acks=-1,
                 enable_idempotence=False,
                 retries=5,
                 max_block_ms=int(self.timeout * 1000),
-                **self._client_kwargs(),
+                # kafka-python refuses a delivery timeout (120 s by default) under linger_ms +
+                # request_timeout_ms: a --timeout over 2 minutes failed every record write.
+                delivery_timeout_ms=max(120_000, kw["request_timeout_ms"] + kw.get("linger_ms", 0) + 1000),
+                **kw,
             )
         except KafkaError as e:
             raise self._error(e, what) from None

@@ -242,3 +242,17 @@ def test_a_connection_dropped_with_reads_in_flight_leaves_them_to_the_library_cl
         for b in range(3):
             cluster.faults.latency(b, 0)
     assert got == expected
+
+
+@pytest.mark.parametrize("timeout", [0.4, 360.0, 3600.0])
+def test_the_records_are_written_and_read_through_the_library_clients_at_any_timeout_kadmin_accepts(timeout):
+    """kafka-python's producer refused a delivery timeout under its request timeout (every record
+    write with --timeout over 2 minutes failed), and its consumer a request timeout outside
+    fetch_max_wait_ms..connections_max_idle_ms (500 ms .. 9 min)."""
+    with Sandbox(brokers=1) as sb:
+        settings = ConnectionSettings(bootstrap_servers=sb.bootstrap, timeout=timeout)
+        with AdminBackend(settings, read_only=False) as b:
+            b._wire_off = True  # the library clients, as with TLS or SASL
+            records = RecordTopic(b, RECORDS)
+            records.write("plan-a", b"{}")
+            assert records.read_all() == {"plan-a": b"{}"}
