@@ -59,6 +59,24 @@ class IncrementalLines(IncrementalReporter):
             self._last_note = message
             self._echo(f"note: {message}")
 
+    def brokers(self, down, back) -> None:
+        """A broker a step left needs: down (a warning, in the words of every report that lacks
+        a down broker: ``render.not_answering``) and what the run does, or back (a note)."""
+        from kadmin.commands.render import not_answering
+        from kadmin.model import DOWN_ERROR
+
+        if down:
+            who, _ = not_answering(dict.fromkeys(down, DOWN_ERROR))
+            one = len(down) == 1
+            self._echo(
+                f"kadmin: warning: {who}: the steps with a replica on {'it' if one else 'them'} finish only once "
+                f"{'it is' if one else 'they are'} back; waiting (Ctrl-C stops the run, which the same command "
+                "resumes)"
+            )
+        if back:
+            one = len(back) == 1
+            self._echo(f"note: broker{'' if one else 's'} {', '.join(map(str, back))} {'is' if one else 'are'} back")
+
     def finished(self, p) -> None:
         self._echo("Done: " + _progress_line(p))
 
@@ -106,7 +124,7 @@ class IncrementalBar(IncrementalLines):
             self.task = self.bar.add_task(p.step_label, total=p.bytes_total or None)
         self.bar.update(
             self.task,
-            description=f"{p.step_label} ({len(p.in_flight)} running)",
+            description=f"{p.step_label} ({len(p.in_flight)} running{_waiting(p, ', ')})",
             completed=p.bytes_done,
             total=p.bytes_total or None,
         )
@@ -133,8 +151,16 @@ def _progress_line(p) -> str:
     eta = f", ETA {format_duration(p.eta_seconds)}" if p.eta_seconds is not None and left else ""
     return (
         f"{p.step_label}, {len(p.in_flight)} running, {format_size(p.bytes_done)} of "
-        f"{format_size(p.bytes_total)} copied{eta}"
+        f"{format_size(p.bytes_total)} copied{eta}{_waiting(p, ', ')}"
     )
+
+
+def _waiting(p, sep: str) -> str:
+    """ "waiting for broker 3 (down)": the down brokers a running step has a replica on."""
+    if not p.waiting_for:
+        return ""
+    many = len(p.waiting_for) > 1
+    return f"{sep}waiting for broker{'s' if many else ''} {', '.join(map(str, p.waiting_for))} (down)"
 
 
 def print_preview(people, steps, batches, render, log_dir_moves=(), throttle_changes=()) -> None:

@@ -84,6 +84,11 @@ class IncrementalReporter:
     def note(self, message: str) -> None:
         """Something worth telling the operator (a read that failed and is retried...)."""
 
+    def brokers(self, down: Sequence[int], back: Sequence[int]) -> None:
+        """Brokers a step left has a replica on: ``down`` seen down (not among the live brokers)
+        for the first time, ``back`` live again after that. A step finishes only once every
+        replica of its target is in the ISR, so the run waits for a down one, as Kafka does."""
+
     def finished(self, progress: Progress) -> None: ...
 
 
@@ -196,6 +201,7 @@ class _Run:
         self.backlog: Backlog | None = None
         self.dirty = True  # something changed since the last try to start a batch
         self.log_dirs = log_dir_targets(plan)  # replicas the plan puts in a named directory
+        self.down: set[int] = set()  # brokers named down (``_watch_brokers``), until seen back
 
     # --- the loop -------------------------------------------------------------------------
     def run(self) -> IncrementalResult:
@@ -212,6 +218,7 @@ class _Run:
             cluster = self.cluster = self._read(self.backend.describe_cluster)
             self._locate(cluster.partitions, self._ongoing(), startup=True)
         self.reporter.planned(self.state, resumed)  # counts the steps finished while nobody watched
+        self._watch_brokers()
         dirs_left = self._read(lambda: not_in_place(self.backend, self.log_dirs, self.live))
         self.bytes.targets = self.log_dirs
         self.bytes.saw_dirs(dirs_left, self.clock.now())
@@ -231,6 +238,7 @@ class _Run:
             self.clock.sleep(self.poll_interval)
             cluster = self.cluster = self._read(self.backend.describe_cluster)
             self.live = set(cluster.brokers)
+            self._watch_brokers()
             self._locate(cluster.partitions, self._ongoing())
         if self.log_dirs:
             finish_after_last_step(
@@ -386,6 +394,16 @@ class _Run:
         if startup or look.in_flight_changed:
             self._save()
         self._stop_if_cancelled(now)
+
+    def _watch_brokers(self) -> None:
+        """Name a broker a step left has a replica on once when it is first seen down, and once
+        when it is back (``IncrementalReporter.brokers``); the run waits for it meanwhile."""
+        needed = {b for p in self.state.partitions.values() for s in p.steps[p.completed :] for b in s.after}
+        down = sorted((needed - self.live) - self.down)
+        back = sorted(self.down & self.live)
+        if down or back:
+            self.down = (self.down | set(down)) - set(back)
+            self.reporter.brokers(down, back)
 
     def _dirs_looked(self, left: Mapping[TopicPartitionReplica, ReplicaLogDir | None]) -> None:
         """After the last step, each look at the replicas not in their directory: progress."""

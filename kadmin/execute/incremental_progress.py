@@ -36,7 +36,8 @@ class Progress:
     bytes_done: int
     bytes_total: int
     elapsed: float
-    eta_seconds: float | None
+    eta_seconds: float | None  # None while a running step waits for a down broker
+    waiting_for: tuple[int, ...] = ()  # down brokers a running step has a replica on
 
     @property
     def step_label(self) -> str:
@@ -169,7 +170,9 @@ class ByteCount:
         total = self.all_bytes()
         done = min(self.done(state, in_flight), total)
         rate = (done - self.at_start) / elapsed if elapsed > 0 else 0.0
-        eta = (total - done) / rate if rate > 0 else None
+        # A step ends once every replica of its target is in the ISR: not while one's broker is down.
+        waiting = tuple(sorted({b for s in in_flight.values() for b in s.after} - set(live)))
+        eta = (total - done) / rate if rate > 0 and not waiting else None
         return Progress(
             state.steps_completed,
             state.steps_total,
@@ -179,4 +182,5 @@ class ByteCount:
             total,
             elapsed,
             eta,
+            waiting,
         )

@@ -55,6 +55,7 @@ class FakeBackend:
         self.calls: list[list[tuple[TopicPartition, tuple[int, ...]]]] = []
         self.peaks = {"partitions": 0, "per_broker": 0, "adding_per_partition": 0, "leader_movements": 0}
         self.fail_reads = 0  # the next N reads raise ClusterError (a broker restarting)
+        self.down: set[int] = set()  # stopped brokers: not listed, and nothing is copied to them
 
     # --- reads ------------------------------------------------------------------------------
     def _maybe_fail(self):
@@ -72,7 +73,8 @@ class FakeBackend:
             removing = tuple(b for b in p.replicas if p.target and b not in p.target)
             full = (tuple(p.target) + tuple(b for b in p.replicas if b not in p.target)) if p.target else p.replicas
             parts[tp] = PartitionState(tp.topic, tp.partition, p.leader, full, p.replicas, (), adding, removing)
-        return ClusterState("fake", 0, dict(self.brokers), parts)
+        live = {b: v for b, v in self.brokers.items() if b not in self.down}
+        return ClusterState("fake", 0, live, parts)
 
     def describe_brokers(self):
         return dict(self.brokers)
@@ -158,7 +160,7 @@ class FakeBackend:
                     arriving[b] = arriving.get(b, 0) + 1
         for p in self.parts.values():
             for b, c in p.copied.items():
-                if c < p.size:
+                if c < p.size and b not in self.down:
                     p.copied[b] = min(p.size, c + self.rate / arriving[b] * seconds)
         self._complete()
 

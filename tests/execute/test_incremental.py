@@ -29,6 +29,7 @@ class Recorder(IncrementalReporter):
         self.progress_seen: list = []
         self.notes: list[str] = []
         self.throttle_events: list[tuple[str, int]] = []
+        self.broker_events: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
         self.final = None
 
     def batch(self, number, steps):
@@ -49,6 +50,9 @@ class Recorder(IncrementalReporter):
 
     def throttles(self, action, changes):
         self.throttle_events.append((action, changes))
+
+    def brokers(self, down, back):
+        self.broker_events.append((tuple(down), tuple(back)))
 
     def finished(self, progress):
         self.final = progress
@@ -217,6 +221,45 @@ def test_broker_restart_while_waiting_is_tolerated(tmp_path):
     run_incremental(fake, plan_of(target), Limits(), tmp_path / "s.json", rec, FakeClock(fake))
     assert fake.assignment() == target
     assert sum("retrying" in n for n in rec.notes) == 4
+
+
+def test_a_destination_broker_down_mid_run_is_named_once_waited_for_and_named_back(tmp_path):
+    """Broker 3, a destination of the first step, stops while it runs and is back 30 s later:
+    the run says so once when it first sees it down and once when it is back; meanwhile its
+    progress says it waits for it (no ETA: the step cannot end without it), and it finishes."""
+    tp = TopicPartition("t", 0)
+    fake = FakeBackend(range(4), {tp: (0, 1, 2)}, sizes={tp: 10_000}, rate=100)
+    clock = FakeClock(fake)
+    rec = Recorder()
+    real_sleep = clock.sleep
+
+    def sleep(seconds):
+        real_sleep(seconds)
+        if fake.parts[tp].target is not None and not rec.broker_events and not fake.down:
+            fake.down.add(3)  # the first look after the step was sent sees broker 3 down
+            clock.down_at = clock.t
+        elif fake.down and clock.t - clock.down_at >= 30:
+            fake.down.clear()
+
+    clock.sleep = sleep
+    run_incremental(fake, plan_of({tp: (0, 1, 3)}), Limits(), tmp_path / "s.json", rec, clock, progress_interval=1.0)
+    assert fake.assignment()[tp] == (0, 1, 3)
+    assert rec.broker_events == [((3,), ()), ((), (3,))]
+    waiting = [p for p in rec.progress_seen if p.waiting_for]
+    assert len(waiting) >= 20 and all(p.waiting_for == (3,) and p.eta_seconds is None for p in waiting)
+    assert not rec.final.waiting_for
+
+
+def test_a_broker_down_that_no_step_left_needs_is_not_named(tmp_path):
+    """Broker 2 is down but only a source the plan removes: Kafka ends the step without it,
+    so the run neither names it nor says it waits."""
+    tp = TopicPartition("t", 0)
+    fake = FakeBackend(range(4), {tp: (0, 1, 2)})
+    fake.down.add(2)
+    rec = Recorder()
+    run_incremental(fake, plan_of({tp: (0, 1, 3)}), Limits(), tmp_path / "s.json", rec, FakeClock(fake))
+    assert fake.assignment()[tp] == (0, 1, 3)
+    assert rec.broker_events == [] and not any(p.waiting_for for p in rec.progress_seen)
 
 
 def test_second_run_after_finishing_changes_nothing(tmp_path):

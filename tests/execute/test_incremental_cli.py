@@ -299,6 +299,27 @@ def test_the_progress_line_has_an_eta_while_directories_copy_after_the_last_step
     assert _progress_line(Progress(4, 4, 2, (), 60 * MB, 60 * MB, 2.0, 0.0)).endswith("60.0 MB of 60.0 MB copied")
 
 
+def test_the_run_names_down_brokers_once_and_its_progress_line_the_wait():
+    """Brokers said down in the words of every report (``render.not_answering``) with what the
+    run does; the progress line says what it waits for, with no ETA (it cannot end meanwhile)."""
+    from kadmin.commands.render_incremental import IncrementalLines, _progress_line
+    from kadmin.execute.incremental_progress import Progress
+
+    waiting = Progress(1, 4, 1, (), 10 * MB, 60 * MB, 2.0, None, (3, 4))
+    assert _progress_line(waiting) == ("step 1 of 4, 0 running, 10.0 MB of 60.0 MB copied, "
+                                       "waiting for brokers 3, 4 (down)")
+    lines = []
+    reporter = IncrementalLines(True)
+    reporter._echo = lines.append
+    reporter.brokers([3, 4], [])
+    reporter.brokers([], [4])
+    assert lines == [
+        "kadmin: warning: brokers 3, 4 are down (not in the cluster's broker list): the steps with a replica on them "
+        "finish only once they are back; waiting (Ctrl-C stops the run, which the same command resumes)",
+        "note: broker 4 is back",
+    ]
+
+
 def test_incremental_log_dirs_a_broker_forgot_are_placed_after_the_last_step(
         sandbox_factory, tmp_path, capsys, records, monkeypatch):  # noqa: F811
     """As if the brokers forgot the directories they were told before the first step (a

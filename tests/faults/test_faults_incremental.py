@@ -124,9 +124,14 @@ def test_ctrl_c_then_resume(sb, tmp_path, capsys, records, monkeypatch, point):
 
 def test_broker_restart_during_the_run(sb, tmp_path, capsys, records, monkeypatch):
     """Broker 3 (a target of every partition) stops at the 2nd poll and is back at the 8th:
-    the run waits for it and finishes without resending or skipping a step."""
+    the run names it once when it sees it down and once when it is back, its progress says it
+    waits for it, and it finishes without resending or skipping a step."""
+    from kadmin.commands import render_incremental
+
     plan = write_plan(tmp_path, PLAN)
     h = Harness(sb, monkeypatch)
+    # every progress line (the run's clock is simulated: a line per 5 s of the real one shows none)
+    monkeypatch.setattr(render_incremental, "incremental_reporter", lambda: render_incremental.IncrementalLines(True, 0))
 
     def poll(n):
         if n == 2:
@@ -137,6 +142,13 @@ def test_broker_restart_during_the_run(sb, tmp_path, capsys, records, monkeypatc
     h.on_poll = poll
     code, out, err = kadmin(capsys, *run_args(sb, tmp_path, plan), "--rollback-file", tmp_path / "rb.json")
     assert code == 0, err
+    lines = err.splitlines()
+    down = ("kadmin: warning: broker 3 is down (not in the cluster's broker list): the steps with a replica on it "
+            "finish only once it is back; waiting (Ctrl-C stops the run, which the same command resumes)")
+    assert lines.count(down) == 1 and lines.count("note: broker 3 is back") == 1, err
+    between = lines[lines.index(down) + 1: lines.index("note: broker 3 is back")]
+    assert any(ln.endswith(", waiting for broker 3 (down)") for ln in between), err
+    assert not any("waiting for" in ln for ln in lines[lines.index("note: broker 3 is back") + 1:]), err
     check_finished(sb, tmp_path, h, records)
 
 
