@@ -31,6 +31,7 @@ from kadmin.backends.base import Backend, Capability, reassignment_blocked
 from kadmin.errors import AuthenticationError, AuthorizationError, KadminError, UnsupportedOperation
 from kadmin.execute.changes import REPLICA_NOT_AVAILABLE, Change, LogDirMove, Reassign
 from kadmin.execute.plan_of_changes import (  # noqa: F401  (plan_execution re-exported for callers)
+    MIN_INSYNC,
     ClusterView,
     ExecuteRequest,
     ExecutionPlan,
@@ -53,7 +54,8 @@ def read_cluster(
 ) -> ClusterView:
     """The reads execute needs: partitions, log dirs of the brokers involved, ongoing
     reassignments and, when throttles are to be set (``throttles``), the throttle configs of
-    the plan's topics and brokers and kadmin's records. A down broker's configs are read where
+    the plan's topics and brokers (and the topics' min.insync.replicas, in the same request: an
+    incremental run plans its steps from it) and kadmin's records. A down broker's configs are read where
     the backend holds them (ZooKeeper: rates are set there on a down broker, so the value one
     replaces must be known to be said and given back)."""
     cluster = backend.describe_cluster()
@@ -78,7 +80,7 @@ def read_cluster(
     resources = [ConfigResource(ConfigResourceType.TOPIC, t) for t in topics if t in known_topics]
     down = sorted(brokers & cluster.down_brokers()) if down_configurable else []
     resources += [ConfigResource(ConfigResourceType.BROKER, str(b)) for b in sorted([*live, *down])]
-    configs = backend.describe_configs(resources, keys=THROTTLE_CONFIGS)
+    configs = backend.describe_configs(resources, keys=(*THROTTLE_CONFIGS, MIN_INSYNC))
     loaded = records.load_all() if records is not None else {}
     return ClusterView(cluster, log_dirs, ongoing, configs, loaded, blocked, down_configurable)
 

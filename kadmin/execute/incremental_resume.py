@@ -21,7 +21,7 @@ from pathlib import Path
 
 from kadmin.errors import KadminError, ReassignmentInProgress, UsageError
 from kadmin.execute import state_file
-from kadmin.execute.plan_of_changes import ClusterView, ExecutionPlan
+from kadmin.execute.plan_of_changes import MIN_INSYNC, ClusterView, ExecutionPlan
 from kadmin.execute.preamble import ChangeWatch, RollbackFile, check_rollback_path
 from kadmin.execute.state_file import IncrementalState, PartitionProgress
 from kadmin.model import (
@@ -34,8 +34,6 @@ from kadmin.model import (
 )
 from kadmin.plan.batches import Limits
 from kadmin.plan.steps import Step, plan_steps
-
-MIN_INSYNC = "min.insync.replicas"
 
 
 @dataclass(frozen=True)
@@ -174,14 +172,19 @@ def fresh_start(
     """What a fresh run refuses before its first step (a partition already moving, a rollback
     file that cannot be written), unless there is nothing to do, and its steps (``first_steps``:
     the run takes them from here, ``run_incremental(fresh=...)``). ``xplan``: the plan validated
-    as a plain run validates it, against ``view``."""
+    as a plain run validates it, against ``view``. The topics' min.insync.replicas come from
+    ``view`` (read with their throttle configs); read here only for a view without topic configs."""
     partitions = view.cluster.partitions
     done = xplan.nothing_to_change and not any(a.tp in view.ongoing for a in plan.partitions)
     if done:
         return FreshStart(True, {a.tp: () for a in plan.partitions}, partitions)  # no configs read
     refuse_partitions_moving(plan, view.ongoing)
     check_rollback_path(rollback_path)
-    return FreshStart(False, first_steps(backend, plan, partitions, limits), partitions)
+    if any(r.type == ConfigResourceType.TOPIC for r in view.configs):
+        steps = plan_steps(plan, partitions, limits.max_parallel_replicas, min_insync_of(view.configs))
+    else:
+        steps = first_steps(backend, plan, partitions, limits)
+    return FreshStart(False, steps, partitions)
 
 
 def recorded_rollback(checked: Preflight) -> str | None:

@@ -43,6 +43,10 @@ from kadmin.throttling.needs import (
 from kadmin.throttling.operations import check_targets, down_brokers_warning, rates_not_given
 from kadmin.throttling.record import ThrottleRecord, now_iso
 
+# Read with the throttle configs of the plan's topics (one DescribeConfigs): an incremental run
+# plans its steps from it (``incremental_resume.fresh_start``)
+MIN_INSYNC = "min.insync.replicas"
+
 
 @dataclass(frozen=True)
 class ExecuteRequest:
@@ -67,6 +71,8 @@ class ClusterView:
     cluster: ClusterState
     log_dirs: Mapping[int, BrokerLogDirs] | None
     ongoing: Mapping[TopicPartition, PartitionReassignment]
+    # The throttle configs of the plan's topics and brokers, and the topics' MIN_INSYNC (None
+    # read: {}). Over ZooKeeper a topic's entry holds only its overrides
     configs: Mapping[ConfigResource, Mapping[str, ConfigEntry]]
     records: Mapping[str, ThrottleRecord]
     # Why no reassignment can start now, whatever the plan (ZooKeeper while
