@@ -295,7 +295,7 @@ def status(output, bootstrap_only, state_dir):
                 d["path"] + ("" if d["online"] else " (offline)") + (" (cordoned)" if d["cordoned"] else "")
                 for d in b["log_dirs"]
             )
-            state = "up" if b["alive"] else "stopped"
+            state = "up" if b["alive"] else f"halted ({b['halted']})" if b.get("halted") else "stopped"
             rack = f" rack {b['rack']}" if b["rack"] else ""
             click.echo(f"broker {b['id']}: 127.0.0.1:{b['port']} {state}{rack}: {dirs}")
 

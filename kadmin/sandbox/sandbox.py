@@ -382,6 +382,7 @@ class Sandbox:
                         "port": b.port,
                         "rack": b.rack,
                         "alive": b.alive,
+                        "halted": b.halted,
                         "log_dirs": [
                             {"path": d.path, "online": d.online, "cordoned": d.cordoned} for d in b.dirs.values()
                         ],

@@ -80,7 +80,9 @@ def test_the_last_directory_failing_halts_the_broker(halted):
     assert live == [1, 2]
     assert parts[("t", 0)] == (1, [1]) and parts[("t", 1)] == (1, [1])
     assert parts[("solo", 0)] == (-1, [0])  # its only replica is gone; Kafka keeps the last ISR member
-    assert sb.status()["brokers"][0]["alive"] is False
+    status = sb.status()
+    assert status["brokers"][0]["alive"] is False
+    assert status["brokers"][0]["halted"] == f"all log dirs in {D0}, {D1} have failed"  # says why
     if zk:
         assert _registered(zk) == [1, 2]  # its ephemeral registration went with it
 
@@ -108,6 +110,7 @@ def test_dir_online_then_broker_start_brings_it_back_with_the_other_directory_st
     assert parts[("t", 0)] == (1, [1])  # its replica on D0 is still offline
     dirs = describe_log_dirs(sb, brokers=[0])[0]
     assert dirs[D0]["error_code"] == KAFKA_STORAGE_ERROR and dirs[D1]["error_code"] == 0
+    assert sb.status()["brokers"][0]["halted"] is None  # started again
     if zk:
         assert _registered(zk) == [0, 1, 2]
 

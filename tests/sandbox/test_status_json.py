@@ -51,3 +51,13 @@ def test_status_json_follows_its_schema_and_says_what_the_table_says(state_dir):
     table = run("sandbox", "status", "--state-dir", d).stdout
     assert "simulated time: " in table and f"at speed {doc['speed']}" in table
     assert f"broker 0: 127.0.0.1:{doc['brokers'][0]['port']} stopped rack rack-0" in table
+    # A broker halted by Kafka (its last log directory failed) says so, in both forms.
+    assert run("sandbox", "fault", "dir-offline", "1", "/var/lib/kafka/data1", "--state-dir", d).returncode == 0
+    doc = json.loads(run("sandbox", "status", "-o", "json", "--state-dir", d).stdout)
+    jsonschema.validate(doc, load("sandbox-status"))
+    assert [(b["alive"], b["halted"]) for b in doc["brokers"]] == [
+        (False, None),
+        (False, "all log dirs in /var/lib/kafka/data0, /var/lib/kafka/data1 have failed"),
+    ]
+    table = run("sandbox", "status", "--state-dir", d).stdout
+    assert "halted (all log dirs in /var/lib/kafka/data0, /var/lib/kafka/data1 have failed)" in table
