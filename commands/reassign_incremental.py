@@ -160,7 +160,9 @@ def _run_locked(params, opener, prepared, state_path) -> None:
                     f"kadmin reassign execute --reassignment-json-file {recorded})"
                 )
             if people:
-                click.echo(f"State file: {state_path} (run the same command again to resume)")
+                click.echo(
+                    f"State file: {state_path} (should the run stop before its end, the same command resumes it)"
+                )
             reporter = incremental_reporter()
             try:
                 result = run_incremental(

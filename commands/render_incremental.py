@@ -35,7 +35,8 @@ class IncrementalLines(IncrementalReporter):
         )
 
     def throttles(self, action, changes) -> None:
-        self._echo(f"Throttles {action} ({changes} config change(s)){':' if changes else '.'}")
+        if changes:  # none: all was set already (a resumed run), or nothing was left to remove
+            self._echo(f"Throttles {action} ({changes} config change(s)):")
 
     def config_change(self, change) -> None:
         from kadmin.execute.changes import describe
@@ -323,7 +324,8 @@ def print_finished(people, result, pid, state_path, plan_file, backend, election
         render.warn(throttles_left_message(result.throttles_left_with, plan_file, backend))
     if people:
         click.echo(
-            f"Finished: {result.steps_total} step(s), {result.batches} batch(es) in this run, {result.elapsed:.0f}s."
+            f"Finished: {result.steps_total} step(s), {result.batches} batch(es) in this run, {result.elapsed:.0f}s. "
+            "Run again, the same command says the plan is done."
         )
         if election is not None:
             print_election(election)
