@@ -340,8 +340,9 @@ class _Run:
 
     def _throttle_batch(self, batch: Sequence[Step]) -> None:
         """Set again what ``batch`` needs that another command removed since the run set it
-        (``reassign verify`` and ``throttle clear --stale`` keep only what running moves need);
-        each change is said, as execute says its changes."""
+        (``reassign verify`` or ``throttle clear --plan`` of this plan; ``throttle clear
+        --stale`` keeps what the steps to come need); each change is said, as execute says its
+        changes."""
         if self.throttle is None or not self.state.throttles_set:
             return
         throttle, steps = self.throttle, {s.tp: (s,) for s in batch}

@@ -3,10 +3,12 @@
 An incremental run keeps its throttles in place from the first step to the last: the lists cover
 every step at once (not Kafka's one-shot lists, where a destination is never a source), and they
 are removed only after the last step, and only what this run recorded and no running move needs.
-Another command may remove some meanwhile (``reassign verify`` or ``throttle clear --stale``
-keep only what a *running* move needs, and a later step is not running yet), so before each
-batch the run applies again what that batch needs: what is still set changes nothing, what is
-missing is set and recorded again. ``run_incremental`` drives a ``ThrottleControl`` (the
+Its record's command is ``INCREMENTAL_COMMAND``: ``throttle show`` and ``throttle clear --stale``
+count what its steps still to come need as needed, between batches too (``needs.run_needs``).
+A command aimed at this very plan may still remove some meanwhile (``reassign verify`` of it,
+``throttle clear --plan`` of it), as may ``throttle clear --all --force``, so before each batch
+the run applies again what that batch needs: what is still set changes nothing, what is missing
+is set and recorded again. ``run_incremental`` drives a ``ThrottleControl`` (the
 protocol below); ``RecordedThrottles`` is kadmin's, through ``kadmin.throttling.operations``
 (record first; remove only what nobody needs).
 """
@@ -38,7 +40,7 @@ from kadmin.throttling.operations import (
     rates_not_given,
     remove_plan_throttles,
 )
-from kadmin.throttling.record import now_iso, who
+from kadmin.throttling.record import INCREMENTAL_COMMAND, now_iso, who
 from kadmin.throttling.stores import MemoryRecordStore
 
 
@@ -234,7 +236,7 @@ class RecordedThrottles:
             host=host,
             user=user,
             plan_file=self.plan_file,
-            command="reassign execute --incremental",
+            command=INCREMENTAL_COMMAND,
         )
         earlier = records.get(self.plan_id)
         if record is not None and earlier is not None and record.dumps() == earlier.dumps():
@@ -262,9 +264,9 @@ class RunRates:
 def rates_of_run(saved: IncrementalState | None, rate: int | None, log_dir_rate: int | None) -> RunRates:
     """The rates a run sets: those given, and, for a resumed run (``saved``: its state), the
     rates its state keeps for those not given. A run goes on under the throttles it began with:
-    each batch sets again what another command removed meanwhile (``reassign verify``,
-    ``throttle clear --stale``), and so does a resumed run before it sends anything; a rate
-    given on resume replaces the one kept."""
+    each batch sets again what another command removed meanwhile (``reassign verify`` or
+    ``throttle clear --plan`` of this plan), and so does a resumed run before it sends anything;
+    a rate given on resume replaces the one kept."""
     kept: list[tuple[str, int]] = []
     if saved is not None and rate is None and saved.throttle_rate is not None:
         rate = saved.throttle_rate

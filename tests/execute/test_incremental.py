@@ -369,6 +369,8 @@ def test_throttles_cover_every_step_and_are_removed_at_the_end(tmp_path):
 
     def look(number, steps):
         seen.append({k: dict(v) for k, v in fake.configs.items() if v})
+        # throttle show and clear --stale count what the steps to come need as needed (needs.run_needs)
+        assert throttle.records.load_all()["abc"].from_incremental_run
 
     throttle = RecordedThrottles(fake, 5000, plan_id="abc")
     rec = Recorder(on_batch=look)
