@@ -487,8 +487,9 @@ def test_fresh_run_refuses_partitions_already_reassigning(tmp_path):
 
 
 def test_throttles_removed_by_another_command_are_set_again_before_each_batch(tmp_path):
-    """A `reassign verify` (or `throttle clear --stale`) while the run goes on keeps only what the
-    running step needs; each later batch sets again what it needs, recorded, and says so."""
+    """A `reassign verify` of this plan (or `throttle clear --plan` of it) while the run goes on
+    keeps only what the running step needs; each later batch sets again what it needs, recorded,
+    and says so."""
     from kadmin.throttling.operations import remove_plan_throttles
 
     current, target = many(4)
