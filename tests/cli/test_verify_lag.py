@@ -11,24 +11,11 @@ import json
 
 import pytest
 
-from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+from tests.support.sandbox import SandboxClock, sandbox_factory  # noqa: F401  (fixture)
 from tests.support.cli import kadmin
 
 MB = 1_000_000
 POLL = 0.05  # simulated seconds between two verifies: back to back
-
-
-class SandboxClock:
-    """kadmin's Clock on the sandbox's simulated time: sleeping lets the cluster move on."""
-
-    def __init__(self, sb):
-        self.sb = sb
-
-    def now(self) -> float:
-        return self.sb.clock.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sb.clock.advance(seconds)
 
 
 @pytest.fixture(params=["kraft", "zookeeper"])

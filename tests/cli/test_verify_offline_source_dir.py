@@ -16,24 +16,11 @@ import json
 import pytest
 
 from tests.support.cli import kadmin, write_plan
-from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+from tests.support.sandbox import SandboxClock, sandbox_factory  # noqa: F401  (fixture)
 
 D0, D1 = "/var/lib/kafka/data0", "/var/lib/kafka/data1"
 OFFLINE = "Partition t-0 is not found in any live log dir on broker 1. There is likely an offline log directory on the broker."
 MODES = [("3.3", "kraft"), ("3.9", "kraft"), ("4.3", "kraft"), ("3.9", "zookeeper"), ("2.8", "zookeeper")]
-
-
-class SandboxClock:
-    """kadmin's Clock on the sandbox's simulated time: verify's re-reads take no real time."""
-
-    def __init__(self, sb):
-        self.sb = sb
-
-    def now(self) -> float:
-        return self.sb.clock.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sb.clock.advance(seconds)
 
 
 @pytest.fixture(params=MODES, ids=[f"kafka{v}-{m}" for v, m in MODES])

@@ -15,23 +15,10 @@ import time
 import pytest
 
 from tests.support.cli import kadmin, write_plan
-from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+from tests.support.sandbox import SandboxClock, sandbox_factory  # noqa: F401  (fixture)
 
 NEVER_RUN = "There is no active reassignment of partition t-0, but replica set is 0,1,2 rather than 0,1."
 MODES = [("4.3", "kraft"), ("3.3", "kraft"), ("3.3", "zookeeper"), ("2.8", "zookeeper")]
-
-
-class SandboxClock:
-    """kadmin's Clock on the sandbox's simulated time: verify's re-reads take no real time."""
-
-    def __init__(self, sb):
-        self.sb = sb
-
-    def now(self) -> float:
-        return self.sb.clock.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sb.clock.advance(seconds)
 
 
 @pytest.fixture(params=MODES, ids=[f"kafka{v}-{m}" for v, m in MODES])
