@@ -20,7 +20,8 @@ def show(cluster, output, fleet):
     reassignment or log-dir move needs them, or a step still to come of an incremental run
     (`reassign execute --incremental`; needed "yes (incremental run of plan ID)", between its
     batches too). Throttles no move needs are flagged STALE (`kadmin throttle clear --stale`
-    removes them).
+    removes them). Over --zookeeper, the requests of a /admin/reassign_partitions the controller
+    is not acting on (stuck) are no moves: they need nothing, and a warning says why.
 
     \b
     --output json prints schemas/throttle-show-result.json, alone on stdout.
@@ -44,6 +45,7 @@ def show(cluster, output, fleet):
     if output == "json":
         _warn_invalid(doc)
         warn_down_brokers(state, "listed")
+        _warn_not_taken(state)
         render.print_json(doc)
         return
     if doc["throttles"]:
@@ -53,6 +55,7 @@ def show(cluster, output, fleet):
         click.echo(f"No replication throttles are set{where}.")  # plain text: no need to load rich
     _warn_invalid(doc)
     warn_down_brokers(state, "listed")
+    _warn_not_taken(state)
     if not state.log_dirs_known:
         render.warn("log-dir moves could not be seen on every broker: their log-dir rates count as needed")
     for r in doc["records"]:  # plain text: a plan file named "[x].json" is not rich markup
@@ -64,7 +67,7 @@ def show_json(state) -> dict:
     from kadmin.throttling.needs import throttle_items
 
     items = throttle_items(state.current, state.needs, state.records.values())
-    return {
+    doc = {
         "version": 1,
         "throttles": [
             {
@@ -83,12 +86,38 @@ def show_json(state) -> dict:
             for i in items
         ],
         "records": [r.to_json() for _, r in sorted(state.records.items())],
-        "reassigning_partitions": len(state.ongoing),
+        "reassigning_partitions": len(state.moves),
         "log_dir_moving_brokers": sorted(state.needs.log_dir_brokers),
         "log_dir_moves_known": state.log_dirs_known,
         "down_brokers": sorted(state.down_brokers),
         "unreadable_brokers": sorted(state.unreadable_brokers),
     }
+    if state.not_taken:
+        doc["waiting"] = [
+            {
+                "topic": tp.topic,
+                "partition": tp.partition,
+                "replicas": list(state.cluster.partitions[tp].replicas),
+                "target": list(r.target),
+            }
+            for tp, r in sorted(state.not_taken.items())
+        ]
+    return doc
+
+
+def _warn_not_taken(state) -> None:
+    """Why the requests of a stuck reassignment node count as no move (and the way out)."""
+    from kadmin.commands import render
+
+    if not state.not_taken or state.blocked is None:
+        return
+    tps = [str(tp) for tp in sorted(state.not_taken)]
+    many = len(tps) > 1
+    render.warn(
+        f"{state.blocked.reason}; {', '.join(tps)} {'are' if many else 'is'} requested there, but no broker is "
+        f"moving {'them' if many else 'it'}: no throttle counts as needed for {'them' if many else 'it'}. "
+        f"{state.blocked.hint}"
+    )
 
 
 def _warn_invalid(doc: dict) -> None:

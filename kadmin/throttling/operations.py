@@ -103,7 +103,7 @@ def remove_plan_throttles(
     state = read_throttle_state(backend, None, brokers=record.brokers, topics=record.topics)
     # What other incremental runs still need stays; this plan's own later steps do not hold it.
     others_runs = (r for pid, r in records.items() if pid != plan_id)
-    needs = state.needs.with_runs(others_runs, state.cluster, state.ongoing)
+    needs = state.needs.with_runs(others_runs, state.cluster, state.moves)
     other_records = [r for pid, r in records.items() if pid != plan_id]
     removal = removal_changes(
         record, state.current, needs, force=force, unreadable=state.unreadable_brokers, others=other_records

@@ -1,14 +1,22 @@
 """What ``throttle show`` and every throttle operation read first: the throttle configs in
 scope, kadmin's records, and what running moves need. A broker whose log-dir moves cannot be
-seen counts as moving (unknown is not unneeded)."""
+seen counts as moving (unknown is not unneeded). A request no broker carries out (ZooKeeper: an
+entry of a stuck /admin/reassign_partitions, ``kadmin.backends.base.requests_not_taken``) is no
+move: it needs no throttle."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kadmin.backends.base import Capability, read_together
+from kadmin.backends.base import (
+    Capability,
+    ReassignmentBlocked,
+    read_together,
+    reassignment_blocked,
+    requests_not_taken,
+)
 from kadmin.errors import KadminError, UnsupportedOperation
 from kadmin.model import (
     THROTTLE_CONFIGS,
@@ -44,6 +52,15 @@ class ThrottleState:
     unreadable_records: tuple[str, ...] = ()  # keys of records that could not be read (the others were)
     records_hint: str | None = None  # how to remove them
     down_configurable: bool = False  # a down broker's configs can be changed (ZooKeeper holds them)
+    # Of ``ongoing``, the requests no broker carries out (``requests_not_taken``), and what
+    # holds them (ZooKeeper: the stuck /admin/reassign_partitions): no move, nothing needed.
+    not_taken: Mapping[TopicPartition, PartitionReassignment] = field(default_factory=dict)
+    blocked: ReassignmentBlocked | None = None
+
+    @property
+    def moves(self) -> dict[TopicPartition, PartitionReassignment]:
+        """The reassignments running: ``ongoing`` but the requests not taken."""
+        return {tp: r for tp, r in self.ongoing.items() if tp not in self.not_taken}
 
     @property
     def unreadable_brokers(self) -> set[int]:
@@ -135,7 +152,24 @@ def read_throttle_state(
         moving, known = set(moving) | down_read, False
     current = current_throttles(configs)
     ongoing = dict(reassigning)
-    needs = ThrottleNeeds.of(ongoing, moving).with_runs(records.values(), cluster, ongoing)
+    # Only a backend that can be blocked (ZooKeeper) reads more, and only while something is listed.
+    blocked = reassignment_blocked(backend) if ongoing else None
+    not_taken = requests_not_taken(blocked, ongoing, cluster)
+    moves = {tp: r for tp, r in ongoing.items() if tp not in not_taken}
+    needs = ThrottleNeeds.of(moves, moving).with_runs(records.values(), cluster, moves)
     return ThrottleState(
-        cluster, current, needs, records, ongoing, known, error, down, down_read, bad, hint, down_configurable
+        cluster,
+        current,
+        needs,
+        records,
+        ongoing,
+        known,
+        error,
+        down,
+        down_read,
+        bad,
+        hint,
+        down_configurable,
+        not_taken,
+        blocked if not_taken else None,
     )

@@ -1,0 +1,127 @@
+"""Requests of a stuck /admin/reassign_partitions are not moves: they need no throttle.
+
+Deleting the node by hand while a reassignment runs leaves Kafka's controller without its watch
+(KAFKA-FACTS.md): a node written after that is never read, and its entries are requests no
+broker carries out (``kadmin.backends.base.requests_not_taken``). Once the node is old enough to
+be called stuck, they need no throttle (``throttle show``, ``clear --stale`` and ``verify`` of
+another plan). A real ZooKeeper and the sandbox, at every Kafka version with ZooKeeper mode it
+emulates.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import jsonschema
+import pytest
+
+from kadmin.backends.zk_reassign import STUCK_AFTER_SECONDS
+from kadmin.backends.zookeeper import ZooKeeperBackend
+from kadmin.schemas import load
+from tests.support.cli import kadmin, write_plan
+from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.zookeeper
+VERSIONS = ["2.8", "3.3", "3.9"]
+RATES = ("follower.replication.throttled.rate", "leader.replication.throttled.rate")
+
+
+class BackendClock:
+    """The ZooKeeper backend's clock (it ages the node against ZooKeeper's ctime): real time plus
+    what a test adds."""
+
+    def __init__(self):
+        self.ahead = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.ahead
+
+
+@pytest.fixture(params=VERSIONS, ids=[f"kafka{v}" for v in VERSIONS])
+def stuck(request, sandbox_factory, zk_connect, tmp_path, monkeypatch, capsys):  # noqa: F811
+    """foo-0 moving to [3,1] at 1MB/s (plan "running": rates on brokers 0, 1 and 3; held by the
+    manual clock); foo-1 -> [3,2] written to a node the controller does not watch any more."""
+    from kazoo.client import KazooClient
+
+    sb = sandbox_factory(brokers=4, log_dirs=2, manual_clock=True, kafka_version=request.param, zookeeper=zk_connect)
+    sb.create_topic("foo", assignment={0: [0, 1], 1: [1, 2]}, size_bytes=10_000_000)
+    sb.zk = ["--zookeeper", zk_connect]
+    sb.backend_clock = BackendClock()
+    monkeypatch.setitem(ZooKeeperBackend.__init__.__kwdefaults__, "clock", sb.backend_clock)
+    sb.running = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}], "running.json")
+    sb.waiting = write_plan(tmp_path, [{"topic": "foo", "partition": 1, "replicas": [3, 2]}], "waiting.json")
+    code, _, err = kadmin(
+        capsys, "reassign", "execute", "--reassignment-json-file", sb.running, "--throttle", "1MB/s", *sb.zk
+    )
+    assert code == 0, err
+    sb.settle()
+    zk = KazooClient(hosts=zk_connect)
+    zk.start(timeout=15)
+    try:
+        zk.delete("/admin/reassign_partitions")  # by hand: the controller's watch fires and is not set again
+    finally:
+        zk.stop()
+        zk.close()
+    sb.settle()
+    code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", sb.waiting, "--additional", *sb.zk)
+    assert code == 0, err
+    sb.settle()
+    snap = sb.snapshot()
+    assert snap.partition("foo", 1).replicas == (1, 2)  # not taken
+    assert snap.partition("foo", 0).replicas == (3, 1, 0)  # still moving
+    return sb
+
+
+def finish_running(sb):
+    """Let foo-0's move end (10 MB at 1 MB/s): only the stuck request is left."""
+    for _ in range(10):
+        sb.clock.advance(5)
+        if sb.snapshot().partition("foo", 0).replicas == (3, 1):
+            return
+    raise AssertionError(f"foo-0 still moving: {sb.snapshot().partition('foo', 0)}")
+
+
+def show(capsys, sb):
+    code, out, err = kadmin(capsys, "throttle", "show", *sb.zk, "-o", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("throttle-show-result"))
+    return doc, err
+
+
+def needed_rates(doc) -> dict[str, bool]:
+    return {f"{t['resource']} {t['config']}": t["needed"] for t in doc["throttles"] if t["kind"] == "broker_rate"}
+
+
+def test_a_stuck_request_needs_no_throttle(stuck, capsys):
+    finish_running(stuck)
+    # Younger than the threshold the controller may still take it: its brokers' rates are needed.
+    doc, _ = show(capsys, stuck)
+    assert needed_rates(doc) == {f"{b} {n}": b in (1, 3) for b in (0, 1, 3) for n in RATES}
+    assert doc["reassigning_partitions"] == 1 and "waiting" not in doc
+
+    stuck.backend_clock.ahead = STUCK_AFTER_SECONDS + 1
+    doc, err = show(capsys, stuck)
+    assert needed_rates(doc) == {f"{b} {n}": False for b in (0, 1, 3) for n in RATES}
+    assert all(t["stale"] for t in doc["throttles"])
+    assert doc["reassigning_partitions"] == 0
+    assert doc["waiting"] == [{"topic": "foo", "partition": 1, "replicas": [1, 2], "target": [3, 2]}]
+    assert "/admin/reassign_partitions exists but looks stuck" in err
+    assert "foo-1 is requested there, but no broker is moving it: no throttle counts as needed for it" in err
+    assert "delete /controller" in err
+    code, out, err = kadmin(capsys, "throttle", "show", *stuck.zk)
+    assert code == 0 and "│ yes" not in out and out.count("no: STALE") == 8, out + err  # the rates and lists
+
+    code, out, err = kadmin(capsys, "throttle", "clear", "--stale", "--dry-run", *stuck.zk)
+    assert code == 0, err
+    assert all(f"broker {b} {n}: 1000000 -> (deleted)" in out for b in (0, 1, 3) for n in RATES), out
+
+    # verify of the finished plan removes every rate it set: nothing moves.
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", stuck.running, *stuck.zk)
+    assert code == 0, out + err
+    assert all(f"broker {b} {n}: 1000000 -> (deleted)" in out for b in (1, 3) for n in RATES), out
+    assert "still need" not in out
+    doc, _ = show(capsys, stuck)
+    assert needed_rates(doc) == {}
+
