@@ -45,8 +45,14 @@ def progress(cluster, output, plan_file, watch, interval):
     interval with --watch. Exit 0 when nothing moves any more, 3 while moves are in progress, 1
     when nothing is seen moving but a broker did not answer or is down (its moves cannot be
     seen).
+
+    \b
+    Over --zookeeper, the requests of a /admin/reassign_partitions the controller is not acting
+    on (stuck) are not moves: no broker carries them out. They are named apart (JSON: waiting),
+    and once nothing else in scope moves, progress is an error naming the node and the way out
+    (exit 1), as verify is: they will not finish by themselves.
     """
-    from kadmin.errors import EXIT_IN_PROGRESS, InputError
+    from kadmin.errors import EXIT_IN_PROGRESS, ClusterError, InputError
     from kadmin.execute.follow import ONE_SHOT_GAP, follow, sample_once
     from kadmin.units import parse_duration
 
@@ -63,11 +69,11 @@ def progress(cluster, output, plan_file, watch, interval):
 
     clock = SystemClock()
     with open_cluster(cluster, read_only=True) as backend:
-        blocked = reassignment_blocked(backend)
-        if blocked is not None and blocked.stuck:  # what it lists will not move until it is removed
-            render.warn(f"{blocked.reason}. {blocked.hint}")
         sample = Sampler(backend, plan, clock=clock.now)
         if watch:
+            blocked = reassignment_blocked(backend)
+            if blocked is not None and blocked.stuck:  # what it lists will not move until it is removed
+                render.warn(f"{blocked.reason}. {blocked.hint}")
             with reporter_for(output, err=False) as reporter:
                 snap = follow(sample, clock, every, reporter)
             if output != "json" and not sys.stdout.isatty():
@@ -80,6 +86,10 @@ def progress(cluster, output, plan_file, watch, interval):
                 click.echo("No partition reassignment or log-dir move in progress.")  # plain text: no need to load rich
             else:
                 render.stdout().print(progress_table(snap, notes=False))  # said once, on stderr (below)
+            # Said once: in the error when the requests not taken are all that is left (below).
+            blocked = sample.blocked if snap.waiting else reassignment_blocked(backend)
+            if blocked is not None and blocked.stuck and not (snap.waiting and _stopped(snap)):
+                render.warn(_not_taken_message(blocked, snap.waiting, plan) + f". {blocked.hint}")
     if not watch:  # --watch's views said it as it went
         from kadmin.commands.render_progress import unanswered_note, unestimated_note
 
@@ -87,11 +97,32 @@ def progress(cluster, output, plan_file, watch, interval):
             render.warn(unanswered_note(snap))
         if snap.unread_end_offsets:
             render.warn(unestimated_note(snap))
+    if snap.waiting and _stopped(snap) and sample.blocked is not None:
+        raise ClusterError(_not_taken_message(sample.blocked, snap.waiting, plan), hint=sample.blocked.hint)
     if snap.done:
         return
     if snap.unseen_only:
         raise _unseen_error(snap.unanswered)
     raise click.exceptions.Exit(EXIT_IN_PROGRESS)
+
+
+def _stopped(snap) -> bool:
+    """Nothing in scope is seen moving (what is unseen aside)."""
+    return snap.done or snap.unseen_only
+
+
+def _not_taken_message(blocked, waiting, plan) -> str:
+    """What blocks new reassignments and is stuck, and which requests in scope it holds that no
+    broker is moving (verify's words); just the reason when there are none."""
+    if not waiting:
+        return blocked.reason
+    tps = [str(w.tp) for w in waiting]
+    many = len(tps) > 1
+    whose = "this plan's " if plan is not None else ""
+    return (
+        f"{blocked.reason}; {whose}{', '.join(tps)} {'are' if many else 'is'} requested there, but no broker is "
+        f"moving {'them' if many else 'it'} (not in progress, not finished)"
+    )
 
 
 def _unseen_error(unanswered):

@@ -64,6 +64,8 @@ def progress_table(snap, moving_first: bool = False, notes: bool = True):
     captions = [escape(unanswered_note(snap))] if notes and snap.unanswered else []
     if notes and snap.unread_end_offsets:
         captions.append(escape(unestimated_note(snap)))
+    if notes and snap.waiting:
+        captions.append(escape(waiting_note(snap)))
     columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("Topic", "left"),
         ("Partition", "right"),
@@ -115,7 +117,7 @@ def progress_table(snap, moving_first: bool = False, notes: bool = True):
         "[bold]total[/]",
         "",
         "",
-        "done" if snap.done else "moving" if t.moving_replicas or snap.reassigning_partitions else "unknown",
+        _total_status(snap),
         "",
         bar(fraction(t.moved_bytes, t.remaining_bytes)),
         format_size(t.moved_bytes),
@@ -126,12 +128,23 @@ def progress_table(snap, moving_first: bool = False, notes: bool = True):
     return table
 
 
+def _total_status(snap) -> str:
+    t = snap.totals
+    if t.moving_replicas or snap.reassigning_partitions:
+        return "done" if snap.done else "moving"
+    if snap.waiting:  # nothing moves, and what is requested will not by itself
+        return "requested, not moving"
+    return "done" if snap.done else "unknown"
+
+
 def progress_line(snap) -> str:
     """One line for logs and CI. Replicas that have finished drop out of a snapshot's totals, so
     the last line says only that nothing moves any more."""
     from kadmin.units import format_duration, format_rate, format_size
 
     t = snap.totals
+    if snap.done and snap.waiting:
+        return f"kadmin: nothing moves any more; {waiting_note(snap)}"
     if snap.done:
         return "kadmin: done: nothing moves any more"
     if snap.unseen_only:
@@ -152,6 +165,17 @@ def unanswered_note(snap) -> str:
 
     who, their = not_answering(snap.unanswered)
     return f"{who}: {their} replicas' state, log-dir moves and sizes are unknown"
+
+
+def waiting_note(snap) -> str:
+    """The requests in a snapshot's scope that no broker carries out (a stuck reassignment node)."""
+    tps = [str(w.tp) for w in snap.waiting]
+    many = len(tps) > 1
+    which = ", ".join(tps[:3]) + (f" and {len(tps) - 3} more" if len(tps) > 3 else "")
+    return (
+        f"{which} {'are' if many else 'is'} requested, but no broker is moving {'them' if many else 'it'} "
+        "(stuck: see the warning)"
+    )
 
 
 def unestimated_note(snap) -> str:

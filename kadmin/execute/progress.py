@@ -14,13 +14,17 @@ Rates come from two successive snapshots (the caller supplies the time, so tests
 benchmark control the clock). The copy rate is how fast the moved bytes grow; the ETA uses how
 fast the bytes *left* shrink, which is slower while producers keep writing to the partition.
 
+A reassignment requested but not taken by any broker (ZooKeeper: an entry of a stuck
+/admin/reassign_partitions, ``kadmin.backends.base.requests_not_taken``) is no move: the
+snapshot lists it apart (``waiting``), in its scope, and counts it nowhere else.
+
 Pure: cluster state, reassignments and DescribeLogDirs results in, a snapshot out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from kadmin.backends.base import BrokerLogDirs
@@ -112,6 +116,19 @@ class ReplicaProgress:
         return self.move != NO_MOVE
 
 
+class Waiting(NamedTuple):
+    """A reassignment requested but not taken: nothing copies it, nothing will by itself."""
+
+    topic: str
+    partition: int
+    replicas: tuple[int, ...]  # the partition's replicas now
+    target: tuple[int, ...]  # the ones requested
+
+    @property
+    def tp(self) -> TopicPartition:
+        return TopicPartition(self.topic, self.partition)
+
+
 @dataclass(frozen=True, slots=True)
 class Totals:
     moving_replicas: int
@@ -136,6 +153,9 @@ class ProgressSnapshot:
     # behind are not estimated), and why when the backend said (no leader answered).
     unread_end_offsets: tuple[TopicPartition, ...] = ()
     end_offsets_error: str | None = None
+    # Requests in scope no broker carries out (``requests_not_taken``): not counted as
+    # reassigning, so they do not keep the snapshot from being done; the caller says so.
+    waiting: tuple[Waiting, ...] = ()
 
     @property
     def done(self) -> bool:
@@ -191,15 +211,32 @@ def snapshot(
     previous: ProgressSnapshot | None = None,
     unread_end_offsets: Collection[TopicPartition] = (),
     end_offsets_error: str | None = None,
+    not_taken: Collection[TopicPartition] = (),
 ) -> ProgressSnapshot:
     """Progress of ``plan``'s replicas, in plan order (or, without a plan, of every ongoing move,
     sorted) at time ``at``. ``previous`` (an earlier snapshot) gives rates and ETAs.
     ``unread_end_offsets``: partitions whose end offset was asked for but not read (and
-    ``end_offsets_error``, why): the snapshot names those a replica catching up lacks."""
+    ``end_offsets_error``, why): the snapshot names those a replica catching up lacks.
+    ``not_taken``: the partitions of ``ongoing`` that are requests no broker carries out
+    (``kadmin.backends.base.requests_not_taken``): no move; listed in ``waiting``."""
+    waiting = _waiting(cluster, ongoing, not_taken, plan)
+    if not_taken:
+        ongoing = {tp: r for tp, r in ongoing.items() if tp not in not_taken}
     with gc_paused():
-        return _snapshot(
+        snap = _snapshot(
             at, cluster, ongoing, log_dirs, plan, end_offsets, previous, set(unread_end_offsets), end_offsets_error
         )
+    return replace(snap, waiting=waiting) if waiting else snap
+
+
+def _waiting(cluster: ClusterState, ongoing, not_taken, plan) -> tuple[Waiting, ...]:
+    """The requests not taken in scope (``plan``'s partitions, or all), sorted."""
+    wanted = None if plan is None else {a.tp for a in plan.partitions}
+    return tuple(
+        Waiting(tp.topic, tp.partition, tuple(cluster.partitions[tp].replicas), tuple(ongoing[tp].target))
+        for tp in sorted(not_taken)
+        if tp in ongoing and tp in cluster.partitions and (wanted is None or tp in wanted)
+    )
 
 
 def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unread, why) -> ProgressSnapshot:
@@ -408,7 +445,7 @@ def snapshot_json(s: ProgressSnapshot, timestamp: str | None = None) -> dict:
 
 
 def _snapshot_json(s: ProgressSnapshot, timestamp: str | None) -> dict:
-    return {
+    doc = {
         "version": 1,
         "timestamp": timestamp,
         "done": s.done,
@@ -441,6 +478,12 @@ def _snapshot_json(s: ProgressSnapshot, timestamp: str | None) -> dict:
             for r in s.replicas
         ],
     }
+    if s.waiting:
+        doc["waiting"] = [
+            {"topic": w.topic, "partition": w.partition, "replicas": list(w.replicas), "target": list(w.target)}
+            for w in s.waiting
+        ]
+    return doc
 
 
 def _round(x: float | None) -> float | None:

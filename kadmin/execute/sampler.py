@@ -1,6 +1,8 @@
 """One progress refresh: the reads it takes (cluster, ongoing reassignments, log dirs, end
 offsets), then ``kadmin.execute.progress``'s pure arithmetic. ``reassign progress`` and
-``execute --wait`` sample through this one callable."""
+``execute --wait`` sample through this one callable. While new reassignments are blocked by
+something stuck (ZooKeeper: a /admin/reassign_partitions the controller is not acting on), the
+requests it holds that no broker carries out are no moves (``requests_not_taken``)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,14 @@ import time
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
-from kadmin.backends.base import Backend, Capability, read_together
+from kadmin.backends.base import (
+    Backend,
+    Capability,
+    ReassignmentBlocked,
+    read_together,
+    reassignment_blocked,
+    requests_not_taken,
+)
 from kadmin.errors import ConnectionFailed
 from kadmin.execute.progress import ProgressSnapshot, snapshot
 from kadmin.model import ReassignmentPlan, TopicPartition
@@ -29,6 +38,7 @@ class Sampler:
         self.backend = backend
         self.plan = plan
         self.clock = clock or time.monotonic
+        self.blocked: ReassignmentBlocked | None = None  # what blocked new reassignments at the last sample
 
     def __call__(self, previous: ProgressSnapshot | None) -> ProgressSnapshot:
         b = self.backend
@@ -46,7 +56,11 @@ class Sampler:
         if moving:
             reads.append(lambda: self._end_offsets(moving))
         ongoing, log_dirs, *read = read_together(b, *reads)
-        offsets = read[0] if read else self._end_offsets(set(ongoing) if self.plan is None else set())
+        # Only a backend that can be blocked (ZooKeeper) reads more, and only while something is listed.
+        self.blocked = reassignment_blocked(b) if ongoing else None
+        not_taken = requests_not_taken(self.blocked, ongoing, cluster)
+        moves = set(ongoing) - set(not_taken)
+        offsets = read[0] if read else self._end_offsets(moves if self.plan is None else set())
         return snapshot(
             self.clock(),
             cluster,
@@ -57,6 +71,7 @@ class Sampler:
             previous=previous,
             unread_end_offsets=offsets.unread,
             end_offsets_error=offsets.error,
+            not_taken=set(not_taken),
         )
 
     def _end_offsets(self, moving: set[TopicPartition]) -> EndOffsets:

@@ -1,11 +1,11 @@
-"""Requests of a stuck /admin/reassign_partitions are not moves: they need no throttle.
+"""Requests of a stuck /admin/reassign_partitions are not moves: throttles and progress.
 
 Deleting the node by hand while a reassignment runs leaves Kafka's controller without its watch
 (KAFKA-FACTS.md): a node written after that is never read, and its entries are requests no
 broker carries out (``kadmin.backends.base.requests_not_taken``). Once the node is old enough to
 be called stuck, they need no throttle (``throttle show``, ``clear --stale`` and ``verify`` of
-another plan). A real ZooKeeper and the sandbox, at every Kafka version with ZooKeeper mode it
-emulates.
+another plan), and ``reassign progress`` does not count them as moves in progress. A real
+ZooKeeper and the sandbox, at every Kafka version with ZooKeeper mode it emulates.
 """
 
 from __future__ import annotations
@@ -125,3 +125,48 @@ def test_a_stuck_request_needs_no_throttle(stuck, capsys):
     doc, _ = show(capsys, stuck)
     assert needed_rates(doc) == {}
 
+
+def progress(capsys, sb, *args):
+    return kadmin(capsys, "reassign", "progress", *sb.zk, "--interval", "0", *args)
+
+
+def test_progress_counts_a_stuck_request_as_no_move(stuck, capsys):
+    plan = ("--reassignment-json-file", stuck.waiting)
+    # Younger than the threshold the controller may simply not have read it yet: in progress.
+    code, out, err = progress(capsys, stuck, *plan, "-o", "json")
+    assert code == 3 and json.loads(out)["reassigning_partitions"] == 1, out + err
+
+    stuck.backend_clock.ahead = STUCK_AFTER_SECONDS + 1
+    hint = "delete /admin/reassign_partitions and force a controller election (delete /controller)"
+    # The plan only requested there: an error naming the node and the way out, as verify's.
+    for extra in ((), ("-o", "json"), ("--watch", "--interval", "0.1"), ("--watch", "--interval", "0.1", "-o", "json")):
+        code, out, err = progress(capsys, stuck, *plan, *extra)
+        assert code == 1, (extra, out, err)
+        assert "kadmin: error: /admin/reassign_partitions exists but looks stuck" in err
+        assert "this plan's foo-1 is requested there, but no broker is moving it (not in progress" in err, err
+        assert hint in err and err.count(hint) == (2 if "--watch" in extra else 1), err  # --watch warned first
+    code, out, err = progress(capsys, stuck, *plan, "-o", "json")
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("progress-snapshot"))
+    assert doc["reassigning_partitions"] == 0 and doc["totals"]["moving_replicas"] == 0 and doc["done"]
+    assert doc["waiting"] == [{"topic": "foo", "partition": 1, "replicas": [1, 2], "target": [3, 2]}]
+    code, out, err = progress(capsys, stuck, *plan)
+    assert "0 partitions reassigning, 0 replicas moving" in out and "requested, not moving" in out, out
+
+    # Every move: the one running is in progress (3); the request is named, not counted.
+    code, out, err = progress(capsys, stuck, "-o", "json")
+    doc = json.loads(out)
+    assert code == 3 and doc["reassigning_partitions"] == 1, out + err
+    assert {r["partition"] for r in doc["replicas"]} == {0}
+    assert doc["waiting"] == [{"topic": "foo", "partition": 1, "replicas": [1, 2], "target": [3, 2]}]
+    assert "foo-1 is requested there, but no broker is moving it" in err and hint in err
+
+    # Once it has finished, only the request is left: nothing will move it by itself.
+    finish_running(stuck)
+    code, out, err = progress(capsys, stuck)
+    assert code == 1 and out == "No partition reassignment or log-dir move in progress.\n", out + err
+    assert "; foo-1 is requested there, but no broker is moving it (not in progress" in err and hint in err
+    # A plan the stuck node does not hold is done; the node is still worth a warning.
+    code, out, err = progress(capsys, stuck, "--reassignment-json-file", stuck.running)
+    assert code == 0 and "done" in out, out + err
+    assert "looks stuck" in err and "foo-1" not in err
