@@ -114,15 +114,12 @@ def _stopped(snap) -> bool:
 def _not_taken_message(blocked, waiting, plan) -> str:
     """What blocks new reassignments and is stuck, and which requests in scope it holds that no
     broker is moving (verify's words); just the reason when there are none."""
+    from kadmin.backends.base import not_taken_reason
+
     if not waiting:
         return blocked.reason
-    tps = [str(w.tp) for w in waiting]
-    many = len(tps) > 1
     whose = "this plan's " if plan is not None else ""
-    return (
-        f"{blocked.reason}; {whose}{', '.join(tps)} {'are' if many else 'is'} requested there, but no broker is "
-        f"moving {'them' if many else 'it'} (not in progress, not finished)"
-    )
+    return not_taken_reason(blocked, [w.tp for w in waiting], whose) + " (not in progress, not finished)"
 
 
 def _unseen_error(unanswered):

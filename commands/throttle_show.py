@@ -111,12 +111,12 @@ def _warn_not_taken(state) -> None:
 
     if not state.not_taken or state.blocked is None:
         return
-    tps = [str(tp) for tp in sorted(state.not_taken)]
-    many = len(tps) > 1
+    from kadmin.backends.base import not_taken_reason
+
+    tps = sorted(state.not_taken)
+    them = "them" if len(tps) > 1 else "it"
     render.warn(
-        f"{state.blocked.reason}; {', '.join(tps)} {'are' if many else 'is'} requested there, but no broker is "
-        f"moving {'them' if many else 'it'}: no throttle counts as needed for {'them' if many else 'it'}. "
-        f"{state.blocked.hint}"
+        f"{not_taken_reason(state.blocked, tps)}: no throttle counts as needed for {them}. {state.blocked.hint}"
     )
 
 

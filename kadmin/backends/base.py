@@ -208,6 +208,17 @@ def requests_not_taken(
     }
 
 
+def not_taken_reason(blocked: ReassignmentBlocked, tps: Sequence[TopicPartition], whose: str = "") -> str:
+    """What ``blocked`` is, and that the partitions ``tps`` are requested there but not moving:
+    the words verify, progress and throttle show give for ``requests_not_taken``."""
+    names = ", ".join(str(tp) for tp in tps)
+    many = len(tps) > 1
+    return (
+        f"{blocked.reason}; {whose}{names} {'are' if many else 'is'} requested there, but no broker is moving "
+        f"{'them' if many else 'it'}"
+    )
+
+
 def read_together(backend, *reads) -> list:
     """The results of ``reads`` (callables reading through ``backend``), in order: with their
     requests in flight at once where the backend can (``AdminBackend.read_together``), else one

@@ -24,7 +24,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kadmin.backends.base import Backend, read_together, reassignment_blocked, requests_not_taken
+from kadmin.backends.base import (
+    Backend,
+    not_taken_reason,
+    read_together,
+    reassignment_blocked,
+    requests_not_taken,
+)
 from kadmin.errors import ClusterError, ConnectionFailed, KadminError
 from kadmin.execute.clock import Clock, SystemClock
 from kadmin.model import ReassignmentPlan
@@ -105,13 +111,10 @@ def _refuse_stuck_requests(backend: Backend, plan: ReassignmentPlan, ongoing, cl
     if blocked is None:
         return
     waiting = requests_not_taken(blocked, ongoing, cluster)
-    mine = [str(a.tp) for a in plan.partitions if a.tp in waiting]
+    mine = [a.tp for a in plan.partitions if a.tp in waiting]
     if mine:
-        many = len(mine) > 1
         raise ClusterError(
-            f"{blocked.reason}; this plan's {', '.join(mine)} {'are' if many else 'is'} requested there, "
-            f"but no broker is moving {'them' if many else 'it'} (not in progress, not finished)",
-            hint=blocked.hint,
+            not_taken_reason(blocked, mine, "this plan's ") + " (not in progress, not finished)", hint=blocked.hint
         )
 
 
