@@ -207,15 +207,14 @@ class _Run:
     def run(self) -> IncrementalResult:
         self.limits.validate()
         self.t0 = self.clock.now()
-        cluster = self.cluster = self._read(self.backend.describe_cluster)
-        self.live = set(cluster.brokers)
+        cluster = self._look_at_cluster()
         self.state, resumed = self._open_state(cluster.partitions)
         self.bytes.sizes = self.bytes.read_sizes(self.plan, self.live)
         self.bytes.total = self.bytes.of_steps(self.state)
         self._locate(cluster.partitions, self._ongoing(), startup=True)
         if self.track.suspect:  # settle it before sending anything: look once more
             self.clock.sleep(self.poll_interval)
-            cluster = self.cluster = self._read(self.backend.describe_cluster)
+            cluster = self._look_at_cluster()
             self._locate(cluster.partitions, self._ongoing(), startup=True)
         self.reporter.planned(self.state, resumed)  # counts the steps finished while nobody watched
         self._watch_brokers()
@@ -236,8 +235,7 @@ class _Run:
             self._maybe_start_batch()
             self.reporter.progress(self._progress())
             self.clock.sleep(self.poll_interval)
-            cluster = self.cluster = self._read(self.backend.describe_cluster)
-            self.live = set(cluster.brokers)
+            cluster = self._look_at_cluster()
             self._watch_brokers()
             self._locate(cluster.partitions, self._ongoing())
         if self.log_dirs:
@@ -360,7 +358,7 @@ class _Run:
             return
         throttle = self.throttle
         # The brokers as they are now (one back from a restart is alive): read only when re-sending.
-        cluster = self.cluster = self._read(self.backend.describe_cluster)
+        cluster = self._look_at_cluster()
         changes = self._read(lambda: throttle.apply({}, log_dirs=brokers, cluster=cluster))
         for c in changes:
             self.reporter.note(f"log-dir moves sent again need a throttle removed meanwhile: {describe(c)}")
@@ -434,6 +432,12 @@ class _Run:
         return self.track.quiet and all(p.done for p in self.state.partitions.values())
 
     # --- reading the cluster, tolerating a broker restart -----------------------------------
+    def _look_at_cluster(self):
+        """Read the cluster; ``cluster`` and the live brokers (``live``) always from one read."""
+        cluster = self.cluster = self._read(self.backend.describe_cluster)
+        self.live = set(cluster.brokers)
+        return cluster
+
     def _read(self, fn):
         failures = 0
         while True:
