@@ -208,6 +208,9 @@ def read_log_dirs_file(path: str, stem: str, name: str):
         futures = filled(futures, "fut_sum", pa.int32())
 
     status, error = dirs["status"], dirs["error"]
+    # A directory with an error: its contents are unknown, whatever the file says (a file kadmin
+    # wrote before it said null says 0): null, as the plain-Python reader gives.
+    used, count, futures = (pc.if_else(pc.is_valid(error), pa.scalar(None, a.type), a) for a in (used, count, futures))
     status = pc.coalesce(status, pc.if_else(pc.is_valid(error), "offline", "online"))
     parts.append(
         _tagged(
@@ -335,7 +338,7 @@ def rows_table(rows, source: str, repeated=()):
 # ---- the columnar copy ------------------------------------------------------------------------
 
 CACHE_DIR = ".kadmin-cache"
-CACHE_FORMAT = 4  # bumped when the tagged table changes: older copies are then parsed again
+CACHE_FORMAT = 5  # bumped when the tagged table or what it holds changes: older copies are parsed again
 DICTIONARY_COLUMNS = ["tag", "cluster", "rack", "path", "status", "error", "source"]
 
 

@@ -7,7 +7,11 @@ Arithmetic rules both engines follow (docs/fleet.md):
 - a broker's (a cluster's) used fraction is the sum of (total - usable) over those directories
   divided by the sum of their totals, computed from integer sums so both engines agree exactly;
 - skew is max - min: of the directory fractions within a broker (``dir_skew``), of the broker
-  fractions within a cluster (``broker_skew``).
+  fractions within a cluster (``broker_skew``);
+- a broker's (a cluster's) used bytes, replicas and future replicas are the sums over its
+  directories whose contents are known; ``unknown_dirs`` counts the others (a directory with an
+  error: offline), and a sum over none is null. Spark's ``sum`` skips nulls and is null over
+  nulls alone: ``_known_sum`` does the same.
 """
 
 from __future__ import annotations
@@ -40,6 +44,12 @@ def _skew(values: Iterable[float | None]) -> tuple[float | None, float | None, f
     return lo, hi, hi - lo
 
 
+def _known_sum(values: Iterable[int | None]) -> int | None:
+    """The sum of the values that are known; None when none is (Spark's ``F.sum``)."""
+    present = [v for v in values if v is not None]
+    return sum(present) if present else None
+
+
 # ---- log-dirs ----------------------------------------------------------------------------
 
 
@@ -58,7 +68,6 @@ def broker_usage(log_dirs: list[tuple]) -> list[tuple]:
         groups[(row[0], row[1])].append(row)
     out = []
     for (cluster, broker), dirs in groups.items():
-        used = sum(d[6] for d in dirs)
         m = [d for d in dirs if measurable(d[4], d[7], d[8])]
         total = sum(d[7] for d in m)
         taken = sum(d[7] - d[8] for d in m)
@@ -70,14 +79,15 @@ def broker_usage(log_dirs: list[tuple]) -> list[tuple]:
                 len(dirs),
                 sum(d[4] == "offline" for d in dirs),
                 sum(d[4] == "cordoned" for d in dirs),
-                used,
+                _known_sum(d[6] for d in dirs),
                 total if m else None,
                 taken / total if m else None,
                 lo,
                 hi,
                 skew,
-                sum(d[9] for d in dirs),
-                sum(d[10] for d in dirs),
+                _known_sum(d[9] for d in dirs),
+                _known_sum(d[10] for d in dirs),
+                sum(d[6] is None for d in dirs),
             )
         )
     return out
@@ -105,15 +115,16 @@ def cluster_usage(log_dirs: list[tuple], brokers: list[tuple]) -> list[tuple]:
                 len(dirs),
                 sum(d[4] == "offline" for d in dirs),
                 sum(d[4] == "cordoned" for d in dirs),
-                sum(d[6] for d in dirs),
+                _known_sum(d[6] for d in dirs),
                 total if m else None,
                 taken / total if m else None,
                 lo,
                 hi,
                 skew,
                 max(dir_skews) if dir_skews else None,
-                sum(d[9] for d in dirs),
-                sum(d[10] for d in dirs),
+                _known_sum(d[9] for d in dirs),
+                _known_sum(d[10] for d in dirs),
+                sum(d[6] is None for d in dirs),
             )
         )
     return out

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 from kadmin.fleet.tables import ROW_TABLES
+from kadmin.logdirs import contents_known
 from kadmin.model import DOWN_ERROR
 
 Rows = dict[str, list[tuple]]
@@ -126,7 +127,9 @@ def log_dirs_document_rows(cluster: str, source: str, doc: Mapping) -> Rows:
     naming where, and what the document looks like): brokers (at least one), each an integer
     id with a ``log_dirs`` list; each directory a ``path`` and a known ``status``; each replica
     a topic, partition and size. Derived counts (used bytes, replica counts) and the status may
-    be left out: they are rebuilt. The Spark engine's reader (``arrow.py``) hands every file it
+    be left out: they are rebuilt. A directory with an error (offline) has them null, unknown
+    (``logdirs.contents_known``): Kafka lists nothing in it, and a file kadmin wrote before it
+    said null says 0 there. The Spark engine's reader (``arrow.py``) hands every file it
     is not sure of to this function, so both engines say the same of the same file.
     """
     k = LOG_DIRS_KIND
@@ -161,7 +164,7 @@ def log_dirs_document_rows(cluster: str, source: str, doc: Mapping) -> Rows:
             if not isinstance(reps, list):
                 raise not_a_result(k, doc, f"{where}.replicas is not a list")
             path, dir_error = d["path"], _text(d.get("error"), f"{where}.error", doc)
-            dir_replicas = []
+            dir_replicas: list[tuple[Any, ...]] = []
             for n, r in enumerate(reps):
                 at = f"{where}.replicas[{n}]"
                 if not isinstance(r, Mapping) or not isinstance(r.get("topic"), str):
@@ -186,6 +189,12 @@ def log_dirs_document_rows(cluster: str, source: str, doc: Mapping) -> Rows:
             futures = _int(
                 d.get("future_replica_count"), f"{where}.future_replica_count", doc, high=INT32, optional=True
             )
+            if dir_error is None:  # a count left out is rebuilt from the replicas
+                used = sum(r[5] for r in dir_replicas) if used is None else used
+                count = sum(not r[7] for r in dir_replicas) if count is None else count
+                futures = sum(r[7] for r in dir_replicas) if futures is None else futures
+            else:  # unknown, whatever the file says (before kadmin said null, it said 0)
+                used = count = futures = None
             log_dirs.append(
                 (
                     cluster,
@@ -194,11 +203,11 @@ def log_dirs_document_rows(cluster: str, source: str, doc: Mapping) -> Rows:
                     path,
                     d.get("status") or ("offline" if dir_error is not None else "online"),
                     dir_error,
-                    sum(r[5] for r in dir_replicas) if used is None else used,
+                    used,
                     _int(d.get("total_bytes"), f"{where}.total_bytes", doc, low=-INT64, optional=True),
                     _int(d.get("usable_bytes"), f"{where}.usable_bytes", doc, low=-INT64, optional=True),
-                    sum(not r[7] for r in dir_replicas) if count is None else count,
-                    sum(r[7] for r in dir_replicas) if futures is None else futures,
+                    count,
+                    futures,
                 )
             )
             replicas.extend(dir_replicas)
@@ -461,6 +470,7 @@ def broker_log_dirs_rows(cluster: str, broker_log_dirs: Any, rack: str | None = 
     if broker_log_dirs.error:
         rows["errors"].append((cluster, broker, "live", broker_log_dirs.error))
     for d in broker_log_dirs.log_dirs:
+        known = contents_known(d)  # a directory with an error: Kafka said nothing of what it holds
         futures = sum(1 for r in d.replicas if r.is_future)
         rows["log_dirs"].append(
             (
@@ -470,11 +480,11 @@ def broker_log_dirs_rows(cluster: str, broker_log_dirs: Any, rack: str | None = 
                 d.path,
                 d.status.value,
                 d.error,
-                d.used_bytes,
+                d.used_bytes if known else None,
                 d.total_bytes,
                 d.usable_bytes,
-                len(d.replicas) - futures,
-                futures,
+                len(d.replicas) - futures if known else None,
+                futures if known else None,
             )
         )
         for r in d.replicas:

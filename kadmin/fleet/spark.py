@@ -433,6 +433,8 @@ def log_dirs_reports(frames: Frames, top: int = local.DEFAULT_TOP) -> list[Repor
             F.count(F.lit(1)).cast("int").alias("dirs"),
             F.sum(F.when(status == "offline", 1).otherwise(0)).cast("int").alias("offline_dirs"),
             F.sum(F.when(status == "cordoned", 1).otherwise(0)).cast("int").alias("cordoned_dirs"),
+            # a directory with an error: its contents unknown (null), which F.sum skips
+            F.sum(F.when(F.col("used_bytes").isNull(), 1).otherwise(0)).cast("int").alias("unknown_dirs"),
             F.sum("used_bytes").cast("long").alias("used_bytes"),
             F.sum("m_total").cast("long").alias("total_bytes"),
             (F.sum("m_taken") / F.sum("m_total")).alias("used_fraction"),

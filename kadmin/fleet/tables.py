@@ -134,6 +134,9 @@ CLUSTER_USAGE = ReportSpec(
         ("max_dir_skew", "double"),
         ("replicas", "long"),
         ("future_replicas", "long"),
+        # directories whose contents are unknown (with an error: offline), left out of
+        # used_bytes, replicas and future_replicas; last, so earlier columns keep their places
+        ("unknown_dirs", "int"),
     ),
     ("broker_skew", "cluster"),
     ("broker_skew",),
@@ -156,6 +159,9 @@ BROKER_USAGE = ReportSpec(
         ("dir_skew", "double"),
         ("replicas", "long"),
         ("future_replicas", "long"),
+        # directories whose contents are unknown (with an error: offline), left out of
+        # used_bytes, replicas and future_replicas; last, so earlier columns keep their places
+        ("unknown_dirs", "int"),
     ),
     ("dir_skew", "cluster", "broker"),
     ("dir_skew",),

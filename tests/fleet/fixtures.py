@@ -164,3 +164,71 @@ def throttle_fleet(directory: Path) -> Path:
                                       "value": "5", "stale": True}]},
         "south.json": THROTTLE_SOUTH,
     })
+
+
+# ---- an offline directory: its contents are unknown, not empty ---------------------------------
+
+# `kadmin log-dirs describe -o json` of `kadmin sandbox start --log-dirs 2` (3 brokers) after
+# `kadmin sandbox fault dir-offline 1 /var/lib/kafka/data0`: that directory has an error
+# (KafkaStorageException), no replicas, and used_bytes, replica_count and future_replica_count
+# null (unknown).
+SANDBOX_DIR_OFFLINE = json.loads((Path(__file__).parent / "data" / "sandbox-dir-offline.json").read_text("utf-8"))
+OFFLINE_DIR = (1, "/var/lib/kafka/data0")
+
+
+def as_older_kadmin_wrote_it(doc: dict) -> dict:
+    """The document as kadmin wrote it before it said null: 0 for a directory with an error."""
+    doc = json.loads(json.dumps(doc))
+    for b in doc["brokers"]:
+        for d in b["log_dirs"]:
+            if d["error"] is not None:
+                d.update(used_bytes=0, replica_count=0, future_replica_count=0)
+    return doc
+
+
+def every_dir_offline(doc: dict, broker_id: int) -> dict:
+    """The document with every directory of ``broker_id`` answered as offline (a file: the
+    broker's last directory failing halts a broker, so no live cluster answers so)."""
+    doc = json.loads(json.dumps(doc))
+    for b in doc["brokers"]:
+        if b["broker"] == broker_id:
+            for d in b["log_dirs"]:
+                d.update(status="offline", error="org.apache.kafka.common.errors.KafkaStorageException",
+                         used_bytes=None, total_bytes=None, usable_bytes=None, used_fraction=None,
+                         replica_count=None, future_replica_count=None, replicas=[])
+    return doc
+
+
+def offline_dir_fleets(directory: Path) -> dict[str, Path]:
+    """One fleet directory per variant, each holding cluster "demo": the saved result, the same
+    as an older kadmin wrote it, and broker 1 with every directory offline (as saved, and older)."""
+    whole = every_dir_offline(SANDBOX_DIR_OFFLINE, OFFLINE_DIR[0])
+    docs = {
+        "saved": SANDBOX_DIR_OFFLINE,
+        "older": as_older_kadmin_wrote_it(SANDBOX_DIR_OFFLINE),
+        "broker-offline": whole,
+        "broker-offline-older": as_older_kadmin_wrote_it(whole),
+    }
+    return {name: write(directory / name, {"demo.json": doc}) for name, doc in docs.items()}
+
+
+def known_figures(doc: dict) -> dict:
+    """What the usage reports must say of a log-dirs describe result with directories whose
+    contents are unknown, worked out from the document: per directory (broker, path) its used
+    bytes, replicas and future replicas (None when it has an error); per broker and for the
+    cluster, (unknown_dirs, used_bytes, replicas, future_replicas) over the known directories
+    (None when no directory is known)."""
+    dirs = {}
+    for b in doc["brokers"]:
+        for d in b["log_dirs"]:
+            reps = d["replicas"]
+            dirs[(b["broker"], d["path"])] = (None, None, None) if d["error"] is not None else (
+                sum(r["size"] for r in reps), sum(not r["is_future"] for r in reps), sum(r["is_future"] for r in reps))
+
+    def summed(keys):
+        known = [dirs[k] for k in keys if dirs[k][0] is not None]
+        unknown = len(keys) - len(known)
+        return (unknown, *((sum(v[i] for v in known) if known else None) for i in range(3)))
+
+    brokers = {b["broker"]: summed([k for k in dirs if k[0] == b["broker"]]) for b in doc["brokers"]}
+    return {"dirs": dirs, "brokers": brokers, "cluster": summed(list(dirs))}

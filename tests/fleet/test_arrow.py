@@ -48,12 +48,29 @@ def strip(doc):
 @pytest.mark.parametrize("name, doc", [
     ("east.json", fx.EAST), ("west.json", fx.WEST), ("stripped.json", strip(json.loads(json.dumps(fx.EAST)))),
     ("named.json", dict(fx.WEST, cluster="real-name")), ("broken.json", "{not json"), ("other.json", {"x": 1}),
+    ("offline.json", fx.SANDBOX_DIR_OFFLINE), ("older.json", fx.as_older_kadmin_wrote_it(fx.SANDBOX_DIR_OFFLINE)),
 ])
 def test_same_rows_as_plain_python(tmp_path, name, doc):
     path = tmp_path / name
     path.write_text(doc if isinstance(doc, str) else json.dumps(doc, indent=2))
     stem = name[:-5]
     assert arrow_rows(path, stem) == python_rows(path, stem)
+
+
+@pytest.mark.parametrize("doc", [
+    fx.SANDBOX_DIR_OFFLINE, fx.as_older_kadmin_wrote_it(fx.SANDBOX_DIR_OFFLINE),
+    strip(fx.as_older_kadmin_wrote_it(fx.SANDBOX_DIR_OFFLINE)),
+], ids=["saved", "older", "stripped"])
+def test_a_directory_with_an_error_has_unknown_contents(tmp_path, doc):
+    """Its used bytes, replica and future replica counts are null (unknown) in the rows of
+    either reader, whether the file says null, says 0 (kadmin before it said null) or leaves
+    them out; the other directories keep theirs."""
+    path = tmp_path / "demo.json"
+    path.write_text(json.dumps(doc))
+    for rows in (arrow_rows(path, "demo"), python_rows(path, "demo")):
+        figures = {(d[1], d[3]): (d[6], d[9], d[10]) for d in rows["log_dirs"]}
+        assert figures.pop(fx.OFFLINE_DIR) == (None, None, None)
+        assert len(figures) == 5 and all(None not in f for f in figures.values())
 
 
 def tables_of(tagged: list[dict]) -> dict:
@@ -144,3 +161,30 @@ def test_a_file_listing_something_twice_is_read_by_the_reference_reader_with_x_r
         assert tables_of(table) == python_rows(path, stem)
         found += [(r["source"], repeated_key(tuple(r[c] for c in REPEATED_COLUMNS))) for r in table if r["tag"] == "x"]
     assert duplicate_problems(found) == REPEATED_PROBLEMS
+
+
+def test_a_columnar_copy_written_before_unknown_contents_is_not_read(tmp_path, monkeypatch):
+    """A copy an earlier kadmin kept (format 4) holds 0 for a directory with an error: it is
+    parsed again, not read, so the Spark engine says unknown there as plain Python does."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from kadmin.fleet import arrow
+
+    path = tmp_path / "demo.json"
+    path.write_text(json.dumps(fx.SANDBOX_DIR_OFFLINE))
+    table = arrow.read_log_dirs_file(str(path), "demo", "demo.json")
+    dirs = pc.equal(table.column("tag"), "d")
+    older = table  # what format 4 kept: 0, not null, in the directory's counts
+    for name in ("used_bytes", "replica_count", "future_replica_count"):
+        column = table.column(name)
+        older = older.set_column(
+            table.schema.get_field_index(name), name, pc.if_else(dirs, pc.fill_null(column, 0), column)
+        )
+    with monkeypatch.context() as m:
+        m.setattr(arrow, "CACHE_FORMAT", 4)
+        (tmp_path / arrow.CACHE_DIR).mkdir()
+        pq.write_table(older, arrow.copy_path(str(path)))
+    loaded = arrow.load_log_dirs_file(str(path), "demo", "demo.json").to_pylist()
+    [offline] = [r for r in loaded if r["tag"] == "d" and (r["broker"], r["path"]) == fx.OFFLINE_DIR]
+    assert (offline["used_bytes"], offline["replica_count"], offline["future_replica_count"]) == (None, None, None)

@@ -52,6 +52,49 @@ def test_live_fleet_on_spark_and_plain_python(spark, fleet):
     assert {(r["topic"], r["size"]) for r in largest} == {("orders", 8 * MiB)} and len(largest) == 6
 
 
+@pytest.mark.spark
+def test_live_an_offline_directorys_contents_are_unknown_not_empty(spark, sandbox_factory, tmp_path):
+    """Broker 1's first directory, holding replicas, goes offline: DescribeLogDirs says nothing of
+    what it holds. Both engines report its used bytes and replicas as unknown, never 0, and the
+    sums of broker 1 and the cluster over the directories that were read, with unknown_dirs 1."""
+    from tests.fleet.test_local import check_unknown_contents
+
+    sb = sandbox_factory(brokers=3, log_dirs=2)
+    data0, data1 = sb.log_dir_paths(1)
+    sb.create_topic("orders", assignment={0: [1, 0], 1: [1, 2], 2: [2, 1], 3: [0, 2]}, size_bytes=4 * MiB,
+                    log_dirs={(0, 1): data0, (1, 1): data0, (2, 1): data1})
+    sb.faults.dir_offline(1, data0)
+    path = tmp_path / "fleet.toml"
+    path.write_text(f'[[clusters]]\nname = "demo"\nbootstrap_server = "{sb.bootstrap}"\n')
+    local = build_reports(FleetRequest("log-dirs", fleet=str(path)))
+    on_spark = build_reports(FleetRequest("log-dirs", spark=True, spark_master=MASTER, fleet=str(path)))
+    assert [r.rows for r in on_spark] == [r.rows for r in local]
+    for reports in (local, on_spark):
+        by = {r.name: r.records() for r in reports}
+        [offline] = [d for d in by["dir_usage"] if d["status"] == "offline"]
+        assert (offline["broker"], offline["path"]) == (1, data0)
+        assert (offline["used_bytes"], offline["replicas"], offline["future_replicas"]) == (None, None, None)
+        [b1] = [r for r in by["broker_usage"] if r["broker"] == 1]
+        assert (b1["unknown_dirs"], b1["used_bytes"], b1["replicas"], b1["future_replicas"]) == (1, 4 * MiB, 1, 0)
+        [c] = by["cluster_usage"]
+        # orders-0 and orders-1 on broker 1's offline directory are not counted: 6 of 8 replicas
+        assert (c["unknown_dirs"], c["used_bytes"], c["replicas"]) == (1, 6 * 4 * MiB, 6)
+
+    # the same cluster's `log-dirs describe -o json`, saved and read back: the same reports
+    from click.testing import CliRunner
+
+    from kadmin.commands.root import cli
+
+    saved = CliRunner().invoke(cli, ["log-dirs", "describe", "-b", sb.bootstrap, "-o", "json"])
+    assert saved.exit_code == 0, saved.output
+    doc = json.loads(saved.stdout)
+    (tmp_path / "from").mkdir()
+    (tmp_path / "from" / "demo.json").write_text(saved.stdout)
+    from_file = build_reports(FleetRequest("log-dirs", from_dir=str(tmp_path / "from")))
+    check_unknown_contents(from_file, doc)
+    assert [r.rows for r in from_file] == [r.rows for r in local]
+
+
 def test_live_leftover_throttle_and_reassignments(fleet):
     """A throttle left on a cluster where nothing moves is leftover; the dead cluster is
     reported by every report; reassign list runs over the same inventory."""

@@ -69,6 +69,47 @@ def test_offline_cordoned_and_unreadable(log_dirs_reports):
     assert unreachable == [("broken", None, "broken.json"), ("west", 7, "west.json")]
 
 
+def check_unknown_contents(reports, doc, cluster="demo"):
+    """The usage reports of ``doc`` (a log-dirs describe result with directories whose contents
+    are unknown): such a directory's used bytes, replicas and future replicas are null, never 0;
+    a broker's and the cluster's sums are over the known directories, ``unknown_dirs`` counting
+    the others, and null over none (fixtures.known_figures works them out from the document)."""
+    by = by_name(reports)
+    want = fx.known_figures(doc)
+    figures = ("used_bytes", "replicas", "future_replicas")
+    dirs = {(r["broker"], r["path"]): tuple(r[k] for k in figures) for r in by["dir_usage"] if r["cluster"] == cluster}
+    assert dirs == want["dirs"]
+    sums = ("unknown_dirs", *figures)
+    brokers = {r["broker"]: tuple(r[k] for k in sums) for r in by["broker_usage"] if r["cluster"] == cluster}
+    assert brokers == want["brokers"]
+    [usage] = [tuple(r[k] for k in sums) for r in by["cluster_usage"] if r["cluster"] == cluster]
+    assert usage == want["cluster"]
+    return by
+
+
+def test_an_offline_directorys_contents_are_unknown_not_empty(tmp_path):
+    """A saved `log-dirs describe -o json` of the sandbox with a directory offline (null counts),
+    the same file as kadmin wrote it before (0 there), and one whose broker has every directory
+    offline: the directory says unknown, the sums say how many directories they lack."""
+    fleets = fx.offline_dir_fleets(tmp_path)
+    saved = build_reports(FleetRequest("log-dirs", from_dir=str(fleets["saved"])))
+    by = check_unknown_contents(saved, fx.SANDBOX_DIR_OFFLINE)
+    broker, path = fx.OFFLINE_DIR
+    assert fx.known_figures(fx.SANDBOX_DIR_OFFLINE)["dirs"][(broker, path)] == (None, None, None)
+    [b1] = [r for r in by["broker_usage"] if r["broker"] == broker]
+    assert (b1["offline_dirs"], b1["unknown_dirs"]) == (1, 1) and b1["used_bytes"] > 0 and b1["replicas"] == 19
+    [c] = by["cluster_usage"]
+    assert (c["unknown_dirs"], c["replicas"]) == (1, 99)
+    older = build_reports(FleetRequest("log-dirs", from_dir=str(fleets["older"])))
+    assert [r.rows for r in older] == [r.rows for r in saved]  # an older file's 0 is read as unknown too
+
+    whole = fx.every_dir_offline(fx.SANDBOX_DIR_OFFLINE, broker)
+    for name in ("broker-offline", "broker-offline-older"):
+        by = check_unknown_contents(build_reports(FleetRequest("log-dirs", from_dir=str(fleets[name]))), whole)
+        [b1] = [r for r in by["broker_usage"] if r["broker"] == broker]
+        assert (b1["unknown_dirs"], b1["used_bytes"], b1["replicas"], b1["future_replicas"]) == (2, None, None, None)
+
+
 def test_reassignments_that_have_not_progressed_come_first(tmp_path):
     reports = by_name(build_reports(FleetRequest("reassign", from_dir=str(fx.reassign_fleet(tmp_path)))))
     rows = [(r["topic"], r["partition"], r["status"], r["progressed"], r["source_size"], r["adding_size"])

@@ -181,6 +181,24 @@ def test_the_per_file_path_gives_the_reports_of_the_general_path(spark, tmp_path
     assert east[0][1] == 3  # brokers 1, 2 and 3: one cluster from both files
 
 
+def test_an_offline_directorys_contents_are_unknown_on_spark_too(spark, tmp_path):
+    """F.sum skips nulls (and is null over nulls alone): the Spark engine's queries, its per-file
+    path and plain Python give the same rows for a saved result with a directory offline, the
+    same file as an older kadmin wrote it (0 there), and a broker with every directory offline
+    (tests/fleet/test_local.py)."""
+    from tests.fleet.test_local import check_unknown_contents
+
+    whole = fx.every_dir_offline(fx.SANDBOX_DIR_OFFLINE, fx.OFFLINE_DIR[0])
+    expected = {"saved": fx.SANDBOX_DIR_OFFLINE, "older": fx.SANDBOX_DIR_OFFLINE,
+                "broker-offline": whole, "broker-offline-older": whole}
+    for name, directory in fx.offline_dir_fleets(tmp_path).items():
+        local, on_spark = both("log-dirs", spark, from_dir=str(directory))
+        assert_same(local, on_spark)
+        queries = general_path(spark, directory, 10)
+        assert_same(local, queries)
+        check_unknown_contents(queries, expected[name])
+
+
 def test_a_directory_in_two_files_of_one_cluster_is_refused_on_spark_too(spark, tmp_path):
     import json
 
