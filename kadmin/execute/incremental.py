@@ -202,6 +202,9 @@ class _Run:
         self.dirty = True  # something changed since the last try to start a batch
         self.log_dirs = log_dir_targets(plan)  # replicas the plan puts in a named directory
         self.down: set[int] = set()  # brokers named down (``_watch_brokers``), until seen back
+        # Brokers the run's rates left out because they were down (over the AdminClient protocol
+        # a broker answers for its own configs): throttled once seen back (``_throttle_back``).
+        self.unthrottled: set[int] = set()
 
     # --- the loop -------------------------------------------------------------------------
     def run(self) -> IncrementalResult:
@@ -237,6 +240,7 @@ class _Run:
             self.clock.sleep(self.poll_interval)
             cluster = self._look_at_cluster()
             self._watch_brokers()
+            self._throttle_back()
             self._locate(cluster.partitions, self._ongoing())
         if self.log_dirs:
             finish_after_last_step(
@@ -326,6 +330,7 @@ class _Run:
             return
         steps = {tp: p.steps for tp, p in self.state.partitions.items()}
         changes = self.throttle.apply(steps, cluster=self.cluster)
+        self.unthrottled |= self.throttle.left_out(steps, self.cluster)
         self._save(
             throttles_set=True,
             throttles_via=tuple(sorted({*self.state.throttles_via, self.throttle.via})),
@@ -346,8 +351,25 @@ class _Run:
         throttle, steps = self.throttle, {s.tp: (s,) for s in batch}
         # Safe to try again (merged; the record first): a broker restarting is waited for as reads are.
         changes = self._read(lambda: throttle.apply(steps, log_dirs=False, cluster=self.cluster))
+        self.unthrottled |= throttle.left_out(steps, self.cluster, log_dirs=False)
         for c in changes:
             self.reporter.note(f"batch {self.state.batches + 1} needs a throttle removed meanwhile: {describe(c)}")
+
+    def _throttle_back(self) -> None:
+        """A broker the run's rates left out because it was down, live again: the running
+        steps' throttles on it (their rates, and the log-dir rate where the plan moves replicas
+        between its directories), recorded as the run's (removed at the end) and each change
+        said. Without them a step copying to or from it would run at full speed until the next
+        batch. A broker no running step needs gets its rates from the batch that needs it."""
+        back = self.unthrottled & self.live
+        if not back or self.throttle is None or not self.state.throttles_set:
+            return
+        throttle, running = self.throttle, {tp: (s,) for tp, s in self.track.in_flight.items()}
+        changes = self._read(lambda: throttle.apply(running, log_dirs=back, cluster=self.cluster))
+        self.unthrottled -= back
+        who = f"broker {sorted(back)[0]} is" if len(back) == 1 else f"brokers {', '.join(map(str, sorted(back)))} are"
+        for c in changes:
+            self.reporter.note(f"{who} back, throttled as the running steps need: {describe(c)}")
 
     def _throttle_resent(self, brokers: Collection[int]) -> None:
         """After the last step, before replicas are sent to their directories again (a broker

@@ -75,6 +75,17 @@ class ThrottleControl(Protocol):
         read; a down broker is left out over the AdminClient protocol); the changes made."""
         ...
 
+    def left_out(
+        self,
+        steps: Mapping[TopicPartition, Sequence[Step]],
+        cluster: ClusterState,
+        *,
+        log_dirs: bool | Collection[int] = True,
+    ) -> frozenset[int]:
+        """The brokers ``apply`` (with the same arguments) gives no rate because they are down
+        (over the AdminClient protocol; none over ZooKeeper): once back, they need it."""
+        ...
+
     def remove(self) -> Sequence[ConfigChange] | None:
         """The config changes made; None when this connection holds no record of the plan."""
         ...
@@ -184,6 +195,18 @@ class RecordedThrottles:
             wanted_log_dir, cluster, down_configurable=self.down_configurable, known=wanted_log_dir
         )
         return StepTargets(lists, rate_brokers, log_dir_brokers, frozenset(down), frozenset(down_log_dir))
+
+    def left_out(
+        self,
+        steps: Mapping[TopicPartition, Sequence[Step]],
+        cluster: ClusterState,
+        *,
+        log_dirs: bool | Collection[int] = True,
+    ) -> frozenset[int]:
+        """The down brokers ``apply(steps, log_dirs=log_dirs, cluster=cluster)`` gives no rate
+        (``targets``: over the AdminClient protocol only)."""
+        t = self.targets(steps, cluster, log_dirs=log_dirs)
+        return t.down | t.down_log_dir
 
     def warning(self, steps: Mapping[TopicPartition, Sequence[Step]], cluster: ClusterState) -> str | None:
         """The one line naming the down brokers ``apply(steps)`` gives no rate (as plain

@@ -43,8 +43,10 @@ class FakeBackend:
     def __init__(self, brokers, partitions, *, sizes=None, rate=1000.0, name="admin", min_insync=None):
         self.name = name
         self.read_only = False
+        # As the real backends: ZooKeeper sends one reassignment node at a time and holds a down
+        # broker's configs; over the AdminClient protocol a broker answers for its own configs.
         self.capabilities = frozenset(Capability) - (
-            {Capability.CONCURRENT_REASSIGNMENTS} if name == "zookeeper" else set())
+            {Capability.CONCURRENT_REASSIGNMENTS} if name == "zookeeper" else {Capability.CONFIGS_OF_DOWN_BROKERS})
         self.brokers = {b: Broker(b, "127.0.0.1", 9000 + b) for b in brokers}
         self.parts = {
             tp: _Part(tuple(r), r[0], (sizes or {}).get(tp, 1000)) for tp, r in partitions.items()
@@ -105,7 +107,19 @@ class FakeBackend:
             out[b] = BrokerLogDirs(b, (LogDir(b, "/data", replicas=tuple(replicas)),))
         return out
 
+    def _refuse_down_broker(self, resources):
+        """Over the AdminClient protocol a down broker's configs can be neither read nor changed."""
+        if Capability.CONFIGS_OF_DOWN_BROKERS in self.capabilities:
+            return
+        down = sorted(r.name for r in resources if r.type == ConfigResourceType.BROKER and r.name and int(r.name) in self.down)
+        if down:
+            from kadmin.errors import ClusterError
+
+            raise ClusterError(f"broker {down[0]} is not available")
+
     def describe_configs(self, resources, keys=None):
+        resources = list(resources)
+        self._refuse_down_broker(resources)
         out = {}
         for r in resources:
             entries = {k: ConfigEntry(k, v, ConfigSource.DYNAMIC_BROKER if r.type == ConfigResourceType.BROKER else ConfigSource.TOPIC)
@@ -129,6 +143,7 @@ class FakeBackend:
         return {a.tp: None for a in assignments}
 
     def incremental_alter_configs(self, changes):
+        self._refuse_down_broker([c.resource for c in changes])
         for c in changes:
             d = self.configs.setdefault((c.resource.type, c.resource.name), {})
             if c.op == AlterOp.SET:

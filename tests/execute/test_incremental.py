@@ -645,6 +645,87 @@ def test_resumed_over_the_other_connection_says_where_the_throttles_are_recorded
     assert through_zk.records.load_all() and through_topic.records.load_all() == {}
 
 
+def test_a_broker_down_when_throttles_were_set_is_throttled_once_back_while_its_step_runs(tmp_path):
+    """Over the AdminClient protocol a down broker's configs cannot change, so the run's rates
+    leave out broker 3, down when they are set. It comes back while the step copying to it
+    waits: the run sets the running step's rates there at once (not at the next batch: the copy
+    would run at full speed meanwhile), says so, records them, and removes them at the end."""
+    tp = TopicPartition("t", 0)
+    fake = FakeBackend(range(4), {tp: (0, 1, 2)}, sizes={tp: 10_000}, rate=100)
+    fake.down.add(3)
+    clock = FakeClock(fake)
+    throttle = RecordedThrottles(fake, 5000, plan_id="abc")
+    rec = Recorder()
+    rates_of_3_while_copying = []
+    real_sleep = clock.sleep
+
+    def sleep(seconds):
+        real_sleep(seconds)
+        if fake.down and clock.t >= 10:
+            fake.down.clear()
+        elif not fake.down and fake.parts[tp].target is not None:
+            rates_of_3_while_copying.append(dict(fake.configs.get((ConfigResourceType.BROKER, "3"), {})))
+
+    clock.sleep = sleep
+    run_incremental(fake, plan_of({tp: (0, 1, 3)}), Limits(), tmp_path / "s.json", rec, clock, throttle=throttle)
+    assert fake.assignment()[tp] == (0, 1, 3)
+    assert rec.broker_events == [((3,), ()), ((), (3,))]
+    # Every look after the first once it is back sees the step's rates on broker 3.
+    assert len(rates_of_3_while_copying) > 5
+    wanted = {"leader.replication.throttled.rate": "5000", "follower.replication.throttled.rate": "5000"}
+    assert all(r == wanted for r in rates_of_3_while_copying[1:]), rates_of_3_while_copying
+    said = [n for n in rec.notes if n.startswith("broker 3 is back, throttled as the running steps need: ")]
+    assert sorted(n.rsplit(": ", 1)[1] for n in said) == [
+        "set broker 3 follower.replication.throttled.rate=5000",
+        "set broker 3 leader.replication.throttled.rate=5000",
+    ]
+    # Recorded as the run's: removed at the end with the rest.
+    assert not any(fake.configs.values()) and throttle.records.load_all() == {}
+
+
+def test_over_zookeeper_a_down_brokers_rates_are_set_with_the_rest(tmp_path):
+    """ZooKeeper holds a down broker's configs: the run's rates go on broker 3 while it is down,
+    nothing is left to set when it comes back."""
+    tp = TopicPartition("t", 0)
+    fake = FakeBackend(range(4), {tp: (0, 1, 2)}, sizes={tp: 10_000}, rate=100, name="zookeeper")
+    fake.down.add(3)
+    throttle = RecordedThrottles(fake, 5000, plan_id="abc")
+    seen = []
+    rec = Recorder(on_batch=lambda n, steps: seen.append(dict(fake.configs.get((ConfigResourceType.BROKER, "3"), {}))))
+    clock = FakeClock(fake)
+    real_sleep = clock.sleep
+
+    def sleep(seconds):
+        real_sleep(seconds)
+        if clock.t >= 10:
+            fake.down.clear()
+
+    clock.sleep = sleep
+    run_incremental(fake, plan_of({tp: (0, 1, 3)}), Limits(), tmp_path / "s.json", rec, clock, throttle=throttle)
+    assert fake.assignment()[tp] == (0, 1, 3)
+    assert seen == [{"leader.replication.throttled.rate": "5000", "follower.replication.throttled.rate": "5000"}]
+    assert not [n for n in rec.notes if "throttled as the running steps need" in n]
+    assert not any(fake.configs.values()) and throttle.records.load_all() == {}
+
+
+def test_the_log_dir_rate_left_out_on_a_down_broker_is_set_once_it_is_back():
+    """The log-dir rate of a broker where the plan names directories, down when set: named as
+    left out, and set by ``apply`` on the brokers back (what the run does once it sees it)."""
+    tp = TopicPartition("t", 0)
+    fake = FakeBackend(range(4), {tp: (0, 1, 2)})
+    plan = ReassignmentPlan((Assignment("t", 0, (0, 1, 3), ("any", "any", "/data")),))
+    throttle = RecordedThrottles(fake, None, plan_id="abc", log_dir_rate=7000, plan=plan)
+    fake.down.add(3)
+    assert throttle.left_out({}, fake.describe_cluster()) == {3}
+    assert throttle.apply({}, cluster=fake.describe_cluster()) == ()
+    fake.down.clear()
+    changes = throttle.apply({}, log_dirs={3}, cluster=fake.describe_cluster())
+    assert [(c.resource.name, c.name, c.value) for c in changes] == [
+        ("3", "replica.alter.log.dirs.io.max.bytes.per.second", "7000")
+    ]
+    assert throttle.left_out({}, fake.describe_cluster()) == frozenset()
+
+
 class DownThenUpAtStartup(FakeBackend):
     """Once ``glitch`` is set, the next look sees broker 3 down and partition t-0 on no step's
     path, its reassignment not listed (a moment between two reads); the look after it (the one a run takes at once at
