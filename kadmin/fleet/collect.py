@@ -130,7 +130,7 @@ def throttle_show(backend) -> dict:
             }
             for i in items
         ],
-        "reassigning_partitions": len(state.ongoing),
+        "reassigning_partitions": len(state.moves),  # a stuck node's requests are no move
         "log_dir_moving_brokers": sorted(state.needs.log_dir_brokers),
         "log_dir_moves_known": state.log_dirs_known,
         "unreadable_brokers": sorted(state.unreadable_brokers),

@@ -106,6 +106,10 @@ def test_a_stuck_request_needs_no_throttle(stuck, capsys):
     assert needed_rates(doc) == {f"{b} {n}": False for b in (0, 1, 3) for n in RATES}
     assert all(t["stale"] for t in doc["throttles"])
     assert doc["reassigning_partitions"] == 0
+    from kadmin.fleet.collect import throttle_show as fleet_throttle_show
+
+    with ZooKeeperBackend(stuck.zk[1], timeout=10) as backend:  # a fleet report counts as throttle show does
+        assert fleet_throttle_show(backend)["reassigning_partitions"] == 0
     assert doc["waiting"] == [{"topic": "foo", "partition": 1, "replicas": [1, 2], "target": [3, 2]}]
     assert "/admin/reassign_partitions exists but looks stuck" in err
     assert "foo-1 is requested there, but no broker is moving it: no throttle counts as needed for it" in err
