@@ -192,6 +192,24 @@ def _given_flags() -> frozenset[str]:
     )
 
 
+def _nothing_to_change(plan, view, throttles: bool) -> str:
+    """What a run that sends nothing says: the plan in place, or on its way with its throttles
+    (a rate asked for where nothing moves is set nowhere: no move needs it)."""
+    from kadmin.throttling.needs import log_dir_move_brokers
+
+    moving = any(a.tp in view.ongoing for a in plan.partitions) or (
+        view.log_dirs is not None and bool(log_dir_move_brokers(plan, view.log_dirs))
+    )
+    if moving:
+        return (
+            "Nothing to change: every partition of the plan already has, or is already moving to, its replicas "
+            "and directories" + (", with the throttles asked for." if throttles else ".")
+        )
+    return "Nothing to change: every partition of the plan already has its replicas and directories." + (
+        " Nothing moves, so no throttle is set." if throttles else ""
+    )
+
+
 def _run(params, opener) -> None:
     import time
 
@@ -224,10 +242,7 @@ def _run(params, opener) -> None:
         refuse_unrecorded_throttles(bool(xplan.throttles.changes), records)
         if xplan.nothing_to_change:
             if people:
-                click.echo(
-                    "Nothing to change: every partition of the plan already has, or is already moving to, "
-                    "its replicas and directories, with the throttles asked for."
-                )
+                click.echo(_nothing_to_change(prepared.parsed.plan, view, throttles))
             else:
                 render.print_json(
                     {**_document(request, xplan, None, dry_run=params.dry_run), "changes": [], "rollback_file": None}
