@@ -79,7 +79,7 @@ def measure(engine: str, directory: str) -> dict:
         reports = build_reports(FleetRequest("log-dirs", from_dir=directory))
         out["report"] = time.perf_counter() - t0
     usage = next(r for r in reports if r.name == "cluster_usage")
-    out["rows"] = sum(r[12] + r[13] for r in usage.rows)
+    out["rows"] = sum((r["replicas"] or 0) + (r["future_replicas"] or 0) for r in usage.records())
     return out
 
 
