@@ -47,6 +47,20 @@ def changes_json(changes, current) -> list[dict]:
     ]
 
 
+def warn_not_taken(state) -> None:
+    """Why the requests of a stuck reassignment node count as no move (and the way out)."""
+    if not state.not_taken or state.blocked is None:
+        return
+    from kadmin.backends.base import not_taken_reason
+    from kadmin.commands import render
+
+    tps = sorted(state.not_taken)
+    them = "them" if len(tps) > 1 else "it"
+    render.warn(
+        f"{not_taken_reason(state.blocked, tps)}: no throttle counts as needed for {them}. {state.blocked.hint}"
+    )
+
+
 def warn_down_brokers(state, done: str, *, unreadable: bool = True) -> None:
     """Brokers kadmin's records name that are down: their throttles could not be read (so are
     not ``done``: "listed", "removed"; left out when not ``unreadable``: the caller says it in

@@ -59,10 +59,11 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
         # --stale decide by what kadmin set, so they refuse, with --dry-run too (it refuses
         # whatever the run refuses before its first change).
         state.require_records(unless_only_some_records=all_)
-        from kadmin.commands.render_throttles import warn_down_brokers
+        from kadmin.commands.render_throttles import warn_down_brokers, warn_not_taken
 
         # A real run ends with one error naming what it could not remove on brokers that are down.
         warn_down_brokers(state, "removed" if not dry_run else "listed", unreadable=dry_run)
+        warn_not_taken(state)  # why a stuck node's requests keep no throttle
         if all_ and state.unreadable_records:
             left = "it is" if len(state.unreadable_records) == 1 else "they are"
             render.warn(f"{state.records_error}: left as {left} ({state.records_hint})")

@@ -7,7 +7,7 @@ import click
 
 from kadmin.commands.fleet import fleet_options, run_fleet_report
 from kadmin.commands.options import cluster_options, open_cluster, output_option
-from kadmin.commands.render_throttles import warn_down_brokers
+from kadmin.commands.render_throttles import warn_down_brokers, warn_not_taken
 
 
 @click.command()
@@ -45,7 +45,7 @@ def show(cluster, output, fleet):
     if output == "json":
         _warn_invalid(doc)
         warn_down_brokers(state, "listed")
-        _warn_not_taken(state)
+        warn_not_taken(state)
         render.print_json(doc)
         return
     if doc["throttles"]:
@@ -55,7 +55,7 @@ def show(cluster, output, fleet):
         click.echo(f"No replication throttles are set{where}.")  # plain text: no need to load rich
     _warn_invalid(doc)
     warn_down_brokers(state, "listed")
-    _warn_not_taken(state)
+    warn_not_taken(state)
     if not state.log_dirs_known:
         render.warn("log-dir moves could not be seen on every broker: their log-dir rates count as needed")
     for r in doc["records"]:  # plain text: a plan file named "[x].json" is not rich markup
@@ -103,21 +103,6 @@ def show_json(state) -> dict:
             for tp, r in sorted(state.not_taken.items())
         ]
     return doc
-
-
-def _warn_not_taken(state) -> None:
-    """Why the requests of a stuck reassignment node count as no move (and the way out)."""
-    from kadmin.commands import render
-
-    if not state.not_taken or state.blocked is None:
-        return
-    from kadmin.backends.base import not_taken_reason
-
-    tps = sorted(state.not_taken)
-    them = "them" if len(tps) > 1 else "it"
-    render.warn(
-        f"{not_taken_reason(state.blocked, tps)}: no throttle counts as needed for {them}. {state.blocked.hint}"
-    )
 
 
 def _warn_invalid(doc: dict) -> None:

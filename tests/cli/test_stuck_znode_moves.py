@@ -119,6 +119,7 @@ def test_a_stuck_request_needs_no_throttle(stuck, capsys):
 
     code, out, err = kadmin(capsys, "throttle", "clear", "--stale", "--dry-run", *stuck.zk)
     assert code == 0, err
+    assert "foo-1 is requested there, but no broker is moving it: no throttle counts as needed for it" in err
     assert all(f"broker {b} {n}: 1000000 -> (deleted)" in out for b in (0, 1, 3) for n in RATES), out
 
     # verify of the finished plan removes every rate it set: nothing moves.
