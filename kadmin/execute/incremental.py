@@ -360,14 +360,22 @@ class _Run:
         steps' throttles on it (their rates, and the log-dir rate where the plan moves replicas
         between its directories), recorded as the run's (removed at the end) and each change
         said. Without them a step copying to or from it would run at full speed until the next
-        batch. A broker no running step needs gets its rates from the batch that needs it."""
+        batch. A broker no running step needs gets its rates from the batch that needs it. Tried
+        once: a refusal is said with the command to set them by hand, and the run goes on."""
         back = self.unthrottled & self.live
         if not back or self.throttle is None or not self.state.throttles_set:
             return
-        throttle, running = self.throttle, {tp: (s,) for tp, s in self.track.in_flight.items()}
-        changes = self._read(lambda: throttle.apply(running, log_dirs=back, cluster=self.cluster))
-        self.unthrottled -= back
+        running = {tp: (s,) for tp, s in self.track.in_flight.items()}
+        self.unthrottled -= back  # tried once: a broker that does not answer must not hold the run
         who = f"broker {sorted(back)[0]} is" if len(back) == 1 else f"brokers {', '.join(map(str, sorted(back)))} are"
+        try:
+            changes = self.throttle.apply(running, log_dirs=back, cluster=self.cluster)
+        except ClusterError as e:
+            self.reporter.note(
+                f"{who} back but the throttles the running steps need could not be set there ({e}); "
+                f"set them by hand: {self.throttle.by_hand(back)}"
+            )
+            return
         for c in changes:
             self.reporter.note(f"{who} back, throttled as the running steps need: {describe(c)}")
 

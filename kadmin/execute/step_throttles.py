@@ -86,6 +86,10 @@ class ThrottleControl(Protocol):
         (over the AdminClient protocol; none over ZooKeeper): once back, they need it."""
         ...
 
+    def by_hand(self, brokers: Collection[int]) -> str:
+        """The command that sets the run's rates on ``brokers``."""
+        ...
+
     def remove(self) -> Sequence[ConfigChange] | None:
         """The config changes made; None when this connection holds no record of the plan."""
         ...
@@ -207,6 +211,12 @@ class RecordedThrottles:
         (``targets``: over the AdminClient protocol only)."""
         t = self.targets(steps, cluster, log_dirs=log_dirs)
         return t.down | t.down_log_dir
+
+    def by_hand(self, brokers: Collection[int]) -> str:
+        """The ``throttle set`` command that sets the run's rates on ``brokers``."""
+        rates = [f"--rate {self.rate}"] if self.rate is not None else []
+        rates += [f"--log-dir-rate {self.log_dir_rate}"] if self.log_dir_rate is not None else []
+        return f"`kadmin throttle set {' '.join(rates)} --brokers {','.join(map(str, sorted(brokers)))}`"
 
     def warning(self, steps: Mapping[TopicPartition, Sequence[Step]], cluster: ClusterState) -> str | None:
         """The one line naming the down brokers ``apply(steps)`` gives no rate (as plain

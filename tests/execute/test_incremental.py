@@ -770,3 +770,41 @@ def test_the_second_look_at_startup_gives_the_live_brokers_too(tmp_path):
     run_incremental(fake, plan_of({tp: (0, 1, 3)}), Limits(), path, rec, FakeClock(fake))
     assert not fake.glitch and fake.assignment()[tp] == (0, 1, 3)
     assert rec.broker_events == []
+
+
+class Broker3RefusesConfigs(FakeBackend):
+    """Broker 3 back, but a config change there does not get through (a client that does not
+    know it yet: its request times out)."""
+
+    def incremental_alter_configs(self, changes):
+        if any(c.resource.type == ConfigResourceType.BROKER and c.resource.name == "3" for c in changes):
+            raise ClusterError("changing configs of broker 3: no answer within 30s")
+        super().incremental_alter_configs(changes)
+
+
+def test_a_broker_back_whose_throttles_cannot_be_set_is_said_and_the_run_goes_on(tmp_path):
+    """Throttling a broker back is tried once: a refusal neither holds the run (it would wait
+    out every retry, then end) nor ends it; it is said, with the command that sets the rates."""
+    tp = TopicPartition("t", 0)
+    fake = Broker3RefusesConfigs(range(4), {tp: (0, 1, 2)}, sizes={tp: 10_000}, rate=100)
+    fake.down.add(3)
+    clock = FakeClock(fake)
+    throttle = RecordedThrottles(fake, 5000, plan_id="abc")
+    rec = Recorder()
+    real_sleep = clock.sleep
+
+    def sleep(seconds):
+        real_sleep(seconds)
+        if fake.down and clock.t >= 10:
+            fake.down.clear()
+
+    clock.sleep = sleep
+    run_incremental(fake, plan_of({tp: (0, 1, 3)}), Limits(), tmp_path / "s.json", rec, clock, throttle=throttle)
+    assert fake.assignment()[tp] == (0, 1, 3)
+    said = [n for n in rec.notes if n.startswith("broker 3 is back but")]
+    assert said == [
+        "broker 3 is back but the throttles the running steps need could not be set there (changing configs of "
+        "broker 3: no answer within 30s); set them by hand: `kadmin throttle set --rate 5000 --brokers 3`"
+    ], rec.notes
+    assert not [n for n in rec.notes if "retrying" in n]
+    assert not any(fake.configs.values()) and throttle.records.load_all() == {}
