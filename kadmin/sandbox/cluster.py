@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from kadmin.sandbox.records import PartitionRecords
 
 MESSAGE_SIZE = 1024  # bytes per simulated record
+INVALID_OFFSET_LAG = -1  # DescribeLogDirsResponse.INVALID_OFFSET_LAG
 
 KRAFT = "kraft"
 ZOOKEEPER = "zookeeper"
@@ -97,6 +98,17 @@ class BrokerState:
     def replica_online(self, tp: TopicPartition) -> bool:
         d = self.dir_of(tp)
         return self.alive and d is not None and d.online
+
+    def future_offset_lag(self, tp: TopicPartition, future: ReplicaLog) -> int:
+        """A future replica's OffsetLag in DescribeLogDirs: how far it is behind the current
+        replica, or -1 (INVALID_OFFSET_LAG) when the current one is offline or missing, as Kafka
+        has no online partition to compare with then (ReplicaManager.getLogEndOffsetLag, every
+        version: a failed directory marks its partitions offline, while the future log in
+        another directory stays listed)."""
+        d = self.dir_of(tp)
+        if d is None or not d.online:
+            return INVALID_OFFSET_LAG
+        return max(d.logs[tp].end_offset - future.end_offset, 0)
 
     def has_offline_dir(self) -> bool:
         return any(not d.online for d in self.dirs.values())

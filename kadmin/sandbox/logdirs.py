@@ -73,8 +73,7 @@ def describe_log_dirs(cluster: Cluster, broker_id: int, wanted: dict[str, set[in
                 topics.setdefault(tp.topic, []).append((tp.partition, int(log.size), 0, False))
         for tp, future in d.futures.items():
             if wanted is None or tp.partition in wanted.get(tp.topic, ()):
-                current = broker.log(tp)
-                lag = max((current.end_offset if current else 0) - future.end_offset, 0)
+                lag = broker.future_offset_lag(tp, future)
                 topics.setdefault(tp.topic, []).append((tp.partition, int(future.size), lag, True))
         if cluster.shared_fs:  # one filesystem per broker: every dir reports its figures
             capacity = max(x.capacity for x in broker.dirs.values())

@@ -117,8 +117,7 @@ def take(cluster: Cluster, controller_id: int) -> Snapshot:
             }
             futures = {}
             for tp, r in d.futures.items():
-                current = b.log(tp)
-                lag = max((current.end_offset if current else 0) - r.end_offset, 0)
+                lag = b.future_offset_lag(tp, r)
                 futures[tp] = ReplicaSnapshot(tp.topic, tp.partition, int(r.size), r.end_offset, True, lag)
             strays = {
                 tp: ReplicaSnapshot(tp.topic, tp.partition, int(r.size), r.end_offset) for tp, r in d.strays.items()

@@ -1,0 +1,72 @@
+"""A log directory fails under a log-dir move, and comes back.
+
+While the current replica's directory is offline, the future replica in the other (online)
+directory stays listed by DescribeLogDirs, its lag unknown: OffsetLag -1, INVALID_OFFSET_LAG, as
+ReplicaManager.getLogEndOffsetLag answers for a partition that is not online (2.8 to 4.x), and
+the copy stops (the failed directory's partitions leave the ReplicaAlterLogDirsThread).
+
+A failed directory comes back only through a broker restart, so `fault dir-online` on a running
+broker restarts it: it leaves the cluster and comes back, as `broker-stop` then `broker-start`.
+At start-up Kafka loads the "-future" logs it finds on disk (LogManager.loadLog) and resumes
+their moves (ReplicaManager.maybeAddLogDirFetchers), at the log-dir rate configured then.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.sandbox.clients import confluent, describe_log_dirs, kafka_python, partitions_of
+
+D0, D1 = "/var/lib/kafka/data0", "/var/lib/kafka/data1"
+MiB = 2**20
+LOG_DIR_RATE = "replica.alter.log.dirs.io.max.bytes.per.second"
+
+
+@pytest.fixture(params=[
+    pytest.param(("2.8", True), id="2.8-zookeeper", marks=pytest.mark.zookeeper),
+    pytest.param(("3.3", False), id="3.3-kraft"),
+    pytest.param(("3.9", False), id="3.9-kraft"),
+    pytest.param(("4.3", False), id="4.3-kraft"),
+])
+def moving(request, sandbox_factory):
+    """Broker 1 moves t-0 (led by broker 0) from D1 to D0 at 1 MiB/s; 2 MiB copied of 20."""
+    version, zk_mode = request.param
+    extra = {"zookeeper": request.getfixturevalue("zk_connect")} if zk_mode else {}
+    sb = sandbox_factory(brokers=3, log_dirs=2, manual_clock=True, kafka_version=version, **extra)
+    from kafka.errors import NoError
+
+    sb.create_topic("t", assignment={0: [0, 1]}, size_bytes=20 * MiB, log_dirs={(0, 1): D1})
+    _set_log_dir_rate(sb, MiB)
+    with kafka_python(sb) as admin:
+        assert list(admin.alter_replica_log_dirs({("t", 0, 1): D0}).values()) == [NoError]
+    sb.settle()
+    sb.clock.advance(2)
+    future = partitions_of(describe_log_dirs(sb, brokers=[1])[1][D0])[("t", 0, True)]
+    assert 0 < future["partition_size"] < 20 * MiB and future["offset_lag"] > 0
+    return sb
+
+
+def _set_log_dir_rate(sb, rate: int | None) -> None:
+    """Broker 1's log-dir rate (None: removed, as reassign verify removes it)."""
+    from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource
+
+    op = AlterConfigOpType.SET if rate is not None else AlterConfigOpType.DELETE
+    res = ConfigResource("BROKER", "1", incremental_configs=[
+        ConfigEntry(LOG_DIR_RATE, None if rate is None else str(rate), incremental_operation=op)])
+    admin = confluent(sb)
+    admin.incremental_alter_configs([res])[res].result(timeout=10)
+
+
+def test_a_future_replica_whose_partition_is_offline_has_an_unknown_lag(moving):
+    sb = moving
+    sb.faults.dir_offline(1, D1)
+    sb.settle()
+    dirs = describe_log_dirs(sb, brokers=[1])[1]
+    assert dirs[D1]["error_code"] == 56 and dirs[D1]["topics"] == []
+    future = partitions_of(dirs[D0])[("t", 0, True)]
+    assert future["offset_lag"] == -1
+    assert sb.snapshot().future_replica("t", 0, 1)[1].offset_lag == -1
+    # The copy stopped with the partition: the future replica does not grow.
+    size = future["partition_size"]
+    sb.clock.advance(5)
+    assert partitions_of(describe_log_dirs(sb, brokers=[1])[1][D0])[("t", 0, True)]["partition_size"] == size
