@@ -61,9 +61,24 @@ class Faults:
             engine.zk.log_dir_failed(broker_id)
 
     def dir_online(self, broker_id: int, path: str) -> None:
-        self._dir(broker_id, path)
+        """The disk is back. Kafka takes a failed directory back only at start-up (nothing
+        brings one online in a running broker), so a running broker restarts: ``broker_stop``
+        then ``broker_start`` with the directory online. Leadership moves off it and its
+        replicas rejoin the ISR once caught up; it forgets the AlterReplicaLogDirs destinations
+        of replicas it did not have, deletes its stray logs, and resumes the log-dir moves
+        whose future logs it finds on disk (LogManager.loadLog,
+        ReplicaManager.maybeAddLogDirFetchers), at the log-dir rate set by then. A stopped or
+        halted broker only gets the disk back; ``broker_start`` starts it. An online directory:
+        nothing happens."""
+        if self._dir(broker_id, path).online:
+            return
         engine = self._sb.engine
+        running = self._broker(broker_id).alive
+        if running:
+            self.broker_stop(broker_id)
         engine.call(controller.dir_online, engine.cluster, broker_id, path)
+        if running:
+            self.broker_start(broker_id)
 
     def dir_cordon(self, broker_id: int, path: str, cordoned: bool = True) -> None:
         d = self._dir(broker_id, path)

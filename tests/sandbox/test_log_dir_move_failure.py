@@ -70,3 +70,45 @@ def test_a_future_replica_whose_partition_is_offline_has_an_unknown_lag(moving):
     size = future["partition_size"]
     sb.clock.advance(5)
     assert partitions_of(describe_log_dirs(sb, brokers=[1])[1][D0])[("t", 0, True)]["partition_size"] == size
+
+
+def _leader(sb, topic, index):
+    p = sb.snapshot().partition(topic, index)
+    return p.leader, p.leader_epoch
+
+
+@pytest.mark.parametrize("failed", [D1, D0], ids=["source", "destination"])
+def test_dir_online_restarts_the_broker_which_resumes_the_move_at_the_rate_set_by_then(moving, failed):
+    sb = moving
+    sb.create_topic("led", assignment={0: [1, 2]}, size_bytes=MiB, log_dirs={(0, 1): D0 if failed == D1 else D1})
+    sb.settle()
+    assert _leader(sb, "led", 0) == (1, 0)
+    sb.faults.dir_offline(1, failed)
+    sb.settle()
+    future = sb.snapshot().future_replica("t", 0, 1)[1].size
+    sb.clock.advance(5)
+    assert sb.snapshot().future_replica("t", 0, 1)[1].size == future  # the copy stopped
+    assert _leader(sb, "led", 0) == (1, 0)  # its directory is fine
+    _set_log_dir_rate(sb, None)  # as reassign verify removes it when nothing moves
+
+    sb.faults.dir_online(1, failed)
+    sb.settle()
+    # A restart: broker 1 left the cluster (its leadership moved away, for good: no preferred
+    # election brings it back) and came back, its replicas in sync again once caught up.
+    leader, epoch = _leader(sb, "led", 0)
+    assert leader == 2 and epoch >= 1
+    sb.clock.advance(1)
+    snap = sb.snapshot()
+    assert snap.brokers[1].alive and snap.brokers[1].dirs[failed].online
+    assert sorted(snap.partition("led", 0).isr) == [1, 2] and sorted(snap.partition("t", 0).isr) == [0, 1]
+    # The future log found on disk at start-up: the move resumes, unthrottled now (1 MiB/s
+    # would need 18 s more).
+    sb.clock.advance(1)
+    assert sb.snapshot().replica_dir("t", 0, 1) == D0 and sb.snapshot().future_replica("t", 0, 1) is None
+
+
+def test_dir_online_of_a_directory_that_is_online_restarts_nothing(moving):
+    sb = moving
+    sb.faults.dir_online(1, D1)
+    assert sb.snapshot().future_replica("t", 0, 1) is not None
+    assert sb.snapshot().partition("t", 0).isr == (0, 1) and _leader(sb, "t", 0) == (0, 0)
