@@ -116,6 +116,7 @@ class AdminBackend(AdminClients):
         ck = self._confluent()
         try:
             md = ck.list_topics(timeout=self.left())
+            self._ck_brokers = set(md.brokers)
         except KafkaException as e:
             err = e.args[0] if e.args else None
             if err is not None and err.name() in CK_UNREACHABLE and not self._ck_login_seen():
@@ -282,6 +283,7 @@ class AdminBackend(AdminClients):
 
         ck = self._confluent()
         for batch in _one_broker_per_batch(resources):
+            self._ck_knows_brokers_of(ck, batch)
             ck_res = [CKResource(_ck_restype(r.type), r.name) for r in batch]
             futures = ck.describe_configs(ck_res, request_timeout=self.left())
             by_key = {(_ck_restype_of(k), k.name): f for k, f in futures.items()}
@@ -485,6 +487,7 @@ class AdminBackend(AdminClients):
             return
         ck = self._confluent()
         for batch in _one_broker_per_batch(sorted(grouped)):
+            self._ck_knows_brokers_of(ck, batch)
             ck_resources = []
             for res in batch:
                 entries = [
@@ -501,6 +504,22 @@ class AdminBackend(AdminClients):
             futures = ck.incremental_alter_configs(ck_resources, request_timeout=self.left())
             for ckr, fut in futures.items():
                 self._ck_result(fut, f"changing configs of {_ck_restype_label(ckr)} {ckr.name}")
+
+    def _ck_knows_brokers_of(self, ck, resources: Sequence[ConfigResource]) -> None:
+        """librdkafka sends a broker's config request to that broker, and learns brokers only from
+        Metadata (every 5 minutes, topic.metadata.refresh.interval.ms): a broker it has not seen
+        since it was created (down then, back now) waited out --timeout. Read the Metadata again
+        when a broker of ``resources`` is not among those it last named; best effort (the request
+        then says what is wrong)."""
+        from confluent_kafka import KafkaException
+
+        wanted = {int(r.name) for r in resources if r.type is ConfigResourceType.BROKER and r.name.isdigit()}
+        if not wanted or wanted <= self._ck_brokers:
+            return
+        try:
+            self._ck_brokers = set(ck.list_topics(timeout=self.left()).brokers)
+        except KafkaException as e:
+            debug("metadata refresh failed: %s", e)
 
     def elect_leaders(self, election_type, partitions) -> Mapping[TopicPartition, str | None]:
         """ElectLeaders (kadmin.backends.admin_elect)."""

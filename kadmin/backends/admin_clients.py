@@ -60,6 +60,7 @@ class AdminClients:
         self._deadline = self._clock() + self.timeout  # moved on by answered()
         self._kp = None  # kafka-python KafkaAdminClient
         self._ck = None  # confluent-kafka AdminClient
+        self._ck_brokers: set[int] = set()  # the brokers its last Metadata (list_topics) named
         self._wire = None  # kadmin's small read client (wire_client), PLAINTEXT only
         self._wire_off = self.settings.security_protocol != "PLAINTEXT"
         if self.settings.security_protocol.endswith("SSL"):
@@ -325,6 +326,9 @@ class AdminClients:
                 conf.setdefault("logger", _librdkafka_logger())
                 conf.setdefault("error_cb", self._note_ck_error)
                 self._ck = AdminClient(conf)
+                # What its first Metadata will name, as far as this command saw just now (see
+                # AdminBackend._ck_knows_brokers_of): the small client's last brokers, if any.
+                self._ck_brokers = self._wire.brokers_seen() if self._wire is not None else set()
             return self._ck
 
     def _note_ck_error(self, err) -> None:

@@ -359,6 +359,10 @@ class WireClient:
         self._metadata = (time.monotonic(), resp, None if topics is None else frozenset(topics))
         return resp
 
+    def brokers_seen(self) -> set[int]:
+        """The brokers of the last Metadata answer, asking nothing (none yet: empty)."""
+        return set() if self._metadata is None else {b.node_id for b in self._metadata[1].brokers}
+
     def brokers(self, max_age: float = METADATA_TTL):
         """A Metadata answer at most ``max_age`` seconds old, for its brokers, controller and
         cluster id: the last one, or a new one asking for no topic (cheap on any cluster)."""

@@ -63,6 +63,9 @@ def waits(monkeypatch):
 
         metadata = brokers
 
+        def brokers_seen(self):
+            return set()
+
         def close(self):
             pass
 
