@@ -40,6 +40,8 @@ class ElectParams:
             raise UsageError("choose the election: --preferred or --unclean (or --election-type PREFERRED|UNCLEAN)")
         if len(kinds) > 1:
             raise UsageError("--preferred and --unclean exclude each other")
+        if self.partition is not None and self.topic is None:  # said before the missing source
+            raise UsageError("--partition needs --topic")
         sources = [
             name
             for name, given in (
@@ -55,8 +57,6 @@ class ElectParams:
             )
         if len(sources) > 1:
             raise UsageError(f"{' and '.join(sources)} exclude each other")
-        if self.partition is not None and self.topic is None:
-            raise UsageError("--partition needs --topic")
         for name, value in (("--max-per-broker", self.max_per_broker), ("--batch-size", self.batch_size)):
             if value is not None and value < 1:
                 raise UsageError(f"{name} must be at least 1, not {value}")

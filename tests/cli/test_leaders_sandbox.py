@@ -245,3 +245,10 @@ def test_show_with_only_unknown_topics_is_bad_input_not_balanced(sandbox_factory
     assert code == 2 and out == "" and "no such topic(s): nope" in err, (out, err)
     code, out, err = kadmin(capsys, "leaders", "show", "--topic-list", "t,nope", "-b", sb.bootstrap)
     assert code == 0 and "kadmin: warning: no such topic(s): nope" in err and "1 partition" in out, (out, err)
+
+
+def test_partition_without_topic_names_the_missing_flag(capsys):
+    """Seen by hand: `leaders elect --preferred --partition 1` said 'choose the partitions: ...'."""
+    code, out, err = kadmin(capsys, "leaders", "elect", "--preferred", "--partition", "1")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == "kadmin: error: --partition needs --topic"

@@ -154,12 +154,21 @@ def test_a_reason_that_repeats_the_brokers_words_is_not_added_again():
     (ElectParams(election_type="sideways", all_topic_partitions=True), "PREFERRED or UNCLEAN"),
     (ElectParams(preferred=True), "choose the partitions"),
     (ElectParams(preferred=True, all_topic_partitions=True, topic="t"), "exclude each other"),
-    (ElectParams(preferred=True, partition=1, path_to_json_file="f"), "exclude each other|--partition needs"),
+    (ElectParams(preferred=True, partition=1, path_to_json_file="f"), "--partition needs --topic"),
+    (ElectParams(preferred=True, partition=1, all_topic_partitions=True), "--partition needs --topic"),
     (ElectParams(preferred=True, all_topic_partitions=True, max_per_broker=0), "at least 1"),
 ])
 def test_params_refused(params, message):
     with pytest.raises(UsageError, match=message):
         params.validate()
+
+
+def test_partition_without_topic_says_so():
+    """`leaders elect --preferred --partition 1`: the flag missing is --topic, not a source of
+    partitions in general (it said 'choose the partitions: ...')."""
+    with pytest.raises(UsageError) as e:
+        ElectParams(preferred=True, partition=1).validate()
+    assert str(e.value) == "--partition needs --topic"
 
 
 def test_params_accepted():
