@@ -114,11 +114,12 @@ def _bare_number(text: str) -> bool:
     return text.strip().replace(".", "", 1).isdigit()
 
 
-def parse_timeout(value: str | float | int, where: str = "--timeout", *, bare_seconds: bool = False) -> float:
-    """Seconds from "30s", "500ms", "2m", "1h" or a number (kadmin.units' duration syntax); a
-    timeout is from 1ms to 1h (``MIN_TIMEOUT``, ``MAX_TIMEOUT``). Errors name where the value
-    came from. A string of digits without a unit is refused (Kafka's tool meant milliseconds)
-    unless ``bare_seconds`` (a profile, whose schema documents a bare number as seconds)."""
+def parse_timeout(value: str | float | int, where: str = "--timeout") -> float:
+    """Seconds from "30s", "500ms", "2m", "1h" (kadmin.units' duration syntax), or a Python
+    number of seconds; a timeout is from 1ms to 1h (``MIN_TIMEOUT``, ``MAX_TIMEOUT``). Errors
+    name where the value came from. A string of digits without a unit is refused (``no_unit``):
+    Kafka's tool meant milliseconds. A TOML number (a profile's ``timeout = 10``) is refused
+    the same way, by ``validate_profiles``."""
     import math
 
     from kadmin.errors import InputError
@@ -126,15 +127,8 @@ def parse_timeout(value: str | float | int, where: str = "--timeout", *, bare_se
 
     if isinstance(value, bool):
         raise UsageError(f"{where}: expected a duration such as 30s, got {value!r}")
-    if isinstance(value, str) and _bare_number(value) and bare_seconds:
-        value = float(value.strip())
     if isinstance(value, str) and _bare_number(value):
-        # Kafka's kafka-reassign-partitions.sh reads `--timeout 10000` as milliseconds; reading it
-        # as seconds would turn a ported script's 10 s into hours. Ask for the unit instead.
-        raise UsageError(
-            f"{where}: {value.strip()} has no unit: write {value.strip()}ms (as Kafka's tool "
-            f"meant it) or {value.strip()}s"
-        )
+        raise UsageError(no_unit(where, value.strip()))
     try:
         seconds = parse_duration(value, at_most=math.inf)
     except InputError:
@@ -149,6 +143,14 @@ def parse_timeout(value: str | float | int, where: str = "--timeout", *, bare_se
             f"refuses longer request timeouts), got {value!r}"
         )
     return seconds
+
+
+def no_unit(where: str, value: object) -> str:
+    """The words for a timeout written without a unit, wherever it is written (a flag, an
+    environment variable, a profile, a fleet inventory): Kafka's kafka-reassign-partitions.sh
+    reads ``--timeout 10000`` as milliseconds, and reading it as seconds would turn a ported
+    script's 10 s into hours, so kadmin asks for the unit instead."""
+    return f"{where}: {value} has no unit: write {value}ms (as Kafka's tool meant it) or {value}s"
 
 
 def default_config_path(env: Mapping[str, str] = os.environ) -> Path:
@@ -243,7 +245,7 @@ def resolve_connection(
     elif env.get(ENV_TIMEOUT):
         seconds = parse_timeout(env[ENV_TIMEOUT], ENV_TIMEOUT)
     elif profile is not None and profile.get("timeout") is not None:
-        seconds = parse_timeout(profile["timeout"], f"timeout in profile {name!r}", bare_seconds=True)
+        seconds = parse_timeout(profile["timeout"], f"timeout in profile {name!r}")
     else:
         seconds = DEFAULT_TIMEOUT
 
@@ -453,13 +455,34 @@ def validate_profiles(data: Any) -> list[str]:
     for err in sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path)):
         path = list(err.absolute_path)
         where = ".".join(str(p) for p in path) or "(top level)"
+        if len(path) == 3 and path[2] == "timeout" and err.validator == "type":
+            problems.append(_timeout_type_problem(where, err.instance))
+            continue
         # Never echo a value: it may be a password. jsonschema's messages start with the value.
         problem = f"{where}: {_schema_message(err)}"
         if len(path) == 4 and path[2] == "properties" and isinstance(err.instance, dict):
             # TOML reads `security.protocol = "SSL"` as a table "security" holding "protocol"
             problem += f' (quote a property name with dots: "{path[3]}.{next(iter(err.instance), "...")}" = ...)'
         problems.append(problem)
+    # A timeout the schema lets through (a string) is read as --timeout reads it: a bare number
+    # is refused, and so is a duration out of bounds, whichever profile has it.
+    clusters = data.get("clusters") if isinstance(data, dict) else None
+    for name, profile in (clusters or {}).items() if isinstance(clusters, dict) else ():
+        if isinstance(profile, dict) and isinstance(profile.get("timeout"), str):
+            try:
+                parse_timeout(profile["timeout"], f"clusters.{name}.timeout")
+            except UsageError as e:
+                problems.append(e.message)
     return problems
+
+
+def _timeout_type_problem(where: str, value: Any) -> str:
+    """A profile's ``timeout`` that is not a string: a TOML number has no unit, refused with the
+    words ``--timeout 10`` gets (``timeout = 10000``, Kafka's milliseconds, read as seconds would
+    be 2.8 hours)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return no_unit(where, value)
+    return f"{where}: expected a duration such as 30s, 500ms or 2m, got {value!r}"
 
 
 def _schema_message(err: Any) -> str:

@@ -159,11 +159,28 @@ def test_a_dotted_property_name_left_unquoted_is_explained():
     ]
 
 
-def test_a_profile_timeout_of_bare_digits_is_seconds_as_its_schema_says(tmp_path):
-    path = write_profiles(tmp_path, '[clusters.a]\nbootstrap_server = "a:1"\ntimeout = "30"\n')
-    assert resolve_connection(cluster="a", env={}, config_path=path).timeout == 30.0
-    with pytest.raises(UsageError, match="has no unit"):  # a flag keeps asking (Kafka's tool meant ms)
-        resolve_connection(cluster="a", timeout="30", env={}, config_path=path)
+@pytest.mark.parametrize("written, shown", [("10", "10"), ('"10"', "10"), ("2.5", "2.5"), ('" 10000 "', "10000")])
+def test_a_profile_timeout_without_a_unit_is_refused_as_the_flag_and_a_fleet_inventory_refuse_it(
+    tmp_path, written, shown
+):
+    # Was read as seconds (TOML numbers and strings of digits alike), while --timeout 10,
+    # KADMIN_TIMEOUT=10 and a fleet inventory's timeout = 10 ask for the unit.
+    path = write_profiles(tmp_path, f'[clusters.a]\nbootstrap_server = "a:1"\ntimeout = {written}\n')
+    with pytest.raises(ConfigError) as info:
+        resolve_connection(cluster="a", env={}, config_path=path)
+    assert info.value.problems == [
+        f"clusters.a.timeout: {shown} has no unit: write {shown}ms (as Kafka's tool meant it) or {shown}s"
+    ]
+    assert info.value.exit_code == EXIT_USAGE
+    with pytest.raises(UsageError, match=f"^--timeout: {shown} has no unit: write {shown}ms"):
+        parse_timeout(shown)
+    with pytest.raises(UsageError, match=f"^KADMIN_TIMEOUT: {shown} has no unit: write {shown}ms"):
+        resolve_connection(bootstrap_server="b:1", env={"KADMIN_TIMEOUT": shown}, config_path=tmp_path / "none.toml")
+
+
+def test_a_profile_timeout_with_its_unit_is_read_as_the_flag_reads_it(tmp_path):
+    path = write_profiles(tmp_path, '[clusters.a]\nbootstrap_server = "a:1"\ntimeout = "1m30s"\n')
+    assert resolve_connection(cluster="a", env={}, config_path=path).timeout == 90.0
 
 
 def test_the_target_is_chosen_as_a_pair(tmp_path):
@@ -430,12 +447,12 @@ def test_every_timeout_accepted_fits_the_client_libraries(n, unit):
 
 
 def test_a_timeout_too_long_is_refused_wherever_it_comes_from(tmp_path):
-    path = write_profiles(tmp_path, '[clusters.a]\nbootstrap_server = "a:1"\ntimeout = 7200\n')
+    path = write_profiles(tmp_path, '[clusters.a]\nbootstrap_server = "a:1"\ntimeout = "7200s"\n')
     with pytest.raises(UsageError, match=r"^KADMIN_TIMEOUT: at most 1h "):
-        resolve_connection(bootstrap_server="b:1", env={"KADMIN_TIMEOUT": "2h"}, config_path=path)
-    with pytest.raises(UsageError, match=r"^timeout in profile 'a': at most 3600s "):
+        resolve_connection(bootstrap_server="b:1", env={"KADMIN_TIMEOUT": "2h"}, config_path=path.parent / "none")
+    with pytest.raises(ConfigError) as info:
         resolve_connection(cluster="a", env={}, config_path=path)
-    assert resolve_connection(cluster="a", timeout="1h", env={}, config_path=path).timeout == 3600.0
+    assert [p.split(" (")[0] for p in info.value.problems] == ["clusters.a.timeout: at most 3600s"]
 
 
 def test_a_unitless_timeout_from_kafkas_tool_asks_for_the_unit():
@@ -444,7 +461,6 @@ def test_a_unitless_timeout_from_kafkas_tool_asks_for_the_unit():
         parse_timeout("10000")
     with pytest.raises(UsageError, match="1.5 has no unit"):  # a decimal is no less ambiguous
         parse_timeout("1.5")
-    assert parse_timeout("1.5", bare_seconds=True) == 1.5  # a profile's schema says seconds
 
 
 # --- mapping to the client libraries -------------------------------------------------------
