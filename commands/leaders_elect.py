@@ -169,10 +169,12 @@ def _confirm_unclean(plan, yes: bool, render) -> None:
 
 
 def _candidate_json(c) -> dict:
+    from kadmin.leaders import leader_or_none
+
     return {
         "topic": c.tp.topic,
         "partition": c.tp.partition,
-        "leader": c.leader,
+        "leader": leader_or_none(c.leader),
         "new_leader": c.new_leader,
         "expected": c.expected,
         "reason": c.reason,
@@ -214,6 +216,8 @@ def _print_preview(plan, output, render) -> None:
 
 def result_json(report, plan) -> dict:
     """The ``--output json`` document (schemas/leaders-elect-result.json)."""
+    from kadmin.leaders import leader_or_none
+
     before = {c.tp: c for c in plan.candidates}
 
     def outcome(o) -> dict:
@@ -226,7 +230,7 @@ def result_json(report, plan) -> dict:
             "error": o.error,
             "message": o.message,
             "reason": o.reason,
-            "leader_before": None if c is None else c.leader,
+            "leader_before": None if c is None else leader_or_none(c.leader),
             "new_leader": None if c is None or not o.elected else c.new_leader,
         }
 

@@ -75,12 +75,13 @@ def show(cluster, output, topic_list, broker_list):
 
 def show_json(summary) -> dict:
     """The ``--output json`` document (schemas/leaders-show-result.json)."""
+    from kadmin.leaders import leader_or_none
 
     def part(p) -> dict:
         return {
             "topic": p.tp.topic,
             "partition": p.tp.partition,
-            "leader": p.leader,
+            "leader": leader_or_none(p.leader),
             "preferred": p.preferred,
             "replicas": list(p.replicas),
             "isr": list(p.isr),

@@ -37,6 +37,11 @@ def named_partitions(cluster: ClusterState, topic: str, partition: int | None = 
     return [tp]
 
 
+def leader_or_none(broker: int | None) -> int | None:
+    """A leader for JSON: None (null) for Kafka's -1, "no leader", as for an unknown partition."""
+    return None if broker is None or broker < 0 else broker
+
+
 def preferred_of(p: PartitionState) -> int | None:
     """The preferred replica: the first of the replica list (None for an empty list)."""
     return p.replicas[0] if p.replicas else None

@@ -252,3 +252,36 @@ def test_partition_without_topic_names_the_missing_flag(capsys):
     code, out, err = kadmin(capsys, "leaders", "elect", "--preferred", "--partition", "1")
     assert (code, out) == (2, "")
     assert err.splitlines()[-1] == "kadmin: error: --partition needs --topic"
+
+
+def test_no_leader_is_null_in_json_not_kafkas_minus_one(sandbox_factory, capsys):  # noqa: F811
+    """Seen by hand: `leaders elect -o json` said leader_before -1 for a leaderless partition
+    (Kafka's wire value for none); every leaders document says null there now, as its schema does."""
+    import jsonschema
+
+    sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0, 1, 2]})
+    _leaderless_with_stale_survivor(sb)
+    flags = ["--bootstrap-server", sb.bootstrap]
+
+    code, out, _ = kadmin(capsys, "leaders", "show", "-o", "json", *flags)
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("leaders-show-result"))
+    assert [(p["partition"], p["leader"], p["leaderless"]) for p in doc["partitions"]] == [(0, None, True)]
+
+    code, out, _ = kadmin(capsys, "leaders", "elect", "--preferred", "--topic", "t", "--dry-run", "-o", "json", *flags)
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("leaders-elect-result"))
+    assert code == 0 and doc["batches"][0][0]["leader"] is None
+
+    code, out, _ = kadmin(capsys, "leaders", "elect", "--preferred", "--topic", "t", "-o", "json", *flags)
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("leaders-elect-result"))
+    assert code == 1  # broker 0, the preferred replica, is down
+    assert [(p["outcome"], p["leader_before"]) for p in doc["partitions"]] == [("failed", None)]
+
+    code, out, _ = kadmin(capsys, "leaders", "elect", "--unclean", "--all-topic-partitions", "--yes", "-o", "json",
+                          *flags)
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("leaders-elect-result"))
+    assert [(p["leader_before"], p["new_leader"]) for p in doc["partitions"]] == [(None, 1)]
