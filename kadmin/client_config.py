@@ -112,37 +112,25 @@ def security_config(properties: Mapping[str, str]) -> SecurityConfig:
 
 def _ssl_fields(p: Mapping[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    ts_type = p.get("ssl.truststore.type", "JKS").upper()
     if p.get("ssl.truststore.certificates"):
-        if ts_type != "PEM":
+        if p.get("ssl.truststore.type", "JKS").upper() != "PEM":
             raise ConfigError("ssl.truststore.certificates needs ssl.truststore.type=PEM")
         out["ca_pem"] = Secret(p["ssl.truststore.certificates"])
     elif p.get("ssl.truststore.location"):
-        if ts_type != "PEM":
-            raise ConfigError(
-                f"ssl.truststore.type={ts_type} cannot be used (ssl.truststore.location): only PEM stores are supported",
-                hint="convert it: keytool -exportcert -rfc -keystore STORE -alias ALIAS > ca.pem, "
-                "then set ssl.truststore.type=PEM and ssl.truststore.location=ca.pem",
-            )
+        _check_pem_store(p, "ssl.truststore")
         out["ca_file"] = p["ssl.truststore.location"]
-    ks_type = p.get("ssl.keystore.type", "JKS").upper()
     if p.get("ssl.keystore.certificate.chain") or p.get("ssl.keystore.key"):
         if not (p.get("ssl.keystore.certificate.chain") and p.get("ssl.keystore.key")):
             missing = (
                 "ssl.keystore.key" if p.get("ssl.keystore.certificate.chain") else "ssl.keystore.certificate.chain"
             )
             raise ConfigError(f"{missing} is required with inline PEM keystore settings")
-        if ks_type != "PEM":
+        if p.get("ssl.keystore.type", "JKS").upper() != "PEM":
             raise ConfigError("ssl.keystore.certificate.chain and ssl.keystore.key need ssl.keystore.type=PEM")
         out["cert_pem"] = Secret(p["ssl.keystore.certificate.chain"])
         out["key_pem"] = Secret(p["ssl.keystore.key"])
     elif p.get("ssl.keystore.location"):
-        if ks_type != "PEM":
-            raise ConfigError(
-                f"ssl.keystore.type={ks_type} cannot be used (ssl.keystore.location): only PEM stores are supported",
-                hint="convert it to one PEM file holding the private key and the certificate chain "
-                "(openssl pkcs12 -in store.p12 -out client.pem), then set ssl.keystore.type=PEM",
-            )
+        _check_pem_store(p, "ssl.keystore")
         out["cert_file"] = p["ssl.keystore.location"]
     if p.get("ssl.key.password"):
         out["key_password"] = Secret(p["ssl.key.password"])
@@ -153,6 +141,49 @@ def _ssl_fields(p: Mapping[str, str]) -> dict[str, Any]:
         )
     out["check_hostname"] = algorithm == "https"
     return out
+
+
+_CONVERT = {
+    "ssl.truststore": "convert it: keytool -exportcert -rfc -keystore STORE -alias ALIAS > ca.pem, "
+    "then set ssl.truststore.type=PEM and ssl.truststore.location=ca.pem",
+    "ssl.keystore": "convert it to one PEM file holding the private key and the certificate chain "
+    "(openssl pkcs12 -in store.p12 -out client.pem), then set ssl.keystore.type=PEM",
+}
+
+
+def _check_pem_store(p: Mapping[str, str], store: str) -> None:
+    """``{store}.location`` is read as Kafka's clients read it: as ``{store}.type``, JKS when
+    that is not set (Kafka's default, whatever the file holds: its tools fail on a PEM file
+    without the type too). Only PEM can be mapped; a refusal says what the type was taken to
+    be, and the line to add when the file is PEM."""
+    location = p[f"{store}.location"]
+    written = p.get(f"{store}.type", "")
+    kind = (written or "JKS").upper()
+    if kind == "PEM":
+        return
+    pem = looks_like_pem(location)
+    if not written:
+        raise ConfigError(
+            f"{store}.type is not set, so Kafka takes {store}.location for a JKS store (its default)"
+            + (f", but {location} is a PEM file" if pem else ": only PEM stores are supported"),
+            hint=f"add {store}.type=PEM; Kafka's own tools need it too" if pem else _CONVERT[store],
+        )
+    raise ConfigError(
+        f"{store}.type={kind} cannot be used ({store}.location)"
+        + (f": {location} is a PEM file" if pem else ": only PEM stores are supported"),
+        hint=f"set {store}.type=PEM" if pem else _CONVERT[store],
+    )
+
+
+def looks_like_pem(path: str) -> bool:
+    """The file holds PEM text ("-----BEGIN ..." near its start: openssl may write "Bag
+    Attributes" lines before it); False for a binary store or a file that cannot be read."""
+    try:
+        with open(os.path.expanduser(path), "rb") as f:
+            head = f.read(1 << 16)
+    except (OSError, ValueError):
+        return False
+    return b"-----BEGIN " in head
 
 
 def _sasl_fields(p: Mapping[str, str]) -> dict[str, Any]:

@@ -510,12 +510,42 @@ def test_sasl_plaintext_scram_256():
     assert "ssl.ca.location" not in conf
 
 
+@pytest.mark.parametrize("store", ["ssl.truststore", "ssl.keystore"])
+def test_a_pem_store_without_its_type_is_refused_saying_the_type_is_not_set_and_the_line_to_add(tmp_path, store):
+    # Was: "ssl.truststore.type=JKS cannot be used ... convert it: keytool -exportcert ...", for a
+    # PEM file and a type the user never wrote. Kafka's clients take a store without its type for
+    # JKS, so Kafka's tools fail on this file too: kadmin says so, and what to add.
+    pem = tmp_path / "store.pem"
+    pem.write_text("Bag Attributes\n    friendlyName: ca\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
+    for convert in (to_confluent, to_kafka_python):
+        with pytest.raises(ConfigError) as info:
+            convert(settings(**{"security.protocol": "SSL", f"{store}.location": str(pem)}))
+        assert info.value.message == (
+            f"{store}.type is not set, so Kafka takes {store}.location for a JKS store (its default), "
+            f"but {pem} is a PEM file"
+        )
+        assert info.value.hint == f"add {store}.type=PEM; Kafka's own tools need it too"
+        assert info.value.exit_code == EXIT_USAGE
+    with pytest.raises(ConfigError) as info:  # a type written that the file is not
+        to_confluent(settings(**{"security.protocol": "SSL", f"{store}.type": "JKS", f"{store}.location": str(pem)}))
+    assert info.value.message == f"{store}.type=JKS cannot be used ({store}.location): {pem} is a PEM file"
+    assert info.value.hint == f"set {store}.type=PEM"
+    binary = tmp_path / "store.jks"
+    binary.write_bytes(b"\xfe\xed\xfe\xed\x00\x00\x00\x02")
+    with pytest.raises(ConfigError) as info:  # a real JKS store: the conversion, as before
+        to_confluent(settings(**{"security.protocol": "SSL", f"{store}.location": str(binary)}))
+    assert info.value.message.endswith("(its default): only PEM stores are supported")
+    assert "keytool" in info.value.hint or "openssl" in info.value.hint
+    conf = to_confluent(settings(**{"security.protocol": "SSL", f"{store}.type": "pem", f"{store}.location": str(pem)}))
+    assert str(pem) in conf.values()
+
+
 @pytest.mark.parametrize(
     "props, names",
     [
-        ({"security.protocol": "SSL", "ssl.truststore.location": "/x.jks"}, "ssl.truststore.type=JKS"),
+        ({"security.protocol": "SSL", "ssl.truststore.location": "/x.jks"}, "ssl.truststore.type is not set"),
         ({"security.protocol": "SSL", "ssl.truststore.type": "PKCS12", "ssl.truststore.location": "/x.p12"}, "ssl.truststore.type=PKCS12"),
-        ({"security.protocol": "SSL", "ssl.keystore.location": "/k.jks"}, "ssl.keystore.type=JKS"),
+        ({"security.protocol": "SSL", "ssl.keystore.location": "/k.jks"}, "ssl.keystore.type is not set"),
         ({"security.protocol": "SASL_SSL", "sasl.mechanism": "GSSAPI", "sasl.jaas.config": PLAIN_JAAS}, "sasl.mechanism=GSSAPI"),
         ({"security.protocol": "SASL_SSL", "sasl.mechanism": "OAUTHBEARER", "sasl.jaas.config": PLAIN_JAAS}, "sasl.mechanism=OAUTHBEARER"),
         ({"security.protocol": "SASL_SSL", "sasl.jaas.config": PLAIN_JAAS}, "sasl.mechanism is not set"),
