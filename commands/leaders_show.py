@@ -159,14 +159,14 @@ def _print_tables(summary, render) -> None:
         if len(rows) > SHOWN:
             p.caption = f"{len(rows) - SHOWN} more (--output json lists them all)"
         console.print(p)
-    n = len(summary.not_preferred)
     if summary.balanced:
         console.print(
             f"Leadership is balanced: every one of the {len(summary.partitions)} partition(s) "
             "is led by its preferred replica."
         )
-    elif n:
-        console.print(
-            f"{n} partition(s) not led by their preferred replica: "
-            "`kadmin leaders elect --preferred --all-topic-partitions` moves them back."
-        )
+    from rich.markup import escape
+
+    from kadmin.leaders import election_hint
+
+    for line in election_hint(summary):
+        console.print(escape(line))

@@ -47,6 +47,35 @@ def preferred_of(p: PartitionState) -> int | None:
     return p.replicas[0] if p.replicas else None
 
 
+@dataclass(frozen=True, order=True)
+class Blocker:
+    """Why a preferred election cannot hand a partition to its preferred replica now. Kafka
+    elects the preferred replica only when its broker is alive and it is in the ISR (ZooKeeper
+    mode: PartitionLeaderElectionAlgorithms.preferredReplicaPartitionLeaderElection; KRaft:
+    PartitionChangeBuilder's PREFERRED election); else PREFERRED_LEADER_NOT_AVAILABLE."""
+
+    out_of_isr: bool  # False: its broker is down (sorts first)
+    broker: int
+
+    @property
+    def advice(self) -> str:
+        if not self.out_of_isr:
+            return f"preferred broker {self.broker} is down: start it first"
+        return f"preferred replica {self.broker} is not in the ISR: elect once it has caught up and rejoined it"
+
+
+def preferred_blocker(p: PartitionState, live: Iterable[int]) -> Blocker | None:
+    """What keeps the preferred replica from leading (None: nothing, or no replicas at all)."""
+    preferred = preferred_of(p)
+    if preferred is None:
+        return None
+    if preferred not in set(live):
+        return Blocker(False, preferred)
+    if preferred not in p.isr:
+        return Blocker(True, preferred)
+    return None
+
+
 # --- leaders show ---------------------------------------------------------------------------
 
 
@@ -58,6 +87,7 @@ class PartitionLeadership:
     replicas: tuple[int, ...]
     isr: tuple[int, ...]
     adding: tuple[int, ...] = ()  # replicas a running reassignment adds
+    blocker: Blocker | None = None  # why its preferred replica cannot lead now
 
     @property
     def leaderless(self) -> bool:
@@ -105,6 +135,16 @@ class LeadershipSummary:
         return tuple(p for p in self.partitions if p.under_replicated)
 
     @property
+    def electable(self) -> tuple[PartitionLeadership, ...]:
+        """Not led by their preferred replica, which can lead now: a preferred election moves them."""
+        return tuple(p for p in self.not_preferred if p.blocker is None)
+
+    @property
+    def blocked(self) -> tuple[PartitionLeadership, ...]:
+        """Not led by their preferred replica, which cannot lead now (a preferred election fails)."""
+        return tuple(p for p in self.not_preferred if p.blocker is not None)
+
+    @property
     def balanced(self) -> bool:
         return not self.not_preferred and not self.leaderless
 
@@ -117,22 +157,66 @@ def summarize(
     every broker that is live or holds a replica)."""
     topic_set = None if topics is None else set(topics)
     broker_set = None if brokers is None else set(brokers)
+    live = set(cluster.brokers)
     rows = []
     for tp, p in sorted(cluster.partitions.items()):
         if topic_set is not None and tp.topic not in topic_set:
             continue
         if broker_set is not None and not broker_set & set(p.replicas):
             continue
-        rows.append(PartitionLeadership(tp, p.leader, preferred_of(p), tuple(p.replicas), tuple(p.isr), p.adding))
+        blocker = preferred_blocker(p, live)
+        rows.append(
+            PartitionLeadership(tp, p.leader, preferred_of(p), tuple(p.replicas), tuple(p.isr), p.adding, blocker)
+        )
     leaders = Counter(r.leader for r in rows if not r.leaderless)
     preferred = Counter(r.preferred for r in rows if r.preferred is not None)
-    ids = set(cluster.brokers) | {b for r in rows for b in r.replicas}
+    ids = live | {b for r in rows for b in r.replicas}
     if broker_set is not None:
         ids = broker_set
     per_broker = tuple(
         BrokerLeadership(b, leaders.get(b, 0), preferred.get(b, 0), b in cluster.brokers) for b in sorted(ids)
     )
     return LeadershipSummary(tuple(rows), per_broker)
+
+
+ELECT_ALL = "kadmin leaders elect --preferred --all-topic-partitions"
+NAMED = 5  # partitions named per line of the hint
+
+
+def election_hint(summary: LeadershipSummary) -> list[str]:
+    """What to do about the partitions not led by their preferred replica: the election for
+    those it can move (their preferred replica alive and in the ISR), and, for the others,
+    grouped by cause, what must happen first. [] when there are none."""
+    n, electable, blocked = len(summary.not_preferred), summary.electable, summary.blocked
+    if not n:
+        return []
+    if not blocked:
+        return [f"{n} partition(s) not led by their preferred replica: `{ELECT_ALL}` moves them back."]
+    if not electable:
+        first = (
+            f"{n} partition(s) not led by their preferred replica, and a preferred election can move none "
+            "of them now (it needs the preferred replica alive and in the ISR):"
+        )
+    elif len(electable) == 1:
+        tp = electable[0].tp
+        first = (
+            f"{n} partition(s) not led by their preferred replica; {tp} can move back now: "
+            f"`kadmin leaders elect --preferred --topic {tp.topic} --partition {tp.partition}`. The others cannot yet:"
+        )
+    else:
+        first = (
+            f"{n} partition(s) not led by their preferred replica; {len(electable)} can move back now: "
+            f"`{ELECT_ALL}` (it fails for the other {len(blocked)}, exit 1, until their preferred replica can lead):"
+        )
+    groups: dict[Blocker, list[TopicPartition]] = {}
+    for p in blocked:
+        if p.blocker is not None:  # always, for a blocked partition
+            groups.setdefault(p.blocker, []).append(p.tp)
+    lines = [first]
+    for blocker, tps in sorted(groups.items()):
+        names = ", ".join(map(str, tps[:NAMED])) + (f" and {len(tps) - NAMED} more" if len(tps) > NAMED else "")
+        lines.append(f"  {names}: {blocker.advice}")
+    return lines
 
 
 # --- leaders elect: what would change --------------------------------------------------------
@@ -157,14 +241,14 @@ class Candidate:
 def unavailable_reason(p: PartitionState, live: Iterable[int]) -> str | None:
     """Why the preferred replica cannot lead (None when it can): its broker is down, or it is not
     in the ISR."""
-    preferred = preferred_of(p)
-    if preferred is None:
+    if preferred_of(p) is None:
         return "the partition has no replicas"
-    if preferred not in set(live):
-        return f"the preferred replica's broker {preferred} is down"
-    if preferred not in p.isr:
-        return f"the preferred replica {preferred} is not in the ISR [{','.join(map(str, p.isr))}]"
-    return None
+    blocker = preferred_blocker(p, live)
+    if blocker is None:
+        return None
+    if not blocker.out_of_isr:
+        return f"the preferred replica's broker {blocker.broker} is down"
+    return f"the preferred replica {blocker.broker} is not in the ISR [{','.join(map(str, p.isr))}]"
 
 
 def candidate(p: PartitionState | None, tp: TopicPartition, election_type: ElectionType, live: set[int]) -> Candidate:

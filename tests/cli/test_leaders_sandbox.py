@@ -285,3 +285,60 @@ def test_no_leader_is_null_in_json_not_kafkas_minus_one(sandbox_factory, capsys)
     doc = json.loads(out)
     jsonschema.validate(doc, load("leaders-elect-result"))
     assert [(p["leader_before"], p["new_leader"]) for p in doc["partitions"]] == [(None, 1)]
+
+
+def _hint(out):
+    """The lines of leaders show after its tables: the hint about partitions not led by their
+    preferred replica."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if "not led by their preferred replica" in line
+                 and not line.startswith("Not led"))
+    return " ".join(lines[start:]).split("  ")[0], [line.strip() for line in lines[start + 1:] if line.startswith("  ")]
+
+
+def _offered(first_line):
+    import shlex
+
+    assert first_line.count("`") == 2, first_line
+    return shlex.split(first_line.split("`")[1])[1:]  # without "kadmin"
+
+
+def test_show_offers_no_election_while_the_preferred_broker_is_down(cluster, capsys):
+    """Seen by hand: with the preferred broker down, show offered `leaders elect --preferred
+    --all-topic-partitions` for partitions that election can only fail for
+    (PREFERRED_LEADER_NOT_AVAILABLE, exit 1). Kafka elects the preferred replica only alive and
+    in the ISR: the hint offers the election once it can work, and says what to do before."""
+    cluster.sb.faults.broker_stop(0)
+    cluster.sb.settle()
+    code, out, _ = kadmin(capsys, "leaders", "show", *cluster.flags)
+    first, rest = _hint(out)
+    assert code == 0 and "`" not in first and "can move none of them now" in first, out
+    assert rest == ["t-0, t-3: preferred broker 0 is down: start it first"]
+
+    cluster.sb.faults.broker_start(0)  # back, catching up outside the ISR
+    cluster.sb.settle()
+    code, out, _ = kadmin(capsys, "leaders", "show", *cluster.flags)
+    first, rest = _hint(out)
+    assert "`" not in first
+    assert rest == ["t-0, t-3: preferred replica 0 is not in the ISR: elect once it has caught up and rejoined it"]
+
+    cluster.sb.clock.advance(1)  # in the ISR again
+    cluster.sb.settle()
+    code, out, _ = kadmin(capsys, "leaders", "show", *cluster.flags)
+    first, rest = _hint(out)
+    assert first.startswith("2 partition(s) not led by their preferred replica: `") and rest == [], out
+    code, out, err = kadmin(capsys, *_offered(first), *cluster.flags)
+    assert code == 0 and out.strip() == "Successfully completed leader election (PREFERRED) for partitions t-0, t-3"
+
+
+def test_show_offers_the_election_for_those_it_can_move_and_names_the_rest(cluster, capsys):
+    cluster.bounce(0)  # t-0 and t-3 led by others; broker 0 back in the ISR
+    cluster.sb.faults.broker_stop(1)  # t-1 led by another (its preferred broker is down), t-0 by 0 again
+    cluster.sb.settle()
+    code, out, _ = kadmin(capsys, "leaders", "show", *cluster.flags)
+    first, rest = _hint(out)
+    assert first == ("2 partition(s) not led by their preferred replica; t-3 can move back now: "
+                     "`kadmin leaders elect --preferred --topic t --partition 3`. The others cannot yet:"), out
+    assert rest == ["t-1: preferred broker 1 is down: start it first"]
+    code, out, _ = kadmin(capsys, *_offered(first), *cluster.flags)
+    assert code == 0 and out.strip() == "Successfully completed leader election (PREFERRED) for partitions t-3"

@@ -15,6 +15,7 @@ from kadmin.leaders import (
     Candidate,
     ElectionReport,
     batches,
+    election_hint,
     kafka_lines,
     outcomes,
     plan_election,
@@ -200,3 +201,31 @@ def test_an_empty_election_file_says_it_lists_no_partitions():
     with pytest.raises(InputError) as e:
         parse_election_file('{"partitions":[]}')
     assert e.value.problems == ["partitions: lists no partitions"]
+
+
+def test_election_hint_offers_the_election_only_for_partitions_it_can_move():
+    """Kafka elects the preferred replica only alive and in the ISR. Broker 3 down: t-0..t-6
+    wait for it; t-7 waits for broker 0 to rejoin the ISR; t-8 and t-9 can move now."""
+    parts = {p: (1, (3, 1, 2), (1, 2)) for p in range(7)}
+    parts[7] = (1, (0, 1), (1,))
+    parts[8] = (2, (0, 2), (0, 2))
+    parts[9] = (0, (1, 0), (0, 1))
+    c = cluster(parts)
+    assert election_hint(summarize(c)) == [
+        "10 partition(s) not led by their preferred replica; 2 can move back now: "
+        "`kadmin leaders elect --preferred --all-topic-partitions` (it fails for the other 8, exit 1, until their "
+        "preferred replica can lead):",
+        "  t-0, t-1, t-2, t-3, t-4 and 2 more: preferred broker 3 is down: start it first",
+        "  t-7: preferred replica 0 is not in the ISR: elect once it has caught up and rejoined it",
+    ]
+    assert election_hint(summarize(c, brokers=[3])) == [
+        "7 partition(s) not led by their preferred replica, and a preferred election can move none of them now "
+        "(it needs the preferred replica alive and in the ISR):",
+        "  t-0, t-1, t-2, t-3, t-4 and 2 more: preferred broker 3 is down: start it first",
+    ]
+    assert election_hint(summarize(c, topics=["nope"])) == []
+    only_movable = cluster({8: parts[8], 9: parts[9]})
+    assert election_hint(summarize(only_movable)) == [
+        "2 partition(s) not led by their preferred replica: "
+        "`kadmin leaders elect --preferred --all-topic-partitions` moves them back."
+    ]
