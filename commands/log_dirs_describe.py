@@ -17,7 +17,7 @@ from kadmin.commands.options import cluster_options, int_list, open_cluster, out
     default=3,
     show_default=False,
     metavar="N",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=1),  # the one range: single-cluster and fleet reports (FleetRequest: at least 1)
     help="Largest partitions to show per directory [default: 3]; in fleet reports, per cluster [default: 10].",
 )
 @cluster_options

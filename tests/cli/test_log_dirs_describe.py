@@ -428,3 +428,17 @@ def test_an_offline_directory_is_unknown_not_empty(sandbox_factory, capsys, kafk
 def test_zookeeper_an_offline_directory_is_unknown_not_empty(sandbox_factory, zk_connect, capsys, kafka_version):
     sb = sandbox_factory(brokers=4, log_dirs=2, racks=2, zookeeper=zk_connect)
     check_an_offline_directory_is_unknown_not_empty(capsys, sb, ["--zookeeper", zk_connect])
+
+
+def test_top_has_one_range_in_help_single_cluster_and_fleet(tmp_path):
+    """Seen by hand: help said [x>=0] and a single cluster took --top 0 (an empty Largest
+    column), while the fleet report refused it ('--top must be at least 1'). 0 asks for nothing:
+    refused everywhere, by the option's range, which help shows."""
+    from tests.fleet import fixtures as fx
+
+    assert "[x>=1]" in " ".join(run("log-dirs", "describe", "--help").output.split())
+    single = run("log-dirs", "describe", "--bootstrap-server", "127.0.0.1:1", "--top", "0")
+    fleet = run("log-dirs", "describe", "--from", str(fx.log_dirs_fleet(tmp_path)), "--top", "0", "-o", "json")
+    for result in (single, fleet):
+        assert result.exit_code == 2 and result.stdout == ""
+        assert "'--top': 0 is not in the range x>=1" in result.stderr, result.stderr
