@@ -465,14 +465,16 @@ def validate_profiles(data: Any) -> list[str]:
             problem += f' (quote a property name with dots: "{path[3]}.{next(iter(err.instance), "...")}" = ...)'
         problems.append(problem)
     # A timeout the schema lets through (a string) is read as --timeout reads it: a bare number
-    # is refused, and so is a duration out of bounds, whichever profile has it.
+    # is refused, and so is a duration out of bounds, whichever profile has it. The words are
+    # parse_timeout's without the value (a password in the wrong place stays unshown).
     clusters = data.get("clusters") if isinstance(data, dict) else None
-    for name, profile in (clusters or {}).items() if isinstance(clusters, dict) else ():
-        if isinstance(profile, dict) and isinstance(profile.get("timeout"), str):
+    for name, profile in clusters.items() if isinstance(clusters, dict) else ():
+        value = profile.get("timeout") if isinstance(profile, dict) else None
+        if isinstance(value, str):
             try:
-                parse_timeout(profile["timeout"], f"clusters.{name}.timeout")
+                parse_timeout(value, f"clusters.{name}.timeout")
             except UsageError as e:
-                problems.append(e.message)
+                problems.append(e.message.removesuffix(f", got {value!r}"))
     return problems
 
 
@@ -482,7 +484,7 @@ def _timeout_type_problem(where: str, value: Any) -> str:
     be 2.8 hours)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
         return no_unit(where, value)
-    return f"{where}: expected a duration such as 30s, 500ms or 2m, got {value!r}"
+    return f"{where}: expected a duration such as 30s, 500ms or 2m"  # not the value: it may be a password
 
 
 def _schema_message(err: Any) -> str:
