@@ -321,6 +321,13 @@ def _load(what: str, path: str | None, load) -> None:
         ) from None
 
 
+def tls_context(settings: ConnectionSettings):
+    """The ``ssl.SSLContext`` the properties ask for (trust store, client key, hostname check),
+    as kafka-python gets it; None without TLS."""
+    sec = security_config(settings.properties)
+    return _ssl_context(sec) if sec.uses_ssl else None
+
+
 def check_ssl_files(settings: ConnectionSettings) -> None:
     """Load the trust store and client key the properties name, once, before any connection: a
     missing or broken file is said at once (the client libraries would retry until the timeout

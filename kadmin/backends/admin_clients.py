@@ -63,6 +63,7 @@ class AdminClients:
         self._ck_brokers: set[int] = set()  # the brokers its last Metadata (list_topics) named
         self._wire = None  # kadmin's small read client (wire_client), PLAINTEXT only
         self._wire_off = self.settings.security_protocol != "PLAINTEXT"
+        self._probed = not self._wire_off  # with security configured: probe_security, once
         if self.settings.security_protocol.endswith("SSL"):
             from kadmin.client_config import check_ssl_files
 
@@ -116,10 +117,38 @@ class AdminClients:
         return ",".join(address(h, p) for h, p in answering)
 
     # --- clients ---------------------------------------------------------------------------
+    def _probe_security(self) -> None:
+        """With security configured, before the library clients first connect: a bootstrap
+        server that speaks another security protocol is said now, with what to set (they would
+        retry it until --timeout, then say no broker answered). Every bootstrap server is
+        probed until one does what the settings expect or tells nothing; each attempt waits at
+        most a quarter of what is left of --timeout (``wire_client.probe_listener``)."""
+        if self._probed:
+            return
+        self._probed = True
+        from kadmin.backends.wire_client import probe_listener
+        from kadmin.client_config import tls_context
+
+        try:
+            servers = bootstrap_addresses(self.bootstrap)
+        except ValueError:
+            return
+        protocol = self.settings.security_protocol
+        context = tls_context(self.settings)
+        found: dict[tuple[str, str, str], list[str]] = {}  # (seen, verdict, fix) -> the servers
+        for host, port in servers:
+            mismatch = probe_listener(host, port, protocol, context, self.left() / 4)
+            if mismatch is None:
+                return
+            found.setdefault((mismatch.seen, mismatch.verdict, mismatch.fix), []).append(address(host, port))
+        said = "; ".join(f"{','.join(where)} {seen}: {verdict}" for (seen, verdict, _), where in found.items())
+        raise ConnectionFailed(said, hint=f"{next(iter(found))[2]} in --command-config")
+
     def _kafka_python(self):
         self._library_allowed()
         with self._lock:
             if self._kp is None:
+                self._probe_security()
                 from kadmin.backends.kafka_python_logs import AuthFailureWatch, quiet_kafka_loggers
 
                 quiet_kafka_loggers()
@@ -315,6 +344,7 @@ class AdminClients:
         self._library_allowed()
         with self._lock:
             if self._ck is None:
+                self._probe_security()
                 from confluent_kafka.admin import AdminClient
 
                 from kadmin.config import to_confluent

@@ -51,6 +51,7 @@ def sandboxes(tls):
         "SSL": _sandbox(tls=(str(tls.cert), str(tls.key))),
         "SASL_PLAINTEXT": _sandbox(**sasl),
         "SASL_SSL": _sandbox(tls=(str(tls.cert), str(tls.key)), **sasl),
+        "PLAINTEXT": _sandbox(),
     }
     yield started
     for sb in started.values():
@@ -146,6 +147,47 @@ def test_tls_works_and_a_wrong_ca_fails_clearly(sandboxes, properties, run_kadmi
         line = _one_line_error(bad)
         assert "SSL" in line and "ssl.truststore.location" in line, line
         assert bad.elapsed < TIMEOUT + 5
+
+
+LONG = 8.0  # the --timeout a listener of another protocol used to cost in full
+
+
+@pytest.mark.parametrize(
+    "given, listener, seen, verdict, fix",
+    [
+        # TLS spoken to a SASL_SSL listener: the handshake works, ApiVersions is answered, and the
+        # broker closes the connection at the next request, waiting for a login
+        ("SSL", "SASL_SSL", "answered TLS, then closed the connection at Kafka's second request (Metadata), "
+         "as Kafka's SASL listeners do before a login", "it may want SASL_SSL, not SSL",
+         "set security.protocol=SASL_SSL, sasl.mechanism and sasl.jaas.config in --command-config"),
+        # plaintext spoken to a TLS listener: it fails the handshake at Kafka's first request
+        *[("SASL_PLAINTEXT", tls_listener, "closed the connection at Kafka's first request (ApiVersions) in "
+           "plaintext and answered it over TLS", "it speaks TLS (SASL_SSL or SSL), not SASL_PLAINTEXT",
+           "set security.protocol=SASL_SSL (or SSL), ssl.truststore.type=PEM and ssl.truststore.location "
+           "in --command-config") for tls_listener in ("SASL_SSL", "SSL")],
+        # TLS spoken to a plaintext listener: Kafka reads the ClientHello as a 369 MB request and closes
+        *[(tls_given, "SASL_PLAINTEXT", "did not take a TLS handshake and answered ApiVersions in plaintext, then "
+           "closed the connection at the next request, as Kafka's SASL listeners do before a login",
+           f"it speaks SASL_PLAINTEXT, not {tls_given}", f"set security.protocol=SASL_PLAINTEXT{extra} in --command-config")
+          for tls_given, extra in (("SSL", ", sasl.mechanism and sasl.jaas.config"), ("SASL_SSL", ""))],
+        ("SASL_SSL", "PLAINTEXT", "did not take a TLS handshake and answered Kafka's requests in plaintext",
+         "it speaks PLAINTEXT, not SASL_SSL", "set security.protocol=PLAINTEXT in --command-config"),
+    ],
+)
+def test_a_listener_of_another_security_protocol_is_said_at_once_with_what_to_set(
+        sandboxes, properties, run_kadmin, given, listener, seen, verdict, fix):
+    """Seen by hand (3.9 KRaft, TLS and SASL): security.protocol=SSL, or SASL_PLAINTEXT, against
+    the SASL_SSL listener waited the whole --timeout 8s, then said 'no broker answered at ...
+    within 8s' (the library clients retry such a listener): kadmin's plaintext first contact,
+    which says so at once, was not used with security settings. Now the listener is probed
+    with the protocol given, and what it does instead said, within a second or two."""
+    sb = sandboxes[listener]
+    config = properties(given, "admin" if given.startswith("SASL") else None)
+    for command in COMMANDS:
+        r = run_kadmin(sb, config, *command, timeout=LONG)
+        line = _one_line_error(r)
+        assert line == f"kadmin: error: {sb.bootstrap} {seen}: {verdict} ({fix})", line
+        assert r.elapsed < 3, (command, r.elapsed)
 
 
 @pytest.mark.parametrize("protocol", ["SSL", "SASL_SSL"])
