@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import time
 
-from kadmin.model import FOLLOWER_RATE, FOLLOWER_REPLICAS, LEADER_RATE, LEADER_REPLICAS, LOG_DIR_RATE
+from kadmin.model import FOLLOWER_RATE, FOLLOWER_REPLICAS, LEADER_RATE, LEADER_REPLICAS, LOG_DIR_RATE, TopicPartition
 from kadmin.sandbox import configs, controller
-from kadmin.sandbox.cluster import Cluster, ReplicaLog
+from kadmin.sandbox.cluster import BrokerState, Cluster, LogDirState, ReplicaLog
 
 MAX_SUBSTEP = 0.25  # simulated seconds; bounds the error when a copy finishes mid-step
 
@@ -160,17 +160,14 @@ def _catch_up(cluster: Cluster, dt: float) -> None:
 
 def _move_log_dirs(cluster: Cluster, dt: float) -> None:
     """ReplicaAlterLogDirsThread: one future replica at a time per broker, at the log-dir rate;
-    promoted when it has caught up with the current replica."""
+    promoted when it has caught up with the current replica. A move whose source or destination
+    failed is left out (ReplicaManager.handleLogDirFailure takes it off the thread) until the
+    broker restarts with the directory back; the moves behind it go on."""
     for broker in cluster.brokers.values():
-        if not broker.alive or not broker.move_queue:
+        move = _next_move(broker) if broker.alive else None
+        if move is None:
             continue
-        tp = broker.move_queue[0]
-        src, dst = broker.dir_of(tp), broker.future_dir_of(tp)
-        if src is None or dst is None:
-            broker.move_queue.pop(0)
-            continue
-        if not (src.online and dst.online):
-            continue
+        tp, src, dst = move
         r = configs.broker_rate(cluster, broker.id, LOG_DIR_RATE)
         r = cluster.bandwidth if r is None else r
         current, future = src.logs[tp], dst.futures[tp]
@@ -179,8 +176,20 @@ def _move_log_dirs(cluster: Cluster, dt: float) -> None:
             dst.logs[tp] = ReplicaLog(current.size, current.records)
             del dst.futures[tp]
             del src.logs[tp]
-            broker.move_queue.pop(0)
+            broker.move_queue.remove(tp)
             cluster.log_dir_moved(broker.id, tp, src.path, dst.path, current.size)
+
+
+def _next_move(broker: BrokerState) -> tuple[TopicPartition, LogDirState, LogDirState] | None:
+    """The first move in the broker's queue whose directories are both online; moves whose
+    current or future replica is gone are dropped from the queue."""
+    for tp in list(broker.move_queue):
+        src, dst = broker.dir_of(tp), broker.future_dir_of(tp)
+        if src is None or dst is None:
+            broker.move_queue.remove(tp)
+        elif src.online and dst.online:
+            return tp, src, dst
+    return None
 
 
 def _fail_full_dirs(cluster: Cluster) -> None:

@@ -46,12 +46,12 @@ def moving(request, sandbox_factory):
     return sb
 
 
-def _set_log_dir_rate(sb, rate: int | None) -> None:
-    """Broker 1's log-dir rate (None: removed, as reassign verify removes it)."""
+def _set_log_dir_rate(sb, rate: int | None, broker: int = 1) -> None:
+    """A broker's log-dir rate (None: removed, as reassign verify removes it)."""
     from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource
 
     op = AlterConfigOpType.SET if rate is not None else AlterConfigOpType.DELETE
-    res = ConfigResource("BROKER", "1", incremental_configs=[
+    res = ConfigResource("BROKER", str(broker), incremental_configs=[
         ConfigEntry(LOG_DIR_RATE, None if rate is None else str(rate), incremental_operation=op)])
     admin = confluent(sb)
     admin.incremental_alter_configs([res])[res].result(timeout=10)
@@ -112,3 +112,24 @@ def test_dir_online_of_a_directory_that_is_online_restarts_nothing(moving):
     sb.faults.dir_online(1, D1)
     assert sb.snapshot().future_replica("t", 0, 1) is not None
     assert sb.snapshot().partition("t", 0).isr == (0, 1) and _leader(sb, "t", 0) == (0, 0)
+
+
+def test_the_moves_queued_behind_a_failed_one_go_on(sandbox_factory):
+    """One move at a time per broker: the failed one, first in line, is left out, not waited for."""
+    from kafka.errors import NoError
+
+    D2 = "/var/lib/kafka/data2"
+    sb = sandbox_factory(brokers=1, log_dirs=3, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0]}, size_bytes=20 * MiB, log_dirs={(0, 0): D1})
+    sb.create_topic("u", assignment={0: [0]}, size_bytes=2 * MiB, log_dirs={(0, 0): D0})
+    _set_log_dir_rate(sb, MiB, broker=0)
+    with kafka_python(sb) as admin:
+        assert list(admin.alter_replica_log_dirs({("t", 0, 0): D0}).values()) == [NoError]
+        assert list(admin.alter_replica_log_dirs({("u", 0, 0): D2}).values()) == [NoError]
+    sb.clock.advance(1)
+    assert sb.snapshot().future_replica("u", 0, 0)[1].size == 0  # waiting behind t-0
+    sb.faults.dir_offline(0, D1)
+    sb.clock.advance(3)
+    snap = sb.snapshot()
+    assert snap.replica_dir("u", 0, 0) == D2 and snap.future_replica("u", 0, 0) is None
+    assert snap.future_replica("t", 0, 0)[0] == D0
