@@ -161,17 +161,20 @@ def _check_pem_store(p: Mapping[str, str], store: str) -> None:
     kind = (written or "JKS").upper()
     if kind == "PEM":
         return
-    pem = looks_like_pem(location)
-    if not written:
+    if looks_like_pem(location):
+        if not written:
+            raise ConfigError(
+                f"{store}.type is not set, so Kafka takes {store}.location for a JKS store (its default), "
+                f"but {location} is a PEM file",
+                hint=f"add {store}.type=PEM; Kafka's own tools need it too",
+            )
         raise ConfigError(
-            f"{store}.type is not set, so Kafka takes {store}.location for a JKS store (its default)"
-            + (f", but {location} is a PEM file" if pem else ": only PEM stores are supported"),
-            hint=f"add {store}.type=PEM; Kafka's own tools need it too" if pem else _CONVERT[store],
+            f"{store}.type={kind} cannot be used ({store}.location): {location} is a PEM file",
+            hint=f"set {store}.type=PEM",
         )
     raise ConfigError(
-        f"{store}.type={kind} cannot be used ({store}.location)"
-        + (f": {location} is a PEM file" if pem else ": only PEM stores are supported"),
-        hint=f"set {store}.type=PEM" if pem else _CONVERT[store],
+        f"{store}.type={kind} cannot be used ({store}.location): only PEM stores are supported",
+        hint=("" if written else f"{store}.type is not set: JKS is Kafka's default; ") + _CONVERT[store],
     )
 
 

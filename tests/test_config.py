@@ -534,8 +534,8 @@ def test_a_pem_store_without_its_type_is_refused_saying_the_type_is_not_set_and_
     binary.write_bytes(b"\xfe\xed\xfe\xed\x00\x00\x00\x02")
     with pytest.raises(ConfigError) as info:  # a real JKS store: the conversion, as before
         to_confluent(settings(**{"security.protocol": "SSL", f"{store}.location": str(binary)}))
-    assert info.value.message.endswith("(its default): only PEM stores are supported")
-    assert "keytool" in info.value.hint or "openssl" in info.value.hint
+    assert info.value.message == f"{store}.type=JKS cannot be used ({store}.location): only PEM stores are supported"
+    assert info.value.hint.startswith(f"{store}.type is not set: JKS is Kafka's default; convert it")
     conf = to_confluent(settings(**{"security.protocol": "SSL", f"{store}.type": "pem", f"{store}.location": str(pem)}))
     assert str(pem) in conf.values()
 
@@ -543,9 +543,9 @@ def test_a_pem_store_without_its_type_is_refused_saying_the_type_is_not_set_and_
 @pytest.mark.parametrize(
     "props, names",
     [
-        ({"security.protocol": "SSL", "ssl.truststore.location": "/x.jks"}, "ssl.truststore.type is not set"),
+        ({"security.protocol": "SSL", "ssl.truststore.location": "/x.jks"}, "ssl.truststore.type=JKS"),
         ({"security.protocol": "SSL", "ssl.truststore.type": "PKCS12", "ssl.truststore.location": "/x.p12"}, "ssl.truststore.type=PKCS12"),
-        ({"security.protocol": "SSL", "ssl.keystore.location": "/k.jks"}, "ssl.keystore.type is not set"),
+        ({"security.protocol": "SSL", "ssl.keystore.location": "/k.jks"}, "ssl.keystore.type=JKS"),
         ({"security.protocol": "SASL_SSL", "sasl.mechanism": "GSSAPI", "sasl.jaas.config": PLAIN_JAAS}, "sasl.mechanism=GSSAPI"),
         ({"security.protocol": "SASL_SSL", "sasl.mechanism": "OAUTHBEARER", "sasl.jaas.config": PLAIN_JAAS}, "sasl.mechanism=OAUTHBEARER"),
         ({"security.protocol": "SASL_SSL", "sasl.jaas.config": PLAIN_JAAS}, "sasl.mechanism is not set"),
