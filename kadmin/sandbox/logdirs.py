@@ -30,6 +30,10 @@ def alter_replica_log_dir(cluster: Cluster, broker_id: int, tp: TopicPartition, 
         return P.REPLICA_NOT_AVAILABLE
     broker.preferred_dirs.pop(tp, None)
     future_dir = broker.future_dir_of(tp)
+    if future_dir is not None and not future_dir.online:
+        # The broker dropped it with its directory (ReplicaManager.handleLogDirFailure) but it
+        # is still on disk: nothing cancels it, and a restart with the directory back resumes it.
+        future_dir = None
     if future_dir is not None and future_dir.path != path:
         # A different destination cancels the running move.
         del future_dir.futures[tp]

@@ -133,3 +133,26 @@ def test_the_moves_queued_behind_a_failed_one_go_on(sandbox_factory):
     snap = sb.snapshot()
     assert snap.replica_dir("u", 0, 0) == D2 and snap.future_replica("u", 0, 0) is None
     assert snap.future_replica("t", 0, 0)[0] == D0
+
+
+def test_a_new_destination_does_not_cancel_a_move_into_a_failed_directory(sandbox_factory):
+    """The future log on the failed disk is out of the broker's hands, not deleted: the new
+    destination is refused (a future replica is not created while a directory is offline), and
+    the restart that brings the disk back resumes the old move."""
+    from kafka.errors import KafkaStorageError, NoError
+
+    D2 = "/var/lib/kafka/data2"
+    sb = sandbox_factory(brokers=1, log_dirs=3, manual_clock=True)
+    sb.create_topic("t", assignment={0: [0]}, size_bytes=20 * MiB, log_dirs={(0, 0): D0})
+    _set_log_dir_rate(sb, MiB, broker=0)
+    with kafka_python(sb) as admin:
+        assert list(admin.alter_replica_log_dirs({("t", 0, 0): D1}).values()) == [NoError]
+        sb.clock.advance(1)
+        sb.faults.dir_offline(0, D1)
+        assert list(admin.alter_replica_log_dirs({("t", 0, 0): D2}).values()) == [KafkaStorageError]
+    assert sb.snapshot().future_replica("t", 0, 0)[0] == D1
+    _set_log_dir_rate(sb, None, broker=0)
+    sb.faults.dir_online(0, D1)
+    sb.settle()
+    sb.clock.advance(1)
+    assert sb.snapshot().replica_dir("t", 0, 0) == D1
