@@ -119,17 +119,40 @@ def _tls_fields(p: Mapping[str, str]) -> dict[str, Any]:
         location = (p.get(f"{store}.location") or "").strip()
         if not location:
             continue
-        kind = (p.get(f"{store}.type") or "").strip().upper()
-        if kind != "PEM" and not (kind == "" and location.lower().endswith((".pem", ".crt"))):
-            raise ConfigError(
-                f"{store}.type={kind or 'JKS (the default)'} cannot be used ({store}.location): "
-                "only PEM files are supported",
-                hint=f"convert it to PEM (keytool -exportcert -rfc, or openssl pkcs12 -nodes) and set {store}.type=PEM",
-            )
+        kind = (p.get(f"{store}.type") or "").strip().upper() or _type_from_name(location)
+        if kind != "PEM":
+            raise ConfigError(_not_pem(store, location, kind), hint=_pem_hint(store, location))
         out[field] = location
     if p.get(f"{KEYSTORE}.password") and out.get("cert_file"):
         out["key_password"] = Secret(p[f"{KEYSTORE}.password"])
     return out
+
+
+# ZooKeeper's client takes a store's type from its name when .type is not set
+# (X509Util, KeyStoreFileType.fromFilename), and refuses any other name.
+_STORE_EXTENSIONS = {".pem": "PEM", ".jks": "JKS", ".p12": "PKCS12", ".bcfks": "BCFKS"}
+
+
+def _type_from_name(location: str) -> str:
+    """The type ZooKeeper gives a store without .type, from its file name ("" when it cannot)."""
+    return next((kind for ext, kind in _STORE_EXTENSIONS.items() if location.lower().endswith(ext)), "")
+
+
+def _not_pem(store: str, location: str, kind: str) -> str:
+    if not kind:
+        return (
+            f"{store}.type is not set, and ZooKeeper cannot tell the type of {store}.location from its name "
+            f"(it knows {', '.join(_STORE_EXTENSIONS)})"
+        )
+    return f"{store}.type={kind} cannot be used ({store}.location): only PEM files are supported"
+
+
+def _pem_hint(store: str, location: str) -> str:
+    from kadmin.client_config import looks_like_pem
+
+    if looks_like_pem(location):
+        return f"the file is PEM: set {store}.type=PEM"
+    return f"convert it to PEM (keytool -exportcert -rfc, or openssl pkcs12 -nodes) and set {store}.type=PEM"
 
 
 def tls_options(sec: ZkSecurity) -> dict[str, Any]:

@@ -187,7 +187,9 @@ def test_backend_maps_a_refused_write_to_authorization_error(secured, zk_connect
     ({"zookeeper.auth.digest": f"{USER}:{PASSWORD}", "zookeeper.set.acl": "yes"}, "zookeeper.set.acl must be true or false"),
     ({"zookeeper.ssl.crl.enable": "true"}, "property zookeeper.ssl.crl.enable is not supported"),
     ({"zookeeper.ssl.client.enable": "true", "zookeeper.ssl.truststore.location": "/x/ca.jks"},
-     "zookeeper.ssl.truststore.type=JKS (the default) cannot be used"),
+     "zookeeper.ssl.truststore.type=JKS cannot be used"),  # ZooKeeper's type for a .jks name
+    ({"zookeeper.ssl.client.enable": "true", "zookeeper.ssl.truststore.location": "/x/ca.crt"},
+     "zookeeper.ssl.truststore.type is not set, and ZooKeeper cannot tell the type"),  # it refuses .crt
 ])
 def test_unusable_zookeeper_properties_are_refused_without_their_values(properties, message):
     with pytest.raises(ConfigError) as e:
@@ -219,3 +221,14 @@ def test_the_digest_is_masked_wherever_settings_are_shown():
     assert redact(props) == {"zookeeper.auth.digest": "******", "zookeeper.set.acl": "true"}
     assert PASSWORD not in repr(ConnectionSettings(zookeeper="127.0.0.1:2181", properties=props))
     assert PASSWORD not in repr(zk_security(props))
+
+
+def test_a_pem_file_whose_name_zookeeper_cannot_type_is_refused_with_the_line_to_add(tmp_path):
+    """ZooKeeper's client types a store without .type by its name (.pem, .jks, .p12, .bcfks) and
+    refuses a .crt; kadmin did too little (took .crt as PEM) and then named JKS "the default"."""
+    ca = tmp_path / "ca.crt"
+    ca.write_text("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
+    with pytest.raises(ConfigError) as e:
+        zk_security({"zookeeper.ssl.client.enable": "true", "zookeeper.ssl.truststore.location": str(ca)})
+    assert "zookeeper.ssl.truststore.type is not set" in str(e.value) and ".crt" not in str(e.value)
+    assert e.value.hint == "the file is PEM: set zookeeper.ssl.truststore.type=PEM"
