@@ -367,7 +367,7 @@ def dir_offline(broker, path, state_dir):
 @click.argument("path")
 @STATE_DIR_OPTION
 def dir_online(broker, path, state_dir):
-    """Bring an offline log directory back."""
+    """Bring an offline log directory back (a running broker restarts, as Kafka requires)."""
     _fault(state_dir, "dir-online", broker=broker, path=path)
 
 
