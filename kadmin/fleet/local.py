@@ -11,7 +11,11 @@ Arithmetic rules both engines follow (docs/fleet.md):
 - a broker's (a cluster's) used bytes, replicas and future replicas are the sums over its
   directories whose contents are known; ``unknown_dirs`` counts the others (a directory with an
   error: offline), and a sum over none is null. Spark's ``sum`` skips nulls and is null over
-  nulls alone: ``_known_sum`` does the same.
+  nulls alone: ``_known_sum`` does the same;
+- a broker a log-dirs result names as not read (down, or no answer to DescribeLogDirs: a row of
+  ``errors`` with its id) is in none of its cluster's sums, and how many directories it has is
+  not known: ``unknown_brokers`` counts such brokers (``unanswered``), so the cluster's sums are
+  whole only when both ``unknown_dirs`` and ``unknown_brokers`` are 0.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from collections.abc import Iterable
 
 from kadmin.fleet import tables as t
 from kadmin.fleet.report import Report
-from kadmin.fleet.rows import Rows
+from kadmin.fleet.rows import LOG_DIRS_KIND, Rows
 
 DEFAULT_TOP = 10
 
@@ -53,6 +57,16 @@ def _known_sum(values: Iterable[int | None]) -> int | None:
 # ---- log-dirs ----------------------------------------------------------------------------
 
 
+def unanswered(errors: Iterable[tuple], clusters: Iterable[tuple]) -> set[tuple[str, int]]:
+    """(cluster, broker) of each broker whose log directories a log-dirs result lacks: an error
+    row naming the broker (down, or no answer to DescribeLogDirs) from a log-dirs result (its
+    ``clusters`` row: the same cluster and source). Another command's result beside it (a
+    ``throttle show`` naming a broker whose throttles it could not read) says nothing of log
+    directories."""
+    results = {(c, source) for c, kind, source in clusters if kind == LOG_DIRS_KIND}
+    return {(c, b) for c, b, source, _error in errors if b is not None and (c, source) in results}
+
+
 def dir_usage(log_dirs: list[tuple]) -> list[tuple]:
     out = []
     for cluster, broker, _rack, path, status, _err, used, total, usable, count, futures in log_dirs:
@@ -62,7 +76,10 @@ def dir_usage(log_dirs: list[tuple]) -> list[tuple]:
     return out
 
 
-def broker_usage(log_dirs: list[tuple]) -> list[tuple]:
+def broker_usage(log_dirs: list[tuple], unread: Iterable[tuple[str, int]] = ()) -> list[tuple]:
+    """``unread``: ``unanswered``; a broker in it with some directories read (another file of its
+    cluster holds them) has ``unknown_brokers`` 1."""
+    unread = set(unread)
     groups: dict[tuple, list[tuple]] = defaultdict(list)
     for row in log_dirs:
         groups[(row[0], row[1])].append(row)
@@ -88,12 +105,17 @@ def broker_usage(log_dirs: list[tuple]) -> list[tuple]:
                 _known_sum(d[9] for d in dirs),
                 _known_sum(d[10] for d in dirs),
                 sum(d[6] is None for d in dirs),
+                int((cluster, broker) in unread),
             )
         )
     return out
 
 
-def cluster_usage(log_dirs: list[tuple], brokers: list[tuple]) -> list[tuple]:
+def cluster_usage(log_dirs: list[tuple], brokers: list[tuple], unread: Iterable[tuple[str, int]] = ()) -> list[tuple]:
+    """``brokers``: ``broker_usage``; ``unread``: ``unanswered``, counted per cluster."""
+    unknown_brokers: dict[str, int] = defaultdict(int)
+    for c, _broker in set(unread):
+        unknown_brokers[c] += 1
     groups: dict[str, list[tuple]] = defaultdict(list)
     for row in log_dirs:
         groups[row[0]].append(row)
@@ -125,6 +147,7 @@ def cluster_usage(log_dirs: list[tuple], brokers: list[tuple]) -> list[tuple]:
                 _known_sum(d[9] for d in dirs),
                 _known_sum(d[10] for d in dirs),
                 sum(d[6] is None for d in dirs),
+                unknown_brokers[cluster],
             )
         )
     return out
@@ -167,9 +190,10 @@ def unreachable(errors: list[tuple]) -> list[tuple]:
 
 
 def log_dirs_reports(rows: Rows, top: int = DEFAULT_TOP) -> list[Report]:
-    brokers = broker_usage(rows["log_dirs"])
+    unread = unanswered(rows["errors"], rows["clusters"])
+    brokers = broker_usage(rows["log_dirs"], unread)
     return [
-        Report.of(t.CLUSTER_USAGE, cluster_usage(rows["log_dirs"], brokers)),
+        Report.of(t.CLUSTER_USAGE, cluster_usage(rows["log_dirs"], brokers, unread)),
         Report.of(t.BROKER_USAGE, brokers),
         Report.of(t.DIR_USAGE, dir_usage(rows["log_dirs"])),
         Report.of(t.LARGEST_PARTITIONS, largest_partitions(rows["replicas"], top)),

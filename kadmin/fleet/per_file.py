@@ -53,15 +53,18 @@ def table_piece(table, top: int) -> Piece:
     from kadmin.fleet.arrow import for_log_dirs_reports
 
     table = for_log_dirs_reports(table, top)
-    clusters = [(row[0], "log-dirs") for row in _rows(table, "c", ["cluster"])]
+    # a "c" row: the cluster, its kind (in the status column) and the file it came from
+    results = _rows(table, "c", ["cluster", "status", "source"])
+    clusters = [(row[0], "log-dirs") for row in results]
     if _rows(table, "x", ["cluster"]):
         return clusters, {REPEATED: []}  # refused on the general path, which names what is repeated
     log_dirs = _rows(table, "d", t.column_names(t.LOG_DIRS))
     replicas = _rows(table, "r", t.column_names(t.REPLICAS))
     errors = _rows(table, "e", t.column_names(t.ERRORS))
-    brokers = local.broker_usage(log_dirs)
+    unread = local.unanswered(errors, results)
+    brokers = local.broker_usage(log_dirs, unread)
     rows = {
-        t.CLUSTER_USAGE.name: local.cluster_usage(log_dirs, brokers),
+        t.CLUSTER_USAGE.name: local.cluster_usage(log_dirs, brokers, unread),
         t.BROKER_USAGE.name: brokers,
         t.DIR_USAGE.name: local.dir_usage(log_dirs),
         t.LARGEST_PARTITIONS.name: local.largest_partitions(replicas, top),

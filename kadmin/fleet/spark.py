@@ -34,7 +34,7 @@ from kadmin.errors import KadminError
 from kadmin.fleet import local
 from kadmin.fleet import tables as t
 from kadmin.fleet.report import Report
-from kadmin.fleet.rows import Rows, empty_rows
+from kadmin.fleet.rows import LOG_DIRS_KIND, Rows, empty_rows
 
 DEFAULT_MASTER = "local[*]"
 # Small by default: the driver only collects report rows; executors do the work.
@@ -440,6 +440,18 @@ def log_dirs_reports(frames: Frames, top: int = local.DEFAULT_TOP) -> list[Repor
             (F.sum("m_taken") / F.sum("m_total")).alias("used_fraction"),
         ]
 
+    # the brokers a log-dirs result names as not read (local.unanswered): an error row with a
+    # broker, from a log-dirs result (its clusters row: same cluster and source), not from
+    # another command's result beside it
+    results = frames["clusters"].filter(F.col("kind") == LOG_DIRS_KIND).select("cluster", "source")
+    unread = (
+        frames["errors"]
+        .filter(F.col("broker").isNotNull())
+        .join(F.broadcast(results), ["cluster", "source"], "left_semi")
+        .select("cluster", "broker")
+        .distinct()
+        .cache()
+    )
     brokers = (
         dirs.groupBy("cluster", "broker")
         .agg(
@@ -450,14 +462,22 @@ def log_dirs_reports(frames: Frames, top: int = local.DEFAULT_TOP) -> list[Repor
             F.sum("future_replica_count").cast("long").alias("future_replicas"),
         )
         .withColumn("dir_skew", F.col("max_dir_fraction") - F.col("min_dir_fraction"))
+        .join(F.broadcast(unread.withColumn("unknown_brokers", F.lit(1))), ["cluster", "broker"], "left")
+        .withColumn("unknown_brokers", F.coalesce(F.col("unknown_brokers"), F.lit(0)).cast("int"))
         .cache()
     )
     broker_rows = _collect(brokers.select(*t.column_names(t.BROKER_USAGE.columns)))
 
-    per_cluster = dirs.groupBy("cluster").agg(
-        *counts(),
-        F.sum("replica_count").cast("long").alias("replicas"),
-        F.sum("future_replica_count").cast("long").alias("future_replicas"),
+    unread_per_cluster = unread.groupBy("cluster").agg(F.count(F.lit(1)).cast("int").alias("unknown_brokers"))
+    per_cluster = (
+        dirs.groupBy("cluster")
+        .agg(
+            *counts(),
+            F.sum("replica_count").cast("long").alias("replicas"),
+            F.sum("future_replica_count").cast("long").alias("future_replicas"),
+        )
+        .join(F.broadcast(unread_per_cluster), "cluster", "left")
+        .withColumn("unknown_brokers", F.coalesce(F.col("unknown_brokers"), F.lit(0)).cast("int"))
     )
     skews = (
         brokers.groupBy("cluster")
@@ -515,6 +535,7 @@ def log_dirs_reports(frames: Frames, top: int = local.DEFAULT_TOP) -> list[Repor
     move_rows = _collect(moves)
     error_rows = _collect(frames["errors"])
     brokers.unpersist()
+    unread.unpersist()
     dirs.unpersist()
     return [
         Report.of(t.CLUSTER_USAGE, cluster_rows),

@@ -137,6 +137,9 @@ CLUSTER_USAGE = ReportSpec(
         # directories whose contents are unknown (with an error: offline), left out of
         # used_bytes, replicas and future_replicas; last, so earlier columns keep their places
         ("unknown_dirs", "int"),
+        # brokers that did not answer (down, or an error in place of their log directories): in
+        # none of the sums, with a number of directories no one knows; last, as unknown_dirs
+        ("unknown_brokers", "int"),
     ),
     ("broker_skew", "cluster"),
     ("broker_skew",),
@@ -162,6 +165,9 @@ BROKER_USAGE = ReportSpec(
         # directories whose contents are unknown (with an error: offline), left out of
         # used_bytes, replicas and future_replicas; last, so earlier columns keep their places
         ("unknown_dirs", "int"),
+        # 1 when the broker did not answer in some result of its cluster (another file holds
+        # the directories read): its sums may lack directories; last, as unknown_dirs
+        ("unknown_brokers", "int"),
     ),
     ("dir_skew", "cluster", "broker"),
     ("dir_skew",),

@@ -232,3 +232,34 @@ def known_figures(doc: dict) -> dict:
 
     brokers = {b["broker"]: summed([k for k in dirs if k[0] == b["broker"]]) for b in doc["brokers"]}
     return {"dirs": dirs, "brokers": brokers, "cluster": summed(list(dirs))}
+
+
+# ---- a broker that did not answer: in no sum, and said so -----------------------------------
+
+# `kadmin log-dirs describe -o json` (exit 1) of `kadmin sandbox start --kafka-version 3.3
+# --brokers 4` after `kadmin sandbox fault broker-stop 3`: broker 3's row has the error "down:
+# not in the cluster's broker list" and no log directories; brokers 0 to 2 have two each.
+SANDBOX_BROKER_DOWN = json.loads((Path(__file__).parent / "data" / "sandbox-broker-down.json").read_text("utf-8"))
+DOWN_BROKER = 3
+
+
+def broker_down_fleets(directory: Path) -> dict[str, Path]:
+    """One fleet directory per variant, each holding cluster "demo":
+    - "saved": the saved result with broker 3 down;
+    - "beside": every broker's log directories read (SANDBOX_DIR_OFFLINE), and beside them a
+      throttle show result that could not read broker 2's throttles: a broker whose throttles
+      were not read lacks nothing in the log-dirs sums;
+    - "split": the saved result and, in a second file of the same cluster, broker 3's log
+      directories read later (``--broker-list 3``): broker 3 has a row, but one result of its
+      cluster says it did not answer."""
+    later = {"version": 1, "cluster": "demo", "brokers": [
+        broker(DOWN_BROKER, [log_dir("/var/lib/kafka/data0", [replica("orders", 0, 5 * GB)], total=100 * GB,
+                                     usable=60 * GB)]),
+    ]}
+    unread_throttles = {"throttles": [], "unreadable_brokers": [2]}
+    return {
+        "saved": write(directory / "saved", {"demo.json": SANDBOX_BROKER_DOWN}),
+        "beside": write(directory / "beside", {"demo.json": SANDBOX_DIR_OFFLINE,
+                                               "demo.throttle-show.json": unread_throttles}),
+        "split": write(directory / "split", {"demo.json": SANDBOX_BROKER_DOWN, "demo-later.json": later}),
+    }

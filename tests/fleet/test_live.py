@@ -95,6 +95,49 @@ def test_live_an_offline_directorys_contents_are_unknown_not_empty(spark, sandbo
     assert [r.rows for r in from_file] == [r.rows for r in local]
 
 
+@pytest.mark.spark
+def test_live_a_stopped_broker_is_said_to_be_missing_from_the_sums(spark, sandbox_factory, tmp_path):
+    """Broker 3 of four is stopped: DescribeLogDirs cannot ask it, and how many directories it
+    has is not known. Both engines report it unreachable and leave it out of the cluster's
+    sums, whose row says one broker is missing from them (unknown_brokers 1), where it said
+    they were whole (unknown_dirs 0 alone). The same cluster's saved `log-dirs describe -o json`
+    (broker 3 with an error and no log directories) gives the same rows on both engines."""
+    from click.testing import CliRunner
+
+    from kadmin.commands.root import cli
+    from tests.fleet.test_local import check_unread_brokers
+
+    sb = sandbox_factory(brokers=4, log_dirs=2)
+    sb.create_topic("orders", assignment={0: [0, 3], 1: [1, 2], 2: [2, 0], 3: [3, 1]}, size_bytes=4 * MiB)
+    sb.faults.broker_stop(3)
+    path = tmp_path / "fleet.toml"
+    path.write_text(f'[[clusters]]\nname = "demo"\nbootstrap_server = "{sb.bootstrap}"\n')
+    local = build_reports(FleetRequest("log-dirs", fleet=str(path)))
+    on_spark = build_reports(FleetRequest("log-dirs", spark=True, spark_master=MASTER, fleet=str(path)))
+    assert [r.rows for r in on_spark] == [r.rows for r in local]
+    for reports in (local, on_spark):
+        by = {r.name: r.records() for r in reports}
+        assert [(r["broker"], r["error"]) for r in by["unreachable"]] == [(3, "down: not in the cluster's broker list")]
+        [c] = by["cluster_usage"]
+        # orders-0 and orders-3 have a replica on broker 3: 6 of 8 replicas were read
+        assert (c["brokers"], c["dirs"], c["unknown_dirs"], c["unknown_brokers"]) == (3, 6, 0, 1)
+        assert (c["used_bytes"], c["replicas"]) == (6 * 4 * MiB, 6)
+        assert {r["broker"]: r["unknown_brokers"] for r in by["broker_usage"]} == {0: 0, 1: 0, 2: 0}
+
+    saved = CliRunner().invoke(cli, ["log-dirs", "describe", "-b", sb.bootstrap, "-o", "json"])
+    assert saved.exit_code == 1, saved.output  # broker 3 is down: the describe says so
+    doc = json.loads(saved.stdout)
+    (tmp_path / "from").mkdir()
+    (tmp_path / "from" / "demo.json").write_text(saved.stdout)
+    from_dir = str(tmp_path / "from")
+    from_file = build_reports(FleetRequest("log-dirs", from_dir=from_dir))
+    check_unread_brokers(from_file, doc)
+    on_spark = build_reports(FleetRequest("log-dirs", spark=True, spark_master=MASTER, from_dir=from_dir))
+    assert [r.rows for r in on_spark] == [r.rows for r in from_file]
+    usage = ("cluster_usage", "broker_usage", "dir_usage")
+    assert [r.rows for r in from_file if r.name in usage] == [r.rows for r in local if r.name in usage]
+
+
 def test_live_leftover_throttle_and_reassignments(fleet):
     """A throttle left on a cluster where nothing moves is leftover; the dead cluster is
     reported by every report; reassign list runs over the same inventory."""

@@ -110,6 +110,51 @@ def test_an_offline_directorys_contents_are_unknown_not_empty(tmp_path):
         assert (b1["unknown_dirs"], b1["used_bytes"], b1["replicas"], b1["future_replicas"]) == (2, None, None, None)
 
 
+def check_unread_brokers(reports, doc, cluster="demo"):
+    """The usage reports of ``doc`` (a log-dirs describe result with brokers that did not
+    answer: an error and no log directories): those brokers have no broker_usage row and are in
+    none of the cluster's sums, which ``unknown_brokers`` says (fixtures.known_figures works the
+    sums out from the answered brokers' directories)."""
+    by = by_name(reports)
+    unread = {b["broker"] for b in doc["brokers"] if b["error"]}
+    answered = {b["broker"] for b in doc["brokers"] if b["log_dirs"]}
+    assert unread and not unread & answered
+    assert {r["broker"] for r in by["broker_usage"] if r["cluster"] == cluster} == answered
+    assert {r["broker"]: r["unknown_brokers"] for r in by["broker_usage"] if r["cluster"] == cluster} == dict.fromkeys(
+        answered, 0)
+    [c] = [r for r in by["cluster_usage"] if r["cluster"] == cluster]
+    want = fx.known_figures(doc)["cluster"]
+    assert (c["unknown_dirs"], c["used_bytes"], c["replicas"], c["future_replicas"]) == want
+    assert (c["brokers"], c["unknown_brokers"]) == (len(answered), len(unread))
+    assert {(r["cluster"], r["broker"]) for r in by["unreachable"]} == {(cluster, b) for b in unread}
+    return by
+
+
+def test_a_broker_that_did_not_answer_is_said_to_be_missing_from_the_sums(tmp_path):
+    """A saved `log-dirs describe -o json` of the sandbox with broker 3 stopped: the cluster's
+    sums are over brokers 0 to 2 and its row says one broker is missing from them
+    (unknown_brokers 1), where it said they were whole (unknown_dirs 0 alone). A throttle show
+    result beside a whole log-dirs result, naming a broker whose throttles it could not read,
+    takes nothing from the log-dirs sums. A broker whose directories one file holds while
+    another file of its cluster says it did not answer: its own row says so too."""
+    fleets = fx.broker_down_fleets(tmp_path)
+    by = check_unread_brokers(build_reports(FleetRequest("log-dirs", from_dir=str(fleets["saved"]))),
+                              fx.SANDBOX_BROKER_DOWN)
+    [c] = by["cluster_usage"]
+    assert (c["brokers"], c["dirs"], c["unknown_dirs"], c["unknown_brokers"]) == (3, 6, 0, 1)
+
+    by = by_name(build_reports(FleetRequest("log-dirs", from_dir=str(fleets["beside"]))))
+    assert [(r["broker"], r["source"]) for r in by["unreachable"]] == [(2, "demo.throttle-show.json")]
+    assert [r["unknown_brokers"] for r in by["cluster_usage"]] == [0]
+    assert {r["unknown_brokers"] for r in by["broker_usage"]} == {0}
+
+    by = by_name(build_reports(FleetRequest("log-dirs", from_dir=str(fleets["split"]))))
+    brokers = {r["broker"]: r["unknown_brokers"] for r in by["broker_usage"]}
+    assert brokers == {0: 0, 1: 0, 2: 0, fx.DOWN_BROKER: 1}
+    [c] = by["cluster_usage"]
+    assert (c["brokers"], c["dirs"], c["unknown_brokers"]) == (4, 7, 1)
+
+
 def test_reassignments_that_have_not_progressed_come_first(tmp_path):
     reports = by_name(build_reports(FleetRequest("reassign", from_dir=str(fx.reassign_fleet(tmp_path)))))
     rows = [(r["topic"], r["partition"], r["status"], r["progressed"], r["source_size"], r["adding_size"])

@@ -199,6 +199,32 @@ def test_an_offline_directorys_contents_are_unknown_on_spark_too(spark, tmp_path
         check_unknown_contents(queries, expected[name])
 
 
+def test_a_broker_that_did_not_answer_is_said_to_be_missing_from_the_sums_on_spark_too(spark, tmp_path):
+    """The Spark engine's queries, its per-file path and plain Python give the same rows for the
+    saved result with broker 3 down (unknown_brokers 1), a throttle show result beside a whole
+    one naming a broker whose throttles it could not read (0), and the cluster split over two
+    files, one saying broker 3 did not answer and one holding its directories
+    (tests/fleet/test_local.py)."""
+    from kadmin.fleet import spark as engine
+    from kadmin.fleet.files import discover
+    from tests.fleet.test_local import check_unread_brokers
+
+    fleets = fx.broker_down_fleets(tmp_path)
+    for name, directory in fleets.items():
+        local, on_spark = both("log-dirs", spark, from_dir=str(directory))
+        assert_same(local, on_spark)
+        assert_same(local, general_path(spark, directory, 10))
+        per_file = engine.log_dirs_reports_from_files(spark, discover(directory, "log-dirs"), 10)
+        assert (per_file is None) == (name == "split")  # one cluster in two files: the general path
+        if per_file is not None:
+            assert_same(local, per_file)
+    check_unread_brokers(general_path(spark, fleets["saved"], 10), fx.SANDBOX_BROKER_DOWN)
+    unknown = {r.name: [row[-1] for row in r.rows] for r in general_path(spark, fleets["split"], 10)}
+    assert (unknown["cluster_usage"], sorted(unknown["broker_usage"])) == ([1], [0, 0, 0, 1])
+    unknown = {r.name: [row[-1] for row in r.rows] for r in general_path(spark, fleets["beside"], 10)}
+    assert (unknown["cluster_usage"], unknown["broker_usage"]) == ([0], [0, 0, 0])
+
+
 def test_a_directory_in_two_files_of_one_cluster_is_refused_on_spark_too(spark, tmp_path):
     import json
 
