@@ -123,6 +123,7 @@ def balance_document(result) -> dict:
     before_spread = usage_spread(result.before)
     after_spread = usage_spread(result.after, result.evacuated)  # emptied on purpose, not uneven
     return {
+        "version": 1,  # 1 (kadmin of 2026-11-26 on): the first to say; an offline directory's contents null
         "plan": plan_to_json(result.plan.partitions),
         "moves": [
             {
@@ -143,6 +144,10 @@ def balance_document(result) -> dict:
         ],
         "notes": list(result.notes),
     }
+
+
+def _before_after(before: int, after: int, show) -> str:
+    return show(before) if before == after else f"{show(before)} -> {show(after)}"
 
 
 def _bar(fraction: float | None, width: int = 16) -> str:
@@ -192,21 +197,16 @@ def balance_table(result, *, bars: bool):
             table.add_section()
         last = u.broker
         status = u.status.value if u.status.value == "online" else f"[red]{u.status.value}[/]"
-        kafka = (
-            format_size(u.replica_bytes)
-            if u.replica_bytes == a.replica_bytes
-            else f"{format_size(u.replica_bytes)} -> {format_size(a.replica_bytes)}"
-        )
-        replicas = str(u.replicas) if u.replicas == a.replicas else f"{u.replicas} -> {a.replicas}"
         out, in_ = moves_out.get((u.broker, u.path), 0), moves_in.get((u.broker, u.path), 0)
+        offline = u.replica_bytes is None  # what it holds is unknown (as log-dirs describe shows it)
         table.add_row(
             str(u.broker),
             escape(u.path),  # free text, not markup
             status,
-            show(u.used_fraction),
-            show(a.used_fraction),
-            kafka,
-            replicas,
+            "[dim]unknown[/]" if offline else show(u.used_fraction),
+            "[dim]unknown[/]" if offline else show(a.used_fraction),
+            "[dim]unknown[/]" if offline else _before_after(u.replica_bytes, a.replica_bytes, format_size),
+            "[dim]unknown[/]" if offline else _before_after(u.replicas, a.replicas, str),
             f"{out}/{in_}" if out or in_ else "",
         )
     return table

@@ -240,6 +240,11 @@ def read_for_balance(
     cluster = backend.describe_cluster()
     down = cluster.down_brokers()
     ids = check_brokers(requested, cluster.brokers, down)
+    for b, path in evacuate:  # named there without being listed in --broker-list: it must exist too
+        try:
+            check_brokers([b], cluster.brokers, down)
+        except NotFoundError as e:
+            raise NotFoundError(f"--evacuate {b}:{path}: {e}") from None
     answers, ongoing = read_together(
         backend, lambda: backend.describe_log_dirs(brokers=ids), backend.list_partition_reassignments
     )

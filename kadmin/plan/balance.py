@@ -16,7 +16,12 @@ of a replica on its own broker does.
   evacuation leaves them where they are and names them in a note.
 - A broker with an offline directory is left as it is: Kafka creates no future replica on it
   until the directory is back (LogManager.getOrCreateLog: KAFKA_STORAGE_ERROR), so every move
-  there would fail; a note says so, and evacuating one of its directories is refused.
+  there would fail; a note says so, and evacuating one of its directories is refused. What an
+  offline directory holds is unknown (DescribeLogDirs lists nothing there): its bytes and
+  replicas are None before and after, not 0.
+- Partitions with a replica out of the ISR (on a down broker, say) move between directories
+  like any other: the plan keeps every replica set, so ``reassign execute`` sends only
+  AlterReplicaLogDirs for them, which copies from the broker's own log and needs no ISR.
 - Never a target: offline or cordoned directories, or one being evacuated. A directory never
   receives more than its usable bytes, less what moves in flight still bring it; bytes it sends
   away are not counted as free, since moves finish in any order.
@@ -76,15 +81,17 @@ class LogDirMove:
 
 @dataclass(frozen=True)
 class DirUsage:
-    """One directory's figures, as reported (before) or projected once the plan is done (after)."""
+    """One directory's figures, as reported (before) or projected once the plan is done (after).
+    ``replica_bytes`` and ``replicas`` are None for an offline directory: DescribeLogDirs lists
+    nothing there, and what it holds is unknown, not empty (``logdirs.contents_known``)."""
 
     broker: int
     path: str
     status: LogDirStatus
     total_bytes: int | None
     usable_bytes: int | None
-    replica_bytes: int
-    replicas: int
+    replica_bytes: int | None
+    replicas: int | None
 
     @property
     def used_fraction(self) -> float | None:
@@ -468,29 +475,24 @@ def _choose(states: Mapping[int, _Broker], max_moves: int | None) -> list[LogDir
 
 
 def _usage(log_dirs: Mapping[int, Sequence[LogDir]], scope: Sequence[int]) -> list[DirUsage]:
-    return [
-        DirUsage(b, d.path, d.status, d.total_bytes, d.usable_bytes, d.used_bytes, len(d.replicas))
-        for b in scope
-        for d in sorted(log_dirs[b], key=lambda d: d.path)
-    ]
+    return [_as_reported(b, d) for b in scope for d in sorted(log_dirs[b], key=lambda d: d.path)]
+
+
+def _as_reported(broker: int, d: LogDir) -> DirUsage:
+    """A directory's figures as DescribeLogDirs gave them; an offline one's contents unknown."""
+    if d.status is LogDirStatus.OFFLINE:
+        return DirUsage(broker, d.path, d.status, d.total_bytes, d.usable_bytes, None, None)
+    return DirUsage(broker, d.path, d.status, d.total_bytes, d.usable_bytes, d.used_bytes, len(d.replicas))
 
 
 def _usage_of(broker: int, dirs: Sequence[LogDir], state: _Broker) -> list[DirUsage]:
     out = []
     for d in sorted(dirs, key=lambda d: d.path):
         w = state.dirs.get(d.path)
-        if w is None or not w.capacity_known:
-            out.append(
-                DirUsage(
-                    broker,
-                    d.path,
-                    d.status,
-                    d.total_bytes,
-                    d.usable_bytes,
-                    d.used_bytes if w is None else w.replica_bytes,
-                    len(d.replicas) if w is None else w.replicas,
-                )
-            )
+        if w is None:  # offline: left as it is
+            out.append(_as_reported(broker, d))
+        elif not w.capacity_known:
+            out.append(DirUsage(broker, d.path, d.status, d.total_bytes, d.usable_bytes, w.replica_bytes, w.replicas))
         else:
             out.append(DirUsage(broker, d.path, d.status, d.total_bytes, w.usable, w.replica_bytes, w.replicas))
     return out

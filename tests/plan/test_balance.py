@@ -109,6 +109,18 @@ def test_a_broker_with_an_offline_directory_is_left_as_it_is_and_said_why():
         balance_log_dirs(c, dirs, evacuate=[(1, "/a")])
 
 
+def test_an_offline_directorys_contents_are_unknown_not_empty():
+    # DescribeLogDirs lists nothing in an offline directory (KAFKA_STORAGE_ERROR), yet what it
+    # holds is still the broker's: unknown (None) before and after, as log-dirs describe says.
+    c, dirs = build({1: {"/a": [("t", p, GB) for p in range(4)], "/b": []}}, offline={(1, "/b")})
+    result = balance_log_dirs(c, dirs)
+    for rows in (result.before, result.after):
+        (b,) = [u for u in rows if u.path == "/b"]
+        assert (b.replica_bytes, b.replicas) == (None, None)
+        (a,) = [u for u in rows if u.path == "/a"]
+        assert (a.replica_bytes, a.replicas) == (4 * GB, 4)
+
+
 def test_a_move_in_flight_is_left_alone_and_counted_as_done():
     # t-0 is being copied from /a to /b (3 of 8 GB so far): once done /a and /b hold 8 GB each.
     c, dirs = build({1: {"/a": [("t", 0, 8 * GB), ("t", 1, 8 * GB)], "/b": [("t", 0, 3 * GB, "future")]}})

@@ -108,6 +108,43 @@ def test_max_moves_and_unanswered_brokers(fake):
     assert run("--broker-list", "9").exit_code == EXIT_USAGE
 
 
+class OfflineBackend(Backend):
+    """Broker 1 as in Backend, but /b is offline (KAFKA_STORAGE_ERROR: nothing listed, -1 totals)."""
+
+    def describe_log_dirs(self, brokers=None, topics=None):
+        out = super().describe_log_dirs(brokers, topics)
+        a, b, c = out[1].log_dirs
+        return {**out, 1: BrokerLogDirs(1, (a, LogDir(1, "/b", "KafkaStorageException"), c))}
+
+
+def test_an_offline_directorys_figures_are_unknown_and_the_result_has_a_version(monkeypatch):
+    @contextlib.contextmanager
+    def open_cluster(cluster, read_only=True):
+        yield OfflineBackend()
+
+    monkeypatch.setattr("kadmin.commands.log_dirs_balance.open_cluster", open_cluster)
+    r = run("-o", "json", "--broker-list", "1")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, load("log-dirs-balance-result"))
+    assert doc["version"] == 1 and doc["moves"] == []
+    rows = {row["path"]: row for row in doc["log_dirs"]}
+    assert [rows["/b"][k] for k in ("replica_bytes_before", "replica_bytes_after", "replicas_before",
+                                     "replicas_after")] == [None] * 4
+    assert (rows["/a"]["replica_bytes_before"], rows["/a"]["replicas_before"]) == (6 * GB, 6)
+    table = CliRunner(env={"COLUMNS": "200"}).invoke(
+        cli, ["log-dirs", "balance", "--broker-list", "1", "-b", "127.0.0.1:1"]).stdout
+    row = next(line for line in table.splitlines() if "/b" in line)
+    assert "offline" in row and row.count("unknown") == 4 and " 0 B" not in row, row
+
+
+def test_evacuating_a_directory_of_a_broker_that_does_not_exist_says_so(fake):
+    # Without --broker-list it said "broker 9 is not in the broker list": there was none.
+    r = run("--evacuate", "9:/a")
+    assert r.exit_code == EXIT_USAGE
+    assert "kadmin: error: --evacuate 9:/a: the given brokers do not exist: 9; existing brokers: 1,2\n" == r.stderr
+
+
 def _kadmin(sb, *args, check=True):
     p = subprocess.run([sys.executable, "-m", "kadmin", *args, "--bootstrap-server", sb.bootstrap],
                        capture_output=True, text=True, timeout=120)
