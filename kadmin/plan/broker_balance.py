@@ -52,7 +52,8 @@ filesystem shared by directories) receives more than its usable bytes nor ends a
 and a broker with an offline directory gets no moves between its directories and receives
 replicas into "any" directory (Kafka creates no future replica there; a note says so);
 partitions being reassigned (adding/removing replicas, or listed in ``reassigning``) or with a
-future replica anywhere are not touched, and count as done (``broker_balance_state``); stray logs never move. ``max_moves``/``max_bytes``
+future replica anywhere are not touched, and count as done (``broker_balance_state``); stray logs never move.
+A replica on a down broker has an unknown rack, which no move treats as safe (``keeps_rack_spread``). ``max_moves``/``max_bytes``
 stop the planning where they would be exceeded (also when every move that would help is larger
 than what ``max_bytes`` leaves: the limit stopped it, not the cluster).
 """
@@ -75,6 +76,7 @@ from kadmin.plan.broker_balance_state import (
     load_dirs,
     remove_item,
 )
+from kadmin.plan.broker_balance_steps import UNKNOWN_RACK, Rack
 from kadmin.plan.filesystems import no_capacity_note, shared_filesystem_note
 from kadmin.plan.gc_pause import gc_paused
 from kadmin.throttling import RECORD_TOPIC
@@ -286,7 +288,8 @@ class _Planner:
         # and a replica arriving there goes where Kafka puts it ("any").
         self.no_future = {b for b, ds in self.offline.items() if ds}
         self.where = where  # broker -> partition -> (directory, size), kept up to date
-        # Racks: the rule applies once the cluster has two or more (a broker without one is in none).
+        # Racks: the rule applies once the cluster has two or more (a broker without one is in
+        # none). Only live brokers are listed: a down broker's rack is unknown (``rack_of``).
         self.racks = {b: x.rack for b, x in cluster.brokers.items()}
         self.racked = len({r for r in self.racks.values() if r is not None}) > 1
         self._classify(topics, frozen)
@@ -304,6 +307,10 @@ class _Planner:
         self.moved_bytes = 0
         self.limited = False
         self.held_back = False  # --max-bytes alone kept the current step from a move
+
+    def rack_of(self, broker: int) -> Rack:
+        """The broker's rack; ``UNKNOWN_RACK`` for one the cluster does not list (down)."""
+        return self.racks.get(broker, UNKNOWN_RACK)
 
     def _reassignments(self, cluster, log_dirs) -> tuple[dict[int, set[int]], dict[int, dict[int, int]]]:
         """Per broker in scope: partitions whose replica there a reassignment under way removes,

@@ -4,7 +4,7 @@ working state. See ``kadmin.plan.broker_balance`` for what they do and why."""
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from kadmin.plan.broker_balance_state import BrokerState, Dir, Item
 from kadmin.units import format_size
@@ -58,15 +58,32 @@ def _best(found: list[tuple[tuple[Item, bool], Dir]]) -> tuple[Item, Dir] | None
     return item, d
 
 
-def keeps_rack_spread(racks: list[str | None], source: str | None, dest: str | None) -> bool:
+class UnknownRack:
+    """The rack of a replica on a broker the cluster does not list (down, or gone): unknown,
+    which is not None (a broker without a rack)."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN_RACK"
+
+
+UNKNOWN_RACK = UnknownRack()
+Rack = str | None | UnknownRack
+
+
+def keeps_rack_spread(racks: Sequence[Rack], source: Rack, dest: Rack) -> bool:
     """Whether moving a partition's replica from rack ``source`` to rack ``dest`` (``racks``: the
     rack of each of its replicas) keeps its rack spread: the same rack, or one holding fewer of
     its replicas than ``source`` does. This is ``minimal_assign``'s rule (the sum of squared
     replicas per rack never grows), so the partition never spans fewer racks. A broker without
-    a rack receives only from another without one."""
+    a rack receives only from another without one. A replica whose rack is unknown
+    (``UNKNOWN_RACK``) makes every move but one within a rack unsafe: its rack may be the very
+    one the move fills (a down broker's replica on rack-0 with another on rack-1: moving the
+    second to rack-0 would put both on rack-0)."""
+    if isinstance(source, UnknownRack) or isinstance(dest, UnknownRack):
+        return False
     if source == dest:
         return True
-    if dest is None:
+    if dest is None or any(isinstance(r, UnknownRack) for r in racks):
         return False
     return racks.count(dest) < racks.count(source)
 
@@ -152,7 +169,7 @@ def _trade(p, src: BrokerState, dst: BrokerState, want: float) -> bool:
             return False  # a broker that held a replica keeps it: Kafka copies nothing back
         if p.new_leader(i, src.id, dst.id) is None:
             return False  # the preferred-leader spread would widen
-        if p.racked and not keeps_rack_spread([p.racks.get(b) for b in reps], p.racks.get(src.id), dst.rack):
+        if p.racked and not keeps_rack_spread([p.rack_of(b) for b in reps], p.rack_of(src.id), p.rack_of(dst.id)):
             return False
         return dst.best_dir(size) is not None
 
