@@ -80,14 +80,22 @@ class ThrottleState:
 
 def log_dir_moving_brokers(backend, brokers: Collection[int]) -> tuple[set[int], bool]:
     """Brokers with a log-dir move in flight, and whether every broker could be seen. A broker
-    that did not answer DescribeLogDirs, or a backend without it, counts as moving."""
+    that did not answer DescribeLogDirs, or a backend without it, counts as moving.
+
+    A move is in flight while its future replica exists, copying or not: one whose source
+    directory failed stays listed, paused (OffsetLag -1), and one whose destination failed sits
+    unseen in that directory; the restart that brings the directory back resumes either
+    (LogManager.loadLog, ReplicaManager.maybeAddLogDirFetchers) at the log-dir rate set by then.
+    So a broker listing a future replica, or with a directory offline (what it holds cannot be
+    seen), counts as moving: its log-dir rate stays until the future replica is gone."""
     if Capability.LOG_DIRS not in backend.capabilities:
         return set(brokers), False
     answers = backend.describe_log_dirs(brokers=sorted(brokers))
     moving = {
         b
         for b, bld in answers.items()
-        if bld.error is not None or any(r.is_future for d in bld.log_dirs for r in d.replicas)
+        if bld.error is not None
+        or any(d.error is not None or any(r.is_future for r in d.replicas) for d in bld.log_dirs)
     }
     unseen = {b for b, bld in answers.items() if bld.error is not None} | (set(brokers) - set(answers))
     return moving | unseen, not unseen

@@ -1,0 +1,90 @@
+"""A log-dir move paused by a failed directory keeps its log-dir rate.
+
+When the source directory of a move fails, the broker lists the future replica (OffsetLag -1)
+and stops copying; when the destination fails, the future replica sits unseen on that disk.
+Either way the restart that brings the directory back resumes the move (LogManager.loadLog,
+ReplicaManager.maybeAddLogDirFetchers) at whatever log-dir rate is set by then. So the rate
+the plan set is still needed: verify keeps it (and says why), throttle show counts it as
+needed, throttle clear --stale keeps it, and the resumed move runs throttled. At 3.3 and 4.3
+KRaft, and 2.8 in ZooKeeper mode through --zookeeper.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support.cli import kadmin, write_plan
+from tests.support.sandbox import SandboxClock, sandbox_factory  # noqa: F401  (fixture)
+
+D0, D1 = "/var/lib/kafka/data0", "/var/lib/kafka/data1"
+LOG_DIR_RATE = "replica.alter.log.dirs.io.max.bytes.per.second"
+MODES = [("3.3", "kraft"), ("4.3", "kraft"), ("2.8", "zookeeper")]
+
+
+@pytest.fixture(params=MODES, ids=[f"kafka{v}-{m}" for v, m in MODES])
+def moving(request, sandbox_factory, tmp_path, monkeypatch, capsys):  # noqa: F811
+    """t-0's replica on broker 1 moving from D1 to D0 at 1 MB/s (8 MB: 8 s), 1 s in."""
+    version, mode = request.param
+    zk = request.getfixturevalue("zk_connect") if mode == "zookeeper" else None
+    sb = sandbox_factory(brokers=2, log_dirs=2, manual_clock=True, kafka_version=version, zookeeper=zk)
+    sb.create_topic("t", assignment={0: [0, 1]}, size_bytes=8_000_000, log_dirs={(0, 0): D0, (0, 1): D1})
+    sb.settle()
+    sb.connect = ["--zookeeper", zk] if zk else ["-b", sb.bootstrap]
+    sb.plan = write_plan(tmp_path, [{"topic": "t", "partition": 0, "replicas": [0, 1], "log_dirs": ["any", D0]}])
+    from kadmin.execute import verification
+
+    monkeypatch.setattr(verification, "SystemClock", lambda: SandboxClock(sb))
+    code, _, err = kadmin(
+        capsys,
+        "reassign",
+        "execute",
+        "--reassignment-json-file",
+        sb.plan,
+        "--replica-alter-log-dirs-throttle",
+        "1MB/s",
+        "--rollback-file",
+        f"{sb.plan}.rollback",
+        *sb.connect,
+    )
+    assert code == 0, err
+    sb.clock.advance(1)
+    assert sb.snapshot().future_replica("t", 0, 1) is not None
+    return sb
+
+
+def log_dir_rate(sb, capsys) -> dict | None:
+    """Broker 1's log-dir rate as throttle show lists it (None: not set)."""
+    code, out, err = kadmin(capsys, "throttle", "show", "-o", "json", *sb.connect)
+    assert code == 0, err
+    rates = [t for t in json.loads(out)["throttles"] if t["resource"] == "1" and t["config"] == LOG_DIR_RATE]
+    return rates[0] if rates else None
+
+
+@pytest.mark.parametrize("failed", [D1, D0], ids=["source", "destination"])
+def test_a_paused_move_keeps_its_log_dir_rate_until_it_resumes_and_ends(moving, capsys, failed):
+    sb = moving
+    sb.faults.dir_offline(1, failed)
+    sb.settle()
+    rate = log_dir_rate(sb, capsys)
+    assert rate is not None and rate["value"] == "1000000"
+    assert (rate["needed"], rate["stale"]) == (True, False)
+    code, _, err = kadmin(capsys, "throttle", "clear", "--stale", *sb.connect)
+    assert code == 0, err
+    assert log_dir_rate(sb, capsys) is not None
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", sb.plan, *sb.connect)
+    assert code == 4, out + err
+    assert "Removed throttles" not in out
+    assert log_dir_rate(sb, capsys) is not None
+
+    # The restart that brings the disk back resumes the move, throttled: 7 MB left at 1 MB/s.
+    sb.faults.dir_online(1, failed)
+    sb.settle()
+    sb.clock.advance(2)
+    assert sb.snapshot().future_replica("t", 0, 1) is not None
+    sb.clock.advance(10)
+    assert sb.snapshot().replica_dir("t", 0, 1) == D0 and sb.snapshot().future_replica("t", 0, 1) is None
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", sb.plan, *sb.connect)
+    assert code == 0, out + err
+    assert log_dir_rate(sb, capsys) is None
