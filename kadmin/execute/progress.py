@@ -48,6 +48,12 @@ UNANSWERED = "Unknown: its broker did not answer"
 # between its directories may be half done and resume when it restarts; whether it is in sync
 # nobody can see. ("Unknown broker" stays for an id the cluster does not know at all.)
 DOWN = "Unknown: its broker is down"
+# Not KIP-179's: a log-dir move whose future replica DescribeLogDirs lists with OffsetLag -1
+# (Kafka's INVALID_OFFSET_LAG: the partition is not online on the broker). Its source directory
+# went offline: nothing copies it until the broker restarts with that directory back, and then
+# it resumes. Lag, bytes left and ETA are unknown; it is still a move (it will run again).
+PAUSED = "Paused: its source directory is offline"
+LAG_UNKNOWN = "Behind: lag unknown"
 
 INTER_BROKER = "inter-broker"
 LOG_DIR = "log-dir"
@@ -280,9 +286,12 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unrea
             append(ReplicaProgress(topic, partition, broker, DOWN, move))
             continue
         if broker not in adding and broker not in state.isr and _offline(broker, state, here, offline_dirs):
-            append(ReplicaProgress(topic, partition, broker, OFFLINE))
-            continue
-        if broker in adding or broker not in state.isr:
+            if here is None or here.future_dir is None or here.current_dir is not None:
+                append(ReplicaProgress(topic, partition, broker, OFFLINE))
+                continue
+            # Its future replica waits in an online directory: a move that resumes with the disk.
+            fields = _moving_dir(here, True)
+        elif broker in adding or broker not in state.isr:
             end_offset = offsets.get(key)
             if end_offset is None and unread:
                 tp = TopicPartition(topic, partition)
@@ -290,7 +299,7 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unrea
                     unestimated.add(tp)
             fields = _catching_up(topic, partition, broker, state, here, dirs, end_offset)
         elif here is not None and here.future_dir is not None:
-            fields = _moving_dir(here)
+            fields = _moving_dir(here, broker in offline_dirs)
         elif broker in silent:  # the ISR says in sync, but nothing from the broker itself does
             append(ReplicaProgress(topic, partition, broker, UNANSWERED))
             continue
@@ -300,6 +309,8 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unrea
         status, move, behind, estimated, total, moved, remaining, log_dir, future_dir = fields
         rate = eta = None
         prev = before.get((topic, partition, broker, move)) if dt > 0 else None
+        if status in (PAUSED, LAG_UNKNOWN):  # Kafka does not know its lag: no rate, no ETA
+            prev = None
         if prev is not None and moved is not None and prev.moved_bytes is not None:
             rate = max(moved - prev.moved_bytes, 0) / dt
             if remaining == 0:
@@ -383,10 +394,17 @@ def _catching_up(topic, partition, broker, state, here, dirs, end_offset) -> tup
     return ("Behind", INTER_BROKER, None, False, total, min(moved, total), remaining, log_dir, None)
 
 
-def _moving_dir(here: DirReplica) -> tuple:
-    """A future replica catching up with the current one in another directory of the broker."""
+def _moving_dir(here: DirReplica, dir_offline: bool) -> tuple:
+    """A future replica catching up with the current one in another directory of the broker.
+    A negative OffsetLag is Kafka's "unknown" (-1): the partition is not online there, its
+    source directory offline when the broker has one (``dir_offline``) and lists no current
+    replica; its lag is None, not -1 messages."""
     total, moved, lag = here.current_size, here.future_size, here.future_lag
-    status = f"Behind: {lag} messages" if lag is not None else "Behind"
+    if lag is not None and lag < 0:
+        lag = None
+        status = PAUSED if dir_offline and here.current_dir is None else LAG_UNKNOWN
+    else:
+        status = f"Behind: {lag} messages" if lag is not None else "Behind"
     shown: int | None
     remaining: int | None
     if total is not None and moved is not None:

@@ -320,3 +320,37 @@ def test_following_ends_when_only_an_unseen_broker_is_left():
 
     last = follow(sample, Clock(), 1.0, FollowReporter())
     assert last.unseen_only and not last.done and len(taken) == UNSEEN_SAMPLES
+
+
+@pytest.mark.parametrize("in_isr", [True, False], ids=["in-isr", "offline-replica"])
+def test_a_log_dir_move_paused_by_its_offline_source_has_no_lag_rate_or_eta(in_isr):
+    """Kafka lists the future replica with OffsetLag -1 (INVALID_OFFSET_LAG) once the current
+    replica's directory fails: its lag is unknown, not -1 messages, and it copies nothing until
+    the broker restarts with the disk back, so no ETA; it is still a move (it resumes)."""
+    from kadmin.execute.progress import PAUSED
+
+    bar = PartitionState("bar", 0, 1, (1, 2), (1, 2) if in_isr else (1,), offline_replicas=() if in_isr else (2,))
+    d = dirs([(1, "/a", "bar", 0, 10 * MB, 0, False), (2, "/b", "bar", 0, 4 * MB, 1234, True)])
+    d[2] = BrokerLogDirs(2, (LogDir(2, "/a", error="KafkaStorageException"), *d[2].log_dirs))
+    moving = snapshot(0.0, cluster([bar]), {}, d)
+    paused = dirs([(1, "/a", "bar", 0, 10 * MB, 0, False), (2, "/b", "bar", 0, 4 * MB, -1, True)])
+    paused[2] = BrokerLogDirs(2, (LogDir(2, "/a", error="KafkaStorageException"), *paused[2].log_dirs))
+    s = snapshot(3.0, cluster([bar]), {}, paused, previous=moving)
+    (row,) = s.replicas  # without a plan: the replicas moving
+    assert (row.broker, row.move, row.status, row.messages_behind) == (2, LOG_DIR, PAUSED, None)
+    assert (row.rate, row.eta, row.remaining_bytes, row.future_log_dir) == (None, None, None, "/b")
+    assert not s.done and s.totals.moving_replicas == 1
+    assert (s.totals.eta, s.totals.remaining_bytes) == (None, None)
+    (doc,) = snapshot_json(s)["replicas"]
+    assert (doc["status"], doc["messages_behind"], doc["eta_seconds"]) == (PAUSED, None, None)
+
+
+def test_a_future_replica_with_an_unknown_lag_gets_no_eta():
+    """OffsetLag -1 with the current replica listed (no offline directory): lag unknown, no ETA."""
+    from kadmin.execute.progress import LAG_UNKNOWN
+
+    bar = PartitionState("bar", 0, 2, (2,), (2,))
+    first = snapshot(0.0, cluster([bar]), {}, dirs([(2, "/a", "bar", 0, 10 * MB, 0, False), (2, "/b", "bar", 0, 4 * MB, 9, True)]))
+    d = dirs([(2, "/a", "bar", 0, 10 * MB, 0, False), (2, "/b", "bar", 0, 7 * MB, -1, True)])
+    row = snapshot(3.0, cluster([bar]), {}, d, previous=first).replicas[0]
+    assert (row.status, row.messages_behind, row.eta) == (LAG_UNKNOWN, None, None)
