@@ -118,7 +118,9 @@ def balance(
     emptiest), so one `reassign execute` moves them between brokers and disks at once. Racks,
     replication factors and the preferred-leader spread are kept; offline and cordoned
     directories never receive; partitions being moved already and stray logs are left alone.
-    Nothing in the cluster changes.
+    A broker with an offline directory (what it holds is unknown) takes no part, and partitions
+    with a replica out of the ISR (a down broker's, say) are left alone: Kafka would not finish
+    moving them. Notes name both. Nothing in the cluster changes.
 
     When a directory reports no disk capacity (Kafka before 3.3), Kafka bytes are balanced
     instead: each broker's share of them against the mean share, --threshold taken relative to

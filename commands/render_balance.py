@@ -18,6 +18,23 @@ def _show(fraction, bars: bool):
     return Text("-" if fraction is None else f"{fraction:.1%}")
 
 
+def _unknown():
+    from rich.text import Text
+
+    return Text("unknown", style="dim")
+
+
+def _before_after(before, after, show):
+    """``before``, or ``before -> after`` when they differ; a None figure (an offline
+    directory's, or a broker's with one) is unknown, as log-dirs describe shows it."""
+    if before is None and after is None:
+        return _unknown()
+    text = "unknown" if before is None else show(before)
+    if before != after:
+        text += f" -> {'unknown' if after is None else show(after)}"
+    return text
+
+
 def _by_bytes(result) -> bool:
     from kadmin.plan.broker_balance import KAFKA_BYTES
 
@@ -62,15 +79,14 @@ def brokers_table(result, *, bars: bool):
         table.add_column(col, no_wrap=True, **kw)
     for u in result.brokers_before:
         a = after[u.broker]
-        replicas = str(u.replicas) if u.replicas == a.replicas else f"{u.replicas} -> {a.replicas}"
         table.add_row(
             str(u.broker),
             escape(u.rack or "-"),  # free text, not markup
-            _show(u.share, bars),
-            _show(a.share, bars),
+            _unknown() if u.occupied is None else _show(u.share, bars),
+            _unknown() if a.occupied is None else _show(a.share, bars),
             format_size(out[u.broker]) if u.broker in out else "",
             format_size(inn[u.broker]) if u.broker in inn else "",
-            replicas,
+            _before_after(u.replicas, a.replicas, str),
         )
     return table
 
@@ -104,19 +120,15 @@ def dirs_table(result, *, bars: bool):
             table.add_section()
         first, last = u.broker != last, u.broker
         status = u.status.value if u.status.value == "online" else f"[red]{u.status.value}[/]"
-        kafka = (
-            format_size(u.replica_bytes)
-            if u.replica_bytes == a.replica_bytes
-            else f"{format_size(u.replica_bytes)} -> {format_size(a.replica_bytes)}"
-        )
         o, i = moved_out.get((u.broker, u.path), 0), moved_in.get((u.broker, u.path), 0)
+        offline = u.replica_bytes is None  # what it holds is unknown, its used share too
         table.add_row(
             str(u.broker) if first else "",
             escape(u.path),  # free text, not markup
             status,
-            _show(u.used_fraction, bars),
-            _show(a.used_fraction, bars),
-            kafka,
+            _unknown() if offline else _show(u.used_fraction, bars),
+            _unknown() if offline else _show(a.used_fraction, bars),
+            _before_after(u.replica_bytes, a.replica_bytes, format_size),
             f"{o}/{i}" if o or i else "",
         )
     return table

@@ -48,12 +48,16 @@ Constraints, always: replication factor unchanged; no move makes a partition's r
 worse (``minimal_assign``'s rule: a replica changes rack only to one holding fewer of the
 partition's replicas than its own, so a partition never spans fewer racks); no directory (or
 filesystem shared by directories) receives more than its usable bytes nor ends above
-``max_dir_usage`` of its capacity; offline and cordoned directories never receive,
-and a broker with an offline directory gets no moves between its directories and receives
-replicas into "any" directory (Kafka creates no future replica there; a note says so);
-partitions being reassigned (adding/removing replicas, or listed in ``reassigning``) or with a
-future replica anywhere are not touched, and count as done (``broker_balance_state``); stray logs never move.
-A replica on a down broker has an unknown rack, which no move treats as safe (``keeps_rack_spread``). ``max_moves``/``max_bytes``
+``max_dir_usage`` of its capacity; offline and cordoned directories never receive; a broker
+with an offline directory takes no part: what it holds there is unknown (not empty), so it
+neither receives nor sends, the mean is over the other brokers, its figures are unknown (None),
+and Kafka would create no future replica on it anyway (a note says so); partitions being
+reassigned (adding/removing replicas, or listed in ``reassigning``) or with a future replica
+anywhere are not touched, and count as done (``broker_balance_state``); nor are partitions with
+a replica out of the ISR (a down broker's, an offline directory's, one behind): Kafka completes
+a reassignment only once the ISR holds every target replica, so one keeping such a replica,
+even a reordering, might never end (a note names them); stray logs never move. A replica on a
+down broker has an unknown rack, which no move treats as safe (``keeps_rack_spread``). ``max_moves``/``max_bytes``
 stop the planning where they would be exceeded (also when every move that would help is larger
 than what ``max_bytes`` leaves: the limit stopped it, not the cluster).
 """
@@ -147,13 +151,14 @@ class BrokerUsage:
     are balanced on (``BrokerBalanceResult.balanced_on``): occupied disk bytes and their fraction
     of ``capacity``, or Kafka bytes and their share of the Kafka bytes of the brokers in scope.
     ``capacity`` and ``used_fraction`` are the disk's, None when a directory does not report it;
-    ``share`` is None for a broker with no readable directory (not balanced)."""
+    ``share`` is None for a broker with no readable directory (not balanced). A broker with an
+    offline directory has every figure but its rack None: what it holds there is unknown."""
 
     broker: int
     rack: str | None
     capacity: int | None
-    occupied: int
-    replicas: int
+    occupied: int | None
+    replicas: int | None
     share: float | None
     used_fraction: float | None
 
@@ -276,22 +281,31 @@ class _Planner:
             )
             rack = cluster.brokers[b].rack if b in cluster.brokers else None
             self.brokers[b] = BrokerState(b, rack, dirs)
+        self.offline = {b: [d for d in log_dirs[b] if d.status is LogDirStatus.OFFLINE] for b in self.scope}
+        # A broker with an offline directory: what it holds there is unknown (DescribeLogDirs
+        # lists nothing, as log-dirs describe says), yet it is still the broker's and comes back
+        # with the directory. Its load is unknown, underestimated by what is readable: it takes
+        # no part in the balance between brokers (no replica to or from it, not in the mean).
+        # Kafka creates no future replica on it either (LogManager.getOrCreateLog:
+        # KAFKA_STORAGE_ERROR): no moves between its directories.
+        self.no_future = {b for b, ds in self.offline.items() if ds}
+        for b in self.no_future:
+            self.brokers[b].load_known = False
         # One measure for every broker: Kafka bytes as soon as one directory reports no capacity.
         self.balanced_on = KAFKA_BYTES if not all(x.reports for x in self.brokers.values()) else USED_FRACTION
         if self.balanced_on == KAFKA_BYTES:
-            total = max(1, sum(x.kafka_bytes for x in self.brokers.values()))  # moves keep it
+            known = [x for x in self.brokers.values() if x.load_known]
+            total = max(1, sum(x.kafka_bytes for x in known))  # moves keep it
             for x in self.brokers.values():
                 x.scale = total
-        self.offline = {b: [d for d in log_dirs[b] if d.status is LogDirStatus.OFFLINE] for b in self.scope}
-        # Kafka creates no future replica on a broker while any of its directories is offline
-        # (LogManager.getOrCreateLog: KAFKA_STORAGE_ERROR): no moves between its directories,
-        # and a replica arriving there goes where Kafka puts it ("any").
-        self.no_future = {b for b, ds in self.offline.items() if ds}
         self.where = where  # broker -> partition -> (directory, size), kept up to date
+        self.out_of_sync = self._out_of_sync(cluster, frozen)
+        frozen |= self.out_of_sync
         # Racks: the rule applies once the cluster has two or more (a broker without one is in
         # none). Only live brokers are listed: a down broker's rack is unknown (``rack_of``).
         self.racks = {b: x.rack for b, x in cluster.brokers.items()}
         self.racked = len({r for r in self.racks.values() if r is not None}) > 1
+        self.topics = topics
         self._classify(topics, frozen)
         # Preferred leaders per broker: a move of a preferred leader's replica hands its role to
         # the destination, or to a follower (new_leader); no broker goes beyond the widest
@@ -307,6 +321,23 @@ class _Planner:
         self.moved_bytes = 0
         self.limited = False
         self.held_back = False  # --max-bytes alone kept the current step from a move
+
+    def _out_of_sync(self, cluster, frozen: set[int]) -> set[int]:
+        """Partitions (not frozen already) with a replica that may never rejoin the ISR: out of it,
+        offline (Metadata's offline replicas), on a broker the cluster does not list (down), or on
+        a broker with an offline directory without being in a readable one (so in the offline
+        one). Kafka completes a reassignment only once the ISR holds every target replica (the
+        controller's step 3), so one keeping such a replica, even a mere reordering, never ends;
+        they are left alone, as partitions already moving are."""
+        out = set()
+        for i, tp in enumerate(self.parts.tps):
+            state = cluster.partitions[tp]
+            isr = set(state.isr)
+            if any(b not in isr or b not in cluster.brokers for b in state.replicas) or state.offline_replicas:
+                out.add(i)
+        for b in self.no_future:
+            out.update(i for i, reps in enumerate(self.parts.original) if b in reps and i not in self.where[b])
+        return out - frozen
 
     def rack_of(self, broker: int) -> Rack:
         """The broker's rack; ``UNKNOWN_RACK`` for one the cluster does not list (down)."""
@@ -422,10 +453,8 @@ class _Planner:
             reps[0], reps[k] = reps[k], reps[0]
         del self.where[src.id][i]
         self.where[dst.id][i] = (ddir, size)
-        dest = ANY_LOG_DIR if dst.id in self.no_future else ddir.path  # counted in ddir all the same
-        if dest != ANY_LOG_DIR:
-            self.parts.dir_target[i, dst.id] = dest
-        self.moves[i, dst.id] = [src.id, sdir.path, dst.id, dest, size]
+        self.parts.dir_target[i, dst.id] = ddir.path
+        self.moves[i, dst.id] = [src.id, sdir.path, dst.id, ddir.path, size]
         self.moved_bytes += size
 
     def move_between_dirs(self, broker: BrokerState, i: int, size: int, sdir: Dir, ddir: Dir) -> None:
@@ -466,11 +495,12 @@ class _Planner:
             lower_bound,
         )
 
-        size = sum(b.size for b in self.brokers.values())
-        self.mean = sum(b.load for b in self.brokers.values()) / size if size else 0.0
+        known = [b for b in self.brokers.values() if b.load_known]
+        size = sum(b.size for b in known)
+        self.mean = sum(b.load for b in known) / size if size else 0.0
         # How far a broker may be from the mean: in points of capacity, or relative to the mean share.
         self.t = self.request.threshold * (self.mean if self.balanced_on == KAFKA_BYTES else 1)
-        bound = lower_bound(self.brokers.values(), self.mean, self.t)
+        bound = lower_bound(known, self.mean, self.t)
         unresolved = balance_load(self)
         for broker in self.brokers.values():
             if broker.id in self.no_future:
@@ -502,13 +532,33 @@ class _Planner:
             self._filesystem_notes()
             + self._capacity_notes()
             + [
-                f"broker {b}: log directory {', '.join(sorted(d.path for d in self.offline[b]))} is offline; Kafka "
-                "creates no future replica on the broker until it is back, so its directories were not balanced "
-                'and replicas moving to it go to the directory Kafka chooses ("any"; its directories\' figures '
-                "after assume the emptiest)"
+                f"broker {b}: log directory {', '.join(sorted(d.path for d in self.offline[b]))} is offline, so "
+                "what the broker holds is unknown (its replicas there are still its own and come back with the "
+                "directory): it was left out of the balance between brokers (no replica moves to or from it, "
+                "and the mean is over the other brokers), and, as Kafka creates no future replica on it until "
+                "the directory is back, its directories were not balanced"
                 for b in sorted(self.no_future)
             ]
+            + self._out_of_sync_notes()
         )
+
+    def _out_of_sync_notes(self, shown: int = 20) -> list[str]:
+        """The partitions left alone because a replica is out of the ISR, those of the topics and
+        brokers in scope (the others would not have moved anyway)."""
+        topics, scope = self.topics, set(self.scope)
+        names = [
+            str(self.parts.tps[i])
+            for i in sorted(self.out_of_sync)
+            if self.parts.tps[i].topic in topics and scope.intersection(self.parts.original[i])
+        ]
+        if not names:
+            return []
+        more = f" and {len(names) - shown} more" if len(names) > shown else ""
+        return [
+            f"{len(names)} partition(s) left as they are: a replica of each is out of the ISR (its broker down, "
+            "its log directory offline, or behind), and Kafka completes a reassignment only once every replica "
+            f"it keeps is in the ISR, so moving them would never finish: {', '.join(names[:shown])}{more}"
+        ]
 
     def _filesystem_notes(self) -> list[str]:
         """Brokers whose directories share one filesystem, as ``log-dirs balance`` says it, and
@@ -534,7 +584,7 @@ class _Planner:
         notes = [
             no_capacity_note(unreported) + f" (each directory within {t:.1%} of its broker's mean directory)",
             "with disk capacity unknown, brokers were balanced on Kafka bytes: a broker's share is its part of "
-            f"the Kafka bytes of the {len(self.brokers)} broker(s) in scope (mean {self.mean:.1%}), and --threshold "
+            f"the Kafka bytes of the {self._known_in_scope()} (mean {self.mean:.1%}), and --threshold "
             f"{t:.1%} is taken relative to that mean ({low:.1%}..{high:.1%}); a used disk share is shown only "
             "where the directories report capacity",
         ]
@@ -545,9 +595,18 @@ class _Planner:
             )
         return notes
 
+    def _known_in_scope(self) -> str:
+        """ "4 broker(s) in scope", or "3 broker(s) in scope whose load is known" when one has a
+        directory offline."""
+        known = sum(1 for b in self.brokers.values() if b.load_known)
+        return f"{known} broker(s) in scope" + ("" if known == len(self.brokers) else " whose load is known")
+
     def _broker_usage(self) -> tuple[BrokerUsage, ...]:
         out = []
         for b in self.brokers.values():
+            if not b.load_known:  # a directory offline: unknown, not what the others hold
+                out.append(BrokerUsage(b.id, b.rack, None, None, None, None, None))
+                continue
             capacity = b.disk_total if b.reports else None
             used = b.disk_used / b.disk_total if capacity else None
             replicas = sum(d.replicas for d in b.dirs.values())
@@ -559,7 +618,7 @@ class _Planner:
         out = []
         for b in self.brokers.values():
             rows = [
-                DirUsage(b.id, d.path, d.status, d.total_bytes, d.usable_bytes, d.used_bytes, len(d.replicas))
+                DirUsage(b.id, d.path, d.status, d.total_bytes, d.usable_bytes, None, None)  # unknown contents
                 for d in self.offline[b.id]
             ]
             for d in b.dirs.values():

@@ -123,6 +123,8 @@ class BrokerState:
         # Brokers compared on Kafka bytes: the Kafka bytes of all brokers in scope (set by the
         # planner); None: on occupied bytes over capacity.
         self.scale: int | None = None
+        # False with a directory offline: what it holds there is unknown (set by the planner).
+        self.load_known = True
 
     @property
     def cap(self) -> int:

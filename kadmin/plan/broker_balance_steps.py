@@ -95,7 +95,7 @@ def balance_load(p) -> list[str]:
     """Move replicas between brokers until all are in the band (or stuck, or a limit is hit)."""
     t, mean = p.t, p.mean
     low, high = mean - t, mean + t
-    brokers = [b for b in p.brokers.values() if b.size > 0]
+    brokers = [b for b in p.brokers.values() if b.size > 0 and b.load_known]
     stuck: set[int] = set()
     while not p.limited:
         worst = None

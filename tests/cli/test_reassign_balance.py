@@ -147,9 +147,17 @@ def test_a_broker_with_an_offline_directory_is_named_in_a_note(monkeypatch):
     doc = json.loads(r.stdout)
     jsonschema.validate(doc, load("reassign-balance-result"))
     assert len(doc["notes"]) == 1 and doc["notes"][0].startswith("broker 4: log directory /d2 is offline")
-    assert all(m["dest_dir"] == "any" for m in doc["moves"] if m["dest_broker"] == 4)
-    assert any(m["dest_broker"] == 4 for m in doc["moves"])
-    assert "Note: broker 4: log directory /d2 is offline" in run().stdout
+    assert doc["moves"] and all(4 not in (m["source_broker"], m["dest_broker"]) for m in doc["moves"])
+    (four,) = [b for b in doc["brokers"] if b["broker"] == 4]
+    assert [four[k] for k in ("used_bytes_before", "share_before", "replicas_before", "replicas_after")] == [None] * 4
+    (offline,) = [d for d in doc["log_dirs"] if (d["broker"], d["path"]) == (4, "/d2")]
+    assert [offline[k] for k in ("replica_bytes_before", "replica_bytes_after", "replicas_before")] == [None] * 3
+    table = run().stdout
+    assert "Note: broker 4: log directory /d2 is offline" in table
+    row = next(line for line in table.splitlines() if "/d2" in line and "offline" in line)
+    assert row.count("unknown") == 3 and " 0 B" not in row, row  # used before, after, Kafka bytes
+    row = next(line for line in table.splitlines() if line.split("│")[1:2] == ["      4 "])
+    assert row.count("unknown") == 3, row  # its share before, after, replicas
 
 
 class NoCapacityBackend(Backend):
@@ -331,9 +339,10 @@ def test_a_down_broker_is_named_and_left_out(sandbox_factory, tmp_path):  # noqa
 
 
 def test_with_an_offline_directory_the_plan_passes_execute_dry_run(sandbox_factory, tmp_path):  # noqa: F811
-    """Brokers 0 (sending, its first directory full) and 2 (receiving) each have a directory
-    offline: Kafka creates no future replica on them, so the plan moves nothing between their
-    directories and names none for replicas arriving there; execute accepts it."""
+    """Brokers 0 (its first directory full) and 2 each have a directory offline: what they hold
+    is unknown, so they take no part in the plan (Kafka would create no future replica on them
+    either), the partitions with a replica in those directories are left alone, and execute
+    accepts the plan."""
     sb = sandbox_factory(brokers=4, log_dirs=3, racks=2, dir_capacity=256 * MiB)
     first = {b: sb.log_dir_paths(b)[0] for b in range(4)}
     sb.create_topic("big", assignment={p: [p % 2, 1 - p % 2] for p in range(6)}, size_bytes=16 * MiB,
@@ -346,9 +355,10 @@ def test_with_an_offline_directory_the_plan_passes_execute_dry_run(sandbox_facto
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     jsonschema.validate(doc, load("reassign-balance-result"))
-    assert [n.split(":")[0] for n in doc["notes"]] == ["broker 0", "broker 2"]
-    assert any(m["dest_broker"] == 2 for m in doc["moves"])
-    assert not any(m["source_broker"] == m["dest_broker"] and m["dest_broker"] in (0, 2) for m in doc["moves"])
+    assert [n.split(":")[0] for n in doc["notes"][:2]] == ["broker 0", "broker 2"]
+    assert all(not {m["source_broker"], m["dest_broker"]} & {0, 2} for m in doc["moves"])
+    offline = [d for d in doc["log_dirs"] if d["status"] == "offline"]
+    assert len(offline) == 2 and all(d["replica_bytes_before"] is None and d["replicas_before"] is None for d in offline)
     dry = _kadmin(sb, "reassign", "execute", "--reassignment-json-file", str(plan), "--dry-run")
     assert dry.returncode == 0, dry.stderr + dry.stdout
 
@@ -395,19 +405,8 @@ def test_directories_sharing_one_filesystem_count_it_once_end_to_end(sandbox_fac
 
 @pytest.mark.zookeeper
 def test_over_zookeeper(sandbox_factory, zk_connect):  # noqa: F811
-    from kazoo.client import KazooClient
-
     sb = _skewed(sandbox_factory, zookeeper=zk_connect)
-    zk = KazooClient(hosts=zk_connect)
-    zk.start(timeout=15)
-    try:  # the topics reach ZooKeeper through the sandbox's controller a moment later
-        deadline = time.monotonic() + 15
-        while not all(zk.exists(f"/brokers/topics/{t}") for t in ("big", "small")):
-            assert time.monotonic() < deadline, "topics not registered in ZooKeeper"
-            time.sleep(0.05)
-    finally:
-        zk.stop()
-        zk.close()
+    _wait_for_topics(zk_connect, ("big", "small"))
     p = subprocess.run([sys.executable, "-m", "kadmin", "reassign", "balance", "-o", "json", "--zookeeper", zk_connect],
                        capture_output=True, text=True, timeout=180)
     assert p.returncode == 0, p.stderr
@@ -423,14 +422,23 @@ def test_over_zookeeper(sandbox_factory, zk_connect):  # noqa: F811
 
 
 def _wait_for_topics(zk_connect, topics):
-    """The topics reach ZooKeeper through the sandbox's controller a moment later."""
+    """The topics reach ZooKeeper through the sandbox's controller a moment later, their
+    partitions' state (leader and ISR) a moment after: until then a partition has no ISR, and
+    the planner leaves it alone."""
     from kazoo.client import KazooClient
 
     zk = KazooClient(hosts=zk_connect)
     zk.start(timeout=15)
+
+    def ready(topic: str) -> bool:
+        if not zk.exists(f"/brokers/topics/{topic}"):
+            return False
+        partitions = json.loads(zk.get(f"/brokers/topics/{topic}")[0])["partitions"]
+        return all(zk.exists(f"/brokers/topics/{topic}/partitions/{p}/state") for p in partitions)
+
     try:
         deadline = time.monotonic() + 15
-        while not all(zk.exists(f"/brokers/topics/{t}") for t in topics):
+        while not all(ready(t) for t in topics):
             assert time.monotonic() < deadline, "topics not registered in ZooKeeper"
             time.sleep(0.05)
     finally:
@@ -536,3 +544,67 @@ def test_tables_show_racks_and_paths_as_written():
     console.print(dirs_table(result, bars=False))
     text = out.getvalue()
     assert "[bold]a" in text and "/data/[red]d0" in text
+
+
+def _left_alone_and_the_rest_completes(sb, tmp_path, fault, conn, zk_connect=None):
+    """As seen by hand: with broker 2 stopped (or the directory holding its replicas of "big"
+    offline), the plan moved big's replica on broker 1 and kept broker 2's, which cannot rejoin
+    the ISR, so the reassignment never completed and verify said 3 until broker 2 was back.
+    Racks: 0, 2, 4 on rack-0, 1 and 3 on rack-1; broker 1 is the fullest and the big-N
+    [2, 1] are left alone (named in a note); the rest of the plan runs to the end."""
+    first = {b: sb.log_dir_paths(b)[0] for b in range(5)}
+    sb.create_topic("big", assignment={p: [2, 1] for p in range(4)}, size_bytes=16 * MiB,
+                    log_dirs={(p, b): first[b] for p in range(4) for b in (1, 2)})
+    sb.create_topic("other", assignment={p: [1, 3] for p in range(4)}, size_bytes=16 * MiB,
+                    log_dirs={(p, b): first[b] for p in range(4) for b in (1, 3)})
+    sb.create_topic("small", assignment={0: [0], 1: [4]}, size_bytes=MiB)
+    if zk_connect:
+        _wait_for_topics(zk_connect, ("big", "other", "small"))
+    if fault == "broker-stop":
+        sb.faults.broker_stop(2)
+    else:
+        sb.faults.dir_offline(2, first[2])
+
+    def kadmin(*args):
+        return subprocess.run([sys.executable, "-m", "kadmin", *args, *conn], capture_output=True, text=True,
+                              timeout=180)
+
+    plan = tmp_path / "plan.json"
+    p = kadmin("reassign", "balance", "-o", "json", "--output-file", str(plan))
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    jsonschema.validate(doc, load("reassign-balance-result"))
+    assert doc["plan"]["partitions"] and all(e["topic"] != "big" for e in doc["plan"]["partitions"]), doc["plan"]
+    assert any(n.startswith("4 partition(s) left as they are") and n.endswith("big-0, big-1, big-2, big-3")
+               for n in doc["notes"]), doc["notes"]
+    racks = {0: "rack-0", 1: "rack-1", 2: "rack-0", 3: "rack-1", 4: "rack-0"}
+    before = {(t, p): reps for t, reps in (("big", [2, 1]), ("other", [1, 3])) for p in range(4)}
+    for e in doc["plan"]["partitions"]:  # no partition spans fewer racks, broker 2's counted
+        was = before.get((e["topic"], e["partition"]), [])
+        assert len({racks[b] for b in e["replicas"]}) >= len({racks[b] for b in was}), e
+    started = kadmin("reassign", "execute", "--reassignment-json-file", str(plan),
+                     "--rollback-file", str(tmp_path / "rollback.json"))
+    assert started.returncode == 0, started.stderr
+    deadline = time.monotonic() + 60
+    while (verify := kadmin("reassign", "verify", "--reassignment-json-file", str(plan))).returncode == 3:
+        assert time.monotonic() < deadline, "the plan never completed:\n" + verify.stdout
+        time.sleep(0.2)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+@pytest.mark.parametrize("fault", ["broker-stop", "dir-offline"])
+def test_partitions_whose_replica_cannot_rejoin_the_isr_stay_out_of_the_plan_end_to_end(  # noqa: F811
+        sandbox_factory, tmp_path, fault):
+    sb = sandbox_factory(brokers=5, log_dirs=2, racks=2, dir_capacity=256 * MiB, speed=50.0)
+    _left_alone_and_the_rest_completes(sb, tmp_path, fault, ["--bootstrap-server", sb.bootstrap])
+
+
+@pytest.mark.zookeeper
+@pytest.mark.parametrize("kafka_version", ["2.8"], indirect=True)
+@pytest.mark.parametrize("fault", ["broker-stop", "dir-offline"])
+def test_partitions_whose_replica_cannot_rejoin_the_isr_stay_out_of_the_plan_over_zookeeper(  # noqa: F811
+        sandbox_factory, zk_connect, tmp_path, fault):
+    """The same on Kafka 2.8 in ZooKeeper mode, where the controller waits on the ISR as KAFKA-FACTS
+    describes (step 3), through --zookeeper."""
+    sb = sandbox_factory(brokers=5, log_dirs=2, racks=2, dir_capacity=256 * MiB, speed=50.0, zookeeper=zk_connect)
+    _left_alone_and_the_rest_completes(sb, tmp_path, fault, ["--zookeeper", zk_connect], zk_connect)

@@ -7,6 +7,7 @@ filesystem (no filesystem ever ends above --max-dir-usage)."""
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from itertools import product
 
 from hypothesis import HealthCheck, given, settings
@@ -34,7 +35,9 @@ def clusters(draw):
     directories report their capacity (DescribeLogDirs v4+), or none do, or some do not; on some
     brokers that report it, the directories share one filesystem (each reports its total and
     usable bytes) and hold different Kafka bytes, so the planner can tell. Returns the cluster,
-    the log dirs, the request, the partitions being reassigned, and those brokers."""
+    the log dirs, the request, the partitions being reassigned, and those brokers. Some replicas
+    are out of the ISR (behind, or on an offline directory), and with three brokers or more the
+    last one may be down: the cluster does not list it and it has no log directories."""
     n = draw(st.integers(2, 5))
     racked = draw(st.booleans())
     racks = {b: (f"r{b % 2}" if racked else None) for b in range(1, n + 1)}
@@ -48,10 +51,11 @@ def clusters(draw):
         reps = draw(st.permutations(sorted(racks)))[:draw(st.integers(1, min(3, n)))]
         size = draw(st.integers(0, 40))
         adding = (reps[-1],) if draw(st.integers(0, 9)) == 0 else ()
-        parts[tp] = PartitionState(tp.topic, tp.partition, reps[0], tuple(reps), tuple(reps), adding=adding)
+        behind = {b for b in reps if draw(st.integers(0, 11)) == 0}
         for b in reps:
             readable = [p for p in paths[b] if status[b, p] != "offline"]
-            if not readable:
+            if not readable or (len(readable) < len(paths[b]) and draw(st.booleans())):
+                behind.add(b)  # on the offline directory: out of the ISR, listed nowhere
                 continue
             path = draw(st.sampled_from(readable))
             placed[b, path].append(ReplicaInfo(tp.topic, tp.partition, size, 0, False))
@@ -59,6 +63,8 @@ def clusters(draw):
             if others and draw(st.integers(0, 9)) == 0:
                 placed[b, draw(st.sampled_from(others))].append(
                     ReplicaInfo(tp.topic, tp.partition, draw(st.integers(0, size)), 0, True))
+        isr = tuple(b for b in reps if b not in behind)
+        parts[tp] = PartitionState(tp.topic, tp.partition, isr[0] if isr else -1, tuple(reps), isr, adding=adding)
     for _ in range(draw(st.integers(0, 2))):  # stray logs
         b = draw(st.sampled_from(sorted(racks)))
         readable = [p for p in paths[b] if status[b, p] != "offline"]
@@ -88,12 +94,18 @@ def clusters(draw):
                     cap = None
                 usable = None if cap is None else cap - used[p]
             log_dirs[b].append(LogDir(b, p, None, cap, usable, status[b, p] == "cordoned", tuple(placed[b, p])))
+    if n > 2 and draw(st.integers(0, 4)) == 0:  # broker n is down: not listed, out of every ISR
+        del brokers[n], log_dirs[n]
+        for tp, state in parts.items():
+            if n in state.replicas:
+                isr = tuple(b for b in state.isr if b != n)
+                parts[tp] = replace(state, leader=isr[0] if isr else -1, isr=isr)
     request = BalanceRequest(
         threshold=draw(st.sampled_from([0.0, 0.02, 0.05, 0.2])),
         max_moves=draw(st.none() | st.integers(0, 8)),
         max_bytes=draw(st.none() | st.integers(0, 150)),
         max_dir_usage=draw(st.sampled_from([0.5, 0.9, 1.0])),
-        brokers=draw(st.none() | st.just(tuple(sorted(racks))[1:])),
+        brokers=draw(st.none() | st.just(tuple(sorted(log_dirs))[1:])),
     )
     reassigning = [tp for tp in sorted(parts) if draw(st.integers(0, 12)) == 0]
     return ClusterState("c", 1, brokers, parts), log_dirs, request, reassigning, shared
@@ -102,7 +114,24 @@ def clusters(draw):
 def _frozen(cluster, log_dirs, reassigning):
     out = set(reassigning) | {tp for tp, p in cluster.partitions.items() if p.adding or p.removing}
     out |= {r.tp for ds in log_dirs.values() for d in ds for r in d.replicas if r.is_future}
-    return out
+    return out | _out_of_sync(cluster)
+
+
+def _out_of_sync(cluster):
+    """Partitions a replica of which is out of the ISR (behind, on an offline directory, or on a
+    down broker): a reassignment keeping it would never complete."""
+    return {tp for tp, p in cluster.partitions.items() if set(p.replicas) - set(p.isr)}
+
+
+def _offline(log_dirs) -> set[int]:
+    """Brokers with an offline directory: what they hold is unknown."""
+    return {d.broker for ds in log_dirs.values() for d in ds if d.status is LogDirStatus.OFFLINE}
+
+
+def _true_rack(cluster, broker: int):
+    """A broker's rack as the generator gave it, down or not."""
+    racked = any(x.rack is not None for x in cluster.brokers.values())
+    return f"r{broker % 2}" if racked else None
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -119,11 +148,10 @@ def test_no_plan_breaks_a_constraint(data):
         assert entry.tp not in frozen, "a partition in flight was touched"
         assert len(entry.replicas) == len(original) == len(set(entry.replicas)), "replication factor kept"
         assert set(entry.replicas) - set(original) <= scope
-    offline = {d.broker for ds in log_dirs.values() for d in ds if d.status is LogDirStatus.OFFLINE}
+    offline = _offline(log_dirs)
     for m in result.moves:
-        if m.dest_broker in offline:  # Kafka creates no future replica there: new replicas go to "any"
-            assert m.inter_broker and m.dest_dir == ANY_LOG_DIR, "no directory named on a broker with one offline"
-            continue
+        # Its load is unknown (underestimated), and Kafka creates no future replica there.
+        assert m.dest_broker not in offline and m.source_broker not in offline, "a broker with a directory offline is left alone"
         assert (m.dest_broker, m.dest_dir) in dirs and dirs[m.dest_broker, m.dest_dir].status is LogDirStatus.ONLINE
         assert m.source_broker in cluster.partitions[TopicPartition(m.topic, m.partition)].replicas, "no stray moved"
         assert m.size > 0
@@ -177,7 +205,14 @@ def test_never_further_from_the_mean_than_before(data):
     before = max_deviation(result.brokers_before, result.mean)
     after = max_deviation(result.brokers_after, result.mean)
     assert after <= before + 1e-9
-    assert sum(u.occupied for u in result.brokers_after) == sum(u.occupied for u in result.brokers_before)
+    assert sum(u.occupied or 0 for u in result.brokers_after) == sum(u.occupied or 0 for u in result.brokers_before)
+    offline = _offline(log_dirs)
+    for u in (*result.brokers_before, *result.brokers_after):
+        if u.broker in offline:  # unknown, not what is readable
+            assert u.occupied is None and u.share is None and u.replicas is None and u.capacity is None
+    known = [u for u in result.brokers_before if u.broker not in offline]
+    if result.balanced_on == "used_fraction" and sum(u.capacity or 0 for u in known):
+        assert abs(result.mean - sum(u.occupied for u in known) / sum(u.capacity for u in known)) < 1e-9
     if result.stopped == "balanced":  # both levels: brokers around the mean, directories around their broker
         low, high = result.band
         assert all(low - 1e-9 <= u.share <= high + 1e-9 for u in result.brokers_after if u.share is not None)
@@ -189,7 +224,8 @@ def _dir_bytes_deviation(result, shared) -> float:
     """Widest distance of an online directory's Kafka bytes from its broker's mean directory, as
     a part of that mean, on brokers whose directories report no capacity (or not all of them),
     or share one filesystem."""
-    by_bytes = {u.broker for u in result.brokers_after if u.capacity is None} | set(shared)
+    offline = {d.broker for d in result.dirs_after if d.status is LogDirStatus.OFFLINE}  # left as they are
+    by_bytes = ({u.broker for u in result.brokers_after if u.capacity is None} | set(shared)) - offline
     readable: dict[int, list] = {}
     for d in result.dirs_after:
         if d.broker in by_bytes and d.status is not LogDirStatus.OFFLINE:
@@ -222,7 +258,7 @@ def test_no_capacity_is_made_up(data):
     assert (result.balanced_on == "kafka_bytes") == bool(unknown)
     if unknown:
         assert any("report no disk capacity" in n for n in result.notes)
-        total = sum(u.occupied for u in result.brokers_before)
+        total = sum(u.occupied or 0 for u in result.brokers_before)  # those whose load is known
         for u in result.brokers_before:
             if u.share is not None and total:
                 assert abs(u.share - u.occupied / total) < 1e-9
@@ -243,7 +279,7 @@ def test_a_shared_filesystem_counts_once_and_is_named(data):
         assert named[0].startswith(f"broker(s) {', '.join(map(str, sorted(shared & scope)))}: ")
     for brokers, dirs in ((result.brokers_before, result.dirs_before), (result.brokers_after, result.dirs_after)):
         usage = {u.broker: u for u in brokers}
-        for b in shared & scope:
+        for b in shared & scope - _offline(log_dirs):
             d = next(x for x in log_dirs[b] if x.status is not LogDirStatus.OFFLINE)
             fractions = {u.used_fraction for u in dirs if u.broker == b and u.status is not LogDirStatus.OFFLINE}
             assert usage[b].capacity == d.total_bytes and fractions == {usage[b].used_fraction}
@@ -267,10 +303,9 @@ def test_same_input_same_plan_whatever_the_order(data):
 def test_no_partition_spans_fewer_racks(data):
     cluster, log_dirs, request, reassigning, _ = data
     result = balance_brokers(cluster, log_dirs, request, reassigning)
-    racks = {b: x.rack for b, x in cluster.brokers.items()}
-    for entry in result.plan.partitions:
-        before = {racks[b] for b in cluster.partitions[entry.tp].replicas}
-        after = {racks[b] for b in entry.replicas}
+    for entry in result.plan.partitions:  # with the racks of down brokers too, which the planner does not know
+        before = {_true_rack(cluster, b) for b in cluster.partitions[entry.tp].replicas}
+        after = {_true_rack(cluster, b) for b in entry.replicas}
         assert len(after) >= len(before), f"{entry.tp}: racks {sorted(before, key=str)} -> {sorted(after, key=str)}"
 
 
