@@ -85,7 +85,7 @@ def log_dirs_table(rows, width: int = WIDE):
             cells += [unknown, unknown] + ([unknown] if wide else [])
             table.add_row(*cells)
             continue
-        futures = ", ".join(f"{f.topic}-{f.partition} ({f.offset_lag:,})" for f in r.futures or ()) or "-"
+        futures = ", ".join(_future(f, r.paused) for f in r.futures or ()) or "-"
         cells = [
             broker,
             escape(r.path),  # free text: a directory named "[x]" is not markup
@@ -101,3 +101,10 @@ def log_dirs_table(rows, width: int = WIDE):
             cells.append(", ".join(f"{x.topic}-{x.partition} {format_size(x.size)}" for x in r.largest or ()) or "-")
         table.add_row(*cells)
     return table
+
+
+def _future(f, paused) -> str:
+    """A future replica and its lag: messages behind, or why Kafka does not know it (-1)."""
+    if (f.topic, f.partition) in paused:
+        return f"{f.topic}-{f.partition} (paused: its source directory is offline)"
+    return f"{f.topic}-{f.partition} ({'lag unknown' if f.offset_lag < 0 else format(f.offset_lag, ',')})"

@@ -80,6 +80,30 @@ def future_replicas(d: LogDir) -> list[ReplicaInfo]:
     return [r for r in d.replicas if r.is_future]
 
 
+def offset_lag(r: ReplicaInfo) -> int | None:
+    """A replica's OffsetLag, None when Kafka does not know it: it answers -1
+    (INVALID_OFFSET_LAG, ReplicaManager.getLogEndOffsetLag) for a partition not online on the
+    broker, as a future replica is once its move's source directory failed."""
+    return None if r.offset_lag < 0 else r.offset_lag
+
+
+def paused_futures(bl: BrokerLogDirs) -> frozenset[tuple[str, int]]:
+    """(topic, partition) of the broker's future replicas whose move is paused because its
+    source directory is offline: lag unknown, no online directory holds the current replica, and
+    a directory is offline. Nothing copies them until the broker restarts with that directory
+    back; then they resume."""
+    dirs = bl.log_dirs
+    if not any(d.error is not None for d in dirs):
+        return frozenset()
+    current = {(r.topic, r.partition) for d in dirs for r in d.replicas if not r.is_future}
+    return frozenset(
+        (r.topic, r.partition)
+        for d in dirs
+        for r in d.replicas
+        if r.is_future and offset_lag(r) is None and (r.topic, r.partition) not in current
+    )
+
+
 def contents_known(d: LogDir) -> bool:
     """Whether DescribeLogDirs said what the directory holds. For a directory with an error (an
     offline one: KAFKA_STORAGE_ERROR) Kafka answers with no topics and -1 totals
@@ -124,7 +148,7 @@ def _dir_json(d: LogDir) -> dict:
                 "topic": r.topic,
                 "partition": r.partition,
                 "size": r.size,
-                "offset_lag": r.offset_lag,
+                "offset_lag": offset_lag(r),
                 "is_future": r.is_future,
             }
             for r in d.replicas
@@ -181,6 +205,7 @@ class DirRow:
     futures: tuple[ReplicaInfo, ...] | None
     largest: tuple[ReplicaInfo, ...] | None
     error: str | None
+    paused: frozenset[tuple[str, int]] = frozenset()  # the broker's ``paused_futures``
 
 
 def rows(brokers: Mapping[int, Broker], result: Mapping[int, BrokerLogDirs], top: int = 3) -> list[DirRow]:
@@ -193,6 +218,7 @@ def rows(brokers: Mapping[int, Broker], result: Mapping[int, BrokerLogDirs], top
             status = "down" if is_down_error(bl.error) else "unreachable"
             out.append(DirRow(b, rack, "-", status, None, None, None, None, None, None, None, bl.error))
             continue
+        paused = paused_futures(bl)
         for d in bl.log_dirs:
             known = contents_known(d)
             current = [r for r in d.replicas if not r.is_future]
@@ -210,6 +236,7 @@ def rows(brokers: Mapping[int, Broker], result: Mapping[int, BrokerLogDirs], top
                     futures=tuple(future_replicas(d)) if known else None,
                     largest=tuple(largest(current, top)) if known else None,
                     error=d.error,
+                    paused=paused,
                 )
             )
     return out

@@ -244,3 +244,35 @@ def test_log_dirs_describe_help_says_an_offline_directorys_contents_are_unknown(
 
     text = " ".join(CliRunner().invoke(cli, ["log-dirs", "describe", "--help"]).output.split())
     assert "An offline directory: Kafka does not say what it holds, so its bytes and replica counts are unknown" in text
+
+
+def test_a_future_replica_whose_lag_kafka_does_not_know_is_not_shown_as_minus_1():
+    """OffsetLag -1 is Kafka's INVALID_OFFSET_LAG (the partition is not online on the broker):
+    with the move's source directory offline, the table says the move is paused and why, kadmin's
+    JSON says null (its schema allows it); kafka-json keeps Kafka's -1, as kafka-log-dirs.sh prints it."""
+    from jsonschema import validate
+    from rich.console import Console
+
+    from kadmin.commands.render_logdirs import log_dirs_table
+    from kadmin.schemas import load
+
+    paused = {
+        1: BrokerLogDirs(1, (
+            LogDir(1, "/data0", None, 1000, 400, False, (ReplicaInfo("t", 0, 100, -1, True),)),
+            LogDir(1, "/data1", STORAGE, None, None, False, ()),
+        )),
+        2: BrokerLogDirs(2, (
+            LogDir(2, "/data0", None, 1000, 400, False, (ReplicaInfo("u", 0, 300, 0, False),)),
+            LogDir(2, "/data1", None, 1000, 400, False, (ReplicaInfo("u", 0, 100, -1, True),)),
+        )),
+    }
+    console = Console(record=True, width=250)
+    console.print(log_dirs_table(logdirs.rows(BROKERS, paused)))
+    text = console.export_text()
+    assert "t-0 (paused: its source directory is offline)" in text
+    assert "u-0 (lag unknown)" in text and "(-1)" not in text
+    doc = logdirs.to_kadmin_json("cid", BROKERS, paused)
+    validate(doc, load("log-dirs-describe"))
+    assert doc["brokers"][0]["log_dirs"][0]["replicas"][0]["offset_lag"] is None
+    assert doc["brokers"][1]["log_dirs"][1]["replicas"][0]["offset_lag"] is None
+    assert logdirs.to_kafka_json(paused)["brokers"][0]["logDirs"][0]["partitions"][0]["offsetLag"] == -1
