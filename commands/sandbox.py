@@ -377,7 +377,8 @@ def dir_online(broker, path, state_dir):
 @click.option("--undo", is_flag=True, help="Uncordon instead.")
 @STATE_DIR_OPTION
 def dir_cordon(broker, path, undo, state_dir):
-    """Cordon a log directory (KIP-1066): no new replicas are placed there."""
+    """Cordon a log directory (KIP-1066): no new replicas are placed there. Kafka 4.3 and later
+    only: refused (exit 2) on a sandbox emulating an older Kafka, --undo too."""
     _fault(state_dir, "dir-uncordon" if undo else "dir-cordon", broker=broker, path=path)
 
 

@@ -3,8 +3,9 @@ slow a broker's responses or put it far away, drop its client connections."""
 
 from __future__ import annotations
 
-from kadmin.errors import ClusterError, NotFoundError
+from kadmin.errors import ClusterError, NotFoundError, UsageError
 from kadmin.sandbox import controller
+from kadmin.sandbox.versions import CORDONED_LOG_DIRS_SINCE
 
 
 class Faults:
@@ -81,6 +82,15 @@ class Faults:
             self.broker_start(broker_id)
 
     def dir_cordon(self, broker_id: int, path: str, cordoned: bool = True) -> None:
+        """Cordon the directory (KIP-1066): no new replicas are placed there; ``cordoned=False``
+        uncordons it. Refused (UsageError), cordoning and uncordoning alike, where the emulated
+        Kafka has no cordoned directories: nothing there could cordon one or show it."""
+        version = self._sb.engine.cluster.version
+        if not version.has_cordoned_log_dirs:
+            since = ".".join(map(str, CORDONED_LOG_DIRS_SINCE))
+            raise UsageError(
+                f"Kafka has cordoned log directories only from {since} (KIP-1066); this sandbox emulates Kafka {version}"
+            )
         d = self._dir(broker_id, path)
         self._sb.engine.call(setattr, d, "cordoned", bool(cordoned))
 

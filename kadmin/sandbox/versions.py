@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from kadmin.errors import UsageError
 
+CORDONED_LOG_DIRS_SINCE = (4, 3)  # KIP-1066
+
 
 @dataclass(frozen=True)
 class KafkaVersion:
@@ -79,6 +81,13 @@ class KafkaVersion:
         """Kafka 4.x's storage format (KRaft) writes ``min.insync.replicas=1`` as a cluster-wide
         dynamic broker default (seen on 4.3.1), so it shows up as a dynamic config nobody set."""
         return self.at_least(4, 0)
+
+    @property
+    def has_cordoned_log_dirs(self) -> bool:
+        """Cordoned log directories (KIP-1066: the broker config ``cordoned.log.dirs``,
+        DescribeLogDirs v5's IsCordoned) came with Kafka 4.3; before, nothing can cordon a
+        directory, and DescribeLogDirs has no field to show one."""
+        return self.at_least(*CORDONED_LOG_DIRS_SINCE)
 
     def at_least(self, major: int, minor: int = 0) -> bool:
         return (self.major, self.minor) >= (major, minor)

@@ -47,7 +47,7 @@ def test_offline_dir_answers_storage_error_with_unknown_totals(sandbox_factory):
 
 
 def test_cordoned_dir_is_reported_and_gets_no_new_replicas(sandbox_factory):
-    sb = sandbox_factory(brokers=1, manual_clock=True)
+    sb = sandbox_factory(kafka_version="4.3", brokers=1, manual_clock=True)  # cordoning came with 4.3 (KIP-1066)
     sb.faults.dir_cordon(0, D0)
     dirs = describe_log_dirs(sb)
     assert dirs[0][D0]["is_cordoned"] is True and dirs[0][D1]["is_cordoned"] is False
