@@ -117,6 +117,7 @@ def test_a_plan_stopping_short_of_the_threshold_says_its_bound_is_more_than_it_m
     (["--exclude-topics", "("], "not a regular expression"),
     (["--topic-list", "nope"], "unknown topic(s): nope"),
     (["--broker-list", "9"], "do not exist: 9"),
+    (["--broker-list", "1,2,1,2,3"], "Broker list contains duplicate entries: 1, 2"),  # as reassign generate says
 ])
 def test_bad_input_is_refused_with_exit_2(fake, args, words):
     r = run(*args)
