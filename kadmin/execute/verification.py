@@ -33,8 +33,8 @@ from kadmin.backends.base import (
 )
 from kadmin.errors import ClusterError, ConnectionFailed, KadminError
 from kadmin.execute.clock import Clock, SystemClock
-from kadmin.model import ReassignmentPlan
-from kadmin.plan.verify import State, VerifyResult, log_dir_targets, verify_plan
+from kadmin.model import LOG_DIR_RATE, ReassignmentPlan
+from kadmin.plan.verify import MoveState, State, VerifyResult, log_dir_targets, verify_plan
 from kadmin.throttling.maths import Removal
 from kadmin.throttling.needs import ThrottleItem, left_behind, throttle_items
 from kadmin.throttling.operations import remove_plan_throttles
@@ -46,7 +46,7 @@ from kadmin.throttling.stores import RecordStore
 class VerifyOutcome:
     result: VerifyResult
     removal: Removal | None  # None: no record for this plan, or --preserve-throttles
-    kept_reason: str | None = None
+    kept_reason: str | None = None  # why throttles were kept: --preserve-throttles, or a paused move
     # No record for this plan and the plan complete: throttles nobody recorded and no move needs
     left_behind: tuple[ThrottleItem, ...] = ()
     # The plan complete: other kadmin plans whose recorded throttles no move needs any more (their
@@ -118,6 +118,31 @@ def _refuse_stuck_requests(backend: Backend, plan: ReassignmentPlan, ongoing, cl
         )
 
 
+def paused_reason(result: VerifyResult, removal: Removal | None) -> str | None:
+    """Why a log-dir rate this plan set was kept when a move of the plan is paused: its future
+    replica is listed but its source directory is offline (``MISSING_LOG_DIR`` with a future
+    directory). Nothing copies it now, but the restart that brings the directory back resumes
+    it at the rate set then, so the rate stays until the future replica is gone. None when no
+    kept rate is explained so."""
+    if removal is None:
+        return None
+    kept = {c.broker for c in removal.kept.rates if c.name == LOG_DIR_RATE}
+    paused = [
+        v
+        for v in result.replicas
+        if v.move is MoveState.MISSING_LOG_DIR and v.future_dir is not None and v.replica.broker in kept
+    ]
+    if not paused:
+        return None
+    brokers = sorted({v.replica.broker for v in paused})
+    moves = ", ".join(f"{v.replica.topic}-{v.replica.partition} on broker {v.replica.broker}" for v in paused)
+    return (
+        f"the log-dir rate of broker{'s' if len(brokers) > 1 else ''} {', '.join(map(str, brokers))} stays: "
+        f"the move of {moves} is paused (its source directory is offline) and resumes when the broker restarts "
+        "with that directory back, at the rate set then; verify again once it has finished"
+    )
+
+
 def run_verify(
     backend: Backend,
     plan: ReassignmentPlan,
@@ -137,7 +162,7 @@ def run_verify(
     # What every running move in the cluster needs, not only this plan's, is kept.
     removal = remove_plan_throttles(backend, records, plan_id, records=loaded)
     if result.state is not State.COMPLETE:
-        return VerifyOutcome(result, removal)
+        return VerifyOutcome(result, removal, paused_reason(result, removal))
     try:
         others = {pid: r for pid, r in loaded.items() if pid != plan_id}
         state = read_throttle_state(backend, records, topics=plan.topics, seen=(cluster, ongoing, others))

@@ -88,3 +88,22 @@ def test_a_paused_move_keeps_its_log_dir_rate_until_it_resumes_and_ends(moving, 
     code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", sb.plan, *sb.connect)
     assert code == 0, out + err
     assert log_dir_rate(sb, capsys) is None
+
+
+def test_verify_says_why_it_keeps_the_rate_of_a_move_paused_by_its_source_directory(moving, capsys, monkeypatch):
+    """The reason is the outcome's ``kept_reason`` (``reassign verify`` and ``execute --wait`` print it)."""
+    from kadmin.commands import render_reassign
+
+    seen = []
+    report = render_reassign.verify_report
+    monkeypatch.setattr(render_reassign, "verify_report", lambda *a, **k: (seen.append(a[2]), report(*a, **k)))
+    moving.faults.dir_offline(1, D1)
+    moving.settle()
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", moving.plan, *moving.connect)
+    assert code == 4, out + err
+    (outcome,) = seen
+    assert outcome.kept_reason == (
+        "the log-dir rate of broker 1 stays: the move of t-0 on broker 1 is paused (its source directory is "
+        "offline) and resumes when the broker restarts with that directory back, at the rate set then; verify "
+        "again once it has finished"
+    )
