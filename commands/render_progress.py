@@ -92,9 +92,12 @@ def progress_table(snap, moving_first: bool = False, notes: bool = True):
         if left_out or (folded and not moving_first):
             captions.append("every replica: --output json")
     table.caption = "\n".join(captions) or None
-    for r in rows:
+    for r in rows:  # a log-dir move's source unknown (None): its directory is offline, the move paused
         moving_row = r.move != "none"
-        move = {"inter-broker": "broker", "log-dir": escape(f"dir {r.log_dir} -> {r.future_log_dir}")}.get(r.move, "")
+        move = {
+            "inter-broker": "broker",
+            "log-dir": escape(f"dir {r.log_dir or '(offline)'} -> {r.future_log_dir}"),
+        }.get(r.move, "")
         style = "green" if r.status == "In sync" else ("yellow" if moving_row else "red")
         table.add_row(
             r.topic,

@@ -341,6 +341,13 @@ def test_a_log_dir_move_paused_by_its_offline_source_has_no_lag_rate_or_eta(in_i
     assert (row.rate, row.eta, row.remaining_bytes, row.future_log_dir) == (None, None, None, "/b")
     assert not s.done and s.totals.moving_replicas == 1
     assert (s.totals.eta, s.totals.remaining_bytes) == (None, None)
+    from rich.console import Console
+
+    from kadmin.commands.render_progress import progress_table
+
+    console = Console(record=True, width=250)
+    console.print(progress_table(s))
+    assert "dir (offline) -> /b" in console.export_text()
     (doc,) = snapshot_json(s)["replicas"]
     assert (doc["status"], doc["messages_behind"], doc["eta_seconds"]) == (PAUSED, None, None)
 
