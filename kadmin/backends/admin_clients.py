@@ -122,11 +122,11 @@ class AdminClients:
         server that speaks another security protocol is said now, with what to set (they would
         retry it until --timeout, then say no broker answered). Every bootstrap server is
         probed until one does what the settings expect or tells nothing; each attempt waits at
-        most a quarter of what is left of --timeout (``wire_client.probe_listener``)."""
+        most a quarter of what is left of --timeout (``listener_probe.probe_listener``)."""
         if self._probed:
             return
         self._probed = True
-        from kadmin.backends.wire_client import probe_listener
+        from kadmin.backends.listener_probe import probe_listener
         from kadmin.client_config import tls_context
 
         try:
