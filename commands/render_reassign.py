@@ -247,6 +247,7 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
                 ],
                 "throttles_removed": [change_json(c, None, before) for c in removed],
                 "throttles_kept": bool(kept is not None and not kept.empty),
+                "throttles_kept_reason": outcome.kept_reason if kept is not None and not kept.empty else None,
                 "throttles_left_behind": [
                     {"kind": i.kind, "resource": i.resource, "config": i.config, "value": i.value}
                     for i in outcome.left_behind
@@ -270,7 +271,10 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
             for c in removed:
                 click.echo(f"  {removal_line(c, outcome.removal, before)}")
         if kept is not None and not kept.empty:
-            click.echo("Throttles this plan set that running moves still need were kept; verify again later.")
+            if outcome.kept_reason:
+                click.echo(f"Throttles this plan set were kept: {outcome.kept_reason}.")
+            else:
+                click.echo("Throttles this plan set that running moves still need were kept; verify again later.")
         if election is not None:
             print_election(election)
     if outcome.left_behind:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 import pytest
 
+from kadmin.schemas import load
 from tests.support.cli import kadmin, write_plan
 from tests.support.sandbox import SandboxClock, sandbox_factory  # noqa: F401  (fixture)
 
@@ -90,20 +92,20 @@ def test_a_paused_move_keeps_its_log_dir_rate_until_it_resumes_and_ends(moving, 
     assert log_dir_rate(sb, capsys) is None
 
 
-def test_verify_says_why_it_keeps_the_rate_of_a_move_paused_by_its_source_directory(moving, capsys, monkeypatch):
-    """The reason is the outcome's ``kept_reason`` (``reassign verify`` and ``execute --wait`` print it)."""
-    from kadmin.commands import render_reassign
-
-    seen = []
-    report = render_reassign.verify_report
-    monkeypatch.setattr(render_reassign, "verify_report", lambda *a, **k: (seen.append(a[2]), report(*a, **k)))
-    moving.faults.dir_offline(1, D1)
-    moving.settle()
-    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", moving.plan, *moving.connect)
-    assert code == 4, out + err
-    (outcome,) = seen
-    assert outcome.kept_reason == (
+def test_verify_says_why_it_keeps_the_rate_of_a_move_paused_by_its_source_directory(moving, capsys):
+    reason = (
         "the log-dir rate of broker 1 stays: the move of t-0 on broker 1 is paused (its source directory is "
         "offline) and resumes when the broker restarts with that directory back, at the rate set then; verify "
         "again once it has finished"
     )
+    moving.faults.dir_offline(1, D1)
+    moving.settle()
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", moving.plan, *moving.connect)
+    assert code == 4, out + err
+    assert f"Throttles this plan set were kept: {reason}." in out
+    code, out, err = kadmin(
+        capsys, "reassign", "verify", "--reassignment-json-file", moving.plan, "-o", "json", *moving.connect
+    )
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("reassign-verify-result"))
+    assert doc["throttles_kept"] is True and doc["throttles_kept_reason"] == reason
