@@ -243,7 +243,10 @@ def read_log_dirs_file(path: str, stem: str, name: str):
                 "topic": reps["topic"],
                 "partition": reps["partition"],
                 "size": reps["size"],
-                "offset_lag": pc.fill_null(reps["offset_lag"], 0),
+                # unknown (null, left out, or Kafka's -1) is null, as rows._lag has it
+                "offset_lag": pc.if_else(
+                    pc.less(reps["offset_lag"], 0), pa.scalar(None, pa.int64()), reps["offset_lag"]
+                ),
                 "is_future": is_future,
             },
         )
@@ -338,7 +341,7 @@ def rows_table(rows, source: str, repeated=()):
 # ---- the columnar copy ------------------------------------------------------------------------
 
 CACHE_DIR = ".kadmin-cache"
-CACHE_FORMAT = 5  # bumped when the tagged table or what it holds changes: older copies are parsed again
+CACHE_FORMAT = 6  # bumped when the tagged table or what it holds changes: older copies are parsed again
 DICTIONARY_COLUMNS = ["tag", "cluster", "rack", "path", "status", "error", "source"]
 
 

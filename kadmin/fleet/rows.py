@@ -180,7 +180,7 @@ def log_dirs_document_rows(cluster: str, source: str, doc: Mapping) -> Rows:
                         r["topic"],
                         _int(r.get("partition"), f"{at}.partition", doc, high=INT32),
                         _int(r.get("size"), f"{at}.size", doc),
-                        _int(r.get("offset_lag"), f"{at}.offset_lag", doc, low=-INT64, optional=True) or 0,
+                        _lag(_int(r.get("offset_lag"), f"{at}.offset_lag", doc, low=-INT64, optional=True)),
                         bool(future),
                     )
                 )
@@ -488,7 +488,9 @@ def broker_log_dirs_rows(cluster: str, broker_log_dirs: Any, rack: str | None = 
             )
         )
         for r in d.replicas:
-            rows["replicas"].append((cluster, broker, d.path, r.topic, r.partition, r.size, r.offset_lag, r.is_future))
+            rows["replicas"].append(
+                (cluster, broker, d.path, r.topic, r.partition, r.size, _lag(r.offset_lag), r.is_future)
+            )
     return rows
 
 
@@ -501,3 +503,9 @@ def reassignment_rows(cluster: str, reassignments: Iterable[Any]) -> Rows:
             (cluster, r.topic, r.partition, list(r.replicas), list(r.adding), list(r.removing))
         )
     return rows
+
+
+def _lag(offset_lag: int | None) -> int | None:
+    """A replica's offset lag, None when unknown: Kafka's -1 (a future replica whose partition is
+    offline on its broker) or, in a saved result, null or left out (not 0: "caught up")."""
+    return None if offset_lag is None or offset_lag < 0 else offset_lag

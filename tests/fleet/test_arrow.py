@@ -188,3 +188,18 @@ def test_a_columnar_copy_written_before_unknown_contents_is_not_read(tmp_path, m
     loaded = arrow.load_log_dirs_file(str(path), "demo", "demo.json").to_pylist()
     [offline] = [r for r in loaded if r["tag"] == "d" and (r["broker"], r["path"]) == fx.OFFLINE_DIR]
     assert (offline["used_bytes"], offline["replica_count"], offline["future_replica_count"]) == (None, None, None)
+
+
+def test_an_unknown_offset_lag_is_null_not_caught_up(tmp_path):
+    """Kafka's -1 (a future replica whose partition is offline on its broker), null (kadmin writes
+    it so) and a lag left out are unknown in the rows of either reader, not 0 ("caught up")."""
+    doc = json.loads(json.dumps(fx.EAST))
+    replicas = [r for b in doc["brokers"] for d in b["log_dirs"] for r in d["replicas"]]
+    replicas[0]["offset_lag"], replicas[1]["offset_lag"] = -1, None
+    del replicas[2]["offset_lag"]
+    replicas[3]["offset_lag"] = 7
+    path = tmp_path / "east.json"
+    path.write_text(json.dumps(doc))
+    for rows in (arrow_rows(path, "east"), python_rows(path, "east")):
+        lags = [r[6] for r in rows["replicas"]]
+        assert lags[:4] == [None, None, None, 7], lags
