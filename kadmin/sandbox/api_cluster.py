@@ -151,8 +151,15 @@ def list_offsets(engine, broker_id, version, req):
         for rp in t.partitions:
             p = cluster.partition_by(t.name, rp.partition_index)
             code, offset, ts, epoch = P.NONE, -1, -1, -1
+            broker = cluster.brokers.get(broker_id)
+            d = broker.dir_of(p.tp) if p is not None and broker is not None else None
             if p is None:
                 code = P.UNKNOWN_TOPIC_OR_PARTITION
+            elif d is not None and not d.online:
+                # Its replica here is in a failed directory (HostedPartition.Offline): Kafka's
+                # ReplicaManager.fetchOffsetForTimestamp answers KAFKA_STORAGE_ERROR before asking
+                # who leads, so a leader that stays on it (3.3 KRaft) serves no offsets.
+                code = P.KAFKA_STORAGE_ERROR
             elif p.leader != broker_id:
                 code = P.NOT_LEADER_OR_FOLLOWER
             else:

@@ -83,3 +83,27 @@ def test_the_directory_back_online_rejoins_the_isr(failed):
     md = _metadata(sb)
     assert md[0][2] == [0, 1] and md[1][2] == [0, 1]
     assert md[0][3] == [] and md[1][3] == []
+
+
+def _list_offsets(sb, broker, partition):
+    """(error code, offset) of t-<partition>'s latest offset, as broker answers ListOffsets v7."""
+    from kafka.protocol.consumer.offsets import ListOffsetsRequest as R
+
+    topic = R.ListOffsetsTopic(name="t", partitions=[
+        R.ListOffsetsTopic.ListOffsetsPartition(partition_index=partition, current_leader_epoch=-1, timestamp=-1)])
+    [rp] = raw(sb, broker, R(replica_id=-1, isolation_level=0, topics=[topic], timeout_ms=0), 7).topics[0].partitions
+    return rp.error_code, rp.offset
+
+
+def test_list_offsets_of_a_replica_on_the_failed_directory_is_a_storage_error(failed):
+    """ReplicaManager.fetchOffsetForTimestamp: an offline partition is KAFKA_STORAGE_ERROR before
+    leadership is asked, so a 3.3 KRaft leader left on the failed directory serves no offsets
+    (it answered offset 0: an empty log, to a reader of a topic that holds records)."""
+    sb, version, zk_mode = failed
+    assert _list_offsets(sb, 0, 0)[0] == KAFKA_STORAGE_ERROR
+    assert _list_offsets(sb, 0, 1)[0] == KAFKA_STORAGE_ERROR
+    assert _list_offsets(sb, 1, 1)[0] == 0
+    if version == "3.3" and not zk_mode:
+        assert _list_offsets(sb, 1, 0)[0] == 6  # NOT_LEADER_OR_FOLLOWER: 0 still leads t-0
+    else:
+        assert _list_offsets(sb, 1, 0)[0] == 0
