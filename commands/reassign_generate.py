@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 import click
 
 from kadmin.commands.options import cluster_options, int_list, open_cluster, output_option
@@ -53,17 +55,14 @@ def generate(cluster, output, topics_file, broker_list, disable_rack_aware, stra
     kafka-reassign-partitions.sh --generate does; --output json prints both as one object.
     Nothing in the cluster changes.
     """
-    from pathlib import Path
-
-    from kadmin.errors import InputError
     from kadmin.plan.generate import generate as plan
     from kadmin.plan.generate import leaders_moved, replicas_moved
     from kadmin.plan.topics_file import read_topics_to_move
 
     topics = read_topics_to_move(topics_file)
     brokers = int_list(broker_list, "--broker-list")
-    if output_file and Path(output_file).exists():
-        raise InputError(f"{output_file} already exists; choose another path (nothing was changed)")
+    if output_file:
+        check_output_file(output_file)
     with open_cluster(cluster, read_only=True) as backend:
         # a partition being reassigned counts by its target replicas
         state = backend.describe_cluster().with_reassignments(backend.list_partition_reassignments())
@@ -80,6 +79,8 @@ def generate(cluster, output, topics_file, broker_list, disable_rack_aware, stra
     from kadmin.commands import render
     from kadmin.plan.reassignment_file import format_reassignment, plan_to_json, write_reassignment
 
+    if output_file:  # before printing: a refused write leaves no plan on stdout
+        write_reassignment(output_file, proposed)
     if output == "json":
         render.print_json({"current": plan_to_json(current.partitions), "proposed": plan_to_json(proposed.partitions)})
     else:
@@ -92,8 +93,39 @@ def generate(cluster, output, topics_file, broker_list, disable_rack_aware, stra
         err=True,
     )
     if output_file:
-        write_reassignment(output_file, proposed)
         click.echo(f"kadmin: proposed plan written to {output_file}", err=True)
+
+
+def check_output_file(path: str) -> None:
+    """InputError (exit 2), before the cluster is asked or anything printed, when the plan cannot be written
+    at ``path``: it exists (a plan file is never overwritten), or its directory does not exist,
+    is not a directory or cannot be written to. Named as the user gave it, the reason in words.
+    Writing is tried for real (a temporary file in that directory, removed at once), so a
+    read-only file system is caught too."""
+    import os
+    import tempfile
+
+    from kadmin.errors import InputError
+
+    def refuse(why: str) -> NoReturn:
+        raise InputError(
+            f"cannot write the plan to {path}: {why}; nothing was changed", hint="choose another --output-file"
+        )
+
+    if os.path.lexists(path):
+        refuse("it already exists")  # a directory: Click's dir_okay=False refuses it first
+    directory = os.path.dirname(path) or "."
+    if not os.path.lexists(directory):
+        refuse(f"its directory {directory} does not exist")
+    if not os.path.isdir(directory):
+        refuse(f"{directory} is not a directory")
+    try:
+        fd, probe = tempfile.mkstemp(dir=directory, prefix=".kadmin-", suffix=".tmp")
+    except OSError as e:
+        refuse(f"its directory {directory} cannot be written to ({(e.strerror or str(e)).lower()})")
+    else:
+        os.close(fd)
+        os.unlink(probe)
 
 
 def _any_dirs(plan):

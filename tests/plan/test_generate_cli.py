@@ -93,6 +93,44 @@ def test_json_output_is_one_object_and_the_plan_file_is_kafkas_format(fake, topi
     assert again.code == EXIT_USAGE and "already exists" in again.stderr
 
 
+@pytest.mark.parametrize(
+    "where, words",
+    [
+        ("missing/p.json", "its directory {tmp}/missing does not exist"),
+        ("afile/p.json", "{tmp}/afile is not a directory"),
+        ("plan.json", "it already exists"),
+    ],
+)
+def test_an_output_file_that_cannot_be_written_is_refused_before_any_output(fake, topics, tmp_path, where, words):
+    """Nothing on stdout (a script capturing it must not get a complete-looking plan with a
+    failure code), the path as the user gave it and the reason in words (no errno, no .tmp)."""
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "plan.json").write_text("keep me")
+    for output in ("table", "json"):
+        r = run("--topics-to-move-json-file", str(topics), "--broker-list", "1,2,3,4", "-o", output,
+                "--output-file", str(tmp_path / where))
+        assert r.code == EXIT_USAGE and r.stdout == "", r.output
+        assert f"cannot write the plan to {tmp_path / where}: {words.format(tmp=tmp_path)}" in r.stderr
+        assert "Errno" not in r.stderr and ".tmp" not in r.stderr
+    assert (tmp_path / "plan.json").read_text() == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "plan.json", "topics.json"]
+
+
+def test_a_plan_file_that_fails_to_be_written_leaves_stdout_empty(fake, topics, tmp_path, monkeypatch):
+    """The file is written before anything is printed: if writing fails after the checks (the
+    path taken meanwhile, the disk full), no plan reaches stdout."""
+    from kadmin.errors import InputError
+
+    def taken(path, plan):
+        raise InputError(f"{path} already exists; choose another path (nothing was changed)")
+
+    monkeypatch.setattr("kadmin.plan.reassignment_file.write_reassignment", taken)
+    r = run("--topics-to-move-json-file", str(topics), "--broker-list", "1,2,3,4", "--output-file",
+            str(tmp_path / "plan.json"))
+    assert r.code == EXIT_USAGE and "already exists" in r.stderr
+    assert r.stdout == ""
+
+
 def test_strategy_kafka_and_disable_rack_aware(fake, topics):
     r = run("--topics-to-move-json-file", str(topics), "--broker-list", "1,2,3", "--strategy", "kafka",
             "--disable-rack-aware", "-o", "json")
