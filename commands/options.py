@@ -180,10 +180,11 @@ def _available(spec: tuple[str, str, str]) -> bool:
     return importlib.util.find_spec(spec[0]) is not None
 
 
-def int_list(value: str | None, what: str) -> list[int] | None:
+def int_list(value: str | None, what: str, required: bool = False) -> list[int] | None:
     """ "1,2,3" -> [1, 2, 3]; None (the option not given) stays None; a bad item is a usage error
     naming it. An empty list ("", " , ", an unset $BROKERS in a script) is a usage error too: to
-    the callers None means every broker, and "none given" must not become "all"."""
+    the callers None means every broker, and "none given" must not become "all". ``required``:
+    the option has no default (generate's --broker-list), and the error says so."""
     if value is None:
         return None
     out = []
@@ -200,9 +201,9 @@ def int_list(value: str | None, what: str) -> list[int] | None:
                 f"{item!r} is not a broker id (expected a comma-separated list of integers)", param_hint=what
             ) from None
     if not out:
+        instead = "the option is required" if required else "leave the option out for the default"
         raise click.BadParameter(
-            f"{value!r} names no broker (expected a comma-separated list of integers, like 1,2,3; "
-            "leave the option out for the default)",
+            f"{value!r} names no broker (expected a comma-separated list of integers, like 1,2,3; {instead})",
             param_hint=what,
         )
     return out

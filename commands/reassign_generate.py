@@ -60,7 +60,7 @@ def generate(cluster, output, topics_file, broker_list, disable_rack_aware, stra
     from kadmin.plan.topics_file import read_topics_to_move
 
     topics = read_topics_to_move(topics_file)
-    brokers = int_list(broker_list, "--broker-list")
+    brokers = int_list(broker_list, "--broker-list", required=True)
     if output_file:
         check_output_file(output_file)
     with open_cluster(cluster, read_only=True) as backend:

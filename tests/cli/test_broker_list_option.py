@@ -45,6 +45,10 @@ def test_commands_refuse_an_empty_list_before_connecting(args, tmp_path):
     r = CliRunner().invoke(cli, [*args, "--bootstrap-server", "127.0.0.1:1", "--timeout", "1s"])
     assert r.exit_code == 2, r.output
     assert "names no broker" in r.output
+    # generate's --broker-list has no default to fall back to: the option is required
+    required = args[0] == "reassign"
+    assert ("the option is required" in r.output) is required, r.output
+    assert ("leave the option out" in r.output) is not required, r.output
 
 
 @pytest.mark.parametrize("args", [
