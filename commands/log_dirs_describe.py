@@ -116,10 +116,13 @@ _CSV_HEADER = [
 
 
 def _csv_row(r) -> list:
+    """One CSV line; an unknown value is an empty cell. A down or unreachable broker's
+    directories were not seen: its log_dir is empty too (the table's "-" is only drawn)."""
+    unseen = r.status in ("down", "unreachable")
     return [
         r.broker,
         r.rack or "",
-        r.path,
+        "" if unseen else r.path,
         r.status,
         "" if r.used_fraction is None else f"{r.used_fraction:.4f}",
         "" if r.kafka_bytes is None else r.kafka_bytes,

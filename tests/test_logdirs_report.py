@@ -150,17 +150,17 @@ def test_a_down_broker_is_in_every_report_as_down():
 
 
 def test_an_unseen_brokers_csv_row_has_its_bytes_and_replicas_empty_not_0():
-    """A down or unreachable broker's directories were not seen: its Kafka bytes, replica and
-    future replica counts are unknown, so the CSV leaves them empty, as it does its total and
-    usable bytes."""
+    """A down or unreachable broker's directories were not seen: its log_dir, Kafka bytes,
+    replica and future replica counts are unknown, so the CSV leaves them empty, as it does its
+    total and usable bytes (not the table's "-", which a script would take for a path)."""
     from kadmin.commands.log_dirs_describe import _csv_row
 
     result = logdirs.with_down(RESULT, down=[2])
     unseen = [r for r in logdirs.rows(BROKERS, result) if r.path == "-"]
     assert [(r.kafka_bytes, r.replicas, r.futures) for r in unseen] == [(None, None, None), (None, None, None)]
     assert [_csv_row(r) for r in unseen] == [  # future_replicas too: unknown, not 0
-        [1, "", "-", "unreachable", "", "", "", "", "", "", "KafkaConnectionError: refused"],
-        [2, "", "-", "down", "", "", "", "", "", "", "down: not in the cluster's broker list"],
+        [1, "", "", "unreachable", "", "", "", "", "", "", "KafkaConnectionError: refused"],
+        [2, "", "", "down", "", "", "", "", "", "", "down: not in the cluster's broker list"],
     ]
 
 

@@ -314,7 +314,7 @@ def check_the_down_broker_is_named(capsys, connect):
     assert (code, err) == (1, [DOWN_ERROR])
     rows = out.splitlines()[1:]
     # its bytes, replicas and future replicas are unknown: empty cells, not 0
-    assert "1,,-,down,,,,,,,down: not in the cluster's broker list" in rows
+    assert "1,,,down,,,,,,,down: not in the cluster's broker list" in rows
     assert sorted({int(r.split(",")[0]) for r in rows}) == [0, 1, 2, 3]
     code, out, err = describe("-o", "json")
     assert (code, err) == (1, [DOWN_ERROR])
@@ -330,7 +330,7 @@ def check_the_down_broker_is_named(capsys, connect):
 
     code, out, err = describe("--broker-list", "1", "-o", "csv")  # it exists: down, not unknown
     assert (code, err) == (1, [DOWN_ERROR])
-    assert out.splitlines()[1:] == ["1,,-,down,,,,,,,down: not in the cluster's broker list"]
+    assert out.splitlines()[1:] == ["1,,,down,,,,,,,down: not in the cluster's broker list"]
     code, out, err = describe("--broker-list", "1,9")
     assert (code, out, err) == (2, "", ["kadmin: error: the given brokers do not exist: 9; existing brokers: "
                                         "0,1 (down),2,3"])
