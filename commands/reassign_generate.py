@@ -55,17 +55,24 @@ def generate(cluster, output, topics_file, broker_list, disable_rack_aware, stra
     kafka-reassign-partitions.sh --generate does; --output json prints both as one object.
     Nothing in the cluster changes.
     """
+    from kadmin.errors import ClusterError
     from kadmin.plan.generate import generate as plan
-    from kadmin.plan.generate import leaders_moved, replicas_moved
+    from kadmin.plan.generate import leaders_moved, refuse, replicas_moved, request_problems
     from kadmin.plan.topics_file import read_topics_to_move
 
     topics = read_topics_to_move(topics_file)
     brokers = int_list(broker_list, "--broker-list", required=True)
     if output_file:
         check_output_file(output_file)
-    with open_cluster(cluster, read_only=True) as backend:
-        # a partition being reassigned counts by its target replicas
-        state = backend.describe_cluster().with_reassignments(backend.list_partition_reassignments())
+    try:
+        with open_cluster(cluster, read_only=True) as backend:
+            # a partition being reassigned counts by its target replicas
+            state = backend.describe_cluster().with_reassignments(backend.list_partition_reassignments())
+    except ClusterError:
+        # the request's own problems (a topic or broker twice) still say what to fix; with a
+        # cluster to ask, generate() reports them together with the cluster's
+        refuse(request_problems(topics, brokers or [], topics_file))
+        raise
     current, proposed = plan(
         state,
         topics,

@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from kadmin.errors import InputError, NotFoundError
 from kadmin.model import Assignment, ClusterState, ReassignmentPlan, TopicPartition
@@ -44,13 +45,19 @@ def generate(
 ) -> tuple[ReassignmentPlan, ReassignmentPlan]:
     """(current, proposed) plans for every partition of ``topics`` placed on ``broker_ids``.
 
-    Raises InputError (NotFoundError for unknown topics or brokers) before planning anything;
-    one about the topics names ``topics_file``, the file they were read from, when given.
+    Raises InputError (NotFoundError for unknown topics or brokers) before planning anything,
+    naming every problem of the topics and brokers at once; one about the topics names
+    ``topics_file``, the file they were read from, when given. A broker of the list that is
+    down (a partition names it, but it is not live) is refused as such.
     """
     if strategy not in STRATEGIES:
         raise InputError(f"unknown strategy {strategy!r}: choose one of {', '.join(STRATEGIES)}")
-    topic_list = _check_topics(cluster, list(topics), topics_file)
-    brokers = _check_brokers(cluster, list(broker_ids))
+    topic_list, broker_list = list(topics), list(broker_ids)
+    refuse(
+        request_problems(topic_list, broker_list, topics_file)
+        + _cluster_problems(cluster, topic_list, broker_list, topics_file)
+    )
+    topic_list, brokers = sorted(topic_list), sorted(broker_list)
     racks = broker_racks(cluster, brokers, rack_aware)
     current = current_assignment(cluster, topic_list)
     _check_replication_factors(current, brokers)
@@ -163,32 +170,96 @@ def moves_lower_bound(current: Replicas, brokers: Sequence[int], racks: Mapping[
     return max(leave, arrive, rack_needed)
 
 
-def _check_topics(cluster: ClusterState, topics: list[str], source: str | None) -> list[str]:
+@dataclass(frozen=True)
+class Refusal:
+    """One reason a request is refused: its words, the file it is about (``source``: the topics
+    file, when given), a hint, the places it lists (``problems``), and whether it names
+    something the cluster lacks (``not_found``: NotFoundError)."""
+
+    message: str
+    source: str | None = None
+    hint: str | None = None
+    problems: tuple[str, ...] = ()
+    not_found: bool = False
+
+    def line(self) -> str:
+        """The whole refusal on one line, for a list of several."""
+        text = f"{self.source}: {self.message}" if self.source else self.message
+        if self.problems:
+            text += " (" + "; ".join(self.problems) + ")"
+        return text + (f" ({self.hint})" if self.hint else "")
+
+
+def request_problems(topics: Sequence[str], broker_ids: Sequence[int], topics_file: str | None = None) -> list[Refusal]:
+    """What is wrong with the request on its own, without a cluster: no topics, a topic twice,
+    no brokers, a broker twice. ``generate`` reports these together with the cluster's."""
+    from kadmin.plan.topics_file import duplicate_problems
+
+    out = []
     if not topics:
-        raise InputError("no topics to move: the topics file lists none", source=source)
+        out.append(Refusal("no topics to move: the topics file lists none", topics_file))
     dupes = sorted(t for t, n in Counter(topics).items() if n > 1)
     if dupes:
-        raise InputError(f"List of topics to reassign contains duplicate entries: {', '.join(dupes)}", source=source)
-    known = set(cluster.topics)
-    unknown = sorted(t for t in topics if t not in known)
-    if unknown:
-        raise NotFoundError(f"unknown topic(s): {', '.join(unknown)}", source=source)
-    return sorted(topics)
-
-
-def _check_brokers(cluster: ClusterState, broker_ids: list[int]) -> list[int]:
-    if not broker_ids:
-        raise InputError("the broker list is empty")
-    dupes = sorted(b for b, n in Counter(broker_ids).items() if n > 1)
-    if dupes:
-        raise InputError(f"Broker list contains duplicate entries: {', '.join(map(str, dupes))}")
-    unknown = sorted(b for b in broker_ids if b not in cluster.brokers)
-    if unknown:
-        raise NotFoundError(
-            f"unknown broker(s) in the broker list: {', '.join(map(str, unknown))} "
-            f"(live brokers: {', '.join(map(str, sorted(cluster.brokers))) or 'none'})"
+        out.append(
+            Refusal(
+                f"List of topics to reassign contains duplicate entries: {', '.join(dupes)}",
+                topics_file,
+                problems=tuple(duplicate_problems(topics)),
+            )
         )
-    return sorted(broker_ids)
+    if not broker_ids:
+        out.append(Refusal("the broker list is empty"))
+    dupes_b = sorted(b for b, n in Counter(broker_ids).items() if n > 1)
+    if dupes_b:
+        out.append(Refusal(f"Broker list contains duplicate entries: {', '.join(map(str, dupes_b))}"))
+    return out
+
+
+def refuse(refusals: Sequence[Refusal]) -> None:
+    """Raise every refusal at once (nothing returned when there is none): one as its own error,
+    as before; several as one InputError listing each on a line."""
+    if not refusals:
+        return
+    if len(refusals) == 1:
+        r = refusals[0]
+        error = NotFoundError if r.not_found else InputError
+        raise error(r.message, list(r.problems), hint=r.hint, source=r.source)
+    raise InputError(f"the request has {len(refusals)} problems; nothing was planned", [r.line() for r in refusals])
+
+
+def _cluster_problems(
+    cluster: ClusterState, topics: Sequence[str], broker_ids: Sequence[int], source: str | None
+) -> list[Refusal]:
+    out = []
+    known = set(cluster.topics)
+    unknown = sorted({t for t in topics if t not in known})
+    if unknown:
+        out.append(Refusal(f"unknown topic(s): {', '.join(unknown)}", source, not_found=True))
+    missing = sorted({b for b in broker_ids if b not in cluster.brokers})
+    live = ", ".join(map(str, sorted(cluster.brokers))) or "none"
+    down = [b for b in missing if b in cluster.down_brokers()]
+    if down:
+        one = len(down) == 1
+        out.append(
+            Refusal(
+                f"broker{'' if one else 's'} {', '.join(map(str, down))} in the broker list "
+                f"{'is' if one else 'are'} down (partitions name {'it' if one else 'them'} as a replica, but the "
+                f"live brokers are {live}): no replica can be placed on a broker that is not live "
+                "(Kafka's tool silently leaves such brokers out of its proposal)",
+                hint=f"start {'it' if one else 'them'} again, or leave {'it' if one else 'them'} out of "
+                "--broker-list to move the replicas there of these topics to the listed brokers",
+                not_found=True,
+            )
+        )
+    gone = [b for b in missing if b not in down]
+    if gone:
+        out.append(
+            Refusal(
+                f"unknown broker(s) in the broker list: {', '.join(map(str, gone))} (live brokers: {live})",
+                not_found=True,
+            )
+        )
+    return out
 
 
 def _check_replication_factors(current: Replicas, brokers: Sequence[int]) -> None:

@@ -4,6 +4,7 @@ every problem is reported at once, each naming its place (``topics[2].topic``)."
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from kadmin.errors import InputError
@@ -17,7 +18,8 @@ def read_topics_to_move(path: str) -> list[str]:
 
 
 def parse_topics_to_move(text: str, source: str = "topics file") -> list[str]:
-    """The topic names, in file order. InputError lists every problem with its place."""
+    """The topic names, in file order, a duplicate kept (``duplicate_problems`` names it).
+    InputError lists every way the file breaks the schema, with its place."""
     from kadmin.plan.json_text import load_json
 
     data = load_json(text, source)
@@ -29,16 +31,19 @@ def parse_topics_to_move(text: str, source: str = "topics file") -> list[str]:
             hint='expected {"version":1,"topics":[{"topic":"foo"},{"topic":"bar"}]}',
             source=source,
         )
-    topics = [t["topic"] for t in data["topics"]]
+    return [t["topic"] for t in data["topics"]]
+
+
+def duplicate_problems(topics: Sequence[str]) -> list[str]:
+    """A topic listed twice, at each later place (``topics[2].topic``): reported by
+    ``reassign generate`` with the cluster's problems (kadmin.plan.generate.request_problems)."""
     seen: set[str] = set()
     dupes = []
     for i, name in enumerate(topics):
         if name in seen:
             dupes.append(f"topics[{i}].topic: {name!r} is listed more than once")
         seen.add(name)
-    if dupes:
-        raise InputError("List of topics to reassign contains duplicate entries", dupes, source=source)
-    return topics
+    return dupes
 
 
 def schema_problems(data: Any, schema: str = "topics-to-move", items: str = "topics") -> list[str]:

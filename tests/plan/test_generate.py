@@ -243,3 +243,37 @@ def test_kafka_strategy_refuses_mixed_replication_factors():
         generate(c, ["t"], [1, 2, 3], strategy="kafka")
     _, proposed = generate(c, ["t"], [1, 2, 3])
     assert [len(a.replicas) for a in proposed.partitions] == [2, 3]
+
+
+def test_every_problem_of_the_request_is_reported_at_once():
+    """A topic twice, an unknown topic, a broker twice and an unknown broker: one refusal naming
+    all four (as plan files are refused), the topics' naming the file they come from."""
+    with pytest.raises(InputError) as e:
+        generate(CLUSTER6, ["orders", "nope", "orders"], [1, 1, 9], topics_file="topics.json")
+    assert "4 problems" in str(e.value)
+    assert e.value.problems == [
+        "topics.json: List of topics to reassign contains duplicate entries: orders "
+        "(topics[2].topic: 'orders' is listed more than once)",
+        "Broker list contains duplicate entries: 1",
+        "topics.json: unknown topic(s): nope",
+        "unknown broker(s) in the broker list: 9 (live brokers: 1, 2, 3, 4, 5, 6)",
+    ]
+
+
+def test_a_down_broker_in_the_list_is_refused_as_down_not_unknown():
+    """Broker 7 holds a replica but is not live: it is down, and nothing can be placed on it
+    (Kafka's tool leaves brokers that are not live out of its proposal); 9 is unknown."""
+    c = cluster({"t": {0: [1, 7], 1: [7, 2]}}, {1: "a", 2: "b", 3: "c"})
+    with pytest.raises(NotFoundError) as e:
+        generate(c, ["t"], [1, 2, 7])
+    assert str(e.value).startswith("broker 7 in the broker list is down (partitions name it as a replica, "
+                                   "but the live brokers are 1, 2, 3): no replica can be placed on a broker "
+                                   "that is not live")
+    assert "unknown" not in str(e.value)
+    assert "leave it out of --broker-list" in e.value.hint
+    with pytest.raises(InputError) as e:
+        generate(c, ["t"], [1, 7, 9])
+    assert [p.split(":")[0] for p in e.value.problems] == ["broker 7 in the broker list is down (partitions name it as a replica, but the live brokers are 1, 2, 3)",
+                                                           "unknown broker(s) in the broker list"]
+    _, proposed = generate(c, ["t"], [1, 2, 3])  # left out, its replicas move to the listed brokers
+    assert {b for a in proposed.partitions for b in a.replicas} <= {1, 2, 3}
