@@ -56,18 +56,37 @@ DEFAULT_CONF = {
 FILE_TASKS_PER_CORE = 2
 
 INSTALL_HINT = "install the Spark extra: pip install 'kadmin[spark]'"
+# What --spark imports, each with the module that proves it works: py4j (pyspark's bridge to the
+# JVM, a dependency of its own), pyspark's SQL layer (which imports py4j's submodules), and
+# pandas, which pyspark's Arrow exchange (mapInArrow) insists on although no pandas code runs.
+SPARK_MODULES = (
+    ("py4j", "py4j.java_collections"),
+    ("pyspark", "pyspark.sql"),
+    ("pyarrow", "pyarrow"),
+    ("pandas", "pandas"),
+)
 
 
 def require_pyspark() -> None:
-    """UsageError with the install command when pyspark is missing."""
+    """UsageError with the install command when what --spark needs is missing, or installed but
+    failing to import (a partial or broken install): one line naming it, not a traceback."""
+    import importlib
     import importlib.util
 
     from kadmin.errors import UsageError
 
-    # pandas: pyspark's Arrow exchange (mapInArrow) insists on it, although no pandas code runs.
-    for module in ("pyspark", "pyarrow", "pandas"):
-        if importlib.util.find_spec(module) is None:
-            raise UsageError(f"--spark needs {module}, which is not installed", hint=INSTALL_HINT)
+    for package, _ in SPARK_MODULES:
+        if importlib.util.find_spec(package) is None:
+            raise UsageError(f"--spark needs {package}, which is not installed", hint=INSTALL_HINT)
+    for package, module in SPARK_MODULES:
+        try:
+            importlib.import_module(module)
+        except Exception as e:  # ImportError mostly; a broken binary module may raise anything
+            why = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+            raise UsageError(
+                f"--spark needs {package}, which is installed but cannot be imported ({why})",
+                hint="reinstall the Spark extra: pip install --force-reinstall 'kadmin[spark]'",
+            ) from e
 
 
 # Spark's own log lines off: stderr holds kadmin's lines alone, and kadmin says in one line of

@@ -331,3 +331,32 @@ def test_top_help_gives_both_meanings_and_defaults():
     assert result.exit_code == 0, result.output
     line = " ".join(next(part for part in result.output.split("\n  --") if part.startswith("top ")).split())
     assert "per directory [default: 3]" in line and "fleet reports, per cluster [default: 10]" in line, line
+
+
+# A partial or broken install (py4j gone, a binary module that fails to load), as the real process
+# meets it: a sitecustomize blocks the module before kadmin runs.
+BROKEN_INSTALLS = {
+    'sys.modules["py4j"] = None': "--spark needs py4j, which is not installed",
+    'sys.modules["py4j.java_collections"] = None': "--spark needs py4j, which is installed but cannot be imported",
+    'sys.modules["pyarrow.lib"] = None': "--spark needs pyarrow, which is installed but cannot be imported",
+    'sys.modules["pandas"] = None': "--spark needs pandas, which is not installed",
+}
+
+
+@pytest.mark.parametrize("block, says", BROKEN_INSTALLS.items())
+def test_a_broken_spark_install_is_bad_usage_naming_what_to_install(block, says, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(f"import sys\n{block}\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
+    fleet = fx.log_dirs_fleet(tmp_path / "in")
+    out = subprocess.run([sys.executable, "-m", "kadmin", "log-dirs", "describe", "--spark", "--from", str(fleet)],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 2, out.stderr
+    [line] = out.stderr.splitlines()  # one line: no traceback, not "a bug in kadmin"
+    assert line.startswith(f"kadmin: error: {says}") and "pip install" in line and "'kadmin[spark]'" in line, line
+    assert out.stdout == ""
