@@ -95,7 +95,7 @@ class RootGroup(LazyGroup):
 
     def make_context(self, info_name, args, parent=None, **extra):
         try:
-            return super().make_context(info_name, args, parent=parent, **extra)
+            return super().make_context(info_name, debug_first(args), parent=parent, **extra)
         except click.UsageError as e:  # the root's own options (kadmin --bogus)
             raise _one_line_usage(e) from None
 
@@ -131,6 +131,20 @@ class RootGroup(LazyGroup):
             raise UnexpectedFailure(e) from None
 
 
+DEBUG_FLAG = "--debug"
+
+
+def debug_first(args: list[str]) -> list[str]:
+    """``--debug`` anywhere on the command line (``kadmin log-dirs describe --debug``, where one
+    adds it on seeing an error) is the root's flag: moved to the front, where the root parses it.
+    Words after ``--`` are left alone."""
+    end = args.index("--") if "--" in args else len(args)
+    found = [i for i, a in enumerate(args[:end]) if a == DEBUG_FLAG]
+    if found in ([], [0]):
+        return args
+    return [DEBUG_FLAG, *(a for i, a in enumerate(args) if i not in found)]
+
+
 def _problems_as_data(ctx: click.Context, error) -> None:
     """With ``--output json``, a refused input's problems are printed on stdout as data, every
     one of them (stderr shows the first few): the one place this happens for every command."""
@@ -152,7 +166,12 @@ def _problems_as_data(ctx: click.Context, error) -> None:
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(__version__, "--version", "-V", prog_name="kadmin")
-@click.option("--debug", is_flag=True, envvar="KADMIN_DEBUG", help="Show tracebacks and client library logs.")
+@click.option(
+    "--debug",
+    is_flag=True,
+    envvar="KADMIN_DEBUG",
+    help="Show tracebacks and client library logs (before or after the command).",
+)
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
     """kadmin moves Kafka replicas between brokers and between the disks of one broker, shows

@@ -204,6 +204,28 @@ def test_debug_shows_the_traceback_only_when_asked():
     assert "Traceback" in debug.stderr and debug.returncode == 1
 
 
+@pytest.mark.parametrize("at", [0, 1, 2, 5], ids=["before the command", "after the group", "after the command",
+                                                  "at the end"])
+def test_debug_is_the_same_flag_before_or_after_the_command(at):
+    """The unexpected-error line says "run with --debug": adding it at the end of the command
+    line, where one adds it, shows the traceback (it was "No such option '--debug'")."""
+    argv = ["log-dirs", "describe", "-b", "127.0.0.1:abc", "-o", "json"]
+    argv.insert(at, "--debug")
+    out = subprocess.run([sys.executable, "-m", "kadmin", *argv], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2, out.stderr  # the documented exit code of a bad address, not a usage error
+    assert "Traceback" in out.stderr
+    assert out.stderr.strip().splitlines()[-1].startswith("kadmin: error: --bootstrap-server: '127.0.0.1:abc'")
+
+
+def test_debug_after_a_double_dash_is_not_the_flag():
+    from kadmin.commands.root import debug_first
+
+    assert debug_first(["log-dirs", "describe", "--debug"]) == ["--debug", "log-dirs", "describe"]
+    assert debug_first(["--debug", "log-dirs"]) == ["--debug", "log-dirs"]
+    assert debug_first(["x", "--", "--debug"]) == ["x", "--", "--debug"]
+    assert debug_first(["x", "--debug", "--", "--debug"]) == ["--debug", "x", "--", "--debug"]
+
+
 def test_debug_keeps_the_documented_exit_code(sandbox):
     """A script that branches on the exit code (2: bad input) behaves the same with KADMIN_DEBUG set."""
     argv = [sys.executable, "-m", "kadmin", "log-dirs", "describe", "-b", sandbox.bootstrap, "--broker-list", "9"]
