@@ -202,7 +202,7 @@ def request_problems(topics: Sequence[str], broker_ids: Sequence[int], topics_fi
     if dupes:
         out.append(
             Refusal(
-                f"List of topics to reassign contains duplicate entries: {', '.join(dupes)}",
+                "List of topics to reassign contains duplicate entries",  # the places name them
                 topics_file,
                 problems=tuple(duplicate_problems(topics)),
             )

@@ -215,7 +215,7 @@ def test_kafka_strategy_is_seeded():
         (["orders"], [1, 2, 9], {}, NotFoundError, "unknown broker(s) in the broker list: 9"),
         (["orders"], [1, 2], {}, InputError, "replication factor larger than the 2 broker(s)"),
         (["orders"], [1, 1, 2], {}, InputError, "duplicate entries: 1"),
-        (["orders", "orders"], [1, 2, 3], {}, InputError, "duplicate entries: orders"),
+        (["orders", "orders"], [1, 2, 3], {}, InputError, "topics[1].topic: 'orders' is listed more than once"),
         ([], [1, 2, 3], {}, InputError, "no topics"),
         (["orders"], [], {}, InputError, "broker list is empty"),
         (["orders"], [1, 2, 3], {"strategy": "random"}, InputError, "unknown strategy"),
@@ -252,7 +252,7 @@ def test_every_problem_of_the_request_is_reported_at_once():
         generate(CLUSTER6, ["orders", "nope", "orders"], [1, 1, 9], topics_file="topics.json")
     assert "4 problems" in str(e.value)
     assert e.value.problems == [
-        "topics.json: List of topics to reassign contains duplicate entries: orders "
+        "topics.json: List of topics to reassign contains duplicate entries "
         "(topics[2].topic: 'orders' is listed more than once)",
         "Broker list contains duplicate entries: 1",
         "topics.json: unknown topic(s): nope",

@@ -163,7 +163,7 @@ def test_topics_and_brokers_problems_are_reported_together(fake, tmp_path):
     r = run("--topics-to-move-json-file", str(path), "--broker-list", "1,2,9")
     assert r.code == EXIT_USAGE and r.stdout == ""
     assert "3 problems" in r.stderr
-    assert f"{path}: List of topics to reassign contains duplicate entries: orders" in r.stderr
+    assert f"{path}: List of topics to reassign contains duplicate entries (topics[2].topic: 'orders'" in r.stderr
     assert f"{path}: unknown topic(s): nope" in r.stderr
     assert "unknown broker(s) in the broker list: 9" in r.stderr
     doc = json.loads(run("--topics-to-move-json-file", str(path), "--broker-list", "1,2,9", "-o", "json").stdout)
@@ -176,7 +176,7 @@ def test_a_duplicate_topic_is_reported_when_the_cluster_cannot_be_reached(tmp_pa
     r = CliRunner().invoke(cli, ["reassign", "generate", "--topics-to-move-json-file", str(path), "--broker-list",
                                  "1,2", "--bootstrap-server", "127.0.0.1:1", "--timeout", "1s"])
     assert r.exit_code == EXIT_USAGE, r.output
-    assert "duplicate entries: orders" in r.stderr and "topics[1].topic" in r.stderr
+    assert "duplicate entries" in r.stderr and "topics[1].topic: 'orders' is listed more than once" in r.stderr
 
 
 def test_bad_broker_list_is_a_usage_error(fake, topics):
