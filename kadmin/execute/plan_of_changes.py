@@ -30,6 +30,7 @@ from kadmin.plan.validate import (
     check_reassignment,
     log_dir_rate_problem,
 )
+from kadmin.plan.verify import replica_dirs_of, replica_in_place
 from kadmin.throttling.maths import ThrottleRates, ThrottleSet, recorded, throttle_changes
 from kadmin.throttling.needs import (
     brokers_for_moves,
@@ -171,8 +172,12 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
     log_dir_brokers, down_log_dir = rate_targets(
         # Brokers a move is sent to, and those where one of the plan's moves still runs: the new
         # rate paces it (`--additional` changes a running plan's throttle, as Kafka's tool does).
-        # A repeated execute sets nothing where nothing moves any more.
-        log_dir_move_brokers(plan, view.log_dirs) if request.log_dir_throttle is not None else (),
+        # A repeated execute sets nothing where nothing moves any more. (``log_dir_move_brokers``
+        # reads DescribeLogDirs alone, so a stray log in the target looks in place: the brokers of
+        # the moves sent, judged with the replica set, count too.)
+        log_dir_move_brokers(plan, view.log_dirs) | {m.replica.broker for m in moves}
+        if request.log_dir_throttle is not None
+        else (),
         cluster,
         down_configurable=view.down_configurable,
     )
@@ -260,9 +265,12 @@ def _moves(plan: ReassignmentPlan, cluster: ClusterState, ongoing, dirs: Replica
                 Reassign(tp, tuple(state.replicas), tuple(a.replicas), heading_to if running is not None else None)
             )
         for broker, path in a.log_dir_targets().items():
-            cur, fut = dirs.get((a.topic, a.partition, broker), (None, None))
-            if cur == path and fut is None:
+            # A log the broker lists while not in the replica set (a stray, left by a cancelled
+            # reassignment) is no replica: the target is a new replica to place, not in place.
+            listed = dirs.get((a.topic, a.partition, broker), (None, None))
+            if replica_in_place(state.replicas, broker, *listed, path):
                 continue  # already there
+            cur, fut = replica_dirs_of(state.replicas, broker, *listed)
             if fut == path:
                 continue  # already moving there: sending it again would change nothing
             moves.append(LogDirMove(TopicPartitionReplica(a.topic, a.partition, broker), cur, path, fut))

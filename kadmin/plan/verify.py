@@ -11,11 +11,17 @@ that lowers the replication factor looks before it has run, so that shape alone 
 Kafka's views do not change at once when a move ends (ListPartitionReassignments empties first,
 each broker's Metadata and DescribeLogDirs a moment later): the caller reads again for a while
 before it reports a difference (``kadmin.execute.verification``).
+
+A log-dir target is judged against the partition's replica set (Metadata) as well as against
+DescribeLogDirs: a broker lists logs that are no replicas, such as the half-copied one a
+cancelled reassignment leaves on a broker it was adding (a stray log, until the broker
+restarts). ``replica_in_place`` is the one rule for "a replica is where the plan wants it";
+``reassign execute`` asks it too (``kadmin.execute.plan_of_changes``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
@@ -42,7 +48,7 @@ class MoveState(str, Enum):
     IN_PROGRESS = "in_progress"
     MOVING_ELSEWHERE = "moving_elsewhere"  # a future replica towards another directory
     NOT_MOVING = "not_moving"  # in another directory, no move running (cancelled or never started)
-    MISSING_REPLICA = "missing_replica"  # the broker has no such replica (yet)
+    MISSING_REPLICA = "missing_replica"  # the broker has no such replica (yet): not in the replica set, or no log
     MISSING_LOG_DIR = "missing_log_dir"  # no current replica to move: likely an offline directory
 
 
@@ -79,6 +85,9 @@ class ReplicaVerdict:
     target_dir: str
     current_dir: str | None = None
     future_dir: str | None = None
+    # MISSING_REPLICA: where the broker still has a log of the partition it holds no replica of
+    # (a stray log, left by a cancelled reassignment); it is not a replica, so not current_dir
+    stray_dir: str | None = None
 
     @property
     def message(self) -> str:
@@ -94,6 +103,11 @@ class ReplicaVerdict:
             return f"Partition {tp} on broker {r.broker} is being moved to log dir {self.future_dir} instead of {self.target_dir}."
         if m is MoveState.NOT_MOVING:
             return f"Partition {tp} on broker {r.broker} is not being moved from log dir {self.current_dir} to {self.target_dir}."
+        if m is MoveState.MISSING_REPLICA and self.stray_dir is not None:
+            return (
+                f"Partition {tp} has no replica on broker {r.broker} (not in its replica set): its log in "
+                f"{self.stray_dir} is a stray log left behind (as a cancelled reassignment leaves them), not a replica."
+            )
         if m is MoveState.MISSING_REPLICA:
             return f"Partition {tp} cannot be found in any live log directory on broker {r.broker}."
         return (
@@ -154,12 +168,49 @@ def verify_partition(
     return PartitionVerdict(tp, State.DIFFERS, target, replicas)
 
 
+def replica_dirs_of(
+    replicas: Collection[int], broker: int, current_dir: str | None, future_dir: str | None
+) -> tuple[str | None, str | None]:
+    """Where ``broker``'s replica of a partition is (current, future directory), from what
+    DescribeLogDirs lists (``current_dir``, ``future_dir``) and the partition's replica set
+    (Metadata, ``replicas``): nowhere when the broker is not in the set, whatever it lists. A
+    cancelled reassignment leaves the half-copied replicas it was adding on their brokers' disks,
+    listed by DescribeLogDirs until the broker restarts: stray logs, not replicas."""
+    if broker not in replicas:
+        return None, None
+    return current_dir, future_dir
+
+
+def replica_in_place(
+    replicas: Collection[int], broker: int, current_dir: str | None, future_dir: str | None, path: str
+) -> bool:
+    """The rule for "a replica is where a plan puts it": ``broker`` is in the partition's
+    replica set and its replica is in ``path`` with no move between directories running. The
+    arguments as ``replica_dirs_of``'s."""
+    current, future = replica_dirs_of(replicas, broker, current_dir, future_dir)
+    return current == path and future is None
+
+
 def verify_replica(
     replica: TopicPartitionReplica,
     target_dir: str,
     info: ReplicaLogDir | None,
     partition_moving: bool,
+    replicas: Collection[int],
+    being_added: bool = False,
 ) -> ReplicaVerdict:
+    """``replicas``: the partition's replica set (Metadata; empty when it does not exist);
+    ``being_added``: the partition's running reassignment adds the broker."""
+    listed_cur = info.current_dir if info is not None else None
+    listed_fut = info.future_dir if info is not None else None
+    if replica.broker not in replicas:
+        # No replica there, whatever DescribeLogDirs lists (a stray log is not one). Kafka's tool
+        # asks DescribeLogDirs alone and calls a stray log in the target directory complete.
+        state = State.IN_PROGRESS if being_added else State.DIFFERS
+        stray = listed_cur or listed_fut
+        return ReplicaVerdict(replica, MoveState.MISSING_REPLICA, state, target_dir, stray_dir=stray)
+    if replica_in_place(replicas, replica.broker, listed_cur, listed_fut, target_dir):
+        return ReplicaVerdict(replica, MoveState.COMPLETE, State.COMPLETE, target_dir, listed_cur)
     if info is None:
         return ReplicaVerdict(replica, MoveState.MISSING_LOG_DIR, State.DIFFERS, target_dir)
     cur, fut = info.current_dir, info.future_dir
@@ -173,8 +224,6 @@ def verify_replica(
         # future one (findLogDirMoveStates) and says so; nothing will move until the disk is back.
         return ReplicaVerdict(replica, MoveState.MISSING_LOG_DIR, State.DIFFERS, target_dir, None, fut)
     if fut is None:
-        if cur == target_dir:
-            return ReplicaVerdict(replica, MoveState.COMPLETE, State.COMPLETE, target_dir, cur)
         return ReplicaVerdict(replica, MoveState.NOT_MOVING, State.DIFFERS, target_dir, cur)
     if fut == target_dir:
         return ReplicaVerdict(replica, MoveState.IN_PROGRESS, State.IN_PROGRESS, target_dir, cur, fut)
@@ -191,7 +240,19 @@ def verify_plan(
     ``replica_log_dirs`` leaves out replicas no broker answered for."""
     partitions = tuple(verify_partition(tuple(a.replicas), a.tp, cluster, ongoing) for a in plan.partitions)
     moving = {v.tp for v in partitions if v.state is State.IN_PROGRESS}
-    replicas = tuple(
-        verify_replica(r, d, replica_log_dirs.get(r), r.tp in moving) for r, d in sorted(log_dir_targets(plan).items())
-    )
-    return VerifyResult(partitions, replicas)
+    parts = cluster.partitions
+    replicas = []
+    for r, d in sorted(log_dir_targets(plan).items()):
+        state = parts.get(r.tp)
+        running = ongoing.get(r.tp)
+        replicas.append(
+            verify_replica(
+                r,
+                d,
+                replica_log_dirs.get(r),
+                r.tp in moving,
+                state.replicas if state is not None else (),
+                being_added=running is not None and r.broker in running.adding,
+            )
+        )
+    return VerifyResult(partitions, tuple(replicas))

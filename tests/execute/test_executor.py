@@ -241,3 +241,20 @@ def test_a_cluster_error_midway_stops_and_reports_what_was_done():
     assert result.aborted == "stopped: controller unreachable"
     # 2 lists on foo, leader and follower rates on brokers 1, 2, 3; then the reassignment failed.
     assert [type(c).__name__ for c, _ in result.applied] == ["WriteRollback"] + ["ConfigChange"] * 8
+
+
+def test_a_stray_log_in_the_target_directory_is_not_a_replica_in_place():
+    """Seen by hand (4.3 KRaft sandbox): a plan adding broker 4 in /d/b, run and cancelled,
+    leaves broker 4's half-copied log in /d/b (a stray log, listed by DescribeLogDirs until the
+    broker restarts). Running the plan again took that target as in place: no "place new
+    replica" request for broker 4, and a warning that --replica-alter-log-dirs-throttle had
+    nothing to throttle."""
+    be = backend()
+    be.placement[(FOO0, 4)] = "/d/b"  # broker 4 is not in foo-0's replica set [1, 2]
+    req = request([{"topic": "foo", "partition": 0, "replicas": [4, 2], "log_dirs": ["/d/b", "any"]}],
+                  log_dir_throttle=1000)
+    xplan = plan_execution(req, read_cluster(be, req.parsed, MemoryRecordStore()))
+    assert [describe(m) for m in xplan.log_dir_moves] == ["place new replica foo-0 on broker 4 in /d/b"]
+    assert xplan.warnings == ()
+    log_dir_rates = {c.resource.name for c in xplan.throttles.changes if "alter.log.dirs" in c.name}
+    assert log_dir_rates == {"4"}

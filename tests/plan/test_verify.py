@@ -118,3 +118,45 @@ def test_a_partition_the_controller_does_not_list_is_not_in_progress_whatever_it
     running = verify_plan(plan, cluster, ongoing, dirs)
     assert running.partitions[0].message == "Reassignment of partition foo-0 is still in progress."
     assert running.replicas[0].state is State.IN_PROGRESS and running.state is State.IN_PROGRESS
+
+
+def test_a_stray_log_left_by_a_cancelled_reassignment_is_no_replica():
+    """Seen by hand (4.3 KRaft sandbox): orders-0 [0,1,2] -> [3,4,5] with broker 3 in /a, then
+    cancelled. Broker 3 keeps the half-copied log in /a (a stray log, listed by DescribeLogDirs
+    until it restarts), but Metadata's replica set is [0,1,2] again: no replica of the plan is on
+    broker 3, so the log-dir target is not complete; verify said "completed successfully"."""
+    cluster = cluster_state({"foo": {0: [1, 2]}}, brokers=(1, 2, 3, 4))
+    plan = ReassignmentPlan((Assignment("foo", 0, (3, 4), ("/a", "any")),))
+    stray = {rep(0, 3): ReplicaLogDir(rep(0, 3), "/a")}
+    result = verify_plan(plan, cluster, {}, stray)
+    (verdict,) = result.replicas
+    assert (verdict.move, verdict.state) == (MoveState.MISSING_REPLICA, State.DIFFERS)
+    assert verdict.current_dir is None and verdict.stray_dir == "/a"
+    assert verdict.message == (
+        "Partition foo-0 has no replica on broker 3 (not in its replica set): its log in /a is a stray log "
+        "left behind (as a cancelled reassignment leaves them), not a replica."
+    )
+    assert result.state is State.DIFFERS
+
+
+def test_a_broker_being_added_that_metadata_does_not_list_yet_is_in_progress():
+    # ListPartitionReassignments (read first) adds broker 3; Metadata does not show it yet, and
+    # DescribeLogDirs lists a log in the target (a stray being reused): in progress, not complete.
+    cluster = cluster_state({"foo": {0: [1, 2]}}, brokers=(1, 2, 3, 4))
+    plan = ReassignmentPlan((Assignment("foo", 0, (3, 2), ("/a", "any")),))
+    ongoing = {FOO0: PartitionReassignment("foo", 0, (3, 2, 1), (3,), (1,))}
+    stray = {rep(0, 3): ReplicaLogDir(rep(0, 3), "/a")}
+    result = verify_plan(plan, cluster, ongoing, stray)
+    assert [(v.move, v.state) for v in result.replicas] == [(MoveState.MISSING_REPLICA, State.IN_PROGRESS)]
+    # Once Metadata lists broker 3, the log in /a is its replica: complete.
+    moving = cluster_state({"foo": {0: [3, 2, 1]}}, brokers=(1, 2, 3, 4))
+    assert [v.move for v in verify_plan(plan, moving, ongoing, stray).replicas] == [MoveState.COMPLETE]
+
+
+def test_replica_in_place_needs_the_replica_set_and_the_directory():
+    from kadmin.plan.verify import replica_in_place
+
+    assert replica_in_place((1, 2), 1, "/a", None, "/a")
+    assert not replica_in_place((1, 2), 3, "/a", None, "/a")  # a stray log
+    assert not replica_in_place((1, 2), 1, "/b", None, "/a")
+    assert not replica_in_place((1, 2), 1, "/a", "/b", "/a")  # moving away
