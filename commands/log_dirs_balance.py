@@ -56,15 +56,15 @@ def balance(cluster, output, broker_list, max_moves, evacuate, output_file):
     Prints usage per directory before and after; the plan goes to --output-file (or, in table
     output, after the table). Nothing in the cluster changes.
     """
-    from pathlib import Path
 
     from kadmin import logdirs
-    from kadmin.errors import InputError
     from kadmin.plan.balance import balance_log_dirs
 
     requested = int_list(broker_list, "--broker-list")
-    if output_file and Path(output_file).exists():
-        raise InputError(f"{output_file} already exists; choose another path (nothing was changed)")
+    if output_file:
+        from kadmin.plan.reassignment_file import check_plan_path
+
+        check_plan_path(output_file)
     with open_cluster(cluster, read_only=True) as backend:
         got = logdirs.read_for_balance(backend, requested, evacuate)
     from kadmin.commands import render
@@ -74,6 +74,8 @@ def balance(cluster, output, broker_list, max_moves, evacuate, output_file):
 
     from kadmin.plan.reassignment_file import format_reassignment, write_reassignment
 
+    if output_file and result.moves:  # before printing: a refused write leaves no plan on stdout
+        write_reassignment(output_file, result.plan)
     if output == "json":
         render.print_json(balance_document(result))
     else:
@@ -85,7 +87,6 @@ def balance(cluster, output, broker_list, max_moves, evacuate, output_file):
             click.echo(f"\nProposed partition reassignment configuration\n{format_reassignment(result.plan)}")
     if output_file:
         if result.moves:
-            write_reassignment(output_file, result.plan)
             click.echo(f"kadmin: plan with {len(result.moves)} moves written to {output_file}", err=True)
         else:
             click.echo(f"kadmin: nothing to move; {output_file} not written", err=True)

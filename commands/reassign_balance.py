@@ -130,10 +130,8 @@ def balance(
     bytes), its capacity, usable bytes and --max-dir-usage count once, and its directories are
     balanced on Kafka bytes, as `log-dirs balance` does; a note says so.
     """
-    from pathlib import Path
 
     from kadmin import logdirs
-    from kadmin.errors import InputError
     from kadmin.plan.broker_balance import BalanceRequest, balance_brokers
 
     requested = int_list(broker_list, "--broker-list")
@@ -148,8 +146,10 @@ def balance(
         max_dir_usage=max_dir_usage,
     )
     request.validate()
-    if output_file and Path(output_file).exists():
-        raise InputError(f"{output_file} already exists; choose another path (nothing was changed)")
+    if output_file:
+        from kadmin.plan.reassignment_file import check_plan_path
+
+        check_plan_path(output_file)
     with open_cluster(cluster, read_only=True) as backend:
         # As log-dirs balance reads it: a broker that does not answer, or is down, is left out
         # (named; asked for by name, exit 1), and the reassignments under way are in the state
@@ -164,6 +164,8 @@ def balance(
     from kadmin.commands.render_balance import balance_document, balance_summary, brokers_table, dirs_table
     from kadmin.plan.reassignment_file import format_reassignment, write_reassignment
 
+    if output_file and result.plan.partitions:  # before printing: a refused write leaves no plan on stdout
+        write_reassignment(output_file, result.plan)
     if output == "json":
         render.print_json(balance_document(result, state, throttle, dir_throttle))
     else:
@@ -175,7 +177,6 @@ def balance(
             click.echo(f"\nProposed partition reassignment configuration\n{format_reassignment(result.plan)}")
     if output_file:
         if result.plan.partitions:
-            write_reassignment(output_file, result.plan)
             click.echo(f"kadmin: plan with {len(result.plan.partitions)} partitions written to {output_file}", err=True)
         else:
             click.echo(f"kadmin: nothing to move; {output_file} not written", err=True)

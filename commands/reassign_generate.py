@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import NoReturn
-
 import click
 
 from kadmin.commands.options import cluster_options, int_list, open_cluster, output_option
@@ -58,12 +56,13 @@ def generate(cluster, output, topics_file, broker_list, disable_rack_aware, stra
     from kadmin.errors import ClusterError
     from kadmin.plan.generate import generate as plan
     from kadmin.plan.generate import leaders_moved, refuse, replicas_moved, request_problems
+    from kadmin.plan.reassignment_file import check_plan_path
     from kadmin.plan.topics_file import read_topics_to_move
 
     topics = read_topics_to_move(topics_file)
     brokers = int_list(broker_list, "--broker-list", required=True)
     if output_file:
-        check_output_file(output_file)
+        check_plan_path(output_file)
     try:
         with open_cluster(cluster, read_only=True) as backend:
             # a partition being reassigned counts by its target replicas
@@ -101,38 +100,6 @@ def generate(cluster, output, topics_file, broker_list, disable_rack_aware, stra
     )
     if output_file:
         click.echo(f"kadmin: proposed plan written to {output_file}", err=True)
-
-
-def check_output_file(path: str) -> None:
-    """InputError (exit 2), before the cluster is asked or anything printed, when the plan cannot be written
-    at ``path``: it exists (a plan file is never overwritten), or its directory does not exist,
-    is not a directory or cannot be written to. Named as the user gave it, the reason in words.
-    Writing is tried for real (a temporary file in that directory, removed at once), so a
-    read-only file system is caught too."""
-    import os
-    import tempfile
-
-    from kadmin.errors import InputError
-
-    def refuse(why: str) -> NoReturn:
-        raise InputError(
-            f"cannot write the plan to {path}: {why}; nothing was changed", hint="choose another --output-file"
-        )
-
-    if os.path.lexists(path):
-        refuse("it already exists")  # a directory: Click's dir_okay=False refuses it first
-    directory = os.path.dirname(path) or "."
-    if not os.path.lexists(directory):
-        refuse(f"its directory {directory} does not exist")
-    if not os.path.isdir(directory):
-        refuse(f"{directory} is not a directory")
-    try:
-        fd, probe = tempfile.mkstemp(dir=directory, prefix=".kadmin-", suffix=".tmp")
-    except OSError as e:
-        refuse(f"its directory {directory} cannot be written to ({(e.strerror or str(e)).lower()})")
-    else:
-        os.close(fd)
-        os.unlink(probe)
 
 
 def _any_dirs(plan):

@@ -12,11 +12,13 @@ Rules that need no cluster but are about meaning (duplicates, lengths, paths) li
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from kadmin.errors import InputError
 from kadmin.model import Assignment, ReassignmentPlan, TopicPartition
@@ -285,16 +287,51 @@ def format_reassignment(plan: ReassignmentPlan | Iterable[Assignment]) -> str:
     return json.dumps(plan_to_json(assignments), separators=(",", ":"))
 
 
+def check_plan_path(path: str | Path) -> None:
+    """InputError (exit 2), before the cluster is asked or anything printed, when the plan cannot be written
+    at ``path``: it exists (a plan file is never overwritten), or its directory does not exist,
+    is not a directory or cannot be written to. Named as the user gave it, the reason in words.
+    Writing is tried for real (a temporary file in that directory, removed at once), so a
+    read-only file system is caught too."""
+    import os
+    import tempfile
+
+    path = str(path)
+
+    def refuse(why: str) -> NoReturn:
+        raise InputError(
+            f"cannot write the plan to {path}: {why}; nothing was changed", hint="choose another --output-file"
+        )
+
+    if os.path.lexists(path):
+        refuse("it already exists")  # a directory: Click's dir_okay=False refuses it first
+    directory = os.path.dirname(path) or "."
+    if not os.path.lexists(directory):
+        refuse(f"its directory {directory} does not exist")
+    if not os.path.isdir(directory):
+        refuse(f"{directory} is not a directory")
+    try:
+        fd, probe = tempfile.mkstemp(dir=directory, prefix=".kadmin-", suffix=".tmp")
+    except OSError as e:
+        refuse(f"its directory {directory} cannot be written to ({(e.strerror or str(e)).lower()})")
+    else:
+        os.close(fd)
+        os.unlink(probe)
+
+
 def write_reassignment(path: str | Path, plan: ReassignmentPlan) -> Path:
     """Write a plan file, refusing to overwrite an existing one (a rollback file is precious).
     Written to a temporary name and renamed, so a crash never leaves half a file."""
     path = Path(path)
-    if path.exists():
+    if os.path.lexists(path):
         raise InputError(f"{path} already exists; choose another path (nothing was changed)")
     tmp = path.with_name(path.name + ".tmp")
     try:
         tmp.write_text(format_reassignment(plan) + "\n", "utf-8")
         tmp.replace(path)
     except OSError as e:
-        raise InputError(f"cannot write {path}: {e} (nothing was changed)") from None
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        why = (e.strerror or type(e).__name__).lower()
+        raise InputError(f"cannot write {path}: {why} (nothing was changed)") from None
     return path

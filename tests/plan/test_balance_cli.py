@@ -265,3 +265,19 @@ def test_table_shows_paths_as_written(fake, monkeypatch):
     r = CliRunner(env={"COLUMNS": "200"}).invoke(cli, ["log-dirs", "balance", "--bootstrap-server", "127.0.0.1:1"])
     assert r.exit_code == 0, r.output
     assert "/[bold]a" in r.stdout and "/[bold]b" in r.stdout
+
+
+@pytest.mark.parametrize("command", ["log-dirs", "reassign"])
+def test_an_output_file_that_cannot_be_written_is_refused_before_any_output(fake, monkeypatch, tmp_path, command):
+    """As reassign generate: the path is checked before the cluster is asked or anything printed
+    (it printed the whole plan, then said Errno 2 about a '.tmp' name), named as given."""
+    from kadmin.errors import EXIT_USAGE
+
+    monkeypatch.setattr("kadmin.commands.reassign_balance.open_cluster", lambda *a, **k: pytest.fail("asked"))
+    if command == "log-dirs":
+        monkeypatch.setattr("kadmin.commands.log_dirs_balance.open_cluster", lambda *a, **k: pytest.fail("asked"))
+    missing = tmp_path / "nowhere" / "plan.json"
+    r = CliRunner().invoke(cli, [command, "balance", "--output-file", str(missing), "-b", "127.0.0.1:1"])
+    assert r.exit_code == EXIT_USAGE and r.stdout == ""
+    assert f"cannot write the plan to {missing}: its directory {missing.parent} does not exist" in r.stderr
+    assert ".tmp" not in r.stderr
