@@ -19,6 +19,16 @@ PRODUCE_API_KEY = 0
 FETCH_API_KEY = 1
 TOPIC_ALREADY_EXISTS = 36
 OFFSET_OUT_OF_RANGE = 1
+LEADER_NOT_AVAILABLE = 5
+KAFKA_STORAGE_ERROR = 56
+
+
+class _Final(Exception):
+    """Carries ``error``, an answer that ends a read, out of the small client's path."""
+
+    def __init__(self, error: ClusterError):
+        super().__init__(error.message)
+        self.error = error
 
 
 class RecordTopic:
@@ -53,8 +63,22 @@ class RecordTopic:
             hint="throttles can still be set and cleared by hand; see docs/throttle-records.md",
         )
 
+    def _unreadable(self, why: str, *, leader: int | None = None, code: int | None = None) -> ClusterError:
+        """The record partition cannot be read (``why``, of its ``leader``): never taken for an
+        empty topic, which would show every throttle kadmin set as set by someone else."""
+        whose = f"partition {self.topic}-0" + (f"'s leader, broker {leader}," if leader is not None else "")
+        return ClusterError(
+            f"reading throttle records from {self.topic}: {whose} {why}",
+            error_code=code,
+            hint=f"`kadmin log-dirs describe{f' --broker-list {leader}' if leader is not None else ''}` shows "
+            "failed log directories; the records can be read again once the partition's leader serves it: "
+            "its directory back online, or another leader",
+        )
+
     def read_all(self) -> dict[str, bytes | None]:
         fast = self.backend._fast(self._fast_read)
+        if isinstance(fast, ClusterError):  # the partition answered that it cannot be read
+            raise fast
         if fast is not NotImplemented:
             return fast
         from kadmin.backends.kafka_python_logs import quiet_kafka_loggers
@@ -62,7 +86,7 @@ class RecordTopic:
         quiet_kafka_loggers()
         from kafka import KafkaConsumer
         from kafka import TopicPartition as KTP
-        from kafka.errors import KafkaError
+        from kafka.errors import KafkaError, KafkaTimeoutError
 
         what = f"reading throttle records from {self.topic}"
         kw = self._client_kwargs()
@@ -84,7 +108,19 @@ class RecordTopic:
                 return {}
             tp = KTP(self.topic, 0)
             consumer.assign([tp])
-            end = consumer.end_offsets([tp])[tp]
+            try:
+                end = consumer.end_offsets([tp])[tp]
+            except KafkaTimeoutError:
+                # kafka-python retries every answer of the leader (KAFKA_STORAGE_ERROR among them)
+                # until its timeout, and keeps why to itself.
+                leader = consumer._client.cluster.leader_for_partition(tp)
+                if leader is None or leader < 0:
+                    raise self._unreadable(f"has no leader: no end offset within {self.timeout:g}s") from None
+                raise self._unreadable(
+                    f"gave no end offset within {self.timeout:g}s (a leader whose log directory failed "
+                    "answers KAFKA_STORAGE_ERROR, which the client retries)",
+                    leader=leader,
+                ) from None
             consumer.seek_to_beginning(tp)
             values: dict[str, bytes | None] = {}
             offsets: dict[str, int] = {}
@@ -103,19 +139,54 @@ class RecordTopic:
         finally:
             consumer.close()
 
-    def _fast_read(self, wire) -> dict[str, bytes | None]:
+    def _fast_read(self, wire) -> dict[str, bytes | None] | ClusterError:
         """read_all through kadmin's small client: no consumer and no group; Metadata (a fresh
         answer the command already has serves), then Fetch from the partition leader until the
-        end offset its first answer gives."""
+        end offset its first answer gives. An answer saying the partition cannot be read is
+        returned as the error to raise (the backend would take a raised one for a reason to ask
+        the library clients, which retry it until --timeout and then say a broker did not answer)."""
+        try:
+            return self._read_through(wire)
+        except _Final as e:
+            return e.error
+
+    def _read_through(self, wire) -> dict[str, bytes | None]:
+        from kadmin.backends.kafka_errors import error_name
         from kadmin.backends.wire_client import WireUnavailable
 
+        def leaderless(part) -> bool:
+            return part.leader_id < 0 or part.error_code == LEADER_NOT_AVAILABLE
+
         t = wire.topic_metadata(self.topic)
+        part = {p.partition_index: p for p in t.partitions}.get(0)
+        if part is not None and leaderless(part):
+            t = wire.topic_metadata(self.topic, max_age=0)  # not an answer from before an election
         if t.error_code == 3 or (not t.error_code and not t.partitions):  # UNKNOWN_TOPIC_OR_PARTITION
             return {}
         part = {p.partition_index: p for p in t.partitions}.get(0)
-        if t.error_code or part is None or part.error_code or part.leader_id < 0:
+        if part is not None and leaderless(part):
+            offline = list(getattr(part, "offline_replicas", None) or [])
+            where = f"replicas {list(part.replica_nodes)}" + (f", offline {offline}" if offline else "")
+            raise _Final(self._unreadable(f"has no leader ({where})", code=part.error_code or None))
+        if t.error_code or part is None or part.error_code:
             raise WireUnavailable(f"no leader for {self.topic}-0")
         leader = part.leader_id
+
+        def check(request: str, code: int) -> None:
+            """KAFKA_STORAGE_ERROR ends the read: the leader's replica is in a failed log directory
+            and no retry changes that while the command runs (on KRaft before JBOD, 3.3, that
+            broker even stays the leader). Other errors (a leader that just moved...) are the
+            library clients' to retry."""
+            if code == KAFKA_STORAGE_ERROR:
+                raise _Final(
+                    self._unreadable(
+                        f"answered {request} with {error_name(code)}: its log directory there is offline",
+                        leader=leader,
+                        code=code,
+                    )
+                )
+            if code:
+                raise WireUnavailable(f"{request} error {code}")
 
         def offset(timestamp: int) -> int:
             req = {
@@ -178,8 +249,7 @@ class RecordTopic:
             if rp.error_code == OFFSET_OUT_OF_RANGE and end is None and position == 0:
                 position = offset(-2)  # the log starts later: from its first offset
                 continue
-            if rp.error_code:
-                raise WireUnavailable(f"Fetch error {rp.error_code}")
+            check("Fetch", rp.error_code)
             if end is None:
                 end = rp.high_watermark
                 if position >= end:
