@@ -85,6 +85,14 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
         if not dry_run:
             remove_throttles(backend, store, removal, state.records, cplan.updated)
     _print(output, removal.changes, list(cplan.kept_needed), state, dry_run, left_down=cplan.left_down_lines())
+    if cplan.removal.shared:
+        # The same rate recorded by other plans too: theirs as well, so it stays for the last of them.
+        render.warn(
+            "kept, because other kadmin plans set the same rate and still claim it (the last of them to be verified "
+            "or cleared removes it):"
+        )
+        for line in cplan.kept_shared_lines():
+            click.echo(f"  {line}", err=True)
     if cplan.left_down and not dry_run:
         from kadmin.commands.render_throttles import left_down_message
         from kadmin.errors import ClusterError

@@ -166,6 +166,23 @@ def throttle_changes(
 
 # --- removing what kadmin set -----------------------------------------------------------------
 @dataclass(frozen=True)
+class SharedRate:
+    """A rate a removal left set because other records claim the same value (``plan_ids``):
+    it is theirs too, so only the record's claim goes; the last of them removes the rate."""
+
+    claim: RateClaim
+    plan_ids: tuple[str, ...]
+
+    def line(self) -> str:
+        """ "broker 2 replica.alter.log.dirs.io.max.bytes.per.second 1000000: still claimed by plan X"."""
+        plans = ", ".join(self.plan_ids)
+        return (
+            f"broker {self.claim.broker} {self.claim.name} {self.claim.value}: still claimed by "
+            f"plan{'s' if len(self.plan_ids) > 1 else ''} {plans}"
+        )
+
+
+@dataclass(frozen=True)
 class Removal:
     """Changes that remove (part of) a record's throttles, what they remove, and what is left."""
 
@@ -173,6 +190,7 @@ class Removal:
     removed_rates: tuple[RateClaim, ...]
     removed_entries: dict[str, dict[str, tuple[str, ...]]]
     kept: ThrottleRecord  # what the record still owns (empty when everything went)
+    shared: tuple[SharedRate, ...] = ()  # left set for other records claiming the same value
 
 
 def restored_value(claim: RateClaim, others: Iterable[ThrottleRecord]) -> int | None:
@@ -209,18 +227,33 @@ def removal_changes(
     A rate someone changed since kadmin set it is no longer kadmin's: it is left as it is and
     dropped from the record. An entry already gone is dropped from the record too. A rate on a
     broker in ``unreadable`` (down: its configs could not be read) is kept in the record, so a
-    later run removes it, rather than taken for changed and forgotten. A rate removed is given
-    back the value ``restored_value`` finds among ``others`` (the other records) or deleted.
+    later run removes it, rather than taken for changed and forgotten. A rate another of
+    ``others`` claims at the same value (two plans that set the same rate) is theirs too: it
+    stays set, even with ``force`` (which overrides what moves need, not who owns it), and this
+    record's claim goes (``Removal.shared``), also while a move needs the rate (the others hold
+    it; a claim kept here would make them leave it to this record in turn): the last record
+    claiming it removes it. A rate
+    removed is given back the value ``restored_value`` finds among ``others`` or deleted.
     """
     others = list(others)
     changes: list[ConfigChange] = []
     removed_rates: list[RateClaim] = []
     kept_rates: list[RateClaim] = []
+    shared: list[SharedRate] = []
     for c in sorted(record.rates, key=RateClaim.key):
-        if c.broker in unreadable or (not force and needs.needs_rate(c.broker, c.name)):
+        if c.broker in unreadable:
             kept_rates.append(c)
             continue
         now = current.broker_rates.get(c.broker, {}).get(c.name)
+        sharing = sorted(
+            {r.plan_id for r in others for o in r.rates if (o.broker, o.name, o.value) == (c.broker, c.name, c.value)}
+        )
+        if sharing and now == c.value:  # theirs too: it stays, needed or not, and they hold it
+            shared.append(SharedRate(c, tuple(sharing)))
+            continue
+        if not force and needs.needs_rate(c.broker, c.name):
+            kept_rates.append(c)
+            continue
         if now != c.value:
             continue
         res = broker_resource(c.broker)
@@ -250,7 +283,7 @@ def removal_changes(
                 changes.append(ConfigChange(res, name, AlterOp.SET, value))
             removed_entries.setdefault(topic, {})[name] = parse_replica_list(format_replica_list(sorted(drop)))
     kept = replace(record, rates=tuple(kept_rates), replicas=freeze_replicas(kept_lists))
-    return Removal(tuple(changes), tuple(removed_rates), removed_entries, kept)
+    return Removal(tuple(changes), tuple(removed_rates), removed_entries, kept, tuple(shared))
 
 
 def clear_changes(current: Throttle, needs: ThrottleNeeds, *, force: bool = False) -> Removal:

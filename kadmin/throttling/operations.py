@@ -273,12 +273,17 @@ def check_targets(changes, cluster: ClusterState, settable: Collection[int] | No
 class ClearPlan:
     """What ``throttle clear`` removes, the records afterwards, what stays because a running
     move needs it (for the message), and what kadmin recorded on brokers that are down and is
-    not removed (``left_down``: broker -> "config value" of each rate; the run then fails)."""
+    not removed (``left_down``: broker -> "config value" of each rate; the run then fails).
+    ``--plan``: ``removal.shared`` are its rates left set for other plans claiming the same value."""
 
     removal: Removal
     updated: tuple[ThrottleRecord, ...]
     kept_needed: tuple[str, ...]
     left_down: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
+
+    def kept_shared_lines(self) -> tuple[str, ...]:
+        """ "broker 2 <config> 1000000: still claimed by plan X", one per rate left to other plans."""
+        return tuple(s.line() for s in self.removal.shared)
 
     def left_down_lines(self) -> tuple[str, ...]:
         """ "broker 3 leader.replication.throttled.rate 5000000", one per rate left on a down broker."""

@@ -5,6 +5,7 @@ a second kadmin process sees the record the first one wrote."""
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -28,6 +29,7 @@ from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
 from tests.support.cli import await_broker_gone
 
 MiB = 2**20
+LOG_DIR_RATE_NAME = "replica.alter.log.dirs.io.max.bytes.per.second"
 
 
 def broker(b):
@@ -296,6 +298,56 @@ def test_verify_of_the_last_plan_removes_the_rates_two_plans_shared(sandbox_fact
     left = {(bk, name) for bk, configs in snap.broker_configs.items() for name in configs
             if name in (LEADER_RATE, FOLLOWER_RATE)}
     assert left == set()
+    assert records_of(sb)["records"] == []
+
+
+def test_a_rollback_that_found_its_log_dir_rate_already_set_by_the_plan_leaves_it_to_that_plan(sandbox_factory, tmp_path):  # noqa: F811
+    """The operator's run: plan A moves audit-0 between the directories of brokers 0 and 1 at a
+    log-dir rate of 1 MB/s; its rollback file, executed with --additional and the same rate,
+    finds the rate set (changes nothing) and cancels the moves. Verifying the rollback, with
+    nothing moving, leaves the rate (A set it, A's record still claims it), names A as its
+    owner, and drops the rollback's claim; A's verify then removes it. The rollback's verify used
+    to delete A's rates."""
+    sb = sandbox_factory(brokers=3, log_dirs=2, manual_clock=True)
+    sb.create_topic("audit", assignment={0: [0, 1, 2]}, size_bytes=100 * MiB)
+    snap = sb.snapshot()
+    there = {b: next(p for p in sb.log_dir_paths(b) if p != snap.replica_dir("audit", 0, b)) for b in (0, 1)}
+    a = write_plan(tmp_path, "a.json", [{"topic": "audit", "partition": 0, "replicas": [0, 1, 2],
+                                         "log_dirs": [there[0], there[1], "any"]}])
+    rollback = str(tmp_path / "a.rollback.json")
+
+    def execute(plan, rb, *extra):
+        r = kadmin("reassign", "execute", "--reassignment-json-file", plan, "--replica-alter-log-dirs-throttle",
+                   "1MB/s", *extra, "--rollback-file", rb, "-b", sb.bootstrap)
+        assert r.exit_code == 0, r.output
+        return r
+
+    execute(a, rollback)
+    sb.wait_for(lambda s: all(s.future_replica("audit", 0, b) is not None for b in (0, 1)))
+    sb.clock.advance(3)
+    r = execute(rollback, str(tmp_path / "rb2.json"), "--additional")
+    assert LOG_DIR_RATE_NAME not in r.stdout  # already 1 MB/s: nothing set
+    sb.wait_for(lambda s: all(s.future_replica("audit", 0, b) is None for b in (0, 1)))
+    a_id, rb_id = (plan_id(Path(p).read_bytes()) for p in (a, rollback))
+    claims = {rec["plan_id"]: {(c["broker"], c["config"]) for c in rec["rates"]} for rec in records_of(sb)["records"]}
+    assert claims == {a_id: {(0, LOG_DIR_RATE_NAME), (1, LOG_DIR_RATE_NAME)}, rb_id: {(0, LOG_DIR_RATE_NAME), (1, LOG_DIR_RATE_NAME)}}
+
+    r = kadmin("throttle", "clear", "--plan", rollback, "--dry-run", "-b", sb.bootstrap)
+    assert r.exit_code == 0, r.output
+    assert "Nothing to remove." in r.stdout
+    assert f"  broker 0 {LOG_DIR_RATE_NAME} 1000000: still claimed by plan {a_id}" in r.stderr
+
+    r = kadmin("reassign", "verify", "--reassignment-json-file", rollback, "-b", sb.bootstrap, "-o", "json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["throttles_removed"] == []
+    assert all(sb.snapshot().broker_configs[str(b)][LOG_DIR_RATE_NAME] == "1000000" for b in (0, 1))
+    assert {rec["plan_id"]: {(c["broker"], c["config"]) for c in rec["rates"]} for rec in records_of(sb)["records"]} == {
+        a_id: {(0, LOG_DIR_RATE_NAME), (1, LOG_DIR_RATE_NAME)}}  # A's claims, and no claim on a rate that is gone
+
+    r = kadmin("reassign", "verify", "--reassignment-json-file", a, "-b", sb.bootstrap)
+    assert r.exit_code == 4, r.output  # rolled back: A's directories differ, nothing moves
+    assert f"  broker 0 {LOG_DIR_RATE_NAME}: 1000000 -> (deleted)" in r.stdout
+    assert not any(LOG_DIR_RATE_NAME in sb.snapshot().broker_configs.get(str(b), {}) for b in range(3))
     assert records_of(sb)["records"] == []
 
 

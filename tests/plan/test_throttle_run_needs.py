@@ -142,10 +142,11 @@ def test_clearing_another_plan_keeps_what_the_run_needs():
     )
     cleared = plan_throttle_clear(state_between(run, other), plan_id="other")
     assert cleared.removal.changes == ()
-    assert cleared.kept_needed == (
-        "broker 3 follower.replication.throttled.rate",
-        "topic payments follower.replication.throttled.replicas 3:3",
-    )
+    assert cleared.kept_needed == ("topic payments follower.replication.throttled.replicas 3:3",)
+    # The rate is the run's too (the same value): it stays, held by the run's record, and
+    # "other" lets go of its claim rather than keep it for a later clear to leave to the run.
+    assert cleared.kept_shared_lines() == ("broker 3 follower.replication.throttled.rate 100: still claimed by plan run",)
+    assert cleared.updated[0].rates == ()
 
 
 class Configs:

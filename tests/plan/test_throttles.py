@@ -312,6 +312,42 @@ def test_a_rate_another_kadmin_record_set_to_the_same_value_is_claimed_too_with_
     assert ts.claims_anything
 
 
+def test_a_rate_two_plans_set_to_the_same_value_stays_until_the_last_of_them_is_removed():
+    """mplan sets the log-dir rate; its rollback (--additional, same rate) finds it set and
+    claims it too. Removing the rollback's claim, with nothing moving and even with --force,
+    leaves the rate (it is mplan's too) and drops only the rollback's claim, naming mplan;
+    removing mplan's then deletes it (or gives back the person's value). Removal used to delete
+    the rate at the first removal: the rollback deleted a throttle mplan had set."""
+    from kadmin.throttling.maths import SharedRate
+
+    current = Throttle(broker_rates={2: {LOG_DIR_RATE: 1_000_000}, 4: {LOG_DIR_RATE: 1_000_000}})
+    mplan = ThrottleRecord("mplan", rates=(RateClaim(2, LOG_DIR_RATE, 1_000_000), RateClaim(4, LOG_DIR_RATE, 1_000_000, previous=5)))
+    ts = throttle_changes(current, log_dir_brokers={2, 4}, rates=ThrottleRates(log_dir=1_000_000), records=[mplan])
+    assert ts.changes == ()
+    rollback = ThrottleRecord("rollback", rates=ts.rates)
+    assert rollback.rates == mplan.rates  # claimed, with mplan's previous
+
+    for force in (False, True):
+        removal = removal_changes(rollback, current, ThrottleNeeds(), force=force, others=[mplan])
+        assert removal.changes == () and removal.removed_rates == ()
+        assert removal.kept.empty  # the rollback's record drops its claims
+        assert removal.shared == tuple(SharedRate(c, ("mplan",)) for c in rollback.rates)
+        assert removal.shared[0].line() == f"broker 2 {LOG_DIR_RATE} 1000000: still claimed by plan mplan"
+        assert prune_records([mplan], removal) == [mplan]  # mplan keeps its claims
+
+    # While a move needs it too: the rollback's claim still goes (mplan holds the rate); were it
+    # kept, mplan's removal would leave the rate to the rollback in turn, and nobody remove it.
+    moving = ThrottleNeeds(log_dir_brokers=frozenset({2, 4}))
+    assert removal_changes(rollback, current, moving, others=[mplan]) == removal
+
+    last = removal_changes(mplan, current, ThrottleNeeds(), others=[removal.kept])
+    assert last.changes == (ConfigChange(broker(2), LOG_DIR_RATE, AlterOp.DELETE), ConfigChange(broker(4), LOG_DIR_RATE, AlterOp.SET, "5"))
+    assert last.shared == () and last.kept.empty
+    # A record claiming another value is no share: the rate is removed and given back that value.
+    other_value = ThrottleRecord("x", rates=(RateClaim(2, LOG_DIR_RATE, 2_000_000),))
+    assert removal_changes(rollback, current, ThrottleNeeds(), others=[other_value]).shared == ()
+
+
 def test_reconcile_drops_what_someone_else_removed_and_keeps_claims_on_brokers_that_are_down():
     current = Throttle(broker_rates={1: {LEADER_RATE: 1000}}, topic_replicas={"t": {LEADER_REPLICAS: ("0:1",)}})
     r = ThrottleRecord("m", rates=(RateClaim(1, LEADER_RATE, 1000), RateClaim(2, LEADER_RATE, 1000),
