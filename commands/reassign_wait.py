@@ -46,11 +46,16 @@ def wait(
                 interval=interval,
             )
     except KeyboardInterrupt:
+        if output == "json":  # the stream ends on a document that says so, not on a progress snapshot
+            from kadmin.commands import render
+
+            render.print_json_line(interrupted_document(plan_id, plan_file))
         click.echo(
             "Interrupted: the reassignment goes on and its throttles stay.\n"
-            f"  Watch it:        kadmin reassign progress --reassignment-json-file {plan_file} --watch\n"
-            f"  Clean up later:  kadmin reassign verify --reassignment-json-file {plan_file}  "
+            f"  Watch it:        {_follow(plan_file)}\n"
+            f"  Clean up later:  {_clean_up(plan_file)}  "
             "(removes the throttles this plan set once it has finished)\n"
+            f"  Stop it:         {_cancel(plan_file)}  (partitions return to their original replicas)\n"
             "  (with this run's connection options)",
             err=True,
         )
@@ -62,3 +67,29 @@ def wait(
 
         election = elect_after_plan(backend, plan, outcome.result.state is State.COMPLETE)
     verify_report(output, plan_id, outcome, compact=True, election=election)
+
+
+def interrupted_document(plan_id: str, plan_file: str) -> dict:
+    """The last JSON line of a --wait interrupted by Ctrl-C (schemas/reassign-wait-interrupted.json):
+    following stopped, the changes of the stream's first document stay (the moves go on, the
+    throttles stay), and the commands that follow, clean up or undo them."""
+    return {
+        "version": 1,
+        "plan_id": plan_id,
+        "aborted": "interrupted",
+        "follow": _follow(plan_file),
+        "clean_up": _clean_up(plan_file),
+        "cancel": _cancel(plan_file),
+    }
+
+
+def _follow(plan_file: str) -> str:
+    return f"kadmin reassign progress --reassignment-json-file {plan_file} --watch"
+
+
+def _clean_up(plan_file: str) -> str:
+    return f"kadmin reassign verify --reassignment-json-file {plan_file}"
+
+
+def _cancel(plan_file: str) -> str:
+    return f"kadmin reassign cancel --reassignment-json-file {plan_file}"

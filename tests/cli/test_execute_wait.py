@@ -197,6 +197,39 @@ def test_ctrl_c_leaves_the_move_running_and_says_how_to_follow_and_clean_up(clus
     sb.wait_for(hand_throttles_only)
 
 
+def test_ctrl_c_in_json_ends_the_stream_with_a_document_saying_so(admin_cluster, tmp_path, capsys, monkeypatch):
+    """JSON lines end on a document marking the stop (as a plain execute's says aborted
+    "interrupted"), with the commands that follow, clean up and stop the move; not on a progress
+    snapshot a script would take for the last word."""
+    sb, flags, _ = admin_cluster
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}])
+
+    def interrupt(clock):
+        if clock.sleeps == 2:
+            raise KeyboardInterrupt
+
+    drive(monkeypatch, SimClock(sb, throttled, on_sleep=interrupt))
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, *flags,
+                            "--throttle", "1MB/s", "--wait", "--output", "json")
+    assert code == 130
+    docs = [json.loads(line) for line in out.strip().splitlines()]
+    jsonschema.validate(docs[0], load("reassign-execute-result"))
+    assert docs[0]["aborted"] is None and docs[0]["rollback_file"]  # what was changed, how to put it back
+    for doc in docs[1:-1]:
+        jsonschema.validate(doc, load("progress-snapshot"))
+    last = docs[-1]
+    jsonschema.validate(last, load("reassign-wait-interrupted"))
+    assert last == {
+        "version": 1,
+        "plan_id": docs[0]["plan_id"],
+        "aborted": "interrupted",
+        "follow": f"kadmin reassign progress --reassignment-json-file {plan} --watch",
+        "clean_up": f"kadmin reassign verify --reassignment-json-file {plan}",
+        "cancel": f"kadmin reassign cancel --reassignment-json-file {plan}",
+    }
+    assert sb.snapshot().partition("foo", 0).reassigning  # the move goes on
+
+
 def test_finished_but_different_exits_4_as_verify(admin_cluster, tmp_path, capsys, monkeypatch):
     """Someone cancels the reassignment while --wait follows it: it ends, but not as planned.
     (AdminClient mode: over ZooKeeper a reassignment cannot be cancelled.)"""
