@@ -213,6 +213,7 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
     result = outcome.result
     removed = list(outcome.removal.changes) if outcome.removal else []
     kept = outcome.removal.kept if outcome.removal else None
+    shared = outcome.removal.shared if outcome.removal else ()  # left set: other plans claim them
     before = throttles_before_removal(outcome.removal) if outcome.removal else Throttle()  # what removed replaced
     if output == "json":
         render.print_json(
@@ -248,6 +249,15 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
                 "throttles_removed": [change_json(c, None, before) for c in removed],
                 "throttles_kept": bool(kept is not None and not kept.empty),
                 "throttles_kept_reason": outcome.kept_reason if kept is not None and not kept.empty else None,
+                "throttles_shared": [
+                    {
+                        "broker": s.claim.broker,
+                        "config": s.claim.name,
+                        "value": str(s.claim.value),
+                        "plan_ids": list(s.plan_ids),
+                    }
+                    for s in shared
+                ],
                 "throttles_left_behind": [
                     {"kind": i.kind, "resource": i.resource, "config": i.config, "value": i.value}
                     for i in outcome.left_behind
@@ -270,6 +280,12 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
             click.echo("Removed throttles this plan set:")
             for c in removed:
                 click.echo(f"  {removal_line(c, outcome.removal, before)}")
+        if shared:
+            click.echo(
+                "Throttles left to other plans that set the same rate (the last of them to be verified removes them):"
+            )
+            for s in shared:
+                click.echo(f"  {s.line()}")
         if kept is not None and not kept.empty:
             if outcome.kept_reason:
                 click.echo(f"Throttles this plan set were kept: {outcome.kept_reason}.")

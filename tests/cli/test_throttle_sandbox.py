@@ -339,7 +339,11 @@ def test_a_rollback_that_found_its_log_dir_rate_already_set_by_the_plan_leaves_i
 
     r = kadmin("reassign", "verify", "--reassignment-json-file", rollback, "-b", sb.bootstrap, "-o", "json")
     assert r.exit_code == 0, r.output
-    assert json.loads(r.stdout)["throttles_removed"] == []
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, load("reassign-verify-result"))
+    assert doc["throttles_removed"] == []
+    assert sorted((s["broker"], s["config"], s["value"], s["plan_ids"]) for s in doc["throttles_shared"]) == [
+        (b, LOG_DIR_RATE_NAME, "1000000", [a_id]) for b in (0, 1)]  # said, with the plan still claiming them
     assert all(sb.snapshot().broker_configs[str(b)][LOG_DIR_RATE_NAME] == "1000000" for b in (0, 1))
     assert {rec["plan_id"]: {(c["broker"], c["config"]) for c in rec["rates"]} for rec in records_of(sb)["records"]} == {
         a_id: {(0, LOG_DIR_RATE_NAME), (1, LOG_DIR_RATE_NAME)}}  # A's claims, and no claim on a rate that is gone
