@@ -44,7 +44,9 @@ def progress(cluster, output, plan_file, watch, interval):
     With --output json: one JSON document per line (schemas/progress-snapshot.json), one per
     interval with --watch. Exit 0 when nothing moves any more, 3 while moves are in progress, 1
     when nothing is seen moving but a broker did not answer or is down (its moves cannot be
-    seen).
+    seen). With --reassignment-json-file, when nothing moves but the cluster differs from the
+    plan (a cancelled move), a note says so (JSON: differs_from_plan); still exit 0: verify
+    says what differs (exit 4).
 
     \b
     Over --zookeeper, the requests of a /admin/reassign_partitions the controller is not acting
@@ -91,12 +93,14 @@ def progress(cluster, output, plan_file, watch, interval):
             if blocked is not None and blocked.stuck and not (snap.waiting and _stopped(snap)):
                 render.warn(_not_taken_message(blocked, snap.waiting, plan) + f". {blocked.hint}")
     if not watch:  # --watch's views said it as it went
-        from kadmin.commands.render_progress import unanswered_note, unestimated_note
+        from kadmin.commands.render_progress import differs_note, differs_when_done, unanswered_note, unestimated_note
 
         if snap.unanswered:
             render.warn(unanswered_note(snap))
         if snap.unread_end_offsets:
             render.warn(unestimated_note(snap))
+        if differs_when_done(snap):  # the exit stays 0: nothing moves (verify exits 4)
+            render.warn(differs_note(snap))
     if snap.waiting and _stopped(snap) and sample.blocked is not None:
         raise ClusterError(_not_taken_message(sample.blocked, snap.waiting, plan), hint=sample.blocked.hint)
     if snap.done:

@@ -66,6 +66,8 @@ def progress_table(snap, moving_first: bool = False, notes: bool = True):
         captions.append(escape(unestimated_note(snap)))
     if notes and snap.waiting:
         captions.append(escape(waiting_note(snap)))
+    if notes and differs_when_done(snap):
+        captions.append(escape(differs_note(snap)))
     columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("Topic", "left"),
         ("Partition", "right"),
@@ -148,6 +150,8 @@ def progress_line(snap) -> str:
     t = snap.totals
     if snap.done and snap.waiting:
         return f"kadmin: nothing moves any more; {waiting_note(snap)}"
+    if snap.done and differs_when_done(snap):
+        return f"kadmin: done: {differs_note(snap)}"
     if snap.done:
         return "kadmin: done: nothing moves any more"
     if snap.unseen_only:
@@ -168,6 +172,27 @@ def unanswered_note(snap) -> str:
 
     who, their = not_answering(snap.unanswered)
     return f"{who}: {their} replicas' state, log-dir moves and sizes are unknown"
+
+
+def differs_when_done(snap) -> bool:
+    """Nothing moves any more, but the cluster differs from the plan (a cancelled or re-targeted
+    move, a replica another tool put back): done, yet not where the plan wants it."""
+    return snap.done and bool(snap.differs)
+
+
+def differs_note(snap) -> str:
+    """What ``differs_when_done`` says, with the counts; verify says what differs."""
+    d = snap.differs
+    what = []
+    if d.partitions:
+        what.append(f"{d.partitions} partition{'s' if d.partitions != 1 else ''}")
+    if d.log_dir_replicas:
+        what.append(f"{d.log_dir_replicas} log-dir replica{'s' if d.log_dir_replicas != 1 else ''}")
+    one = d.partitions + d.log_dir_replicas == 1
+    return (
+        f"nothing moves any more, but {' and '.join(what)} {'differs' if one else 'differ'} from the plan: "
+        "`kadmin reassign verify` says what"
+    )
 
 
 def waiting_note(snap) -> str:

@@ -14,6 +14,10 @@ Rates come from two successive snapshots (the caller supplies the time, so tests
 benchmark control the clock). The copy rate is how fast the moved bytes grow; the ETA uses how
 fast the bytes *left* shrink, which is slower while producers keep writing to the partition.
 
+With a plan, a snapshot also counts what ``reassign verify`` would call differing from it
+(``differs``): once nothing moves, a cancelled or re-targeted move leaves replicas "In sync" that
+are not where the plan puts them, and "done" alone would not say so.
+
 A reassignment requested but not taken by any broker (ZooKeeper: an entry of a stuck
 /admin/reassign_partitions, ``kadmin.backends.base.requests_not_taken``) is no move: the
 snapshot lists it apart (``waiting``), in its scope, and counts it nowhere else.
@@ -28,8 +32,16 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from kadmin.backends.base import BrokerLogDirs
-from kadmin.model import DOWN_ERROR, ClusterState, PartitionReassignment, ReassignmentPlan, TopicPartition
+from kadmin.model import (
+    DOWN_ERROR,
+    ClusterState,
+    PartitionReassignment,
+    ReassignmentPlan,
+    ReplicaLogDir,
+    TopicPartition,
+)
 from kadmin.plan.gc_pause import gc_paused
+from kadmin.plan.verify import State, log_dir_targets, verify_plan
 
 IN_SYNC = "In sync"
 UNKNOWN_TOPIC = "Unknown topic"
@@ -135,6 +147,17 @@ class Waiting(NamedTuple):
         return TopicPartition(self.topic, self.partition)
 
 
+class PlanDifference(NamedTuple):
+    """What ``reassign verify`` would call differing from the plan (not what is in progress):
+    partitions whose replica set is not the target, replicas not in their target directory."""
+
+    partitions: int
+    log_dir_replicas: int
+
+    def __bool__(self) -> bool:
+        return bool(self.partitions or self.log_dir_replicas)
+
+
 @dataclass(frozen=True, slots=True)
 class Totals:
     moving_replicas: int
@@ -162,6 +185,9 @@ class ProgressSnapshot:
     # Requests in scope no broker carries out (``requests_not_taken``): not counted as
     # reassigning, so they do not keep the snapshot from being done; the caller says so.
     waiting: tuple[Waiting, ...] = ()
+    # With a plan: what differs from it (None without a plan). Once done, a difference means
+    # nothing will bring the cluster to the plan by itself: ``reassign verify`` says what.
+    differs: PlanDifference | None = None
 
     @property
     def done(self) -> bool:
@@ -350,6 +376,30 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unrea
         dict(sorted(unanswered.items())),
         tuple(sorted(unestimated)),
         why if unestimated else None,
+        differs=None if plan is None else plan_difference(plan, cluster, ongoing, log_dirs, dirs),
+    )
+
+
+def plan_difference(
+    plan: ReassignmentPlan,
+    cluster: ClusterState,
+    ongoing: Mapping[TopicPartition, PartitionReassignment],
+    log_dirs: Mapping[int, BrokerLogDirs],
+    dirs: Mapping[tuple[str, int, int], DirReplica],
+) -> PlanDifference:
+    """``reassign verify``'s verdicts (``kadmin.plan.verify``) of ``plan`` on what a snapshot read,
+    counted: the partitions and log-dir replicas that differ. A replica on a broker that did not
+    answer is left out of what verify is given, as verify's own read leaves it out."""
+    answered = {b for b, bld in log_dirs.items() if bld.error is None}
+    replica_dirs = {}
+    for r in log_dir_targets(plan):
+        if r.broker in answered:
+            d = dirs.get((r.topic, r.partition, r.broker), _NOWHERE)
+            replica_dirs[r] = ReplicaLogDir(r, d.current_dir, d.future_dir)
+    result = verify_plan(plan, cluster, ongoing, replica_dirs)
+    return PlanDifference(
+        sum(1 for v in result.partitions if v.state is State.DIFFERS),
+        sum(1 for v in result.replicas if v.state is State.DIFFERS),
     )
 
 
@@ -469,6 +519,9 @@ def _snapshot_json(s: ProgressSnapshot, timestamp: str | None) -> dict:
         "done": s.done,
         "reassigning_partitions": s.reassigning_partitions,
         "unanswered_brokers": [{"broker": b, "error": e} for b, e in s.unanswered.items()],
+        "differs_from_plan": None
+        if s.differs is None
+        else {"partitions": s.differs.partitions, "log_dir_replicas": s.differs.log_dir_replicas},
         "totals": {
             "moving_replicas": s.totals.moving_replicas,
             "moved_bytes": s.totals.moved_bytes,

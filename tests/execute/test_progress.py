@@ -361,3 +361,32 @@ def test_a_future_replica_with_an_unknown_lag_gets_no_eta():
     d = dirs([(2, "/a", "bar", 0, 10 * MB, 0, False), (2, "/b", "bar", 0, 7 * MB, -1, True)])
     row = snapshot(3.0, cluster([bar]), {}, d, previous=first).replicas[0]
     assert (row.status, row.messages_behind, row.eta) == (LAG_UNKNOWN, None, None)
+
+
+def test_done_but_different_from_the_plan_is_counted():
+    """A cancelled log-dir move leaves foo-0's replica on broker 1 in /d1, "In sync", nothing
+    moving: done (exit 0), but not where the plan puts it; and a cancelled reassignment leaves
+    bar-0 on [1,2] with a stray log on broker 3 in the target directory (no replica there). The
+    snapshot counts what verify would call differing; nothing moves, so progress is done."""
+    import jsonschema
+
+    from kadmin.execute.progress import PlanDifference
+    from kadmin.schemas import load
+
+    foo = PartitionState("foo", 0, 1, (1, 2), (1, 2))
+    bar = PartitionState("bar", 0, 1, (1, 2), (1, 2))
+    d = dirs([(1, "/d1", "foo", 0, MB, 0, False), (2, "/d1", "foo", 0, MB, 0, False),
+              (1, "/d1", "bar", 0, MB, 0, False), (2, "/d1", "bar", 0, MB, 0, False),
+              (3, "/d2", "bar", 0, MB // 2, 0, False)])
+    plan = ReassignmentPlan((Assignment("foo", 0, (1, 2), ("/d2", "any")), Assignment("bar", 0, (3, 2), ("/d2", "any"))))
+    s = snapshot(0.0, cluster([foo, bar]), {}, d, plan=plan)
+    assert s.done
+    assert s.differs == PlanDifference(partitions=1, log_dir_replicas=2)
+    doc = snapshot_json(s, "2026-11-26T02:00:00Z")
+    jsonschema.validate(doc, load("progress-snapshot"))
+    assert doc["done"] is True and doc["differs_from_plan"] == {"partitions": 1, "log_dir_replicas": 2}
+    # Where everything is as planned, nothing differs; without a plan, no comparison is made.
+    d = dirs([(1, "/d2", "foo", 0, MB, 0, False), (2, "/d1", "foo", 0, MB, 0, False)])
+    in_place = snapshot(0.0, cluster([foo]), {}, d, plan=ReassignmentPlan((plan.partitions[0],)))
+    assert in_place.differs == PlanDifference(0, 0) and not in_place.differs
+    assert snapshot_json(snapshot(0.0, cluster([foo]), {}, d))["differs_from_plan"] is None
