@@ -198,7 +198,7 @@ def _nothing_to_change(plan, view, throttles: bool) -> str:
     from kadmin.throttling.needs import log_dir_move_brokers
 
     moving = any(a.tp in view.ongoing for a in plan.partitions) or (
-        view.log_dirs is not None and bool(log_dir_move_brokers(plan, view.log_dirs))
+        view.log_dirs is not None and bool(log_dir_move_brokers(plan, view.log_dirs, view.cluster))
     )
     if moving:
         return (

@@ -78,7 +78,7 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
                 flag = "--rate" if rate is not None else "--leader-rate/--follower-rate"
                 check_broker_rate_applies(plan, state.cluster, state.ongoing, flag)
             if rates.log_dir is not None:
-                check_log_dir_rate_applies(plan, log_dirs)
+                check_log_dir_rate_applies(plan, log_dirs, state.cluster)
         # What the run refuses before its first change, --dry-run refuses too (what kadmin set
         # decides what is set and recorded: an unreadable record leaves it unknown).
         state.require_records()

@@ -7,7 +7,7 @@ commands only ever see these.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -319,3 +319,26 @@ def _replica_sort_key(entry: str) -> tuple:
         return (int(p), int(b))
     except ValueError:
         return (1 << 62, 0, entry)
+
+
+def replica_dirs_of(
+    replicas: Collection[int], broker: int, current_dir: str | None, future_dir: str | None
+) -> tuple[str | None, str | None]:
+    """Where ``broker``'s replica of a partition is (current, future directory), from what
+    DescribeLogDirs lists (``current_dir``, ``future_dir``) and the partition's replica set
+    (Metadata, ``replicas``): nowhere when the broker is not in the set, whatever it lists. A
+    cancelled reassignment leaves the half-copied replicas it was adding on their brokers' disks,
+    listed by DescribeLogDirs until the broker restarts: stray logs, not replicas."""
+    if broker not in replicas:
+        return None, None
+    return current_dir, future_dir
+
+
+def replica_in_place(
+    replicas: Collection[int], broker: int, current_dir: str | None, future_dir: str | None, path: str
+) -> bool:
+    """The rule for "a replica is where a plan puts it": ``broker`` is in the partition's
+    replica set and its replica is in ``path`` with no move between directories running. The
+    arguments as ``replica_dirs_of``'s."""
+    current, future = replica_dirs_of(replicas, broker, current_dir, future_dir)
+    return current == path and future is None

@@ -22,6 +22,8 @@ from kadmin.model import (
     Throttle,
     TopicPartition,
     TopicPartitionReplica,
+    replica_dirs_of,
+    replica_in_place,
 )
 from kadmin.plan.reassignment_file import ParsedPlan, gc_paused
 from kadmin.plan.validate import (
@@ -30,7 +32,6 @@ from kadmin.plan.validate import (
     check_reassignment,
     log_dir_rate_problem,
 )
-from kadmin.plan.verify import replica_dirs_of, replica_in_place
 from kadmin.throttling.maths import ThrottleRates, ThrottleSet, recorded, throttle_changes
 from kadmin.throttling.needs import (
     brokers_for_moves,
@@ -172,12 +173,8 @@ def _plan_execution(request: ExecuteRequest, view: ClusterView, now: float, oper
     log_dir_brokers, down_log_dir = rate_targets(
         # Brokers a move is sent to, and those where one of the plan's moves still runs: the new
         # rate paces it (`--additional` changes a running plan's throttle, as Kafka's tool does).
-        # A repeated execute sets nothing where nothing moves any more. (``log_dir_move_brokers``
-        # reads DescribeLogDirs alone, so a stray log in the target looks in place: the brokers of
-        # the moves sent, judged with the replica set, count too.)
-        log_dir_move_brokers(plan, view.log_dirs) | {m.replica.broker for m in moves}
-        if request.log_dir_throttle is not None
-        else (),
+        # A repeated execute sets nothing where nothing moves any more.
+        log_dir_move_brokers(plan, view.log_dirs, cluster) if request.log_dir_throttle is not None else (),
         cluster,
         down_configurable=view.down_configurable,
     )
@@ -242,7 +239,7 @@ def _rates_with_nothing_to_pace(
                 "broker's log directories)"
             )
     if request.log_dir_throttle is not None and not log_dir_moves:
-        problem = log_dir_rate_problem(plan, view.log_dirs, "--replica-alter-log-dirs-throttle")
+        problem = log_dir_rate_problem(plan, view.log_dirs, view.cluster, "--replica-alter-log-dirs-throttle")
         if problem is not None:
             out.append(f"{problem}: no log-dir rate is set (--throttle paces moves between brokers)")
     return out

@@ -318,13 +318,15 @@ def check_broker_rate_applies(
         )
 
 
-def log_dir_rate_problem(plan: ReassignmentPlan, log_dirs: Mapping[int, BrokerLogDirs] | None, flag: str) -> str | None:
+def log_dir_rate_problem(
+    plan: ReassignmentPlan, log_dirs: Mapping[int, BrokerLogDirs] | None, cluster: ClusterState | None, flag: str
+) -> str | None:
     """Why the log-dir rate (``flag``) has nothing to throttle in ``plan``, or None: it goes on
     the brokers of moves between log directories (a ``log_dirs`` target not in place yet, as
     ``log_dirs``, DescribeLogDirs, shows; None: every target counts), and there are none."""
     from kadmin.throttling.needs import log_dir_move_brokers
 
-    if log_dir_move_brokers(plan, log_dirs):
+    if log_dir_move_brokers(plan, log_dirs, cluster):
         return None
     return (
         f"{flag}: the plan moves no replica between log directories (no log_dirs target that is not already in "
@@ -333,11 +335,14 @@ def log_dir_rate_problem(plan: ReassignmentPlan, log_dirs: Mapping[int, BrokerLo
 
 
 def check_log_dir_rate_applies(
-    plan: ReassignmentPlan, log_dirs: Mapping[int, BrokerLogDirs] | None, flag: str = "--log-dir-rate"
+    plan: ReassignmentPlan,
+    log_dirs: Mapping[int, BrokerLogDirs] | None,
+    cluster: ClusterState | None,
+    flag: str = "--log-dir-rate",
 ) -> None:
     """InputError (exit 2, nothing changed) for ``log_dir_rate_problem``, as
     ``check_broker_rate_applies``."""
-    problem = log_dir_rate_problem(plan, log_dirs, flag)
+    problem = log_dir_rate_problem(plan, log_dirs, cluster, flag)
     if problem is not None:
         raise InputError(
             f"{problem}; nothing was changed",

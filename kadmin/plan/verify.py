@@ -15,7 +15,7 @@ before it reports a difference (``kadmin.execute.verification``).
 A log-dir target is judged against the partition's replica set (Metadata) as well as against
 DescribeLogDirs: a broker lists logs that are no replicas, such as the half-copied one a
 cancelled reassignment leaves on a broker it was adding (a stray log, until the broker
-restarts). ``replica_in_place`` is the one rule for "a replica is where the plan wants it";
+restarts). ``kadmin.model.replica_in_place`` is the one rule for "a replica is where the plan wants it";
 ``reassign execute`` asks it too (``kadmin.execute.plan_of_changes``).
 """
 
@@ -32,6 +32,7 @@ from kadmin.model import (
     ReplicaLogDir,
     TopicPartition,
     TopicPartitionReplica,
+    replica_in_place,
 )
 
 
@@ -166,29 +167,6 @@ def verify_partition(
     if replicas == tuple(target):
         return PartitionVerdict(tp, State.COMPLETE, target, replicas)
     return PartitionVerdict(tp, State.DIFFERS, target, replicas)
-
-
-def replica_dirs_of(
-    replicas: Collection[int], broker: int, current_dir: str | None, future_dir: str | None
-) -> tuple[str | None, str | None]:
-    """Where ``broker``'s replica of a partition is (current, future directory), from what
-    DescribeLogDirs lists (``current_dir``, ``future_dir``) and the partition's replica set
-    (Metadata, ``replicas``): nowhere when the broker is not in the set, whatever it lists. A
-    cancelled reassignment leaves the half-copied replicas it was adding on their brokers' disks,
-    listed by DescribeLogDirs until the broker restarts: stray logs, not replicas."""
-    if broker not in replicas:
-        return None, None
-    return current_dir, future_dir
-
-
-def replica_in_place(
-    replicas: Collection[int], broker: int, current_dir: str | None, future_dir: str | None, path: str
-) -> bool:
-    """The rule for "a replica is where a plan puts it": ``broker`` is in the partition's
-    replica set and its replica is in ``path`` with no move between directories running. The
-    arguments as ``replica_dirs_of``'s."""
-    current, future = replica_dirs_of(replicas, broker, current_dir, future_dir)
-    return current == path and future is None
 
 
 def verify_replica(

@@ -41,6 +41,7 @@ from kadmin.model import (
     TopicPartition,
     format_replica_list,
     parse_replica_list,
+    replica_in_place,
 )
 from kadmin.throttling.record import ThrottleRecord
 
@@ -174,32 +175,30 @@ def log_dir_rate_brokers(plan: ReassignmentPlan) -> set[int]:
     return {b for a in plan.partitions for b in a.log_dir_targets()}
 
 
-def log_dir_move_brokers(plan: ReassignmentPlan, log_dirs: Mapping[int, BrokerLogDirs] | None) -> set[int]:
+def log_dir_move_brokers(
+    plan: ReassignmentPlan, log_dirs: Mapping[int, BrokerLogDirs] | None, cluster: ClusterState | None
+) -> set[int]:
     """The brokers of ``log_dir_rate_brokers`` where a target is a move: the replica is not in
-    that directory yet (a new replica, one in another directory, or one moving there now), from
-    DescribeLogDirs (``log_dirs``; None: unknown, every explicit target counts)."""
+    place there (``kadmin.model.replica_in_place``: a new replica, one in another directory, one
+    moving there now, or a stray log a cancelled reassignment left on a broker outside the
+    replica set), from DescribeLogDirs (``log_dirs``; None: unknown, every explicit target
+    counts) and the replica sets of ``cluster`` (None: unknown, what DescribeLogDirs lists counts)."""
     if log_dirs is None:
         return log_dir_rate_brokers(plan)
-    in_place = {
-        (r.topic, r.partition, broker, d.path)
-        for broker, bld in log_dirs.items()
-        for d in bld.log_dirs
-        for r in d.replicas
-        if not r.is_future
-    }
-    moving = {
-        (r.topic, r.partition, broker)
-        for broker, bld in log_dirs.items()
-        for d in bld.log_dirs
-        for r in d.replicas
-        if r.is_future
-    }
-    return {
-        b
-        for a in plan.partitions
-        for b, path in a.log_dir_targets().items()
-        if (a.topic, a.partition, b, path) not in in_place or (a.topic, a.partition, b) in moving
-    }
+    listed: dict[tuple[str, int, int], list[str | None]] = {}
+    for broker, bld in log_dirs.items():
+        for d in bld.log_dirs:
+            for r in d.replicas:
+                listed.setdefault((r.topic, r.partition, broker), [None, None])[1 if r.is_future else 0] = d.path
+    out = set()
+    for a in plan.partitions:
+        state = cluster.partitions.get(TopicPartition(a.topic, a.partition)) if cluster is not None else None
+        for b, path in a.log_dir_targets().items():
+            replicas = (b,) if cluster is None else (state.replicas if state is not None else ())
+            current, future = listed.get((a.topic, a.partition, b), (None, None))
+            if not replica_in_place(replicas, b, current, future, path):
+                out.add(b)
+    return out
 
 
 # --- reading what is set ----------------------------------------------------------------------

@@ -164,7 +164,7 @@ def plan_throttle_set(
     else:
         if plan is not None:
             rate_brokers = brokers_needing_rates(plan, cluster, state.ongoing)
-            log_dir_brokers = log_dir_move_brokers(plan, log_dirs)
+            log_dir_brokers = log_dir_move_brokers(plan, log_dirs, cluster)
         else:
             rate_brokers = log_dir_brokers = set(cluster.brokers) | cluster.down_brokers()
         rate_brokers, down = rate_targets(rate_brokers, cluster, down_configurable=state.down_configurable)
