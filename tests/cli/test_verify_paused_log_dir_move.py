@@ -17,10 +17,10 @@ import jsonschema
 import pytest
 
 from kadmin.schemas import load
-from tests.support.cli import kadmin, write_plan
-from tests.support.sandbox import SandboxClock, sandbox_factory  # noqa: F401  (fixture)
+from tests.support.cli import kadmin
+from tests.support.log_dir_move import D0, D1, start_log_dir_move
+from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
 
-D0, D1 = "/var/lib/kafka/data0", "/var/lib/kafka/data1"
 LOG_DIR_RATE = "replica.alter.log.dirs.io.max.bytes.per.second"
 MODES = [("3.3", "kraft"), ("4.3", "kraft"), ("2.8", "zookeeper")]
 
@@ -28,32 +28,7 @@ MODES = [("3.3", "kraft"), ("4.3", "kraft"), ("2.8", "zookeeper")]
 @pytest.fixture(params=MODES, ids=[f"kafka{v}-{m}" for v, m in MODES])
 def moving(request, sandbox_factory, tmp_path, monkeypatch, capsys):  # noqa: F811
     """t-0's replica on broker 1 moving from D1 to D0 at 1 MB/s (8 MB: 8 s), 1 s in."""
-    version, mode = request.param
-    zk = request.getfixturevalue("zk_connect") if mode == "zookeeper" else None
-    sb = sandbox_factory(brokers=2, log_dirs=2, manual_clock=True, kafka_version=version, zookeeper=zk)
-    sb.create_topic("t", assignment={0: [0, 1]}, size_bytes=8_000_000, log_dirs={(0, 0): D0, (0, 1): D1})
-    sb.settle()
-    sb.connect = ["--zookeeper", zk] if zk else ["-b", sb.bootstrap]
-    sb.plan = write_plan(tmp_path, [{"topic": "t", "partition": 0, "replicas": [0, 1], "log_dirs": ["any", D0]}])
-    from kadmin.execute import verification
-
-    monkeypatch.setattr(verification, "SystemClock", lambda: SandboxClock(sb))
-    code, _, err = kadmin(
-        capsys,
-        "reassign",
-        "execute",
-        "--reassignment-json-file",
-        sb.plan,
-        "--replica-alter-log-dirs-throttle",
-        "1MB/s",
-        "--rollback-file",
-        f"{sb.plan}.rollback",
-        *sb.connect,
-    )
-    assert code == 0, err
-    sb.clock.advance(1)
-    assert sb.snapshot().future_replica("t", 0, 1) is not None
-    return sb
+    return start_log_dir_move(request, sandbox_factory, tmp_path, monkeypatch, capsys, *request.param)
 
 
 def log_dir_rate(sb, capsys) -> dict | None:
