@@ -121,6 +121,8 @@ class BrokerLeadership:
 class LeadershipSummary:
     partitions: tuple[PartitionLeadership, ...]
     brokers: tuple[BrokerLeadership, ...]
+    topic_filter: tuple[str, ...] | None = None  # leaders show's --topic-list (None: all topics)
+    broker_filter: tuple[int, ...] | None = None  # its --broker-list (None: all brokers)
 
     @property
     def not_preferred(self) -> tuple[PartitionLeadership, ...]:
@@ -176,11 +178,43 @@ def summarize(
     per_broker = tuple(
         BrokerLeadership(b, leaders.get(b, 0), preferred.get(b, 0), b in cluster.brokers) for b in sorted(ids)
     )
-    return LeadershipSummary(tuple(rows), per_broker)
+    return LeadershipSummary(
+        tuple(rows),
+        per_broker,
+        None if topics is None else tuple(dict.fromkeys(topics)),
+        None if brokers is None else tuple(dict.fromkeys(brokers)),
+    )
 
 
 ELECT_ALL = "kadmin leaders elect --preferred --all-topic-partitions"
 NAMED = 5  # partitions named per line of the hint
+ELECTION_FILE = "election.json"
+
+
+def election_command(summary: LeadershipSummary) -> str:
+    """The preferred election of exactly the partitions ``summary`` shows that need one:
+    --all-topic-partitions when it shows every partition; --topic T for one topic's, all of
+    them; else an election file, which ``leaders show -o json`` is (elect reads its
+    topic/partition pairs and ignores the other keys; those led by their preferred replica
+    already need no election)."""
+    if summary.topic_filter is None and summary.broker_filter is None:
+        return ELECT_ALL
+    topics = summary.topic_filter
+    if summary.broker_filter is None and topics is not None and len(topics) == 1:
+        return f"kadmin leaders elect --preferred --topic {topics[0]}"
+    flags = []
+    if topics is not None:
+        flags.append(f"--topic-list {','.join(topics)}")
+    if summary.broker_filter is not None:
+        flags.append(f"--broker-list {','.join(map(str, summary.broker_filter))}")
+    return (
+        f"kadmin leaders show {' '.join(flags)} -o json > {ELECTION_FILE} && "
+        f"kadmin leaders elect --preferred --path-to-json-file {ELECTION_FILE}"
+    )
+
+
+def single_election(tp: TopicPartition) -> str:
+    return f"kadmin leaders elect --preferred --topic {tp.topic} --partition {tp.partition}"
 
 
 def election_hint(summary: LeadershipSummary) -> list[str]:
@@ -190,8 +224,11 @@ def election_hint(summary: LeadershipSummary) -> list[str]:
     n, electable, blocked = len(summary.not_preferred), summary.electable, summary.blocked
     if not n:
         return []
+    command = election_command(summary)
     if not blocked:
-        return [f"{n} partition(s) not led by their preferred replica: `{ELECT_ALL}` moves them back."]
+        if len(electable) == 1:
+            command = single_election(electable[0].tp)
+        return [f"{n} partition(s) not led by their preferred replica: `{command}` moves them back."]
     if not electable:
         first = (
             f"{n} partition(s) not led by their preferred replica, and a preferred election can move none "
@@ -201,12 +238,12 @@ def election_hint(summary: LeadershipSummary) -> list[str]:
         tp = electable[0].tp
         first = (
             f"{n} partition(s) not led by their preferred replica; {tp} can move back now: "
-            f"`kadmin leaders elect --preferred --topic {tp.topic} --partition {tp.partition}`. The others cannot yet:"
+            f"`{single_election(tp)}`. The others cannot yet:"
         )
     else:
         first = (
             f"{n} partition(s) not led by their preferred replica; {len(electable)} can move back now: "
-            f"`{ELECT_ALL}` (it fails for the other {len(blocked)}, exit 1, until their preferred replica can lead):"
+            f"`{command}` (it fails for the other {len(blocked)}, exit 1, until their preferred replica can lead):"
         )
     groups: dict[Blocker, list[TopicPartition]] = {}
     for p in blocked:

@@ -342,3 +342,31 @@ def test_show_offers_the_election_for_those_it_can_move_and_names_the_rest(clust
     assert rest == ["t-1: preferred broker 1 is down: start it first"]
     code, out, _ = kadmin(capsys, *_offered(first), *cluster.flags)
     assert code == 0 and out.strip() == "Successfully completed leader election (PREFERRED) for partitions t-3"
+
+
+def test_a_filtered_show_offers_an_election_of_only_what_it_shows(cluster, capsys, tmp_path):
+    """--all-topic-partitions would also move w-0, which --topic-list t,u leaves out: the offered
+    commands, run as printed, elect t's and u's partitions and nothing else."""
+    cluster.sb.create_topic("u", assignment={0: [0, 1, 2], 1: [0, 2, 1]})
+    cluster.sb.create_topic("w", assignment={0: [0, 1]})
+    cluster.sb.settle()
+    cluster.bounce(0)
+    led_elsewhere = {("t", 0), ("t", 3), ("u", 0), ("u", 1), ("w", 0)}
+    assert all(cluster.leader(t, p) != 0 for t, p in led_elsewhere)
+
+    code, out, _ = kadmin(capsys, "leaders", "show", "--topic-list", "u", *cluster.flags)
+    assert code == 0 and "`kadmin leaders elect --preferred --topic u` moves them back" in out
+    code, _, _ = kadmin(capsys, "leaders", "elect", "--preferred", "--topic", "u", *cluster.flags)
+    assert code == 0 and cluster.leader("u", 0) == cluster.leader("u", 1) == 0
+    assert cluster.leader("t", 0) != 0 and cluster.leader("w", 0) != 0
+
+    code, out, _ = kadmin(capsys, "leaders", "show", "--topic-list", "t,u", *cluster.flags)
+    offer = ("`kadmin leaders show --topic-list t,u -o json > election.json && "
+             "kadmin leaders elect --preferred --path-to-json-file election.json` moves them back")
+    assert code == 0 and offer in " ".join(out.split())
+    code, out, _ = kadmin(capsys, "leaders", "show", "--topic-list", "t,u", "-o", "json", *cluster.flags)
+    (tmp_path / "election.json").write_text(out)
+    code, _, _ = kadmin(capsys, "leaders", "elect", "--preferred", "--path-to-json-file",
+                        str(tmp_path / "election.json"), *cluster.flags)
+    assert code == 0 and cluster.leader("t", 0) == cluster.leader("t", 3) == 0
+    assert cluster.leader("w", 0) == 1  # outside the filter: left alone

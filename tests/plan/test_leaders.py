@@ -229,3 +229,23 @@ def test_election_hint_offers_the_election_only_for_partitions_it_can_move():
         "2 partition(s) not led by their preferred replica: "
         "`kadmin leaders elect --preferred --all-topic-partitions` moves them back."
     ]
+
+
+def test_election_hint_offers_only_the_partitions_a_filtered_show_lists():
+    """With --topic-list or --broker-list, --all-topic-partitions would elect partitions outside
+    the filter: the hint offers --topic T for one whole topic, else the election file that
+    `leaders show -o json` with the same filters is; one partition, its own command."""
+    c = cluster({0: (1, (0, 1), (0, 1)), 1: (0, (1, 0), (0, 1)), 2: (2, (0, 2), (0, 2))})
+    hint = election_hint(summarize(c, topics=["t"]))
+    assert hint == ["3 partition(s) not led by their preferred replica: "
+                    "`kadmin leaders elect --preferred --topic t` moves them back."]
+    file_offer = ("`kadmin leaders show --broker-list 0 -o json > election.json && "
+                  "kadmin leaders elect --preferred --path-to-json-file election.json` moves them back.")
+    assert election_hint(summarize(c, brokers=[0])) == [f"3 partition(s) not led by their preferred replica: {file_offer}"]
+    assert election_hint(summarize(c, topics=["t", "u"], brokers=[0]))[0].startswith(
+        "3 partition(s) not led by their preferred replica: `kadmin leaders show --topic-list t,u --broker-list 0 -o json"
+    )
+    assert election_hint(summarize(c, brokers=[2])) == [
+        "1 partition(s) not led by their preferred replica: "
+        "`kadmin leaders elect --preferred --topic t --partition 2` moves them back."
+    ]
