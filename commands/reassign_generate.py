@@ -55,7 +55,7 @@ def generate(cluster, output, topics_file, broker_list, disable_rack_aware, stra
     """
     from kadmin.errors import ClusterError
     from kadmin.plan.generate import generate as plan
-    from kadmin.plan.generate import leaders_moved, refuse, replicas_moved, request_problems
+    from kadmin.plan.generate import leaders_moved, refuse, replicas_moved, request_problems, without_live_replica
     from kadmin.plan.reassignment_file import check_plan_path
     from kadmin.plan.topics_file import read_topics_to_move
 
@@ -100,6 +100,14 @@ def generate(cluster, output, topics_file, broker_list, disable_rack_aware, stra
     )
     if output_file:
         click.echo(f"kadmin: proposed plan written to {output_file}", err=True)
+    stranded = without_live_replica(state, current)
+    if stranded:
+        named = ", ".join(map(str, stranded[:10])) + (f" and {len(stranded) - 10} more" if len(stranded) > 10 else "")
+        render.warn(
+            f"{len(stranded)} partition(s) have no replica on a live broker: {named}. A move of theirs "
+            "has nothing to copy from and cannot complete until a broker holding them is back "
+            "(Kafka finishes a reassignment only when every target replica is in the ISR)"
+        )
 
 
 def _any_dirs(plan):

@@ -81,6 +81,14 @@ def current_assignment(cluster: ClusterState, topics: Iterable[str]) -> dict[Top
     }
 
 
+def without_live_replica(cluster: ClusterState, current: ReassignmentPlan) -> list[TopicPartition]:
+    """The partitions every replica of which is on a broker that is down: a move of theirs has
+    no live source to copy from, and Kafka completes a reassignment only once every target
+    replica is in the ISR, so it cannot finish while those brokers stay down."""
+    live = set(cluster.brokers)
+    return [a.tp for a in current.partitions if a.replicas and not live & set(a.replicas)]
+
+
 def broker_racks(cluster: ClusterState, brokers: Sequence[int], rack_aware: bool) -> dict[int, str] | None:
     """Broker -> rack when placement is rack aware, None when it is not (disabled, or no rack
     known). A mix of racked and rackless brokers is refused, as Kafka's tool does."""
