@@ -119,14 +119,15 @@ class AdminClients:
     # --- clients ---------------------------------------------------------------------------
     def _probe_security(self) -> None:
         """With security configured, before the library clients first connect: a bootstrap
-        server that speaks another security protocol is said now, with what to set (they would
-        retry it until --timeout, then say no broker answered). Every bootstrap server is
+        server that speaks another security protocol, or whose certificate the trust store
+        refuses, is said now, with what to set (they would retry it until --timeout, then say no
+        broker answered). Every bootstrap server is
         probed until one does what the settings expect or tells nothing; each attempt waits at
         most a quarter of what is left of --timeout (``listener_probe.probe_listener``)."""
         if self._probed:
             return
         self._probed = True
-        from kadmin.backends.listener_probe import probe_listener
+        from kadmin.backends.listener_probe import Mismatch, probe_listener
         from kadmin.client_config import tls_context
 
         try:
@@ -141,8 +142,8 @@ class AdminClients:
             if mismatch is None:
                 return
             found.setdefault((mismatch.seen, mismatch.verdict, mismatch.fix), []).append(address(host, port))
-        said = "; ".join(f"{','.join(where)} {seen}: {verdict}" for (seen, verdict, _), where in found.items())
-        raise ConnectionFailed(said, hint=f"{next(iter(found))[2]} in --command-config")
+        said = "; ".join(Mismatch(*key).said(",".join(where)) for key, where in found.items())
+        raise ConnectionFailed(said, hint=next(iter(found))[2])
 
     def _kafka_python(self):
         self._library_allowed()

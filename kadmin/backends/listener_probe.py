@@ -1,7 +1,9 @@
 """Before the library clients connect with security configured: one attempt at each bootstrap
 server, spoken to as the settings ask (TLS or not, SASL or not), to say at once a listener that
-speaks another security protocol. The library clients retry such a listener until --timeout,
-then say no broker answered; this says what it met and what to set, within a second.
+speaks another security protocol, or whose certificate the trust store refuses. The library
+clients retry such a listener until --timeout, then say no broker answered; this says what it
+met and what to set, within a second. ``speaks_tls`` also serves the small client, which speaks
+plaintext, to tell a TLS listener from other services that turn it away.
 
 Only requests every listener answers, or refuses by closing, are sent: ApiVersions and Metadata
 for no topic, never a login.
@@ -16,15 +18,36 @@ from kadmin.backends.wire_codec import api
 
 
 class Mismatch:
-    """A listener that speaks another security protocol than the one configured: what it did
-    (``seen``, after its address), what it speaks (``verdict``) and what to set (``fix``)."""
+    """A listener kadmin cannot speak to as configured: what it did (``seen``, after its
+    address; "" when ``verdict`` says it all), what it speaks or what failed (``verdict``) and
+    what to set or check (``fix``, the whole hint)."""
 
     def __init__(self, seen: str, verdict: str, fix: str):
         self.seen, self.verdict, self.fix = seen, verdict, fix
 
+    def said(self, where: str) -> str:
+        return f"{where} {self.seen}: {self.verdict}" if self.seen else f"{where}: {self.verdict}"
+
 
 _LOGIN = "as Kafka's SASL listeners do before a login"
 _SASL_FIX = "sasl.mechanism and sasl.jaas.config"
+_IN_CONFIG = " in --command-config"
+
+
+def _certificate_refused(why: str) -> Mismatch:
+    """The server's certificate failed this side's checks (``why``: the ssl module's words): no
+    wait changes that, and the library clients would retry until --timeout."""
+    lowered = why.lower()
+    if "mismatch" in lowered:  # "Hostname mismatch, ...", "IP address mismatch, ..."
+        fix = (
+            "the broker's certificate does not name the address given: give --bootstrap-server a name it holds, "
+            "or check ssl.endpoint.identification.algorithm"
+        )
+    elif "expired" in lowered or "not yet valid" in lowered:
+        fix = "the broker's certificate is outside its validity dates: renew it, or check this machine's clock"
+    else:
+        fix = "check ssl.truststore.location: it must hold the CA that signed the broker's certificate"
+    return Mismatch("", f"the TLS handshake failed: certificate verify failed: {why}", fix)
 
 
 def probe_listener(host: str, port: int, protocol: str, tls: Any, timeout: float) -> Mismatch | None:
@@ -33,6 +56,8 @@ def probe_listener(host: str, port: int, protocol: str, tls: Any, timeout: float
     when it does what that protocol expects, or nothing telling, so the library clients go on
     (they retry a listener of another protocol until --timeout, then say no broker answered):
 
+    - TLS spoken, the server's certificate refused by this side (a trust store without its CA,
+      a host name it does not hold, expired): said with what to check.
     - TLS spoken, no SASL (``SSL``): ApiVersions answered, the next request's connection
       closed: a SASL_SSL listener asking for a login (Kafka's SaslServerAuthenticator answers
       ApiVersions, and closes the connection at any other request before a login).
@@ -47,57 +72,69 @@ def probe_listener(host: str, port: int, protocol: str, tls: Any, timeout: float
     by closing, are sent: ApiVersions and Metadata for no topic."""
     sasl = protocol.startswith("SASL_")
     if protocol in ("SSL", "SASL_SSL"):
-        seen = _attempt(host, port, tls, timeout, metadata=not sasl)
+        seen, why = _attempt(host, port, tls, timeout, metadata=not sasl)
+        if seen == "certificate":
+            return _certificate_refused(why)
         if seen == "login":
             return Mismatch(
                 f"answered TLS, then closed the connection at Kafka's second request (Metadata), {_LOGIN}",
                 "it may want SASL_SSL, not SSL",
-                f"set security.protocol=SASL_SSL, {_SASL_FIX}",
+                f"set security.protocol=SASL_SSL, {_SASL_FIX}{_IN_CONFIG}",
             )
         if seen != "not TLS":
             return None
-        plain = _attempt(host, port, None, timeout, metadata=True)
+        plain, _ = _attempt(host, port, None, timeout, metadata=True)
         if plain == "ok":
             return Mismatch(
                 "did not take a TLS handshake and answered Kafka's requests in plaintext",
                 f"it speaks PLAINTEXT, not {protocol}",
-                "set security.protocol=PLAINTEXT",
+                f"set security.protocol=PLAINTEXT{_IN_CONFIG}",
             )
         if plain == "login":
             return Mismatch(
                 "did not take a TLS handshake and answered ApiVersions in plaintext, then closed the "
                 f"connection at the next request, {_LOGIN}",
                 f"it speaks SASL_PLAINTEXT, not {protocol}",
-                "set security.protocol=SASL_PLAINTEXT" + ("" if sasl else f", {_SASL_FIX}"),
+                "set security.protocol=SASL_PLAINTEXT" + ("" if sasl else f", {_SASL_FIX}") + _IN_CONFIG,
             )
         return None
-    if protocol == "SASL_PLAINTEXT" and _attempt(host, port, None, timeout, metadata=False) == "closed":
-        import ssl
-
-        unchecked = ssl.create_default_context()
-        unchecked.check_hostname = False
-        unchecked.verify_mode = ssl.CERT_NONE
-        if _attempt(host, port, unchecked, timeout, metadata=False) == "ok":
-            return Mismatch(
-                "closed the connection at Kafka's first request (ApiVersions) in plaintext and answered it over TLS",
-                "it speaks TLS (SASL_SSL or SSL), not SASL_PLAINTEXT",
-                "set security.protocol=SASL_SSL (or SSL), ssl.truststore.type=PEM and ssl.truststore.location",
-            )
+    closed = protocol == "SASL_PLAINTEXT" and _attempt(host, port, None, timeout, metadata=False)[0] == "closed"
+    if closed and speaks_tls(host, port, timeout):
+        return Mismatch(
+            "closed the connection at Kafka's first request (ApiVersions) in plaintext and answered it over TLS",
+            "it speaks TLS (SASL_SSL or SSL), not SASL_PLAINTEXT",
+            f"set security.protocol=SASL_SSL (or SSL), ssl.truststore.type=PEM and ssl.truststore.location{_IN_CONFIG}",
+        )
     return None
 
 
-def _attempt(host: str, port: int, tls: Any, timeout: float, metadata: bool) -> str:
-    """One connection: "ok" (answered), "login" (ApiVersions answered, the connection closed at
+def speaks_tls(host: str, port: int, timeout: float) -> bool:
+    """Whether the server takes a TLS handshake and answers ApiVersions over it (the
+    certificate not checked: nothing secret is sent), waiting at most ``timeout``."""
+    import ssl
+
+    unchecked = ssl.create_default_context()
+    unchecked.check_hostname = False
+    unchecked.verify_mode = ssl.CERT_NONE
+    return _attempt(host, port, unchecked, timeout, metadata=False)[0] == "ok"
+
+
+def _attempt(host: str, port: int, tls: Any, timeout: float, metadata: bool) -> tuple[str, str]:
+    """One connection: what it met, and the ssl module's words for a refused certificate (else
+    ""). What it met: "ok" (answered), "login" (ApiVersions answered, the connection closed at
     Metadata), "closed" (closed or garbled at ApiVersions), "not TLS" (the TLS handshake closed
-    or answered bytes that are not TLS), or "unknown" (no answer, a certificate refused...)."""
+    or answered bytes that are not TLS), "certificate" (this side refused the server's
+    certificate) or "unknown" (no answer, the server refused the handshake...)."""
     try:
         conn = Connection(host, port, timeout, "kadmin", tls=tls)
     except TlsFailed as e:
-        return "unknown" if e.spoke_tls else "not TLS"
+        if e.certificate is not None:
+            return "certificate", e.certificate
+        return ("unknown" if e.spoke_tls else "not TLS"), ""
     except TurnedAway:
-        return "closed"
+        return "closed", ""
     except WireUnavailable:
-        return "unknown"
+        return "unknown", ""
     try:
         if metadata:
             body = {
@@ -107,8 +144,8 @@ def _attempt(host: str, port: int, tls: Any, timeout: float, metadata: bool) -> 
                 "include_topic_authorized_operations": False,
             }
             conn.request(api("Metadata"), body)
-        return "ok"
+        return "ok", ""
     except WireUnavailable:
-        return "login" if conn.answered == 1 and conn.closed_by_peer else "unknown"
+        return ("login" if conn.answered == 1 and conn.closed_by_peer else "unknown"), ""
     finally:
         conn.close()

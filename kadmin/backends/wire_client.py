@@ -469,12 +469,15 @@ class WireClient:
 
 class TlsFailed(WireUnavailable):
     """The TLS handshake failed. ``spoke_tls``: the server answered in TLS (a certificate
-    refused on either side, no common protocol version: the library clients say which); else
-    it closed the connection or answered bytes that are not TLS: it does not speak TLS."""
+    refused on either side, no common protocol version); else it closed the connection or
+    answered bytes that are not TLS: it does not speak TLS. ``certificate``: why this side
+    refused the server's certificate, as the ssl module says ("unable to get local issuer
+    certificate", "Hostname mismatch, ..."), or None."""
 
-    def __init__(self, message: str, spoke_tls: bool):
+    def __init__(self, message: str, spoke_tls: bool, certificate: str | None = None):
         super().__init__(message)
         self.spoke_tls = spoke_tls
+        self.certificate = certificate
 
 
 def _tls_handshake(sock: socket.socket, context: Any, host: str):
@@ -487,7 +490,8 @@ def _tls_handshake(sock: socket.socket, context: Any, host: str):
         raise NoAnswer("the TLS handshake timed out") from None
     except ssl.SSLCertVerificationError as e:
         sock.close()
-        raise TlsFailed(f"TLS handshake: {e.verify_message}", spoke_tls=True) from None
+        why = e.verify_message or e.reason or "refused"
+        raise TlsFailed(f"TLS handshake: {why}", spoke_tls=True, certificate=why) from None
     except OSError as e:  # ssl.SSLError too
         sock.close()
         # A TLS server refuses with an alert ("TLSV1_ALERT_..."); a plaintext one closes the
