@@ -251,6 +251,13 @@ class AdminClients:
                     hint="set security.protocol=SASL_PLAINTEXT (or SASL_SSL), sasl.mechanism and sasl.jaas.config "
                     "in --command-config",
                 ) from None
+            if e.kind == "tls":
+                raise ConnectionFailed(
+                    f"{e} speaks TLS: did not take Kafka's first request (ApiVersions) in plaintext and answered it "
+                    "over TLS",
+                    hint="set security.protocol=SSL (or SASL_SSL), ssl.truststore.type=PEM and ssl.truststore.location "
+                    "in --command-config",
+                ) from None
             raise ConnectionFailed(
                 f"no Kafka broker at {self.bootstrap}: {self._bootstrap_failures()}",
                 hint="a ZooKeeper address goes to --zookeeper; a TLS listener needs security.protocol in --command-config; "

@@ -61,12 +61,21 @@ class TurnedAway(WireUnavailable):
     Kafka's, twice (``CONFIRM_PAUSE`` apart): a ZooKeeper port, a TLS listener, another service
     (or a broker at its max.connections.per.ip, which closes new connections at once). ``kind``
     "login": it answered ApiVersions, then closed the connection at the next request, as Kafka's
-    SASL listeners do before a login."""
+    SASL listeners do before a login. ``kind`` "tls": one or more (named in the message) took
+    a TLS handshake and answered ApiVersions over it: a TLS listener.
 
-    def __init__(self, message: str, kind: str):
+    ``maybe_tls``: spoken to in plaintext, the server closed the connection at once or answered
+    with what starts like a TLS record, as a TLS listener does; worth a TLS handshake to tell."""
+
+    def __init__(self, message: str, kind: str, maybe_tls: bool = False):
         super().__init__(message)
         self.kind = kind
+        self.maybe_tls = maybe_tls
 
+
+# The first byte of a TLS record: an alert (21), a handshake (22). Read as a Kafka answer's size,
+# it announces hundreds of MB (a TLS listener's answer to a plaintext request).
+_TLS_RECORD_TYPES = (0x15, 0x16)
 
 # getaddrinfo's answers that mean the name does not exist (not "try again later")
 _NO_SUCH_HOST = {getattr(socket, n) for n in ("EAI_NONAME", "EAI_NODATA") if hasattr(socket, n)}
@@ -95,6 +104,7 @@ class Connection:
         self.answered = 0  # answers read
         self.closed_by_peer = False
         self.garbled = False  # the peer sent bytes that are not a Kafka answer
+        self.tls_like = False  # ... and they start like a TLS record (an alert, a handshake)
         # ApiVersions' answer is a few hundred bytes: a peer announcing more is not Kafka (an HTTP
         # server's "HTTP" reads as 1.2 GB, which would be waited for until the timeout)
         self._largest_answer = 1 << 20
@@ -118,10 +128,14 @@ class Connection:
         except WireUnavailable as e:
             self.close()
             if self.closed_by_peer:
-                raise TurnedAway("closed the connection at Kafka's first request (ApiVersions)", "not Kafka") from None
+                raise TurnedAway(
+                    "closed the connection at Kafka's first request (ApiVersions)", "not Kafka", maybe_tls=tls is None
+                ) from None
             if self.garbled:
                 raise TurnedAway(
-                    "answered Kafka's first request (ApiVersions) with bytes that are not Kafka's", "not Kafka"
+                    "answered Kafka's first request (ApiVersions) with bytes that are not Kafka's",
+                    "not Kafka",
+                    maybe_tls=tls is None and self.tls_like,
                 ) from None
             raise (NoAnswer if isinstance(e, NoAnswer) else WireUnavailable)(f"ApiVersions: {e}") from None
         if resp.error_code:
@@ -194,6 +208,7 @@ class Connection:
             size = struct.unpack(">i", self._read(4))[0]
             if not 4 <= size <= self._largest_answer:  # every answer starts with its correlation id
                 self.garbled = True
+                self.tls_like = (size >> 24) & 0xFF in _TLS_RECORD_TYPES
                 self._break(WireUnavailable(f"an answer of {size} bytes"))
                 return
             frame = self._read(size)
@@ -311,8 +326,11 @@ class WireClient:
                 time.sleep(CONFIRM_PAUSE)
         self.bootstrap_failures = [(where, str(e)) for where, e in failures.items()]
         why = "; ".join(f"{where}: {e}" for where, e in failures.items()) or "no bootstrap server"
-        if failures and all(isinstance(e, TurnedAway) for e in failures.values()):
-            error: WireUnavailable = TurnedAway(why, "not Kafka")
+        tls = self._tls_listeners(failures)
+        if tls:
+            error: WireUnavailable = TurnedAway(",".join(tls), "tls")
+        elif failures and all(isinstance(e, TurnedAway) for e in failures.values()):
+            error = TurnedAway(why, "not Kafka")
         elif failures and all(isinstance(e, NoAnswer) for e in failures.values()):
             error = NoAnswer(why)
         else:
@@ -320,6 +338,20 @@ class WireClient:
         with self._lock:
             self._bootstrap_error = error
         raise error
+
+    def _tls_listeners(self, failures: dict[str, WireUnavailable]) -> list[str]:
+        """The bootstrap servers that turned the small client away as a TLS listener does and
+        take a TLS handshake (``listener_probe.speaks_tls``: the certificate not checked,
+        nothing secret sent), when every server turned it away; else none."""
+        if not failures or not all(isinstance(e, TurnedAway) for e in failures.values()):
+            return []
+        from kadmin.backends.listener_probe import speaks_tls
+
+        return [
+            address(host, port)
+            for host, port in self.bootstrap
+            if getattr(failures.get(address(host, port)), "maybe_tls", False) and speaks_tls(host, port, self.timeout)
+        ]
 
     def broker(self, node_id: int) -> Connection:
         with self._lock:

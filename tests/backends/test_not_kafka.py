@@ -208,10 +208,61 @@ def test_a_tls_listener_without_security_settings_fails_at_once(sandbox_factory,
     except (RuntimeError, OSError) as e:
         pytest.skip(f"cannot make test certificates: {e}")
     sb = sandbox_factory(brokers=1, tls=(str(tls.cert), str(tls.key)))
-    out, elapsed = kadmin("log-dirs", "describe", "-b", sb.bootstrap, "--timeout", f"{LONG}s")
-    line = _one_line(out)
-    assert "no Kafka broker at" in line and "a TLS listener needs security.protocol in --command-config" in line
-    assert elapsed < LONG / 2
+    for command in (["log-dirs", "describe"], ["throttle", "show"], ["reassign", "list"]):
+        out, elapsed = kadmin(*command, "-b", sb.bootstrap, "--timeout", "8s")
+        assert _one_line(out) == (
+            f"kadmin: error: {sb.bootstrap} speaks TLS: did not take Kafka's first request (ApiVersions) in "
+            "plaintext and answered it over TLS (set security.protocol=SSL (or SASL_SSL), ssl.truststore.type=PEM "
+            "and ssl.truststore.location in --command-config)"
+        )
+        assert elapsed < 4, (command, elapsed)  # well under --timeout 8s
+
+
+def alerting_plaintext_relaying_tls_to(target: str):
+    """A TLS listener as Java's SSLEngine is one: a plaintext request gets a TLS alert record
+    (fatal, unexpected_message) before the connection closes; a TLS handshake is relayed to
+    ``target`` (None: answered with the alert too)."""
+    relay = closing_the_first_then_relaying_to(target) if target else None
+
+    def serve(listener, conn, n):
+        first = conn.recv(1, socket.MSG_PEEK)
+        if first == b"\x16" and relay is not None:  # a ClientHello
+            relay(listener, conn, 2)
+            return
+        conn.recv(1024)
+        conn.sendall(bytes([0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x0A]))
+        conn.close()
+
+    return serve
+
+
+def test_a_tls_alert_to_plaintext_then_a_handshake_is_a_tls_listener(sandbox_factory, tmp_path):
+    from tests.support.tls import make_tls_files
+
+    try:
+        tls = make_tls_files(tmp_path)
+    except (RuntimeError, OSError) as e:
+        pytest.skip(f"cannot make test certificates: {e}")
+    sb = sandbox_factory(brokers=1, tls=(str(tls.cert), str(tls.key)))
+    server = Listener(alerting_plaintext_relaying_tls_to(sb.bootstrap))
+    try:
+        with pytest.raises(TurnedAway, match=f"^{server.address}$") as caught:
+            WireClient(server.address, LONG).any_connection()
+        assert caught.value.kind == "tls"
+    finally:
+        server.close()
+
+
+def test_a_tls_alert_without_a_handshake_is_not_kafka():
+    """Bytes that start like a TLS alert are worth one handshake, not a verdict."""
+    server = Listener(alerting_plaintext_relaying_tls_to(None))
+    try:
+        with pytest.raises(TurnedAway, match="with bytes that are not Kafka's") as caught:
+            WireClient(server.address, LONG).any_connection()
+        assert caught.value.kind == "not Kafka"
+        assert server.accepted == 3  # two plaintext attempts, then the one handshake
+    finally:
+        server.close()
 
 
 def test_a_sasl_listener_without_security_settings_fails_at_once(sandbox_factory):
