@@ -190,3 +190,30 @@ def test_lower_bound_is_met_on_a_large_racked_expansion():
     assert replicas_moved(current, proposed) <= 1.1 * bound
     counts = Counter(b for a in proposed.partitions for b in a.replicas)
     assert set(counts.values()) == {120}
+
+
+@settings(max_examples=300, deadline=None)
+@given(requests(racked=True))
+def test_minimal_never_leaves_a_partition_in_fewer_racks_than_it_spans_now(req):
+    """Racks counted over every broker that holds a replica, listed or not: moving a replica off
+    an unlisted broker must not narrow its partition while the listed brokers offer its rack."""
+    cluster, topics, listed = req
+    rack = {b: broker.rack for b, broker in cluster.brokers.items()}
+    available = len({rack[b] for b in listed})
+    current, proposed = generate(cluster, topics, listed)
+    before = current.by_partition()
+    for a in proposed.partitions:
+        now = len({rack[b] for b in before[a.tp].replicas})
+        assert len({rack[b] for b in a.replicas}) >= min(now, available, len(a.replicas)), (before[a.tp], a)
+
+
+def test_minimal_moves_a_replica_off_an_unlisted_broker_to_the_rack_it_leaves():
+    """Replicas [9 (rack a, not listed), 1 (rack b)]; listed 1, 2 (rack b) and 3 (rack a): the
+    replica on 9 goes to 3, so the partition keeps both racks with one move."""
+    racks = {1: "b", 2: "b", 3: "a", 9: "a"}
+    brokers = {b: Broker(b, "127.0.0.1", 9092 + b, r) for b, r in racks.items()}
+    parts = {TopicPartition("t", 0): PartitionState("t", 0, 9, (9, 1), (9, 1))}
+    cluster = ClusterState("c", 1, brokers, parts)
+    current, proposed = generate(cluster, cluster.topics, [1, 2, 3])
+    assert sorted(proposed.partitions[0].replicas) == [1, 3]
+    assert replicas_moved(current, proposed) == 1
