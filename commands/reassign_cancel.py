@@ -35,6 +35,7 @@ def cancel(cluster, output, plan_file, cancel_all):
     from kadmin.errors import ClusterError, UsageError
     from kadmin.execute.cancel import apply_cancel, prepare_cancel
     from kadmin.plan.reassignment_file import read_reassignment
+    from kadmin.units import plural
 
     if bool(plan_file) == cancel_all:
         raise UsageError("give either --reassignment-json-file FILE or --all")
@@ -66,7 +67,7 @@ def cancel(cluster, output, plan_file, cancel_all):
 
         names = ", ".join(map(str, unseen))
         raise ConnectionFailed(
-            f"log-dir moves on broker{'s' if len(unseen) > 1 else ''} {names} could not be seen (not alive, or not "
+            f"log-dir moves on {plural('broker', len(unseen))} {names} could not be seen (not alive, or not "
             "answering), so none there was cancelled",
             hint="run the same cancel again once the broker is back",
         )

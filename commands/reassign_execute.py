@@ -226,6 +226,7 @@ def _run(params, opener) -> None:
     )
     from kadmin.execute.rollback import utc_now
     from kadmin.throttling.record import who
+    from kadmin.units import counted
 
     prepared = prepare(params, utc_now())
     request, people, wait = prepared.request, params.people, params.wait
@@ -310,7 +311,7 @@ def _run(params, opener) -> None:
             )
     if result.failures or result.aborted:
         n = len(result.failures)
-        failed = f"{n} change{'s' if n != 1 else ''} failed" if n else ""
+        failed = f"{counted(n, 'change')} failed" if n else ""
         hint = (
             "no replica was moved, so no rollback file was kept; fix the cause and run the same command again"
             if rollback.discarded

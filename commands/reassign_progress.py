@@ -132,19 +132,20 @@ def _unseen_error(unanswered):
     broker's moves resume, and can be seen, only once it is back."""
     from kadmin.errors import ClusterError
     from kadmin.model import is_down_error
+    from kadmin.units import plural
 
     down = [b for b, why in unanswered.items() if is_down_error(why)]
     if not down:
         return ClusterError(
             "cannot tell whether every move is done: not every broker answered", hint="run progress again"
         )
-    many = len(down) > 1
-    which = f"broker{'s' if many else ''} {', '.join(map(str, down))} {'are' if many else 'is'} down"
+    are = "is" if len(down) == 1 else "are"
+    which = f"{plural('broker', len(down))} {', '.join(map(str, down))} {are} down"
     also = " and not every other broker answered" if len(down) < len(unanswered) else ""
     return ClusterError(
         f"cannot tell whether every move is done: {which}{also}",
         hint="their moves resume when they restart: run progress again once they are back"
-        if many
+        if len(down) > 1
         else "its moves resume when it restarts: run progress again once it is back",
     )
 

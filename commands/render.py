@@ -19,6 +19,8 @@ def print_error(err: KadminError) -> None:
     one line per problem found, each saying where it is: the first ``PROBLEMS_SHOWN``, then how
     many more (``--output json`` carries them all, see ``problems_document``). The line and
     every problem line name the file refused (``InputError.source``), as the user named it."""
+    from kadmin.units import counted
+
     line = f"kadmin: {'error: ' if err.is_error else ''}{err.message}"
     if err.hint:
         line += f" ({err.hint})"
@@ -29,9 +31,7 @@ def print_error(err: KadminError) -> None:
             click.echo(f"  - {_one_line(file + str(problem))}", err=True)
         rest = len(err.problems) - PROBLEMS_SHOWN
         if rest > 0:
-            click.echo(
-                f"  ... and {rest} more problem{'s' if rest != 1 else ''} (--output json lists every one)", err=True
-            )
+            click.echo(f"  ... and {counted(rest, 'more problem')} (--output json lists every one)", err=True)
 
 
 def problems_document(err: InputError) -> dict:
@@ -62,14 +62,16 @@ def not_answering(unanswered: Mapping[int, str]) -> tuple[str, str]:
     """The words for the brokers a report lacks (broker -> why), and the pronoun for them:
     ("broker 2 is down (not in the cluster's broker list); broker 3 (REQUEST_TIMED_OUT) did not
     answer DescribeLogDirs", "their"). A down broker was not asked: it is not said to be silent."""
+    from kadmin.units import plural
+
     down = [str(b) for b, why in unanswered.items() if is_down_error(why)]
     silent = [f"{b} ({why})" for b, why in unanswered.items() if not is_down_error(why)]
     parts = []
     if down:
-        many = len(down) > 1
-        parts.append(f"broker{'s' if many else ''} {', '.join(down)} {'are' if many else 'is'} down ({DOWN_REASON})")
+        are = "is" if len(down) == 1 else "are"
+        parts.append(f"{plural('broker', len(down))} {', '.join(down)} {are} down ({DOWN_REASON})")
     if silent:
-        parts.append(f"broker{'s' if len(silent) > 1 else ''} {', '.join(silent)} did not answer DescribeLogDirs")
+        parts.append(f"{plural('broker', len(silent))} {', '.join(silent)} did not answer DescribeLogDirs")
     return "; ".join(parts), "their" if len(unanswered) > 1 else "its"
 
 

@@ -158,10 +158,11 @@ def _progress_line(p) -> str:
 
 def _waiting(p, sep: str) -> str:
     """ "waiting for broker 3 (down)": the down brokers a running step has a replica on."""
+    from kadmin.units import plural
+
     if not p.waiting_for:
         return ""
-    many = len(p.waiting_for) > 1
-    return f"{sep}waiting for broker{'s' if many else ''} {', '.join(map(str, p.waiting_for))} (down)"
+    return f"{sep}waiting for {plural('broker', len(p.waiting_for))} {', '.join(map(str, p.waiting_for))} (down)"
 
 
 def print_preview(people, steps, batches, render, log_dir_moves=(), throttle_changes=()) -> None:

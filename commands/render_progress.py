@@ -182,12 +182,14 @@ def differs_when_done(snap) -> bool:
 
 def differs_note(snap) -> str:
     """What ``differs_when_done`` says, with the counts; verify says what differs."""
+    from kadmin.units import counted
+
     d = snap.differs
     what = []
     if d.partitions:
-        what.append(f"{d.partitions} partition{'s' if d.partitions != 1 else ''}")
+        what.append(counted(d.partitions, "partition"))
     if d.log_dir_replicas:
-        what.append(f"{d.log_dir_replicas} log-dir replica{'s' if d.log_dir_replicas != 1 else ''}")
+        what.append(counted(d.log_dir_replicas, "log-dir replica"))
     one = d.partitions + d.log_dir_replicas == 1
     return (
         f"nothing moves any more, but {' and '.join(what)} {'differs' if one else 'differ'} from the plan: "

@@ -45,10 +45,11 @@ class LineReporter:
         # One line per second at most, on stderr: progress is a diagnostic, not data.
         whole = int(seconds_left)
         if whole != self._last_wait:
+            from kadmin.units import counted
+
             self._last_wait = whole
             click.echo(
-                f"kadmin: waiting for {replicas} new replica{'s' if replicas != 1 else ''} to be created "
-                f"({seconds_left:.0f}s left)",
+                f"kadmin: waiting for {counted(replicas, 'new replica')} to be created ({seconds_left:.0f}s left)",
                 err=True,
             )
 
@@ -125,15 +126,14 @@ def interrupted_message(xplan, result, plan_file: str, rollback_file: str | None
 def _how_many(changes, unknown, *kinds) -> str:
     """'2 reassignments and 3 log-dir moves (1 not confirmed)': the ``changes`` of each kind
     (class, noun), and how many of them are ``unknown``."""
+    from kadmin.units import counted
+
     said = []
     for kind, noun in kinds:
         of_kind = [c for c in changes if isinstance(c, kind)]
         if of_kind:
             doubt = sum(1 for c in of_kind if c in unknown)
-            said.append(
-                f"{len(of_kind)} {noun}{'s' if len(of_kind) != 1 else ''}"
-                + (f" ({doubt} not confirmed)" if doubt else "")
-            )
+            said.append(counted(len(of_kind), noun) + (f" ({doubt} not confirmed)" if doubt else ""))
     return " and ".join(said)
 
 
@@ -182,12 +182,14 @@ def throttles_before_removal(removal) -> Throttle:
 
 def left_behind_message(items) -> str:
     """Throttles a finished plan left that kadmin holds no record of (``VerifyOutcome.left_behind``)."""
+    from kadmin.units import plural
+
     rated = {i.resource for i in items if i.kind == "broker_rate"}
     brokers = sorted((b for b in rated if b.isdigit()), key=int)
     topics = sorted({i.resource for i in items if i.kind != "broker_rate"})
     where = []
     if brokers:
-        where.append(f"rates on broker{'s' if len(brokers) > 1 else ''} {', '.join(brokers)}")
+        where.append(f"rates on {plural('broker', len(brokers))} {', '.join(brokers)}")
     if rated - set(brokers):
         where.append("the cluster-wide default rates")
     if topics:
@@ -315,5 +317,6 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
 
 
 def _count(verdicts, state, noun: str) -> str:
-    n = sum(1 for v in verdicts if v.state is state)
-    return f"{n} {noun}{'s' if n != 1 else ''}"
+    from kadmin.units import counted
+
+    return counted(sum(1 for v in verdicts if v.state is state), noun)

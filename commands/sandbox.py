@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from kadmin.commands.options import output_option
-from kadmin.units import MAX_BYTES
+from kadmin.units import MAX_BYTES, counted
 
 STATE_DIR_OPTION = click.option(
     "--state-dir",
@@ -288,7 +288,7 @@ def status(output, bootstrap_only, state_dir):
         click.echo(f"mode: {st['mode']}" + (f" ({st['zookeeper']})" if st.get("zookeeper") else ""))
         click.echo(f"bootstrap: {st['bootstrap']}")
         n = st["partitions"]
-        click.echo(f"topics: {st['topics']} ({n} partition{'s' if n != 1 else ''})")
+        click.echo(f"topics: {st['topics']} ({counted(n, 'partition')})")
         click.echo(f"simulated time: {st['simulated_seconds']}s at speed {st['speed']}")
         for b in st["brokers"]:
             dirs = ", ".join(

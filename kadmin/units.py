@@ -184,3 +184,13 @@ def format_duration(seconds: float | None) -> str:
     if s < 86400:
         return f"{s // 3600}h {s % 3600 // 60:02d}m"
     return f"{s // 86400}d {s % 86400 // 3600}h"
+
+
+def plural(noun: str, n: int) -> str:
+    """``noun`` as said of ``n`` things: "broker" for one, "brokers" for any other number."""
+    return noun if n == 1 else noun + "s"
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun`` as said together: "1 partition", "3 partitions"."""
+    return f"{n} {plural(noun, n)}"

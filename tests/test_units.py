@@ -7,6 +7,7 @@ from hypothesis import given, strategies as st
 from kadmin.errors import InputError
 from kadmin.units import (
     MAX_DURATION,
+    counted,
     duration_like,
     format_duration,
     format_rate,
@@ -14,6 +15,7 @@ from kadmin.units import (
     parse_duration,
     parse_rate,
     parse_size,
+    plural,
 )
 
 
@@ -191,3 +193,10 @@ def test_fractions_round_to_the_nearest_byte_exactly():
     assert parse_rate("0.5000000000000000000000000000000000001k") == 500
     assert parse_rate("1." + "0" * 5000 + "1") == 1  # no int() digit-limit error
     assert parse_size("0.1GiB") == 107374182  # 107374182.4
+
+
+def test_a_count_and_its_noun_agree():
+    assert counted(1, "partition") == "1 partition"
+    assert counted(0, "partition") == "0 partitions"
+    assert counted(3, "log-dir replica") == "3 log-dir replicas"
+    assert plural("broker", 1) == "broker" and plural("broker", 2) == "brokers"

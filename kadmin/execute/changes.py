@@ -75,9 +75,11 @@ def _ids(brokers) -> str:
 
 def describe(change: Change) -> str:
     """One line for people."""
+    from kadmin.units import counted
+
     if isinstance(change, WriteRollback):
         n = change.partitions
-        return f"write rollback file {change.path} ({n} partition{'s' if n != 1 else ''})"
+        return f"write rollback file {change.path} ({counted(n, 'partition')})"
     if isinstance(change, ConfigChange):
         res = change.resource
         what = f"topic {res.name}" if res.type is ConfigResourceType.TOPIC else f"broker {res.name or '<default>'}"

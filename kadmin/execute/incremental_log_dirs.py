@@ -161,11 +161,13 @@ def finish_after_last_step(
 
 
 def _unseen(left: Mapping[TopicPartitionReplica, ReplicaLogDir | None]) -> str:
-    """'N replica(s) on broker B (down, or not answering)': those of ``left`` not seen."""
+    """'N replicas on broker B (down, or not answering)': those of ``left`` not seen."""
+    from kadmin.units import counted, plural
+
     unseen = [r for r, w in left.items() if w is None]
     brokers = sorted({r.broker for r in unseen})
     names = ", ".join(map(str, brokers))
-    return f"{len(unseen)} replica(s) on broker{'s' if len(brokers) > 1 else ''} {names} (down, or not answering)"
+    return f"{counted(len(unseen), 'replica')} on {plural('broker', len(brokers))} {names} (down, or not answering)"
 
 
 def _it(left: Mapping[TopicPartitionReplica, ReplicaLogDir | None]) -> str:

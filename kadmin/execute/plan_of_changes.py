@@ -120,13 +120,15 @@ def check_no_other_reassignment(
 ) -> None:
     """Refuse while a reassignment runs, unless --additional. Partitions of ``plan`` already
     heading to its targets are this plan running (a repeated execute), not another one."""
+    from kadmin.units import counted
+
     if plan is not None:
         targets = {a.tp: tuple(a.replicas) for a in plan.partitions}
         ongoing = {tp: r for tp, r in ongoing.items() if targets.get(tp) != tuple(r.target)}
     if ongoing and not additional:
         shown = ", ".join(str(tp) for tp in sorted(ongoing)[:5]) + (", ..." if len(ongoing) > 5 else "")
         raise ReassignmentInProgress(
-            f"another reassignment is running ({len(ongoing)} partition{'s' if len(ongoing) != 1 else ''}: {shown}); nothing was changed",
+            f"another reassignment is running ({counted(len(ongoing), 'partition')}: {shown}); nothing was changed",
             hint="wait for it (kadmin reassign list), or pass --additional to add this plan to it or change its throttle",
         )
 

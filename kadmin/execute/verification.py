@@ -91,8 +91,10 @@ def _read_and_judge(backend: Backend, plan: ReassignmentPlan):
     replica_dirs = backend.describe_replica_log_dirs(live_targets) if live_targets else {}
     unanswered = sorted({r.broker for r in targets if r not in replica_dirs})
     if unanswered:  # a stopped or unreachable broker: unknown is not "differs", so no verdict
+        from kadmin.units import plural
+
         raise ConnectionFailed(
-            f"broker{'s' if len(unanswered) > 1 else ''} {', '.join(map(str, unanswered))} did not describe "
+            f"{plural('broker', len(unanswered))} {', '.join(map(str, unanswered))} did not describe "
             "its log directories (not alive, or not answering), so where this plan's replicas are cannot be told",
             hint="check that the broker is up and run verify again",
         )
@@ -134,10 +136,12 @@ def paused_reason(result: VerifyResult, removal: Removal | None) -> str | None:
     ]
     if not paused:
         return None
+    from kadmin.units import plural
+
     brokers = sorted({v.replica.broker for v in paused})
     moves = ", ".join(f"{v.replica.topic}-{v.replica.partition} on broker {v.replica.broker}" for v in paused)
     return (
-        f"the log-dir rate of broker{'s' if len(brokers) > 1 else ''} {', '.join(map(str, brokers))} stays: "
+        f"the log-dir rate of {plural('broker', len(brokers))} {', '.join(map(str, brokers))} stays: "
         f"the move of {moves} is paused (its source directory is offline) and resumes when the broker restarts "
         "with that directory back, at the rate set then; verify again once it has finished"
     )

@@ -71,10 +71,12 @@ def plan_problems(problems: list[Problem], *, source: str | None, of_its_own: bo
     """The one refusal of a plan with ``problems`` (exit 2), whichever command read it:
     "plan.json: the reassignment plan has 2 problems; ...", each problem line naming the file
     too. ``source``: the file, as the user named it (``ParsedPlan.source``)."""
+    from kadmin.units import counted
+
     n = len(problems)
     unchecked = " of its own (the cluster could not be reached to check the rest)" if of_its_own else ""
     return PlanProblems(
-        f"the reassignment plan has {n} problem{'s' if n != 1 else ''}{unchecked}; nothing was changed",
+        f"the reassignment plan has {counted(n, 'problem')}{unchecked}; nothing was changed",
         problems,
         source,
     )

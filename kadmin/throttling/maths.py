@@ -175,10 +175,12 @@ class SharedRate:
 
     def line(self) -> str:
         """ "broker 2 replica.alter.log.dirs.io.max.bytes.per.second 1000000: still claimed by plan X"."""
+        from kadmin.units import plural
+
         plans = ", ".join(self.plan_ids)
         return (
             f"broker {self.claim.broker} {self.claim.name} {self.claim.value}: still claimed by "
-            f"plan{'s' if len(self.plan_ids) > 1 else ''} {plans}"
+            f"{plural('plan', len(self.plan_ids))} {plans}"
         )
 
 

@@ -26,11 +26,13 @@ class UnreadableRecords(ClusterError):
     every command: what is unreadable is in the cluster, not the command's input."""
 
     def __init__(self, records: dict[str, ThrottleRecord], bad: list[tuple[str, str]], hint: str):
+        from kadmin.units import counted
+
         self.records = records
         self.keys = tuple(k for k, _ in bad)
         what = "; ".join(why for _, why in bad)
         n = len(bad)
-        super().__init__(f"{n} unreadable kadmin throttle record{'s' if n != 1 else ''}: {what}", hint=hint)
+        super().__init__(f"{counted(n, 'unreadable kadmin throttle record')}: {what}", hint=hint)
 
 
 def _why(e: InputError) -> str:
@@ -107,8 +109,12 @@ class ZooKeeperRecordStore:
         """Every record; UnreadableRecords (naming each znode, with the others) if one cannot be read."""
         out, bad = self._load()
         if bad:
+            from kadmin.units import plural
+
             paths = " ".join(f"{REPLICAS_REMOVAL}/{k}" for k, _ in bad)
-            hint = f"delete the znode{'s' if len(bad) > 1 else ''}, e.g. `zookeeper-shell.sh HOST:PORT[/chroot] delete {paths}`"
+            hint = (
+                f"delete the {plural('znode', len(bad))}, e.g. `zookeeper-shell.sh HOST:PORT[/chroot] delete {paths}`"
+            )
             raise UnreadableRecords(out, bad, hint + _newer(bad))
         return out
 

@@ -172,7 +172,7 @@ def resumed_with_broker_2_down(sb, capsys, monkeypatch):
         code, out, err = run_dirs(sb, capsys)
         assert code == 1, err
         assert "UnknownBrokerIdError" not in err
-        assert "2 replica(s) on broker 2" in err and "run the same command again once it is back" in err, err
+        assert "2 replicas on broker 2" in err and "run the same command again once it is back" in err, err
         assert in_place(sb, (0, 1))
         assert not state_file.load(sb.state).finished
 

@@ -704,7 +704,7 @@ def test_a_broker_stopping_while_the_run_waits_for_its_directories_is_named(sand
         sb.bootstrap, "--replica-alter-log-dirs-throttle", "100KB/s", "--state-file", str(tmp_path / "state.json"),
         "--rollback-file", str(tmp_path / "rb.json"))
     assert code == 1, err
-    assert "1 replica(s) on broker 1 (down, or not answering) not placed" in err
+    assert "1 replica on broker 1 (down, or not answering) not placed" in err
     snap = sb.snapshot()
     assert [snap.replica_dir("foo", 0, b) for b in (0, 2)] == [other[0], other[2]]
     waited = looks[2][len(looks[0]):]  # the requests of the second and third looks: every broker answered

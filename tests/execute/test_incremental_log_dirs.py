@@ -72,7 +72,7 @@ def test_before_the_first_batch_a_down_brokers_replicas_are_named_not_sent():
     send_before_first_batch(brokers, {A: "/d1", down: "/d1"}, {A: ReplicaLogDir(A, "/d0"), down: None}, notes.append)
     assert brokers.sent == [{A: "/d1"}]
     assert notes == ["1 replica(s) sent to their log directories",
-                     "1 replica(s) on broker 3 (down, or not answering) not sent to their log directories "
+                     "1 replica on broker 3 (down, or not answering) not sent to their log directories "
                      "(sent after the last step, if answering by then)"]
 
 
@@ -99,7 +99,7 @@ def test_after_the_last_step_the_live_brokers_are_placed_then_the_down_ones_name
             return super().alter_replica_log_dirs(moves)
 
     brokers, notes = Moving(where={A: ReplicaLogDir(A, "/d0")}), []
-    with pytest.raises(ConnectionFailed, match=r"1 replica\(s\) on broker 3 \(down, or not answering\) not placed") as e:
+    with pytest.raises(ConnectionFailed, match=r"1 replica on broker 3 \(down, or not answering\) not placed") as e:
         finish_after_last_step(brokers, {A: "/d1", down: "/d1"}, clock=Clock(), read=lambda fn: fn(),
                                note=notes.append, grace=30, poll_interval=1, note_interval=5,
                                state_path=tmp_path / "s.json", live={0, 1, 2})
@@ -149,7 +149,7 @@ def test_a_broker_going_down_during_the_wait_is_noticed_and_named(tmp_path):
     """Broker 1 stops while its replica copies: that look sees nothing of it, the next reads
     the brokers and no longer asks it; the run stops naming it (ConnectionFailed, exit 1)."""
     brokers = Copying(looks=100, down_after=2)
-    with pytest.raises(ConnectionFailed, match=r"1 replica\(s\) on broker 1 \(down, or not answering\) not placed"):
+    with pytest.raises(ConnectionFailed, match=r"1 replica on broker 1 \(down, or not answering\) not placed"):
         wait(brokers, tmp_path)
     assert brokers.asked == [{A}] * 3  # seen twice, asked once more unanswered, then known down: not asked
     assert brokers.broker_reads == 2  # before each look after one that missed a broker
