@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import cast
 
 
 @dataclass(frozen=True, order=True)
@@ -293,10 +294,24 @@ THROTTLE_CONFIGS = BROKER_THROTTLE_CONFIGS + TOPIC_THROTTLE_CONFIGS  # every con
 
 @dataclass(frozen=True)
 class Throttle:
-    """Throttle settings of a cluster: broker rates and topic throttled-replica lists."""
+    """Throttle settings of a cluster: broker rates and topic throttled-replica lists.
+    ``invalid_rates``: broker rate configs set to a value Kafka cannot read as a rate ("abc":
+    possible when /config/brokers/<id> is written in ZooKeeper directly), as set. Nobody needs
+    such a value (Kafka cannot apply it) and kadmin never sets one."""
 
     broker_rates: Mapping[int, Mapping[str, int]] = field(default_factory=dict)
     topic_replicas: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    invalid_rates: Mapping[int, Mapping[str, str]] = field(default_factory=dict)
+
+    def as_set(self) -> Throttle:
+        """Every value as set, the invalid ones as their raw text (for printing what a change replaces)."""
+        if not self.invalid_rates:
+            return self
+        rates: dict[int, dict[str, int | str]] = {b: dict(by_name) for b, by_name in self.broker_rates.items()}
+        for b, by_name in self.invalid_rates.items():
+            rates.setdefault(b, {}).update(by_name)
+        # Only printed (a change's "before"): the raw texts stand where numbers stand elsewhere.
+        return Throttle(broker_rates=cast(Mapping[int, Mapping[str, int]], rates), topic_replicas=self.topic_replicas)
 
 
 def parse_replica_list(value: str | None) -> tuple[str, ...]:

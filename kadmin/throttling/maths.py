@@ -33,7 +33,6 @@ from kadmin.throttling.needs import (
     ReplicaLists,
     ThrottleNeeds,
     broker_resource,
-    invalid_rates,
 )
 from kadmin.throttling.record import RateClaim, ThrottleRecord, freeze_replicas
 
@@ -304,7 +303,7 @@ def clear_changes(current: Throttle, needs: ThrottleNeeds, *, force: bool = Fals
 def _with_invalid_deleted(removal: Removal, current: Throttle) -> Removal:
     """``removal`` that also deletes every rate config Kafka cannot read ("abc"): not kadmin's,
     and no move needs it (Kafka cannot apply it), so ``clear --stale`` and ``--all`` remove it."""
-    invalid = invalid_rates(current)
+    invalid = current.invalid_rates
     deletions = tuple(
         ConfigChange(broker_resource(b), name, AlterOp.DELETE) for b in sorted(invalid) for name in sorted(invalid[b])
     )

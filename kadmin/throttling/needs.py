@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from kadmin.model import (
     FOLLOWER_RATE,
@@ -216,29 +216,7 @@ def rate_value(text: str) -> int | None:
     return value if 0 <= value <= MAX_RATE else None
 
 
-@dataclass(frozen=True)
-class CurrentThrottles(Throttle):
-    """What is set (``Throttle``), plus broker rate configs whose value Kafka cannot read as a
-    rate ("abc": possible when /config/brokers/<id> is written in ZooKeeper directly), as set.
-    Nobody needs such a value (Kafka cannot apply it) and kadmin never sets one."""
-
-    invalid_rates: Mapping[int, Mapping[str, str]] = field(default_factory=dict)
-
-    def as_set(self) -> Throttle:
-        """Every value as set, the invalid ones as their raw text (for printing what a change replaces)."""
-        rates: dict[int, dict[str, int | str]] = {b: dict(by_name) for b, by_name in self.broker_rates.items()}
-        for b, by_name in self.invalid_rates.items():
-            rates.setdefault(b, {}).update(by_name)
-        # Only printed (a change's "before"): the raw texts stand where numbers stand elsewhere.
-        return Throttle(broker_rates=cast(Mapping[int, Mapping[str, int]], rates), topic_replicas=self.topic_replicas)
-
-
-def invalid_rates(current: Throttle) -> Mapping[int, Mapping[str, str]]:
-    """``current``'s rate configs Kafka cannot read (none for a plain ``Throttle``)."""
-    return getattr(current, "invalid_rates", {})
-
-
-def current_throttles(configs: Mapping[ConfigResource, Mapping[str, ConfigEntry]]) -> CurrentThrottles:
+def current_throttles(configs: Mapping[ConfigResource, Mapping[str, ConfigEntry]]) -> Throttle:
     """The throttles set on brokers (per-broker dynamic values, and the cluster-wide dynamic
     default under ``DEFAULT_BROKER_ID``) and topics, from DescribeConfigs. A value whose source
     is DEFAULT is not set: a real broker may still show a just-deleted dynamic value that way for
@@ -266,7 +244,7 @@ def current_throttles(configs: Mapping[ConfigResource, Mapping[str, ConfigEntry]
                 e = entries.get(name)
                 if e is not None and e.value and e.source in (ConfigSource.TOPIC, ConfigSource.UNKNOWN):
                     lists.setdefault(res.name, {})[name] = parse_replica_list(e.value)
-    return CurrentThrottles(broker_rates=rates, topic_replicas=lists, invalid_rates=invalid)
+    return Throttle(broker_rates=rates, topic_replicas=lists, invalid_rates=invalid)
 
 
 # --- what ongoing moves need ------------------------------------------------------------------
@@ -412,7 +390,7 @@ def throttle_items(current: Throttle, needs: ThrottleNeeds, records: Iterable[Th
     """Every throttle set, who (which kadmin plan) set it, and whether a running move needs it."""
     records = list(records)
     items: list[ThrottleItem] = []
-    invalid = invalid_rates(current)
+    invalid = current.invalid_rates
     for b in sorted(set(current.broker_rates) | set(invalid)):
         valid = current.broker_rates.get(b, {})
         for name in sorted(set(valid) | set(invalid.get(b, {}))):
