@@ -62,24 +62,33 @@ def warn_not_taken(state) -> None:
 
 
 def warn_down_brokers(state, done: str, *, unreadable: bool = True) -> None:
-    """Brokers kadmin's records name that are down: their throttles could not be read (so are
-    not ``done``: "listed", "removed"; left out when not ``unreadable``: the caller says it in
-    its error), or (ZooKeeper) were read from ZooKeeper."""
+    """Brokers in scope that are down (kadmin's records name them, or they hold replicas): their
+    throttles could not be read (so are not ``done``: "listed", "removed"; those kadmin recorded
+    left out when not ``unreadable``: the caller says them in its error), or (ZooKeeper) were
+    read from ZooKeeper."""
     from kadmin.commands import render
 
     for b in sorted(state.down_brokers):
         claims = sorted({(c.name, c.value) for r in state.records.values() for c in r.rates if c.broker == b})
         what = ", ".join(f"{name} {value}" for name, value in claims)
         if b in state.unreadable_brokers:
-            if not unreadable:
+            if claims and not unreadable:  # the caller's error names them
                 continue
-            render.warn(
-                f"broker {b} is down (not in the cluster's broker list): the throttles kadmin recorded there ({what}) "
-                f"could not be read and are not {done}; kadmin's records keep them until the broker is back"
-            )
+            if claims:
+                render.warn(
+                    f"broker {b} is down (not in the cluster's broker list): the throttles kadmin recorded there "
+                    f"({what}) could not be read and are not {done}; kadmin's records keep them until the broker "
+                    "is back"
+                )
+            else:
+                render.warn(
+                    f"broker {b} is down (not in the cluster's broker list): its throttle configs could not be "
+                    f"read, so any rate set there is not {done}"
+                )
         else:
             seen = "listed" if done == "listed" else "read"
-            render.warn(f"broker {b} is down: its rates are {seen} as ZooKeeper holds them (kadmin recorded {what})")
+            recorded = f" (kadmin recorded {what})" if claims else ""
+            render.warn(f"broker {b} is down: its rates are {seen} as ZooKeeper holds them{recorded}")
 
 
 def left_down_message(left_down, unreadable) -> str:

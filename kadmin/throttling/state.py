@@ -143,21 +143,27 @@ def read_throttle_state(
         reads += [backend.list_partition_reassignments, load_records]
     configs, (moving, known), *rest = read_together(backend, *reads)  # requests in flight together
     reassigning, (records, (error, bad, hint)) = rest if seen is None else (seen[1], (seen[2], (None, (), None)))
-    in_scope = {b for r in records.values() for b in r.brokers} | set(brokers or ())
+    # Brokers in scope: those asked for, or every broker (a down one too: a rate set on it by
+    # hand is as much a throttle as kadmin's), and those kadmin's records name.
+    in_scope = {b for r in records.values() for b in r.brokers} | set(
+        cluster.down_brokers() if brokers is None else brokers
+    )
     down = frozenset(in_scope - {DEFAULT_BROKER_ID} - set(cluster.brokers))
     down_read: frozenset[int] = frozenset()
     down_configurable = Capability.CONFIGS_OF_DOWN_BROKERS in backend.capabilities
     if down and down_configurable:
-        # /config/brokers/<id> is in ZooKeeper whether or not the broker runs: the rates kadmin
-        # set on a broker that is down are read from there (one more read, only when one is down).
+        # /config/brokers/<id> is in ZooKeeper whether or not the broker runs: the rates set on a
+        # broker that is down (by kadmin or by hand) are read from there (one more read, only
+        # when one is down).
         configs = {
             **configs,
             **backend.describe_configs([broker_resource(b) for b in sorted(down)], keys=THROTTLE_CONFIGS),
         }
         down_read = down
+    if down:
         # A down broker's log-dir moves cannot be seen: one may be half done and resume,
         # unthrottled, when it restarts. It counts as moving (unknown is not unneeded).
-        moving, known = set(moving) | down_read, False
+        moving, known = set(moving) | down, False
     current = current_throttles(configs)
     ongoing = dict(reassigning)
     # Only a backend that can be blocked (ZooKeeper) reads more, and only while something is listed.

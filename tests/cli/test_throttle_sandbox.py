@@ -17,6 +17,7 @@ from kadmin.model import (
     FOLLOWER_REPLICAS,
     LEADER_RATE,
     LEADER_REPLICAS,
+    LOG_DIR_RATE,
     AlterOp,
     Assignment,
     ConfigChange,
@@ -386,7 +387,7 @@ def test_the_last_verify_names_another_plans_throttles_no_move_needs_any_more(sa
     jsonschema.validate(doc, load("reassign-verify-result"))
     b_id = next(rec["plan_id"] for rec in records_of(sb)["records"] if rec["plan_file"].endswith("b.json"))
     assert doc["stale_throttle_plans"] == [b_id]
-    assert f"throttles kadmin set for other plan(s) ({b_id}) are no longer needed by any move" in r.stderr
+    assert f"throttles kadmin set for another plan ({b_id}) are no longer needed by any move" in r.stderr
 
 
 def test_a_cluster_without_produce_and_fetch_is_refused_before_any_change(sandbox_factory, monkeypatch):  # noqa: F811
@@ -565,6 +566,62 @@ def test_zookeeper_mode_shows_the_rates_of_a_down_broker_from_zookeeper(sandbox_
         ("1", LEADER_RATE, "5000000"), ("1", FOLLOWER_RATE, "5000000")}
     assert doc["down_brokers"] == [1] and doc["unreadable_brokers"] == []
     assert "broker 1 is down: its rates are listed as ZooKeeper holds them" in r.stderr
+
+
+def test_a_rate_set_by_hand_on_a_down_broker_is_said_not_read(sandbox_factory):  # noqa: F811
+    """No kadmin record names broker 1, but it holds replicas and is down: its configs cannot be
+    read over the AdminClient protocol, so show and clear say so (the report is not whole) instead
+    of a plain "No replication throttles are set." / "Nothing to remove.", and the broker's
+    log-dir moves count as unknown."""
+    sb = sandbox_factory(brokers=3, log_dirs=1, manual_clock=True)
+    sb.create_topic("orders", assignment={0: [0, 1]})
+    with admin(sb) as be:
+        be.incremental_alter_configs([ConfigChange(broker(1), LEADER_RATE, AlterOp.SET, "7000000")])
+    sb.faults.broker_stop(1)
+    await_broker_gone(lambda: admin(sb), 1)
+    r = CliRunner(env={"COLUMNS": "200"}).invoke(cli, ["throttle", "show", "-o", "json", "-b", sb.bootstrap])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, load("throttle-show-result"))
+    assert doc["down_brokers"] == [1] and doc["unreadable_brokers"] == [1]
+    assert doc["log_dir_moves_known"] is False and 1 in doc["log_dir_moving_brokers"]
+    assert "broker 1 is down (not in the cluster's broker list): its throttle configs could not be read" in r.stderr
+    r = CliRunner(env={"COLUMNS": "200"}).invoke(cli, ["throttle", "clear", "--all", "--yes", "-b", sb.bootstrap])
+    assert "its throttle configs could not be read, so any rate set there is not removed" in r.stderr, r.output
+
+
+@pytest.mark.zookeeper
+def test_zookeeper_mode_shows_and_clears_a_rate_set_by_hand_on_a_down_broker(sandbox_factory, zk_connect):  # noqa: F811
+    """/config/brokers/1 written by hand (as kafka-configs --zookeeper does), no kadmin record:
+    with broker 1 down, show lists its rates from ZooKeeper and clear --all removes the one no
+    move needs; its log-dir rate stays (a down broker counts as moving between its directories)."""
+    from kazoo.client import KazooClient
+
+    from kadmin.backends.zookeeper import ZooKeeperBackend
+
+    sb = sandbox_factory(brokers=3, log_dirs=1, zookeeper=zk_connect, manual_clock=True)
+    sb.create_topic("orders", assignment={0: [0, 1]})
+    zk = KazooClient(hosts=zk_connect)
+    zk.start(timeout=15)
+    try:
+        zk.ensure_path("/config/brokers/1")
+        rates = {LEADER_RATE: "7000000", LOG_DIR_RATE: "7000000"}
+        zk.set("/config/brokers/1", json.dumps({"version": 1, "config": rates}).encode())
+        sb.faults.broker_stop(1)
+        await_broker_gone(lambda: ZooKeeperBackend(zk_connect, timeout=10), 1)
+        r = CliRunner(env={"COLUMNS": "200"}).invoke(cli, ["throttle", "show", "-o", "json", "--zookeeper", zk_connect])
+        assert r.exit_code == 0, r.output
+        doc = json.loads(r.stdout)
+        assert {(t["resource"], t["config"], t["needed"]) for t in doc["throttles"]} == {
+            ("1", LEADER_RATE, False), ("1", LOG_DIR_RATE, True)}
+        assert doc["down_brokers"] == [1] and doc["unreadable_brokers"] == [] and doc["log_dir_moves_known"] is False
+        assert "broker 1 is down: its rates are listed as ZooKeeper holds them\n" in r.stderr
+        r = CliRunner().invoke(cli, ["throttle", "clear", "--all", "--yes", "--zookeeper", zk_connect])
+        assert r.exit_code == 0, r.output
+        assert json.loads(zk.get("/config/brokers/1")[0])["config"] == {LOG_DIR_RATE: "7000000"}
+    finally:
+        zk.stop()
+        zk.close()
 
 
 def test_an_unreadable_record_is_named_by_key_and_offset_and_clear_all_goes_on(sandbox_factory, tmp_path):  # noqa: F811
