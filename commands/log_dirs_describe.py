@@ -54,7 +54,7 @@ def describe(cluster, output, broker_list, topic_list, log_dir_list, top, fleet)
         down = named - set(brokers)
         ids = logdirs.check_brokers(requested, brokers, down)
         result = backend.describe_log_dirs(brokers=ids, topics=topics) if ids else {}
-        cluster_id = getattr(backend, "cluster_id", None)
+        cluster_id = backend.cluster_id
     result = logdirs.filter_log_dirs(logdirs.with_down(result, down, requested), paths)
 
     from kadmin.commands import render

@@ -88,6 +88,10 @@ class Backend(Protocol):
     capabilities: frozenset[Capability]
 
     # --- reads ---------------------------------------------------------------------------
+    @property
+    def cluster_id(self) -> str | None:
+        """The cluster's id (Metadata's ClusterId; ZooKeeper's /cluster/id); None if it has none."""
+
     def describe_cluster(self) -> ClusterState:
         """Brokers, controller and every partition (leader, replicas, ISR, offline replicas)."""
 

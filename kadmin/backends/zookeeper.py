@@ -220,6 +220,11 @@ class ZooKeeperBackend:
                 out[i] = self._decode(zp.decode_broker, i, got[0])
         return out
 
+    @property
+    def cluster_id(self) -> str | None:
+        data = self._get(zp.CLUSTER_ID)
+        return zp.decode_cluster_id(data) if data else None
+
     def describe_brokers(self) -> Mapping[int, Broker]:
         return {i: r.to_broker(self.security_protocol) for i, r in self.broker_registrations().items()}
 
@@ -263,9 +268,8 @@ class ZooKeeperBackend:
                 removing=t.removing.get(tp.partition, ()),
             )
         controller = self._get(zp.CONTROLLER)
-        cluster_id = self._get(zp.CLUSTER_ID)
         return ClusterState(
-            cluster_id=zp.decode_cluster_id(cluster_id) if cluster_id else None,
+            cluster_id=self.cluster_id,
             controller_id=zp.decode_controller(controller) if controller else None,
             brokers={i: r.to_broker(self.security_protocol) for i, r in regs.items()},
             partitions=partitions,

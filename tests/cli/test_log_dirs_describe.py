@@ -246,6 +246,9 @@ def test_zookeeper_mode_describes_through_brokers_found_in_zookeeper(sandbox_fac
     doc = json.loads(result.stdout)
     parts = {p["partition"] for b in doc["brokers"] for d in b["logDirs"] for p in d["partitions"]}
     assert parts == {"zk-topic-0", "zk-topic-1"}
+    # kadmin's JSON names the cluster as over --bootstrap-server: ZooKeeper's /cluster/id
+    doc = json.loads(run("log-dirs", "describe", "--zookeeper", zk_connect, "-o", "json").stdout)
+    assert doc["cluster_id"] == sb.snapshot().cluster_id is not None
 
 
 def test_capacity_is_reported_where_the_brokers_describelogdirs_has_it(sandbox_factory, zk_connect, kafka_version):
