@@ -33,6 +33,8 @@ of a replica on its own broker does.
   to the emptiest directory, choosing the size that best evens the pair, until directories are
   within ``tolerance`` of each other or no move helps.
 - ``max_moves`` keeps the most useful moves across brokers (each broker's moves in order).
+- kadmin's own throttle records (``RECORD_TOPIC``, a few kB) are not moved to even directories
+  out, as ``reassign balance`` leaves them; an evacuation moves them like every replica.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from kadmin.plan.filesystems import (
     shared_filesystem_note,
 )
 from kadmin.plan.gc_pause import gc_paused
+from kadmin.throttling import RECORD_TOPIC
 
 DEFAULT_TOLERANCE = 0.002  # directories within 0.2 percentage points of each other are even
 
@@ -445,10 +448,10 @@ def _best_replica(src: _Dir, dst: _Dir) -> tuple[int, tuple[str, int]] | None:
     sizes = src.sizes
     i = bisect_left(sizes, (even,))
     candidates = [c for c in (sizes[i] if i < len(sizes) else None, sizes[i - 1] if i else None) if c]
-    candidates = [c for c in candidates if 0 < c[0] < limit and dst.fits(c[0])]
+    candidates = [c for c in candidates if 0 < c[0] < limit and dst.fits(c[0]) and c[1][0] != RECORD_TOPIC]
     if not candidates and dst.room is not None:  # the nearest ones do not fit: largest that does
         j = bisect_right(sizes, (dst.room, ("\U0010ffff", 1 << 62))) - 1
-        if j >= 0 and 0 < sizes[j][0] < limit:
+        if j >= 0 and 0 < sizes[j][0] < limit and sizes[j][1][0] != RECORD_TOPIC:
             candidates = [sizes[j]]
     if not candidates:
         return None

@@ -294,3 +294,16 @@ def test_directories_on_one_filesystem_share_its_room_for_the_copies():
             for path, sizes in (("/d0", sizes0), ("/d1", sizes1))]
     result = balance_log_dirs(ClusterState("c", 1, {1: Broker(1, "h", 9092)}, parts), {1: dirs})
     assert result.moves and sum(m.size for m in result.moves) <= 4
+
+
+def test_kadmins_throttle_records_are_not_balanced_but_are_evacuated():
+    """kadmin's own record topic is left where it is when evening directories out (as `reassign
+    balance` leaves it), even when it is the replica that would even them best; an evacuation
+    moves it like every other replica."""
+    from kadmin.throttling import RECORD_TOPIC
+
+    cluster, dirs = build({1: {"/a": [(RECORD_TOPIC, 0, 2 * GB), ("logs", 0, 5 * GB)], "/b": []}})
+    result = balance_log_dirs(cluster, dirs)
+    assert [(m.topic, m.source, m.destination) for m in result.moves] == [("logs", "/a", "/b")]
+    result = balance_log_dirs(cluster, dirs, evacuate=[(1, "/a")])
+    assert {m.topic for m in result.moves} == {RECORD_TOPIC, "logs"}
