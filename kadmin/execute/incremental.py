@@ -224,7 +224,7 @@ class _Run:
         dirs_left = self._read(lambda: not_in_place(self.backend, self.log_dirs, self.live))
         self.bytes.targets = self.log_dirs
         self.bytes.saw_dirs(dirs_left, self.clock.now())
-        self.bytes.at_start = self.bytes.done(self.state, self.track.in_flight)
+        self.bytes.begin(self.state, self.track.in_flight, self.live, self.clock.now())
         self.backlog = Backlog.of(
             {tp: p.steps[p.completed :] for tp, p in self.state.partitions.items()}, self.bytes.sizes
         )

@@ -95,6 +95,21 @@ class ByteCount:
             done + sum(n for s, n in self.partial.items() if s in running) + sum(c for _, c in self.dir_moves.values())
         )
 
+    def begin(
+        self,
+        state: IncrementalState,
+        in_flight: Mapping[TopicPartition, Step],
+        live: Collection[int],
+        now: float,
+    ) -> None:
+        """What was copied when this invocation began (``at_start``), read at ``now``: the
+        replicas the running steps add (a resumed run's steps, sent by an earlier one) hold
+        what that run copied, so it is read before it is counted as done; else it would count
+        as copied by this run and flatter the first rate."""
+        self.partial = self.copied_in_flight(in_flight, live)
+        self.last_sizes_at = now
+        self.at_start = self.done(state, in_flight)
+
     def all_bytes(self) -> int:
         """Bytes of every step and of every move between directories seen."""
         return self.total + sum(size for size, _ in self.dir_moves.values())
