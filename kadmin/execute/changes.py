@@ -104,15 +104,42 @@ def describe(change: Change) -> str:
             extra.append(f"adding {_ids(change.adding)}")
         if change.removing:
             extra.append(f"removing {_ids(change.removing)}")
-        if change.heading_to is not None:  # said against where it was going, not the full set in flight
-            target = change.target
-            new = [b for b in target if b not in change.heading_to]
-            gone = [b for b in change.heading_to if b not in target]
-            what = "; ".join(([f"adding {_ids(new)}"] if new else []) + ([f"no longer {_ids(gone)}"] if gone else []))
-            return (
-                f"reassign {change.tp}: re-target the running move from {_ids(change.heading_to)} to "
-                f"{_ids(target)} ({what or 'order only'})"
-            )
+        if change.heading_to is not None:
+            # Said as the cluster will carry it out, against the running move's adding/removing.
+            # ZooKeeper mode (ReplicaAssignment.reassignTo): from the move's original replicas
+            # (its replicas minus those it adds): adding = target - original, removing =
+            # original - target; the replicas it was adding that the target drops stop. A KRaft
+            # controller (PartitionReassignmentReplicas) counts from the full set in flight and
+            # keeps the old adding/removing when the new ones are empty, so a target that takes
+            # back a replica being removed still loses it there.
+            head = f"reassign {change.tp}: re-target the running move from {_ids(change.heading_to)} to {_ids(change.target)}"
+            if change.original is None:
+                return f"{head} (its original replicas unknown)"
+            full, target, original = change.current, change.target, change.original
+            was_adding = [b for b in full if b not in original]
+            was_removing = [b for b in full if b not in change.heading_to]
+            adding = [b for b in target if b not in original]
+            removing = [b for b in original if b not in target]
+            said = [
+                ("adding", [b for b in adding if b not in was_adding]),
+                ("still adding", [b for b in adding if b in was_adding]),
+                ("no longer adding", [b for b in was_adding if b not in target]),
+                ("removing", [b for b in removing if b not in was_removing]),
+                ("still removing", [b for b in removing if b in was_removing]),
+                ("no longer removing", [b for b in was_removing if b in target]),
+            ]
+            what = "; ".join(f"{words} {_ids(ids)}" for words, ids in said if ids)
+            if not adding:
+                what += ("; " if what else "") + "nothing to copy"
+            line = f"{head} ({what})"
+            kept = [b for b in was_removing if b in target]
+            if kept and all(b in target for b in full):  # KRaft: no new removing, the old one stays
+                ends = [b for b in target if b not in kept]
+                line += (
+                    f"; a KRaft controller keeps removing {_ids(kept)} (it counts from the replicas in flight, "
+                    f"{_ids(full)}), so there the move ends as {_ids(ends)}"
+                )
+            return line
         tail = f" ({'; '.join(extra)})" if extra else " (order only)"
         return f"reassign {change.tp}: {_ids(change.current)} -> {_ids(change.target)}{tail}"
     raise TypeError(change)
