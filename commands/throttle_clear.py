@@ -84,7 +84,9 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
             click.confirm(f"Remove these {len(removal.changes)} throttle settings?", abort=True, err=True)
         if not dry_run:
             remove_throttles(backend, store, removal, state.records, cplan.updated)
-    _print(output, removal.changes, list(cplan.kept_needed), state, dry_run, left_down=cplan.left_down_lines())
+    _print(
+        output, removal.changes, list(cplan.kept_needed), state, dry_run, left_down=cplan.left_down_lines(), stale=stale
+    )
     if cplan.removal.shared:
         # The same rate recorded by other plans too: theirs as well, so it stays for the last of them.
         render.warn(
@@ -93,13 +95,25 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
         )
         for line in cplan.kept_shared_lines():
             click.echo(f"  {line}", err=True)
-    if cplan.left_down and not dry_run:
+    if cplan.left_down:
         from kadmin.commands.render_throttles import left_down_message
         from kadmin.errors import ClusterError
 
         # What is left on a down broker is not cleared: a script running `clear && ...` must not
-        # be told it was (exit 1, after removing the rest).
+        # be told it was (exit 1, after removing the rest); --dry-run exits as the run would.
+        if dry_run:
+            raise ClusterError(
+                "nothing was changed (dry run); the run would not clear everything: what kadmin recorded on "
+                f"{_brokers(cplan.left_down)} (named above) cannot be removed while it is down",
+                hint="run it once the broker is back",
+            )
         raise ClusterError(left_down_message(cplan.left_down, state.unreadable_brokers))
+
+
+def _brokers(left_down) -> str:
+    from kadmin.units import plural
+
+    return f"{plural('broker', len(left_down))} {', '.join(map(str, sorted(left_down)))}"
 
 
 def _stdin_is_tty() -> bool:
@@ -108,7 +122,7 @@ def _stdin_is_tty() -> bool:
     return sys.stdin.isatty()
 
 
-def _print(output, changes, kept, state, dry_run, heading=None, left_down=()) -> None:
+def _print(output, changes, kept, state, dry_run, heading=None, left_down=(), stale=False) -> None:
     from kadmin.commands import render
     from kadmin.commands.render_throttles import change_line, changes_json
 
@@ -134,7 +148,7 @@ def _print(output, changes, kept, state, dry_run, heading=None, left_down=()) ->
     if kept:
         render.warn(
             "kept, because a running reassignment or log-dir move, or an incremental run's steps to come, still need "
-            "them (use --force to remove):"
+            "them" + (":" if stale else " (use --force to remove):")  # --stale never removes what a move needs
         )
         for k in kept:
             click.echo(f"  {k}", err=True)

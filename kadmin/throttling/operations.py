@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from kadmin.errors import KadminError, NotFoundError
 from kadmin.model import (
+    LOG_DIR_RATE,
     ClusterState,
     ConfigChange,
     ConfigResourceType,
@@ -35,6 +36,7 @@ from kadmin.throttling.maths import (
     throttle_changes,
 )
 from kadmin.throttling.needs import (
+    ThrottleNeeds,
     broker_label,
     broker_resource,
     brokers_needing_rates,
@@ -272,8 +274,10 @@ def check_targets(changes, cluster: ClusterState, settable: Collection[int] | No
 @dataclass(frozen=True)
 class ClearPlan:
     """What ``throttle clear`` removes, the records afterwards, what stays because a running
-    move needs it (for the message), and what kadmin recorded on brokers that are down and is
-    not removed (``left_down``: broker -> "config value" of each rate; the run then fails).
+    move needs it (for the message; a rate kadmin recorded on a broker that is down and a move
+    needs is among them, with why), and what kadmin recorded on brokers that are down and is
+    not removed though no move needs it (``left_down``: broker -> "config value" of each rate;
+    the run then fails: a later run, once the broker is back, removes it).
     ``--plan``: ``removal.shared`` are its rates left set for other plans claiming the same value."""
 
     removal: Removal
@@ -309,26 +313,41 @@ def plan_throttle_clear(
             record, state.current, needs, force=force, unreadable=unreadable, others=other_records
         )
         others = prune_records(other_records, removal)
-        left = _claims_on(unreadable, [removal.kept])
+        kept_down, left = _claims_on(unreadable, [removal.kept], needs, force=force)
         kept_record = replace(removal.kept, rates=tuple(c for c in removal.kept.rates if c.broker not in unreadable))
-        return ClearPlan(removal, (removal.kept, *others), _kept_of_record(kept_record), left)
+        return ClearPlan(removal, (removal.kept, *others), _kept_of_record(kept_record) + kept_down, left)
     if stale:
         removal = stale_throttles(state.current, state.needs)
     else:
         removal = clear_changes(state.current, state.needs, force=force)
     updated = reconcile_records(prune_records(records.values(), removal), state.current, unreadable=unreadable)
-    kept = () if stale else _kept_needed(state, removal, force)  # --stale never touches what a move needs
-    return ClearPlan(removal, tuple(updated), kept, _claims_on(unreadable, records.values()))
+    # --stale never touches what a move needs: it names only what it keeps on brokers that are
+    # down (it could not read them, and would not remove them if it could).
+    kept_down, left = _claims_on(unreadable, records.values(), state.needs, force=force and not stale)
+    kept = kept_down if stale else _kept_needed(state, removal, force) + kept_down
+    return ClearPlan(removal, tuple(updated), kept, left)
 
 
-def _claims_on(brokers: Collection[int], records: Iterable[ThrottleRecord]) -> dict[int, tuple[str, ...]]:
-    """The rates ``records`` claim on ``brokers`` (down: not removed), as "config value"."""
-    out: dict[int, set[tuple[str, int]]] = {}
-    for r in records:
-        for c in r.rates:
-            if c.broker in brokers:
-                out.setdefault(c.broker, set()).add((c.name, c.value))
-    return {b: tuple(f"{name} {value}" for name, value in sorted(claims)) for b, claims in sorted(out.items())}
+def _claims_on(
+    brokers: Collection[int], records: Iterable[ThrottleRecord], needs: ThrottleNeeds, *, force: bool
+) -> tuple[tuple[str, ...], dict[int, tuple[str, ...]]]:
+    """The rates ``records`` claim on ``brokers`` (down: their configs cannot be changed): those
+    a move needs (unless ``force``), as kept lines saying why, and the others, left on them
+    (broker -> "config value"): not removed, though no move needs them."""
+    claims = sorted({(c.broker, c.name, c.value) for r in records for c in r.rates if c.broker in brokers})
+    kept: list[str] = []
+    left: dict[int, list[str]] = {}
+    for b, name, value in claims:
+        if force or not needs.needs_rate(b, name):
+            left.setdefault(b, []).append(f"{name} {value}")
+        elif name == LOG_DIR_RATE:
+            kept.append(
+                f"broker {b} {name} {value} (broker {b} is down: a move between its log directories cannot be "
+                "seen, and resumes when it is back)"
+            )
+        else:
+            kept.append(f"broker {b} {name} {value} (broker {b} is down; a running move needs it)")
+    return tuple(kept), {b: tuple(v) for b, v in left.items()}
 
 
 def _kept_needed(state: ThrottleState, removal: Removal, force: bool) -> tuple[str, ...]:
