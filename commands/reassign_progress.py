@@ -46,7 +46,9 @@ def progress(cluster, output, plan_file, watch, interval):
     when nothing is seen moving but a broker did not answer or is down (its moves cannot be
     seen). With --reassignment-json-file, when nothing moves but the cluster differs from the
     plan (a cancelled move), a note says so (JSON: differs_from_plan); still exit 0: verify
-    says what differs (exit 4).
+    says what differs (exit 4). Exit 4 too when every move left is a paused log-dir move (its
+    source or destination directory offline): nothing copies until the broker restarts with
+    that directory back, as verify says (--watch ends there).
 
     \b
     Over --zookeeper, the requests of a /admin/reassign_partitions the controller is not acting
@@ -65,7 +67,7 @@ def progress(cluster, output, plan_file, watch, interval):
 
     from kadmin.backends.base import reassignment_blocked
     from kadmin.commands import render
-    from kadmin.commands.render_progress import JsonLines, progress_table, reporter_for
+    from kadmin.commands.render_progress import AllPaused, JsonLines, StopWhenPaused, progress_table, reporter_for
     from kadmin.execute.clock import SystemClock
     from kadmin.execute.sampler import Sampler
 
@@ -77,7 +79,10 @@ def progress(cluster, output, plan_file, watch, interval):
             if blocked is not None and blocked.stuck:  # what it lists will not move until it is removed
                 render.warn(f"{blocked.reason}. {blocked.hint}")
             with reporter_for(output, err=False) as reporter:
-                snap = follow(sample, clock, every, reporter)
+                try:
+                    snap = follow(sample, clock, every, StopWhenPaused(reporter))
+                except AllPaused as e:  # nothing copies until a broker restarts: following would not end
+                    snap = e.snap
             if output != "json" and not sys.stdout.isatty():
                 render.stdout().print(progress_table(snap, moving_first=True))  # the end state, after the lines
         else:
@@ -105,6 +110,11 @@ def progress(cluster, output, plan_file, watch, interval):
         raise ClusterError(_not_taken_message(sample.blocked, snap.waiting, plan), hint=sample.blocked.hint)
     if snap.done:
         return
+    if snap.paused_only:  # as verify says of it: nothing runs, the cluster differs (exit 4)
+        from kadmin.commands.render_progress import paused_note
+        from kadmin.errors import DiffersFromPlan
+
+        raise DiffersFromPlan(f"nothing copies: {paused_note(snap)}")
     if snap.unseen_only:
         raise _unseen_error(snap.unanswered)
     raise click.exceptions.Exit(EXIT_IN_PROGRESS)

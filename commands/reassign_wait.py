@@ -26,7 +26,7 @@ def wait(
     """Follow the started ``plan`` to its end, verify it, remove its throttles, report as verify
     does (raising its exit-4 error when the cluster differs). Ctrl-C stops following only.
     ``elect_preferred``: once complete, elect the preferred leaders of the plan's partitions."""
-    from kadmin.commands.render_progress import reporter_for
+    from kadmin.commands.render_progress import AllPaused, StopWhenPaused, reporter_for
     from kadmin.commands.render_reassign import verify_report
     from kadmin.execute.follow import wait_for_plan
     from kadmin.execute.sampler import Sampler
@@ -42,9 +42,18 @@ def wait(
                 plan_id=plan_id,
                 records=records,
                 clock=clock,
-                reporter=reporter,
+                reporter=StopWhenPaused(reporter),
                 interval=interval,
             )
+    except AllPaused as e:
+        # Nothing copies until a broker restarts with its directory back: the wait ends here, and
+        # verify (removing what no move needs; a paused move's log-dir rate stays) says why, exit 4.
+        from kadmin.commands.render_progress import PlainLines, paused_note
+        from kadmin.execute.verification import run_verify
+
+        if output != "json" and type(reporter) is not PlainLines:  # plain lines just said it
+            click.echo(f"kadmin: nothing copies: {paused_note(e.snap)}", err=True)
+        outcome = run_verify(backend, plan, plan_id=plan_id, records=records, clock=clock)
     except KeyboardInterrupt:
         if output == "json":  # the stream ends on a document that says so, not on a progress snapshot
             from kadmin.commands import render

@@ -124,8 +124,8 @@ def progress_table(snap, moving_first: bool = False, notes: bool = True):
         "",
         _total_status(snap),
         "",
-        bar(fraction(t.moved_bytes, t.remaining_bytes)),
-        format_size(t.moved_bytes),
+        bar(fraction(t.moved_bytes, t.remaining_bytes) if t.moved_known else None),
+        moved_total(t),
         format_size(t.remaining_bytes),
         format_rate(t.rate),
         format_duration(t.eta),
@@ -133,8 +133,19 @@ def progress_table(snap, moving_first: bool = False, notes: bool = True):
     return table
 
 
+def moved_total(t) -> str:
+    """The bytes moved in total: a floor when some moving replica's are unknown, never a wrong 0."""
+    from kadmin.units import format_size
+
+    if t.moved_known:
+        return format_size(t.moved_bytes)
+    return f">= {format_size(t.moved_bytes)}" if t.moved_bytes else "-"
+
+
 def _total_status(snap) -> str:
     t = snap.totals
+    if snap.paused_only:
+        return "paused"
     if t.moving_replicas or snap.reassigning_partitions:
         return "done" if snap.done else "moving"
     if snap.waiting:  # nothing moves, and what is requested will not by itself
@@ -156,14 +167,63 @@ def progress_line(snap) -> str:
         return "kadmin: done: nothing moves any more"
     if snap.unseen_only:
         return f"kadmin: nothing seen moving, but {unanswered_note(snap)}"
-    frac = fraction(t.moved_bytes, t.remaining_bytes)
+    if snap.paused_only:
+        return f"kadmin: nothing copies: {paused_note(snap)}"
+    frac = fraction(t.moved_bytes, t.remaining_bytes) if t.moved_known else None
     pct = f" ({frac * 100:.0f}%)" if frac is not None else ""
     rate = f", {format_rate(t.rate)}" if t.rate is not None else ""
     eta = f", ETA {format_duration(t.eta)}" if t.eta is not None else ""
     return (
         f"kadmin: {snap.reassigning_partitions} partition(s) reassigning, {t.moving_replicas} replica(s) "
-        f"moving: {format_size(t.moved_bytes)} moved{pct}, {format_size(t.remaining_bytes)} left{rate}{eta}"
+        f"moving: {moved_total(t)} moved{pct}, {format_size(t.remaining_bytes)} left{rate}{eta}"
     )
+
+
+def paused_note(snap) -> str:
+    """The paused log-dir moves of a snapshot, each with the directory it waits for, and what
+    brings them back (``ProgressSnapshot.paused_only``)."""
+    from kadmin.execute.progress import PAUSED
+
+    moves = snap.paused_moves
+    shown = [
+        f"{r.topic}-{r.partition} on broker {r.broker} "
+        + (
+            "(its source directory is offline)"
+            if r.status == PAUSED
+            else f"(its destination directory {r.future_log_dir} is offline)"
+        )
+        for r in moves[:3]
+    ]
+    more = f" and {len(moves) - 3} more" if len(moves) > 3 else ""
+    one = len(moves) == 1
+    return (
+        f"{'the move' if one else 'every move'} left {'is' if one else 'are'} paused: {', '.join(shown)}{more}; "
+        f"{'it resumes' if one else 'they resume'} when the broker restarts with that directory back"
+    )
+
+
+class AllPaused(Exception):
+    """Raised by ``StopWhenPaused`` to end following: every move left is paused."""
+
+    def __init__(self, snap):
+        super().__init__("every move left is paused")
+        self.snap = snap
+
+
+class StopWhenPaused(FollowReporter):
+    """Reports through ``inner``, then ends following (``AllPaused``) once a snapshot shows only
+    paused moves left: nothing copies until a broker restarts, so waiting would never end."""
+
+    def __init__(self, inner: FollowReporter):
+        self.inner = inner
+
+    def snapshot(self, snap) -> None:
+        self.inner.snapshot(snap)
+        if snap.paused_only:
+            raise AllPaused(snap)
+
+    def still_running(self, outcome) -> None:
+        self.inner.still_running(outcome)
 
 
 def unanswered_note(snap) -> str:

@@ -65,6 +65,13 @@ DOWN = "Unknown: its broker is down"
 # went offline: nothing copies it until the broker restarts with that directory back, and then
 # it resumes. Lag, bytes left and ETA are unknown; it is still a move (it will run again).
 PAUSED = "Paused: its source directory is offline"
+# Not KIP-179's: with a plan, a replica still in another directory while the directory the plan
+# moves it to is offline on its broker. A future replica there cannot be seen (DescribeLogDirs
+# lists nothing of an offline directory); the move, if it had started, resumes when the broker
+# restarts with that directory back (if it had not, AlterReplicaLogDirs failed when sent). Its
+# bytes moved and left are unknown; like PAUSED it is a move that copies nothing now.
+PAUSED_DESTINATION = "Paused: its destination directory is offline"
+PAUSED_STATUSES = frozenset((PAUSED, PAUSED_DESTINATION))
 LAG_UNKNOWN = "Behind: lag unknown"
 
 INTER_BROKER = "inter-broker"
@@ -133,6 +140,11 @@ class ReplicaProgress:
     def moving(self) -> bool:
         return self.move != NO_MOVE
 
+    @property
+    def paused(self) -> bool:
+        """A log-dir move that copies nothing until its broker restarts with a directory back."""
+        return self.status in PAUSED_STATUSES
+
 
 class Waiting(NamedTuple):
     """A reassignment requested but not taken: nothing copies it, nothing will by itself."""
@@ -161,10 +173,11 @@ class PlanDifference(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class Totals:
     moving_replicas: int
-    moved_bytes: int
+    moved_bytes: int  # of the moving replicas whose bytes moved are known (moved_known says if all are)
     remaining_bytes: int | None  # None: some moving replica's bytes left are unknown
     rate: float | None
     eta: float | None
+    moved_known: bool = True  # False: a moving replica's bytes moved are unknown, moved_bytes is a floor
 
 
 @dataclass(frozen=True)
@@ -192,6 +205,20 @@ class ProgressSnapshot:
     @property
     def done(self) -> bool:
         return not any(r.moving for r in self.replicas) and self.reassigning_partitions == 0 and not self.unanswered
+
+    @property
+    def paused_only(self) -> bool:
+        """Moves are left, but every one is a paused log-dir move (PAUSED_STATUSES) and nothing
+        else is reassigning or unseen: nothing copies until a broker restarts with its directory
+        back, so waiting would not end. ``reassign verify`` calls this differing (exit 4)."""
+        moving = [r for r in self.replicas if r.moving]
+        return (
+            bool(moving) and all(r.paused for r in moving) and self.reassigning_partitions == 0 and not self.unanswered
+        )
+
+    @property
+    def paused_moves(self) -> tuple[ReplicaProgress, ...]:
+        return tuple(r for r in self.replicas if r.paused)
 
     @property
     def unseen_only(self) -> bool:
@@ -280,7 +307,19 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unrea
     offsets = {(tp.topic, tp.partition): o for tp, o in (end_offsets or {}).items()}
     topics = {t for t, _ in parts}
     brokers = cluster.brokers
-    offline_dirs = {b for b, bld in log_dirs.items() if bld.error is None and any(d.error for d in bld.log_dirs)}
+    offline_paths = {
+        b: {d.path for d in bld.log_dirs if d.error}
+        for b, bld in log_dirs.items()
+        if bld.error is None and any(d.error for d in bld.log_dirs)
+    }
+    offline_dirs = set(offline_paths)
+    # With a plan, the directories it moves replicas to on a broker with an offline directory
+    # (a move towards an offline one is paused, unseen)
+    towards = (
+        {(r.topic, r.partition, r.broker): d for r, d in log_dir_targets(plan).items() if r.broker in offline_paths}
+        if plan is not None and offline_paths
+        else {}
+    )
     silent = {b for b, bld in log_dirs.items() if bld.error is not None}
     down = down_in_scope(cluster, plan)
     unestimated: set[TopicPartition] = set()
@@ -328,6 +367,26 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unrea
             fields = _moving_dir(here, broker in offline_dirs)
         elif broker in silent:  # the ISR says in sync, but nothing from the broker itself does
             append(ReplicaProgress(topic, partition, broker, UNANSWERED))
+            continue
+        elif (
+            here is not None
+            and here.current_dir is not None
+            and (target := towards.get((topic, partition, broker))) is not None
+            and target != here.current_dir
+            and target in offline_paths[broker]
+        ):
+            append(
+                ReplicaProgress(
+                    topic,
+                    partition,
+                    broker,
+                    PAUSED_DESTINATION,
+                    LOG_DIR,
+                    total_bytes=here.current_size,
+                    log_dir=here.current_dir,
+                    future_log_dir=target,
+                )
+            )
             continue
         else:
             append(ReplicaProgress(topic, partition, broker, IN_SYNC, log_dir=here.current_dir if here else None))
@@ -459,14 +518,15 @@ def _moving_dir(here: DirReplica, dir_offline: bool) -> tuple:
     remaining: int | None
     if total is not None and moved is not None:
         shown, remaining = min(moved, total), max(total - moved, 0)
-    else:
-        shown = remaining = None
+    else:  # the current replica unseen (its directory offline): what the future one holds was copied
+        shown, remaining = moved, None
     return (status, LOG_DIR, lag, False, total, shown, remaining, here.current_dir, here.future_dir)
 
 
 def _totals(rows: Iterable[ReplicaProgress]) -> Totals:
     moving = [r for r in rows if r.moving]
     moved = sum(r.moved_bytes or 0 for r in moving)
+    moved_known = all(r.moved_bytes is not None for r in moving)
     # Unknown when a moving replica's bytes left are (its broker did not answer): not 0, ETA 0s.
     known = all(r.remaining_bytes is not None for r in moving)
     remaining = sum(r.remaining_bytes or 0 for r in moving) if known else None
@@ -477,7 +537,7 @@ def _totals(rows: Iterable[ReplicaProgress]) -> Totals:
         eta = 0.0
     elif rates and known:
         eta = makespan(moving)
-    return Totals(len(moving), moved, remaining, rate, eta)
+    return Totals(len(moving), moved, remaining, rate, eta, moved_known)
 
 
 def makespan(moving: Iterable[ReplicaProgress]) -> float | None:

@@ -22,6 +22,7 @@ error naming the node and the way out: nothing moves them, and nothing will unti
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from kadmin.backends.base import (
@@ -120,31 +121,74 @@ def _refuse_stuck_requests(backend: Backend, plan: ReassignmentPlan, ongoing, cl
         )
 
 
-def paused_reason(result: VerifyResult, removal: Removal | None) -> str | None:
+def paused_reason(
+    result: VerifyResult, removal: Removal | None, offline: Mapping[int, Collection[str]] | None = None
+) -> str | None:
     """Why a log-dir rate this plan set was kept when a move of the plan is paused: its future
     replica is listed but its source directory is offline (``MISSING_LOG_DIR`` with a future
-    directory). Nothing copies it now, but the restart that brings the directory back resumes
-    it at the rate set then, so the rate stays until the future replica is gone. None when no
-    kept rate is explained so."""
+    directory), or (``offline``: broker -> its offline directories) the replica is still in
+    another directory and the one the plan moves it to is offline, where a future replica
+    cannot be seen. Nothing copies it now, but the restart that brings the directory back
+    resumes it at the rate set then, so the rate stays until the future replica is gone. None
+    when no kept rate is explained so."""
     if removal is None:
         return None
     kept = {c.broker for c in removal.kept.rates if c.name == LOG_DIR_RATE}
-    paused = [
-        v
-        for v in result.replicas
-        if v.move is MoveState.MISSING_LOG_DIR and v.future_dir is not None and v.replica.broker in kept
-    ]
+    offline = offline or {}
+    paused = []
+    for v in result.replicas:
+        if v.replica.broker not in kept:
+            continue
+        if v.move is MoveState.MISSING_LOG_DIR and v.future_dir is not None:
+            paused.append(
+                (
+                    v.replica.broker,
+                    f"{v.replica.topic}-{v.replica.partition} on broker {v.replica.broker}",
+                    "its source directory is offline",
+                )
+            )
+        elif v.move is MoveState.NOT_MOVING and v.target_dir in offline.get(v.replica.broker, ()):
+            paused.append(
+                (
+                    v.replica.broker,
+                    f"{v.replica.topic}-{v.replica.partition} on broker {v.replica.broker} to {v.target_dir}",
+                    f"its destination, broker {v.replica.broker}'s {v.target_dir}, is offline: "
+                    "a future replica there cannot be seen",
+                )
+            )
     if not paused:
         return None
     from kadmin.units import plural
 
-    brokers = sorted({v.replica.broker for v in paused})
-    moves = ", ".join(f"{v.replica.topic}-{v.replica.partition} on broker {v.replica.broker}" for v in paused)
+    brokers = sorted({b for b, _, _ in paused})
+    one = len(paused) == 1
+    moves = ", ".join(f"{name} is paused ({why})" if one else f"{name} ({why})" for _, name, why in paused)
     return (
         f"the log-dir rate of {plural('broker', len(brokers))} {', '.join(map(str, brokers))} stays: "
-        f"the move of {moves} is paused (its source directory is offline) and resumes when the broker restarts "
+        f"{f'the move of {moves} and resumes' if one else f'the moves of {moves} are paused and resume'} "
+        "when the broker restarts "
         "with that directory back, at the rate set then; verify again once it has finished"
     )
+
+
+def offline_targets(backend: Backend, result: VerifyResult, removal: Removal | None) -> dict[int, set[str]]:
+    """The offline directories of the brokers where this plan's log-dir rate was kept and a
+    replica is not moving to its target (``paused_reason``'s ``offline``): read only then."""
+    if removal is None:
+        return {}
+    kept = {c.broker for c in removal.kept.rates if c.name == LOG_DIR_RATE}
+    brokers = sorted({v.replica.broker for v in result.replicas if v.move is MoveState.NOT_MOVING} & kept)
+    if not brokers:
+        return {}
+    try:
+        answers = backend.describe_log_dirs(brokers=brokers)
+    except KadminError:  # the reason is advice; the verdict stands without it
+        return {}
+    return {
+        b: {d.path for d in bld.log_dirs if d.error is not None}
+        for b, bld in answers.items()
+        if bld.error is None and any(d.error is not None for d in bld.log_dirs)
+    }
 
 
 def run_verify(
@@ -166,7 +210,7 @@ def run_verify(
     # What every running move in the cluster needs, not only this plan's, is kept.
     removal = remove_plan_throttles(backend, records, plan_id, records=loaded)
     if result.state is not State.COMPLETE:
-        return VerifyOutcome(result, removal, paused_reason(result, removal))
+        return VerifyOutcome(result, removal, paused_reason(result, removal, offline_targets(backend, result, removal)))
     try:
         others = {pid: r for pid, r in loaded.items() if pid != plan_id}
         state = read_throttle_state(backend, records, topics=plan.topics, seen=(cluster, ongoing, others))
