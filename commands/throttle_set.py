@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import click
 
 from kadmin.commands.options import cluster_options, int_list, open_cluster, output_option
@@ -63,14 +65,15 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
         )
     pid = plan_id(raw) if raw is not None else MANUAL_PLAN_ID
 
-    with open_cluster(cluster, read_only=dry_run) as backend:
+    with _open(cluster, dry_run, parsed) as backend:
         store = open_record_store(backend)
+        state = read_throttle_state(backend, store)
+        # the file's own problems and the cluster's, at once (exit 2), as `reassign execute` says them
+        log_dirs = _check_plan(backend, parsed, state) if parsed is not None else None
         if store is None:  # refused with --dry-run too, as the run refuses it
             raise UnsupportedOperation(
                 "this connection offers no place to record the throttles kadmin sets; nothing was changed"
             )
-        state = read_throttle_state(backend, store)
-        log_dirs = _check_plan(backend, parsed, state) if parsed is not None else None
         if plan is not None and chosen is None:  # a rate with nothing to throttle: exit 2, nothing changed
             from kadmin.plan.validate import check_broker_rate_applies, check_log_dir_rate_applies
 
@@ -127,8 +130,31 @@ def _read_plan(plan_file):
 
     from kadmin.plan.reassignment_file import read_reassignment
 
-    parsed = read_reassignment(plan_file)  # a bad plan: PlanProblems, exit 2, as execute says it
+    parsed = read_reassignment(plan_file, keep_problems=True)  # reported with the cluster's (_check_plan)
     return parsed, Path(plan_file).read_bytes()
+
+
+@contextlib.contextmanager
+def _open(cluster, dry_run, parsed):
+    """The cluster's backend. A plan file with problems of its own is refused as such (exit 2)
+    when the cluster cannot be reached, as `reassign execute` refuses it
+    (kadmin.execute.preamble.open_for_execute); with a reachable cluster `_check_plan` lists
+    them with the cluster's, at once."""
+    from kadmin.errors import ClusterError
+
+    try:
+        with open_cluster(cluster, read_only=dry_run) as backend:
+            yield backend
+    except ClusterError:
+        if parsed is None:
+            raise
+        from kadmin.plan.reassignment_file import plan_problems
+        from kadmin.plan.validate import file_problems
+
+        problems = file_problems(parsed)
+        if not problems:
+            raise
+        raise plan_problems(problems, source=parsed.source, of_its_own=True) from None
 
 
 def _check_plan(backend, parsed, state):
