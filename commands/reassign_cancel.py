@@ -24,8 +24,10 @@ def cancel(cluster, output, plan_file, cancel_all):
 
     Throttles are left in place: `kadmin reassign verify` or `kadmin throttle clear --stale`
     removes them once nothing needs them. Running it twice is safe: the second run finds
-    nothing to cancel. Exit 1 when a broker with log-dir moves of the plan is down or not
-    answering: the rest is cancelled; run it again once the broker is back.
+    nothing to cancel. Exit 1 when a move in scope cannot be stopped or seen now: a broker with
+    log-dir moves is down or not answering, a log-dir move is paused (its source directory is
+    offline), or a directory a move may be copying into is offline. The rest is cancelled; run it
+    again once the broker or directory is back.
 
     Cancelling reassignments needs --bootstrap-server (KIP-455's API, as Kafka's own --cancel);
     over --zookeeper a plan with running reassignments is refused (exit 1, nothing changed).
@@ -35,7 +37,7 @@ def cancel(cluster, output, plan_file, cancel_all):
     from kadmin.errors import ClusterError, UsageError
     from kadmin.execute.cancel import apply_cancel, prepare_cancel
     from kadmin.plan.reassignment_file import read_reassignment
-    from kadmin.units import plural
+    from kadmin.units import counted
 
     if bool(plan_file) == cancel_all:
         raise UsageError("give either --reassignment-json-file FILE or --all")
@@ -44,11 +46,11 @@ def cancel(cluster, output, plan_file, cancel_all):
         plan = read_reassignment(plan_file).plan  # a bad file: PlanProblems, exit 2
     people = output == "table"
     with open_cluster(cluster, read_only=False) as backend:
-        cplan, unseen = prepare_cancel(backend, plan)
+        cplan, left = prepare_cancel(backend, plan)
         if people:
             if cplan.changes():
                 click.echo("Cancelling:")
-            elif not unseen:
+            elif not left:
                 whose = "of this plan" if plan is not None else "in the cluster"
                 click.echo(f"Nothing to cancel: no reassignment or log-dir move {whose} is running.")
         result = apply_cancel(backend, cplan, LineReporter(people))
@@ -60,14 +62,53 @@ def cancel(cluster, output, plan_file, cancel_all):
                 "failures": len(result.failures),
             }
         )
+    problems = _left_running(left)
     if result.failures:
-        raise ClusterError(f"{len(result.failures)} cancellation(s) failed")
-    if unseen:
-        from kadmin.errors import ConnectionFailed
+        problems.insert(0, ClusterError(f"{counted(len(result.failures), 'cancellation')} failed"))
+    for later in problems[1:]:
+        render.warn(f"{later.message} ({later.hint})" if later.hint else later.message)
+    if problems:
+        raise problems[0]
 
-        names = ", ".join(map(str, unseen))
-        raise ConnectionFailed(
-            f"log-dir moves on {plural('broker', len(unseen))} {names} could not be seen (not alive, or not "
-            "answering), so none there was cancelled",
-            hint="run the same cancel again once the broker is back",
+
+def _left_running(left) -> list:
+    """The errors for what a cancel left running (``kadmin.execute.cancel.Uncancelled``), most
+    pressing first: a paused or unseen log-dir move (it resumes when its directory comes back),
+    a broker that could not be asked."""
+    from kadmin.errors import ClusterError, ConnectionFailed
+    from kadmin.units import plural
+
+    again = "run the same cancel again once the {} back"
+    out = []
+    if left.paused:
+        moves = ", ".join(f"{r.topic}-{r.partition} on broker {r.broker} (to {d})" for r, d in left.paused)
+        out.append(
+            ClusterError(
+                f"the log-dir {plural('move', len(left.paused))} of {moves} "
+                f"{'is' if len(left.paused) == 1 else 'are'} paused: the source directory is offline, and Kafka "
+                "refuses to put a replica back into an offline directory (KAFKA_STORAGE_ERROR), so none was "
+                "cancelled; the restart that brings the directory back resumes it",
+                hint=again.format("directory is"),
+            )
         )
+    if left.offline_dirs:
+        where = "; ".join(f"broker {b}: {', '.join(dirs)}" for b, dirs in left.offline_dirs.items())
+        one = sum(map(len, left.offline_dirs.values())) == 1
+        out.append(
+            ClusterError(
+                f"{'an offline log directory' if one else 'offline log directories'} ({where}) {'lists' if one else 'list'} no "
+                f"replica, so a log-dir move into {'it' if one else 'one'} cannot be seen, and none there was cancelled; the broker's "
+                "restart that brings the directory back resumes such a move",
+                hint=again.format("directory is"),
+            )
+        )
+    if left.unseen:
+        names = ", ".join(map(str, left.unseen))
+        out.append(
+            ConnectionFailed(
+                f"log-dir moves on {plural('broker', len(left.unseen))} {names} could not be seen (not alive, or not "
+                "answering), so none there was cancelled",
+                hint=again.format("broker is"),
+            )
+        )
+    return out

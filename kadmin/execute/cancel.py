@@ -4,12 +4,17 @@ Cancelling a reassignment (AlterPartitionReassignments with no target) returns t
 its original replicas. Cancelling a log-dir move sends AlterReplicaLogDirs with the replica's
 current directory: the broker drops the future replica and the replica stays where it is
 (ReplicaManager: a new destination replaces the running move).
+
+What a cancel cannot stop now is said, not passed over (``Uncancelled``): a log-dir move whose
+source directory is offline (paused: AlterReplicaLogDirs answers KAFKA_STORAGE_ERROR); an
+offline directory a move may be copying into, out of sight (DescribeLogDirs lists no replica in
+it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kadmin.backends.base import Backend, BrokerLogDirs, Capability
 from kadmin.errors import UnsupportedOperation
@@ -27,6 +32,18 @@ class CancelPlan:
 
     def changes(self) -> list:
         return [*self.reassignments, *self.log_dir_moves]
+
+
+@dataclass(frozen=True)
+class Uncancelled:
+    """What a cancel leaves running because it cannot stop it now, or cannot see it."""
+
+    paused: tuple[tuple[TopicPartitionReplica, str], ...] = ()  # (replica, future dir): source dir offline
+    offline_dirs: Mapping[int, tuple[str, ...]] = field(default_factory=dict)  # broker -> dirs a move may be in, unseen
+    unseen: tuple[int, ...] = ()  # brokers whose directories could not be read (down, not answering)
+
+    def __bool__(self) -> bool:
+        return bool(self.paused or self.offline_dirs or self.unseen)
 
 
 def plan_cancel(
@@ -57,12 +74,39 @@ def plan_cancel(
     return CancelPlan(reassignments, tuple(moves))
 
 
-def prepare_cancel(backend: Backend, plan: ReassignmentPlan | None) -> tuple[CancelPlan, list[int]]:
-    """Read what runs (the plan's partitions, or everything) and plan the cancel; also the
-    brokers whose log-dir moves could not be seen (not cancelled: the caller says so).
-    Throttles are left in place: verify or ``throttle clear --stale`` removes them once nothing
-    needs them. UnsupportedOperation (nothing changed) when reassignments are to be cancelled
-    over a connection that cannot."""
+def log_dir_blind_spots(
+    plan: ReassignmentPlan | None, log_dirs: Mapping[int, BrokerLogDirs], replica_dirs: ReplicaDirs
+) -> tuple[tuple[tuple[TopicPartitionReplica, str], ...], dict[int, tuple[str, ...]]]:
+    """The log-dir moves in scope a cancel cannot stop now, and the offline directories it cannot
+    look into. Paused: a future replica whose current one is in no online directory (its source
+    directory is offline); cancelling it means AlterReplicaLogDirs to that directory, which
+    Kafka answers with KAFKA_STORAGE_ERROR. Out of sight: an offline directory lists no replica,
+    so a future replica in it (a move into it; the broker's restart resumes it) cannot be seen;
+    with a plan, only the directories the plan moves replicas into count."""
+    wanted = (
+        None
+        if plan is None
+        else {(a.topic, a.partition, b): d for a in plan.partitions for b, d in a.log_dir_targets().items()}
+    )
+    paused = tuple(
+        (TopicPartitionReplica(key[0], key[1], key[2]), fut)
+        for key, (cur, fut) in sorted(replica_dirs.items())
+        if fut is not None and cur is None and (wanted is None or key in wanted)
+    )
+    offline = {(b, d.path) for b, bld in log_dirs.items() for d in bld.log_dirs if d.error is not None}
+    if wanted is not None:
+        offline &= {(b, d) for (_, _, b), d in wanted.items()}
+    hidden: dict[int, tuple[str, ...]] = {}
+    for b, d in sorted(offline):
+        hidden[b] = (*hidden.get(b, ()), d)
+    return paused, hidden
+
+
+def prepare_cancel(backend: Backend, plan: ReassignmentPlan | None) -> tuple[CancelPlan, Uncancelled]:
+    """Read what runs (the plan's partitions, or everything) and plan the cancel; also what it
+    leaves running (``Uncancelled``: the caller says so). Throttles are left in place: verify or
+    ``throttle clear --stale`` removes them once nothing needs them. UnsupportedOperation
+    (nothing changed) when reassignments are to be cancelled over a connection that cannot."""
     ongoing = backend.list_partition_reassignments(None if plan is None else [a.tp for a in plan.partitions])
     unseen: list[int] = []
     if Capability.LOG_DIRS not in backend.capabilities:
@@ -76,13 +120,15 @@ def prepare_cancel(backend: Backend, plan: ReassignmentPlan | None) -> tuple[Can
         topics = sorted({a.topic for a in plan.partitions})
         log_dirs = backend.describe_log_dirs(brokers=brokers, topics=topics) if brokers else {}
     unseen = sorted({*unseen, *(b for b, bld in log_dirs.items() if bld.error is not None)})
-    cplan = plan_cancel(plan, ongoing, dirs_of_replicas(log_dirs))
+    replica_dirs = dirs_of_replicas(log_dirs)
+    cplan = plan_cancel(plan, ongoing, replica_dirs)
     if cplan.reassignments and Capability.CANCEL_REASSIGNMENTS not in backend.capabilities:
         raise UnsupportedOperation(
             f"cancelling a reassignment needs the AdminClient protocol ({len(cplan.reassignments)} to cancel); nothing was changed",
             hint="use --bootstrap-server (Kafka 2.4+), as Kafka's tool requires for --cancel",
         )
-    return cplan, unseen
+    paused, offline_dirs = log_dir_blind_spots(plan, log_dirs, replica_dirs)
+    return cplan, Uncancelled(paused, offline_dirs, tuple(unseen))
 
 
 def apply_cancel(backend: Backend, cplan: CancelPlan, reporter: Reporter = NULL_REPORTER) -> ExecutionResult:

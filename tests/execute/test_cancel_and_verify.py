@@ -92,3 +92,23 @@ def test_verify_keeps_log_dir_rates_of_brokers_it_cannot_see():
     be.describe_log_dirs = answers
     run_verify(be, req.parsed.plan, plan_id="plan-1", records=store)
     assert rate not in be.configs[broker2]
+
+
+def test_blind_spots_are_paused_moves_and_offline_directories_in_scope():
+    from kadmin.backends.base import BrokerLogDirs
+    from kadmin.execute.cancel import log_dir_blind_spots
+    from kadmin.model import LogDir, ReplicaInfo
+
+    future = ReplicaInfo("foo", 1, 10, -1, True)
+    log_dirs = {
+        2: BrokerLogDirs(2, (LogDir(2, "/d/a", error="KafkaStorageException"), LogDir(2, "/d/b", replicas=(future,)))),
+        3: BrokerLogDirs(3, (LogDir(3, "/d/a"), LogDir(3, "/d/c", error="KafkaStorageException"))),
+    }
+    plan = ReassignmentPlan((Assignment("foo", 1, (2, 3), ("/d/b", "/d/a")),))
+    # foo-1 on broker 2 copies from the offline /d/a into /d/b: paused. Broker 3's offline /d/c is
+    # none of the plan's destinations; with --all it may hold a move, unseen.
+    paused = ((TopicPartitionReplica("foo", 1, 2), "/d/b"),)
+    assert log_dir_blind_spots(plan, log_dirs, replica_dirs(log_dirs)) == (paused, {})
+    assert log_dir_blind_spots(None, log_dirs, replica_dirs(log_dirs)) == (paused, {2: ("/d/a",), 3: ("/d/c",)})
+    into_c = ReassignmentPlan((Assignment("foo", 0, (3,), ("/d/c",)),))
+    assert log_dir_blind_spots(into_c, log_dirs, replica_dirs(log_dirs)) == ((), {3: ("/d/c",)})

@@ -96,3 +96,54 @@ def test_cancel_through_dropped_connections(sb, tmp_path, capsys, records, monke
     settle(sb)
     snap = sb.snapshot()
     assert set(snap.partition("foo", 0).replicas) == {0, 1} and snap.replica_dir("foo", 1, 1) == DATA0
+
+
+MOVE = [{"topic": "foo", "partition": 1, "replicas": [1, 2], "log_dirs": [DATA1, "any"]}]
+
+
+def start_move(sb, tmp_path, capsys):
+    plan = write_plan(tmp_path, MOVE, "move.json")
+    code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "-b", sb.bootstrap,
+                          "--replica-alter-log-dirs-throttle", "1MB/s")
+    assert code == 0, err
+    sb.clock.advance(1)
+    assert sb.snapshot().future_replica("foo", 1, 1)[0] == DATA1
+    return plan
+
+
+def cancel_scope(capsys, sb, *scope):
+    return kadmin(capsys, "reassign", "cancel", *scope, "-b", sb.bootstrap, "-o", "json")
+
+
+@pytest.mark.parametrize("failed", [DATA0, DATA1], ids=["source-offline", "destination-offline"])
+def test_cancel_says_a_move_in_an_offline_directory_cannot_be_cancelled_then_cancels_it_once_back(
+        sb, tmp_path, capsys, records, failed):
+    """Broker 1 copies foo-1 from data0 to data1, and one of the two fails. Source offline: the
+    move is paused (its future replica is listed), and AlterReplicaLogDirs to the offline source
+    is KAFKA_STORAGE_ERROR. Destination offline: the future replica is in a directory that lists
+    nothing. Either way cancel cannot stop it, and the restart that brings the directory back
+    resumes it: cancel says so (exit 1, one line), never 'nothing to cancel'; once the directory
+    is back, the same cancel stops it."""
+    plan = start_move(sb, tmp_path, capsys)
+    sb.faults.dir_offline(1, failed)
+    injected()
+    sb.clock.advance(1)
+    for scope in (("--reassignment-json-file", plan), ("--all",)):
+        code, out, err = cancel_scope(capsys, sb, *scope)
+        line = clear_failure(code, err)
+        assert json.loads(out)["cancelled"] == [], scope
+        if failed == DATA0:
+            assert "log-dir move of foo-1 on broker 1 (to /var/lib/kafka/data1) is paused" in line, line
+        else:
+            assert "offline log directory (broker 1: /var/lib/kafka/data1)" in line, line
+            assert "a log-dir move into it cannot be seen" in line
+        assert "run the same cancel again once the directory is back" in line
+        code, out, err = kadmin(capsys, "reassign", "cancel", *scope, "-b", sb.bootstrap)
+        assert code == 1 and "Nothing to cancel" not in out, out
+    sb.faults.dir_online(1, failed)
+    sb.clock.advance(1)
+    code, out, err = cancel_scope(capsys, sb, "--reassignment-json-file", plan)
+    assert code == 0, err
+    assert [c["kind"] for c in json.loads(out)["cancelled"]] == ["cancel_log_dir_move"]
+    settle(sb)
+    assert sb.snapshot().replica_dir("foo", 1, 1) == DATA0
