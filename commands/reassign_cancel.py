@@ -31,6 +31,9 @@ def cancel(cluster, output, plan_file, cancel_all):
 
     Cancelling reassignments needs --bootstrap-server (KIP-455's API, as Kafka's own --cancel);
     over --zookeeper a plan with running reassignments is refused (exit 1, nothing changed).
+    Requests only written in a stuck /admin/reassign_partitions (see `kadmin reassign list`)
+    are no running reassignment: nothing is cancelled, the node is left alone and the way to
+    remove it is said (exit 1); a controller change would start them.
     """
     from kadmin.commands import render
     from kadmin.commands.render_reassign import LineReporter, change_json
@@ -47,6 +50,7 @@ def cancel(cluster, output, plan_file, cancel_all):
     people = output == "table"
     with open_cluster(cluster, read_only=False) as backend:
         cplan, left = prepare_cancel(backend, plan)
+        zookeeper = getattr(backend, "zookeeper", None)
         if people:
             if cplan.changes():
                 click.echo("Cancelling:")
@@ -62,7 +66,7 @@ def cancel(cluster, output, plan_file, cancel_all):
                 "failures": len(result.failures),
             }
         )
-    problems = _left_running(left)
+    problems = _left_running(left, plan is not None, zookeeper)
     if result.failures:
         problems.insert(0, ClusterError(f"{counted(len(result.failures), 'cancellation')} failed"))
     for later in problems[1:]:
@@ -71,15 +75,31 @@ def cancel(cluster, output, plan_file, cancel_all):
         raise problems[0]
 
 
-def _left_running(left) -> list:
+def _left_running(left, of_plan: bool, zookeeper: str | None) -> list:
     """The errors for what a cancel left running (``kadmin.execute.cancel.Uncancelled``), most
-    pressing first: a paused or unseen log-dir move (it resumes when its directory comes back),
-    a broker that could not be asked."""
+    pressing first: a stuck request (a controller change starts it), a paused or unseen log-dir
+    move (it resumes when its directory comes back), a broker that could not be asked."""
     from kadmin.errors import ClusterError, ConnectionFailed
     from kadmin.units import plural
 
     again = "run the same cancel again once the {} back"
     out = []
+    if left.stuck:
+        from kadmin.backends.base import not_taken_reason
+        from kadmin.backends.zk_paths import CONTROLLER, REASSIGN_PARTITIONS
+
+        them = "them" if len(left.stuck) > 1 else "it"
+        whose = "this plan's " if of_plan else ""
+        out.append(
+            ClusterError(
+                f"{not_taken_reason(left.blocked, left.stuck, whose)}: "
+                f"nothing runs to cancel, and the request stays in the node, where a controller change (a "
+                f"failover, or deleting {CONTROLLER}) would start {them}",
+                hint=f"to drop {them}, delete the node (every request in it goes): `zookeeper-shell.sh "
+                f"{zookeeper or 'HOST:PORT[/chroot]'} delete {REASSIGN_PARTITIONS}`; only then delete {CONTROLLER}, "
+                "so that the new controller watches for new reassignments again",
+            )
+        )
     if left.paused:
         moves = ", ".join(f"{r.topic}-{r.partition} on broker {r.broker} (to {d})" for r, d in left.paused)
         out.append(

@@ -5,10 +5,11 @@ its original replicas. Cancelling a log-dir move sends AlterReplicaLogDirs with 
 current directory: the broker drops the future replica and the replica stays where it is
 (ReplicaManager: a new destination replaces the running move).
 
-What a cancel cannot stop now is said, not passed over (``Uncancelled``): a log-dir move whose
-source directory is offline (paused: AlterReplicaLogDirs answers KAFKA_STORAGE_ERROR); an
-offline directory a move may be copying into, out of sight (DescribeLogDirs lists no replica in
-it).
+What a cancel cannot stop now is said, not passed over (``Uncancelled``): a request only written
+in a stuck /admin/reassign_partitions (no broker carries it out, so there is nothing to cancel,
+but a controller change would start it); a log-dir move whose source directory is offline
+(paused: AlterReplicaLogDirs answers KAFKA_STORAGE_ERROR); an offline directory a move may be
+copying into, out of sight (DescribeLogDirs lists no replica in it).
 """
 
 from __future__ import annotations
@@ -16,7 +17,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from kadmin.backends.base import Backend, BrokerLogDirs, Capability
+from kadmin.backends.base import (
+    Backend,
+    BrokerLogDirs,
+    Capability,
+    ReassignmentBlocked,
+    not_taken_reason,
+    reassignment_blocked,
+    requests_not_taken,
+)
 from kadmin.errors import UnsupportedOperation
 from kadmin.execute.changes import LogDirMove, Reassign
 from kadmin.execute.executor import NULL_REPORTER, ExecutionResult, Reporter
@@ -38,12 +47,14 @@ class CancelPlan:
 class Uncancelled:
     """What a cancel leaves running because it cannot stop it now, or cannot see it."""
 
+    stuck: tuple[TopicPartition, ...] = ()  # requested in a stuck node no broker carries out
+    blocked: ReassignmentBlocked | None = None  # that node (ZooKeeper), when ``stuck``
     paused: tuple[tuple[TopicPartitionReplica, str], ...] = ()  # (replica, future dir): source dir offline
     offline_dirs: Mapping[int, tuple[str, ...]] = field(default_factory=dict)  # broker -> dirs a move may be in, unseen
     unseen: tuple[int, ...] = ()  # brokers whose directories could not be read (down, not answering)
 
     def __bool__(self) -> bool:
-        return bool(self.paused or self.offline_dirs or self.unseen)
+        return bool(self.stuck or self.paused or self.offline_dirs or self.unseen)
 
 
 def plan_cancel(
@@ -108,6 +119,13 @@ def prepare_cancel(backend: Backend, plan: ReassignmentPlan | None) -> tuple[Can
     ``throttle clear --stale`` removes them once nothing needs them. UnsupportedOperation
     (nothing changed) when reassignments are to be cancelled over a connection that cannot."""
     ongoing = backend.list_partition_reassignments(None if plan is None else [a.tp for a in plan.partitions])
+    # Requests a stuck /admin/reassign_partitions holds are listed as ongoing, but no broker
+    # carries them out: nothing to cancel, and not a reason to send the operator elsewhere.
+    blocked = reassignment_blocked(backend) if ongoing else None
+    stuck: tuple[TopicPartition, ...] = ()
+    if blocked is not None and blocked.stuck:
+        stuck = tuple(sorted(requests_not_taken(blocked, ongoing, backend.describe_cluster())))
+        ongoing = {tp: r for tp, r in ongoing.items() if tp not in stuck}
     unseen: list[int] = []
     if Capability.LOG_DIRS not in backend.capabilities:
         log_dirs: Mapping[int, BrokerLogDirs] = {}  # no log-dir moves can be seen or cancelled over this connection
@@ -123,12 +141,13 @@ def prepare_cancel(backend: Backend, plan: ReassignmentPlan | None) -> tuple[Can
     replica_dirs = dirs_of_replicas(log_dirs)
     cplan = plan_cancel(plan, ongoing, replica_dirs)
     if cplan.reassignments and Capability.CANCEL_REASSIGNMENTS not in backend.capabilities:
+        also = f"; and {not_taken_reason(blocked, stuck)}" if blocked is not None and stuck else ""
         raise UnsupportedOperation(
-            f"cancelling a reassignment needs the AdminClient protocol ({len(cplan.reassignments)} to cancel); nothing was changed",
+            f"cancelling a reassignment needs the AdminClient protocol ({len(cplan.reassignments)} to cancel); nothing was changed{also}",
             hint="use --bootstrap-server (Kafka 2.4+), as Kafka's tool requires for --cancel",
         )
     paused, offline_dirs = log_dir_blind_spots(plan, log_dirs, replica_dirs)
-    return cplan, Uncancelled(paused, offline_dirs, tuple(unseen))
+    return cplan, Uncancelled(stuck, blocked if stuck else None, paused, offline_dirs, tuple(unseen))
 
 
 def apply_cancel(backend: Backend, cplan: CancelPlan, reporter: Reporter = NULL_REPORTER) -> ExecutionResult:
