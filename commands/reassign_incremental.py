@@ -63,6 +63,7 @@ def _run_locked(params, opener, prepared, state_path) -> None:
         recorded_rollback,
         rollback_of,
     )
+    from kadmin.execute.incremental_throttles import throttles_before
     from kadmin.execute.preamble import (
         RollbackFile,
         check_rollback_path,
@@ -131,8 +132,16 @@ def _run_locked(params, opener, prepared, state_path) -> None:
                 warn_down(control, steps, view.cluster)
             if params.dry_run:
                 throttle_changes = control.preview(steps, view.cluster) if control is not None else ()
+                # each said with the value it replaces, as the run says it
+                before = throttles_before(backend, plan, steps, view.cluster.brokers) if throttle_changes else None
                 print_preview(
-                    people, steps, plan_batches(steps, params.limits), render, xplan.log_dir_moves, throttle_changes
+                    people,
+                    steps,
+                    plan_batches(steps, params.limits),
+                    render,
+                    xplan.log_dir_moves,
+                    throttle_changes,
+                    before,
                 )
                 return
             if done:

@@ -38,10 +38,11 @@ class IncrementalLines(IncrementalReporter):
         if changes:  # none: all was set already (a resumed run), or nothing was left to remove
             self._echo(f"Throttles {action} ({changes} config change(s)):")
 
-    def config_change(self, change) -> None:
-        from kadmin.execute.changes import describe
+    def config_change(self, change, before=None) -> None:
+        """Said with the value it replaces (``before``: what was set), as plain execute says it."""
+        from kadmin.commands.render_reassign import change_text
 
-        self._echo(f"  done    {describe(change)}")
+        self._echo(f"  done    {change_text(change, before)}")
 
     def batch(self, number, steps) -> None:
         shown = ", ".join(f"{s.tp} step {s.number}/{s.of} -> {','.join(map(str, s.after))}" for s in list(steps)[:4])
@@ -165,12 +166,12 @@ def _waiting(p, sep: str) -> str:
     return f"{sep}waiting for {plural('broker', len(p.waiting_for))} {', '.join(map(str, p.waiting_for))} (down)"
 
 
-def print_preview(people, steps, batches, render, log_dir_moves=(), throttle_changes=()) -> None:
+def print_preview(people, steps, batches, render, log_dir_moves=(), throttle_changes=(), throttles_before=None) -> None:
     """The batches, the replicas sent to named log directories before the first one
     (``log_dir_moves``: the plan's LogDirMove changes) and the throttle config changes made
-    before it (``throttle_changes``), each as the run prints it."""
-    from kadmin.commands.render_reassign import change_json
-    from kadmin.execute.changes import describe
+    before it (``throttle_changes``, each with the value it replaces: ``throttles_before``),
+    each as the run prints it."""
+    from kadmin.commands.render_reassign import change_json, change_text
 
     if not people:
         render.print_json(
@@ -200,7 +201,7 @@ def print_preview(people, steps, batches, render, log_dir_moves=(), throttle_cha
                     }
                     for m in log_dir_moves
                 ],
-                "throttle_changes": [change_json(c) for c in throttle_changes],
+                "throttle_changes": [change_json(c, throttles_before=throttles_before) for c in throttle_changes],
             }
         )
         return
@@ -212,7 +213,7 @@ def print_preview(people, steps, batches, render, log_dir_moves=(), throttle_cha
     if throttle_changes:
         click.echo(f"Throttles, set before the first batch ({len(throttle_changes)} config change(s)):")
         for c in throttle_changes:
-            click.echo(f"  {describe(c)}")
+            click.echo(f"  {change_text(c, throttles_before)}")
     for i, b in enumerate(batches, 1):
         click.echo(f"Batch {i}: " + ", ".join(f"{s.tp} -> {','.join(map(str, s.after))}" for s in b))
     if log_dir_moves:

@@ -43,6 +43,7 @@ from kadmin.execute.incremental_resume import (
     refuse_partitions_moving,
     resumed_state,
 )
+from kadmin.execute.incremental_throttles import throttles_before
 from kadmin.execute.incremental_tracking import StepTracker
 from kadmin.execute.state_file import IncrementalState
 from kadmin.execute.step_throttles import ThrottleControl, left_with
@@ -52,6 +53,7 @@ from kadmin.model import (
     PartitionState,
     ReassignmentPlan,
     ReplicaLogDir,
+    Throttle,
     TopicPartition,
     TopicPartitionReplica,
 )
@@ -71,8 +73,10 @@ class IncrementalReporter:
         """``action`` "set" or "removed", with the number of config changes made (each is then
         passed to ``config_change``)."""
 
-    def config_change(self, change: ConfigChange) -> None:
-        """One throttle config change made: set before the first batch, or removed at the end."""
+    def config_change(self, change: ConfigChange, before: Throttle | None = None) -> None:
+        """One throttle config change made: set before the first batch, or removed at the end.
+        ``before``: the throttles set just before the run's changes (None: not known), for
+        saying the value each one replaces."""
 
     def batch(self, number: int, steps: Sequence[Step]) -> None:
         """A batch was sent to the cluster."""
@@ -329,6 +333,7 @@ class _Run:
         if self.throttle is None or not self.throttle.sets:
             return
         steps = {tp: p.steps for tp, p in self.state.partitions.items()}
+        before = throttles_before(self.backend, self.plan, steps, self.live)
         changes = self.throttle.apply(steps, cluster=self.cluster)
         self.unthrottled |= self.throttle.left_out(steps, self.cluster)
         self._save(
@@ -339,7 +344,7 @@ class _Run:
         )
         self.reporter.throttles("set", len(changes))
         for c in changes:
-            self.reporter.config_change(c)
+            self.reporter.config_change(c, before)
 
     def _throttle_batch(self, batch: Sequence[Step]) -> None:
         """Set again what ``batch`` needs that another command removed since the run set it
@@ -400,10 +405,12 @@ class _Run:
             return ()
         if self.throttle is None:  # cannot happen from the command line (it passes a control)
             return self.state.throttles_via or ("unknown",)
+        steps = {tp: p.steps for tp, p in self.state.partitions.items()}
+        before = throttles_before(self.backend, self.plan, steps, self.live)
         removed = self.throttle.remove()
         self.reporter.throttles("removed", len(removed or ()))
         for c in removed or ():
-            self.reporter.config_change(c)
+            self.reporter.config_change(c, before)
         return left_with(self.state.throttles_via, self.throttle.via, removed)
 
     # --- where each partition is ----------------------------------------------------------
