@@ -33,7 +33,7 @@ def show(cluster, output, fleet):
 
     with open_cluster(cluster, read_only=True) as backend:
         store = open_record_store(backend)
-        state = read_throttle_state(backend, store)
+        state = read_throttle_state(backend, store, partial=True)
     from kadmin.commands import render
 
     doc = show_json(state)
@@ -47,11 +47,13 @@ def show(cluster, output, fleet):
         warn_down_brokers(state, "listed")
         warn_not_taken(state)
         render.print_json(doc)
+        _fail_if_silent(state)
         return
     if doc["throttles"]:
         render.stdout().print(_table(doc))
     else:
-        where = " on the running brokers" if state.unreadable_brokers else ""
+        where = " on the brokers that answered" if state.silent_brokers else ""
+        where = where or (" on the running brokers" if state.unreadable_brokers else "")
         click.echo(f"No replication throttles are set{where}.")  # plain text: no need to load rich
     _warn_invalid(doc)
     warn_down_brokers(state, "listed")
@@ -60,6 +62,25 @@ def show(cluster, output, fleet):
         render.warn("log-dir moves could not be seen on every broker: their log-dir rates count as needed")
     for r in doc["records"]:  # plain text: a plan file named "[x].json" is not rich markup
         click.echo(f"kadmin record {r['plan_id']}: {_who(r)}", err=True)
+    _fail_if_silent(state)
+
+
+def _fail_if_silent(state) -> None:
+    """A running broker that did not answer for its configs: the report lacks its rates. Exit 1,
+    as ``log-dirs describe`` does for a broker that did not answer, so a script never takes the
+    part for the whole (a down broker is known to be down: a warning, exit 0)."""
+    if not state.silent_brokers:
+        return
+    from kadmin.errors import ClusterError
+    from kadmin.units import plural
+
+    who = ", ".join(f"{b} ({why})" for b, why in sorted(state.silent_brokers.items()))
+    their = "their" if len(state.silent_brokers) > 1 else "its"
+    raise ClusterError(
+        f"{plural('broker', len(state.silent_brokers))} {who} did not answer DescribeConfigs: the report lacks "
+        f"{their} throttle rates",
+        hint="check the broker and run it again",
+    )
 
 
 def show_json(state) -> dict:

@@ -53,6 +53,34 @@ from kadmin.model import (
 
 _OFFSET_ATTEMPTS = 3
 
+
+class ConfigsNotAnswered(ConnectionFailed):
+    """Brokers that did not answer DescribeConfigs for their own configs in time (slow, or gone
+    since the Metadata named them): ``brokers`` says why for each (broker -> why), ``configs``
+    holds what was answered (the topics and the cluster-wide default were asked of a broker that
+    answered). A caller that can report part of the cluster reads them; any other fails."""
+
+    def __init__(self, configs: Mapping[ConfigResource, Mapping[str, ConfigEntry]], brokers: Mapping[int, str]):
+        from kadmin.units import plural
+
+        self.configs = dict(configs)
+        self.brokers = dict(sorted(brokers.items()))
+        who = ", ".join(f"{b} ({why})" for b, why in self.brokers.items())
+        super().__init__(
+            f"{plural('broker', len(self.brokers))} {who} did not answer DescribeConfigs",
+            hint="check the broker and run it again",
+        )
+
+
+def _no_answer_reason(e: ConnectionFailed) -> str:
+    """Why a broker did not answer, in Kafka's words: REQUEST_TIMED_OUT for a request that timed
+    out (librdkafka's _TIMED_OUT, or no answer within --timeout), else the connection failed."""
+    text = str(e)
+    if "_TIMED_OUT" in text or "no answer from" in text or "TimedOut" in text:
+        return "REQUEST_TIMED_OUT"
+    return "connection failed"
+
+
 DEFAULT_BROKER = ConfigResource(ConfigResourceType.BROKER, "")
 
 _CONFIG_SOURCES = {
@@ -274,35 +302,82 @@ class AdminBackend(AdminClients):
                     + [r for r in resources if r != DEFAULT_BROKER]
                 }
         out: dict[ConfigResource, dict[str, ConfigEntry]] = {}
-        if DEFAULT_BROKER in resources:
-            resources.remove(DEFAULT_BROKER)
-            out[DEFAULT_BROKER] = self._describe_default_broker()
-        if not resources:
-            return out
-        from confluent_kafka.admin import ConfigResource as CKResource
+        silent: dict[int, str] = {}  # brokers that did not answer for their own configs -> why
+        default = DEFAULT_BROKER in resources
+        topics = [r for r in resources if r.type is ConfigResourceType.TOPIC]
+        own = [r for r in resources if r.type is ConfigResourceType.BROKER and r.name != ""]
+        # The cluster-wide resources (topics, the default) may be asked of any broker: of one
+        # that answers, not one the small client found silent (a slow broker fails them all).
+        quiet = self._silent_ids()
+        own.sort(key=lambda r: (r.name.isdigit() and int(r.name) in quiet, r.type.value, r.name))
+        if topics or own:
+            from confluent_kafka.admin import ConfigResource as CKResource
 
-        ck = self._confluent()
-        for batch in _one_broker_per_batch(resources):
-            self._ck_knows_brokers_of(ck, batch)
-            ck_res = [CKResource(_ck_restype(r.type), r.name) for r in batch]
-            futures = ck.describe_configs(ck_res, request_timeout=self.left())
-            by_key = {(_ck_restype_of(k), k.name): f for k, f in futures.items()}
-            for r in batch:
-                fut = by_key[(_ck_restype(r.type), r.name)]
-                entries = self._ck_result(fut, f"describing configs of {r.type.value} {r.name or '<default>'}")
-                out[r] = {
-                    name: ConfigEntry(
-                        name=name,
-                        value=e.value,
-                        source=_CONFIG_SOURCES.get(_source_name(e.source), ConfigSource.UNKNOWN),
-                        sensitive=bool(e.is_sensitive),
-                    )
-                    for name, e in sorted(entries.items())
-                }
+            ck = self._confluent()
+            self._ck_knows_brokers_of(ck, own)
+
+            def send(batch):  # librdkafka sends a batch with a broker's resource to that broker
+                futures = ck.describe_configs(
+                    [CKResource(_ck_restype(r.type), r.name) for r in batch], request_timeout=self.left()
+                )
+                by_key = {(_ck_restype_of(k), k.name): f for k, f in futures.items()}
+                return [(r, by_key[(_ck_restype(r.type), r.name)]) for r in batch]
+
+            sent = [send(topics + own[:1])] + [send([r]) for r in own[1:]]  # all in flight at once
+            topics_failed: ConnectionFailed | None = None
+            for batch in sent:
+                for r, fut in batch:
+                    try:
+                        out[r] = self._ck_entries(fut, r)
+                    except ConnectionFailed as e:
+                        if r.type is ConfigResourceType.TOPIC:
+                            topics_failed = e
+                        else:
+                            silent[int(r.name)] = _no_answer_reason(e)
+            if topics_failed is not None:  # ask them of a broker that answered
+                carriers = [r for r in own if r in out]
+                if not carriers:
+                    raise topics_failed
+                for r, fut in send(topics + carriers[:1]):
+                    out[r] = self._ck_entries(fut, r)
+        if default:
+            answering = [int(r.name) for r in own if r in out]
+            for i, node in enumerate(answering or [None]):
+                try:
+                    out[DEFAULT_BROKER] = self._describe_default_broker(node)
+                    break
+                except ConnectionFailed:
+                    if i + 1 >= len(answering):
+                        raise
+            out = {DEFAULT_BROKER: out.pop(DEFAULT_BROKER), **out}
         if names is not None:
             wanted = set(names)
             out = {r: {n: e for n, e in entries.items() if n in wanted} for r, entries in out.items()}
+        if silent:
+            raise ConfigsNotAnswered(out, silent)
         return out
+
+    def _ck_entries(self, fut, r: ConfigResource) -> dict[str, ConfigEntry]:
+        entries = self._ck_result(fut, f"describing configs of {r.type.value} {r.name}")
+        return {
+            name: ConfigEntry(
+                name=name,
+                value=e.value,
+                source=_CONFIG_SOURCES.get(_source_name(e.source), ConfigSource.UNKNOWN),
+                sensitive=bool(e.is_sensitive),
+            )
+            for name, e in sorted(entries.items())
+        }
+
+    def _silent_ids(self) -> set[int]:
+        """The brokers kadmin's small client waited for in vain this command (none when unused)."""
+        wire = self._wire
+        if wire is None or not wire.silent:
+            return set()
+        try:
+            return {b.node_id for b in wire.brokers(max_age=float("inf")).brokers if (b.host, b.port) in wire.silent}
+        except Exception:  # best effort: an ordering, not a fact
+            return set()
 
     def list_end_offsets(self, partitions: Iterable[TopicPartition]) -> Mapping[TopicPartition, int]:
         """Latest offsets. Leadership moves during a reassignment, so a partition whose leader
@@ -539,7 +614,8 @@ class AdminBackend(AdminClients):
 
     # The cluster-wide default broker resource (name "", kafka-configs' --entity-default): neither
     # client library accepts it, so these two go as raw requests through kafka-python.
-    def _describe_default_broker(self) -> dict[str, ConfigEntry]:
+    def _describe_default_broker(self, node: int | None = None) -> dict[str, ConfigEntry]:
+        """The cluster-wide default broker configs, asked of broker ``node`` (None: any)."""
         from kafka.protocol.admin.configs import DescribeConfigsRequest
 
         Res = DescribeConfigsRequest.DescribeConfigsResource
@@ -548,8 +624,18 @@ class AdminBackend(AdminClients):
             include_synonyms=False,
             include_documentation=False,
         )
-        what = "describing configs of broker <default>"
-        resp = self._raw(req, what)
+        what = "describing the cluster-wide default broker configs" + (
+            f" (asked of broker {node})" if node is not None else ""
+        )
+
+        async def send(kp, timeout_ms: int):
+            return await kp._manager.send(req, node_id=node, request_timeout_ms=timeout_ms)
+
+        resp = (
+            self._raw(req, what)
+            if node is None
+            else self._kp_call(what, lambda kp: kp._manager.run(send, kp, self.left_ms()))
+        )
         [result] = resp.results
         if result.error_code:
             raise _default_broker_error(result.error_code, what)

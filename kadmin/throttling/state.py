@@ -17,7 +17,7 @@ from kadmin.backends.base import (
     reassignment_blocked,
     requests_not_taken,
 )
-from kadmin.errors import KadminError, UnsupportedOperation
+from kadmin.errors import ConnectionFailed, KadminError, UnsupportedOperation
 from kadmin.model import (
     THROTTLE_CONFIGS,
     ClusterState,
@@ -56,6 +56,9 @@ class ThrottleState:
     # holds them (ZooKeeper: the stuck /admin/reassign_partitions): no move, nothing needed.
     not_taken: Mapping[TopicPartition, PartitionReassignment] = field(default_factory=dict)
     blocked: ReassignmentBlocked | None = None
+    # Running brokers that did not answer for their own configs (broker -> why: REQUEST_TIMED_OUT):
+    # their rates are unknown, as a down broker's (only with ``read_throttle_state(partial=True)``).
+    silent_brokers: Mapping[int, str] = field(default_factory=dict)
 
     @property
     def moves(self) -> dict[TopicPartition, PartitionReassignment]:
@@ -66,8 +69,8 @@ class ThrottleState:
     def unreadable_brokers(self) -> set[int]:
         """The ``down_brokers`` whose configs could not be read (over the AdminClient protocol a
         broker answers for its own configs; ZooKeeper holds them whether or not the broker
-        runs): what kadmin set there can be neither seen nor removed."""
-        return set(self.down_brokers - self.down_read)
+        runs), and the ``silent_brokers``: what kadmin set there can be neither seen nor removed."""
+        return set(self.down_brokers - self.down_read) | set(self.silent_brokers)
 
     def require_records(self, *, unless_only_some_records: bool = False) -> None:
         """Changing throttles without knowing what kadmin set is not safe: refuse.
@@ -108,11 +111,16 @@ def read_throttle_state(
     brokers: Iterable[int] | None = None,
     topics: Iterable[str] | None = None,
     seen: tuple[ClusterState, Mapping[TopicPartition, PartitionReassignment], dict[str, ThrottleRecord]] | None = None,
+    partial: bool = False,
 ) -> ThrottleState:
     """Read the throttle configs (of ``brokers`` and ``topics``; None: every broker and topic and
     the cluster-wide defaults), the ongoing reassignments and log-dir moves, and kadmin's records
     (a store that cannot be read is noted in ``records_error``). ``seen``: the cluster, its
-    ongoing reassignments and the records, already read by the caller (not read again)."""
+    ongoing reassignments and the records, already read by the caller (not read again).
+
+    A running broker that does not answer for its own configs (slow): with ``partial`` (a report,
+    ``throttle show``) it is named in ``silent_brokers`` and the rest is read; without (a change
+    would need its rates, unknown), the error names it and nothing is changed."""
     cluster = backend.describe_cluster() if seen is None else seen[0]
     if brokers is None:
         resources = [ConfigResource(ConfigResourceType.BROKER, "")]
@@ -135,13 +143,27 @@ def read_throttle_state(
         except KadminError as e:
             return {}, (f"kadmin's throttle records could not be read: {e}", (), e.hint)
 
+    def read_configs() -> tuple[Mapping[ConfigResource, Mapping], Mapping[int, str]]:
+        try:
+            return backend.describe_configs(resources, keys=THROTTLE_CONFIGS), {}
+        except ConnectionFailed as e:
+            silent = getattr(e, "brokers", None)  # ConfigsNotAnswered: what the others answered
+            if not partial or silent is None:
+                if silent is not None:
+                    raise ConnectionFailed(
+                        f"{e}: {'their' if len(silent) > 1 else 'its'} throttle rates are unknown; nothing was changed",
+                        hint="check the broker and run it again",
+                    ) from None
+                raise
+            return e.configs, silent
+
     reads = [
-        lambda: backend.describe_configs(resources, keys=THROTTLE_CONFIGS),
+        read_configs,
         lambda: log_dir_moving_brokers(backend, cluster.brokers),
     ]
     if seen is None:
         reads += [backend.list_partition_reassignments, load_records]
-    configs, (moving, known), *rest = read_together(backend, *reads)  # requests in flight together
+    (configs, silent), (moving, known), *rest = read_together(backend, *reads)  # requests in flight together
     reassigning, (records, (error, bad, hint)) = rest if seen is None else (seen[1], (seen[2], (None, (), None)))
     # Brokers in scope: those asked for, or every broker (a down one too: a rate set on it by
     # hand is as much a throttle as kadmin's), and those kadmin's records name.
@@ -186,4 +208,5 @@ def read_throttle_state(
         down_configurable,
         not_taken,
         blocked if not_taken else None,
+        silent,
     )

@@ -1,0 +1,48 @@
+"""A broker slower than --timeout (AdminClient protocol): ``throttle show`` prints what the others
+answered, names the silent broker (its rates unknown) and exits 1, as ``log-dirs describe`` does;
+the commands that change throttles refuse instead of taking its rates for unset."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support.cli import kadmin
+from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
+
+RATE = "10000000"
+
+
+def rates(doc) -> dict[str, str]:
+    return {t["resource"]: t["value"] for t in doc["throttles"] if t["config"] == "leader.replication.throttled.rate"}
+
+
+@pytest.mark.parametrize("kafka_version", ["3.3", "4.3"], indirect=True)
+def test_a_slow_broker_is_named_and_the_others_are_read(sandbox_factory, capsys):  # noqa: F811
+    sb = sandbox_factory(brokers=4)
+    code, out, err = kadmin(capsys, "throttle", "set", "--rate", "10MB/s", "-b", sb.bootstrap)
+    assert code == 0, err
+    sb.faults.slow(1, 5000)
+    try:
+        for _ in range(3):  # which broker each request meets varied from run to run
+            code, out, err = kadmin(capsys, "throttle", "show", "-b", sb.bootstrap, "--timeout", "2s", "-o", "json")
+            assert code == 1, err
+            doc = json.loads(out)
+            assert rates(doc) == {"0": RATE, "2": RATE, "3": RATE}
+            assert doc["unreadable_brokers"] == [1]
+            assert "broker 1 (REQUEST_TIMED_OUT) did not answer DescribeConfigs" in err, err
+            assert "_TIMED_OUT (" not in err and "<default>" not in err, err
+        code, out, err = kadmin(capsys, "throttle", "show", "-b", sb.bootstrap, "--timeout", "2s")
+        assert code == 1 and "broker 2" in out and "broker 1 (REQUEST_TIMED_OUT)" in err, (out, err)
+
+        # A change would need broker 1's rates: refused, nothing changed.
+        code, out, err = kadmin(capsys, "throttle", "set", "--rate", "20MB/s", "-b", sb.bootstrap, "--timeout", "2s")
+        assert code == 1 and "broker 1 (REQUEST_TIMED_OUT) did not answer DescribeConfigs" in err, err
+        code, out, err = kadmin(capsys, "throttle", "clear", "--all", "--yes", "-b", sb.bootstrap, "--timeout", "2s")
+        assert code == 1 and "broker 1 (REQUEST_TIMED_OUT)" in err and "nothing was changed" in err, err
+    finally:
+        sb.faults.slow(1, 0)
+    code, out, err = kadmin(capsys, "throttle", "show", "-b", sb.bootstrap, "-o", "json")
+    assert code == 0, err
+    assert rates(json.loads(out)) == {"0": RATE, "1": RATE, "2": RATE, "3": RATE}
