@@ -133,7 +133,7 @@ def _run_locked(params, opener, prepared, state_path) -> None:
             if params.dry_run:
                 throttle_changes = control.preview(steps, view.cluster) if control is not None else ()
                 # each said with the value it replaces, as the run says it
-                before = throttles_before(backend, plan, steps, view.cluster.brokers) if throttle_changes else None
+                set_now = throttles_before(backend, plan, steps, view.cluster.brokers) if throttle_changes else None
                 print_preview(
                     people,
                     steps,
@@ -141,7 +141,7 @@ def _run_locked(params, opener, prepared, state_path) -> None:
                     render,
                     xplan.log_dir_moves,
                     throttle_changes,
-                    before,
+                    set_now,
                 )
                 return
             if done:
