@@ -122,7 +122,10 @@ def elect(
         class Lines(ElectReporter):
             def batch(self, number, total, candidates):
                 if total > 1 and output == "table":
-                    render.stderr().print(f"Batch {number} of {total}: {len(candidates)} partition(s)", highlight=False)
+                    from kadmin.units import counted
+
+                    line = f"Batch {number} of {total}: {counted(len(candidates), 'partition')}"
+                    render.stderr().print(line, highlight=False)
 
         report = run_election(backend, plan, Lines())
     if output == "json":
@@ -137,8 +140,9 @@ def elect(
             click.echo(line)
     if report.failed:
         from kadmin.errors import ClusterError
+        from kadmin.units import counted
 
-        raise ClusterError(f"{len(report.failed)} partition(s) could not get the leader asked for")
+        raise ClusterError(f"{counted(len(report.failed), 'partition')} could not get the leader asked for")
 
 
 def stdin_is_tty() -> bool:
@@ -148,10 +152,11 @@ def stdin_is_tty() -> bool:
 
 def _confirm_unclean(plan, yes: bool, render) -> None:
     from kadmin.errors import UsageError
+    from kadmin.units import counted
 
     risky = plan.data_loss
     if risky:
-        render.warn(f"unclean election of {len(risky)} partition(s) elects a replica out of the ISR:")
+        render.warn(f"unclean election of {counted(len(risky), 'partition')} elects a replica out of the ISR:")
         for c in risky[:20]:
             click.echo(f"  {c.tp}: {c.data_loss}", err=True)
         if len(risky) > 20:
@@ -164,7 +169,7 @@ def _confirm_unclean(plan, yes: bool, render) -> None:
             hint="pass --yes to go ahead",
         )
     n = len(plan.changes)
-    if not click.confirm(f"Elect leaders uncleanly for {n} partition(s)?", default=False, err=True):
+    if not click.confirm(f"Elect leaders uncleanly for {counted(n, 'partition')}?", default=False, err=True):
         raise click.exceptions.Exit(1)
 
 

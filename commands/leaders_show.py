@@ -43,21 +43,24 @@ def show(cluster, output, topic_list, broker_list):
         unknown = sorted(set(brokers) - set(state.brokers) - {b for p in state.partitions.values() for b in p.replicas})
         if unknown:
             from kadmin.errors import NotFoundError
+            from kadmin.units import plural
 
             raise NotFoundError(
-                f"unknown broker(s) {', '.join(map(str, unknown))}; the cluster has "
+                f"unknown {plural('broker', len(unknown))} {', '.join(map(str, unknown))}; the cluster has "
                 f"{', '.join(map(str, sorted(state.brokers)))}"
             )
     if topics is not None:
         missing = sorted(set(topics) - set(state.topics))
         if missing and len(missing) == len(set(topics)):  # nothing to show: not "balanced"
             from kadmin.errors import NotFoundError
+            from kadmin.units import plural
 
-            raise NotFoundError(f"no such topic(s): {', '.join(missing)}")
+            raise NotFoundError(f"no such {plural('topic', len(missing))}: {', '.join(missing)}")
         if missing:
             from kadmin.commands import render
+            from kadmin.units import plural
 
-            render.warn(f"no such topic(s): {', '.join(missing)}")
+            render.warn(f"no such {plural('topic', len(missing))}: {', '.join(missing)}")
     summary = summarize(state, topics, brokers)
 
     from kadmin.commands import render
@@ -159,11 +162,10 @@ def _print_tables(summary, render) -> None:
         if len(rows) > SHOWN:
             p.caption = f"{len(rows) - SHOWN} more (--output json lists them all)"
         console.print(p)
-    if summary.balanced:
-        console.print(
-            f"Leadership is balanced: every one of the {len(summary.partitions)} partition(s) "
-            "is led by its preferred replica."
-        )
+    if summary.balanced:  # said without kadmin.units: a read command's usual line (issue 16)
+        n = len(summary.partitions)
+        each = "the 1 partition" if n == 1 else f"every one of the {n} partitions"
+        console.print(f"Leadership is balanced: {each} is led by its preferred replica.")
     from rich.markup import escape
 
     from kadmin.leaders import election_hint

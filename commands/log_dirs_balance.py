@@ -216,16 +216,18 @@ def balance_table(result, *, bars: bool):
 def balance_summary(result) -> str:
     from kadmin.model import LogDirStatus
     from kadmin.plan.balance import usage_spread
-    from kadmin.units import format_size
+    from kadmin.units import counted, format_size
 
     moves = [m for m in result.moves if m.source != m.destination]
     cancels = len(result.moves) - len(moves)
     before, after = usage_spread(result.before), usage_spread(result.after, result.evacuated)
     text = (
-        f"{len(moves)} moves ({format_size(sum(m.size for m in moves))}) on {len({m.broker for m in moves})} broker(s)"
+        f"{counted(len(moves), 'move')} ({format_size(sum(m.size for m in moves))}) on "
+        f"{counted(len({m.broker for m in moves}), 'broker')}"
     )
     if cancels:
-        text += f", {cancels} move(s) in flight sent back to their current directory"
+        where = "its current directory" if cancels == 1 else "their current directory"
+        text += f", {counted(cancels, 'move')} in flight sent back to {where}"
     if before:
         text += (
             f". Widest spread of used capacity within a broker: {max(before.values()):.1%} before, "

@@ -280,9 +280,15 @@ def _run(params, opener) -> None:
             _interrupted(params, request, xplan, result, rollback)
         if people:
             if xplan.unchanged:
+                n = len(xplan.unchanged)
+                has = (
+                    "already has, or is already moving to, its"
+                    if n == 1
+                    else "already have, or are already moving to, their"
+                )
                 click.echo(
-                    f"{len(xplan.unchanged)} partition(s) already have, or are already moving to, their planned "
-                    "replicas and directories: nothing was sent for them."
+                    f"{counted(n, 'partition')} {has} planned replicas and directories: "
+                    f"nothing was sent for {'it' if n == 1 else 'them'}."
                 )
             if started and not wait:
                 click.echo(

@@ -102,10 +102,14 @@ def generate(cluster, output, topics_file, broker_list, disable_rack_aware, stra
         click.echo(f"kadmin: proposed plan written to {output_file}", err=True)
     stranded = without_live_replica(state, current)
     if stranded:
+        from kadmin.units import counted
+
+        one = len(stranded) == 1
         named = ", ".join(map(str, stranded[:10])) + (f" and {len(stranded) - 10} more" if len(stranded) > 10 else "")
         render.warn(
-            f"{len(stranded)} partition(s) have no replica on a live broker: {named}. A move of theirs "
-            "has nothing to copy from and cannot complete until a broker holding them is back "
+            f"{counted(len(stranded), 'partition')} {'has' if one else 'have'} no replica on a live broker: {named}. "
+            f"A move of {'its' if one else 'theirs'} has nothing to copy from and cannot complete until a broker "
+            f"holding {'it' if one else 'them'} is back "
             "(Kafka finishes a reassignment only when every target replica is in the ISR)"
         )
 

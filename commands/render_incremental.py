@@ -27,16 +27,20 @@ class IncrementalLines(IncrementalReporter):
             click.echo(text, err=True)
 
     def planned(self, state, resumed) -> None:
+        from kadmin.units import counted
+
         verb = "Resuming" if resumed else "Planned"
+        partitions = sum(1 for p in state.partitions.values() if p.steps)
         self._echo(
-            f"{verb}: {state.steps_total} step(s) over {sum(1 for p in state.partitions.values() if p.steps)} "
-            "partition(s); "
+            f"{verb}: {counted(state.steps_total, 'step')} over {counted(partitions, 'partition')}; "
             f"{state.steps_completed} done."
         )
 
     def throttles(self, action, changes) -> None:
         if changes:  # none: all was set already (a resumed run), or nothing was left to remove
-            self._echo(f"Throttles {action} ({changes} config change(s)):")
+            from kadmin.units import counted
+
+            self._echo(f"Throttles {action} ({counted(changes, 'config change')}):")
 
     def config_change(self, change, before=None) -> None:
         """Said with the value it replaces (``before``: what was set), as plain execute says it."""
@@ -205,19 +209,21 @@ def print_preview(people, steps, batches, render, log_dir_moves=(), throttle_cha
             }
         )
         return
+    from kadmin.units import counted
+
     total = sum(len(c) for c in steps.values())
     click.echo(
-        f"{total} step(s) over {sum(1 for c in steps.values() if c)} partition(s), "
-        f"{len(batches)} batch(es) if each waits for the previous one:"
+        f"{counted(total, 'step')} over {counted(sum(1 for c in steps.values() if c), 'partition')}, "
+        f"{counted(len(batches), 'batch')} if each waits for the previous one:"
     )
     if throttle_changes:
-        click.echo(f"Throttles, set before the first batch ({len(throttle_changes)} config change(s)):")
+        click.echo(f"Throttles, set before the first batch ({counted(len(throttle_changes), 'config change')}):")
         for c in throttle_changes:
             click.echo(f"  {change_text(c, throttles_before)}")
     for i, b in enumerate(batches, 1):
         click.echo(f"Batch {i}: " + ", ".join(f"{s.tp} -> {','.join(map(str, s.after))}" for s in b))
     if log_dir_moves:
-        click.echo(f"Log directories, sent before the first batch ({len(log_dir_moves)} replica(s)):")
+        click.echo(f"Log directories, sent before the first batch ({counted(len(log_dir_moves), 'replica')}):")
         for m in log_dir_moves:
             r = m.replica
             where = f"from {m.current_dir}" if m.current_dir is not None else "created there by its step"
@@ -325,8 +331,11 @@ def print_finished(people, result, pid, state_path, plan_file, backend, election
     if result.throttles_left_with:
         render.warn(throttles_left_message(result.throttles_left_with, plan_file, backend))
     if people:
+        from kadmin.units import counted
+
         click.echo(
-            f"Finished: {result.steps_total} step(s), {result.batches} batch(es) in this run, {result.elapsed:.0f}s. "
+            f"Finished: {counted(result.steps_total, 'step')}, {counted(result.batches, 'batch')} in this run, "
+            f"{result.elapsed:.0f}s. "
             "Run again, the same command says the plan is done."
         )
         if election is not None:

@@ -37,8 +37,11 @@ def raise_if_failed(report) -> None:
     """Exit 1 when some partition of the plan could not get its preferred leader."""
     if report is not None and report.failed:
         from kadmin.errors import ClusterError
+        from kadmin.units import counted
 
+        n = len(report.failed)
         raise ClusterError(
-            f"the plan is complete, but {len(report.failed)} partition(s) could not get their preferred leader",
+            f"the plan is complete, but {counted(n, 'partition')} could not get {'its' if n == 1 else 'their'} "
+            "preferred leader",
             hint="see the lines above; run `kadmin leaders show`",
         )

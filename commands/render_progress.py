@@ -42,20 +42,23 @@ FOLD_ABOVE = 50
 MOST_ROWS = 100  # replicas moving or not in sync shown in a folded table (largest left first)
 
 
-def progress_table(snap, moving_first: bool = False, notes: bool = True):
+def progress_table(snap, moving_first: bool = False, notes: bool = True, last_seen=None):
     """KIP-179's table: a row per replica (status in Kafka's words), bytes moved and left,
     rate and ETA for the moving ones, and a total row. ``moving_first`` (the live views), or
     more than FOLD_ABOVE replicas, folds it: the moving replicas first (at most MOST_ROWS, those
     with most left), then those not in sync, and one line counting the in-sync ones and one the
     rows left out (``--output json`` lists every replica). ``notes``: what the snapshot lacks
     (brokers down or not answering, end offsets not read) as caption lines; False where the
-    command says it on stderr, as log-dirs describe does (the rows still say "Unknown")."""
+    command says it on stderr, as log-dirs describe does (the rows still say "Unknown").
+    ``last_seen`` (a live view's LastSeen): what a replica whose bytes moved are unknown now
+    had copied when last seen, shown as a floor (">= 184.6 MB"), in its row and the total."""
     from rich.markup import escape
     from rich.table import Table
 
     from kadmin.units import format_duration, format_rate, format_size
 
     t = snap.totals
+    seen = last_seen.floors(snap) if last_seen is not None else {}
     title = (
         f"Reassignment progress: {snap.reassigning_partitions} partitions reassigning, "
         f"{t.moving_replicas} replicas moving"
@@ -108,7 +111,7 @@ def progress_table(snap, moving_first: bool = False, notes: bool = True):
             f"[{style}]{r.status}[/]",
             move,
             bar(fraction(r.moved_bytes, r.remaining_bytes)) if moving_row else "",
-            format_size(r.moved_bytes) if moving_row else "",
+            _moved_cell(r, seen) if moving_row else "",
             format_size(r.remaining_bytes) if moving_row else "",
             format_rate(r.rate) if moving_row else "",
             format_duration(r.eta) if moving_row else "",
@@ -125,7 +128,7 @@ def progress_table(snap, moving_first: bool = False, notes: bool = True):
         _total_status(snap),
         "",
         bar(fraction(t.moved_bytes, t.remaining_bytes) if t.moved_known else None),
-        moved_total(t),
+        moved_total(t, sum(seen.values())),
         format_size(t.remaining_bytes),
         format_rate(t.rate),
         format_duration(t.eta),
@@ -133,13 +136,45 @@ def progress_table(snap, moving_first: bool = False, notes: bool = True):
     return table
 
 
-def moved_total(t) -> str:
-    """The bytes moved in total: a floor when some moving replica's are unknown, never a wrong 0."""
+def moved_total(t, last_seen: int = 0) -> str:
+    """The bytes moved in total: a floor when some moving replica's are unknown, never a wrong 0.
+    ``last_seen``: what those unknown now had copied when last seen (LastSeen), in the floor."""
     from kadmin.units import format_size
 
     if t.moved_known:
         return format_size(t.moved_bytes)
-    return f">= {format_size(t.moved_bytes)}" if t.moved_bytes else "-"
+    floor = t.moved_bytes + last_seen
+    return f">= {format_size(floor)}" if floor else "-"
+
+
+def _moved_cell(r, seen) -> str:
+    from kadmin.units import format_size
+
+    if r.moved_bytes is None and r.key in seen:
+        return f">= {format_size(seen[r.key])}"
+    return format_size(r.moved_bytes)
+
+
+class LastSeen:
+    """What each moving replica had copied when last seen, for the views that follow moves:
+    when its broker goes down (or stops answering) its bytes moved are unknown, but what it had
+    copied is known until then (it stays on its disk): a floor, not 0."""
+
+    def __init__(self):
+        self.moved: dict[tuple, int] = {}
+
+    def floors(self, snap) -> dict[tuple, int]:
+        """Remember ``snap``'s known bytes moved; return the last-seen bytes of its moving
+        replicas whose bytes moved are unknown now."""
+        out = {}
+        for r in snap.replicas:
+            if not r.moving:
+                continue
+            if r.moved_bytes is not None:
+                self.moved[r.key] = r.moved_bytes
+            elif r.key in self.moved:
+                out[r.key] = self.moved[r.key]
+        return out
 
 
 def _total_status(snap) -> str:
@@ -153,10 +188,13 @@ def _total_status(snap) -> str:
     return "done" if snap.done else "unknown"
 
 
-def progress_line(snap) -> str:
+def progress_line(snap, last_seen: LastSeen | None = None) -> str:
     """One line for logs and CI. Replicas that have finished drop out of a snapshot's totals, so
-    the last line says only that nothing moves any more."""
-    from kadmin.units import format_duration, format_rate, format_size
+    the last line says only that nothing moves any more. While moves are seen, the brokers the
+    snapshot lacks are named with what they cause ("waiting for broker 1 (down)"); the bytes
+    moved of a replica there are a floor (what ``last_seen`` saw it copy) and its bytes left
+    unknown, never 0."""
+    from kadmin.units import counted, format_duration, format_rate, format_size
 
     t = snap.totals
     if snap.done and snap.waiting:
@@ -173,10 +211,48 @@ def progress_line(snap) -> str:
     pct = f" ({frac * 100:.0f}%)" if frac is not None else ""
     rate = f", {format_rate(t.rate)}" if t.rate is not None else ""
     eta = f", ETA {format_duration(t.eta)}" if t.eta is not None else ""
+    seen = sum(last_seen.floors(snap).values()) if last_seen is not None else 0
+    moved = moved_total(t, seen)
+    left = f"{format_size(t.remaining_bytes)} left" if t.remaining_bytes is not None else "bytes left unknown"
+    if moved == "-":
+        moved, left = ("bytes moved and left unknown", "") if t.remaining_bytes is None else ("bytes moved unknown", left)
+    else:
+        moved = f"{moved} moved{pct}"
+    left = f", {left}" if left else ""
     return (
-        f"kadmin: {snap.reassigning_partitions} partition(s) reassigning, {t.moving_replicas} replica(s) "
-        f"moving: {moved_total(t)} moved{pct}, {format_size(t.remaining_bytes)} left{rate}{eta}"
+        f"kadmin: {counted(snap.reassigning_partitions, 'partition')} reassigning, "
+        f"{counted(t.moving_replicas, 'replica')} moving: {moved}{left}{rate}{eta}"
+        f"{unseen_state(snap)}"
     )
+
+
+def unseen_state(snap) -> str:
+    """What the brokers a snapshot lacks do to it, said on each line while moves are seen:
+    ", waiting for broker 1 (down)" (a down broker holding a moving replica: its copy resumes
+    when it restarts), ", broker 4 down: its moves unseen" (one holding no moving replica),
+    ", broker 3 did not answer"."""
+    from kadmin.model import is_down_error
+    from kadmin.units import plural
+
+    if not snap.unanswered:
+        return ""
+
+    def brokers(ids):
+        return f"{plural('broker', len(ids))} {', '.join(map(str, ids))}"
+
+    moving_on = {r.broker for r in snap.replicas if r.moving}
+    down = [b for b, why in snap.unanswered.items() if is_down_error(why)]
+    waiting = [b for b in down if b in moving_on]
+    idle = [b for b in down if b not in moving_on]
+    silent = [b for b, why in snap.unanswered.items() if not is_down_error(why)]
+    said = []
+    if waiting:
+        said.append(f"waiting for {brokers(waiting)} (down)")
+    if idle:
+        said.append(f"{brokers(idle)} down: {'its' if len(idle) == 1 else 'their'} moves unseen")
+    if silent:
+        said.append(f"{brokers(silent)} did not answer")
+    return "".join(f", {s}" for s in said)
 
 
 def paused_note(snap) -> str:
@@ -301,9 +377,28 @@ class PlainLines(FollowReporter):
 
     def __init__(self, err: bool = True):
         self.err = err
+        self.last_seen = LastSeen()
+        self.unanswered: dict[int, str] = {}
 
     def snapshot(self, snap) -> None:
-        click.echo(progress_line(snap), err=self.err)
+        self.say_unanswered(snap)
+        click.echo(progress_line(snap, self.last_seen), err=self.err)
+
+    def say_unanswered(self, snap) -> None:
+        """Once on stderr, in the one-shot progress's words: a broker that goes down (or stops
+        answering); and when it is seen again."""
+        from kadmin.commands import render
+
+        new = {b: why for b, why in snap.unanswered.items() if self.unanswered.get(b) != why}
+        back = sorted(b for b in self.unanswered if b not in snap.unanswered)
+        self.unanswered = dict(snap.unanswered)
+        if new:
+            who, their = render.not_answering(new)
+            render.warn(f"{who}: {their} replicas' state, log-dir moves and sizes are unknown")
+        if back:
+            from kadmin.units import plural
+
+            click.echo(f"kadmin: {plural('broker', len(back))} {', '.join(map(str, back))} seen again", err=True)
 
     def still_running(self, outcome) -> None:
         click.echo(
@@ -326,7 +421,7 @@ class LiveTable(PlainLines):
 
         from kadmin.commands import render
 
-        view = progress_table(snap, moving_first=True)
+        view = progress_table(snap, moving_first=True, last_seen=self.last_seen)  # its caption names who is down
         if self.live is None:
             console = render.stderr() if self.err else render.stdout()
             self.live = Live(view, console=console, auto_refresh=False, transient=False)

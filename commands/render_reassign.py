@@ -74,9 +74,13 @@ def print_plan_of_changes(xplan) -> None:
     for c in xplan.changes():
         click.echo(f"  {change_text(c, xplan.throttles_before)}")
     if xplan.unchanged:
+        from kadmin.units import counted
+
+        n = len(xplan.unchanged)
+        has = "already has, or is already moving to, its" if n == 1 else "already have, or are already moving to, their"
         click.echo(
-            f"  ({len(xplan.unchanged)} partition(s) already have, or are already moving to, their planned replicas "
-            "and directories: nothing to send for them)"
+            f"  ({counted(n, 'partition')} {has} planned replicas and directories: "
+            f"nothing to send for {'it' if n == 1 else 'them'})"
         )
 
 
@@ -266,6 +270,11 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
                 ],
                 "stale_throttle_plans": list(outcome.stale_plans),
                 **({"preferred_election": election_json(election)} if election is not None else {}),
+                **(
+                    {"reassignments_blocked": {"reason": outcome.stuck.reason, "hint": outcome.stuck.hint}}
+                    if outcome.stuck is not None
+                    else {}
+                ),
             },
             compact=compact,
         )
@@ -295,13 +304,16 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
                 click.echo("Throttles this plan set that running moves still need were kept; verify again later.")
         if election is not None:
             print_election(election)
+    if outcome.stuck is not None:  # as reassign list and progress say it; the verdict stands
+        render.warn(f"{outcome.stuck.reason}. {outcome.stuck.hint}")
     if outcome.left_behind:
         render.warn(left_behind_message(outcome.left_behind))
     if outcome.stale_plans:
+        one = len(outcome.stale_plans) == 1
         render.warn(
-            f"throttles kadmin set for other plan(s) ({', '.join(outcome.stale_plans)}) are no longer needed by any "
-            "move: verify with those plans, or `kadmin throttle clear --stale`, removes them (`kadmin throttle show` "
-            "lists them)"
+            f"throttles kadmin set for {'another plan' if one else 'other plans'} ({', '.join(outcome.stale_plans)}) "
+            f"are no longer needed by any move: verify with {'that plan' if one else 'those plans'}, or "
+            "`kadmin throttle clear --stale`, removes them (`kadmin throttle show` lists them)"
         )
     if result.state is State.IN_PROGRESS:
         raise StillInProgress(

@@ -158,11 +158,15 @@ def _open(cluster, dry_run, parsed):
 
 
 def _check_plan(backend, parsed, state):
-    """The plan's problems against the cluster, found as `reassign execute` finds them
-    (kadmin.plan.validate: unknown topics, partitions and brokers, duplicates, log_dirs), exit 2
-    before any change. Only the replication-factor rule is left out: it guards the move, which
-    `reassign execute --allow-replication-factor-change` may make, not its throttles. Returns
-    the log directories of the brokers the plan's log_dirs name (None when it names none)."""
+    """The plan's problems of its own and against the cluster, found as `reassign execute` finds
+    them (kadmin.plan.validate: duplicates, unknown topics, partitions and brokers, log_dirs
+    naming no directory of their broker), exit 2 before any change. Left out are the rules that
+    guard the move, not its throttles: the replication factor (`reassign execute
+    --allow-replication-factor-change` may change it) and whether a replica can be placed now
+    (``placing=False``: a broker down, a directory offline or cordoned; a plan already running
+    is throttled while a directory is offline, and its paused move resumes at the rate set by
+    then). Returns the log directories of the brokers the plan's log_dirs name (None when it
+    names none)."""
     from kadmin.backends.base import Capability
     from kadmin.plan.validate import check_reassignment
 
@@ -170,7 +174,9 @@ def _check_plan(backend, parsed, state):
     log_dirs = None
     if targets and Capability.LOG_DIRS in backend.capabilities:
         log_dirs = backend.describe_log_dirs(brokers=sorted(targets))
-    check_reassignment(parsed, state.cluster, log_dirs, allow_replication_factor_change=True, ongoing=state.ongoing)
+    check_reassignment(
+        parsed, state.cluster, log_dirs, allow_replication_factor_change=True, ongoing=state.ongoing, placing=False
+    )
     return log_dirs
 
 

@@ -489,7 +489,10 @@ def _timeout_type_problem(where: str, value: Any) -> str:
 
 def _schema_message(err: Any) -> str:
     if err.validator == "additionalProperties":
-        return "unknown key(s): " + ", ".join(sorted(set(err.instance) - set(err.schema.get("properties", {}))))
+        from kadmin.units import plural
+
+        unknown = sorted(set(err.instance) - set(err.schema.get("properties", {})))
+        return f"unknown {plural('key', len(unknown))}: " + ", ".join(unknown)
     if err.validator == "type":
         return f"must be of type {err.validator_value}"
     if err.validator == "required":

@@ -224,25 +224,25 @@ def election_hint(summary: LeadershipSummary) -> list[str]:
     n, electable, blocked = len(summary.not_preferred), summary.electable, summary.blocked
     if not n:
         return []
+    from kadmin.units import counted
+
     command = election_command(summary)
+    not_led = f"{counted(n, 'partition')} not led by {'its' if n == 1 else 'their'} preferred replica"
     if not blocked:
         if len(electable) == 1:
             command = single_election(electable[0].tp)
-        return [f"{n} partition(s) not led by their preferred replica: `{command}` moves them back."]
+        return [f"{not_led}: `{command}` moves {'it' if n == 1 else 'them'} back."]
     if not electable:
         first = (
-            f"{n} partition(s) not led by their preferred replica, and a preferred election can move none "
-            "of them now (it needs the preferred replica alive and in the ISR):"
+            f"{not_led}, and a preferred election {'cannot move it' if n == 1 else 'can move none of them'} "
+            "now (it needs the preferred replica alive and in the ISR):"
         )
     elif len(electable) == 1:
         tp = electable[0].tp
-        first = (
-            f"{n} partition(s) not led by their preferred replica; {tp} can move back now: "
-            f"`{single_election(tp)}`. The others cannot yet:"
-        )
+        first = f"{not_led}; {tp} can move back now: `{single_election(tp)}`. The others cannot yet:"
     else:
         first = (
-            f"{n} partition(s) not led by their preferred replica; {len(electable)} can move back now: "
+            f"{not_led}; {len(electable)} can move back now: "
             f"`{command}` (it fails for the other {len(blocked)}, exit 1, until their preferred replica can lead):"
         )
     groups: dict[Blocker, list[TopicPartition]] = {}

@@ -187,8 +187,11 @@ def format_duration(seconds: float | None) -> str:
 
 
 def plural(noun: str, n: int) -> str:
-    """``noun`` as said of ``n`` things: "broker" for one, "brokers" for any other number."""
-    return noun if n == 1 else noun + "s"
+    """``noun`` as said of ``n`` things: "broker" for one, "brokers" for any other number
+    ("batches": a noun ending in s, x, z, ch or sh takes "es")."""
+    if n == 1:
+        return noun
+    return noun + ("es" if noun.endswith(("s", "x", "z", "ch", "sh")) else "s")
 
 
 def counted(n: int, noun: str) -> str:

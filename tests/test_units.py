@@ -200,3 +200,4 @@ def test_a_count_and_its_noun_agree():
     assert counted(0, "partition") == "0 partitions"
     assert counted(3, "log-dir replica") == "3 log-dir replicas"
     assert plural("broker", 1) == "broker" and plural("broker", 2) == "brokers"
+    assert plural("batch", 1) == "batch" and counted(2, "batch") == "2 batches"

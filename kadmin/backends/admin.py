@@ -217,7 +217,11 @@ class AdminBackend(AdminClients):
             failed = [b for b in ids if isinstance(answers[b], Exception) and type(answers[b]).__name__ in TRANSIENT]
             if not failed:
                 break
-            debug("DescribeLogDirs to broker(s) %s failed (attempt %d); retrying", failed, attempt)
+            from kadmin.units import plural
+
+            debug(
+                "DescribeLogDirs to %s %s failed (attempt %d); retrying", plural("broker", len(failed)), failed, attempt
+            )
             time.sleep(BACKOFF * attempt)
             self._refresh_metadata(kp)
             ids_all, ids = ids, failed

@@ -49,8 +49,14 @@ def check_assignments(
             out[tp] = "INVALID_REPLICA_ASSIGNMENT: negative broker id"
         else:
             new = [b for b in a.replicas if b not in topic.partitions[a.partition] and b not in live]
-            out[tp] = f"INVALID_REPLICA_ASSIGNMENT: broker(s) {', '.join(map(str, new))} not alive" if new else None
+            out[tp] = _not_alive(new) if new else None
     return out
+
+
+def _not_alive(brokers: Sequence[int]) -> str:
+    from kadmin.units import plural
+
+    return f"INVALID_REPLICA_ASSIGNMENT: {plural('broker', len(brokers))} {', '.join(map(str, brokers))} not alive"
 
 
 def reassignment_of(current: Sequence[int], target: Sequence[int], topic: str, partition: int) -> PartitionReassignment:
@@ -112,10 +118,11 @@ def stuck_reason(
     ]
     if moving:
         return None
-    return (
-        f"it was created {age_seconds:.0f}s ago and none of its {len(node or {})} partition(s) "
-        "is moving: the controller is not acting on it"
-    )
+    from kadmin.units import counted
+
+    n = len(node or {})
+    still = "its partition is not moving" if n == 1 else f"none of its {counted(n, 'partition')} is moving"
+    return f"it was created {age_seconds:.0f}s ago and {still}: the controller is not acting on it"
 
 
 STUCK_HINT = (

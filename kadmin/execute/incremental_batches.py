@@ -91,8 +91,10 @@ def send_batch(
 def refused_error(refused: Mapping[TopicPartition, str], number: int, state_path: Path) -> ClusterError:
     """The run stops: the cluster refused steps of batch ``number`` (fixing the cause and running
     the same command again resumes)."""
+    from kadmin.units import counted
+
     shown = [f"{tp}: {err}" for tp, err in sorted(refused.items())]
     return ClusterError(
-        f"the cluster refused {len(refused)} step(s) of batch {number}: " + "; ".join(shown[:5]),
+        f"the cluster refused {counted(len(refused), 'step')} of batch {number}: " + "; ".join(shown[:5]),
         hint=f"fix the cause and run the same command again to resume (state: {state_path})",
     )

@@ -43,8 +43,10 @@ def send_targets(backend, targets: Mapping[TopicPartitionReplica, str]) -> set[T
             f"{r.topic}-{r.partition} on broker {r.broker}: {e.removeprefix(f'on broker {r.broker}: ')}"
             for r, e in sorted(refused.items())
         ]
+        from kadmin.units import counted
+
         raise ClusterError(
-            f"AlterReplicaLogDirs refused {len(refused)} replica(s): " + "; ".join(shown[:5]),
+            f"AlterReplicaLogDirs refused {counted(len(refused), 'replica')}: " + "; ".join(shown[:5]),
             hint="check the directories the plan names (kadmin log-dirs describe), then run the same command again",
         )
     return {r for r, e in answered.items() if e == REPLICA_NOT_AVAILABLE}
@@ -82,8 +84,11 @@ def send_before_first_batch(
     seen = {r: targets[r] for r, w in left.items() if w is not None}
     if seen:
         to_come = send_targets(backend, seen)
+        from kadmin.units import counted
+
+        where = "its log directory" if len(seen) == 1 else "their log directories"
         note(
-            f"{len(seen)} replica(s) sent to their log directories"
+            f"{counted(len(seen), 'replica')} sent to {where}"
             + (f" ({len(to_come)} to be created there by the steps)" if to_come else "")
         )
     if len(seen) < len(left):
@@ -146,16 +151,21 @@ def finish_after_last_step(
                 resending({r.broker for r in resend})
             missing = send_targets(backend, resend)
             if missing and clock.now() - first_try > grace:
+                from kadmin.units import counted
+
                 shown = ", ".join(f"{r.topic}-{r.partition} on broker {r.broker}" for r in sorted(missing)[:5])
+                were = "was not on its" if len(missing) == 1 else "were not on their"
                 raise ClusterError(
-                    f"{len(missing)} replica(s) were not on their broker {grace:g}s after the last step: {shown}",
+                    f"{counted(len(missing), 'replica')} {were} broker {grace:g}s after the last step: {shown}",
                     hint=f"check those brokers, then run the same command again to resume (state: {state_path})",
                 )
         now = clock.now()
         if last_note is None or now - last_note >= note_interval:
+            from kadmin.units import counted
+
             copying = sum(1 for r, w in seen.items() if w.future_dir == targets[r])
             unseen = f"; {_unseen(left)}" if len(seen) < len(left) else ""
-            note(f"log directories: {len(left)} replica(s) not in place yet, {copying} copying{unseen}")
+            note(f"log directories: {counted(len(left), 'replica')} not in place yet, {copying} copying{unseen}")
             last_note = now
         clock.sleep(poll_interval)
 

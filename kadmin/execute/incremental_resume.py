@@ -84,8 +84,12 @@ def refuse_partitions_moving(plan: ReassignmentPlan, ongoing: Mapping[TopicParti
     wanted = plan.by_partition()
     busy = sorted(str(tp) for tp in ongoing if tp in wanted)
     if busy:
+        from kadmin.units import counted
+
+        are = "is" if len(busy) == 1 else "are"
         raise ReassignmentInProgress(
-            f"{len(busy)} partition(s) of the plan are being reassigned already: {', '.join(busy[:5])}; nothing was changed",
+            f"{counted(len(busy), 'partition')} of the plan {are} being reassigned already: {', '.join(busy[:5])}; "
+            "nothing was changed",
             hint="wait for that reassignment to finish (kadmin reassign list) or cancel it, then run again",
         )
 

@@ -172,9 +172,11 @@ class StepTracker:
 
     def cancelled_error(self, gone: Sequence[TopicPartition]) -> ClusterError:
         """The run stops for ``gone`` (sending their steps again would undo the cancel)."""
+        from kadmin.units import counted
+
         shown = [f"{tp} step {self.started[tp].number} of {self.started[tp].of}" for tp in gone]
         return ClusterError(
-            f"{len(gone)} step(s) stopped before completing, cancelled outside this run: "
+            f"{counted(len(gone), 'step')} stopped before completing, cancelled outside this run: "
             + ", ".join(shown[:5])
             + (f" (+{len(gone) - 5} more)" if len(gone) > 5 else ""),
             hint=f"run the same command again to send them again and carry on (state file {self.state_path}); "

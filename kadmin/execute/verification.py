@@ -23,10 +23,11 @@ error naming the node and the way out: nothing moves them, and nothing will unti
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kadmin.backends.base import (
     Backend,
+    ReassignmentBlocked,
     not_taken_reason,
     read_together,
     reassignment_blocked,
@@ -53,6 +54,9 @@ class VerifyOutcome:
     # The plan complete: other kadmin plans whose recorded throttles no move needs any more (their
     # own verify kept them while this plan's moves ran, and will not run again by itself)
     stale_plans: tuple[str, ...] = ()
+    # What blocks new reassignments and is stuck (ZooKeeper: a /admin/reassign_partitions the
+    # controller is not acting on), as reassign list and progress warn of it; the verdict stands
+    stuck: ReassignmentBlocked | None = None
 
 
 SETTLE_SECONDS = 2.0  # how long views that disagree are read again before a verdict
@@ -199,6 +203,31 @@ def run_verify(
     records: RecordStore | None,
     preserve_throttles: bool = False,
     clock: Clock | None = None,
+) -> VerifyOutcome:
+    outcome = _verify(backend, plan, plan_id, records, preserve_throttles, clock)
+    stuck = stuck_blocker(backend)
+    return outcome if stuck is None else replace(outcome, stuck=stuck)
+
+
+def stuck_blocker(backend: Backend) -> ReassignmentBlocked | None:
+    """What blocks new reassignments when it is stuck (ZooKeeper: a /admin/reassign_partitions
+    the controller is not acting on, whatever it holds, this plan's partitions or not): reassign
+    list, progress and execute say it, so verify does too. None otherwise, or when it cannot be
+    read (advice: the verdict stands without it)."""
+    try:
+        blocked = reassignment_blocked(backend)
+    except KadminError:
+        return None
+    return blocked if blocked is not None and blocked.stuck else None
+
+
+def _verify(
+    backend: Backend,
+    plan: ReassignmentPlan,
+    plan_id: str,
+    records: RecordStore | None,
+    preserve_throttles: bool,
+    clock: Clock | None,
 ) -> VerifyOutcome:
     if preserve_throttles or records is None:
         result, _, _ = judge(backend, plan, clock=clock)

@@ -44,7 +44,9 @@ def load_inventory(path: str | Path) -> list[dict[str, Any]]:
         raise InputError(f"--fleet {path}: not valid TOML: {e}") from None
     problems = sorted(validate_inventory(data) + settings_problems(data, p.parent), key=_place)
     if problems:
-        raise InputError(f"--fleet {path}: invalid inventory ({len(problems)} problem(s))", problems)
+        from kadmin.units import counted
+
+        raise InputError(f"--fleet {path}: invalid inventory ({counted(len(problems), 'problem')})", problems)
     return entries_of(data, p.parent)
 
 
@@ -62,8 +64,10 @@ def validate_inventory(data: Any) -> list[str]:
         elif err.validator == "type" and err.absolute_path and err.absolute_path[-1] == "timeout":
             problems.append(timeout_type_problem(where, err.instance))
         elif err.validator == "additionalProperties":
-            known = set(err.schema.get("properties", {}))
-            problems.append(f"{where}: unknown key(s): {', '.join(sorted(set(err.instance) - known))}")
+            from kadmin.units import plural
+
+            unknown = sorted(set(err.instance) - set(err.schema.get("properties", {})))
+            problems.append(f"{where}: unknown {plural('key', len(unknown))}: {', '.join(unknown)}")
         else:
             problems.append(f"{where}: {err.message}")
     # The checks of the values go on beside the schema's: every problem at once.

@@ -328,8 +328,11 @@ def _notes(log_dirs, states: Mapping[int, _Broker]) -> list[str]:
                 "the broker until it is back, so its directories were left as they are"
             )
         for path, names in sorted(s.strays.items()):
+            from kadmin.units import counted
+
             notes.append(
-                f"broker {b} {path}: {len(names)} stray log(s) left in place, not replicas to move (a deleted "
+                f"broker {b} {path}: {counted(len(names), 'stray log')} left in place, "
+                f"{'not a replica' if len(names) == 1 else 'not replicas'} to move (a deleted "
                 f"topic's log, or the copy a cancelled move left; Kafka removes them itself): {', '.join(names)}"
             )
     return notes
@@ -341,8 +344,10 @@ def _check_request(log_dirs, brokers, max_moves, evacuate) -> list[int]:
     scope = sorted(log_dirs) if brokers is None else sorted(set(brokers))
     unknown = [b for b in scope if b not in log_dirs]
     if unknown:
+        from kadmin.units import plural
+
         raise NotFoundError(
-            f"no log directories known for broker(s) {', '.join(map(str, unknown))} "
+            f"no log directories known for {plural('broker', len(unknown))} {', '.join(map(str, unknown))} "
             f"(known: {', '.join(map(str, sorted(log_dirs))) or 'none'})"
         )
     for b, path in evacuate:

@@ -379,8 +379,10 @@ class _Planner:
         scope = sorted(set(request.brokers))
         unknown = [b for b in scope if b not in log_dirs]
         if unknown:
+            from kadmin.units import plural
+
             raise NotFoundError(
-                f"no log directories known for broker(s) {', '.join(map(str, unknown))} "
+                f"no log directories known for {plural('broker', len(unknown))} {', '.join(map(str, unknown))} "
                 f"(known: {', '.join(map(str, sorted(log_dirs))) or 'none'})"
             )
         return scope
@@ -390,7 +392,9 @@ class _Planner:
         topics = set(cluster.topics) - {RECORD_TOPIC} if request.topics is None else set(request.topics)
         unknown = sorted(topics - set(cluster.topics))
         if unknown:
-            raise NotFoundError(f"unknown topic(s): {', '.join(unknown)}")
+            from kadmin.units import plural
+
+            raise NotFoundError(f"unknown {plural('topic', len(unknown))}: {', '.join(unknown)}")
         if request.exclude_topics:
             pattern = re.compile(request.exclude_topics)
             topics = {t for t in topics if not pattern.search(t)}
@@ -558,9 +562,11 @@ class _Planner:
         ]
         if not names:
             return []
+        from kadmin.units import counted
+
         more = f" and {len(names) - shown} more" if len(names) > shown else ""
         return [
-            f"{len(names)} partition(s) left as they are: a replica of each is out of the ISR (its broker down, "
+            f"{counted(len(names), 'partition')} left as they are: a replica of each is out of the ISR (its broker down, "
             "its log directory offline, or behind), and Kafka completes a reassignment only once every replica "
             f"it keeps is in the ISR, so moving them would never finish: {', '.join(names[:shown])}{more}"
         ]
@@ -594,17 +600,23 @@ class _Planner:
             "where the directories report capacity",
         ]
         if reporting:
+            from kadmin.units import plural
+
+            one = len(reporting) == 1
             notes[1] += (
-                f"; broker(s) {', '.join(map(str, reporting))} report capacity: their directories were balanced "
+                f"; {plural('broker', len(reporting))} {', '.join(map(str, reporting))} "
+                f"{'reports' if one else 'report'} capacity: {'its' if one else 'their'} directories were balanced "
                 "on used disk share, and receive no more than their usable bytes and --max-dir-usage"
             )
         return notes
 
     def _known_in_scope(self) -> str:
-        """ "4 broker(s) in scope", or "3 broker(s) in scope whose load is known" when one has a
+        """ "4 brokers in scope", or "3 brokers in scope whose load is known" when one has a
         directory offline."""
+        from kadmin.units import counted
+
         known = sum(1 for b in self.brokers.values() if b.load_known)
-        return f"{known} broker(s) in scope" + ("" if known == len(self.brokers) else " whose load is known")
+        return f"{counted(known, 'broker')} in scope" + ("" if known == len(self.brokers) else " whose load is known")
 
     def _broker_usage(self) -> tuple[BrokerUsage, ...]:
         out = []

@@ -31,8 +31,10 @@ def share_one_filesystem(readable: Sequence[LogDir]) -> bool:
 def shared_filesystem_note(brokers: Sequence[int], example: LogDir) -> str:
     """The note both planners give for the brokers whose directories share one filesystem;
     ``example`` is one of their directories."""
+    from kadmin.units import plural
+
     return (
-        f"broker(s) {', '.join(map(str, brokers))}: the log directories share one filesystem (each reports "
+        f"{plural('broker', len(brokers))} {', '.join(map(str, brokers))}: the log directories share one filesystem (each reports "
         f"the same total and usable bytes, e.g. {example.total_bytes:,} and {example.usable_bytes:,}), so their "
         "used share cannot differ; Kafka bytes were balanced instead"
     )
@@ -40,7 +42,11 @@ def shared_filesystem_note(brokers: Sequence[int], example: LogDir) -> str:
 
 def no_capacity_note(brokers: Sequence[int]) -> str:
     """The note both planners give for the brokers whose directories report no capacity."""
+    from kadmin.units import plural
+
+    one = len(brokers) == 1
     return (
-        f"broker(s) {', '.join(map(str, brokers))} report no disk capacity (DescribeLogDirs before v4, "
-        "Kafka before 3.3), so their directories were taken as equal in size and Kafka bytes balanced"
+        f"{plural('broker', len(brokers))} {', '.join(map(str, brokers))} {'reports' if one else 'report'} no disk "
+        f"capacity (DescribeLogDirs before v4, Kafka before 3.3), so {'its' if one else 'their'} directories were "
+        "taken as equal in size and Kafka bytes balanced"
     )

@@ -99,8 +99,11 @@ def broker_racks(cluster: ClusterState, brokers: Sequence[int], rack_aware: bool
         return None
     missing = sorted(b for b, r in racks.items() if r is None)
     if missing:
+        from kadmin.units import plural
+
         raise InputError(
-            "Not all brokers have rack information: no rack on broker(s) " + ", ".join(map(str, missing)),
+            f"Not all brokers have rack information: no rack on {plural('broker', len(missing))} "
+            + ", ".join(map(str, missing)),
             hint="add --disable-rack-aware to place replicas without rack information",
         )
     return {b: r for b, r in racks.items() if r is not None}
@@ -242,7 +245,9 @@ def _cluster_problems(
     known = set(cluster.topics)
     unknown = sorted({t for t in topics if t not in known})
     if unknown:
-        out.append(Refusal(f"unknown topic(s): {', '.join(unknown)}", source, not_found=True))
+        from kadmin.units import plural
+
+        out.append(Refusal(f"unknown {plural('topic', len(unknown))}: {', '.join(unknown)}", source, not_found=True))
     missing = sorted({b for b in broker_ids if b not in cluster.brokers})
     live = ", ".join(map(str, sorted(cluster.brokers))) or "none"
     down = [b for b in missing if b in cluster.down_brokers()]
@@ -261,9 +266,12 @@ def _cluster_problems(
         )
     gone = [b for b in missing if b not in down]
     if gone:
+        from kadmin.units import plural
+
         out.append(
             Refusal(
-                f"unknown broker(s) in the broker list: {', '.join(map(str, gone))} (live brokers: {live})",
+                f"unknown {plural('broker', len(gone))} in the broker list: {', '.join(map(str, gone))} "
+                f"(live brokers: {live})",
                 not_found=True,
             )
         )
@@ -276,7 +284,9 @@ def _check_replication_factors(current: Replicas, brokers: Sequence[int]) -> Non
         if len(replicas) > len(brokers):
             too_big[tp.topic] = max(too_big.get(tp.topic, 0), len(replicas))
     if too_big:
+        from kadmin.units import counted
+
         raise InputError(
-            f"replication factor larger than the {len(brokers)} broker(s) listed",
+            f"replication factor larger than the {counted(len(brokers), 'broker')} listed",
             [f"topic {t!r}: replication factor {rf}" for t, rf in sorted(too_big.items())],
         )

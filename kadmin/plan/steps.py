@@ -200,10 +200,18 @@ def plan_steps(
         states = [partitions.get(tp) for tp, _ in entries]
         unknown = [str(tp) for (tp, _), state in zip(entries, states) if state is None]
         if unknown:
-            raise InputError(f"{len(unknown)} partition(s) of the plan do not exist in the cluster", problems=unknown)
+            from kadmin.units import counted
+
+            verb = "does" if len(unknown) == 1 else "do"
+            raise InputError(
+                f"{counted(len(unknown), 'partition')} of the plan {verb} not exist in the cluster", problems=unknown
+            )
         doubled = [f"{tp}: {list(a.replicas)}" for tp, a in entries if len(set(a.replicas)) != len(a.replicas)]
         if doubled:
-            raise InputError(f"{len(doubled)} partition(s) list a broker twice", problems=doubled)
+            from kadmin.units import counted
+
+            verb = "lists" if len(doubled) == 1 else "list"
+            raise InputError(f"{counted(len(doubled), 'partition')} {verb} a broker twice", problems=doubled)
         out: dict[TopicPartition, tuple[Step, ...]] = {}
         for (tp, a), state in zip(entries, states):
             assert state is not None  # unknown partitions were refused above

@@ -67,8 +67,10 @@ def _where(path) -> str:
 
 def _message(err: Any, items: str = "topics") -> str:
     if err.validator == "additionalProperties":
-        known = set(err.schema.get("properties", {}))
-        return "unknown key(s): " + ", ".join(sorted(set(err.instance) - known))
+        from kadmin.units import plural
+
+        unknown = sorted(set(err.instance) - set(err.schema.get("properties", {})))
+        return f"unknown {plural('key', len(unknown))}: " + ", ".join(unknown)
     if err.validator == "const":
         return f"must be {err.validator_value}, not {err.instance!r}"
     if err.validator in ("pattern", "maxLength", "minLength"):

@@ -31,9 +31,12 @@ def is_log_dir_spec(value: str) -> bool:
 
 
 class _LogDirIndex:
-    """Per broker: its directories by path, built once from DescribeLogDirs."""
+    """Per broker: its directories by path, built once from DescribeLogDirs. Not ``placing``:
+    only whether a path is a directory of its broker (as described), not whether a replica can
+    be placed there now."""
 
-    def __init__(self, log_dirs: Mapping[int, BrokerLogDirs] | None):
+    def __init__(self, log_dirs: Mapping[int, BrokerLogDirs] | None, placing: bool = True):
+        self.placing = placing
         self.by_broker = {}
         self.errors = {}
         for broker, bld in (log_dirs or {}).items():
@@ -73,17 +76,26 @@ class _LogDirIndex:
             return why
 
     def _problem(self, broker: int, path: str) -> str | None:
+        placing = self.placing
         if not self.known:
-            return "cannot be checked: this connection cannot describe log directories (use --bootstrap-server)"
+            return (
+                "cannot be checked: this connection cannot describe log directories (use --bootstrap-server)"
+                if placing
+                else None
+            )
         if broker in self.errors:
+            if not placing:
+                return None
             return f"cannot be checked: broker {broker} did not describe its log directories ({self.errors[broker]})"
         dirs = self.by_broker.get(broker)
         if dirs is None:
-            return f"cannot be checked: no log directories were described for broker {broker}"
+            return f"cannot be checked: no log directories were described for broker {broker}" if placing else None
         d = dirs.get(path)
         if d is None:
             listing = ", ".join(sorted(dirs)) or "none"
             return f"{path} is not a log directory of broker {broker} (its directories: {listing})"
+        if not placing:
+            return None
         if d.status is LogDirStatus.OFFLINE:
             return f"{path} on broker {broker} is offline ({d.error})"
         if d.status is LogDirStatus.CORDONED:
@@ -98,13 +110,19 @@ def validate_reassignment(
     *,
     allow_replication_factor_change: bool = False,
     ongoing: Mapping[TopicPartition, PartitionReassignment] | None = None,
+    placing: bool = True,
 ) -> list[Problem]:
     """All problems of the plan against this cluster, in file order (file-level ones first).
 
     ``ongoing`` (ListPartitionReassignments) gives the target of partitions already moving, for
     the replication-factor rule: Metadata lists their full replica set, adding and removing alike.
+    Not ``placing`` (``throttle set --from-plan``: its throttles, not its moves): the plan must
+    name what exists (topics, partitions, brokers, directories of their broker as described),
+    whatever state those are in now; a new replica on a broker that is down, a directory offline
+    or cordoned, one that cannot be described, or a broker that can create no future replica is
+    the move's problem, not its throttles' (a plan already running stays throttleable meanwhile).
     """
-    return _problems(parsed, cluster, log_dirs, allow_replication_factor_change, ongoing)
+    return _problems(parsed, cluster, log_dirs, allow_replication_factor_change, ongoing, placing)
 
 
 def file_problems(parsed: ParsedPlan) -> list[Problem]:
@@ -123,6 +141,7 @@ def _problems(
     log_dirs: Mapping[int, BrokerLogDirs] | None,
     allow_replication_factor_change: bool,
     ongoing: Mapping[TopicPartition, PartitionReassignment] | None,
+    placing: bool = True,
 ) -> list[Problem]:
     """``validate_reassignment``'s one pass; without ``cluster``, only the rules that need none."""
     known = cluster is not None
@@ -137,7 +156,7 @@ def _problems(
     live_ids = frozenset(live)
     partitions = cluster.partitions
     topics: set[str] | None = None  # built only if a partition is unknown
-    dir_index = _LogDirIndex(log_dirs)
+    dir_index = _LogDirIndex(log_dirs, placing)
     dir_problem = dir_index.problem
     seen: dict[TopicPartition, int] = {}
     hosting: set[int] | None = None  # brokers named in any replica list, built only if needed
@@ -182,6 +201,8 @@ def _problems(
                 if hosting is None:
                     hosting = {r for p in partitions.values() for r in p.replicas}
                 if b in hosting:
+                    if not placing:
+                        continue  # a broker of the cluster, down now: its throttles wait for it
                     found.append(
                         (
                             f"broker {b} is not running (not in the cluster's broker list); "
@@ -223,11 +244,13 @@ def _problems(
                     found.append((f'{spec!r} is neither "any" nor an absolute path', f"log_dirs[{i}]"))
                 elif i < n and replicas[i] in live_ids:
                     why = dir_problem(replicas[i], spec)
-                    if not why and current is not None and replicas[i] in current.replicas:  # moves within it
+                    if (
+                        placing and not why and current is not None and replicas[i] in current.replicas
+                    ):  # moves within it
                         why = dir_index.no_future_replica(replicas[i], spec, tp)
                     if why:
                         found.append((why, f"log_dirs[{i}]"))
-                elif i < n and current is not None and replicas[i] in current.replicas:
+                elif placing and i < n and current is not None and replicas[i] in current.replicas:
                     # (a new replica on a broker that is down is reported under replicas above)
                     found.append((f"cannot be checked or moved: broker {replicas[i]} is not running", f"log_dirs[{i}]"))
         if found:
@@ -242,8 +265,10 @@ def check_reassignment(
     *,
     allow_replication_factor_change: bool = False,
     ongoing: Mapping[TopicPartition, PartitionReassignment] | None = None,
+    placing: bool = True,
 ) -> None:
-    """Raise PlanProblems (exit 2) listing every problem, or return when the plan is sound."""
+    """Raise PlanProblems (exit 2) listing every problem, or return when the plan is sound
+    (``placing``: as ``validate_reassignment``)."""
     with gc_paused():
         problems = validate_reassignment(
             parsed,
@@ -251,6 +276,7 @@ def check_reassignment(
             log_dirs,
             allow_replication_factor_change=allow_replication_factor_change,
             ongoing=ongoing,
+            placing=placing,
         )
     if problems:
         raise plan_problems(problems, source=parsed.source)

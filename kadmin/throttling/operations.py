@@ -194,13 +194,15 @@ def _check_brokers(missing: Collection[int], cluster: ClusterState) -> None:
     """``--brokers`` naming brokers whose configs cannot change: NotFoundError (exit 2)."""
     if not missing:
         return
+    from kadmin.units import plural
+
     down = cluster.down_brokers()
     not_alive = sorted(b for b in missing if b in down)
     unknown = sorted(b for b in missing if b not in down)
-    why = ([f"unknown broker(s) {_ids(unknown)}"] if unknown else []) + (
+    why = ([f"unknown {plural('broker', len(unknown))} {_ids(unknown)}"] if unknown else []) + (
         [
-            f"broker(s) {_ids(not_alive)} not alive (down, or not a broker of this cluster): a broker's configs change only "
-            "while it runs"
+            f"{plural('broker', len(not_alive))} {_ids(not_alive)} not alive (down, or not a broker of this "
+            "cluster): a broker's configs change only while it runs"
         ]
         if not_alive
         else []
@@ -257,12 +259,15 @@ def check_targets(changes, cluster: ClusterState, settable: Collection[int] | No
         {c.resource.name for c in changes if c.resource.type is ConfigResourceType.TOPIC} - set(cluster.topics)
     )
     if brokers or topics:
-        named = ([f"broker(s) {_ids(brokers)}"] if brokers else []) + (
-            [f"topic(s) {', '.join(topics)}"] if topics else []
+        from kadmin.units import plural
+
+        named = ([f"{plural('broker', len(brokers))} {_ids(brokers)}"] if brokers else []) + (
+            [f"{plural('topic', len(topics))} {', '.join(topics)}"] if topics else []
         )
+        not_alive = set(brokers) & cluster.down_brokers()
         down = (
-            " (broker(s) not alive: down, or not a broker of this cluster)"
-            if set(brokers) & cluster.down_brokers()
+            f" ({plural('broker', len(not_alive))} not alive: down, or not a broker of this cluster)"
+            if not_alive
             else ""
         )
         raise NotFoundError(

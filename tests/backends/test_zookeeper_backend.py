@@ -170,7 +170,7 @@ def test_reassign_writes_kafkas_node_without_log_dirs(cluster, backend):
     ])
     assert result == {
         TopicPartition("foo", 0): None,
-        TopicPartition("old", 0): "INVALID_REPLICA_ASSIGNMENT: broker(s) 9 not alive",
+        TopicPartition("old", 0): "INVALID_REPLICA_ASSIGNMENT: broker 9 not alive",
         TopicPartition("nope", 0): "UNKNOWN_TOPIC_OR_PARTITION: no such partition",
     }
     data, _ = cluster.get("/admin/reassign_partitions")

@@ -77,7 +77,7 @@ def test_check_assignments_like_the_admin_client_path():
     assert result[TopicPartition("x", 0)].startswith("UNKNOWN_TOPIC_OR_PARTITION")
     assert result[TopicPartition("a", 5)].startswith("UNKNOWN_TOPIC_OR_PARTITION")
     assert "being deleted" in result[TopicPartition("gone", 0)]
-    assert result[TopicPartition("a", 1)] == "INVALID_REPLICA_ASSIGNMENT: broker(s) 9 not alive"
+    assert result[TopicPartition("a", 1)] == "INVALID_REPLICA_ASSIGNMENT: broker 9 not alive"
     assert check_assignments([Assignment("a", 0, (3, 1))], ts, {1, 2, 3}) == {TopicPartition("a", 0): None}
     # A current replica on a dead broker may stay; only added brokers must be alive.
     assert check_assignments([Assignment("a", 0, (2, 3))], ts, {3}) == {TopicPartition("a", 0): None}

@@ -101,6 +101,6 @@ def test_incremental_partition_already_moving_is_refused_by_the_dry_run_too(sb, 
     plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [2, 1]}])
     dry, real = both(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--additional",
                      "-b", sb.bootstrap)
-    assert real[0] == 2 and "being reassigned already: foo-0" in real[1]
+    assert real[0] == 2 and "1 partition of the plan is being reassigned already: foo-0" in real[1]
     assert dry == real
     assert sb.mutating_requests() == [] and list(tmp_path.glob("plan.rollback-*")) == []

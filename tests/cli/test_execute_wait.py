@@ -159,7 +159,7 @@ def test_wait_in_a_log_prints_lines_then_verify_report(cluster, tmp_path, capsys
                             "--throttle", "1MB/s", "--wait", "--interval", "3s")
     assert code == 0, err
     assert "Started. Following it to the end" in out
-    assert "partition(s) reassigning, 1 replica(s) moving:" in err and "left" in err
+    assert "1 partition reassigning, 1 replica moving:" in err and "left" in err
     assert "Reassignment of partition foo-0 is completed." in out
     assert "Removed throttles this plan set:" in out
     sb.wait_for(hand_throttles_only)

@@ -81,7 +81,7 @@ def test_preferred_broker_down_is_reported_with_the_reason(cluster, capsys):
     assert code == 1
     assert "Error completing leader election (PREFERRED) for partition: t-0: PREFERRED_LEADER_NOT_AVAILABLE" in out
     assert "the preferred replica's broker 0 is down" in out
-    assert "1 partition(s) could not get the leader asked for" in err
+    assert "1 partition could not get the leader asked for" in err
 
 
 def test_preferred_not_in_isr_is_reported_with_the_reason(cluster, capsys, tmp_path):
@@ -215,7 +215,7 @@ def test_unclean_asks_at_a_terminal(sandbox_factory, monkeypatch):  # noqa: F811
     monkeypatch.setattr(leaders_elect, "stdin_is_tty", lambda: True)
     args = ["leaders", "elect", "--unclean", "--all-topic-partitions", "--bootstrap-server", sb.bootstrap]
     no = CliRunner().invoke(cli, args, input="n\n")
-    assert no.exit_code == 1 and "Elect leaders uncleanly for 1 partition(s)?" in no.output
+    assert no.exit_code == 1 and "Elect leaders uncleanly for 1 partition?" in no.output
     assert sb.snapshot().partition("t", 0).leader == -1
     yes = CliRunner().invoke(cli, args, input="y\n")
     assert yes.exit_code == 0 and "Successfully completed leader election (UNCLEAN) for partitions t-0" in yes.output
@@ -238,13 +238,13 @@ def test_a_whole_topic_is_elected_from_one_read_of_the_cluster(cluster, capsys, 
 
 
 def test_show_with_only_unknown_topics_is_bad_input_not_balanced(sandbox_factory, capsys):  # noqa: F811
-    """--topic-list with a typo: not 'Leadership is balanced: every one of the 0 partition(s)'."""
+    """--topic-list with a typo: not 'Leadership is balanced: every one of the 0 partitions'."""
     sb = sandbox_factory(brokers=2, log_dirs=1, manual_clock=True)
     sb.create_topic("t", assignment={0: [0, 1]})
     code, out, err = kadmin(capsys, "leaders", "show", "--topic-list", "nope", "-b", sb.bootstrap)
-    assert code == 2 and out == "" and "no such topic(s): nope" in err, (out, err)
+    assert code == 2 and out == "" and "no such topic: nope" in err, (out, err)
     code, out, err = kadmin(capsys, "leaders", "show", "--topic-list", "t,nope", "-b", sb.bootstrap)
-    assert code == 0 and "kadmin: warning: no such topic(s): nope" in err and "1 partition" in out, (out, err)
+    assert code == 0 and "kadmin: warning: no such topic: nope" in err and "1 partition" in out, (out, err)
 
 
 def test_partition_without_topic_names_the_missing_flag(capsys):
@@ -326,7 +326,7 @@ def test_show_offers_no_election_while_the_preferred_broker_is_down(cluster, cap
     cluster.sb.settle()
     code, out, _ = kadmin(capsys, "leaders", "show", *cluster.flags)
     first, rest = _hint(out)
-    assert first.startswith("2 partition(s) not led by their preferred replica: `") and rest == [], out
+    assert first.startswith("2 partitions not led by their preferred replica: `") and rest == [], out
     code, out, err = kadmin(capsys, *_offered(first), *cluster.flags)
     assert code == 0 and out.strip() == "Successfully completed leader election (PREFERRED) for partitions t-0, t-3"
 
@@ -337,7 +337,7 @@ def test_show_offers_the_election_for_those_it_can_move_and_names_the_rest(clust
     cluster.sb.settle()
     code, out, _ = kadmin(capsys, "leaders", "show", *cluster.flags)
     first, rest = _hint(out)
-    assert first == ("2 partition(s) not led by their preferred replica; t-3 can move back now: "
+    assert first == ("2 partitions not led by their preferred replica; t-3 can move back now: "
                      "`kadmin leaders elect --preferred --topic t --partition 3`. The others cannot yet:"), out
     assert rest == ["t-1: preferred broker 1 is down: start it first"]
     code, out, _ = kadmin(capsys, *_offered(first), *cluster.flags)

@@ -135,7 +135,7 @@ def test_a_script_with_several_plans_is_told_which_one_is_bad(sb, tmp_path, caps
     ("generate", {"version": 1, "topics": [{"topic": "a b"}, {"name": "x"}]},
      'does not match the topics-to-move format (expected {"version":1,"topics":[{"topic":"foo"},{"topic":"bar"}]})',
      ["topics[0].topic: 'a b' is not a valid topic name", "topics[1]: 'topic' is a required property",
-      "topics[1]: unknown key(s): name"]),
+      "topics[1]: unknown key: name"]),
     ("generate", {"version": 1, "topics": [{"topic": "orders"}, {"topic": "orders"}]},
      "List of topics to reassign contains duplicate entries", ["topics[1].topic: 'orders' is listed more than once"]),
     ("leaders elect", {"partitions": [{"topic": "orders", "partition": "0"}]},
@@ -164,7 +164,7 @@ def test_generate_names_the_topics_file_of_an_unknown_topic(sb, tmp_path, capsys
     path = tmp_path / "topics.json"
     path.write_text(json.dumps({"version": 1, "topics": [{"topic": "orders"}, {"topic": "nope"}]}))
     code, out, err = kadmin(capsys, *READERS["generate"], str(path), "-b", sb.bootstrap)
-    assert (code, out, err) == (2, "", f"kadmin: error: {path}: unknown topic(s): nope\n")
+    assert (code, out, err) == (2, "", f"kadmin: error: {path}: unknown topic: nope\n")
 
 
 @pytest.mark.parametrize("case", ["not UTF-8", "missing", "under a file"])

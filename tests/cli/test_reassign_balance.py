@@ -115,7 +115,7 @@ def test_a_plan_stopping_short_of_the_threshold_says_its_bound_is_more_than_it_m
     (["--threshold", "150%"], "--threshold must be between"),
     (["--max-bytes", "5Mb"], "ambiguous"),
     (["--exclude-topics", "("], "not a regular expression"),
-    (["--topic-list", "nope"], "unknown topic(s): nope"),
+    (["--topic-list", "nope"], "unknown topic: nope"),
     (["--broker-list", "9"], "do not exist: 9"),
     (["--broker-list", "1,2,1,2,3"], "Broker list contains duplicate entries: 1, 2"),  # as reassign generate says
 ])
@@ -190,7 +190,7 @@ def test_without_capacity_shares_of_the_kafka_bytes_are_shown_with_a_note_and_no
     assert "Brokers: share of the Kafka bytes before and after (band 23.8%..26.2%, mean 25.0%)" in text
     assert "Share before" in text and "Brokers: used share" not in text
     assert "Widest distance of a broker's share of the Kafka bytes from the mean (25.0%)" in text
-    assert ("Note: broker(s) 1, 2, 3, 4 report no disk capacity (DescribeLogDirs before v4, Kafka before 3.3), so "
+    assert ("Note: brokers 1, 2, 3, 4 report no disk capacity (DescribeLogDirs before v4, Kafka before 3.3), so "
             "their directories were taken as equal in size and Kafka bytes balanced") in text
     assert "--threshold 5.0% is taken relative to that mean (23.8%..26.2%)" in text
     doc = json.loads(run("-o", "json").stdout)
@@ -390,10 +390,10 @@ def test_directories_sharing_one_filesystem_count_it_once_end_to_end(sandbox_fac
         assert d["used_fraction_after"] == brokers[d["broker"]]["used_fraction_after"]
     assert doc["stopped"] == "balanced", doc["unresolved"]
     assert len(doc["notes"]) == 1
-    assert doc["notes"][0].startswith("broker(s) 0, 1: the log directories share one filesystem (each reports the "
+    assert doc["notes"][0].startswith("brokers 0, 1: the log directories share one filesystem (each reports the "
                                       "same total and usable bytes, e.g. ")
     table = " ".join(_kadmin(sb, "reassign", "balance", "--max-dir-usage", "45%").stdout.split())
-    assert "Note: broker(s) 0, 1: the log directories share one filesystem" in table
+    assert "Note: brokers 0, 1: the log directories share one filesystem" in table
     assert "Kafka bytes were balanced instead" in table
     done = _kadmin(sb, "reassign", "execute", "--reassignment-json-file", str(plan), "--wait", "--interval", "0.2s",
                    "--rollback-file", str(tmp_path / "rollback.json"))
@@ -486,7 +486,7 @@ def test_kafka_2_8_reports_no_capacity_so_kafka_bytes_are_balanced_end_to_end(sa
     assert table.returncode == 0, table.stderr
     text = " ".join(table.stdout.split())
     assert "Brokers: share of the Kafka bytes before and after" in text
-    assert "Note: broker(s) 0, 1, 2, 3 report no disk capacity (DescribeLogDirs before v4, Kafka before 3.3)" in text
+    assert "Note: brokers 0, 1, 2, 3 report no disk capacity (DescribeLogDirs before v4, Kafka before 3.3)" in text
     assert "Estimated copy time between brokers at 50.0 MB/s" in text and "not paced by --throttle" in text
     plan = tmp_path / "plan.json"
     p = kadmin("reassign", "balance", "-o", "json", "--output-file", str(plan))
@@ -576,7 +576,7 @@ def _left_alone_and_the_rest_completes(sb, tmp_path, fault, conn, zk_connect=Non
     doc = json.loads(p.stdout)
     jsonschema.validate(doc, load("reassign-balance-result"))
     assert doc["plan"]["partitions"] and all(e["topic"] != "big" for e in doc["plan"]["partitions"]), doc["plan"]
-    assert any(n.startswith("4 partition(s) left as they are") and n.endswith("big-0, big-1, big-2, big-3")
+    assert any(n.startswith("4 partitions left as they are") and n.endswith("big-0, big-1, big-2, big-3")
                for n in doc["notes"]), doc["notes"]
     racks = {0: "rack-0", 1: "rack-1", 2: "rack-0", 3: "rack-1", 4: "rack-0"}
     before = {(t, p): reps for t, reps in (("big", [2, 1]), ("other", [1, 3])) for p in range(4)}

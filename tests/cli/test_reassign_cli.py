@@ -362,7 +362,7 @@ def test_partitions_counted_as_in_place_are_those_nothing_is_sent_for(fake, tmp_
                  {"topic": "foo", "partition": 1, "replicas": [2, 3], "log_dirs": ["any", "/d/b"]}]  # in place
     for name, partitions, in_place in (("a.json", both_move, []), ("b.json", one_moves, [1])):
         plan = plan_file(tmp_path, partitions, name=name)
-        said = "1 partition(s) already have, or are already moving to, their planned replicas and directories"
+        said = "1 partition already has, or is already moving to, its planned replicas and directories"
         code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--dry-run")
         assert code == 0, err
         assert (said in out) == bool(in_place) and ("already" in out) == bool(in_place), out

@@ -20,5 +20,5 @@ def test_generate_warns_about_partitions_whose_every_replica_is_down(sandbox_fac
     proposed = {(p["topic"], p["partition"]): p["replicas"] for p in json.loads(out)["proposed"]["partitions"]}
     assert proposed[("solo", 0)] != [2]  # still proposed: the operator may recreate it elsewhere
     err = " ".join(err.split())
-    assert "1 partition(s) have no replica on a live broker: solo-0." in err
+    assert "1 partition has no replica on a live broker: solo-0." in err
     assert "solo-1" not in err

@@ -37,8 +37,40 @@ def test_throttle_set_reports_the_files_and_the_clusters_problems_at_once(sandbo
 
 def test_throttle_set_says_the_files_own_problems_when_the_cluster_cannot_be_reached(tmp_path, capsys):
     plan = write_plan(tmp_path, BAD)
-    code, out, err = kadmin(capsys, "throttle", "set", "--rate", "1MB/s", "--from-plan", plan,
+    code, _out, err = kadmin(capsys, "throttle", "set", "--rate", "1MB/s", "--from-plan", plan,
                             "-b", "127.0.0.1:1", "--timeout", "1s")
     assert code == 2, err
     assert "the reassignment plan has 1 problem of its own (the cluster could not be reached" in err
     assert "broker 1 appears more than once" in err
+
+
+def test_throttle_set_throttles_a_running_plan_while_a_directory_is_offline(sandbox_factory, tmp_path, capsys):  # noqa: F811
+    """A log-dir move whose directory goes offline is paused and resumes at the log-dir rate set by
+    then: the offline directory is the move's problem, not its throttles', so throttle set
+    --from-plan sets that rate (verify, progress and cancel accept the file too). A directory the
+    broker does not have is still refused."""
+    from kadmin.model import LOG_DIR_RATE
+
+    sb = sandbox_factory(brokers=3, log_dirs=2, manual_clock=True)
+    sb.create_topic("payments", assignment={0: [2, 0], 1: [2, 1]}, size_bytes=50 * 1_000_000)
+    snap = sb.snapshot()
+    current = snap.replica_dir("payments", 0, 2)
+    other = next(d for d in sb.log_dir_paths(2) if d != current)
+    parts = [{"topic": "payments", "partition": p, "replicas": r, "log_dirs": [other, "any"]}
+             for p, r in ((0, [2, 0]), (1, [2, 1]))]
+    plan = write_plan(tmp_path, parts)
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan,
+                            "--replica-alter-log-dirs-throttle", "1MB/s", "-b", sb.bootstrap,
+                            "--rollback-file", str(tmp_path / "rb.json"))
+    assert code == 0, err
+    sb.faults.dir_offline(2, current)
+
+    code, out, err = kadmin(capsys, "throttle", "set", "--from-plan", plan, "--log-dir-rate", "10MB/s",
+                            "-b", sb.bootstrap)
+    assert code == 0, (out, err)
+    assert sb.snapshot().broker_configs["2"][LOG_DIR_RATE] == "10000000"
+
+    typo = write_plan(tmp_path, [{**parts[0], "log_dirs": ["/no/such/dir", "any"]}], name="typo.json")
+    code, _out, err = kadmin(capsys, "throttle", "set", "--from-plan", typo, "--log-dir-rate", "10MB/s",
+                            "-b", sb.bootstrap)
+    assert code == 2 and "/no/such/dir is not a log directory of broker 2" in err, err

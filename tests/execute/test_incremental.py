@@ -572,7 +572,7 @@ def test_a_step_cancelled_by_someone_else_stops_the_run_and_a_rerun_carries_on(t
         run_incremental(fake, plan_of(target), Limits(max_parallel_partitions=1), path, rec, clock,
                         throttle=throttle, pickup_grace=5.0)
     assert clock.cancelled == 1
-    assert e.value.message == "1 step(s) stopped before completing, cancelled outside this run: t-0 step 1 of 3"
+    assert e.value.message == "1 step stopped before completing, cancelled outside this run: t-0 step 1 of 3"
     assert "run the same command again" in e.value.hint
     assert clock.t < 20  # it ended: no wait for ever
     assert any("t-0: step 1 is no longer running" in n for n in rec.notes)

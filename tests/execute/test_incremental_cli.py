@@ -69,7 +69,7 @@ def test_incremental_runs_to_the_end_and_cleans_up(sb, tmp_path, capsys, records
     # Nothing is left to resume: stdout says so, not "run the same command again to resume".
     assert f"State file: {state} (should the run stop before its end, the same command resumes it)" in out
     assert "to resume" not in out
-    assert re.fullmatch(r"Finished: 6 step\(s\), \d+ batch\(es\) in this run, \d+s\. "
+    assert re.fullmatch(r"Finished: 6 steps, \d+ batch(es)? in this run, \d+s\. "
                         r"Run again, the same command says the plan is done\.", out.splitlines()[-1]), out
     assert "Batch 1: foo-" in err and "Throttles set" in err and "Throttles removed" in err
     assert "Done: step 6 of 6, 0 running, 100.0 MB of 100.0 MB copied\n" in err  # 5 copies of 20 MB
@@ -127,7 +127,7 @@ def test_interrupted_run_resumes_from_the_command_line(sb, tmp_path, capsys, rec
     monkeypatch.setattr(incremental._Run, "_save", save)
     code, out, err = kadmin(capsys, *args, "--rollback-file", str(tmp_path / "rb-unused.json"))
     assert code == 0, err
-    assert "Resuming: 6 step(s) over 3 partition(s)" in err
+    assert "Resuming: 6 steps over 3 partitions" in err
     assert not (tmp_path / "rb-unused.json").exists()  # a resumed run writes no new rollback
     snap = sb.snapshot()
     assert {tp.partition: p.replicas for tp, p in snap.partitions.items()} == {0: (3, 4, 2), 1: (1, 3, 4), 2: (2, 3, 1)}
@@ -184,7 +184,7 @@ def test_the_run_counts_the_partitions_that_have_steps_as_the_preview_does(capsy
 
     parts = {i: SimpleNamespace(steps=("s",) * n) for i, n in enumerate((2, 0, 1))}  # one already in place
     IncrementalLines(True).planned(SimpleNamespace(steps_total=3, steps_completed=0, partitions=parts), False)
-    assert capsys.readouterr().err == "Planned: 3 step(s) over 2 partition(s); 0 done.\n"
+    assert capsys.readouterr().err == "Planned: 3 steps over 2 partitions; 0 done.\n"
 
 
 def test_incremental_dry_run_previews_batches_and_changes_nothing(sb, tmp_path, capsys):
@@ -252,7 +252,7 @@ def test_incremental_plan_with_log_dirs_ends_with_every_replica_in_its_directory
         "--state-file", str(tmp_path / "state.json"), "--rollback-file", str(tmp_path / "rb.json"),
     )
     assert code == 0, err
-    assert "3 replica(s) sent to their log directories (2 to be created there by the steps)" in err
+    assert "3 replicas sent to their log directories (2 to be created there by the steps)" in err
     assert "Finished:" in out
     snap = sb.snapshot()
     assert {tp.partition: p.replicas for tp, p in snap.partitions.items()} == {0: (3, 4, 2), 1: (1, 3, 4), 2: (2, 3, 1)}
@@ -423,7 +423,7 @@ def test_resumed_without_throttle_sets_the_rates_it_began_with_again_before_send
     """The first part set the log-dir rate and stopped before sending anything; `reassign verify`
     removed that rate meanwhile (no move needed it). Resumed without the flag, the run sets the
     rate its state keeps again, says so, before it sends the replicas to their directories, and
-    removes it at the end (it re-sent them unthrottled, "Throttles removed (0 config change(s))")."""
+    removes it at the end (it re-sent them unthrottled, "Throttles removed (0 config changes)")."""
     from kadmin.execute import incremental
     from kadmin.model import LOG_DIR_RATE
 
@@ -451,7 +451,7 @@ def test_resumed_without_throttle_sets_the_rates_it_began_with_again_before_send
     assert code == 0, err
     assert ("kadmin: note: resumed with the throttles this run began with (its state file keeps them): "
             "--replica-alter-log-dirs-throttle 20.0 MB/s") in err
-    assert "Throttles set (3 config change(s)):" in err and "Throttles removed (3 config change(s)):" in err
+    assert "Throttles set (3 config changes):" in err and "Throttles removed (3 config changes):" in err
     apis = [r[1] for r in sb.requests]
     assert "IncrementalAlterConfigs" in apis[:apis.index("AlterReplicaLogDirs")]
     assert [sb.snapshot().replica_dir("foo", 0, b) for b in range(3)] == other
@@ -542,7 +542,7 @@ def test_a_finished_run_of_an_earlier_plan_under_the_same_name_is_history(sb, tm
                             "--rollback-file", str(tmp_path / "rb2.json"))
     assert code == 0, err
     assert err.splitlines()[0] == f"kadmin: note: the state file {state} holds a finished run of another plan: starting over"
-    assert "Planned: 2 step(s) over 1 partition(s)" in err and "Finished:" in out
+    assert "Planned: 2 steps over 1 partition" in err and "Finished:" in out
     assert json.loads((tmp_path / "rb2.json").read_text())["partitions"][0]["replicas"] == [1, 2, 0]
     snap = sb.snapshot()
     assert {tp.partition: p.replicas for tp, p in snap.partitions.items()} == {0: (3, 4, 2), 1: (1, 3, 4), 2: (2, 0, 1)}
@@ -601,7 +601,7 @@ def test_every_throttle_change_is_printed_and_the_dry_run_prints_the_same(sb, tm
     code, out, err = kadmin(capsys, *args, "--rollback-file", str(tmp_path / "rb.json"))
     assert code == 0, err
     lines = err.splitlines()
-    at = lines.index(f"Throttles set ({n} config change(s)):")
+    at = lines.index(f"Throttles set ({n} config change{'' if n == 1 else 's'}):")
     assert [ln.removeprefix("  done    ") for ln in lines[at + 1: at + 1 + n]] == previewed
     removed = next(ln for ln in lines if ln.startswith("Throttles removed ("))
     m = int(re.search(r"\((\d+) config change", removed).group(1))

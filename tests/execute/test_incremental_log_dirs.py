@@ -71,7 +71,7 @@ def test_before_the_first_batch_a_down_brokers_replicas_are_named_not_sent():
     brokers, notes = Brokers(), []
     send_before_first_batch(brokers, {A: "/d1", down: "/d1"}, {A: ReplicaLogDir(A, "/d0"), down: None}, notes.append)
     assert brokers.sent == [{A: "/d1"}]
-    assert notes == ["1 replica(s) sent to their log directories",
+    assert notes == ["1 replica sent to its log directory",
                      "1 replica on broker 3 (down, or not answering) not sent to their log directories "
                      "(sent after the last step, if answering by then)"]
 

@@ -289,7 +289,7 @@ def test_a_step_cancelled_during_the_run_stops_it_and_the_same_run_again_finishe
     finally:
         backend.close()
     assert watch.acted
-    assert e.value.message == "1 step(s) stopped before completing, cancelled outside this run: payments-0 step 1 of 1"
+    assert e.value.message == "1 step stopped before completing, cancelled outside this run: payments-0 step 1 of 1"
     snap = sb.snapshot()
     assert snap.partitions[P0].replicas == (1, 0, 2) and snap.partitions[P3].replicas == (0, 1, 2)
     assert snap.topic_configs["payments"].get("follower.replication.throttled.replicas")  # kept for the rerun
@@ -344,7 +344,7 @@ def test_a_step_cancelled_before_the_run_saw_it_running_is_not_sent_again(sandbo
                             throttle=throttle, poll_interval=0.5, pickup_grace=5.0)
     finally:
         backend.close()
-    assert e.value.message == "1 step(s) stopped before completing, cancelled outside this run: payments-3 step 1 of 1"
+    assert e.value.message == "1 step stopped before completing, cancelled outside this run: payments-3 step 1 of 1"
     assert [tp for tp, _ in backend.sent] == [P0, P3]  # the cancelled step was sent once
     assert not [n for n in notes if "not taken up" in n]
     assert any("payments-3: step 1 was accepted but is neither running nor done (cancelled?)" in n for n in notes)

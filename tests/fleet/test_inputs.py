@@ -47,7 +47,7 @@ def test_inventory_problems_are_reported_together(tmp_path, profiles):
         load_inventory(inv)
     problems = err.value.problems
     assert any(p.startswith("clusters.0: give exactly one of") for p in problems)
-    assert any(p.startswith("clusters.1: unknown key(s): password") for p in problems)
+    assert any(p.startswith("clusters.1: unknown key: password") for p in problems)
     assert "hunter2" not in " ".join(problems)
 
 
@@ -483,7 +483,7 @@ def test_every_inventory_problem_is_reported_up_front_with_where_it_is(tmp_path,
         "No such file or directory",
         "clusters.3.command_config: ssl.keystore.type=JKS cannot be used (ssl.keystore.location): only PEM stores "
         "are supported",
-        "clusters.4: unknown key(s): port",
+        "clusters.4: unknown key: port",
         "clusters.4.bootstrap_server: 'kafka' is not HOST:PORT (a port from 1 to 65535; an IPv6 address as [::1]:9092)",
     ]
     assert "hunter2" not in " ".join(err.value.problems)

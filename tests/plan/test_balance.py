@@ -12,6 +12,7 @@ import pytest
 from kadmin.errors import InputError, NotFoundError
 from kadmin.model import Broker, ClusterState, LogDir, LogDirStatus, PartitionState, ReplicaInfo, TopicPartition
 from kadmin.plan.balance import balance_log_dirs, usage_spread
+from kadmin.plan.filesystems import no_capacity_note
 from kadmin.plan.reassignment_file import plan_to_json
 from tests.support.golden import check_golden
 
@@ -196,7 +197,7 @@ def test_broker_list_limits_the_plan():
 @pytest.mark.parametrize(
     "kwargs, error, words",
     [
-        ({"brokers": [7]}, NotFoundError, "no log directories known for broker(s) 7"),
+        ({"brokers": [7]}, NotFoundError, "no log directories known for broker 7"),
         ({"evacuate": [(1, "/zz")]}, NotFoundError, "broker 1 has no log directory /zz"),
         ({"evacuate": [(9, "/a")]}, NotFoundError, "broker 9 is unknown"),
         ({"evacuate": [(1, "/a")], "brokers": [2]}, InputError, "not in the broker list"),
@@ -260,7 +261,7 @@ def test_directories_sharing_one_filesystem_are_balanced_by_kafka_bytes_with_a_n
     assert {u.path: u.replica_bytes for u in result.after if u.broker == 1} == {"/a": 3 * GB, "/b": 3 * GB}
     assert {m.broker for m in result.moves} == {1}  # broker 2 has separate disks, 1% apart: left alone
     assert len(result.notes) == 1
-    assert "broker(s) 1: the log directories share one filesystem" in result.notes[0]
+    assert "broker 1: the log directories share one filesystem" in result.notes[0]
     assert "Kafka bytes were balanced instead" in result.notes[0]
     # Separate disks reporting different figures: no note.
     assert balance_log_dirs(CLUSTER, DIRS).notes == ()
@@ -277,7 +278,7 @@ def test_evacuation_skips_stray_logs_and_names_them():
     result = balance_log_dirs(c, dirs, evacuate=[(1, "/a")])
     assert [(m.broker, str(m.tp), m.destination) for m in result.moves] == [(1, "t-0", "/b")]
     assert result.notes == (
-        "broker 1 /a: 2 stray log(s) left in place, not replicas to move (a deleted topic's log, or the copy "
+        "broker 1 /a: 2 stray logs left in place, not replicas to move (a deleted topic's log, or the copy "
         "a cancelled move left; Kafka removes them itself): gone-0 (unknown partition), "
         "moved-0 (not a replica of this broker)",)
 
@@ -294,6 +295,13 @@ def test_directories_on_one_filesystem_share_its_room_for_the_copies():
             for path, sizes in (("/d0", sizes0), ("/d1", sizes1))]
     result = balance_log_dirs(ClusterState("c", 1, {1: Broker(1, "h", 9092)}, parts), {1: dirs})
     assert result.moves and sum(m.size for m in result.moves) <= 4
+
+
+def test_the_note_on_brokers_without_capacity_agrees_with_their_number():
+    assert no_capacity_note([3]).startswith("broker 3 reports no disk capacity (DescribeLogDirs before v4, ")
+    assert "so its directories were taken as equal in size" in no_capacity_note([3])
+    assert no_capacity_note([1, 2]).startswith("brokers 1, 2 report no disk capacity")
+    assert "so their directories were taken as equal in size" in no_capacity_note([1, 2])
 
 
 def test_kadmins_throttle_records_are_not_balanced_but_are_evacuated():

@@ -64,7 +64,7 @@ def test_table_shows_before_and_after_and_the_plan(fake):
     r = run()
     assert r.exit_code == 0, r.output
     assert "60.0%" in r.stdout and "30.0%" in r.stdout  # /a before and after
-    assert "3 moves (3.0 GB) on 1 broker(s)" in r.stdout
+    assert "3 moves (3.0 GB) on 1 broker" in r.stdout
     # the cordoned /c is left out of the spread, and the summary says so
     assert "within a broker: 60.0% before, 0.0% after (not counted: 1:/c (cordoned))." in r.stdout
     assert "Proposed partition reassignment configuration" in r.stdout
@@ -190,7 +190,7 @@ def test_directories_sharing_one_filesystem_are_balanced_by_kafka_bytes_on_the_s
     assert sorted(r["replica_bytes_after"] for r in rows) == [32 * MiB] * 4
     assert len(doc["notes"]) == 1 and "share one filesystem" in doc["notes"][0]
     table = _kadmin(sb, "log-dirs", "balance").stdout
-    assert "Note: broker(s) 0, 1: the log directories share one filesystem" in table
+    assert "Note: brokers 0, 1: the log directories share one filesystem" in table
 
 
 def test_evacuate_skips_stray_logs_of_a_cancelled_move_and_a_deleted_topic(sandbox_factory):
@@ -215,7 +215,7 @@ def test_evacuate_skips_stray_logs_of_a_cancelled_move_and_a_deleted_topic(sandb
     doc = json.loads(r.stdout)
     assert [(m["topic"], m["destination"]) for m in doc["moves"]] == [("keep", d0)]
     assert doc["notes"] == [
-        f"broker 2 {d1}: 2 stray log(s) left in place, not replicas to move (a deleted topic's log, or the copy "
+        f"broker 2 {d1}: 2 stray logs left in place, not replicas to move (a deleted topic's log, or the copy "
         "a cancelled move left; Kafka removes them itself): gone-0 (unknown partition), "
         "t-0 (not a replica of this broker)"]
 

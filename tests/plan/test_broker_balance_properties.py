@@ -257,7 +257,7 @@ def test_no_capacity_is_made_up(data):
             assert u.capacity is None and u.used_fraction is None
     assert (result.balanced_on == "kafka_bytes") == bool(unknown)
     if unknown:
-        assert any("report no disk capacity" in n for n in result.notes)
+        assert any("no disk capacity (DescribeLogDirs before v4" in n for n in result.notes)
         total = sum(u.occupied or 0 for u in result.brokers_before)  # those whose load is known
         for u in result.brokers_before:
             if u.share is not None and total:
@@ -276,7 +276,8 @@ def test_a_shared_filesystem_counts_once_and_is_named(data):
     named = [n for n in result.notes if "share one filesystem" in n]
     assert bool(named) == bool(shared & scope)
     if named:
-        assert named[0].startswith(f"broker(s) {', '.join(map(str, sorted(shared & scope)))}: ")
+        brokers = sorted(shared & scope)
+        assert named[0].startswith(f"{'broker' if len(brokers) == 1 else 'brokers'} {', '.join(map(str, brokers))}: ")
     for brokers, dirs in ((result.brokers_before, result.dirs_before), (result.brokers_after, result.dirs_after)):
         usage = {u.broker: u for u in brokers}
         for b in shared & scope - _offline(log_dirs):

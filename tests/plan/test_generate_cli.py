@@ -142,10 +142,10 @@ def test_strategy_kafka_and_disable_rack_aware(fake, topics):
     "content, words",
     [
         ('{"version":2,"topics":[{"topic":"orders"}]}', "version: must be 1, not 2"),
-        ('{"topics":[{"topic":"orders"},{"name":"x"}]}', "topics[1]: unknown key(s): name"),
+        ('{"topics":[{"topic":"orders"},{"name":"x"}]}', "topics[1]: unknown key: name"),
         ('{"topics":[{"topic":"a b"}]}', "topics[0].topic: 'a b' is not a valid topic name"),
         ('{"topics": [', "not valid JSON"),
-        ('{"topics":[{"topic":"nope"}]}', "unknown topic(s): nope"),
+        ('{"topics":[{"topic":"nope"}]}', "unknown topic: nope"),
     ],
 )
 def test_bad_topics_files_name_the_place(fake, tmp_path, content, words):
@@ -164,8 +164,8 @@ def test_topics_and_brokers_problems_are_reported_together(fake, tmp_path):
     assert r.code == EXIT_USAGE and r.stdout == ""
     assert "3 problems" in r.stderr
     assert f"{path}: List of topics to reassign contains duplicate entries (topics[2].topic: 'orders'" in r.stderr
-    assert f"{path}: unknown topic(s): nope" in r.stderr
-    assert "unknown broker(s) in the broker list: 9" in r.stderr
+    assert f"{path}: unknown topic: nope" in r.stderr
+    assert "unknown broker in the broker list: 9" in r.stderr
     doc = json.loads(run("--topics-to-move-json-file", str(path), "--broker-list", "1,2,9", "-o", "json").stdout)
     assert len(doc["problems"]) == 3
 
@@ -203,4 +203,4 @@ def test_end_to_end_on_the_sandbox(sandbox, tmp_path):
     bad = subprocess.run([*cmd[:cmd.index("0,1")], "0,7", "--bootstrap-server", sandbox.bootstrap],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == EXIT_USAGE
-    assert bad.stdout == "" and "unknown broker(s) in the broker list: 7" in bad.stderr
+    assert bad.stdout == "" and "unknown broker in the broker list: 7" in bad.stderr

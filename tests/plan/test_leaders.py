@@ -212,21 +212,21 @@ def test_election_hint_offers_the_election_only_for_partitions_it_can_move():
     parts[9] = (0, (1, 0), (0, 1))
     c = cluster(parts)
     assert election_hint(summarize(c)) == [
-        "10 partition(s) not led by their preferred replica; 2 can move back now: "
+        "10 partitions not led by their preferred replica; 2 can move back now: "
         "`kadmin leaders elect --preferred --all-topic-partitions` (it fails for the other 8, exit 1, until their "
         "preferred replica can lead):",
         "  t-0, t-1, t-2, t-3, t-4 and 2 more: preferred broker 3 is down: start it first",
         "  t-7: preferred replica 0 is not in the ISR: elect once it has caught up and rejoined it",
     ]
     assert election_hint(summarize(c, brokers=[3])) == [
-        "7 partition(s) not led by their preferred replica, and a preferred election can move none of them now "
+        "7 partitions not led by their preferred replica, and a preferred election can move none of them now "
         "(it needs the preferred replica alive and in the ISR):",
         "  t-0, t-1, t-2, t-3, t-4 and 2 more: preferred broker 3 is down: start it first",
     ]
     assert election_hint(summarize(c, topics=["nope"])) == []
     only_movable = cluster({8: parts[8], 9: parts[9]})
     assert election_hint(summarize(only_movable)) == [
-        "2 partition(s) not led by their preferred replica: "
+        "2 partitions not led by their preferred replica: "
         "`kadmin leaders elect --preferred --all-topic-partitions` moves them back."
     ]
 
@@ -237,15 +237,23 @@ def test_election_hint_offers_only_the_partitions_a_filtered_show_lists():
     `leaders show -o json` with the same filters is; one partition, its own command."""
     c = cluster({0: (1, (0, 1), (0, 1)), 1: (0, (1, 0), (0, 1)), 2: (2, (0, 2), (0, 2))})
     hint = election_hint(summarize(c, topics=["t"]))
-    assert hint == ["3 partition(s) not led by their preferred replica: "
+    assert hint == ["3 partitions not led by their preferred replica: "
                     "`kadmin leaders elect --preferred --topic t` moves them back."]
     file_offer = ("`kadmin leaders show --broker-list 0 -o json > election.json && "
                   "kadmin leaders elect --preferred --path-to-json-file election.json` moves them back.")
-    assert election_hint(summarize(c, brokers=[0])) == [f"3 partition(s) not led by their preferred replica: {file_offer}"]
+    assert election_hint(summarize(c, brokers=[0])) == [f"3 partitions not led by their preferred replica: {file_offer}"]
     assert election_hint(summarize(c, topics=["t", "u"], brokers=[0]))[0].startswith(
-        "3 partition(s) not led by their preferred replica: `kadmin leaders show --topic-list t,u --broker-list 0 -o json"
+        "3 partitions not led by their preferred replica: `kadmin leaders show --topic-list t,u --broker-list 0 -o json"
     )
     assert election_hint(summarize(c, brokers=[2])) == [
-        "1 partition(s) not led by their preferred replica: "
-        "`kadmin leaders elect --preferred --topic t --partition 2` moves them back."
+        "1 partition not led by its preferred replica: "
+        "`kadmin leaders elect --preferred --topic t --partition 2` moves it back."
     ]
+
+
+def test_election_hint_says_one_blocked_partition_in_the_singular():
+    c = cluster({0: (1, (3, 1, 2), (1, 2))})  # broker 3, its preferred replica, is down
+    assert election_hint(summarize(c))[0] == (
+        "1 partition not led by its preferred replica, and a preferred election cannot move it now "
+        "(it needs the preferred replica alive and in the ISR):"
+    )
