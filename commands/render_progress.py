@@ -215,7 +215,9 @@ def progress_line(snap, last_seen: LastSeen | None = None) -> str:
     moved = moved_total(t, seen)
     left = f"{format_size(t.remaining_bytes)} left" if t.remaining_bytes is not None else "bytes left unknown"
     if moved == "-":
-        moved, left = ("bytes moved and left unknown", "") if t.remaining_bytes is None else ("bytes moved unknown", left)
+        moved, left = (
+            ("bytes moved and left unknown", "") if t.remaining_bytes is None else ("bytes moved unknown", left)
+        )
     else:
         moved = f"{moved} moved{pct}"
     left = f", {left}" if left else ""
