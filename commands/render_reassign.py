@@ -321,11 +321,45 @@ def verify_report(output, pid, outcome, *, compact: bool = False, election=None)
             f"{_count(result.replicas, State.IN_PROGRESS, 'log-dir replica')} moving"
         )
     if result.state is State.DIFFERS:
-        raise DiffersFromPlan(
+        raise DiffersFromPlan(_differs_line(result, outcome.paused))
+    raise_if_failed(election)
+
+
+def _differs_line(result, paused) -> str:
+    """verify's exit-4 line: what differs from the plan, the moves paused by an offline directory
+    (``VerifyOutcome.paused``) said as such: they resume when their broker restarts with it back."""
+    from kadmin.plan.verify import MoveState, State
+
+    if not paused:
+        return (
             f"nothing of this plan is moving, but {_count(result.partitions, State.DIFFERS, 'partition')} and "
             f"{_count(result.replicas, State.DIFFERS, 'log-dir replica')} differ from it"
         )
-    raise_if_failed(election)
+    from kadmin.units import counted
+
+    shown = [
+        f"{v.replica.topic}-{v.replica.partition} on broker {v.replica.broker} "
+        + (
+            "(its source directory is offline)"
+            if v.move is MoveState.MISSING_LOG_DIR
+            else f"(its destination directory {v.target_dir} is offline)"
+        )
+        for v in paused[:3]
+    ]
+    more = f" and {len(paused) - 3} more" if len(paused) > 3 else ""
+    one = len(paused) == 1
+    line = (
+        f"nothing of this plan is copying: {counted(len(paused), 'log-dir move')} paused: {', '.join(shown)}{more}; "
+        f"{'it resumes' if one else 'they resume'} when the broker restarts with that directory back"
+    )
+    partitions = sum(1 for v in result.partitions if v.state is State.DIFFERS)
+    others = sum(1 for v in result.replicas if v.state is State.DIFFERS) - len(paused)
+    if partitions or others:
+        line += (
+            f"; besides, {counted(partitions, 'partition')} and {counted(others, 'other log-dir replica')} "
+            "differ from the plan"
+        )
+    return line
 
 
 def _count(verdicts, state, noun: str) -> str:

@@ -36,7 +36,7 @@ from kadmin.backends.base import (
 from kadmin.errors import ClusterError, ConnectionFailed, KadminError
 from kadmin.execute.clock import Clock, SystemClock
 from kadmin.model import LOG_DIR_RATE, ReassignmentPlan
-from kadmin.plan.verify import MoveState, State, VerifyResult, log_dir_targets, verify_plan
+from kadmin.plan.verify import MoveState, ReplicaVerdict, State, VerifyResult, log_dir_targets, verify_plan
 from kadmin.throttling.maths import Removal
 from kadmin.throttling.needs import ThrottleItem, left_behind, throttle_items
 from kadmin.throttling.operations import remove_plan_throttles
@@ -57,6 +57,8 @@ class VerifyOutcome:
     # What blocks new reassignments and is stuck (ZooKeeper: a /admin/reassign_partitions the
     # controller is not acting on), as reassign list and progress warn of it; the verdict stands
     stuck: ReassignmentBlocked | None = None
+    # The plan's log-dir replicas whose move is paused by an offline directory (``paused_moves``)
+    paused: tuple[ReplicaVerdict, ...] = ()
 
 
 SETTLE_SECONDS = 2.0  # how long views that disagree are read again before a verdict
@@ -125,25 +127,39 @@ def _refuse_stuck_requests(backend: Backend, plan: ReassignmentPlan, ongoing, cl
         )
 
 
-def paused_reason(
-    result: VerifyResult, removal: Removal | None, offline: Mapping[int, Collection[str]] | None = None
-) -> str | None:
-    """Why a log-dir rate this plan set was kept when a move of the plan is paused: its future
+def paused_moves(
+    result: VerifyResult, offline: Mapping[int, Collection[str]] | None = None
+) -> tuple[ReplicaVerdict, ...]:
+    """The log-dir replicas of the plan whose move is paused by an offline directory: its future
     replica is listed but its source directory is offline (``MISSING_LOG_DIR`` with a future
     directory), or (``offline``: broker -> its offline directories) the replica is still in
     another directory and the one the plan moves it to is offline, where a future replica
-    cannot be seen. Nothing copies it now, but the restart that brings the directory back
+    cannot be seen. Nothing copies them now; the restart that brings the directory back resumes
+    them."""
+    offline = offline or {}
+    return tuple(
+        v
+        for v in result.replicas
+        if (v.move is MoveState.MISSING_LOG_DIR and v.future_dir is not None)
+        or (v.move is MoveState.NOT_MOVING and v.target_dir in offline.get(v.replica.broker, ()))
+    )
+
+
+def paused_reason(
+    result: VerifyResult, removal: Removal | None, offline: Mapping[int, Collection[str]] | None = None
+) -> str | None:
+    """Why a log-dir rate this plan set was kept when a move of the plan is paused
+    (``paused_moves``): nothing copies it now, but the restart that brings the directory back
     resumes it at the rate set then, so the rate stays until the future replica is gone. None
     when no kept rate is explained so."""
     if removal is None:
         return None
     kept = {c.broker for c in removal.kept.rates if c.name == LOG_DIR_RATE}
-    offline = offline or {}
     paused = []
-    for v in result.replicas:
+    for v in paused_moves(result, offline):
         if v.replica.broker not in kept:
             continue
-        if v.move is MoveState.MISSING_LOG_DIR and v.future_dir is not None:
+        if v.move is MoveState.MISSING_LOG_DIR:
             paused.append(
                 (
                     v.replica.broker,
@@ -151,7 +167,7 @@ def paused_reason(
                     "its source directory is offline",
                 )
             )
-        elif v.move is MoveState.NOT_MOVING and v.target_dir in offline.get(v.replica.broker, ()):
+        else:
             paused.append(
                 (
                     v.replica.broker,
@@ -175,18 +191,15 @@ def paused_reason(
     )
 
 
-def offline_targets(backend: Backend, result: VerifyResult, removal: Removal | None) -> dict[int, set[str]]:
-    """The offline directories of the brokers where this plan's log-dir rate was kept and a
-    replica is not moving to its target (``paused_reason``'s ``offline``): read only then."""
-    if removal is None:
-        return {}
-    kept = {c.broker for c in removal.kept.rates if c.name == LOG_DIR_RATE}
-    brokers = sorted({v.replica.broker for v in result.replicas if v.move is MoveState.NOT_MOVING} & kept)
+def offline_dirs(backend: Backend, result: VerifyResult) -> dict[int, set[str]]:
+    """The offline directories of the brokers where a replica of the plan is not moving to its
+    target (``paused_moves``' ``offline``): read only then, in one DescribeLogDirs."""
+    brokers = sorted({v.replica.broker for v in result.replicas if v.move is MoveState.NOT_MOVING})
     if not brokers:
         return {}
     try:
         answers = backend.describe_log_dirs(brokers=brokers)
-    except KadminError:  # the reason is advice; the verdict stands without it
+    except KadminError:  # what it explains is advice; the verdict stands without it
         return {}
     return {
         b: {d.path for d in bld.log_dirs if d.error is not None}
@@ -231,7 +244,8 @@ def _verify(
 ) -> VerifyOutcome:
     if preserve_throttles or records is None:
         result, _, _ = judge(backend, plan, clock=clock)
-        return VerifyOutcome(result, None, "--preserve-throttles" if preserve_throttles else None)
+        paused = paused_moves(result, offline_dirs(backend, result)) if result.state is State.DIFFERS else ()
+        return VerifyOutcome(result, None, "--preserve-throttles" if preserve_throttles else None, paused=paused)
     # The records are read while the verdict is made (its error, if any, comes first).
     (result, cluster, ongoing), loaded = read_together(
         backend, lambda: judge(backend, plan, clock=clock), records.load_all
@@ -239,7 +253,10 @@ def _verify(
     # What every running move in the cluster needs, not only this plan's, is kept.
     removal = remove_plan_throttles(backend, records, plan_id, records=loaded)
     if result.state is not State.COMPLETE:
-        return VerifyOutcome(result, removal, paused_reason(result, removal, offline_targets(backend, result, removal)))
+        offline = offline_dirs(backend, result)
+        return VerifyOutcome(
+            result, removal, paused_reason(result, removal, offline), paused=paused_moves(result, offline)
+        )
     try:
         others = {pid: r for pid, r in loaded.items() if pid != plan_id}
         state = read_throttle_state(backend, records, topics=plan.topics, seen=(cluster, ongoing, others))
