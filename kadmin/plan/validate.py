@@ -76,26 +76,21 @@ class _LogDirIndex:
             return why
 
     def _problem(self, broker: int, path: str) -> str | None:
-        placing = self.placing
+        if not self.placing and (not self.known or broker in self.errors or broker not in self.by_broker):
+            return None  # not described: only a placement needs them checked
         if not self.known:
-            return (
-                "cannot be checked: this connection cannot describe log directories (use --bootstrap-server)"
-                if placing
-                else None
-            )
+            return "cannot be checked: this connection cannot describe log directories (use --bootstrap-server)"
         if broker in self.errors:
-            if not placing:
-                return None
             return f"cannot be checked: broker {broker} did not describe its log directories ({self.errors[broker]})"
         dirs = self.by_broker.get(broker)
         if dirs is None:
-            return f"cannot be checked: no log directories were described for broker {broker}" if placing else None
+            return f"cannot be checked: no log directories were described for broker {broker}"
         d = dirs.get(path)
         if d is None:
             listing = ", ".join(sorted(dirs)) or "none"
             return f"{path} is not a log directory of broker {broker} (its directories: {listing})"
-        if not placing:
-            return None
+        if not self.placing:
+            return None  # its state now (offline, cordoned) is the move's concern
         if d.status is LogDirStatus.OFFLINE:
             return f"{path} on broker {broker} is offline ({d.error})"
         if d.status is LogDirStatus.CORDONED:
@@ -244,9 +239,8 @@ def _problems(
                     found.append((f'{spec!r} is neither "any" nor an absolute path', f"log_dirs[{i}]"))
                 elif i < n and replicas[i] in live_ids:
                     why = dir_problem(replicas[i], spec)
-                    if (
-                        placing and not why and current is not None and replicas[i] in current.replicas
-                    ):  # moves within it
+                    moves_within = current is not None and replicas[i] in current.replicas
+                    if placing and not why and moves_within:
                         why = dir_index.no_future_replica(replicas[i], spec, tp)
                     if why:
                         found.append((why, f"log_dirs[{i}]"))
