@@ -11,6 +11,7 @@ Nothing below ``commands/`` exits the process: library code raises these, and
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -84,6 +85,25 @@ class ClusterError(KadminError):
 class ConnectionFailed(ClusterError):
     """No broker (or ZooKeeper server) could be used: none answered within the timeout, or the
     bootstrap servers given turned kadmin away (not a Kafka listener, or one asking for a login)."""
+
+
+class ConfigsNotAnswered(ConnectionFailed):
+    """Brokers that did not answer DescribeConfigs for their own configs in time (slow, or gone
+    since the Metadata named them): ``brokers`` says why for each (broker -> why), ``configs``
+    holds what was answered (``{ConfigResource: {name: ConfigEntry}}``: the topics and the
+    cluster-wide default were asked of a broker that answered). A caller that can report part of
+    the cluster reads them; any other fails."""
+
+    def __init__(self, configs: Mapping, brokers: Mapping[int, str]):
+        from kadmin.units import plural
+
+        self.configs = dict(configs)
+        self.brokers = dict(sorted(brokers.items()))
+        who = ", ".join(f"{b} ({why})" for b, why in self.brokers.items())
+        super().__init__(
+            f"{plural('broker', len(self.brokers))} {who} did not answer DescribeConfigs",
+            hint="check the broker and run it again",
+        )
 
 
 class AuthorizationError(ClusterError):

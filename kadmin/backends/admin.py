@@ -29,6 +29,7 @@ from kadmin.errors import (
     AuthenticationError,
     AuthorizationError,
     ClusterError,
+    ConfigsNotAnswered,
     ConnectionFailed,
     UnsupportedOperation,
 )
@@ -52,24 +53,6 @@ from kadmin.model import (
 )
 
 _OFFSET_ATTEMPTS = 3
-
-
-class ConfigsNotAnswered(ConnectionFailed):
-    """Brokers that did not answer DescribeConfigs for their own configs in time (slow, or gone
-    since the Metadata named them): ``brokers`` says why for each (broker -> why), ``configs``
-    holds what was answered (the topics and the cluster-wide default were asked of a broker that
-    answered). A caller that can report part of the cluster reads them; any other fails."""
-
-    def __init__(self, configs: Mapping[ConfigResource, Mapping[str, ConfigEntry]], brokers: Mapping[int, str]):
-        from kadmin.units import plural
-
-        self.configs = dict(configs)
-        self.brokers = dict(sorted(brokers.items()))
-        who = ", ".join(f"{b} ({why})" for b, why in self.brokers.items())
-        super().__init__(
-            f"{plural('broker', len(self.brokers))} {who} did not answer DescribeConfigs",
-            hint="check the broker and run it again",
-        )
 
 
 def _no_answer_reason(e: ConnectionFailed) -> str:

@@ -17,7 +17,7 @@ from kadmin.backends.base import (
     reassignment_blocked,
     requests_not_taken,
 )
-from kadmin.errors import ConnectionFailed, KadminError, UnsupportedOperation
+from kadmin.errors import ConfigsNotAnswered, ConnectionFailed, KadminError, UnsupportedOperation
 from kadmin.model import (
     THROTTLE_CONFIGS,
     ClusterState,
@@ -146,16 +146,13 @@ def read_throttle_state(
     def read_configs() -> tuple[Mapping[ConfigResource, Mapping], Mapping[int, str]]:
         try:
             return backend.describe_configs(resources, keys=THROTTLE_CONFIGS), {}
-        except ConnectionFailed as e:
-            silent = getattr(e, "brokers", None)  # ConfigsNotAnswered: what the others answered
-            if not partial or silent is None:
-                if silent is not None:
-                    raise ConnectionFailed(
-                        f"{e}: {'their' if len(silent) > 1 else 'its'} throttle rates are unknown; nothing was changed",
-                        hint="check the broker and run it again",
-                    ) from None
-                raise
-            return e.configs, silent
+        except ConfigsNotAnswered as e:  # what the others answered, and who did not
+            if not partial:
+                raise ConnectionFailed(
+                    f"{e}: {'their' if len(e.brokers) > 1 else 'its'} throttle rates are unknown; nothing was changed",
+                    hint="check the broker and run it again",
+                ) from None
+            return e.configs, e.brokers
 
     reads = [
         read_configs,
