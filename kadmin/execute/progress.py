@@ -584,7 +584,8 @@ def _snapshot_json(s: ProgressSnapshot, timestamp: str | None) -> dict:
         else {"partitions": s.differs.partitions, "log_dir_replicas": s.differs.log_dir_replicas},
         "totals": {
             "moving_replicas": s.totals.moving_replicas,
-            "moved_bytes": s.totals.moved_bytes,
+            # null, not the known part as if it were all: a moving replica's bytes moved are unknown
+            "moved_bytes": s.totals.moved_bytes if s.totals.moved_known else None,
             "remaining_bytes": s.totals.remaining_bytes,
             "rate_bytes_per_second": _round(s.totals.rate),
             "eta_seconds": _round(s.totals.eta),
