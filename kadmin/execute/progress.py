@@ -426,7 +426,8 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unrea
     wanted = None if plan is None else {a.tp for a in plan.partitions}
     reassigning = len(ongoing) if wanted is None else sum(1 for tp in ongoing if tp in wanted)
     unanswered = {b: bld.error for b, bld in log_dirs.items() if bld.error is not None}
-    unanswered.update((b, DOWN_ERROR) for b in down if b not in unanswered)
+    # down wins: a DescribeLogDirs sent to it (on metadata a moment old) failed because it is down
+    unanswered.update((b, DOWN_ERROR) for b in down)
     return ProgressSnapshot(
         at,
         tuple(rows),

@@ -73,3 +73,15 @@ def test_the_live_table_names_the_down_broker_and_shows_the_floor():
     lines = _render(progress_table(broker_3_down(0.0), notes=False))
     total = next(line for line in lines if line.startswith("│ total"))
     assert " 0 B " not in total and total.split("│")[7].strip() == "-", lines
+
+
+def test_a_down_broker_asked_on_stale_metadata_is_down_not_silent():
+    """Right after a broker stops, DescribeLogDirs may still be sent to it (the client's metadata
+    a moment old) and fail: the cluster's broker list leaves it out, so it is down, said in those
+    words, not "did not answer" first and "down" on the next sample."""
+    from kadmin.backends.base import BrokerLogDirs
+    from kadmin.model import DOWN_ERROR
+
+    failed = {**dirs(LEADER), 3: BrokerLogDirs(3, error="UnknownBrokerIdError: 3")}
+    snap = snapshot(0.0, cluster([FOO0], brokers=(1, 2)), ONGOING, failed)
+    assert snap.unanswered == {3: DOWN_ERROR}
