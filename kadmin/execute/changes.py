@@ -53,17 +53,25 @@ class Reassign:
     current: tuple[int, ...]
     target: tuple[int, ...] | None
     heading_to: tuple[int, ...] | None = None  # a running reassignment's target, which this one replaces
-    original: tuple[int, ...] | None = None  # a cancel: the replicas it returns to (Kafka's originalReplicas)
+    # The running reassignment's original replicas (its replicas minus those it adds; Kafka's
+    # originalReplicas): a cancel returns to them, a re-target counts from them.
+    original: tuple[int, ...] | None = None
+
+    @property
+    def _base(self) -> tuple[int, ...]:
+        """What a new target is counted from: the original replicas of a running move being
+        re-targeted (Kafka's ReplicaAssignment.reassignTo), else the current ones."""
+        return self.original if self.heading_to is not None and self.original is not None else self.current
 
     @property
     def adding(self) -> tuple[int, ...]:
-        return tuple(b for b in self.target or () if b not in self.current)
+        return tuple(b for b in self.target or () if b not in self._base)
 
     @property
     def removing(self) -> tuple[int, ...]:
         """The replicas that go: those not in the target; for a cancel, those being added."""
         keep = self.original if self.target is None and self.original is not None else self.target or ()
-        return tuple(b for b in self.current if b not in keep)
+        return tuple(b for b in self._base if b not in keep)
 
 
 Change = WriteRollback | ConfigChange | LogDirMove | Reassign

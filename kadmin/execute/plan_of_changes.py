@@ -260,9 +260,11 @@ def _moves(plan: ReassignmentPlan, cluster: ClusterState, ongoing, dirs: Replica
         heading_to = running.target if running is not None else tuple(state.replicas)
         sent = len(moves) + len(reassignments)
         if tuple(a.replicas) != heading_to:
-            reassignments.append(
-                Reassign(tp, tuple(state.replicas), tuple(a.replicas), heading_to if running is not None else None)
-            )
+            if running is None:
+                reassignments.append(Reassign(tp, tuple(state.replicas), tuple(a.replicas)))
+            else:  # a re-target: said against the full set in flight and the move's original replicas
+                original = tuple(b for b in running.replicas if b not in running.adding)
+                reassignments.append(Reassign(tp, tuple(running.replicas), tuple(a.replicas), heading_to, original))
         for broker, path in a.log_dir_targets().items():
             # A log the broker lists while not in the replica set (a stray, left by a cancelled
             # reassignment) is no replica: the target is a new replica to place, not in place.

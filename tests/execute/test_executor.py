@@ -110,8 +110,12 @@ def test_a_re_target_is_said_against_where_the_move_was_heading():
                                       allow_replication_factor_change=True))
     [change] = xplan.reassignments
     # Not "(adding 1)": 1 is an original replica. What is added and removed is said from the
-    # move's original replicas (tests/execute/test_retarget_wording.py), once the plan passes them.
-    assert describe(change) == "reassign foo-0: re-target the running move from 4,2 to 4,2,1 (its original replicas unknown)"
+    # move's original replicas [1, 2] (tests/execute/test_retarget_wording.py), in JSON too.
+    assert describe(change) == (
+        "reassign foo-0: re-target the running move from 4,2 to 4,2,1 (still adding 4; no longer removing 1); "
+        "a KRaft controller keeps removing 1 (it counts from the replicas in flight, 4,2,1), so there the move "
+        "ends as 4,2")
+    assert (change.adding, change.removing) == ((4,), ())
 
 
 def test_throttles_merge_with_existing_lists_and_are_recorded_before_they_are_set():
