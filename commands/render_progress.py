@@ -55,13 +55,13 @@ def progress_table(snap, moving_first: bool = False, notes: bool = True, last_se
     from rich.markup import escape
     from rich.table import Table
 
-    from kadmin.units import format_duration, format_rate, format_size
+    from kadmin.units import counted, format_duration, format_rate, format_size
 
     t = snap.totals
     seen = last_seen.floors(snap) if last_seen is not None else {}
     title = (
-        f"Reassignment progress: {snap.reassigning_partitions} partitions reassigning, "
-        f"{t.moving_replicas} replicas moving"
+        f"Reassignment progress: {counted(snap.reassigning_partitions, 'partition')} reassigning, "
+        f"{counted(t.moving_replicas, 'replica')} moving"
     )
     table = Table(title=title, title_justify="left", caption_justify="left", header_style="bold")
     captions = [escape(unanswered_note(snap))] if notes and snap.unanswered else []

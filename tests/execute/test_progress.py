@@ -227,6 +227,7 @@ def test_the_table_names_log_dirs_as_written():
     out = StringIO()
     Console(file=out, width=250, color_system=None).print(progress_table(snapshot(0.0, cluster([bar]), {}, d)))
     assert "dir /[bold]a -> /[/b]" in out.getvalue()
+    assert "Reassignment progress: 0 partitions reassigning, 1 replica moving" in out.getvalue()
 
 
 def _moving(n, silent=()):
