@@ -74,6 +74,10 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
             raise UnsupportedOperation(
                 "this connection offers no place to record the throttles kadmin sets; nothing was changed"
             )
+        if plan is not None and rates == ThrottleRates():  # only the plan's lists: none when nothing moves
+            from kadmin.plan.validate import check_broker_rate_applies
+
+            check_broker_rate_applies(plan, state.cluster, state.ongoing, "--from-plan")
         if plan is not None and chosen is None:  # a rate with nothing to throttle: exit 2, nothing changed
             from kadmin.plan.validate import check_broker_rate_applies, check_log_dir_rate_applies
 

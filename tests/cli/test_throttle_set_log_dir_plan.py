@@ -80,3 +80,19 @@ def test_the_log_dir_rate_paces_the_move_already_running(sb, tmp_path, capsys):
     assert code == 0, out + err
     assert "broker 0 replica.alter.log.dirs.io.max.bytes.per.second: 1000000 -> 4000000 (4.0 MB/s)" in out
     assert copied(1) == pytest.approx(4 * MB, rel=0.1)
+
+
+def test_a_plan_moving_nothing_has_no_lists_to_set_and_says_so(sb, tmp_path, capsys):
+    """`throttle set --from-plan` alone sets the plan's throttled-replica lists: a plan of the
+    current assignment (or one already done) moves nothing, so there are none. It said "Nothing
+    to change: these throttles are already set." (exit 0) while nothing was set."""
+    plan = tmp_path / "current.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": "orders", "partition": 0, "replicas": [0, 1, 2]}]}))
+    for extra in ([], ["--dry-run"], ["-o", "json"]):
+        code, out, err = kadmin(capsys, "throttle", "set", "--from-plan", str(plan), *extra, "-b", sb.bootstrap)
+        assert code == 2, out + err
+        assert err.startswith("kadmin: error: --from-plan: the plan moves no replica between brokers, so --from-plan "
+                              "has nothing to throttle; nothing was changed"), err
+        assert "already set" not in out
+    assert sb.mutating_requests() == []
