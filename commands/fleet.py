@@ -139,13 +139,16 @@ def run_fleet_report(
     else:
         console = render.stdout()
         for report in reports:
-            if report.rows or report.name != "unreachable":
+            if report.rows or report.name not in ("unreachable", "reassignment_waiting"):  # those only when any
                 console.print(report_table(report))
+    from kadmin.fleet.report import unread_line, waiting_lines
+
+    for line in waiting_lines(next((r.rows for r in reports if r.name == "reassignment_waiting"), ())):
+        render.warn(line)  # stderr, in both modes
     unreachable = next((r.rows for r in reports if r.name == "unreachable"), ())
     for row in unreachable:  # stderr, in both modes
         where = f"cluster {row[0]}" + (f" broker {row[1]}" if row[1] is not None else "")
         render.warn(f"{where} could not be read ({row[2]}): {row[3]}")
-    from kadmin.fleet.report import unread_line
 
     incomplete = unread_line(unreachable)
     if incomplete:

@@ -93,8 +93,10 @@ def cluster_task(
         parts = [empty_rows()]
         racks = {b: brokers[b].rack for b in brokers}
         if kind == "reassign":
-            ongoing = list(backend.list_partition_reassignments().values())
-            parts.append(reassignment_rows(name, ongoing))
+            listed = backend.list_partition_reassignments()
+            waiting = _waiting(backend, listed)
+            ongoing = [r for tp, r in listed.items() if tp not in waiting]
+            parts.append(reassignment_rows(name, ongoing, waiting.values()))
             # every broker of a partition being moved, adding, kept or removed: a down one is
             # named as the log-dirs reports name it, and its partitions' status says which side
             named = {b for r in ongoing for b in (*r.replicas, *r.adding, *r.removing)}
@@ -107,6 +109,19 @@ def cluster_task(
         return [], error_rows(name, None, "live", _describe(e))
     finally:
         _close(backend)
+
+
+def _waiting(backend, listed: Mapping) -> dict:
+    """Of the reassignments ``listed``, the requests of a stuck /admin/reassign_partitions that
+    no broker carries out, as ``reassign list`` finds them: partition -> (reassignment, its
+    replicas now). Empty unless the node is stuck (ZooKeeper mode)."""
+    from kadmin.backends.base import reassignment_blocked, requests_not_taken
+
+    blocked = reassignment_blocked(backend)
+    if blocked is None or not blocked.stuck or not listed:
+        return {}
+    cluster = backend.describe_cluster()  # only a stuck node's requests need the partitions' state
+    return {tp: (r, cluster.partitions[tp].replicas) for tp, r in requests_not_taken(blocked, listed, cluster).items()}
 
 
 def throttle_show(backend) -> dict:

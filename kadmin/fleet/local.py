@@ -315,13 +315,25 @@ def reassignment_status(cluster: str, f: dict) -> list[tuple]:
     return out
 
 
-def reassignment_summary(status_rows: list[tuple]) -> list[tuple]:
+def reassignment_summary(status_rows: list[tuple], waiting_rows: Iterable[tuple] = ()) -> list[tuple]:
+    """Per cluster: its ongoing reassignments (``status_rows``) and the requests of a stuck
+    /admin/reassign_partitions no broker carries out (``waiting_rows``), counted apart."""
     groups: dict[str, list[tuple]] = defaultdict(list)
+    waiting: dict[str, int] = defaultdict(int)
     for r in status_rows:
         groups[r[0]].append(r)
+    for w in waiting_rows:
+        waiting[w[0]] += 1
     return [
-        (c, len(rs), sum(r[9] is False for r in rs), sum(len(r[4]) for r in rs), sum(len(r[5]) for r in rs))
-        for c, rs in groups.items()
+        (
+            c,
+            len(rs),
+            sum(r[9] is False for r in rs),
+            sum(len(r[4]) for r in rs),
+            sum(len(r[5]) for r in rs),
+            waiting.get(c, 0),
+        )
+        for c, rs in ((c, groups.get(c, [])) for c in sorted(groups.keys() | waiting.keys()))
     ]
 
 
@@ -389,13 +401,17 @@ def throttle_summary(state_rows: list[tuple]) -> list[tuple]:
 
 def reassign_reports(rows: Rows) -> list[Report]:
     status = [r for c, f in cluster_facts(rows).items() for r in reassignment_status(c, f)]
-    return finish_reassign_reports(status, rows["errors"])
+    return finish_reassign_reports(status, rows["errors"], rows["waiting"])
 
 
-def finish_reassign_reports(status: list[tuple], errors: list[tuple]) -> list[Report]:
+def finish_reassign_reports(status: list[tuple], errors: list[tuple], waiting: Iterable[tuple] = ()) -> list[Report]:
+    """The reassign reports: ``waiting`` (rows of ``tables.WAITING``) are listed apart, not as
+    ongoing reassignments."""
+    waiting_rows = [(w[0], w[1], w[2], list(w[3] or []), list(w[4] or [])) for w in waiting]
     return [
-        Report.of(t.REASSIGNMENT_SUMMARY, reassignment_summary(status)),
+        Report.of(t.REASSIGNMENT_SUMMARY, reassignment_summary(status, waiting_rows)),
         Report.of(t.REASSIGNMENT_STATUS, status),
+        Report.of(t.REASSIGNMENT_WAITING, waiting_rows),
         Report.of(t.UNREACHABLE, unreachable(errors)),
     ]
 

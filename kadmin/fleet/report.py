@@ -58,6 +58,28 @@ def unread_line(unreachable_rows: Iterable[tuple]) -> str | None:
     )
 
 
+def waiting_lines(waiting_rows: Iterable[tuple]) -> list[str]:
+    """One warning per cluster whose /admin/reassign_partitions holds requests no broker carries
+    out (rows of the ``reassignment_waiting`` report: cluster, topic, partition, replicas,
+    target), as ``reassign list --zookeeper`` warns of them: they are no running reassignment."""
+    by_cluster: dict[str, list[tuple]] = {}
+    for row in waiting_rows:
+        by_cluster.setdefault(row[0], []).append(row)
+    out = []
+    for cluster, rows in sorted(by_cluster.items()):
+        many = len(rows) > 1
+        names = ", ".join(
+            f"{topic}-{partition} (replicas {','.join(map(str, replicas or []))}, requested {','.join(map(str, target or []))})"
+            for _c, topic, partition, replicas, target in rows
+        )
+        out.append(
+            f"cluster {cluster}: /admin/reassign_partitions looks stuck: {names} {'are' if many else 'is'} requested "
+            f"there, but no broker is moving {'them' if many else 'it'} (listed as waiting, not as ongoing): the way "
+            "out is to delete the node and force a controller election"
+        )
+    return out
+
+
 class _Descending:
     """Wraps a sort key to invert its order (values of mixed types never meet: one column)."""
 

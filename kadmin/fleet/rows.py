@@ -233,7 +233,9 @@ def reassign_document_rows(cluster: str, source: str, doc: Any) -> Rows:
 
     Accepted shapes (the schema was being written alongside): a list of entries, or an object
     holding it under ``reassignments`` or ``partitions``; each entry has topic, partition,
-    replicas and adding/removing (also spelled adding_replicas/removing_replicas). What the
+    replicas and adding/removing (also spelled adding_replicas/removing_replicas). A ``waiting``
+    list (topic, partition, replicas, target: the requests of a stuck /admin/reassign_partitions
+    that no broker carries out) becomes ``waiting`` rows, not reassignments. What the
     reports need is checked as in a log-dirs result: a document lacking it is refused whole
     (ShapeError naming where): a topic, a partition and broker ids that are whole numbers.
     """
@@ -262,6 +264,22 @@ def reassign_document_rows(cluster: str, source: str, doc: Any) -> Rows:
                 _brokers(e, at, doc, "replicas"),
                 _brokers(e, at, doc, "adding", "adding_replicas"),
                 _brokers(e, at, doc, "removing", "removing_replicas"),
+            )
+        )
+    waiting = doc.get("waiting", []) if isinstance(doc, Mapping) else []
+    if not isinstance(waiting, list):
+        raise not_a_result(k, doc, f"'waiting' is not a list: {waiting!r}")
+    for i, e in enumerate(waiting):
+        at = f"waiting[{i}]"
+        if not isinstance(e, Mapping) or not isinstance(e.get("topic"), str) or not e["topic"]:
+            raise not_a_result(k, doc, f"{at} has no 'topic'")
+        rows["waiting"].append(
+            (
+                cluster,
+                e["topic"],
+                _int(e.get("partition"), f"{at}.partition", doc, high=INT32, kind=k),
+                _brokers(e, at, doc, "replicas"),
+                _brokers(e, at, doc, "target"),
             )
         )
     return rows
@@ -494,14 +512,20 @@ def broker_log_dirs_rows(cluster: str, broker_log_dirs: Any, rack: str | None = 
     return rows
 
 
-def reassignment_rows(cluster: str, reassignments: Iterable[Any]) -> Rows:
-    """Rows of ListPartitionReassignments (``kadmin.model.PartitionReassignment`` values)."""
+def reassignment_rows(
+    cluster: str, reassignments: Iterable[Any], waiting: Iterable[tuple[Any, Iterable[int]]] = ()
+) -> Rows:
+    """Rows of ListPartitionReassignments (``kadmin.model.PartitionReassignment`` values), less
+    the requests no broker carries out (``waiting``: (reassignment, the partition's replicas now)
+    pairs, from ``kadmin.backends.base.requests_not_taken``), which become ``waiting`` rows."""
     rows = empty_rows()
     rows["clusters"].append((cluster, REASSIGN_KIND, "live"))
     for r in sorted(reassignments, key=lambda r: (r.topic, r.partition)):
         rows["reassignments"].append(
             (cluster, r.topic, r.partition, list(r.replicas), list(r.adding), list(r.removing))
         )
+    for r, current in sorted(waiting, key=lambda w: (w[0].topic, w[0].partition)):
+        rows["waiting"].append((cluster, r.topic, r.partition, list(current), list(r.target)))
     return rows
 
 

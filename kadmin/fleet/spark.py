@@ -630,7 +630,8 @@ def reports(kind: str, frames: Frames, top: int = local.DEFAULT_TOP) -> list[Rep
         return log_dirs_reports(frames, top)
     errors = _collect(frames["errors"])
     if kind == "reassign":
-        return local.finish_reassign_reports(_per_cluster(frames, "reassignment_status"), errors)
+        waiting = _collect(frames["waiting"])  # a few rows per stuck cluster
+        return local.finish_reassign_reports(_per_cluster(frames, "reassignment_status"), errors, waiting)
     if kind == "throttle":
         return local.finish_throttle_reports(_per_cluster(frames, "throttle_state"), errors)
     raise ValueError(f"unknown fleet report kind {kind!r}")

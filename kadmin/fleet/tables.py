@@ -62,6 +62,16 @@ REASSIGNMENTS: Columns = (
     ("removing", "array<int>"),
 )
 
+# Requests a stuck /admin/reassign_partitions holds (ZooKeeper mode) that no broker carries out
+# (``kadmin.backends.base.requests_not_taken``): not reassignments, nothing moves.
+WAITING: Columns = (
+    ("cluster", "string"),
+    ("topic", "string"),
+    ("partition", "int"),
+    ("replicas", "array<int>"),  # the partition's replicas now (its topic znode)
+    ("target", "array<int>"),  # the replicas requested
+)
+
 THROTTLES: Columns = (
     ("cluster", "string"),
     ("resource", "string"),  # broker | topic
@@ -79,6 +89,7 @@ ROW_TABLES: dict[str, Columns] = {
     "replicas": REPLICAS,
     "reassignments": REASSIGNMENTS,
     "throttles": THROTTLES,
+    "waiting": WAITING,
 }
 
 # The columns naming what a row stands for: a cluster has one log directory per broker and path,
@@ -277,9 +288,19 @@ REASSIGNMENT_SUMMARY = ReportSpec(
         ("not_progressed", "int"),
         ("adding_replicas", "int"),
         ("removing_replicas", "int"),
+        # requests of a stuck /admin/reassign_partitions, not moving (``reassignment_waiting``);
+        # not counted in ongoing; last, so earlier columns keep their places
+        ("waiting", "int"),
     ),
     ("not_progressed", "cluster"),
     ("not_progressed",),
+)
+
+REASSIGNMENT_WAITING = ReportSpec(
+    "reassignment_waiting",
+    "Requested, but no broker is carrying these out (a stuck /admin/reassign_partitions)",
+    WAITING,
+    ("cluster", "topic", "partition"),
 )
 
 THROTTLE_STATE = ReportSpec(
@@ -325,7 +346,7 @@ REPORTS: dict[str, tuple[ReportSpec, ...]] = {
         UNAVAILABLE_DIRS,
         UNREACHABLE,
     ),
-    "reassign": (REASSIGNMENT_SUMMARY, REASSIGNMENT_STATUS, UNREACHABLE),
+    "reassign": (REASSIGNMENT_SUMMARY, REASSIGNMENT_STATUS, REASSIGNMENT_WAITING, UNREACHABLE),
     "throttle": (THROTTLE_SUMMARY, THROTTLE_STATE, UNREACHABLE),
 }
 

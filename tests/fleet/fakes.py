@@ -3,18 +3,31 @@ entries, picklable so Spark tasks can use it."""
 
 from __future__ import annotations
 
-from kadmin.backends.base import BrokerLogDirs
+from kadmin.backends.base import BrokerLogDirs, ReassignmentBlocked
 from kadmin.errors import ConnectionFailed
-from kadmin.model import Broker, LogDir, PartitionReassignment, ReplicaInfo
+from kadmin.model import (
+    Broker,
+    ClusterState,
+    LogDir,
+    PartitionReassignment,
+    PartitionState,
+    ReplicaInfo,
+    TopicPartition,
+)
+
+STUCK_REASON = "/admin/reassign_partitions exists but looks stuck: the controller is not acting on it"
 
 
 class FakeBackend:
     name = "fake"
     read_only = True
 
-    def __init__(self, doc: dict, reassignments: list[dict] = ()):
+    def __init__(self, doc: dict, reassignments: list[dict] = (), stuck: dict | None = None):
+        """``stuck``: a stuck /admin/reassign_partitions (ZooKeeper mode), {(topic, partition):
+        its replicas now} for each of ``reassignments`` it only requests (no broker moves them)."""
         self.doc = doc
         self.reassignments = list(reassignments)
+        self.stuck = stuck
 
     def describe_brokers(self):
         return {b["broker"]: Broker(b["broker"], b["host"], b["port"], b["rack"]) for b in self.doc["brokers"]}
@@ -39,18 +52,33 @@ class FakeBackend:
 
     def list_partition_reassignments(self, partitions=None):
         return {
-            (r["topic"], r["partition"]): PartitionReassignment(
+            TopicPartition(r["topic"], r["partition"]): PartitionReassignment(
                 r["topic"], r["partition"], tuple(r["replicas"]), tuple(r.get("adding", r.get("adding_replicas", ()))),
                 tuple(r.get("removing", r.get("removing_replicas", ()))))
             for r in self.reassignments
         }
+
+    def reassignment_blocked(self):
+        return None if self.stuck is None else ReassignmentBlocked(STUCK_REASON, "delete it", True)
+
+    def describe_cluster(self):
+        parts = {}
+        for tp, r in self.list_partition_reassignments().items():
+            now = (self.stuck or {}).get((tp.topic, tp.partition))
+            if now is not None:
+                parts[tp] = PartitionState(r.topic, r.partition, -1, tuple(now), ())
+            else:
+                parts[tp] = PartitionState(
+                    r.topic, r.partition, -1, r.replicas, (), adding=r.adding, removing=r.removing
+                )
+        return ClusterState(None, None, self.describe_brokers(), parts)
 
     def close(self):
         pass
 
 
 class FakeOpener:
-    """``clusters``: name -> (log-dirs document, reassignments); names in ``dead`` refuse."""
+    """``clusters``: name -> (log-dirs document, reassignments[, stuck]); names in ``dead`` refuse."""
 
     def __init__(self, clusters: dict, dead: tuple[str, ...] = ()):
         self.clusters = clusters
@@ -59,5 +87,4 @@ class FakeOpener:
     def __call__(self, entry):
         if entry["name"] in self.dead:
             raise ConnectionFailed(f"no broker of {entry['bootstrap_server']} answered within 2s")
-        doc, reassignments = self.clusters[entry["name"]]
-        return FakeBackend(doc, reassignments)
+        return FakeBackend(*self.clusters[entry["name"]])

@@ -166,7 +166,8 @@ def test_reassignments_that_have_not_progressed_come_first(tmp_path):
         ("orders", 0, "copying", True, 8 * GB, 1 * GB),
     ]
     assert reports["reassignment_summary"] == [
-        {"cluster": "east", "ongoing": 4, "not_progressed": 2, "adding_replicas": 4, "removing_replicas": 2},
+        {"cluster": "east", "ongoing": 4, "not_progressed": 2, "adding_replicas": 4, "removing_replicas": 2,
+         "waiting": 0},
     ]
 
 
@@ -205,7 +206,8 @@ def test_a_down_broker_of_a_moving_partition_is_named_with_the_partitions_it_hol
             (2, "finishing", True, 1 * GB, None),
         ], source
         assert reports["reassignment_summary"] == [
-            {"cluster": "north", "ongoing": 4, "not_progressed": 1, "adding_replicas": 3, "removing_replicas": 3},
+            {"cluster": "north", "ongoing": 4, "not_progressed": 1, "adding_replicas": 3, "removing_replicas": 3,
+             "waiting": 0},
         ]
         assert reports["unreachable"] == [{"cluster": "north", "broker": 4, "source": source, "error": DOWN_ERROR}]
         assert unread_line(tuple(r.values()) for r in reports["unreachable"]).startswith(

@@ -31,7 +31,7 @@ def test_fullest_directory_first_unknown_fraction_last_ties_by_cluster_broker_pa
 
 
 def test_the_cluster_with_most_reassignments_not_progressed_first():
-    summary = [("a", 3, 0, 1, 1), ("b", 3, 2, 1, 1), ("c", 1, 2, 0, 0)]
+    summary = [("a", 3, 0, 1, 1, 0), ("b", 3, 2, 1, 1, 0), ("c", 1, 2, 0, 0, 1)]
     assert [r[0] for r in Report.of(t.REASSIGNMENT_SUMMARY, summary).rows] == ["b", "c", "a"]
 
 
