@@ -1,4 +1,5 @@
-"""Handlers: ApiVersions, Metadata, DescribeCluster, ListOffsets.
+"""Handlers: ApiVersions, Metadata, DescribeCluster, ListOffsets, and SaslHandshake and
+SaslAuthenticate where no login is under way.
 
 Each handler takes (engine, broker_id, version, request) and returns a kafka-python response
 object; the wire server encodes it at the request's version.
@@ -27,6 +28,29 @@ def api_versions_body(error_code: int = P.NONE, version: int = 0, kafka_version=
 
 def api_versions(engine, broker_id, version, req):
     return api_versions_body(P.NONE, version, engine.cluster.version)
+
+
+ILLEGAL_SASL_STATE = 34
+
+
+def sasl_handshake(engine, broker_id, version, req):
+    """On a listener without SASL (or after a login): Kafka's KafkaApis.handleSaslHandshakeRequest
+    answers ILLEGAL_SASL_STATE and no mechanisms. A SASL listener's login is security.Session's."""
+    return P.served(engine.cluster.version)[P.SASL_HANDSHAKE].response(
+        version=version, error_code=ILLEGAL_SASL_STATE, mechanisms=[]
+    )
+
+
+def sasl_authenticate(engine, broker_id, version, req):
+    """KafkaApis.handleSaslAuthenticateRequest's answer, with its message."""
+    fields = {
+        "error_code": ILLEGAL_SASL_STATE,
+        "error_message": "SaslAuthenticate request received after successful authentication",
+        "auth_bytes": b"",
+    }
+    if version >= 1:
+        fields["session_lifetime_ms"] = 0
+    return P.served(engine.cluster.version)[P.SASL_AUTHENTICATE].response(version=version, **fields)
 
 
 def metadata(engine, broker_id, version, req):

@@ -25,6 +25,7 @@ TABLE = """
 1      Fetch                         0-12   0-13   0-17   4-18
 2      ListOffsets                   0-6    0-7    0-9    1-11
 3      Metadata                      0-11   0-12   0-12   0-13
+17     SaslHandshake                 0-1    0-1    0-1    0-1
 18     ApiVersions                   0-3    0-3    0-4    0-4
 19     CreateTopics                  0-7    0-7    0-7    2-7
 20     DeleteTopics                  0-6    0-6    0-6    1-6
@@ -32,6 +33,7 @@ TABLE = """
 33     AlterConfigs                  0-2    0-2    0-2    0-2
 34     AlterReplicaLogDirs           0-2    0-2    0-2    1-2
 35     DescribeLogDirs               0-2    0-4    0-4    1-5
+36     SaslAuthenticate              0-2    0-2    0-2    0-2
 43     ElectLeaders                  0-2    0-2    0-2    0-2
 44     IncrementalAlterConfigs       0-1    0-1    0-1    0-1
 45     AlterPartitionReassignments   0      0      0      0-1

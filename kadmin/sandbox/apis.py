@@ -22,5 +22,7 @@ HANDLERS = {
     P.ALTER_REPLICA_LOG_DIRS: api_logdirs.alter_replica_log_dirs,
     P.PRODUCE: api_records.produce,
     P.FETCH: api_records.fetch,
+    P.SASL_HANDSHAKE: api_cluster.sasl_handshake,
+    P.SASL_AUTHENTICATE: api_cluster.sasl_authenticate,
 }
 assert set(HANDLERS) == set(P.SERVED)

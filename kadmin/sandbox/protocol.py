@@ -76,6 +76,12 @@ INCREMENTAL_ALTER_CONFIGS = 44
 ALTER_PARTITION_REASSIGNMENTS = 45
 LIST_PARTITION_REASSIGNMENTS = 46
 DESCRIBE_CLUSTER = 60
+# Every listener advertises these and answers them (Kafka's ApiVersionManager lists
+# ApiKeys.apisForListener(listenerType), whatever the security protocol): on a listener without
+# SASL, or after a login, KafkaApis answers ILLEGAL_SASL_STATE (api_cluster); before a login on a
+# SASL listener, security.Session takes them.
+SASL_HANDSHAKE = 17
+SASL_AUTHENTICATE = 36
 
 SERVED = (
     API_VERSIONS,
@@ -94,6 +100,8 @@ SERVED = (
     DESCRIBE_CLUSTER,
     PRODUCE,
     FETCH,
+    SASL_HANDSHAKE,
+    SASL_AUTHENTICATE,
 )
 # Highest versions served where below kafka-python's: Produce v13 and Fetch v13+ name topics by
 # id, which api_records does not (clients negotiate down).
@@ -152,19 +160,21 @@ def _registry() -> dict[int, Api]:
     from kafka.protocol.api_message import ApiMessage
 
     found: dict[int, dict[bool, Any]] = {}
+    names = ["kafka.protocol.sasl"]
     for package in ("admin", "metadata", "consumer", "producer"):
         pkg = importlib.import_module(f"kafka.protocol.{package}")
-        for info in pkgutil.iter_modules(pkg.__path__):
-            module = importlib.import_module(f"kafka.protocol.{package}.{info.name}")
-            for obj in vars(module).values():
-                if (
-                    inspect.isclass(obj)
-                    and issubclass(obj, ApiMessage)
-                    and obj is not ApiMessage
-                    and obj.__module__ == module.__name__
-                ):
-                    cls: Any = obj  # a kafka-python message class
-                    found.setdefault(cls.API_KEY, {})[cls.is_request()] = cls
+        names += [f"kafka.protocol.{package}.{info.name}" for info in pkgutil.iter_modules(pkg.__path__)]
+    for name in names:
+        module = importlib.import_module(name)
+        for obj in vars(module).values():
+            if (
+                inspect.isclass(obj)
+                and issubclass(obj, ApiMessage)
+                and obj is not ApiMessage
+                and obj.__module__ == module.__name__
+            ):
+                cls: Any = obj  # a kafka-python message class
+                found.setdefault(cls.API_KEY, {})[cls.is_request()] = cls
     apis: dict[int, Api] = {}
     for key, pair in found.items():
         if True in pair and False in pair:

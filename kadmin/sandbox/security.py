@@ -281,19 +281,10 @@ class Session:
     def intercept(self, engine, broker_id: int, frame: bytes):
         """Encoded answer for a request the security layer handles, None to close, or PASS."""
         key, version, correlation_id = P.peek_header(frame)
-        if not self.security.sasl:
-            return PASS
-        if key == P.API_VERSIONS:
-            versions_api = P.served(engine.cluster.version)[P.API_VERSIONS]
-            if not 0 <= version <= versions_api.max_version:
-                return PASS  # the ordinary UNSUPPORTED_VERSION answer
-            engine.record(broker_id, versions_api.name, version)
-            body = _api_versions_with_sasl(version, engine.cluster.version)
-            return P.encode_response(body, version, correlation_id)
-        if self.authenticated:
-            if key in (SASL_HANDSHAKE, SASL_AUTHENTICATE):  # no KIP-368 re-authentication here
-                log.warning("broker %d: closing connection on SASL request after authentication", broker_id)
-                return None
+        # ApiVersions is answered before a login, with every listener's list (SaslHandshake and
+        # SaslAuthenticate included). After a login, SaslHandshake and SaslAuthenticate reach
+        # KafkaApis, which answers ILLEGAL_SASL_STATE (no KIP-368 re-authentication here).
+        if not self.security.sasl or key == P.API_VERSIONS or self.authenticated:
             return PASS
         api = sasl_apis().get(key)
         if api is None or not api.min_version <= version <= api.max_version:
@@ -437,17 +428,3 @@ def sasl_apis() -> dict[int, P.Api]:
             SASL_AUTHENTICATE, "SaslAuthenticate", SaslAuthenticateRequest, SaslAuthenticateResponse, lo, hi
         ),
     }
-
-
-def _api_versions_with_sasl(version: int, kafka_version=None):
-    from kafka.protocol.metadata.api_versions import ApiVersionsResponse
-
-    from kadmin.sandbox.api_cluster import api_versions_body
-
-    body = api_versions_body(P.NONE, version, kafka_version)
-    extra = [
-        ApiVersionsResponse.ApiVersion(api_key=a.key, min_version=a.min_version, max_version=a.max_version)
-        for a in sasl_apis().values()
-    ]
-    body.api_keys = sorted(list(body.api_keys) + extra, key=lambda a: a.api_key)
-    return body

@@ -367,3 +367,54 @@ def test_every_cluster_operation_refused_and_nothing_changes(sasl_plaintext):
             Res.AlterableConfig(name="retention.ms", config_operation=1, value=None)])]))
     finally:
         admin.close()
+
+
+@pytest.mark.parametrize("kafka_version", ["3.3", "4.3"])
+def test_a_listener_without_sasl_lists_the_sasl_apis_and_answers_them_illegal_sasl_state(sandbox_factory,
+                                                                                         kafka_version):
+    """Kafka lists the APIs of a listener type whatever its security protocol (ApiVersionManager:
+    ApiKeys.apisForListener), so a PLAINTEXT listener advertises SaslHandshake 0-1 and
+    SaslAuthenticate 0-2 (kafka-broker-api-versions.sh against real 3.3.1 and 4.3.1:
+    tests/sandbox/data/); KafkaApis.handleSaslHandshakeRequest and handleSaslAuthenticateRequest
+    answer ILLEGAL_SASL_STATE there, and the connection goes on. Tester E saw the sandbox leave
+    both out, where librdkafka then said 'SASL Handshake not supported by broker'."""
+    from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse, MetadataRequest, MetadataResponse
+    from kafka.protocol.sasl import (SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest,
+                                     SaslHandshakeResponse)
+
+    sb = sandbox_factory(brokers=1, manual_clock=True, kafka_version=kafka_version)
+    with socket.create_connection(("127.0.0.1", sb.ports[0]), timeout=5) as s:
+        _, data = _send(s, ApiVersionsRequest(client_software_name="t", client_software_version="1"), 3, 1)
+        ranges = {k.api_key: (k.min_version, k.max_version) for k in _decode(ApiVersionsResponse, data, 3).api_keys}
+        assert (ranges[17], ranges[36]) == ((0, 1), (0, 2))
+        for version in (0, 1):
+            _, data = _send(s, SaslHandshakeRequest(mechanism="PLAIN"), version, 2 + version)
+            hs = _decode(SaslHandshakeResponse, data, version)
+            assert (hs.error_code, list(hs.mechanisms)) == (34, [])  # ILLEGAL_SASL_STATE
+        _, data = _send(s, SaslAuthenticateRequest(auth_bytes=b"\0admin\0pw"), 2, 4)
+        auth = _decode(SaslAuthenticateResponse, data, 2)
+        assert (auth.error_code, auth.error_message) == (
+            34, "SaslAuthenticate request received after successful authentication")
+        _, data = _send(s, MetadataRequest(topics=[], allow_auto_topic_creation=False), 9, 5)
+        assert _decode(MetadataResponse, data, 9).brokers  # still served: nothing was closed
+
+
+def test_after_a_login_sasl_requests_get_illegal_sasl_state(sasl_plaintext):
+    """After a login the SASL requests reach KafkaApis (no re-authentication configured):
+    ILLEGAL_SASL_STATE, the connection kept."""
+    from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
+    from kafka.protocol.sasl import (SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest,
+                                     SaslHandshakeResponse)
+
+    with socket.create_connection(("127.0.0.1", sasl_plaintext.ports[0]), timeout=5) as s:
+        _, data = _send(s, ApiVersionsRequest(client_software_name="t", client_software_version="1"), 3, 1)
+        ranges = {k.api_key: (k.min_version, k.max_version) for k in _decode(ApiVersionsResponse, data, 3).api_keys}
+        assert (ranges[17], ranges[36]) == ((0, 1), (0, 2))  # the same list as before a login, as Kafka's
+        _, data = _send(s, SaslHandshakeRequest(mechanism="PLAIN"), 1, 2)
+        assert _decode(SaslHandshakeResponse, data, 1).error_code == 0
+        _, data = _send(s, SaslAuthenticateRequest(auth_bytes=b"\0admin\0" + USERS["admin"].encode()), 2, 3)
+        assert _decode(SaslAuthenticateResponse, data, 2).error_code == 0
+        _, data = _send(s, SaslHandshakeRequest(mechanism="PLAIN"), 1, 4)
+        assert _decode(SaslHandshakeResponse, data, 1).error_code == 34
+        _, data = _send(s, ApiVersionsRequest(client_software_name="t", client_software_version="1"), 3, 5)
+        assert _decode(ApiVersionsResponse, data, 3).error_code == 0
