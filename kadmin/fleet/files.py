@@ -1,7 +1,7 @@
 """``--from DIR``: earlier ``--output json`` results, one file per cluster.
 
 ``<cluster>.json`` holds the result of the command being run (``log-dirs describe``,
-``reassign list`` or ``throttle show``). Results of the other commands may sit beside it as
+``reassign list`` or ``throttle show``), or, as its content shows, another of them. Results of the other commands may sit beside it as
 ``<cluster>.log-dirs.json``, ``<cluster>.reassign-list.json`` and ``<cluster>.throttle-show.json``:
 they add what one command alone cannot see (replica sizes for reassignment progress,
 moves for throttle staleness). A ``"cluster"`` key in a document overrides the file name.
@@ -17,7 +17,7 @@ from operator import itemgetter
 from pathlib import Path
 
 from kadmin.errors import InputError
-from kadmin.fleet.rows import COMMANDS, LOG_DIRS_KIND, Rows, document_rows, error_rows
+from kadmin.fleet.rows import COMMANDS, LOG_DIRS_KIND, Rows, document_rows, error_rows, looks_like
 from kadmin.fleet.tables import KEYS, ROW_TABLES, column_names
 from kadmin.plan.json_text import why_not_json
 
@@ -40,11 +40,34 @@ class ResultFile:
 
 
 def classify(path: Path, kind: str) -> ResultFile:
+    """Which command's result a file holds: its suffix says (``SUFFIXES``); a bare
+    ``<cluster>.json`` holds the result of the command being run (``kind``), unless its content
+    is another of the three commands' results (``held_kind``): in ``results/``, ``east.json`` may
+    hold ``log-dirs describe``'s result beside ``east.throttle-show.json``, and a ``throttle
+    show --from results/`` reads it as the ``log-dirs`` result it is."""
     name = path.name
     for suffix, file_kind in SUFFIXES.items():
         if name.endswith(suffix):
             return ResultFile(str(path), file_kind, name[: -len(suffix)])
-    return ResultFile(str(path), kind, name[: -len(".json")])
+    return ResultFile(str(path), held_kind(path, kind), name[: -len(".json")])
+
+
+_KIND_OF = {f"a {command} result": file_kind for file_kind, command in COMMANDS.items()}
+
+
+def held_kind(path: Path, kind: str) -> str:
+    """The command whose result a bare ``<cluster>.json`` holds: ``kind`` unless the document
+    is recognisably another command's result (``rows.looks_like``). A log-dirs run does not look
+    (its files may be large, and its bare files are its own results); a file that cannot be read
+    or parsed stays ``kind`` (its reader reports why)."""
+    if kind == LOG_DIRS_KIND:
+        return kind
+    try:
+        with open(path, "rb") as fh:
+            doc = json.load(fh)
+    except (OSError, ValueError, RecursionError):
+        return kind
+    return _KIND_OF.get(looks_like(doc) or "", kind)
 
 
 def discover(directory: str | Path, kind: str) -> list[ResultFile]:
@@ -61,9 +84,11 @@ def discover(directory: str | Path, kind: str) -> list[ResultFile]:
                 f"--from {directory}: {other} and {f.name} both hold the {f.kind} result of cluster {f.cluster!r}"
             )
     if not any(f.kind == kind for f in files):
+        others = [f for f in files if f.kind != kind and not f.name.endswith(tuple(SUFFIXES))]
+        held = "".join(f"; {f.name} holds a {COMMANDS[f.kind]} result" for f in others[:3])
         raise InputError(
-            f"--from {directory}: no result files of this command",
-            hint="expected <cluster>.json files written by `--output json`",
+            f"--from {directory}: no result files of this command{held}{'; ...' if len(others) > 3 else ''}",
+            hint=f"expected <cluster>.json files written by `{COMMANDS[kind]} --output json`",
         )
     return files
 
