@@ -59,7 +59,12 @@ def cluster_options(f: Callable) -> Callable:
     )
     @functools.wraps(f)
     def wrapper(*args, bootstrap_server, zookeeper, command_config, cluster_name, timeout, **kwargs):
-        kwargs["cluster"] = ClusterOptions(bootstrap_server, zookeeper, command_config, cluster_name, timeout)
+        given = (bootstrap_server, zookeeper, command_config, cluster_name, timeout)
+        if any(v is not None and not v.strip() for v in given):  # -b "$UNSET": refused before anything
+            from kadmin.config import refuse_empty_flags
+
+            refuse_empty_flags(*given)
+        kwargs["cluster"] = ClusterOptions(*given)
         return f(*args, **kwargs)
 
     return wrapper

@@ -8,6 +8,10 @@ target above the environment's, so its credentials never go to another address. 
 or through ``default_cluster`` only when neither flags nor environment name a target, so a
 default profile's credentials never leak onto an explicit ``--bootstrap-server``.
 
+A flag given empty or blank (``-b "$UNSET"``) is a usage error, never "not given": it would
+fall back to the environment or the default profile, perhaps production. A ``KADMIN_*``
+variable set empty or blank is unset (``export KADMIN_CLUSTER=`` is how a shell unsets one).
+
 The properties are parsed in ``kadmin.java_properties`` and mapped to the two client libraries
 in ``kadmin.client_config``; both are re-exported here, the one import the rest of kadmin needs.
 Everything is pure except reading the profile and properties files. Secrets never appear in
@@ -179,9 +183,12 @@ def resolve_connection(
 ) -> ConnectionSettings:
     """Merge flags, environment and profile into one ``ConnectionSettings`` (see module doc).
 
-    Raises UsageError for conflicting or missing targets and a bad timeout, ConfigError for an
-    unreadable or invalid profile file, an unknown profile or a bad properties file.
+    Raises UsageError for an empty flag, conflicting or missing targets and a bad timeout,
+    ConfigError for an unreadable or invalid profile file, an unknown profile or a bad
+    properties file.
     """
+    refuse_empty_flags(bootstrap_server, zookeeper, command_config, cluster, timeout)
+    env = {k: v for k, v in env.items() if v.strip()}  # set empty or blank: unset
     flags_target = _target(bootstrap_server, zookeeper, "--bootstrap-server and --zookeeper")
     env_target = _target(env.get(ENV_BOOTSTRAP), env.get(ENV_ZOOKEEPER), f"{ENV_BOOTSTRAP} and {ENV_ZOOKEEPER}")
     path = Path(config_path).expanduser() if config_path else default_config_path(env)
@@ -259,6 +266,32 @@ def resolve_connection(
         profile=name if profile is not None else None,
         source=source,
     )
+
+
+# What each connection flag names, for the words refusing it empty.
+_FLAG_VALUES = (
+    ("--bootstrap-server", "HOST:PORT"),
+    ("--zookeeper", "HOST:PORT"),
+    ("--command-config", "FILE"),
+    ("--cluster", "profile NAME"),
+    ("--timeout", "DURATION"),
+)
+
+
+def refuse_empty_flags(
+    bootstrap_server: object = None,
+    zookeeper: object = None,
+    command_config: object = None,
+    cluster: object = None,
+    timeout: object = None,
+) -> None:
+    """UsageError for a connection flag given empty or blank (``-b "$BOOTSTRAP"`` with the
+    variable unset): read as "not given", the command would fall back to the environment or
+    the default profile, perhaps a production cluster. None is a flag not given."""
+    values = (bootstrap_server, zookeeper, command_config, cluster, timeout)
+    for (flag, what), value in zip(_FLAG_VALUES, values):
+        if isinstance(value, (str, os.PathLike)) and not os.fspath(value).strip():
+            raise UsageError(f"{flag}: empty (no {what} given)")
 
 
 def bootstrap_addresses(servers: str) -> list[tuple[str, int]]:

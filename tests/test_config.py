@@ -147,6 +147,37 @@ def test_a_profile_named_with_cluster_outranks_the_environments_target(tmp_path)
     assert (s.bootstrap_servers, s.source) == ("prod-3:9093", "flags")
 
 
+@pytest.mark.parametrize(
+    "kwargs, flag",
+    [
+        ({"bootstrap_server": ""}, "--bootstrap-server: empty (no HOST:PORT given)"),
+        ({"bootstrap_server": "  "}, "--bootstrap-server: empty (no HOST:PORT given)"),
+        ({"zookeeper": ""}, "--zookeeper: empty (no HOST:PORT given)"),
+        ({"command_config": " "}, "--command-config: empty (no FILE given)"),
+        ({"cluster": ""}, "--cluster: empty (no profile NAME given)"),
+        ({"timeout": ""}, "--timeout: empty (no DURATION given)"),
+    ],
+)
+def test_a_flag_given_empty_is_a_usage_error_not_the_next_level(tmp_path, kwargs, flag):
+    """-b "$BOOTSTRAP" with the variable unset: read as "not given" it fell back to the
+    environment's target or the default profile, perhaps production."""
+    path = write_profiles(tmp_path, PROFILES)
+    env = {"KADMIN_BOOTSTRAP_SERVER": "env:9092", "KADMIN_CLUSTER": "prod"}
+    for environment in ({}, env):
+        with pytest.raises(UsageError) as info:
+            resolve_connection(**kwargs, env=environment, config_path=path)
+        assert str(info.value) == flag and info.value.exit_code == EXIT_USAGE
+
+
+def test_a_kadmin_variable_set_empty_is_unset(tmp_path):
+    """``export KADMIN_BOOTSTRAP_SERVER=`` is how a shell unsets a variable (the README says so)."""
+    path = write_profiles(tmp_path, PROFILES)
+    names = ("KADMIN_BOOTSTRAP_SERVER", "KADMIN_ZOOKEEPER", "KADMIN_CLUSTER", "KADMIN_COMMAND_CONFIG", "KADMIN_TIMEOUT")
+    blank = dict.fromkeys(names, " ")
+    s = resolve_connection(env=blank, config_path=path)
+    assert (s.bootstrap_servers, s.profile, s.timeout, s.source) == ("dev:9092", "dev", 5.0, "profile dev")
+
+
 def test_a_dotted_property_name_left_unquoted_is_explained():
     import tomllib
 
@@ -226,7 +257,7 @@ def test_a_bootstrap_list_no_client_could_use_is_refused_before_connecting(tmp_p
     """Kafka's clients refuse it too ("Invalid url in bootstrap.servers"); kadmin used to try it
     until --timeout and say no broker answered."""
     none = tmp_path / "none.toml"
-    if servers.strip(" ,"):  # an empty flag is no flag: "no cluster given"
+    if servers.strip(" ,"):  # "," and " " name no server: refused too, never read as no flag
         with pytest.raises(UsageError, match="--bootstrap-server: .*HOST:PORT") as info:
             resolve_connection(bootstrap_server=servers, env={}, config_path=none)
         assert info.value.exit_code == EXIT_USAGE
@@ -236,7 +267,7 @@ def test_a_bootstrap_list_no_client_could_use_is_refused_before_connecting(tmp_p
         with pytest.raises(ConfigError, match="bootstrap_server in profile 'x': .*HOST:PORT"):
             resolve_connection(cluster="x", env={}, config_path=path)
     else:
-        with pytest.raises(UsageError, match="no HOST:PORT given|no cluster given"):
+        with pytest.raises(UsageError, match=r"^--bootstrap-server: (empty \()?no HOST:PORT given"):
             resolve_connection(bootstrap_server=servers, env={}, config_path=none)
 
 

@@ -1,0 +1,84 @@
+"""Which cluster a command reaches, through the real CLI.
+
+- A connection flag given empty or blank (``-b "$BOOTSTRAP"`` with the variable unset) is a usage
+  error naming the flag, exit 2, before anything connects: read as "not given", the command
+  acted on the default profile's cluster (perhaps production), throttle set and all.
+"""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from kadmin.commands.root import cli
+
+# Every command that connects (each has the connection flags), with what it requires besides.
+PLAN = '{"version": 1, "partitions": [{"topic": "orders", "partition": 0, "replicas": [1, 2]}]}'
+COMMANDS = [
+    ["leaders", "elect", "--dry-run"],
+    ["leaders", "show"],
+    ["log-dirs", "balance"],
+    ["log-dirs", "describe"],
+    ["reassign", "balance"],
+    ["reassign", "cancel", "--all"],  # 127.0.0.1:1: nothing to cancel there
+    ["reassign", "execute", "--reassignment-json-file", "{plan}", "--dry-run"],
+    ["reassign", "generate", "--topics-to-move-json-file", "{topics}", "--broker-list", "1,2"],
+    ["reassign", "list"],
+    ["reassign", "progress"],
+    ["reassign", "verify", "--reassignment-json-file", "{plan}"],
+    ["throttle", "clear", "--all", "--dry-run"],
+    ["throttle", "set", "--rate", "7MB/s", "--brokers", "0", "--dry-run"],
+    ["throttle", "show"],
+]
+FLAGS = [
+    ("--bootstrap-server", "HOST:PORT"),
+    ("--zookeeper", "HOST:PORT"),
+    ("--command-config", "FILE"),
+    ("--cluster", "profile NAME"),
+    ("--timeout", "DURATION"),
+]
+
+
+@pytest.fixture
+def default_profile(tmp_path, monkeypatch):
+    """A config file whose default_cluster is a server nothing listens on, found through
+    KADMIN_CONFIG: a command falling back to it fails to connect (exit 1) within 1s."""
+    config = tmp_path / "config.toml"
+    config.write_text('default_cluster = "prod"\n[clusters.prod]\nbootstrap_server = "127.0.0.1:1"\ntimeout = "1s"\n')
+    for name in ("KADMIN_BOOTSTRAP_SERVER", "KADMIN_ZOOKEEPER", "KADMIN_CLUSTER", "KADMIN_COMMAND_CONFIG",
+                 "KADMIN_TIMEOUT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("KADMIN_CONFIG", str(config))
+    (tmp_path / "plan.json").write_text(PLAN)
+    (tmp_path / "topics.json").write_text('{"version": 1, "topics": [{"topic": "orders"}]}')
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c[:2]))
+@pytest.mark.parametrize("flag, what", FLAGS, ids=[f for f, _ in FLAGS])
+@pytest.mark.parametrize("value", ["", " "], ids=["empty", "blank"])
+def test_a_connection_flag_given_empty_is_a_usage_error_not_the_default_cluster(
+    default_profile, command, flag, what, value
+):
+    args = [a.format(plan=default_profile / "plan.json", topics=default_profile / "topics.json") for a in command]
+    r = CliRunner().invoke(cli, [*args, flag, value])
+    assert r.exit_code == 2, r.output
+    assert f"kadmin: error: {flag}: empty (no {what} given)" in r.output, r.output
+
+
+def test_a_fleet_report_refuses_an_empty_connection_flag_too(default_profile):
+    """A fleet report refuses the connection flags: given empty, they were not even seen."""
+    inventory = default_profile / "fleet.toml"
+    inventory.write_text('[[clusters]]\nname = "a"\nbootstrap_server = "127.0.0.1:1"\ntimeout = "1s"\n')
+    r = CliRunner().invoke(cli, ["log-dirs", "describe", "--fleet", str(inventory), "--bootstrap-server", ""])
+    assert r.exit_code == 2, r.output
+    assert "--bootstrap-server: empty (no HOST:PORT given)" in r.output, r.output
+
+
+def test_an_empty_kadmin_variable_is_unset(default_profile, monkeypatch):
+    """``export KADMIN_CLUSTER=`` is how a shell unsets a variable: the default profile is used,
+    as with the variable unset (README: empty KADMIN_* variables count as unset)."""
+    monkeypatch.setenv("KADMIN_CLUSTER", "")
+    monkeypatch.setenv("KADMIN_BOOTSTRAP_SERVER", " ")
+    r = CliRunner().invoke(cli, ["throttle", "show"])
+    assert r.exit_code == 1 and "127.0.0.1:1" in r.output, r.output  # the default profile's server
