@@ -289,7 +289,7 @@ def _ssl_context(sec: SecurityConfig):
 
     ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
     ctx.check_hostname = sec.check_hostname
-    password = sec.key_password.reveal() if sec.key_password else None
+    password = sec.key_password.reveal() if sec.key_password else no_key_password("ssl.key.password")
     if sec.ca_pem:
         _load("ssl.truststore.certificates", None, lambda: ctx.load_verify_locations(cadata=sec.ca_pem.reveal()))
     elif sec.ca_file:
@@ -310,6 +310,20 @@ def _ssl_context(sec: SecurityConfig):
     return ctx
 
 
+def no_key_password(setting: str):
+    """What ``load_cert_chain`` gets for its password when none is set: OpenSSL calls it only for
+    an encrypted key, and without it asks for a pass phrase on the terminal (Kafka's clients
+    never prompt); this says which setting is missing instead (ConfigError, exit 2)."""
+
+    def refuse():
+        raise ConfigError(
+            f"the private key is encrypted and {setting} is not set",
+            hint=f"set {setting} in --command-config, or use a key that is not encrypted",
+        )
+
+    return refuse
+
+
 def _load(what: str, path: str | None, load) -> None:
     import ssl
 
@@ -318,9 +332,12 @@ def _load(what: str, path: str | None, load) -> None:
     except (ssl.SSLError, OSError, ValueError) as e:
         # The library's text names the failing step, not the key material.
         reason = e.strerror if isinstance(e, OSError) and e.strerror else getattr(e, "reason", None) or e
+        trust = what.startswith("ssl.truststore")
         raise ConfigError(
             f"cannot load the PEM {'file ' + path + ' of ' if path else ''}{what}: {type(e).__name__}: {reason}",
-            hint="check the PEM file or text and, for an encrypted key, ssl.key.password",
+            hint="check the PEM file or text: it must hold the CA certificates that signed the brokers' certificates"
+            if trust
+            else "check the PEM file or text and, for an encrypted key, ssl.key.password",
         ) from None
 
 

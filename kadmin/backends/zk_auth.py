@@ -165,7 +165,10 @@ def tls_options(sec: ZkSecurity) -> dict[str, Any]:
     try:
         ctx = ssl.create_default_context(cafile=sec.ca_file)
         if sec.cert_file:
-            ctx.load_cert_chain(sec.cert_file, password=sec.key_password.reveal() if sec.key_password else None)
+            from kadmin.client_config import no_key_password
+
+            password = sec.key_password.reveal() if sec.key_password else no_key_password(f"{KEYSTORE}.password")
+            ctx.load_cert_chain(sec.cert_file, password=password)
     except (ssl.SSLError, OSError, ValueError) as e:
         raise ConfigError(
             f"cannot load the ZooKeeper TLS files: {type(e).__name__}: {getattr(e, 'reason', None) or e}",

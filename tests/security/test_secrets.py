@@ -261,3 +261,32 @@ def test_debug_process_output_shows_no_secret(case, pem, tmp_path, scanner_facto
     scanner = scanner_factory(secrets)
     scanner.scan(f"process {case}: stdout", proc.stdout)
     scanner.scan(f"process {case}: stderr", proc.stderr)
+
+
+@pytest.mark.parametrize("where", ["kafka", "zookeeper"])
+def test_an_encrypted_key_without_its_password_is_refused_at_once_not_prompted_for(pem, tmp_path, where):
+    """OpenSSL asks for a pass phrase on the terminal when a key is encrypted and no password is
+    given: the command hung on 'Enter PEM pass phrase:' past --timeout. Kafka's clients never
+    prompt; kadmin names the missing setting, exit 2, before connecting anywhere."""
+    if where == "kafka":
+        props = write(tmp_path / "c.properties", f"""\
+            security.protocol=SSL
+            ssl.truststore.type=PEM
+            ssl.truststore.location={pem / 'cert.pem'}
+            ssl.keystore.type=PEM
+            ssl.keystore.location={pem / 'client.pem'}
+            """)
+        args, setting = ["-b", unreachable()], "ssl.key.password"
+    else:
+        props = write(tmp_path / "c.properties", f"""\
+            zookeeper.ssl.client.enable=true
+            zookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty
+            zookeeper.ssl.truststore.location={pem / 'cert.pem'}
+            zookeeper.ssl.keystore.location={pem / 'client.pem'}
+            """)
+        args, setting = ["--zookeeper", unreachable()], "zookeeper.ssl.keystore.password"
+    run = subprocess.run([sys.executable, "-m", "kadmin", "reassign", "list", *args, "--command-config", props,
+                          "--timeout", "5s"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert run.returncode == 2, run.stderr
+    assert f"the private key is encrypted and {setting} is not set" in run.stderr
+    assert "pass phrase" not in run.stderr + run.stdout
