@@ -136,9 +136,10 @@ class AdminClients:
             return
         protocol = self.settings.security_protocol
         context = tls_context(self.settings)
+        mechanism = self.settings.properties.get("sasl.mechanism", "GSSAPI").strip()  # Kafka's default
         found: dict[tuple[str, str, str], list[str]] = {}  # (seen, verdict, fix) -> the servers
         for host, port in servers:
-            mismatch = probe_listener(host, port, protocol, context, self.left() / 4)
+            mismatch = probe_listener(host, port, protocol, context, self.left() / 4, mechanism)
             if mismatch is None:
                 return
             found.setdefault((mismatch.seen, mismatch.verdict, mismatch.fix), []).append(address(host, port))

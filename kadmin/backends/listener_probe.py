@@ -5,8 +5,8 @@ clients retry such a listener until --timeout, then say no broker answered; this
 met and what to set, within a second. ``speaks_tls`` also serves the small client, which speaks
 plaintext, to tell a TLS listener from other services that turn it away.
 
-Only requests every listener answers, or refuses by closing, are sent: ApiVersions and Metadata
-for no topic, never a login.
+Only requests every listener answers, or refuses by closing, are sent: ApiVersions, SaslHandshake
+(naming a mechanism) and Metadata for no topic, never a login.
 """
 
 from __future__ import annotations
@@ -50,7 +50,9 @@ def _certificate_refused(why: str) -> Mismatch:
     return Mismatch("", f"the TLS handshake failed: certificate verify failed: {why}", fix)
 
 
-def probe_listener(host: str, port: int, protocol: str, tls: Any, timeout: float) -> Mismatch | None:
+def probe_listener(
+    host: str, port: int, protocol: str, tls: Any, timeout: float, mechanism: str = "GSSAPI"
+) -> Mismatch | None:
     """What a bootstrap server does when spoken to as ``protocol`` (``SSL``, ``SASL_SSL`` or
     ``SASL_PLAINTEXT``; ``tls``: the configured ``ssl.SSLContext``, for the first two), or None
     when it does what that protocol expects, or nothing telling, so the library clients go on
@@ -64,12 +66,21 @@ def probe_listener(host: str, port: int, protocol: str, tls: Any, timeout: float
     - TLS spoken, the handshake closed or answered in plaintext (Kafka reads a ClientHello as a
       369 MB request and closes): ApiVersions in plaintext tells a PLAINTEXT listener from a
       SASL_PLAINTEXT one (which closes at the request after ApiVersions).
+    - Plaintext spoken (``SASL_PLAINTEXT``), ApiVersions answered, then SaslHandshake naming
+      ``mechanism`` (the configured sasl.mechanism) answered ILLEGAL_SASL_STATE: a listener
+      without SASL (PLAINTEXT), where Kafka's KafkaApis.handleSaslHandshakeRequest answers it so.
+      A SASL listener's SaslServerAuthenticator answers it with its mechanisms instead; the
+      connection is then closed before any SaslAuthenticate, which Kafka's Selector logs at
+      debug level only (a Metadata request there would count as a failed authentication). A
+      listener whose ApiVersions does not list SaslHandshake has no SASL either: Metadata
+      answered without a login says so.
     - Plaintext spoken (``SASL_PLAINTEXT``), the connection closed at ApiVersions (a TLS
       listener fails the handshake): a TLS handshake (certificate not checked: nothing secret
       is sent) and ApiVersions over it tell a TLS listener.
 
     Each attempt waits at most ``timeout``; only requests every listener answers, or refuses
-    by closing, are sent: ApiVersions and Metadata for no topic."""
+    by closing, are sent: ApiVersions, SaslHandshake (a mechanism's name, never credentials)
+    and Metadata for no topic."""
     sasl = protocol.startswith("SASL_")
     if protocol in ("SSL", "SASL_SSL"):
         seen, why = _attempt(host, port, tls, timeout, metadata=not sasl)
@@ -98,8 +109,14 @@ def probe_listener(host: str, port: int, protocol: str, tls: Any, timeout: float
                 "set security.protocol=SASL_PLAINTEXT" + ("" if sasl else f", {_SASL_FIX}") + _IN_CONFIG,
             )
         return None
-    closed = protocol == "SASL_PLAINTEXT" and _attempt(host, port, None, timeout, metadata=False)[0] == "closed"
-    if closed and speaks_tls(host, port, timeout):
+    if protocol != "SASL_PLAINTEXT":
+        return None
+    seen = _sasl_attempt(host, port, mechanism, timeout)
+    if seen in _NO_SASL:
+        return Mismatch(
+            _NO_SASL[seen], "it speaks PLAINTEXT, not SASL_PLAINTEXT", f"set security.protocol=PLAINTEXT{_IN_CONFIG}"
+        )
+    if seen == "closed" and speaks_tls(host, port, timeout):
         return Mismatch(
             "closed the connection at Kafka's first request (ApiVersions) in plaintext and answered it over TLS",
             "it speaks TLS (SASL_SSL or SSL), not SASL_PLAINTEXT",
@@ -117,6 +134,45 @@ def speaks_tls(host: str, port: int, timeout: float) -> bool:
     unchecked.check_hostname = False
     unchecked.verify_mode = ssl.CERT_NONE
     return _attempt(host, port, unchecked, timeout, metadata=False)[0] == "ok"
+
+
+ILLEGAL_SASL_STATE = 34
+_NO_SASL = {  # what a listener without SASL did, by _sasl_attempt's answer
+    "handshake refused": "answered ApiVersions in plaintext and SaslHandshake with ILLEGAL_SASL_STATE, "
+    "as Kafka's listeners without SASL do",
+    "metadata": "answered Kafka's requests in plaintext without a login, and its ApiVersions lists no SaslHandshake",
+}
+
+
+def _sasl_attempt(host: str, port: int, mechanism: str, timeout: float) -> str:
+    """One plaintext connection asking whether the listener speaks SASL: "handshake refused"
+    (ApiVersions answered, then SaslHandshake answered ILLEGAL_SASL_STATE), "metadata" (SaslHandshake
+    not in ApiVersions' list, Metadata answered without a login), "closed" (closed or garbled at
+    ApiVersions) or "unknown" (a SASL listener's answer, no answer...)."""
+    try:
+        conn = Connection(host, port, timeout, "kadmin")
+    except TurnedAway:
+        return "closed"
+    except WireUnavailable:
+        return "unknown"
+    try:
+        if api("SaslHandshake").key in conn.versions:
+            answer = conn.request(api("SaslHandshake"), {"mechanism": mechanism})
+            return "handshake refused" if answer.error_code == ILLEGAL_SASL_STATE else "unknown"
+        conn.request(api("Metadata"), _NO_TOPICS)
+        return "metadata"
+    except WireUnavailable:
+        return "unknown"
+    finally:
+        conn.close()
+
+
+_NO_TOPICS = {
+    "topics": [],
+    "allow_auto_topic_creation": False,
+    "include_cluster_authorized_operations": False,
+    "include_topic_authorized_operations": False,
+}
 
 
 def _attempt(host: str, port: int, tls: Any, timeout: float, metadata: bool) -> tuple[str, str]:
@@ -137,13 +193,7 @@ def _attempt(host: str, port: int, tls: Any, timeout: float, metadata: bool) -> 
         return "unknown", ""
     try:
         if metadata:
-            body = {
-                "topics": [],
-                "allow_auto_topic_creation": False,
-                "include_cluster_authorized_operations": False,
-                "include_topic_authorized_operations": False,
-            }
-            conn.request(api("Metadata"), body)
+            conn.request(api("Metadata"), _NO_TOPICS)
         return "ok", ""
     except WireUnavailable:
         return ("login" if conn.answered == 1 and conn.closed_by_peer else "unknown"), ""
