@@ -80,7 +80,8 @@ def cluster_task(
     answer does, so the report says it lacks it (as ``log-dirs describe`` does). For the
     reassignment report, so does a down broker holding a replica (adding, kept or being removed)
     of a partition being reassigned. For the throttle report, so does a down broker whose
-    throttles could not be read (its ``unreadable_brokers``, as ``throttle show`` warns of them)."""
+    throttles could not be read, or a running one that did not answer for them (slow) (its
+    ``unreadable_brokers``, as ``throttle show`` warns of them)."""
     name = entry["name"]
     try:
         backend = (opener or open_entry)(entry)
@@ -131,7 +132,8 @@ def throttle_show(backend) -> dict:
     from kadmin.throttling.state import read_throttle_state
     from kadmin.throttling.stores import open_record_store
 
-    state = read_throttle_state(backend, open_record_store(backend))
+    # partial: a broker that does not answer for its configs (slow) is named, the rest is read
+    state = read_throttle_state(backend, open_record_store(backend), partial=True)
     items = throttle_items(state.current, state.needs, state.records.values())
     return {
         "throttles": [
@@ -148,7 +150,8 @@ def throttle_show(backend) -> dict:
         "reassigning_partitions": len(state.moves),  # a stuck node's requests are no move
         "log_dir_moving_brokers": sorted(state.needs.log_dir_brokers),
         "log_dir_moves_known": state.log_dirs_known,
-        "unreadable_brokers": sorted(state.unreadable_brokers),
+        "unreadable_brokers": sorted(state.unreadable_brokers),  # down, or silent
+        "silent_brokers": {str(b): why for b, why in sorted(state.silent_brokers.items())},
     }
 
 

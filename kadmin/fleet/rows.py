@@ -382,7 +382,8 @@ def throttle_document_rows(cluster: str, source: str, doc: Any) -> Rows:
     A broker in ``unreadable_brokers`` (down, over the AdminClient protocol: kadmin's records name
     throttles there that could not be read) gets the error row of a broker that is down, as the
     log-dirs reports give one (``DOWN_ERROR``): the report says it lacks that broker's throttles. Over
-    ZooKeeper they are read, and the list is empty.
+    ZooKeeper they are read, and the list is empty. A broker in ``silent_brokers`` ({id: error}:
+    running, but it did not answer DescribeConfigs in time) gets an error row saying so.
     """
     if not isinstance(doc, Mapping):
         raise ShapeError("not a throttle show result: not an object")
@@ -428,7 +429,11 @@ def throttle_document_rows(cluster: str, source: str, doc: Any) -> Rows:
                     t.get("stale"),
                 )
             )
-        rows["errors"].extend((cluster, b, source, DOWN_ERROR) for b in _unreadable_brokers(doc))
+        silent = _silent_brokers(doc)
+        rows["errors"].extend(
+            (cluster, b, source, silent_error(silent[b]) if b in silent else DOWN_ERROR)
+            for b in sorted(set(_unreadable_brokers(doc)) | set(silent))
+        )
         if (
             doc.get("reassigning_partitions") == 0
             and not doc.get("log_dir_moving_brokers")
@@ -454,6 +459,22 @@ def _unreadable_brokers(doc: Mapping[str, Any]) -> list[int]:
     if not isinstance(brokers, list) or not all(isinstance(b, int) and not isinstance(b, bool) for b in brokers):
         raise not_a_result(THROTTLE_KIND, doc, f"unreadable_brokers is not a list of broker ids: {brokers!r}")
     return sorted(brokers)
+
+
+def silent_error(why: str) -> str:
+    """The error of a running broker that did not answer DescribeConfigs (``why``: its error)."""
+    return f"did not answer DescribeConfigs ({why}): its throttle rates are unknown"
+
+
+def _silent_brokers(doc: Mapping[str, Any]) -> dict[int, str]:
+    """``silent_brokers`` of a throttle result ({broker id: why}: running, but they did not answer
+    for their configs); absent: none."""
+    found = doc.get("silent_brokers", {})
+    if not isinstance(found, Mapping) or not all(
+        isinstance(b, str) and b.isdigit() and isinstance(why, str) for b, why in found.items()
+    ):
+        raise not_a_result(THROTTLE_KIND, doc, f"silent_brokers is not a mapping of broker ids to errors: {found!r}")
+    return {int(b): why for b, why in found.items()}
 
 
 DOCUMENT_READERS = {
