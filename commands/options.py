@@ -121,6 +121,8 @@ def open_cluster(cluster: ClusterOptions, read_only: bool = True) -> Iterator:
     from kadmin.commands.render import warn
 
     settings = resolve(cluster)
+    for note in getattr(settings, "notes", ()):  # a profile ignored, or its credentials sent elsewhere
+        warn(note)
     if getattr(settings, "zookeeper", None):
         warn(
             "--zookeeper is deprecated (Kafka removed ZooKeeper mode in 4.0); "

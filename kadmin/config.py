@@ -3,10 +3,17 @@
 
 Precedence, field by field: flags > environment > profile > defaults. The target (bootstrap
 servers or ZooKeeper) is chosen as a pair: the highest level that names either wins, and a level
-naming both is a usage error; a profile named (``--cluster`` or ``KADMIN_CLUSTER``) gives its
-target above the environment's, so its credentials never go to another address. A profile is used when named (``--cluster`` / ``KADMIN_CLUSTER``),
-or through ``default_cluster`` only when neither flags nor environment name a target, so a
-default profile's credentials never leak onto an explicit ``--bootstrap-server``.
+naming both is a usage error. A profile's settings (its credentials) go only to the servers it
+names, unless the operator names both on the command line:
+
+- ``--cluster NAME`` gives the profile's target above the environment's (a
+  ``KADMIN_BOOTSTRAP_SERVER`` left from a sandbox session never receives its credentials); with
+  ``--bootstrap-server`` / ``--zookeeper`` next to it, the flag's server gets the profile's
+  settings, and a note says so (``ConnectionSettings.notes``);
+- ``KADMIN_CLUSTER`` likewise, but next to a ``--bootstrap-server`` / ``--zookeeper`` flag it is
+  ignored, profile and all, with a note: a variable left from a prod session never sends prod's
+  credentials to a server named on the command line;
+- ``default_cluster`` only when neither flags nor environment name a target.
 
 A flag given empty or blank (``-b "$UNSET"``) is a usage error, never "not given": it would
 fall back to the environment or the default profile, perhaps production. A ``KADMIN_*``
@@ -91,6 +98,7 @@ class ConnectionSettings:
     timeout: float = DEFAULT_TIMEOUT  # seconds
     profile: str | None = None
     source: str = "flags"  # where the target came from, for messages: "flags", "environment", "profile NAME"
+    notes: tuple[str, ...] = ()  # what the operator should know about this choice (a warning each)
 
     def __repr__(self) -> str:
         return (
@@ -193,7 +201,17 @@ def resolve_connection(
     env_target = _target(env.get(ENV_BOOTSTRAP), env.get(ENV_ZOOKEEPER), f"{ENV_BOOTSTRAP} and {ENV_ZOOKEEPER}")
     path = Path(config_path).expanduser() if config_path else default_config_path(env)
 
-    name = cluster or env.get(ENV_CLUSTER) or None
+    notes: list[str] = []
+    name = cluster or env.get(ENV_CLUSTER)
+    if name and not cluster and flags_target is not None:
+        # A KADMIN_CLUSTER left from a prod session must not send prod's credentials to a
+        # server named on the command line: the flag wins, and the profile is not used at all.
+        flag = "--bootstrap-server" if flags_target[0] == "bootstrap" else "--zookeeper"
+        notes.append(
+            f"{ENV_CLUSTER}={name} is ignored because {flag} was given: profile {name!r} and its settings "
+            f"are not used for {flags_target[1]} (give --cluster {name} to use them)"
+        )
+        name = None
     profile: Mapping[str, Any] | None = None
     if name:
         profiles = load_profiles(path, required=True)
@@ -220,19 +238,17 @@ def resolve_connection(
             f"bootstrap_server and zookeeper in profile {name!r}",
         )
 
-    # A profile named (--cluster or KADMIN_CLUSTER) gives its own target over the environment's: a
-    # KADMIN_BOOTSTRAP_SERVER left from a sandbox session must not receive the profile's credentials.
-    from_profile = (profile_target, f"profile {name}")
-    named = bool(cluster or env.get(ENV_CLUSTER))
-    candidates = (
-        ((flags_target, "flags"), from_profile, (env_target, "environment"))
-        if named
-        else ((flags_target, "flags"), (env_target, "environment"), from_profile)
-    )
-    found = next(((t, s) for t, s in candidates if t is not None), None)
-    if found is None:
+    # The flags' target, else the profile's (a named profile's above the environment's: a
+    # KADMIN_BOOTSTRAP_SERVER left from a sandbox session must not receive its credentials),
+    # else the environment's.
+    if flags_target is not None:
+        target, source = flags_target, "flags"
+    elif profile_target is not None:
+        target, source = profile_target, f"profile {name}"
+    elif env_target is not None:
+        target, source = env_target, "environment"
+    else:
         raise UsageError(NO_TARGET_HELP.format(path=path))
-    target, source = found
 
     properties: dict[str, str] = {}
     if profile is not None:
@@ -258,6 +274,13 @@ def resolve_connection(
 
     kind, where = target
     where = _checked_target(kind, where, source, name)
+    sent = _profile_settings_sent(profile, command_config, env)
+    if source == "flags" and sent and not _same_target(target, profile_target):
+        flag = "--bootstrap-server" if kind == "bootstrap" else "--zookeeper"
+        notes.append(
+            f"--cluster {name} with {flag}: the settings of profile {name!r} ({sent}) are sent to {where}, "
+            "which the profile does not name"
+        )
     return ConnectionSettings(
         bootstrap_servers=where if kind == "bootstrap" else None,
         zookeeper=where if kind == "zookeeper" else None,
@@ -265,6 +288,7 @@ def resolve_connection(
         timeout=seconds,
         profile=name if profile is not None else None,
         source=source,
+        notes=tuple(notes),
     )
 
 
@@ -292,6 +316,24 @@ def refuse_empty_flags(
     for (flag, what), value in zip(_FLAG_VALUES, values):
         if isinstance(value, (str, os.PathLike)) and not os.fspath(value).strip():
             raise UsageError(f"{flag}: empty (no {what} given)")
+
+
+def _profile_settings_sent(profile: Mapping[str, Any] | None, command_config: object, env: Mapping[str, str]) -> str:
+    """The words for the profile's security settings this connection uses ("" for none): its
+    inline properties, and its command_config unless a flag or KADMIN_COMMAND_CONFIG replaces it."""
+    if profile is None:
+        return ""
+    parts = []
+    if profile.get("command_config") and not command_config and not env.get(ENV_COMMAND_CONFIG):
+        parts.append("command_config")
+    if profile.get("properties"):
+        parts.append("properties")
+    return f"its {' and '.join(parts)}, credentials included" if parts else ""
+
+
+def _same_target(a: tuple[str, str] | None, b: tuple[str, str] | None) -> bool:
+    """Whether two targets name the same servers, written alike but for spaces and empty entries."""
+    return a is not None and b is not None and a[0] == b[0] and _entries(a[1]) == _entries(b[1])
 
 
 def bootstrap_addresses(servers: str) -> list[tuple[str, int]]:

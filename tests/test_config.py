@@ -178,6 +178,40 @@ def test_a_kadmin_variable_set_empty_is_unset(tmp_path):
     assert (s.bootstrap_servers, s.profile, s.timeout, s.source) == ("dev:9092", "dev", 5.0, "profile dev")
 
 
+def test_a_kadmin_cluster_from_the_environment_is_ignored_next_to_a_target_flag(tmp_path):
+    """KADMIN_CLUSTER=prod left from a prod session, then -b sandbox: prod's credentials (and
+    timeout) are not sent there; a note says the variable is ignored."""
+    path = write_profiles(tmp_path, PROFILES)
+    (tmp_path / "prod.properties").write_text(f"sasl.mechanism=PLAIN\nsasl.jaas.config={PLAIN_JAAS}\n")
+    for flag, kwargs in (("--bootstrap-server", {"bootstrap_server": "sandbox:9092"}),
+                         ("--zookeeper", {"zookeeper": "zk:2181"})):
+        s = resolve_connection(**kwargs, env={"KADMIN_CLUSTER": "prod"}, config_path=path)
+        assert (s.profile, dict(s.properties), s.timeout, s.source) == (None, {}, 30.0, "flags")
+        assert s.notes == (
+            f"KADMIN_CLUSTER=prod is ignored because {flag} was given: profile 'prod' and its settings are not "
+            f"used for {kwargs.popitem()[1]} (give --cluster prod to use them)",
+        )
+    # without a target flag the variable names the profile, as before
+    s = resolve_connection(env={"KADMIN_CLUSTER": "prod"}, config_path=path)
+    assert (s.bootstrap_servers, s.properties["sasl.mechanism"], s.notes) == ("prod-1:9093,prod-2:9093", "PLAIN", ())
+
+
+def test_cluster_and_a_target_flag_together_send_the_profile_with_a_note(tmp_path):
+    path = write_profiles(tmp_path, PROFILES)
+    (tmp_path / "prod.properties").write_text(f"sasl.mechanism=PLAIN\nsasl.jaas.config={PLAIN_JAAS}\n")
+    s = resolve_connection(cluster="prod", bootstrap_server="tunnel:19093", env={}, config_path=path)
+    assert s.properties["sasl.mechanism"] == "PLAIN"
+    assert s.notes == (
+        "--cluster prod with --bootstrap-server: the settings of profile 'prod' (its command_config and properties, "
+        "credentials included) are sent to tunnel:19093, which the profile does not name",
+    )
+    assert PASSWORD not in repr(s) and PASSWORD not in s.notes[0]
+    # no note when the flag names the profile's own servers, or the profile carries no security settings
+    assert resolve_connection(cluster="prod", bootstrap_server=" prod-1:9093, prod-2:9093", env={},
+                              config_path=path).notes == ()
+    assert resolve_connection(cluster="dev", bootstrap_server="tunnel:19093", env={}, config_path=path).notes == ()
+
+
 def test_a_dotted_property_name_left_unquoted_is_explained():
     import tomllib
 
