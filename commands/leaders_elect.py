@@ -97,7 +97,7 @@ def elect(
         partitions = read_election_file(path_to_json_file)
 
     from kadmin.commands import render
-    from kadmin.execute.elect import ElectReporter, prepare, run_election
+    from kadmin.execute.elect import ElectionStopped, ElectReporter, prepare, run_election
 
     with open_cluster(cluster, read_only=dry_run) as backend:
         if etype is ElectionType.UNCLEAN and Capability.UNCLEAN_ELECTION not in backend.capabilities:
@@ -127,22 +127,31 @@ def elect(
                     line = f"Batch {number} of {total}: {counted(len(candidates), 'partition')}"
                     render.stderr().print(line, highlight=False)
 
-        report = run_election(backend, plan, Lines())
-    if output == "json":
-        render.print_json(result_json(report, plan))
-    else:
-        from kadmin.leaders import kafka_lines
-
-        lines = kafka_lines(report)
-        if not lines:
-            lines = [f"Nothing to elect: no partition needs {_an(etype.value)} election."]
-        for line in lines:
-            click.echo(line)
+        try:
+            report = run_election(backend, plan, Lines())
+        except ElectionStopped as stopped:  # what the batches before elected stands: say it first
+            _print_result(stopped.report, plan, output, render, stopped)
+            raise
+    _print_result(report, plan, output, render)
     if report.failed:
         from kadmin.errors import ClusterError
         from kadmin.units import counted
 
         raise ClusterError(f"{counted(len(report.failed), 'partition')} could not get the leader asked for")
+
+
+def _print_result(report, plan, output, render, stopped=None) -> None:
+    """The outcomes (of the batches sent before ``stopped``, when a batch failed)."""
+    if output == "json":
+        render.print_json(result_json(report, plan, stopped))
+        return
+    from kadmin.leaders import kafka_lines
+
+    lines = kafka_lines(report)
+    if not lines and stopped is None:
+        lines = [f"Nothing to elect: no partition needs {_an(report.election_type.value)} election."]
+    for line in lines:
+        click.echo(line)
 
 
 def stdin_is_tty() -> bool:
@@ -219,8 +228,9 @@ def _print_preview(plan, output, render) -> None:
             click.echo(line)
 
 
-def result_json(report, plan) -> dict:
-    """The ``--output json`` document (schemas/leaders-elect-result.json)."""
+def result_json(report, plan, stopped=None) -> dict:
+    """The ``--output json`` document (schemas/leaders-elect-result.json). ``stopped``: the
+    ElectionStopped of a batch that failed; ``report`` then holds the batches before it."""
     from kadmin.leaders import leader_or_none
 
     before = {c.tp: c for c in plan.candidates}
@@ -249,6 +259,14 @@ def result_json(report, plan) -> dict:
         "elected": len(report.elected),
         "not_needed": len(report.not_needed),
         "failed": len(report.failed),
+        "stopped": None
+        if stopped is None
+        else {
+            "batch": stopped.batch,
+            "of": stopped.total,
+            "error": stopped.cause.message,
+            "unanswered": [{"topic": tp.topic, "partition": tp.partition} for tp in stopped.unsent],
+        },
     }
 
 

@@ -75,7 +75,7 @@ def elect_leaders(
     except NodeExistsError:
         raise ClusterError(
             f"a preferred replica election is already in progress ({PREFERRED_REPLICA_ELECTION} exists); "
-            "nothing was changed",
+            "kadmin did not write its request",  # earlier batches of the run may have elected some
             hint="wait for the controller to delete the node, then run again",
         ) from None
     deadline = monotonic() + backend.timeout

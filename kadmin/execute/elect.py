@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from kadmin.backends.base import Backend, ElectionType
+from kadmin.errors import ClusterError, KadminError
 from kadmin.leaders import (
     NOT_NEEDED,
     PREFERRED_NOT_AVAILABLE,
@@ -46,6 +47,32 @@ class ElectionPlan:
     def data_loss(self) -> tuple[Candidate, ...]:
         return tuple(c for c in self.candidates if c.data_loss)
 
+    @property
+    def would_fail(self) -> tuple[Candidate, ...]:
+        """Partitions the election would answer with an error (not ELECTION_NOT_NEEDED): the
+        real run exits 1 for them, so a dry run does too."""
+        return tuple(c for c in self.candidates if c.expected not in (None, NOT_NEEDED))
+
+
+class ElectionStopped(ClusterError):
+    """A batch failed after earlier batches were sent: ``report`` holds what those did (their
+    elections stand); the failure's own exit code and hint are kept."""
+
+    def __init__(self, report: ElectionReport, batch: int, total: int, cause: KadminError, unsent):
+        from kadmin.units import counted
+
+        before = "batch 1" if batch == 2 else f"batches 1-{batch - 1}"
+        super().__init__(
+            f"batch {batch} of {total}: {cause.message}; {before} elected {counted(len(report.elected), 'partition')}",
+            hint=cause.hint,
+        )
+        self.exit_code = cause.exit_code
+        self.report = report
+        self.batch = batch
+        self.total = total
+        self.cause = cause
+        self.unsent: tuple[TopicPartition, ...] = tuple(unsent)  # the failed batch's and later ones
+
 
 def prepare(
     backend: Backend,
@@ -71,16 +98,25 @@ def prepare(
 
 def run_election(backend: Backend, plan: ElectionPlan, reporter: ElectReporter | None = None) -> ElectionReport:
     """Send the plan's batches, one ElectLeaders after the other (each returns once its
-    elections are done), and report every partition's outcome."""
+    elections are done), and report every partition's outcome. A batch that fails after earlier
+    ones were answered raises ``ElectionStopped`` with their outcomes (the first one's failure
+    is raised as it is: nothing was answered before it)."""
     reporter = reporter or ElectReporter()
     answers: dict[TopicPartition, str | None] = {}
+    limits = {"max_per_broker": plan.max_per_broker, "batch_size": plan.batch_size}
     for i, group in enumerate(plan.batches, 1):
         reporter.batch(i, len(plan.batches), group)
-        answers.update(backend.elect_leaders(plan.election_type, [c.tp for c in group]))
+        try:
+            answers.update(backend.elect_leaders(plan.election_type, [c.tp for c in group]))
+        except KadminError as e:
+            if i == 1:
+                raise
+            done = ElectionReport(plan.election_type, outcomes(answers, plan.candidates), i - 1, limits)
+            unsent = [c.tp for g in plan.batches[i - 1 :] for c in g]
+            raise ElectionStopped(done, i, len(plan.batches), e, unsent) from e
     after = None
     if any(a and a.startswith(PREFERRED_NOT_AVAILABLE) for a in answers.values()):
         after = backend.describe_cluster()  # tell why from the state the election met
-    limits = {"max_per_broker": plan.max_per_broker, "batch_size": plan.batch_size}
     return ElectionReport(plan.election_type, outcomes(answers, plan.candidates, after), len(plan.batches), limits)
 
 
