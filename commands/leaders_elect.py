@@ -71,8 +71,8 @@ def elect(
     without a terminal it needs --yes. Unclean election needs --bootstrap-server.
 
     \b
-    Exit 0 when every partition was elected or needed no election, 1 when some could not be,
-    2 for bad flags or a bad file (nothing was changed).
+    Exit 0 when every partition was elected or needed no election, 1 when some could not be
+    (with --dry-run: would not be), 2 for bad flags or a bad file (nothing was changed).
     --output json prints schemas/leaders-elect-result.json, alone on stdout.
     """
 
@@ -115,6 +115,13 @@ def elect(
         plan = prepare(backend, etype, partitions, max_per_broker=max_per_broker, batch_size=batch_size, cluster=state)
         if dry_run:
             _print_preview(plan, output, render)
+            if plan.would_fail:  # the real run would exit 1: so does its preview
+                from kadmin.errors import ClusterError
+                from kadmin.units import counted
+
+                raise ClusterError(
+                    f"{counted(len(plan.would_fail), 'partition')} would not get the leader asked for; nothing was changed"
+                )
             return
         if etype is ElectionType.UNCLEAN and plan.changes:
             _confirm_unclean(plan, yes, render)

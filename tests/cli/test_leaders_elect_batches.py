@@ -85,3 +85,17 @@ def test_the_json_of_a_stopped_run_holds_what_was_elected_and_the_failure(cluste
     assert stopped["batch"] == 2 and stopped["of"] == 2
     assert stopped["unanswered"] == [{"topic": "t", "partition": 3}]
     assert stopped["error"] and stopped["error"] in err
+
+
+def test_a_dry_run_exits_as_the_real_run_would(cluster, capsys):  # noqa: F811
+    cluster.sb.faults.broker_stop(0)  # the preferred replica of t-0 and t-3 is down
+    cluster.sb.settle()
+    args = ["leaders", "elect", "--preferred", "--all-topic-partitions", *cluster.flags]
+    code, out, err = kadmin(capsys, *args, "--dry-run")
+    assert code == 1, err
+    assert "t-0: would fail, PREFERRED_LEADER_NOT_AVAILABLE" in out
+    assert err.strip().splitlines()[-1] == "kadmin: error: 2 partitions would not get the leader asked for; nothing was changed"
+    code, out, err = kadmin(capsys, *args, "--dry-run", "-o", "json")
+    assert code == 1 and json.loads(out)["dry_run"] is True
+    code, _, err = kadmin(capsys, *args)
+    assert code == 1, err  # what the dry run said
