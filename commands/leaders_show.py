@@ -26,7 +26,8 @@ def show(cluster, output, topic_list, broker_list):
     their preferred replica, those without a leader and the under-replicated ones.
 
     \b
-    Exit 0 whatever the balance (a report, not a check).
+    Exit 0 whatever the balance (a report, not a check); 1 when the reassignments could not be
+    listed (no DESCRIBE on CLUSTER): the report is shown without them.
     --output json prints schemas/leaders-show-result.json (every partition with a problem);
     --output csv prints one row per broker.
     """
@@ -35,10 +36,20 @@ def show(cluster, output, topic_list, broker_list):
     topics = str_list(topic_list, "--topic-list")
     brokers = int_list(broker_list, "--broker-list")
     from kadmin.backends.base import read_together
+    from kadmin.errors import AuthorizationError
 
     with open_cluster(cluster, read_only=True) as backend:
-        state, ongoing = read_together(backend, backend.describe_cluster, backend.list_partition_reassignments)
-    state = state.with_reassignments(ongoing)  # a replica being added is not missing from the ISR
+
+        def reassignments():  # without DESCRIBE on CLUSTER: the leaders (Metadata) are still shown
+            try:
+                return backend.list_partition_reassignments()
+            except AuthorizationError as e:
+                return e
+
+        state, ongoing = read_together(backend, backend.describe_cluster, reassignments)
+    unlisted = ongoing if isinstance(ongoing, AuthorizationError) else None
+    if unlisted is None:
+        state = state.with_reassignments(ongoing)  # a replica being added is not missing from the ISR
     if brokers is not None:
         unknown = sorted(set(brokers) - set(state.brokers) - {b for p in state.partitions.values() for b in p.replicas})
         if unknown:
@@ -74,6 +85,12 @@ def show(cluster, output, topic_list, broker_list):
         )
     else:
         _print_tables(summary, render)
+    if unlisted is not None:  # a report that is not whole: said, exit 1
+        from kadmin.leaders import WITHOUT_REASSIGNMENTS
+
+        raise AuthorizationError(
+            f"{unlisted.message}; {WITHOUT_REASSIGNMENTS}", error_code=unlisted.error_code, hint=unlisted.hint
+        )
 
 
 def show_json(summary) -> dict:

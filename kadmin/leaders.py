@@ -186,6 +186,13 @@ def summarize(
     )
 
 
+# leaders show when ListPartitionReassignments is refused (no DESCRIBE on CLUSTER): the leaders
+# come from Metadata, so the report stands, short of what the reassignments tell.
+WITHOUT_REASSIGNMENTS = (
+    "the leaders are shown without them: a partition a reassignment is adding a replica to may be "
+    "listed as under-replicated"
+)
+
 ELECT_ALL = "kadmin leaders elect --preferred --all-topic-partitions"
 NAMED = 5  # partitions named per line of the hint
 ELECTION_FILE = "election.json"

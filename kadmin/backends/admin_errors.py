@@ -60,7 +60,8 @@ def cluster_error(e, what: str) -> KadminError:
             else "the principal needs a permission on the topic",
         )
     if code == 31 or name.endswith("AUTHORIZATION_FAILED"):
-        return AuthorizationError(text, error_code=code, hint="the principal needs ALTER/DESCRIBE on CLUSTER")
+        hint = permission_hint("CLUSTER_AUTHORIZATION_FAILED", what) if code == 31 else None
+        return AuthorizationError(text, error_code=code, hint=hint or "the principal needs ALTER/DESCRIBE on CLUSTER")
     if code == 58 or "Authentication" in type(e).__name__:
         return AuthenticationError(text, error_code=code)
     if code == 35:
@@ -104,14 +105,28 @@ def confluent_error(err, what: str) -> ClusterError:
     return ClusterError(text, error_code=err.code())
 
 
+# What each request kadmin sends needs on the CLUSTER resource, as Kafka's KafkaApis /
+# ControllerApis check it (authorizeClusterOperation), by the words kadmin says the request in.
+CLUSTER_PERMISSIONS = (
+    ("electing leaders", "ALTER"),  # ElectLeaders
+    ("starting reassignments", "ALTER"),  # AlterPartitionReassignments
+    ("cancelling reassignments", "ALTER"),  # AlterPartitionReassignments
+    ("moving replicas between log directories", "ALTER"),  # AlterReplicaLogDirs
+    ("listing reassignments", "DESCRIBE"),  # ListPartitionReassignments
+    ("describing log directories", "DESCRIBE"),  # DescribeLogDirs
+    ("describing configs", "DESCRIBE_CONFIGS"),  # DescribeConfigs of a broker
+    ("describing the cluster-wide default broker configs", "DESCRIBE_CONFIGS"),
+    ("changing configs", "ALTER_CONFIGS"),  # IncrementalAlterConfigs of a broker
+)
+
+
 def permission_hint(name: str, what: str) -> str | None:
-    """The ACL a refused configs request needs (Kafka checks CLUSTER for broker configs)."""
+    """The ACL on CLUSTER a refused request needs, named by ``what`` kadmin was doing."""
     if name != "CLUSTER_AUTHORIZATION_FAILED":
         return None
-    if what.startswith("describing configs"):
-        return "the principal needs DESCRIBE_CONFIGS on CLUSTER"
-    if what.startswith("changing configs"):
-        return "the principal needs ALTER_CONFIGS on CLUSTER"
+    for doing, operation in CLUSTER_PERMISSIONS:
+        if what.startswith(doing):
+            return f"the principal needs {operation} on CLUSTER"
     return "the principal needs a permission on CLUSTER"
 
 
