@@ -318,12 +318,16 @@ def _run(params, opener) -> None:
     if result.failures or result.aborted:
         n = len(result.failures)
         failed = f"{counted(n, 'change')} failed" if n else ""
-        hint = (
+        from kadmin.commands.render_reassign import throttles_left
+
+        rollback_hint = (
             "no replica was moved, so no rollback file was kept; fix the cause and run the same command again"
             if rollback.discarded
             else f"the rollback file {request.rollback_path} holds the assignment from before this run"
         )
-        raise ClusterError("; ".join(x for x in (failed, result.aborted) if x), hint=hint)
+        # the error's own hint first (what to fix: a login, a permission), then what stays
+        hints = (result.hint, throttles_left(result, params.plan_file), rollback_hint)
+        raise ClusterError("; ".join(x for x in (failed, result.aborted) if x), hint="; ".join(h for h in hints if h))
 
 
 def _interrupted(params, request, xplan, result, rollback) -> None:

@@ -127,6 +127,23 @@ def interrupted_message(xplan, result, plan_file: str, rollback_file: str | None
     )
 
 
+def throttles_left(result, plan_file: str) -> str | None:
+    """For a run stopped by an error: the throttle changes it made (they stay) and how to remove
+    them, as the Ctrl-C path says it; None when it made none."""
+    from kadmin.execute.changes import LogDirMove, Reassign
+    from kadmin.model import ConfigChange
+
+    made = result.made()
+    throttles = _how_many(made, set(), (ConfigChange, "throttle change"))
+    if not throttles:
+        return None
+    if any(isinstance(c, (Reassign, LogDirMove)) for c in made):
+        how = f"`kadmin reassign verify --reassignment-json-file {plan_file}` removes them once the plan is done"
+    else:
+        how = f"nothing moves: `kadmin throttle clear --plan {plan_file}` removes them"
+    return f"the {throttles} made (printed above) stay; {how}"
+
+
 def _how_many(changes, unknown, *kinds) -> str:
     """'2 reassignments and 3 log-dir moves (1 not confirmed)': the ``changes`` of each kind
     (class, noun), and how many of them are ``unknown``."""

@@ -31,6 +31,7 @@ from kadmin.errors import (
     ClusterError,
     ConfigsNotAnswered,
     ConnectionFailed,
+    KadminError,
     UnsupportedOperation,
 )
 from kadmin.model import (
@@ -533,6 +534,9 @@ class AdminBackend(AdminClients):
         return dict(sorted(out.items()))
 
     def incremental_alter_configs(self, changes: Sequence[ConfigChange]) -> None:
+        """One IncrementalAlterConfigs batch per broker (``_one_broker_per_batch``). Each resource
+        of a batch succeeds or fails on its own: every answer is read, and a failure after any
+        accepted change is ConfigChangesPartlyMade, carrying them; later batches are not sent."""
         from confluent_kafka.admin import AlterConfigOpType
         from confluent_kafka.admin import ConfigEntry as CKEntry
         from confluent_kafka.admin import ConfigResource as CKResource
@@ -540,11 +544,16 @@ class AdminBackend(AdminClients):
         self._check_writable("incremental_alter_configs")
         if not changes:
             return
+        from kadmin.backends.config_outcomes import ConfigChangesPartlyMade
+
+        made: list[ConfigChange] = []  # accepted so far: a later failure carries them
         grouped: dict[ConfigResource, list[ConfigChange]] = defaultdict(list)
         for c in changes:
             grouped[c.resource].append(c)
         if DEFAULT_BROKER in grouped:
-            self._alter_default_broker(grouped.pop(DEFAULT_BROKER))
+            default = grouped.pop(DEFAULT_BROKER)
+            self._alter_default_broker(default)
+            made += default
         if not grouped:
             return
         ck = self._confluent()
@@ -564,8 +573,16 @@ class AdminBackend(AdminClients):
                 ]
                 ck_resources.append(CKResource(_ck_restype(res.type), res.name, incremental_configs=entries))
             futures = ck.incremental_alter_configs(ck_resources, request_timeout=self.left())
-            for ckr, fut in futures.items():
-                self._ck_result(fut, f"changing configs of {_ck_restype_label(ckr)} {ckr.name}")
+            failed: KadminError | None = None
+            for res, ckr in zip(batch, ck_resources, strict=True):
+                try:  # each resource succeeds or fails on its own: read every answer of the batch
+                    self._ck_result(futures[ckr], f"changing configs of {_ck_restype_label(ckr)} {ckr.name}")
+                except KadminError as e:
+                    failed = failed or e
+                else:
+                    made += grouped[res]
+            if failed is not None:  # the batches after it are not sent
+                raise ConfigChangesPartlyMade(failed, made) if made else failed
 
     def _ck_knows_brokers_of(self, ck, resources: Sequence[ConfigResource]) -> None:
         """librdkafka sends a broker's config request to that broker, and learns brokers only from

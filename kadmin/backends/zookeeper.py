@@ -25,6 +25,7 @@ from kadmin.errors import (
     ClusterError,
     ConnectionFailed,
     InputError,
+    KadminError,
     NotFoundError,
     ReassignmentInProgress,
     UnsupportedOperation,
@@ -442,7 +443,11 @@ class ZooKeeperBackend:
 
     def incremental_alter_configs(self, changes: Sequence[ConfigChange]) -> None:
         """Per resource: read-modify-write its ``/config/...`` znode (compare-and-set), then a
-        ``/config/changes/config_change_`` notification, which is what brokers act on."""
+        ``/config/changes/config_change_`` notification, which is what brokers act on. A failure
+        names the znode; after a resource was written it is ConfigChangesPartlyMade, carrying
+        the changes made."""
+        from kadmin.backends.config_outcomes import ConfigChangesPartlyMade
+
         self._check_writable("incremental_alter_configs")
         by_resource: dict[ConfigResource, list[ConfigChange]] = {}
         for c in changes:
@@ -451,9 +456,17 @@ class ZooKeeperBackend:
             _entity(resource)
             if resource.type == ConfigResourceType.TOPIC and self._get(zp.topic_path(resource.name)) is None:
                 raise NotFoundError(f"topic {resource.name!r} does not exist; its config was not changed")
+        made: list[ConfigChange] = []  # each znode is written in turn: those before a failure stay changed
         for resource in sorted(by_resource, key=lambda r: (r.type.value, r.name)):
             entity_type, entity_name = _entity(resource)
-            self._alter_entity(entity_type, entity_name, by_resource[resource])
+            try:
+                self._alter_entity(entity_type, entity_name, by_resource[resource])
+            except KadminError as e:
+                e.message = f"writing {zp.config_path(entity_type, entity_name)}: {e.message}"
+                if made:
+                    raise ConfigChangesPartlyMade(e, made) from e
+                raise
+            made += by_resource[resource]
 
     def elect_leaders(self, election_type, partitions) -> Mapping[TopicPartition, str | None]:
         """Preferred election through /admin/preferred_replica_election (kadmin.backends.zk_elect);

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from kadmin.backends.base import Backend, Capability, reassignment_blocked
+from kadmin.backends.config_outcomes import ConfigChangesPartlyMade
 from kadmin.errors import AuthenticationError, AuthorizationError, KadminError, UnsupportedOperation
 from kadmin.execute.changes import REPLICA_NOT_AVAILABLE, Change, LogDirMove, Reassign
 from kadmin.execute.plan_of_changes import (  # noqa: F401  (plan_execution re-exported for callers)
@@ -115,6 +116,7 @@ class ExecutionResult:
 
     applied: list[tuple[Change, str | None]] = field(default_factory=list)
     aborted: str | None = None  # why the run stopped early, if it did
+    hint: str | None = None  # what to do about the error that stopped it (its own hint)
     interrupted: bool = False
     unanswered: list[tuple[Change, str]] = field(default_factory=list)
 
@@ -199,6 +201,7 @@ def apply_execution(
             _apply_changes(backend, xplan, request, run, records, clock, sleep)
         except KadminError as e:
             result.aborted = f"stopped: {e.message}"
+            result.hint = e.hint
     except KeyboardInterrupt:
         run.interrupted()
     return result
@@ -213,7 +216,13 @@ def _apply_changes(backend, xplan, request, run: _Applying, records, clock, slee
     if xplan.throttles.changes:
         throttles = tuple(xplan.throttles.changes)
         run.sending = throttles
-        apply_throttles(backend, records, throttles, None)
+        try:
+            apply_throttles(backend, records, throttles, xplan.record, written=True)
+        except ConfigChangesPartlyMade as e:  # what the cluster accepted is reported, then the run stops
+            result.applied += [(c, None) for c in throttles if c in e.made]
+            run.sending = ()
+            run.report()
+            raise
         result.applied += [(c, None) for c in throttles]  # one step: all made, then each reported
         run.sending = ()
         run.report()

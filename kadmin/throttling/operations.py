@@ -45,7 +45,7 @@ from kadmin.throttling.needs import (
     rate_targets,
     settable_brokers,
 )
-from kadmin.throttling.record import ThrottleRecord
+from kadmin.throttling.record import ThrottleRecord, freeze_replicas
 from kadmin.throttling.state import ThrottleState, read_throttle_state
 from kadmin.throttling.stores import RecordStore
 
@@ -55,21 +55,76 @@ if TYPE_CHECKING:
 MANUAL_PLAN_ID = "manual"  # the record of `throttle set` without a plan
 
 
-# --- apply -----------------------------------------------------------------------------------
+# --- apply ---------------------------------------------------------------------------------
 def apply_throttles(
-    backend, store: RecordStore | None, changes: Iterable[ConfigChange], record: ThrottleRecord | None
+    backend,
+    store: RecordStore | None,
+    changes: Iterable[ConfigChange],
+    record: ThrottleRecord | None,
+    *,
+    earlier: ThrottleRecord | None = None,
+    written: bool = False,
 ) -> None:
     """The record first (KIP-179's order: a crash leaves a record, not an unrecorded throttle),
-    then the configs. A record that cannot be written changes nothing."""
+    then the configs. A record that cannot be written changes nothing. ``written``: the record
+    was written by an earlier call (execute writes it alone first).
+
+    A config change that fails after others were made raises ConfigChangesPartlyMade: its
+    ``made`` are the changes the cluster accepted (to be reported); on any failure the record is written again to
+    claim only those (``earlier``: this plan's record before, what it goes back to for a change
+    not made), so ``throttle clear --plan`` removes exactly what was set."""
     changes = list(changes)
-    if record is not None and store is not None:
+    if record is not None and store is not None and not written:
         try:
             store.put(record)
         except KadminError as e:
             e.message = f"{e.message}; nothing was changed"
             raise
     if changes:
+        _alter(backend, store, changes, record, earlier)
+
+
+def _alter(backend, store, changes: list[ConfigChange], record, earlier) -> None:
+    from kadmin.backends.config_outcomes import ConfigChangesPartlyMade, made_before
+
+    try:
         backend.incremental_alter_configs(changes)
+    except KadminError as e:
+        made = made_before(e)
+        cause = e.cause if isinstance(e, ConfigChangesPartlyMade) else e
+        if record is not None and store is not None:
+            kept = claims_made(record, earlier, [c for c in changes if c not in made])
+            try:
+                store.put(kept)
+            except KadminError as w:  # the record still claims what was not set: clear reconciles it
+                cause.message = f"{cause.message}; kadmin's record could not be brought in line ({w.message})"
+        if not made:
+            raise
+        raise ConfigChangesPartlyMade(cause, made) from e
+
+
+def claims_made(
+    record: ThrottleRecord, earlier: ThrottleRecord | None, not_made: Iterable[ConfigChange]
+) -> ThrottleRecord:
+    """``record`` claiming only what was set: each rate and topic list a change ``not_made``
+    would have set goes back to what ``earlier`` claimed of it (nothing, without it)."""
+    rates_not_made = {
+        (int(c.resource.name), c.name)
+        for c in not_made
+        if c.resource.type is ConfigResourceType.BROKER and c.resource.name.isdigit()
+    }
+    lists_not_made = {(c.resource.name, c.name) for c in not_made if c.resource.type is ConfigResourceType.TOPIC}
+    before = {(c.broker, c.name): c for c in earlier.rates} if earlier is not None else {}
+    rates = (before.get((c.broker, c.name)) if (c.broker, c.name) in rates_not_made else c for c in record.rates)
+    before_lists = earlier.replicas if earlier is not None else {}
+    replicas = {
+        t: {
+            n: before_lists.get(t, {}).get(n, ()) if (t, n) in lists_not_made else entries
+            for n, entries in kinds.items()
+        }
+        for t, kinds in record.replicas.items()
+    }
+    return replace(record, rates=tuple(c for c in rates if c is not None), replicas=freeze_replicas(replicas))
 
 
 # --- remove ----------------------------------------------------------------------------------
@@ -80,8 +135,11 @@ def remove_throttles(
     records: Mapping[str, ThrottleRecord],
     updated: Iterable[ThrottleRecord],
 ) -> None:
-    """Apply ``removal``, then write every record ``updated`` changed (an emptied one is deleted)."""
-    if removal.changes:
+    """Apply ``removal``, then write every record ``updated`` changed (an emptied one is deleted).
+    A removal that fails after removing something raises ConfigChangesPartlyMade (``made``: what was removed, to
+    be reported) and leaves the records as they were: they still claim what is left, and the
+    same removal run again removes it (a claim on a value no longer set is dropped then)."""
+    if removal.changes:  # the backend's ConfigChangesPartlyMade passes through: the records stay
         backend.incremental_alter_configs(removal.changes)
     if store is not None:
         for r in updated:
