@@ -192,8 +192,8 @@ def resolve_connection(
     """Merge flags, environment and profile into one ``ConnectionSettings`` (see module doc).
 
     Raises UsageError for an empty flag, conflicting or missing targets and a bad timeout,
-    ConfigError for an unreadable or invalid profile file, an unknown profile or a bad
-    properties file.
+    ConfigError for an unreadable or invalid profile file, an unknown profile, a profile naming
+    no server, or a bad properties file.
     """
     refuse_empty_flags(bootstrap_server, zookeeper, command_config, cluster, timeout)
     env = {k: v for k, v in env.items() if v.strip()}  # set empty or blank: unset
@@ -240,10 +240,16 @@ def resolve_connection(
 
     # The flags' target, else the profile's (a named profile's above the environment's: a
     # KADMIN_BOOTSTRAP_SERVER left from a sandbox session must not receive its credentials),
-    # else the environment's.
+    # else the environment's. A profile naming no server is said to, never passed over.
     if flags_target is not None:
         target, source = flags_target, "flags"
-    elif profile_target is not None:
+    elif profile is not None:
+        if profile_target is None:
+            which = f"profile {name!r}" if cluster or env.get(ENV_CLUSTER) else f"default_cluster {name!r}"
+            raise ConfigError(
+                f"{which} has no bootstrap_server or zookeeper, so it names no cluster to connect to",
+                hint=f'add bootstrap_server = "HOST:PORT" (or zookeeper) to [clusters.{name}] in {path}',
+            )
         target, source = profile_target, f"profile {name}"
     elif env_target is not None:
         target, source = env_target, "environment"

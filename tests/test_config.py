@@ -212,6 +212,25 @@ def test_cluster_and_a_target_flag_together_send_the_profile_with_a_note(tmp_pat
     assert resolve_connection(cluster="dev", bootstrap_server="tunnel:19093", env={}, config_path=path).notes == ()
 
 
+def test_a_profile_naming_no_server_says_so(tmp_path):
+    """Not "no cluster given: use --bootstrap-server ...": the operator did name a profile. A
+    named profile without a server is not passed over for KADMIN_BOOTSTRAP_SERVER either (its
+    credentials would go there)."""
+    path = write_profiles(tmp_path, 'default_cluster = "nothing"\n[clusters.nothing]\ntimeout = "5s"\n')
+    for kwargs, env, which in (
+        ({"cluster": "nothing"}, {}, "profile 'nothing'"),
+        ({}, {"KADMIN_CLUSTER": "nothing", "KADMIN_BOOTSTRAP_SERVER": "env:9092"}, "profile 'nothing'"),
+        ({}, {}, "default_cluster 'nothing'"),
+    ):
+        with pytest.raises(ConfigError) as info:
+            resolve_connection(**kwargs, env=env, config_path=path)
+        assert str(info.value) == f"{which} has no bootstrap_server or zookeeper, so it names no cluster to connect to"
+        assert "[clusters.nothing]" in info.value.hint and info.value.exit_code == EXIT_USAGE
+    # a target flag next to it is the operator's choice: the profile gives the timeout
+    s = resolve_connection(cluster="nothing", bootstrap_server="b:9092", env={}, config_path=path)
+    assert (s.bootstrap_servers, s.timeout, s.notes) == ("b:9092", 5.0, ())
+
+
 def test_a_dotted_property_name_left_unquoted_is_explained():
     import tomllib
 

@@ -6,6 +6,8 @@
 - A profile's credentials go only to the servers it names: a ``KADMIN_CLUSTER`` left in the
   environment is ignored next to ``--bootstrap-server`` (a warning says so); ``--cluster`` and
   ``--bootstrap-server`` together send them, and a warning says that too.
+- A profile naming no server says so, in a command and in a fleet inventory, instead of
+  advising ``--bootstrap-server``.
 """
 
 from __future__ import annotations
@@ -85,6 +87,21 @@ def test_an_empty_kadmin_variable_is_unset(default_profile, monkeypatch):
     monkeypatch.setenv("KADMIN_BOOTSTRAP_SERVER", " ")
     r = CliRunner().invoke(cli, ["throttle", "show"])
     assert r.exit_code == 1 and "127.0.0.1:1" in r.output, r.output  # the default profile's server
+
+
+def test_a_profile_naming_no_server_says_so(default_profile):
+    (default_profile / "config.toml").write_text('[clusters.nothing]\ntimeout = "5s"\n')
+    r = CliRunner().invoke(cli, ["throttle", "show", "--cluster", "nothing"])
+    assert r.exit_code == 2, r.output
+    assert "profile 'nothing' has no bootstrap_server or zookeeper" in r.output, r.output
+    assert "--bootstrap-server" not in r.output and "KADMIN_" not in r.output, r.output
+
+    inventory = default_profile / "fleet.toml"
+    inventory.write_text('[[clusters]]\nname = "n"\nprofile = "nothing"\n')
+    r = CliRunner().invoke(cli, ["log-dirs", "describe", "--fleet", str(inventory)])
+    assert r.exit_code == 2, r.output
+    assert "clusters.0.profile: profile 'nothing' has no bootstrap_server or zookeeper" in r.output, r.output
+    assert "--bootstrap-server" not in r.output and "KADMIN_" not in r.output, r.output
 
 
 @pytest.fixture
