@@ -65,8 +65,13 @@ def open_entry(entry: Mapping[str, Any]):
 
 
 def _describe(exc: BaseException) -> str:
+    """Why a cluster could not be read, in one line: kadmin's own errors with their hint (what to
+    set or check), as the single-cluster command prints them; others with their type."""
     text = str(exc) or type(exc).__name__
-    return text if type(exc).__module__.startswith("kadmin") else f"{type(exc).__name__}: {text}"
+    if not type(exc).__module__.startswith("kadmin"):
+        return f"{type(exc).__name__}: {text}"
+    hint = getattr(exc, "hint", None)
+    return f"{text} ({hint})" if hint else text
 
 
 def cluster_task(

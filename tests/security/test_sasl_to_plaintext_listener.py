@@ -77,7 +77,7 @@ def test_in_a_fleet_entry_too(plaintext, sasl_config, env, tmp_path):
     result, elapsed = _run("log-dirs", "describe", "--fleet", str(inventory))
     assert result.exit_code == 1, result.output
     warnings = [line for line in result.stderr.splitlines() if line.startswith("kadmin: warning: cluster plain")]
-    assert warnings and f"{plaintext.bootstrap} {SEEN}: {VERDICT}" in warnings[0], result.stderr
+    assert warnings and f"{plaintext.bootstrap} {SEEN}: {VERDICT} ({FIX})" in warnings[0], result.stderr
     assert "UNSUPPORTED_VERSION" not in result.output and "IncompatibleBrokerVersion" not in result.output
     assert elapsed < 2, elapsed
 
