@@ -113,6 +113,8 @@ def show_json(state) -> dict:
         "down_brokers": sorted(state.down_brokers),
         "unreadable_brokers": sorted(state.unreadable_brokers),
     }
+    if state.silent_brokers:
+        doc["silent_brokers"] = {str(b): why for b, why in sorted(state.silent_brokers.items())}
     if state.not_taken:
         doc["waiting"] = [
             {

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 import pytest
 
+from kadmin.schemas import load
 from tests.support.cli import kadmin
 from tests.support.sandbox import sandbox_factory  # noqa: F401  (fixture)
 
@@ -30,7 +32,8 @@ def test_a_slow_broker_is_named_and_the_others_are_read(sandbox_factory, capsys)
             assert code == 1, err
             doc = json.loads(out)
             assert rates(doc) == {"0": RATE, "2": RATE, "3": RATE}
-            assert doc["unreadable_brokers"] == [1]
+            assert doc["unreadable_brokers"] == [1] and doc["silent_brokers"] == {"1": "REQUEST_TIMED_OUT"}
+            jsonschema.validate(doc, load("throttle-show-result"))
             assert "broker 1 (REQUEST_TIMED_OUT) did not answer DescribeConfigs" in err, err
             assert "_TIMED_OUT (" not in err and "<default>" not in err, err
         code, out, err = kadmin(capsys, "throttle", "show", "-b", sb.bootstrap, "--timeout", "2s")
