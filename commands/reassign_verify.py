@@ -40,18 +40,64 @@ def verify(cluster, output, plan_file, preserve_throttles, elect_preferred=False
     from kadmin.commands.render_reassign import verify_report
     from kadmin.execute.verification import run_verify
     from kadmin.plan.reassignment_file import read_reassignment
+    from kadmin.throttling.operations import ThrottleRemovalFailed
     from kadmin.throttling.record import plan_id
 
     parsed = read_reassignment(plan_file)  # a bad plan: PlanProblems, exit 2, as execute says it
     pid = plan_id(Path(plan_file).read_bytes())
+    failed = None
     # Read-only unless throttles may be removed or leaders elected: verify changes nothing else.
     with open_cluster(cluster, read_only=preserve_throttles and not elect_preferred) as backend:
         records = None if preserve_throttles else open_records(backend)
-        outcome = run_verify(backend, parsed.plan, plan_id=pid, records=records, preserve_throttles=preserve_throttles)
+        try:
+            outcome = run_verify(
+                backend, parsed.plan, plan_id=pid, records=records, preserve_throttles=preserve_throttles
+            )
+        except ThrottleRemovalFailed as e:  # the verdict still comes first, then what was and was not removed
+            failed = e
+            outcome = _with_failed_removal(run_verify(backend, parsed.plan, plan_id=pid, records=None), e)
         election = None
         if elect_preferred:
             from kadmin.execute.elect import elect_after_plan
             from kadmin.plan.verify import State
 
             election = elect_after_plan(backend, parsed.plan, outcome.result.state is State.COMPLETE)
-    verify_report(output, pid, outcome, election=election)
+    if failed is None:
+        verify_report(output, pid, outcome, election=election)
+        return
+    _report_failed_removal(output, pid, outcome, election, failed)
+
+
+def _with_failed_removal(outcome, failed):
+    """The verdict (read again, removing nothing) with what the failed removal did remove."""
+    from dataclasses import replace
+
+    from kadmin.units import counted
+
+    why = f"{counted(len(failed.not_removed), 'change')} could not be made ({failed.message})"
+    return replace(outcome, removal=failed.removed, kept_reason=why)
+
+
+def _report_failed_removal(output, pid, outcome, election, failed) -> None:
+    """The verdict and what was removed, as usual; then what could not be removed, and exit 1
+    (the verdict's exit 3 or 4 is said in the error line)."""
+    from kadmin.commands.render_reassign import verify_report
+    from kadmin.errors import ClusterError, KadminError
+    from kadmin.execute.changes import describe
+
+    verdict = None
+    try:
+        verify_report(output, pid, outcome, election=election)
+    except KadminError as e:  # still in progress, or differs: said with the failure below
+        verdict = e
+    if output != "json":
+        click.echo("Throttles this plan set that could not be removed:", err=True)
+        for c in failed.not_removed:
+            click.echo(f"  {describe(c)}", err=True)
+    said = f"{verdict.message}; " if verdict is not None else ""
+    raise ClusterError(
+        f"{said}removing this plan's throttles failed: {failed.message}",
+        hint="; ".join(
+            h for h in (failed.hint, "kadmin's record still names what is left: verify again removes it") if h
+        ),
+    )

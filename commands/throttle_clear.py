@@ -83,7 +83,16 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
             _print("table", removal.changes, [], state, True, heading="Would remove:")
             click.confirm(f"Remove these {len(removal.changes)} throttle settings?", abort=True, err=True)
         if not dry_run:
-            remove_throttles(backend, store, removal, state.records, cplan.updated)
+            from kadmin.backends.config_outcomes import ConfigChangesPartlyMade
+
+            try:
+                remove_throttles(backend, store, removal, state.records, cplan.updated)
+            except ConfigChangesPartlyMade as e:  # what was removed is printed, then the error
+                _print(output, [c for c in removal.changes if c in e.made], [], state, False)
+                e.hint = "; ".join(
+                    h for h in (e.hint, "kadmin's records still name the rest: the same command removes it") if h
+                )
+                raise
     _print(
         output, removal.changes, list(cplan.kept_needed), state, dry_run, left_down=cplan.left_down_lines(), stale=stale
     )

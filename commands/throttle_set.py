@@ -107,8 +107,27 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
         if planned.warning is not None:  # before any change, --dry-run too
             render.warn(planned.warning)
         if not dry_run and result.claims_anything:
-            apply_throttles(backend, store, result.changes, record)
+            from kadmin.backends.config_outcomes import ConfigChangesPartlyMade
+
+            earlier = state.records.get(pid)
+            try:
+                apply_throttles(backend, store, result.changes, record, earlier=earlier)
+            except ConfigChangesPartlyMade as e:  # what the cluster accepted is printed, then the error
+                _print_partly_set(output, result, pid, record, earlier, e, state)
+                raise
     _print(output, result, pid, record, dry_run, state)
+
+
+def _print_partly_set(output, result, pid, record, earlier, error, state) -> None:
+    """A change failed after others were made: those are printed (and recorded: the record claims
+    only them, ``claims_made``), as a run that set them would print them."""
+    from dataclasses import replace
+
+    from kadmin.throttling.operations import claims_made
+
+    made = tuple(c for c in result.changes if c in error.made)
+    kept = claims_made(record, earlier, [c for c in result.changes if c not in error.made])
+    _print(output, replace(result, changes=made), pid, kept, False, state)
 
 
 def _rates(rate, leader_rate, follower_rate, log_dir_rate):

@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from kadmin.errors import KadminError, NotFoundError
+from kadmin.errors import ClusterError, KadminError, NotFoundError
 from kadmin.model import (
     LOG_DIR_RATE,
     ClusterState,
@@ -141,10 +141,46 @@ def remove_throttles(
     same removal run again removes it (a claim on a value no longer set is dropped then)."""
     if removal.changes:  # the backend's ConfigChangesPartlyMade passes through: the records stay
         backend.incremental_alter_configs(removal.changes)
+    _write_records(store, records, updated)
+
+
+def _write_records(
+    store: RecordStore | None, records: Mapping[str, ThrottleRecord], updated: Iterable[ThrottleRecord]
+) -> None:
     if store is not None:
         for r in updated:
             if r != records.get(r.plan_id):
                 store.put(r)
+
+
+class ThrottleRemovalFailed(ClusterError):
+    """Removing a plan's throttles failed (``cause``: its error, naming the resource): ``removed``
+    is what was removed before it (a Removal of those changes; the records were left as they
+    were, so they still name the rest), ``not_removed`` the changes that were not made."""
+
+    def __init__(self, cause: KadminError, made: Collection[ConfigChange], removal: Removal, record: ThrottleRecord):
+        super().__init__(cause.message, hint=cause.hint)
+        self.cause = cause
+        self.exit_code = cause.exit_code
+        self.removed = removed_only(removal, made, record)
+        self.not_removed = tuple(c for c in removal.changes if c not in made)
+
+
+def removed_only(removal: Removal, made: Collection[ConfigChange], record: ThrottleRecord) -> Removal:
+    """``removal`` cut down to the changes ``made``; ``record`` keeps every claim (``kept``: it
+    was not rewritten)."""
+    rates = {(c.resource.name, c.name) for c in made if c.resource.type is ConfigResourceType.BROKER}
+    lists = {(c.resource.name, c.name) for c in made if c.resource.type is ConfigResourceType.TOPIC}
+    return Removal(
+        changes=tuple(c for c in removal.changes if c in made),
+        removed_rates=tuple(c for c in removal.removed_rates if (broker_resource(c.broker).name, c.name) in rates),
+        removed_entries={
+            t: {n: entries for n, entries in kinds.items() if (t, n) in lists}
+            for t, kinds in removal.removed_entries.items()
+            if any((t, n) in lists for n in kinds)
+        },
+        kept=record,
+    )
 
 
 def remove_plan_throttles(
@@ -155,7 +191,8 @@ def remove_plan_throttles(
     whose configs cannot be read (down, over the AdminClient protocol) stay recorded for a later
     run; over ZooKeeper a down broker's are read and removed. Other records sharing a removed rate (two plans
     that set the same rate) drop it too: it is gone. ``records``: the store's records, when the
-    caller has just read them."""
+    caller has just read them. A config change refused raises ThrottleRemovalFailed, saying
+    what was removed before it; the records are then left as they were."""
     records = store.load_all() if records is None else records
     record = records.get(plan_id)
     if record is None or record.empty:
@@ -169,7 +206,15 @@ def remove_plan_throttles(
         record, state.current, needs, force=force, unreadable=state.unreadable_brokers, others=other_records
     )
     others = prune_records(other_records, removal) if removal.removed_rates else []
-    remove_throttles(backend, store, removal, records, [removal.kept, *others])
+    if removal.changes:
+        from kadmin.backends.config_outcomes import ConfigChangesPartlyMade, made_before
+
+        try:
+            backend.incremental_alter_configs(removal.changes)
+        except KadminError as e:  # what was removed is said; the records stay, naming the rest
+            cause = e.cause if isinstance(e, ConfigChangesPartlyMade) else e
+            raise ThrottleRemovalFailed(cause, made_before(e), removal, record) from e
+    _write_records(store, records, [removal.kept, *others])
     return removal
 
 

@@ -1,0 +1,159 @@
+"""Every config change the cluster accepted is printed, also when a later one fails: execute,
+throttle set, throttle clear and verify say what they changed, name the resource refused with
+its cause, and keep kadmin's record in line with what is set. The fake refuses one resource's
+configs after writing those before it, as the ZooKeeper backend writes znodes in turn."""
+
+import contextlib
+import json
+
+import pytest
+
+from kadmin.backends.config_outcomes import ConfigChangesPartlyMade
+from kadmin.commands import options, reassign_execute, reassign_verify, throttle_clear, throttle_set
+from kadmin.errors import AuthorizationError
+from kadmin.model import ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource
+from kadmin.throttling.stores import MemoryRecordStore
+from tests.execute.fakes import FakeBackend, cluster_state
+from tests.support.cli import kadmin, write_plan
+
+LEADER, FOLLOWER = "leader.replication.throttled.rate", "follower.replication.throttled.rate"
+HINT = "set zookeeper.auth.digest=user:password in the --command-config properties"
+
+
+def broker(b):
+    return ConfigResource(ConfigResourceType.BROKER, str(b))
+
+
+class Refusing(FakeBackend):
+    """Writes resources in turn (brokers, then topics) until it reaches one in ``refused``."""
+
+    refused: set = set()
+
+    def describe_configs(self, resources, keys=None):
+        def source(r):
+            return ConfigSource.DYNAMIC_BROKER if r.type == ConfigResourceType.BROKER else ConfigSource.TOPIC
+
+        return {
+            r: {k: ConfigEntry(k, v, source(r)) for k, v in self.configs.get(r, {}).items() if keys is None or k in keys}
+            for r in resources
+        }
+
+    def incremental_alter_configs(self, changes):
+        made = []
+        for c in sorted(changes, key=lambda c: (c.resource.type.value, c.resource.name)):
+            if c.resource in self.refused:
+                e = AuthorizationError(f"writing /config/{c.resource.name}: refused (znode ACLs)", hint=HINT)
+                raise ConfigChangesPartlyMade(e, made) if made else e
+            super().incremental_alter_configs([c])
+            made.append(c)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    be = Refusing(cluster_state({"foo": {0: [1, 2], 1: [2, 3]}}, brokers=(1, 2, 3, 4)), {b: ["/d/a"] for b in (1, 2, 3, 4)})
+    be.refused = set()
+    store = MemoryRecordStore()
+
+    @contextlib.contextmanager
+    def open_cluster(cluster, read_only=True):
+        be.read_only = read_only
+        try:
+            yield be
+        finally:
+            be.read_only = False
+
+    for mod in (reassign_execute, reassign_verify, throttle_set, throttle_clear):
+        monkeypatch.setattr(mod, "open_cluster", open_cluster)
+    monkeypatch.setattr(options, "open_records", lambda backend: store)
+    monkeypatch.setattr("kadmin.throttling.stores.open_record_store", lambda b: store)
+    be.store = store
+    return be
+
+
+MOVE = [{"topic": "foo", "partition": 0, "replicas": [3, 2]}]
+CONN = ("--bootstrap-server", "127.0.0.1:1")
+
+
+def rates_set(fake):
+    return {(r.name, k) for r, cfg in fake.configs.items() if r.type is ConfigResourceType.BROKER for k in cfg}
+
+
+def claimed(fake):
+    return {(str(c.broker), c.name) for r in fake.store.records.values() for c in r.rates}
+
+
+def test_execute_prints_the_throttles_set_before_the_refused_one_and_says_they_stay(fake, tmp_path, capsys):
+    fake.refused = {broker(3)}
+    plan = write_plan(tmp_path, MOVE)
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--throttle", "10MB/s", *CONN)
+    assert code == 1
+    assert rates_set(fake) == {("1", LEADER), ("1", FOLLOWER), ("2", LEADER), ("2", FOLLOWER)}
+    for b, name in rates_set(fake):
+        assert f"  done    broker {b} {name}: (not set) -> 10000000 (10.0 MB/s)\n" in out, out
+    assert claimed(fake) == rates_set(fake)  # `throttle clear --plan` removes exactly what was set
+    assert "writing /config/3: refused (znode ACLs)" in err
+    assert HINT in err  # the error's own hint, not replaced by the rollback's
+    assert f"the 4 throttle changes made (printed above) stay; nothing moves: `kadmin throttle clear --plan {plan}`" in err
+    assert fake.mutating_calls().count("reassign_partitions") == 0
+
+
+def test_execute_json_lists_the_throttles_made(fake, tmp_path, capsys):
+    fake.refused = {broker(3)}
+    plan = write_plan(tmp_path, MOVE)
+    code, out, _ = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--throttle", "10MB/s",
+                          "-o", "json", *CONN)
+    assert code == 1
+    doc = json.loads(out)
+    assert {(c["resource"], c["name"]) for c in doc["changes"] if c["kind"] == "config"} == rates_set(fake)
+    assert doc["aborted"].startswith("stopped: writing /config/3")
+
+
+def test_throttle_set_prints_and_records_what_it_set_before_a_refusal(fake, tmp_path, capsys):
+    fake.refused = {broker(3)}
+    code, out, err = kadmin(capsys, "throttle", "set", "--rate", "3MB/s", "--brokers", "1,2,3", *CONN)
+    assert code == 1
+    assert rates_set(fake) == {("1", LEADER), ("1", FOLLOWER), ("2", LEADER), ("2", FOLLOWER)}
+    assert "Set:\n" in out and "broker 2 follower.replication.throttled.rate: (not set) -> 3000000" in out, out
+    assert "broker 3" not in out
+    assert claimed(fake) == rates_set(fake)
+    assert "writing /config/3" in err and HINT in err
+
+
+def test_throttle_clear_prints_what_it_removed_before_a_refusal(fake, tmp_path, capsys):
+    code, _, err = kadmin(capsys, "throttle", "set", "--rate", "3MB/s", "--brokers", "1,2,3", *CONN)
+    assert code == 0, err
+    fake.refused = {broker(2)}
+    code, out, err = kadmin(capsys, "throttle", "clear", "--all", "--yes", *CONN)
+    assert code == 1
+    assert "Removed:\n" in out and "broker 1 leader.replication.throttled.rate: 3000000 -> (deleted)" in out, out
+    assert "broker 2" not in out and "broker 3" not in out
+    assert rates_set(fake) == {("2", LEADER), ("2", FOLLOWER), ("3", LEADER), ("3", FOLLOWER)}
+    assert "writing /config/2" in err and "the same command removes it" in err
+
+
+@pytest.mark.parametrize("output", ["table", "json"])
+def test_verify_prints_its_verdict_and_what_it_removed_when_a_removal_is_refused(fake, tmp_path, capsys, output):
+    plan = write_plan(tmp_path, MOVE)
+    code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--throttle", "10MB/s", *CONN)
+    assert code == 0, err
+    fake.complete()
+    fake.refused = {broker(3)}
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-o", output, *CONN)
+    assert code == 1
+    if output == "table":
+        assert "Reassignment of partition foo-0 is completed." in out, out
+        assert f"  broker 1 {LEADER}: 10000000 -> (deleted)" in out
+        assert "broker 3" not in out.split("Removed throttles this plan set:")[1]
+        assert f"delete broker 3 {LEADER}" in err
+    else:
+        doc = json.loads(out)
+        assert doc["state"] == "complete"
+        assert ("1", LEADER) in {(c["resource"], c["name"]) for c in doc["throttles_removed"]}
+        assert "writing /config/3" in doc["throttles_kept_reason"]
+    assert "removing this plan's throttles failed: writing /config/3" in err
+    assert rates_set(fake) == {("3", LEADER), ("3", FOLLOWER)}
+    # the record still names what is left: verify again, once allowed, removes it
+    fake.refused = set()
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, *CONN)
+    assert code == 0, err
+    assert rates_set(fake) == set()
