@@ -269,7 +269,13 @@ def _run(params, opener) -> None:
         reporter = LineReporter(people, xplan.throttles_before)
         with RollbackFile(request.rollback_path, backend) as rollback:
             result = apply_execution(
-                backend, xplan, request, write_rollback=rollback.write, records=records, reporter=reporter
+                backend,
+                xplan,
+                request,
+                write_rollback=rollback.write,
+                records=records,
+                reporter=reporter,
+                earlier_record=view.records.get(request.plan_id),
             )
         started = not result.failures and not result.aborted
         for change, why in result.unanswered:  # Ctrl-C: the changes sent without an answer close the list

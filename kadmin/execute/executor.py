@@ -47,6 +47,7 @@ from kadmin.model import (
 )
 from kadmin.plan.reassignment_file import ParsedPlan
 from kadmin.throttling.operations import apply_throttles
+from kadmin.throttling.record import ThrottleRecord
 from kadmin.throttling.stores import RecordStore
 
 
@@ -187,18 +188,21 @@ def apply_execution(
     reporter: Reporter = NULL_REPORTER,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
+    earlier_record: ThrottleRecord | None = None,
 ) -> ExecutionResult:
     """Make the changes of ``xplan`` in order, reporting each one. The rollback file must be
     written (its error propagates, nothing changed); after that a cluster error stops the run
     and is returned in ``aborted`` with everything done so far, so the caller can show it.
-    Ctrl-C stops the run too and is returned (``interrupted``; module docstring)."""
+    Ctrl-C stops the run too and is returned (``interrupted``; module docstring).
+    ``earlier_record``: this plan's throttle record before the run (``ClusterView.records``),
+    what the record goes back to for a throttle change the cluster refuses."""
     result = ExecutionResult()
     run = _Applying(result, reporter)
     try:
         write_rollback(xplan.write_rollback.path, xplan.rollback)
         run.done(xplan.write_rollback, None)
         try:
-            _apply_changes(backend, xplan, request, run, records, clock, sleep)
+            _apply_changes(backend, xplan, request, run, records, clock, sleep, earlier_record)
         except KadminError as e:
             result.aborted = f"stopped: {e.message}"
             result.hint = e.hint
@@ -207,7 +211,7 @@ def apply_execution(
     return result
 
 
-def _apply_changes(backend, xplan, request, run: _Applying, records, clock, sleep) -> None:
+def _apply_changes(backend, xplan, request, run: _Applying, records, clock, sleep, earlier_record) -> None:
     """Steps 2-5 of the module docstring. ``run.sending`` names the changes of each request
     until their outcomes are recorded."""
     result, done, reporter = run.result, run.done, run.reporter
@@ -217,7 +221,7 @@ def _apply_changes(backend, xplan, request, run: _Applying, records, clock, slee
         throttles = tuple(xplan.throttles.changes)
         run.sending = throttles
         try:
-            apply_throttles(backend, records, throttles, xplan.record, written=True)
+            apply_throttles(backend, records, throttles, xplan.record, earlier=earlier_record, written=True)
         except ConfigChangesPartlyMade as e:  # what the cluster accepted is reported, then the run stops
             result.applied += [(c, None) for c in throttles if c in e.made]
             run.sending = ()

@@ -39,10 +39,11 @@ def backend():
     return PartlyRefusing(cluster_state({"foo": {0: [1, 2]}}, brokers=(1, 2, 3, 4)), DIRS)
 
 
-def execute(be, store):
+def execute(be, store, throttle=10_000_000, **kw):
     text = json.dumps({"version": 1, "partitions": [{"topic": "foo", "partition": 0, "replicas": [3, 2]}]})
-    req = ExecuteRequest(parse_reassignment(text), "plan-1", "/tmp/rb.json", throttle=10_000_000)
-    xplan = plan_execution(req, read_cluster(be, req.parsed, store), now=1_700_000_000)
+    req = ExecuteRequest(parse_reassignment(text), "plan-1", "/tmp/rb.json", throttle=throttle, **kw)
+    view = read_cluster(be, req.parsed, store)
+    xplan = plan_execution(req, view, now=1_700_000_000)
     reported = []
 
     class Reporter:
@@ -52,7 +53,8 @@ def execute(be, store):
         def waiting(self, replicas, seconds_left):
             pass
 
-    result = apply_execution(be, xplan, req, write_rollback=lambda p, plan: None, records=store, reporter=Reporter())
+    result = apply_execution(be, xplan, req, write_rollback=lambda p, plan: None, records=store, reporter=Reporter(),
+                             earlier_record=view.records.get("plan-1"))
     return xplan, result, reported
 
 
@@ -93,3 +95,18 @@ def test_a_removal_that_fails_part_way_says_what_it_removed_and_keeps_the_record
     else:
         raise AssertionError("the refused removal must raise")
     assert be.configs[REFUSED] == {rate: "1000"}
+
+
+def test_a_rate_refused_on_a_second_run_keeps_the_claim_of_the_first():
+    """The record goes back to what this plan claimed before for a change the cluster refused:
+    the first run's 10 MB/s is still set on broker 3, and still this plan's to remove."""
+    be, store = backend(), MemoryRecordStore()
+    be.refused = ConfigResource(ConfigResourceType.BROKER, "99")  # the first run is accepted whole
+    execute(be, store)
+    be.refused = REFUSED
+    _, result, _ = execute(be, store, throttle=20_000_000, additional=True)
+    assert result.aborted.startswith("stopped: writing /config/brokers/3")
+    claims = {(c.broker, c.name): c.value for c in store.records["plan-1"].rates}
+    assert be.configs[REFUSED]["leader.replication.throttled.rate"] == "10000000"
+    assert claims[(3, "leader.replication.throttled.rate")] == 10_000_000
+    assert claims[(1, "leader.replication.throttled.rate")] == 20_000_000
