@@ -116,7 +116,7 @@ class Sandbox:
         self.shared_fs = bool(shared_fs)
         self.format_defaults = bool(format_defaults)
         self.bandwidth = bandwidth
-        self._rng = random.Random(seed)
+        self._rng = random.Random(seed)  # replica placement only: reproducible for a given seed
         self.security = _security(tls, sasl_users, sasl_mechanisms, super_users, cluster_acls)
         self.engine: Engine | None = None
         self.demo_kept: list[str] = []  # demo topics populate_demo found already there
@@ -126,16 +126,18 @@ class Sandbox:
     # --- lifecycle ---
 
     def _build_cluster(self) -> Cluster:
-        rng = self._rng
+        # Every sandbox is a freshly formatted cluster: its cluster id and directory ids are its
+        # own, as `kafka-storage format` draws them (a fleet of sandboxes has distinct ids). A
+        # ZooKeeper-mode sandbox then adopts the id its chroot's /cluster/id already holds.
         brokers = {}
         for i in range(self.broker_count):
             dirs = {}
             for j in range(self.log_dirs):
                 path = f"{DATA_ROOT}/data{j}"
-                dirs[path] = LogDirState(path, uuid.UUID(int=rng.getrandbits(128)), self.dir_capacity)
+                dirs[path] = LogDirState(path, _random_uuid(), self.dir_capacity)
             rack = f"rack-{i % self.racks}" if self.racks else None
             brokers[i] = BrokerState(i, "127.0.0.1", 0, rack, dirs)
-        cluster_id = _base64_uuid(uuid.UUID(int=rng.getrandbits(128)))
+        cluster_id = _base64_uuid(_random_uuid())
         cluster = Cluster(
             cluster_id,
             ZOOKEEPER if self.zookeeper else KRAFT,
@@ -428,6 +430,15 @@ def _security(tls, sasl_users, sasl_mechanisms, super_users, cluster_acls):
         super_users=frozenset(super_users) if super_users is not None else None,
         cluster_acls=acls,
     )
+
+
+def _random_uuid() -> uuid.UUID:
+    """A fresh random id, as Kafka's ``Uuid.randomUuid()`` draws one: never one whose base64 form
+    starts with "-" (it would read as a flag on a command line)."""
+    while True:
+        u = uuid.uuid4()
+        if not _base64_uuid(u).startswith("-"):
+            return u
 
 
 def _base64_uuid(u: uuid.UUID) -> str:
