@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from kadmin.errors import ClusterError, InputError, UnsupportedOperation
+from kadmin.errors import (
+    AuthenticationError,
+    AuthorizationError,
+    ClusterError,
+    InputError,
+    UnsupportedOperation,
+)
 from kadmin.execute.changes import REPLICA_NOT_AVAILABLE
 from kadmin.execute.params import ExecuteParams
 from kadmin.execute.plan_of_changes import ExecuteRequest
@@ -141,8 +147,10 @@ class ChangeWatch:
             self.moved = True  # from here on the request may reach the cluster
             try:
                 answers = attr(*args, **kwargs)
-            except (ReadOnlyViolation, UnsupportedOperation):
-                self.moved = before  # refused before anything was sent
+            except (ReadOnlyViolation, UnsupportedOperation, AuthorizationError, AuthenticationError):
+                # Refused before anything was sent, or by the cluster as a whole: Kafka checks
+                # the permission (ALTER on CLUSTER) and the login before it acts on any partition.
+                self.moved = before
                 raise
             if kwargs.get("validate_only") or not any(err in _ACCEPTED for err in dict(answers or {}).values()):
                 self.moved = before

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from kadmin.commands.root import cli
 from kadmin.sandbox import Sandbox
 
-PASSWORDS = {"admin": "adm1n-Pw-3391", "mover": "m0ver-Pw-6624"}
+PASSWORDS = {"admin": "adm1n-Pw-3391", "mover": "m0ver-Pw-6624", "looker": "l00ker-Pw-1187"}
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +24,7 @@ def sandbox():
         log_dirs=1,
         sasl_users=PASSWORDS,
         super_users={"admin"},
-        cluster_acls={"mover": {"ALTER", "DESCRIBE", "DESCRIBE_CONFIGS"}},
+        cluster_acls={"mover": {"ALTER", "DESCRIBE", "DESCRIBE_CONFIGS"}, "looker": {"DESCRIBE", "DESCRIBE_CONFIGS"}},
     ).start()
     sb.create_topic("orders", assignment={0: [0, 1], 1: [1, 2]})
     yield sb
@@ -64,3 +64,18 @@ def test_the_topic_lists_set_before_a_refused_broker_rate_are_printed_and_record
     assert "topic orders leader.replication.throttled.replicas: 0:0,0:1 -> (deleted)" in cleared.stdout, cleared.stdout
     assert "broker" not in cleared.stdout
 
+
+
+def test_a_reassignment_refused_as_a_whole_keeps_no_rollback_file(sandbox, tmp_path):
+    """AlterPartitionReassignments needs ALTER on CLUSTER; Kafka checks it before it acts on any
+    partition, so a refusal moves nothing and the rollback file is removed again, as for any run
+    that moved no replica (it was kept: a raised error counted as 'may have moved')."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [{"topic": "orders", "partition": 1, "replicas": [2, 0]}]}))
+    rollback = tmp_path / "rb.json"
+    result = run(sandbox, tmp_path, "looker", "reassign", "execute", "--reassignment-json-file", str(plan),
+                 "--rollback-file", str(rollback))
+    assert result.exit_code == 1, result.output
+    assert "CLUSTER_AUTHORIZATION_FAILED" in result.stderr and "ALTER on CLUSTER" in result.stderr, result.stderr
+    assert not rollback.exists()
+    assert "no rollback file was kept" in result.stderr or "was removed again" in result.output, result.output
