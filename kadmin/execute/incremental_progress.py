@@ -60,6 +60,11 @@ class ByteCount:
         self.targets: Mapping[TopicPartitionReplica, str] = {}  # the plan's named directories
         self.dir_moves: dict[TopicPartitionReplica, tuple[int, int]] = {}  # between directories: (size, copied)
         self.last_dirs_at: float | None = None
+        # What each broker held of each partition when the sizes were read (``read_sizes``).
+        self.held: dict[tuple[TopicPartition, int], int] = {}
+        # Steps not sent yet whose new replicas start from a stray log (the half-copied log a
+        # cancelled step left, picked up where it stopped): bytes copied before this run.
+        self.head_start: dict[Step, int] = {}
 
     def read_sizes(self, plan: ReassignmentPlan, live: Collection[int]) -> dict[TopicPartition, int]:
         """Bytes of each partition: its largest replica (the leader's, normally)."""
@@ -72,11 +77,12 @@ class ByteCount:
             return {}
         wanted = {a.tp for a in plan.partitions}
         sizes: dict[TopicPartition, int] = {}
-        for bld in answers.values():
+        for b, bld in answers.items():
             for d in bld.log_dirs:
                 for r in d.replicas:
                     if r.tp in wanted and not r.is_future:
                         sizes[r.tp] = max(sizes.get(r.tp, 0), r.size)
+                        self.held[r.tp, b] = max(self.held.get((r.tp, b), 0), r.size)
         return sizes
 
     def step_bytes(self, s: Step) -> int:
@@ -105,10 +111,40 @@ class ByteCount:
         """What was copied when this invocation began (``at_start``), read at ``now``: the
         replicas the running steps add (a resumed run's steps, sent by an earlier one) hold
         what that run copied, so it is read before it is counted as done; else it would count
-        as copied by this run and flatter the first rate."""
+        as copied by this run and flatter the first rate. So do the stray logs (the half-copied
+        logs of a step cancelled outside a run, ``kadmin.model.replica_dirs_of``) on the brokers
+        the steps still to send add: a broker picks its stray log up where it stopped, so those
+        bytes count as done once the step runs, and as done before this run then
+        (``head_start``)."""
         self.partial = self.copied_in_flight(in_flight, live)
         self.last_sizes_at = now
         self.at_start = self.done(state, in_flight)
+        self.head_start = {}
+        for tp, p in state.partitions.items():
+            running = in_flight.get(tp)
+            if not p.steps[p.completed :]:
+                continue
+            replicas = set(p.steps[p.completed].before)  # now: a log elsewhere is a stray one
+            for s in p.steps[p.completed :]:
+                if s == running:
+                    continue  # read above: what it holds is done at start
+                stray = sum(
+                    min(self.held.get((tp, b), 0), self.sizes.get(tp, 0)) for b in s.adding if b not in replicas
+                )
+                if stray:
+                    self.head_start[s] = stray
+
+    def _started(self, state: IncrementalState, in_flight: Mapping[TopicPartition, Step]) -> None:
+        """Steps with a head start that have started (running or finished): their stray bytes
+        are counted as done (read while running, or finished), so they are done before this run
+        (``at_start``), counted once."""
+        started = [
+            s
+            for s in self.head_start
+            if (in_flight.get(s.tp) == s and s in self.partial) or s.number <= state.partitions[s.tp].completed
+        ]
+        for s in started:
+            self.at_start += self.head_start.pop(s)
 
     def all_bytes(self) -> int:
         """Bytes of every step and of every move between directories seen."""
@@ -184,6 +220,8 @@ class ByteCount:
             self.read_dirs(live, now)
         total = self.all_bytes()
         done = min(self.done(state, in_flight), total)
+        if self.head_start:
+            self._started(state, in_flight)
         rate = (done - self.at_start) / elapsed if elapsed > 0 else 0.0
         # A step ends once every replica of its target is in the ISR: not while one's broker is down.
         waiting = tuple(sorted({b for s in in_flight.values() for b in s.after} - set(live)))
