@@ -247,7 +247,7 @@ def start(
         _note_kept(zookeeper, sb.demo_kept)
         click.echo(
             f"kadmin: sandbox running (Kafka {sb.version}, {sb.mode}, {brokers} brokers, {sb.security_protocol}); "
-            "Ctrl-C or `kadmin sandbox stop` ends it",
+            f"Ctrl-C or `kadmin sandbox stop{process.state_dir_flag(state_dir)}` ends it",
             err=True,
         )
 
@@ -275,10 +275,13 @@ def status(output, bootstrap_only, state_dir):
     --output json prints one document (schemas/sandbox-status.json): the brokers with their
     ports, racks, log directories and state, the mode, the Kafka version, the bootstrap address
     and the simulated clock.
-    """
-    from kadmin.sandbox import control
 
-    st = control.request(_state_dir(state_dir), "status")
+    Exit 1 when no sandbox runs in the state directory; 2 when the directory does not exist or
+    holds other files than a sandbox's (a mistyped --state-dir), as for stop and fault.
+    """
+    from kadmin.sandbox import process
+
+    st = process.request(_state_dir(state_dir), "status")
     if bootstrap_only:
         click.echo(st["bootstrap"])
     elif output == "json":
@@ -329,12 +332,12 @@ def fault(ctx: click.Context, state_dir) -> None:
 
 
 def _fault(state_dir, name: str, **args) -> None:
-    from kadmin.sandbox import control
+    from kadmin.sandbox import process
 
     before = click.get_current_context().parent.obj  # type: ignore[union-attr]
     if before is not None and state_dir is not None and before != state_dir:
         raise click.UsageError(f"--state-dir given twice, as {before} and as {state_dir}")
-    control.request(_state_dir(state_dir or before), "fault", fault=name, **args)
+    process.request(_state_dir(state_dir or before), "fault", fault=name, **args)
 
 
 @fault.command("broker-stop")

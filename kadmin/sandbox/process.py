@@ -5,13 +5,15 @@ State directory: ``sandbox.json`` (pid, bootstrap, ports, mode, where the contro
 ``control.sock`` (unless the state directory's path is too long for one: see ``control``) and
 ``sandbox.log`` (the detached process's output). Start and stop accept the same directories:
 missing, empty, or holding only these files (a previous sandbox's); one holding other files is
-refused by both (a mistyped --state-dir), before anything there is touched.
+refused by both (a mistyped --state-dir), before anything there is touched. Stop, status and
+fault refuse a missing --state-dir too; every command a message suggests names the --state-dir.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -33,6 +35,16 @@ STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if 
 def default_state_dir() -> Path:
     base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
     return Path(base) / "kadmin" / "sandbox"
+
+
+def state_dir_flag(state_dir: Path) -> str:
+    """What a suggested command adds to reach the sandbox in ``state_dir``: `` --state-dir DIR``,
+    as the user gave it, or nothing for the default directory."""
+    return "" if _is_default(state_dir) else f" --state-dir {shlex.quote(str(state_dir))}"
+
+
+def _is_default(state_dir: Path) -> bool:
+    return os.path.abspath(state_dir) == os.path.abspath(default_state_dir())
 
 
 def make_state_dir(state_dir: Path) -> Path:
@@ -65,12 +77,29 @@ def running(state_dir: Path) -> dict | None:
         return None
 
 
+def request(state_dir: Path, op: str, **args):
+    """``control.request`` for status and fault. No sandbox answering there: a directory that is
+    missing or holds other files is refused as stop refuses it (a mistyped --state-dir, exit 2);
+    one that is a sandbox's, with none running, is ConnectionFailed (exit 1), naming how to
+    start one there."""
+    try:
+        return control.request(state_dir, op, **args)
+    except errors.NotFoundError:
+        if op != "status" and running(state_dir) is not None:
+            raise  # the running sandbox's own answer (a fault naming no broker of it)
+    _require_sandbox_dir(Path(state_dir))
+    raise errors.ConnectionFailed(
+        f"no sandbox is running in {state_dir}",
+        hint=f"start one with `kadmin sandbox start --detach{state_dir_flag(state_dir)}`",
+    )
+
+
 def _refuse_if_running(state_dir: Path) -> None:
     status = running(state_dir)
     if status is not None:
         raise errors.UsageError(
             f"a sandbox is already running in {state_dir} ({status['bootstrap']})",
-            hint="stop it with `kadmin sandbox stop`, or pass another --state-dir",
+            hint=f"stop it with `kadmin sandbox stop{state_dir_flag(state_dir)}`, or pass another --state-dir",
         )
 
 
@@ -191,6 +220,10 @@ def stop(state_dir: Path, timeout: float = 30.0) -> bool:
 
 
 def _require_sandbox_dir(state_dir: Path) -> None:
+    """Refuse a --state-dir that is missing or holds other files. The default directory, missing
+    until a first start creates it, is one where no sandbox runs: nothing was mistyped."""
+    if _is_default(state_dir) and not state_dir.exists():
+        return
     try:
         names = {p.name for p in state_dir.iterdir()}
     except OSError:

@@ -67,7 +67,7 @@ def test_start_detach_status_fault_stop(state_dir):
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=2).close()
     gone = run("sandbox", "status", "--state-dir", str(state_dir))
-    assert gone.returncode == 2 and "no sandbox is running" in gone.stderr
+    assert gone.returncode == 1 and "no sandbox is running" in gone.stderr
 
 
 def test_port_in_use_is_one_clear_line(state_dir):
