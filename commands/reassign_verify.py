@@ -55,7 +55,7 @@ def verify(cluster, output, plan_file, preserve_throttles, elect_preferred=False
             )
         except ThrottleRemovalFailed as e:  # the verdict still comes first, then what was and was not removed
             failed = e
-            outcome = _with_failed_removal(run_verify(backend, parsed.plan, plan_id=pid, records=None), e)
+            outcome = with_failed_removal(run_verify(backend, parsed.plan, plan_id=pid, records=None), e)
         election = None
         if elect_preferred:
             from kadmin.execute.elect import elect_after_plan
@@ -65,10 +65,10 @@ def verify(cluster, output, plan_file, preserve_throttles, elect_preferred=False
     if failed is None:
         verify_report(output, pid, outcome, election=election)
         return
-    _report_failed_removal(output, pid, outcome, election, failed)
+    report_failed_removal(output, pid, outcome, election, failed)
 
 
-def _with_failed_removal(outcome, failed):
+def with_failed_removal(outcome, failed):
     """The verdict (read again, removing nothing) with what the failed removal did remove."""
     from dataclasses import replace
 
@@ -78,16 +78,17 @@ def _with_failed_removal(outcome, failed):
     return replace(outcome, removal=failed.removed, kept_reason=why)
 
 
-def _report_failed_removal(output, pid, outcome, election, failed) -> None:
-    """The verdict and what was removed, as usual; then what could not be removed, and exit 1
-    (the verdict's exit 3 or 4 is said in the error line)."""
+def report_failed_removal(output, pid, outcome, election, failed, *, compact: bool = False) -> None:
+    """The verdict and what was removed, as usual (``compact``: as ``execute --wait`` ends);
+    then what could not be removed, and exit 1 (the verdict's exit 3 or 4 is said in the error
+    line)."""
     from kadmin.commands.render_reassign import verify_report
     from kadmin.errors import ClusterError, KadminError
     from kadmin.execute.changes import describe
 
     verdict = None
     try:
-        verify_report(output, pid, outcome, election=election)
+        verify_report(output, pid, outcome, compact=compact, election=election)
     except KadminError as e:  # still in progress, or differs: said with the failure below
         verdict = e
     if output != "json":

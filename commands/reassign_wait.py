@@ -30,9 +30,11 @@ def wait(
     from kadmin.commands.render_reassign import verify_report
     from kadmin.execute.follow import wait_for_plan
     from kadmin.execute.sampler import Sampler
+    from kadmin.throttling.operations import ThrottleRemovalFailed
 
     clock = follow_clock()
     sample = Sampler(backend, plan, clock=clock.now)
+    failed = None
     try:
         with reporter_for(output) as reporter:
             outcome = wait_for_plan(
@@ -53,7 +55,12 @@ def wait(
 
         if output != "json" and type(reporter) is not PlainLines:  # plain lines just said it
             click.echo(f"kadmin: nothing copies: {paused_note(e.snap)}", err=True)
-        outcome = run_verify(backend, plan, plan_id=plan_id, records=records, clock=clock)
+        try:
+            outcome = run_verify(backend, plan, plan_id=plan_id, records=records, clock=clock)
+        except ThrottleRemovalFailed as removal_failed:
+            failed = removal_failed
+    except ThrottleRemovalFailed as removal_failed:  # the verdict still comes first, as verify says it
+        failed = removal_failed
     except KeyboardInterrupt:
         if output == "json":  # the stream ends on a document that says so, not on a progress snapshot
             from kadmin.commands import render
@@ -69,6 +76,13 @@ def wait(
             err=True,
         )
         raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+    if failed is not None:
+        from kadmin.commands.reassign_verify import report_failed_removal, with_failed_removal
+        from kadmin.execute.verification import run_verify
+
+        outcome = with_failed_removal(run_verify(backend, plan, plan_id=plan_id, records=None, clock=clock), failed)
+        report_failed_removal(output, plan_id, outcome, None, failed, compact=True)
+        return
     election = None
     if elect_preferred:
         from kadmin.execute.elect import elect_after_plan

@@ -157,3 +157,31 @@ def test_verify_prints_its_verdict_and_what_it_removed_when_a_removal_is_refused
     code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, *CONN)
     assert code == 0, err
     assert rates_set(fake) == set()
+
+
+def test_execute_wait_ends_as_verify_does_when_a_removal_is_refused(fake, tmp_path, capsys, monkeypatch):
+    """--wait ends with verify's report: the verdict and what was removed first, then what could
+    not be removed, exit 1 (it ended with the error alone, no verdict)."""
+    from kadmin.commands import reassign_wait
+
+    class Clock:  # the move finishes at the first wait; then broker 3's configs are refused
+        t = 0.0
+
+        def now(self):
+            return self.t
+
+        def sleep(self, seconds):
+            self.t += seconds
+            fake.complete()
+            fake.refused = {broker(3)}
+
+    monkeypatch.setattr(reassign_wait, "follow_clock", Clock)
+    plan = write_plan(tmp_path, MOVE)
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--throttle", "10MB/s",
+                            "--wait", *CONN)
+    assert code == 1, err
+    assert "Reassignment of partition foo-0 is completed." in out, out
+    assert f"broker 1 {LEADER}: 10000000 -> (deleted)" in out, out
+    assert f"delete broker 3 {LEADER}" in err
+    assert "removing this plan's throttles failed: writing /config/3" in err
+    assert rates_set(fake) == {("3", LEADER), ("3", FOLLOWER)}
