@@ -19,11 +19,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kadmin.backends.base import Backend, reassignment_blocked
+from kadmin.backends.base import Backend, BrokerLogDirs, reassignment_blocked
 from kadmin.errors import ClusterError, ReassignmentInProgress
 from kadmin.execute.state_file import PartitionProgress
 from kadmin.model import Assignment, TopicPartition
-from kadmin.plan.batches import Backlog, Limits, exceeded, load_of, next_batch
+from kadmin.plan.batches import Backlog, Limits, exceeded, load_of, next_batch, plan_batches
 from kadmin.plan.steps import Step
 
 
@@ -45,6 +45,23 @@ def next_steps(
     if over:  # cannot happen (next_batch keeps every limit); never send such a batch
         raise AssertionError(f"batch would exceed limits: {over}")
     return batch
+
+
+def preview_batches(
+    steps: Mapping[TopicPartition, Sequence[Step]],
+    limits: Limits,
+    log_dirs: Mapping[int, BrokerLogDirs] | None,
+) -> tuple[tuple[Step, ...], ...]:
+    """The batches ``--dry-run`` shows: those the run sends when each waits for the previous
+    one, chosen as the run chooses them, by the bytes each partition has left (its size as
+    DescribeLogDirs lists it, ``log_dirs``: the cluster read before the run; None when not
+    read). Over ZooKeeper the run sends exactly these; over the AdminClient protocol it sends
+    the first one, then a step as soon as one finishes and the limits leave room, so later
+    batches may group the same steps differently."""
+    from kadmin.execute.incremental_progress import partition_sizes
+
+    sizes = partition_sizes(log_dirs or {}, steps.keys())
+    return plan_batches(steps, limits, sizes)
 
 
 @dataclass(frozen=True)

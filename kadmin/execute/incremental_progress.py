@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
-from kadmin.backends.base import Backend, Capability
+from kadmin.backends.base import Backend, BrokerLogDirs, Capability
 from kadmin.execute.incremental_log_dirs import not_in_place
 from kadmin.execute.state_file import IncrementalState
 from kadmin.model import ReassignmentPlan, ReplicaLogDir, TopicPartition, TopicPartitionReplica
@@ -43,6 +43,21 @@ class Progress:
     def step_label(self) -> str:
         """ "step x of y": the latest step started, counted over every partition."""
         return f"step {min(self.steps_done + len(self.in_flight), self.steps_total)} of {self.steps_total}"
+
+
+def partition_sizes(
+    answers: Mapping[int, BrokerLogDirs], wanted: Collection[TopicPartition]
+) -> dict[TopicPartition, int]:
+    """Bytes of each partition of ``wanted`` that DescribeLogDirs (``answers``) lists: its
+    largest replica (the leader's, normally). The run orders its steps by them
+    (``kadmin.plan.batches.Backlog``), and so does its ``--dry-run``."""
+    sizes: dict[TopicPartition, int] = {}
+    for bld in answers.values():
+        for d in bld.log_dirs:
+            for r in d.replicas:
+                if r.tp in wanted and not r.is_future:
+                    sizes[r.tp] = max(sizes.get(r.tp, 0), r.size)
+    return sizes
 
 
 class ByteCount:
@@ -75,13 +90,11 @@ class ByteCount:
         except Exception as e:  # sizes only feed progress figures; the run goes on
             self.note(f"could not read partition sizes; progress will count steps only ({type(e).__name__}: {e})")
             return {}
-        wanted = {a.tp for a in plan.partitions}
-        sizes: dict[TopicPartition, int] = {}
+        sizes = partition_sizes(answers, {a.tp for a in plan.partitions})
         for b, bld in answers.items():
             for d in bld.log_dirs:
                 for r in d.replicas:
-                    if r.tp in wanted and not r.is_future:
-                        sizes[r.tp] = max(sizes.get(r.tp, 0), r.size)
+                    if r.tp in sizes and not r.is_future:
                         self.held[r.tp, b] = max(self.held.get((r.tp, b), 0), r.size)
         return sizes
 
