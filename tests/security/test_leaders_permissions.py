@@ -8,11 +8,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
 from kadmin.backends.admin_errors import permission_hint
-from kadmin.commands.root import cli
 from kadmin.sandbox import Sandbox
+from tests.support.cli import run_as
 
 PASSWORDS = {"admin": "adm1n-Pw-3391", "viewer": "v1ewer-Pw-4402", "nobody": "n0body-Pw-5513"}
 
@@ -37,14 +36,7 @@ def sandbox():
 
 
 def run(sb, tmp_path, user, *args):
-    config = tmp_path / f"{user}.properties"
-    config.write_text(
-        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
-        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
-        f'username="{user}" password="{PASSWORDS[user]}";\n'
-    )
-    argv = [*args, "--bootstrap-server", sb.bootstrap, "--command-config", str(config), "--timeout", "10s"]
-    return CliRunner().invoke(cli, argv)
+    return run_as(sb, tmp_path, user, PASSWORDS[user], *args)
 
 
 @pytest.mark.parametrize("user", ["viewer", "nobody"])

@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from kadmin.commands.root import cli
 from kadmin.sandbox import Sandbox
+from tests.support.cli import run_as
 
 PASSWORDS = {"admin": "adm1n-Pw-3391", "mover": "m0ver-Pw-6624", "looker": "l00ker-Pw-1187"}
 
@@ -32,14 +31,7 @@ def sandbox():
 
 
 def run(sb, tmp_path, user, *args):
-    config = tmp_path / f"{user}.properties"
-    config.write_text(
-        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
-        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
-        f'username="{user}" password="{PASSWORDS[user]}";\n'
-    )
-    argv = [*args, "--bootstrap-server", sb.bootstrap, "--command-config", str(config), "--timeout", "10s"]
-    return CliRunner().invoke(cli, argv)
+    return run_as(sb, tmp_path, user, PASSWORDS[user], *args)
 
 
 def test_the_topic_lists_set_before_a_refused_broker_rate_are_printed_and_recorded(sandbox, tmp_path):

@@ -35,3 +35,20 @@ def await_broker_gone(open_backend, broker_id, timeout=20.0):
                 return
         assert time.monotonic() < deadline, f"broker {broker_id} still listed after {timeout}s"
         time.sleep(0.05)  # polling a condition with a deadline
+
+
+def run_as(sb, tmp_path, user: str, password: str, *args):
+    """Click's result of one kadmin run against the SASL sandbox ``sb`` as ``user`` (PLAIN over
+    SASL_PLAINTEXT, its properties file in ``tmp_path``)."""
+    from click.testing import CliRunner
+
+    from kadmin.commands.root import cli
+
+    config = tmp_path / f"{user}.properties"
+    config.write_text(
+        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+        f'username="{user}" password="{password}";\n'
+    )
+    argv = [*args, "--bootstrap-server", sb.bootstrap, "--command-config", str(config), "--timeout", "10s"]
+    return CliRunner().invoke(cli, argv)
