@@ -21,6 +21,7 @@ class IncrementalLines(IncrementalReporter):
         self.every = every
         self._last = 0.0
         self._last_note: str | None = None
+        self._paused: set[tuple[int, str]] = set()  # offline directories said to hold the run
 
     def _echo(self, text: str) -> None:
         if self.enabled:
@@ -54,6 +55,7 @@ class IncrementalLines(IncrementalReporter):
         self._echo(f"Batch {number}: {shown}{more}")
 
     def progress(self, p) -> None:
+        self._say_paused(p)
         now = time.monotonic()
         if now - self._last < self.every:
             return
@@ -82,6 +84,21 @@ class IncrementalLines(IncrementalReporter):
         if back:
             one = len(back) == 1
             self._echo(f"note: broker{'' if one else 's'} {', '.join(map(str, back))} {'is' if one else 'are'} back")
+
+    def _say_paused(self, p) -> None:
+        """An offline directory that holds a running step or a move between directories: a
+        warning once, when first seen, as a down broker is said; a note once nothing waits on
+        it any more."""
+        now = set(p.paused)
+        for b, path in sorted(now - self._paused):
+            self._echo(
+                f"kadmin: warning: broker {b}'s log directory {path} is offline: what the run copies there, or from "
+                "there, is paused until the broker restarts with that directory back, and resumes then; waiting "
+                "(Ctrl-C stops the run, which the same command resumes)"
+            )
+        for b, path in sorted(self._paused - now):
+            self._echo(f"note: nothing waits for broker {b}'s log directory {path} any more")
+        self._paused = now
 
     def finished(self, p) -> None:
         self._echo("Done: " + _progress_line(p))
@@ -126,11 +143,12 @@ class IncrementalBar(IncrementalLines):
         self.bar.start()
 
     def progress(self, p) -> None:
+        self._say_paused(p)
         if self.task is None:
             self.task = self.bar.add_task(p.step_label, total=p.bytes_total or None)
         self.bar.update(
             self.task,
-            description=f"{p.step_label} ({len(p.in_flight)} running{_waiting(p, ', ')})",
+            description=f"{p.step_label} ({len(p.in_flight)} running{_waiting(p, ', ')}{_paused(p, ', ')})",
             completed=p.bytes_done,
             total=p.bytes_total or None,
         )
@@ -157,8 +175,17 @@ def _progress_line(p) -> str:
     eta = f", ETA {format_duration(p.eta_seconds)}" if p.eta_seconds is not None and left else ""
     return (
         f"{p.step_label}, {len(p.in_flight)} running, {format_size(p.bytes_done)} of "
-        f"{format_size(p.bytes_total)} copied{eta}{_waiting(p, ', ')}"
+        f"{format_size(p.bytes_total)} copied{eta}{_waiting(p, ', ')}{_paused(p, ', ')}"
     )
+
+
+def _paused(p, sep: str) -> str:
+    """ "paused: broker 1's /var/lib/kafka/data0 is offline": the offline directories that
+    hold the run (no ETA is shown meanwhile)."""
+    if not p.paused:
+        return ""
+    dirs = [f"broker {b}'s {path}" for b, path in p.paused]
+    return f"{sep}paused: {', '.join(dirs)} {'is' if len(dirs) == 1 else 'are'} offline"
 
 
 def _waiting(p, sep: str) -> str:

@@ -163,9 +163,12 @@ def finish_after_last_step(
         if last_note is None or now - last_note >= note_interval:
             from kadmin.units import counted
 
-            copying = sum(1 for r, w in seen.items() if w.future_dir == targets[r])
+            # its future replica listed, its current one not: its source directory is offline
+            paused = sum(1 for r, w in seen.items() if w.future_dir == targets[r] and w.current_dir is None)
+            copying = sum(1 for r, w in seen.items() if w.future_dir == targets[r]) - paused
             unseen = f"; {_unseen(left)}" if len(seen) < len(left) else ""
-            note(f"log directories: {counted(len(left), 'replica')} not in place yet, {copying} copying{unseen}")
+            held = f", {paused} paused (source directory offline)" if paused else ""
+            note(f"log directories: {counted(len(left), 'replica')} not in place yet, {copying} copying{held}{unseen}")
             last_note = now
         clock.sleep(poll_interval)
 

@@ -38,6 +38,9 @@ class Progress:
     elapsed: float
     eta_seconds: float | None  # None while a running step waits for a down broker
     waiting_for: tuple[int, ...] = ()  # down brokers a running step has a replica on
+    # (broker, directory): offline directories a running step's new replica or a move between
+    # directories is held in; nothing copies it until the broker restarts with it back
+    paused: tuple[tuple[int, str], ...] = ()
 
     @property
     def step_label(self) -> str:
@@ -80,6 +83,14 @@ class ByteCount:
         # Steps not sent yet whose new replicas start from a stray log (the half-copied log a
         # cancelled step left, picked up where it stopped): bytes copied before this run.
         self.head_start: dict[Step, int] = {}
+        # Offline directories: what each broker's DescribeLogDirs said last (broker -> paths),
+        # where a running step's new replica was last listed, and the moves between
+        # directories whose source replica is not listed (its directory offline?): target.
+        self.offline: dict[int, tuple[str, ...]] = {}
+        self.listed_in: dict[tuple[TopicPartition, int], str] = {}
+        self.online_held: dict[int, set[TopicPartition]] = {}  # listed in an online directory
+        self.source_unseen: dict[TopicPartitionReplica, str] = {}
+        self.last_offline_at: float | None = None
 
     def read_sizes(self, plan: ReassignmentPlan, live: Collection[int]) -> dict[TopicPartition, int]:
         """Bytes of each partition: its largest replica (the leader's, normally)."""
@@ -172,6 +183,9 @@ class ByteCount:
         for r, (size, _) in self.dir_moves.items():
             if r not in left:
                 self.dir_moves[r] = (size, size)
+        self.source_unseen = {
+            r: w.future_dir for r, w in left.items() if w is not None and w.current_dir is None and w.future_dir
+        }
         for r, w in left.items():
             if w is None or w.current_dir is None:
                 continue
@@ -204,6 +218,7 @@ class ByteCount:
         except Exception as e:  # progress figures are best effort; the run goes on
             self.note(f"could not read replica sizes for progress ({type(e).__name__}: {e})")
             return self.partial
+        self._saw_offline(answers)
         copied = {}
         for s in in_flight.values():
             n = 0
@@ -216,6 +231,51 @@ class ByteCount:
                 n += min(held, self.sizes.get(s.tp, 0))
             copied[s] = max(n, self.partial.get(s, 0))
         return copied
+
+    def _saw_offline(self, answers: Mapping[int, BrokerLogDirs]) -> None:
+        """Note each answering broker's offline directories, and where its replicas are listed."""
+        for b, bld in answers.items():
+            if bld.error is not None:
+                continue
+            self.offline[b] = tuple(d.path for d in bld.log_dirs if d.error)
+            self.online_held[b] = set()
+            for d in bld.log_dirs:
+                for r in d.replicas if not d.error else ():
+                    if not r.is_future:
+                        self.listed_in[r.tp, b] = d.path
+                        self.online_held[b].add(r.tp)
+
+    def read_offline(self, brokers: Collection[int], topics: Collection[str], now: float) -> None:
+        """The offline directories of ``brokers`` (best effort): those of the moves between
+        directories whose source replica is not listed."""
+        self.last_offline_at = now
+        try:
+            answers = self.backend.describe_log_dirs(brokers=sorted(brokers), topics=sorted(topics))
+        except Exception as e:  # progress figures are best effort; the run goes on
+            self.note(f"could not read the log directories for progress ({type(e).__name__}: {e})")
+            return
+        self._saw_offline(answers)
+
+    def paused_on(self, in_flight: Mapping[TopicPartition, Step], live: Collection[int]) -> tuple[tuple[int, str], ...]:
+        """The offline directories (broker, path) that hold the run: a running step's new
+        replica was listed in one, or is to be created in one (the plan's ``log_dirs``), and is
+        not listed in an online one; a move between directories whose source replica is not
+        listed, on a broker with an offline directory (not the move's target). Nothing copies
+        them until the broker restarts with the directory back; then they resume."""
+        out: set[tuple[int, str]] = set()
+        for s in in_flight.values():
+            for b in s.adding:
+                offline = self.offline.get(b, ())
+                if b not in live or not offline or s.tp in self.online_held.get(b, ()):
+                    continue
+                r = TopicPartitionReplica(s.tp.topic, s.tp.partition, b)
+                for path in (self.listed_in.get((s.tp, b)), self.targets.get(r)):
+                    if path in offline:
+                        out.add((b, path))
+        for r, future in self.source_unseen.items():
+            if r.broker in live:
+                out.update((r.broker, path) for path in self.offline.get(r.broker, ()) if path != future)
+        return tuple(sorted(out))
 
     def progress(
         self,
@@ -231,6 +291,10 @@ class ByteCount:
             self.last_sizes_at = now
         if self.last_dirs_at is not None and now - self.last_dirs_at >= self.interval:
             self.read_dirs(live, now)
+        unseen_on = {r.broker for r in self.source_unseen} & set(live)
+        if unseen_on and (self.last_offline_at is None or now - self.last_offline_at >= self.interval):
+            self.read_offline(unseen_on, {r.topic for r in self.source_unseen}, now)
+        paused = self.paused_on(in_flight, live)
         total = self.all_bytes()
         done = min(self.done(state, in_flight), total)
         if self.head_start:
@@ -238,7 +302,7 @@ class ByteCount:
         rate = (done - self.at_start) / elapsed if elapsed > 0 else 0.0
         # A step ends once every replica of its target is in the ISR: not while one's broker is down.
         waiting = tuple(sorted({b for s in in_flight.values() for b in s.after} - set(live)))
-        eta = (total - done) / rate if rate > 0 and not waiting else None
+        eta = (total - done) / rate if rate > 0 and not waiting and not paused else None
         return Progress(
             state.steps_completed,
             state.steps_total,
@@ -249,4 +313,5 @@ class ByteCount:
             elapsed,
             eta,
             waiting,
+            paused,
         )
