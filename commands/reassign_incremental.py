@@ -59,6 +59,7 @@ def _run_locked(params, opener, prepared, state_path) -> None:
         assignment_before,
         forget_unstarted_state,
         fresh_start,
+        limits_of_run,
         preflight,
         recorded_rollback,
         rollback_of,
@@ -86,6 +87,11 @@ def _run_locked(params, opener, prepared, state_path) -> None:
     rates = rates_of_run(saved if resuming else None, params.throttle_rate, params.log_dir_rate)
     rate, log_dir_rate = rates.rate, rates.log_dir_rate
     note_kept_rates(rates.kept)
+    # ... and under the limits it began with: one not given on resume keeps the state's value.
+    run_limits = limits_of_run(saved if resuming else None, params.limits, params.given)
+    if resuming:
+        _note_limits(run_limits)
+    params = replace(params, limits=run_limits.limits)
     with open_for_execute(prepared, opener, read_only=params.dry_run) as backend:
         records = options.open_records(backend.backend)
         # Every refusal the run makes before its first change, --dry-run makes too.
@@ -205,3 +211,22 @@ def _run_locked(params, opener, prepared, state_path) -> None:
 
     print_finished(people, result, pid, state_path, params.plan_file, backend, election, rollback.discarded)
     raise_if_failed(election)
+
+
+def _note_limits(run_limits) -> None:
+    """A resumed run says the --max-* limits in force: those its state file keeps and those
+    given now in their place (stderr)."""
+
+    def shown(value) -> str:
+        return "no limit" if value is None else str(value)
+
+    from kadmin.execute.incremental_resume import LIMIT_FLAGS
+
+    limits = run_limits.limits
+    now = ", ".join(f"{flag} {shown(getattr(limits, name))}" for name, flag in LIMIT_FLAGS.items())
+    changed = "; ".join(f"{flag} {shown(new)} replaces {shown(old)}" for flag, old, new in run_limits.replaced)
+    click.echo(
+        f"kadmin: note: resumed under the limits this run began with (its state file keeps them), "
+        f"unless given now: {now}" + (f" ({changed})" if changed else ""),
+        err=True,
+    )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from kadmin.errors import KadminError, ReassignmentInProgress, UsageError
@@ -108,6 +108,42 @@ def min_insync_of(configs: Mapping[ConfigResource, Mapping]) -> dict[str, int]:
         if res.type == ConfigResourceType.TOPIC and e is not None and e.value and str(e.value).isdigit():
             out[res.name] = int(e.value)
     return out
+
+
+LIMIT_FLAGS = {f.name: "--" + f.name.replace("_", "-") for f in fields(Limits)}
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    """The ``--max-*`` limits a part of the run goes on under (``limits_of_run``)."""
+
+    limits: Limits
+    kept: tuple[str, ...] = ()  # flags not given on resume: the state's value stands
+    replaced: tuple[tuple[str, int | None, int | None], ...] = ()  # (flag, the state's, given now)
+
+
+def limits_of_run(saved: IncrementalState | None, limits: Limits, given: frozenset[str] | set[str]) -> RunLimits:
+    """A resumed run keeps the limits its state file holds, as it keeps the rates: a limit
+    given on the resume command (``given``: the flags on the command line) replaces the saved
+    one, one not given keeps it, so resuming without the flags never lifts a limit the run
+    began with. --max-parallel-replicas always stays the state's (the steps were planned with
+    it; ``resumed_state``). A fresh run (``saved`` None) uses ``limits`` as given."""
+    if saved is None:
+        return RunLimits(limits)
+    values = {"max_parallel_replicas": saved.limits.max_parallel_replicas}  # said by the run when given
+    kept, replaced = [], []
+    for name, flag in LIMIT_FLAGS.items():
+        if name in values:
+            continue
+        before, now = getattr(saved.limits, name), getattr(limits, name)
+        if flag not in given:
+            values[name] = before
+            kept.append(flag)
+        else:
+            values[name] = now
+            if now != before:
+                replaced.append((flag, before, now))
+    return RunLimits(Limits(**values), tuple(kept), tuple(replaced))
 
 
 def resumed_state(saved: IncrementalState, limits: Limits, rollback_file: str | None) -> IncrementalState:
