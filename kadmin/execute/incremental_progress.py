@@ -102,6 +102,7 @@ class ByteCount:
             self.note(f"could not read partition sizes; progress will count steps only ({type(e).__name__}: {e})")
             return {}
         sizes = partition_sizes(answers, {a.tp for a in plan.partitions})
+        self._saw_offline(answers)
         for b, bld in answers.items():
             for d in bld.log_dirs:
                 for r in d.replicas:
@@ -209,7 +210,8 @@ class ByteCount:
         """Bytes the replicas being added already hold (DescribeLogDirs on their brokers)."""
         if not in_flight or not self.sizes:
             return {}
-        brokers = sorted({b for s in in_flight.values() for b in s.adding} & set(live))
+        # every broker of the targets: where their replicas are listed tells an offline one apart
+        brokers = sorted({b for s in in_flight.values() for b in s.after} & set(live))
         topics = sorted({tp.topic for tp in in_flight})
         if not brokers:
             return self.partial
@@ -257,14 +259,14 @@ class ByteCount:
         self._saw_offline(answers)
 
     def paused_on(self, in_flight: Mapping[TopicPartition, Step], live: Collection[int]) -> tuple[tuple[int, str], ...]:
-        """The offline directories (broker, path) that hold the run: a running step's new
-        replica was listed in one, or is to be created in one (the plan's ``log_dirs``), and is
-        not listed in an online one; a move between directories whose source replica is not
+        """The offline directories (broker, path) that hold the run: a replica of a running
+        step's target was listed in one, or is to be created in one (the plan's ``log_dirs``),
+        and is not listed in an online one; a move between directories whose source replica is not
         listed, on a broker with an offline directory (not the move's target). Nothing copies
         them until the broker restarts with the directory back; then they resume."""
         out: set[tuple[int, str]] = set()
         for s in in_flight.values():
-            for b in s.adding:
+            for b in s.after:  # a step ends once every replica of its target is in the ISR
                 offline = self.offline.get(b, ())
                 if b not in live or not offline or s.tp in self.online_held.get(b, ()):
                     continue

@@ -121,3 +121,26 @@ def test_after_the_last_step_a_move_whose_source_is_offline_is_said_paused_not_c
         live={0, 1, 2},
     )
     assert notes[0] == "log directories: 1 replica not in place yet, 0 copying, 1 paused (source directory offline)"
+
+
+def test_a_replica_the_step_keeps_in_an_offline_directory_pauses_it_too():
+    # payments-1 [0,2,3] -> [1,2,3,0]: broker 0's replica, in /d1, goes offline; the step
+    # ends only once every replica of its target is in the ISR, so it waits for it.
+    p1 = TopicPartition("payments", 1)
+    step = Step(p1, 1, 2, (0, 2, 3), (1, 2, 3, 0), 0, 0)
+    state = IncrementalState("d", Limits(), {p1: PartitionProgress(p1, (1, 2, 3), 2, (step,), submitted=1)})
+    full = {"/d0": {}, "/d1": {p1: 840 * MB}}
+    dirs = Dirs({0: full, 1: {"/d0": {p1: 100 * MB}}, 2: full, 3: full})
+    count = ByteCount(dirs, note=lambda m: None, interval=5.0)
+    live, running = {0, 1, 2, 3}, {p1: step}
+    count.sizes = count.read_sizes(_plan(p1, (1, 2, 3)), live)
+    count.total = count.of_steps(state)
+    count.begin(state, running, live, now=0.0)
+    dirs.offline.add((0, "/d1"))
+    assert count.progress(state, running, live, now=5.0, elapsed=5.0).paused == ((0, "/d1"),)
+
+
+def _plan(tp, replicas):
+    from kadmin.model import Assignment, ReassignmentPlan
+
+    return ReassignmentPlan((Assignment(tp.topic, tp.partition, replicas),))
