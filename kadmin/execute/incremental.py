@@ -45,7 +45,7 @@ from kadmin.execute.incremental_resume import (
 )
 from kadmin.execute.incremental_throttles import throttles_before
 from kadmin.execute.incremental_tracking import StepTracker
-from kadmin.execute.state_file import IncrementalState
+from kadmin.execute.state_file import IncrementalState, PartitionProgress
 from kadmin.execute.step_throttles import ThrottleControl, left_with
 from kadmin.model import (
     ConfigChange,
@@ -206,6 +206,9 @@ class _Run:
         self.dirty = True  # something changed since the last try to start a batch
         self.log_dirs = log_dir_targets(plan)  # replicas the plan puts in a named directory
         self.down: set[int] = set()  # brokers named down (``_watch_brokers``), until seen back
+        self.held: set[TopicPartition] = set()  # next step adds a replica on a down broker (``_sendable``)
+        self.holds_for_down = not self.overlap  # ZooKeeper: the controller refuses a broker not live
+        self.live: set[int] = set()
         # Brokers the run's rates left out because they were down (over the AdminClient protocol
         # a broker answers for its own configs): throttled once seen back (``_throttle_back``).
         self.unthrottled: set[int] = set()
@@ -308,7 +311,7 @@ class _Run:
         if (busy and not self.overlap) or not self.dirty:
             return  # ZooKeeper waits for the whole batch; else nothing freed room since last time
         self.dirty = False
-        batch = next_steps(self.state.partitions, busy, self.limits, self.backlog)
+        batch = next_steps(self._sendable(), busy, self.limits, self.backlog)
         if not batch:
             return
         self._throttle_batch(batch)
@@ -320,11 +323,64 @@ class _Run:
         for s in sent.accepted:
             self.track.sent(s, now, listed_at_once=self.overlap)
         self.state = self.state.with_counts({s.tp: (None, s.number) for s in sent.accepted})
-        self.batches += 1
-        self._save(batches=self.state.batches + 1)
-        self.reporter.batch(self.state.batches, batch)
-        if sent.refused:
-            raise refused_error(sent.refused, self.state.batches, self.path)
+        refused = self._hold_refused_for_down_brokers(batch, sent.refused)
+        if sent.accepted:
+            self.batches += 1
+            self._save(batches=self.state.batches + 1)
+            self.reporter.batch(self.state.batches, sent.accepted)
+        if refused:
+            raise refused_error(refused, self.state.batches + (0 if sent.accepted else 1), self.path)
+
+    def _sendable(self) -> Mapping[TopicPartition, PartitionProgress]:
+        """The partitions whose next step may be sent now. A step that adds a replica on a
+        broker seen down is held (named once) and sent once the broker is back
+        (``_watch_brokers`` frees it) where the cluster refuses it: in ZooKeeper mode the
+        controller refuses a target adding a broker that is not live (INVALID_REPLICA_ASSIGNMENT,
+        KAFKA-FACTS), which over ``--zookeeper`` is known from the start and over the AdminClient
+        protocol from the first such refusal (``_hold_refused_for_down_brokers``). A KRaft
+        controller accepts a registered broker that is down, and the step waits for it there, as
+        Kafka does."""
+        out = {}
+        for tp, p in self.state.partitions.items():
+            step = p.steps[p.completed] if p.completed < len(p.steps) else None
+            down = sorted(set(step.adding) - self.live) if step is not None and self.holds_for_down else []
+            if down:
+                assert step is not None
+                if tp not in self.held:
+                    self.held.add(tp)
+                    self.reporter.note(
+                        f"{_step_name(step)} adds a replica on {_brokers(down)}, down: held, waiting for "
+                        f"{_brokers(down)} (sent once back)"
+                    )
+                continue
+            self.held.discard(tp)
+            out[tp] = p
+        return out
+
+    def _hold_refused_for_down_brokers(self, batch: Sequence[Step], refused: Mapping[TopicPartition, str]):
+        """The refusals of steps that add a replica on a broker down by now (it went down
+        between the last look and the send: ZooKeeper mode refuses a broker that is not live)
+        are held as ``_sendable`` holds them; the other refusals are returned (they stop the run)."""
+        if not refused:
+            return refused
+        self._look_at_cluster()
+        steps = {s.tp: s for s in batch}
+        rest = {}
+        for tp, err in refused.items():
+            down = sorted(set(steps[tp].adding) - self.live)
+            if not down:
+                rest[tp] = err
+                continue
+            self.held.add(tp)
+            self.holds_for_down = True  # this cluster refuses them: hold such steps from now on
+            self.dirty = True
+            self.reporter.note(
+                f"{_step_name(steps[tp])} was refused ({err}): it adds a replica on {_brokers(down)}, "
+                f"down; held, waiting for {_brokers(down)} (sent once back)"
+            )
+        if len(rest) < len(refused):
+            self._watch_brokers()
+        return rest
 
     # --- throttles (kadmin.execute.step_throttles) -------------------------------------------
     def _set_throttles(self) -> None:
@@ -440,6 +496,8 @@ class _Run:
         if down or back:
             self.down = (self.down | set(down)) - set(back)
             self.reporter.brokers(down, back)
+        if back and self.held:
+            self.dirty = True  # a step held for a down broker may go now
 
     def _dirs_looked(self, left: Mapping[TopicPartitionReplica, ReplicaLogDir | None]) -> None:
         """After the last step, each look at the replicas not in their directory: progress."""
@@ -495,3 +553,11 @@ class _Run:
         if changes:
             self.state = replace(self.state, **changes)
         state_file.save(self.path, self.state)
+
+
+def _step_name(step: Step) -> str:
+    return f"{step.tp}: step {step.number}/{step.of} -> {','.join(map(str, step.after))}"
+
+
+def _brokers(ids: Sequence[int]) -> str:
+    return f"broker {ids[0]}" if len(ids) == 1 else f"brokers {', '.join(map(str, ids))}"
