@@ -394,7 +394,7 @@ class _Run:
         self.unthrottled |= self.throttle.left_out(steps, self.cluster)
         self._save(
             throttles_set=True,
-            throttles_via=tuple(sorted({*self.state.throttles_via, self.throttle.via})),
+            throttles_via=self._via_after(changes),
             throttle_rate=self.throttle.rate,  # kept: a part resumed without the flags sets them again
             log_dir_rate=self.throttle.log_dir_rate,
         )
@@ -413,6 +413,7 @@ class _Run:
         # Safe to try again (merged; the record first): a broker restarting is waited for as reads are.
         changes = self._read(lambda: throttle.apply(steps, log_dirs=False, cluster=self.cluster))
         self.unthrottled |= throttle.left_out(steps, self.cluster, log_dirs=False)
+        self._record_via(changes)
         for c in changes:
             self.reporter.note(f"batch {self.state.batches + 1} needs a throttle removed meanwhile: {describe(c)}")
 
@@ -437,6 +438,7 @@ class _Run:
                 f"set them by hand: {self.throttle.by_hand(back)}"
             )
             return
+        self._record_via(changes)
         for c in changes:
             self.reporter.note(f"{who} back, throttled as the running steps need: {describe(c)}")
 
@@ -451,8 +453,22 @@ class _Run:
         # The brokers as they are now (one back from a restart is alive): read only when re-sending.
         cluster = self._look_at_cluster()
         changes = self._read(lambda: throttle.apply({}, log_dirs=brokers, cluster=cluster))
+        self._record_via(changes)
         for c in changes:
             self.reporter.note(f"log-dir moves sent again need a throttle removed meanwhile: {describe(c)}")
+
+    def _via_after(self, changes: Sequence[ConfigChange]) -> tuple[str, ...]:
+        """The connections the state names as holding the run's throttles, once this part's
+        control made ``changes``: its own only when it changed something (a part that found
+        every throttle set by an earlier part through the other connection recorded nothing
+        through its own, and a later part must not warn about throttles left there)."""
+        assert self.throttle is not None
+        mine = {self.throttle.via} if changes else set()
+        return tuple(sorted({*self.state.throttles_via, *mine}))
+
+    def _record_via(self, changes: Sequence[ConfigChange]) -> None:
+        if changes and self.throttle is not None and self.throttle.via not in self.state.throttles_via:
+            self._save(throttles_via=self._via_after(changes))
 
     def _remove_throttles(self) -> tuple[str, ...]:
         """After the last step: remove the run's throttles; the connections whose records still
