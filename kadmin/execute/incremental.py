@@ -311,7 +311,7 @@ class _Run:
         if (busy and not self.overlap) or not self.dirty:
             return  # ZooKeeper waits for the whole batch; else nothing freed room since last time
         self.dirty = False
-        batch = next_steps(self._sendable(), busy, self.limits, self.backlog)
+        batch = next_steps(self._sendable(busy), busy, self.limits, self.backlog)
         if not batch:
             return
         self._throttle_batch(batch)
@@ -331,7 +331,7 @@ class _Run:
         if refused:
             raise refused_error(refused, self.state.batches + (0 if sent.accepted else 1), self.path)
 
-    def _sendable(self) -> Mapping[TopicPartition, PartitionProgress]:
+    def _sendable(self, busy: Collection[TopicPartition]) -> Mapping[TopicPartition, PartitionProgress]:
         """The partitions whose next step may be sent now. A step that adds a replica on a
         broker seen down is held (named once) and sent once the broker is back
         (``_watch_brokers`` frees it) where the cluster refuses it: in ZooKeeper mode the
@@ -342,7 +342,7 @@ class _Run:
         Kafka does."""
         out = {}
         for tp, p in self.state.partitions.items():
-            step = p.steps[p.completed] if p.completed < len(p.steps) else None
+            step = p.steps[p.completed] if p.completed < len(p.steps) and tp not in busy else None
             down = sorted(set(step.adding) - self.live) if step is not None and self.holds_for_down else []
             if down:
                 assert step is not None
@@ -353,7 +353,8 @@ class _Run:
                         f"{_brokers(down)} (sent once back)"
                     )
                 continue
-            self.held.discard(tp)
+            if step is not None:
+                self.held.discard(tp)
             out[tp] = p
         return out
 

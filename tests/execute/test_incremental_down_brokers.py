@@ -89,3 +89,16 @@ def test_a_step_refused_because_its_broker_went_down_just_before_is_held_not_fat
         "was refused (INVALID_REPLICA_ASSIGNMENT): it adds a replica on broker 3, down; held" in n for n in rec.notes
     ), rec.notes
     assert ((3,), ()) in rec.broker_events
+
+
+def test_a_running_step_on_a_broker_that_goes_down_is_not_said_held(tmp_path):
+    """Only a step still to send is held: the one already running waits for the broker as Kafka does."""
+    a, c = TopicPartition("t", 0), TopicPartition("t", 1)
+    fake = RefusesDownBrokers(range(4), {a: (0, 1), c: (0, 1)}, sizes={a: 8000, c: 100}, rate=100)
+    clock = FakeClock(fake)
+    rec = Recorder(on_batch=lambda n, steps: fake.down.add(3) if n == 1 else None)
+    _comes_back_after(clock, fake, 60)
+    run_incremental(fake, plan_of({a: (0, 3), c: (2, 3)}), Limits(), tmp_path / "s.json", rec, clock)
+    assert fake.assignment() == {a: (0, 3), c: (2, 3)}
+    assert fake.refused == [c]
+    assert not [n for n in rec.notes if n.startswith("t-0")], rec.notes
