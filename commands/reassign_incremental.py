@@ -32,9 +32,41 @@ def run(params, opener) -> None:
     prepared = prepare(params, utc_now())
     state_path = Path(params.state_file) if params.state_file else state_file.default_state_path(params.plan_file)
     state_file.check_writable(state_path)
+    from kadmin.errors import ReassignmentInProgress
+
     # One run of a state at a time, for the whole run (a --dry-run changes nothing: it takes none).
-    with contextlib.nullcontext() if params.dry_run else state_file.locked(state_path):
+    with contextlib.ExitStack() as stack:
+        if not params.dry_run:
+            try:
+                stack.enter_context(state_file.locked(state_path))
+            except ReassignmentInProgress as e:
+                raise _held_by_another_plan(e, state_path, prepared.parsed.plan) from None
         _run_locked(params, opener, prepared, state_path)
+
+
+def _held_by_another_plan(refusal, state_path, plan):
+    """The lock's refusal, said as what it is when the run holding the state file is of
+    another plan (its state names another plan's digest): not "another run of this plan"."""
+    import re
+
+    from kadmin.errors import ReassignmentInProgress
+    from kadmin.execute import state_file
+    from kadmin.execute.incremental_resume import plan_fingerprint
+
+    try:
+        saved = state_file.load(state_path)
+    except Exception:  # the refusal as the lock said it stands
+        return refusal
+    if saved is None or saved.plan_digest == plan_fingerprint(plan):
+        return refusal
+    pid = re.search(r"\(pid (\S+?),", refusal.message)
+    other = saved.plan_file or "its plan file is not recorded"
+    return ReassignmentInProgress(
+        f"a run of another plan ({other}) holds the state file {state_path}"
+        + (f" (pid {pid.group(1)})" if pid else "")
+        + "; nothing was changed",
+        hint="pass another --state-file for this plan",
+    )
 
 
 def _run_locked(params, opener, prepared, state_path) -> None:
@@ -86,11 +118,14 @@ def _run_locked(params, opener, prepared, state_path) -> None:
     # A resumed run goes on under the rates it began with (its state keeps them), unless given anew.
     rates = rates_of_run(saved if resuming else None, params.throttle_rate, params.log_dir_rate)
     rate, log_dir_rate = rates.rate, rates.log_dir_rate
-    note_kept_rates(rates.kept)
+    if params.dry_run:  # nothing is resumed: say what a run would resume with
+        _note_would_keep_rates(rates.kept)
+    else:
+        note_kept_rates(rates.kept)
     # ... and under the limits it began with: one not given on resume keeps the state's value.
     run_limits = limits_of_run(saved if resuming else None, params.limits, params.given)
     if resuming:
-        _note_limits(run_limits)
+        _note_limits(run_limits, params.dry_run)
     params = replace(params, limits=run_limits.limits)
     with open_for_execute(prepared, opener, read_only=params.dry_run) as backend:
         records = options.open_records(backend.backend)
@@ -213,7 +248,19 @@ def _run_locked(params, opener, prepared, state_path) -> None:
     raise_if_failed(election)
 
 
-def _note_limits(run_limits) -> None:
+def _note_would_keep_rates(kept) -> None:
+    """``--dry-run`` of a run in progress: the rates a run would resume with (stderr)."""
+    from kadmin.units import format_rate
+
+    if kept:
+        flags = ", ".join(f"{flag} {format_rate(r)}" for flag, r in kept)
+        click.echo(
+            f"kadmin: note: would resume with the throttles this run began with (its state file keeps them): {flags}",
+            err=True,
+        )
+
+
+def _note_limits(run_limits, dry_run: bool = False) -> None:
     """A resumed run says the --max-* limits in force: those its state file keeps and those
     given now in their place (stderr)."""
 
@@ -226,7 +273,8 @@ def _note_limits(run_limits) -> None:
     now = ", ".join(f"{flag} {shown(getattr(limits, name))}" for name, flag in LIMIT_FLAGS.items())
     changed = "; ".join(f"{flag} {shown(new)} replaces {shown(old)}" for flag, old, new in run_limits.replaced)
     click.echo(
-        f"kadmin: note: resumed under the limits this run began with (its state file keeps them), "
+        f"kadmin: note: {'would resume' if dry_run else 'resumed'} under the limits this run began with "
+        "(its state file keeps them), "
         f"unless given now: {now}" + (f" ({changed})" if changed else ""),
         err=True,
     )

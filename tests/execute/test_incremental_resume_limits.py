@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from kadmin.execute import state_file
@@ -75,3 +77,46 @@ def test_resuming_without_the_limit_flags_keeps_the_limits_the_run_began_with(
         "--max-parallel-replicas 1, --max-parallel-partitions 2, --max-leader-movements 1, "
         "--max-moves-per-broker 2 (--max-parallel-partitions 2 replaces 1)"
     ) in err
+
+
+def test_a_state_file_held_by_a_run_of_another_plan_is_said_so_and_a_dry_run_says_would_resume(
+    sb,  # noqa: F811
+    tmp_path,
+    capsys,
+    records,  # noqa: F811
+    monkeypatch,
+):
+    from kadmin.execute import incremental
+
+    plan = write_plan(tmp_path, PLAN)
+    state = tmp_path / "state.json"
+    args = ["reassign", "execute", "--incremental", "--bootstrap-server", sb.bootstrap, "--state-file", str(state)]
+    save = incremental._Run._save
+    monkeypatch.setattr(incremental._Run, "_save", _interrupt_after_first_batch(save))
+    code, _out, err = kadmin(
+        capsys,
+        *args,
+        "--reassignment-json-file",
+        plan,
+        "--throttle",
+        "20MB/s",
+        "--max-parallel-partitions",
+        "1",
+        "--rollback-file",
+        str(tmp_path / "rb.json"),
+    )
+    assert code == 130, err
+    monkeypatch.setattr(incremental._Run, "_save", save)
+    code, _out, err = kadmin(capsys, *args, "--reassignment-json-file", plan, "--dry-run")
+    assert code == 0, err
+    assert "note: would resume with the throttles this run began with" in err and "note: resumed" not in err
+    assert "would resume under the limits this run began with" in err
+    other = tmp_path / "other.json"
+    other.write_text(
+        json.dumps({"version": 1, "partitions": [{"topic": "foo", "partition": 0, "replicas": [0, 1, 2]}]})
+    )
+    with state_file.locked(state):  # the first plan's run holds it
+        code, _out, err = kadmin(capsys, *args, "--reassignment-json-file", str(other))
+    assert code == 2
+    assert f"a run of another plan ({plan}) holds the state file {state} (pid " in err, err
+    assert "another run of this plan" not in err
