@@ -227,12 +227,14 @@ def _run_locked(params, opener, prepared, state_path) -> None:
                     checked=checked,
                     fresh=fresh,  # planned once: the steps checked above are the run's
                 )
-            except KeyboardInterrupt:
+            except KeyboardInterrupt as e:
                 click.echo(
                     f"Interrupted. Steps already sent go on; throttles stay. Run the same command again to "
                     f"resume (state file {state_path}).",
                     err=True,
                 )
+                if not people:  # the document all the same, naming the state and rollback files
+                    _print_interrupted(e, pid, state_path)
                 raise
             finally:
                 reporter.close()
@@ -278,3 +280,31 @@ def _note_limits(run_limits, dry_run: bool = False) -> None:
         f"unless given now: {now}" + (f" ({changed})" if changed else ""),
         err=True,
     )
+
+
+def _print_interrupted(interrupt, pid, state_path) -> None:
+    """``--output json`` after Ctrl-C: the run's document with ``aborted: "interrupted"``, from
+    how far it got (``RunInterrupted``), or from the state file when it was stopped before."""
+    from kadmin.commands import render
+    from kadmin.commands.render_incremental import _run_document
+    from kadmin.execute import state_file
+    from kadmin.execute.incremental import RunInterrupted
+
+    if isinstance(interrupt, RunInterrupted):
+        r = interrupt.result
+        doc = _run_document(
+            pid,
+            state_path,
+            r.rollback_file,
+            r.steps_total,
+            resumed=r.resumed,
+            steps_run=r.steps_run,
+            batches=r.batches,
+            bytes_total=r.bytes_total,
+            elapsed=r.elapsed,
+        )
+    else:
+        saved = state_file.load(state_path)
+        total = saved.steps_total if saved is not None else 0
+        doc = _run_document(pid, state_path, saved.rollback_file if saved is not None else None, total)
+    render.print_json({**doc, "aborted": "interrupted"})

@@ -142,7 +142,7 @@ def run_incremental(
     caller planned them (``fresh_start``) against the partitions it read, so a run is planned
     once (None: planned here, unless resumed).
     """
-    return _Run(
+    run = _Run(
         backend,
         plan,
         limits,
@@ -158,7 +158,22 @@ def run_incremental(
         rollback_file,
         checked,
         fresh,
-    ).run()
+    )
+    try:
+        return run.run()
+    except KeyboardInterrupt as e:
+        if isinstance(e, RunInterrupted) or not hasattr(run, "state"):
+            raise
+        raise RunInterrupted(run.result()) from e
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a run, once its state was opened: ``result`` says how far this invocation
+    got (steps seen finish, batches sent), so that ``--output json`` prints a document then too."""
+
+    def __init__(self, result: IncrementalResult):
+        super().__init__()
+        self.result = result
 
 
 class _Run:
@@ -219,6 +234,7 @@ class _Run:
         self.t0 = self.clock.now()
         cluster = self._look_at_cluster()
         self.state, resumed = self._open_state(cluster.partitions)
+        self.resumed = resumed
         self.bytes.sizes = self.bytes.read_sizes(self.plan, self.live)
         self.bytes.total = self.bytes.of_steps(self.state)
         self._locate(cluster.partitions, self._ongoing(), startup=True)
@@ -269,9 +285,13 @@ class _Run:
         self._save(throttles_set=False, finished=True)
         progress = self._progress()
         self.reporter.finished(progress)
+        return self.result(left=left)
+
+    def result(self, left: tuple[str, ...] = ()) -> IncrementalResult:
+        """What this invocation did, at its end or when interrupted."""
         return IncrementalResult(
             self.path,
-            resumed,
+            self.resumed,
             self.state.steps_total,
             self.steps_run,
             self.batches,

@@ -120,3 +120,43 @@ def test_a_state_file_held_by_a_run_of_another_plan_is_said_so_and_a_dry_run_say
     assert code == 2
     assert f"a run of another plan ({plan}) holds the state file {state} (pid " in err, err
     assert "another run of this plan" not in err
+
+
+def test_ctrl_c_with_output_json_prints_the_document_with_aborted_interrupted(
+    sb,  # noqa: F811
+    tmp_path,
+    capsys,
+    records,  # noqa: F811
+    monkeypatch,
+):
+    import jsonschema
+
+    from kadmin.execute import incremental
+    from kadmin.schemas import load
+
+    plan = write_plan(tmp_path, PLAN)
+    state = tmp_path / "state.json"
+    monkeypatch.setattr(incremental._Run, "_save", _interrupt_after_first_batch(incremental._Run._save))
+    code, out, err = kadmin(
+        capsys,
+        "reassign",
+        "execute",
+        "--reassignment-json-file",
+        plan,
+        "--incremental",
+        "--bootstrap-server",
+        sb.bootstrap,
+        "--state-file",
+        str(state),
+        "--throttle",
+        "20MB/s",
+        "--rollback-file",
+        str(tmp_path / "rb.json"),
+        "-o",
+        "json",
+    )
+    assert code == 130, err
+    doc = json.loads(out)
+    jsonschema.validate(doc, load("reassign-execute-incremental-result"))
+    assert doc["aborted"] == "interrupted" and doc["batches"] == 1 and doc["resumed"] is False
+    assert doc["state_file"] == str(state) and doc["rollback_file"] == str((tmp_path / "rb.json").absolute())
