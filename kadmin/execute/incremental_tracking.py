@@ -56,6 +56,7 @@ class StepTracker:
         self.stopped: dict[TopicPartition, float] = {}  # started, then neither running nor done: since when
         self.suspect: set[TopicPartition] = set()  # matched no step at the last look
         self.unseen: set[TopicPartition] = set()  # accepted (AdminClient), not seen running or done yet
+        self.unwatched: set[TopicPartition] = set()  # sent by an earlier part, found neither running nor done
 
     @property
     def quiet(self) -> bool:
@@ -116,10 +117,14 @@ class StepTracker:
                     hint=f"it was changed outside this run; restore it, or remove {self.state_path} to plan again from the current assignment",
                 )
             sent = self.pending.get(tp)
-            if startup and sent is None and p.submitted > completed and running is None:
-                # Sent by an earlier run but not visible: ZooKeeper may not have read it yet.
-                sent = (p.steps[p.submitted - 1], now)
-                self.pending[tp] = sent
+            if startup and sent is None and p.submitted > completed and running is None and tp not in self.started:
+                # Sent by an earlier part of the run (the cluster accepted it, or it was written
+                # in /admin/reassign_partitions, which lists it until the controller is done with
+                # it) and now neither running nor done: cancelled while no run watched, or
+                # dropped by the controller. Watched as a step seen stopped: it is not sent again
+                # behind the back of whoever cancelled it; unless it shows up, the run stops.
+                self.started[tp] = p.steps[p.submitted - 1]
+                self.unwatched.add(tp)
             if sent is not None:
                 step, at = sent
                 if completed >= step.number or running is not None:
@@ -150,6 +155,7 @@ class StepTracker:
             self.started[tp] = running
             self.stopped.pop(tp, None)
             self.unseen.discard(tp)
+            self.unwatched.discard(tp)
             return
         seen = self.started.get(tp)
         if seen is None:
@@ -158,8 +164,16 @@ class StepTracker:
             del self.started[tp]
             self.stopped.pop(tp, None)
             self.unseen.discard(tp)
+            self.unwatched.discard(tp)
         elif tp not in self.stopped:
             self.stopped[tp] = now
+            if tp in self.unwatched:
+                self.note(
+                    f"{tp}: step {seen.number} was sent by an earlier part of this run and is neither running nor "
+                    "done: cancelled while no run watched, or dropped by the controller (which of the two cannot be "
+                    f"told from here); not sent again; looking again for {self.grace:g}s before stopping"
+                )
+                return
             state = "was accepted but is neither running nor" if tp in self.unseen else "is no longer running and not"
             self.note(
                 f"{tp}: step {seen.number} {state} done (cancelled?); looking again for {self.grace:g}s before stopping"
@@ -175,10 +189,17 @@ class StepTracker:
         from kadmin.units import counted
 
         shown = [f"{tp} step {self.started[tp].number} of {self.started[tp].of}" for tp in gone]
+        unwatched = any(tp in self.unwatched for tp in gone)
+        how = (
+            "while no run watched (cancelled outside this run, or dropped by the controller)"
+            if unwatched
+            else "cancelled outside this run"
+        )
         return ClusterError(
-            f"{counted(len(gone), 'step')} stopped before completing, cancelled outside this run: "
+            f"{counted(len(gone), 'step')} stopped before completing, {how}: "
             + ", ".join(shown[:5])
-            + (f" (+{len(gone) - 5} more)" if len(gone) > 5 else ""),
+            + (f" (+{len(gone) - 5} more)" if len(gone) > 5 else "")
+            + ("; nothing was sent again" if unwatched else ""),
             hint=f"run the same command again to send them again and carry on (state file {self.state_path}); "
             "the throttles stay until then",
         )
