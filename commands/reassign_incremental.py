@@ -87,6 +87,7 @@ def _run_locked(params, opener, prepared, state_path) -> None:
     )
     from kadmin.execute.executor import plan_execution, read_cluster
     from kadmin.execute.incremental import run_incremental
+    from kadmin.execute.incremental_batches import preview_batches
     from kadmin.execute.incremental_resume import (
         assignment_before,
         forget_unstarted_state,
@@ -104,7 +105,6 @@ def _run_locked(params, opener, prepared, state_path) -> None:
         refuse_unrecorded_throttles,
     )
     from kadmin.execute.step_throttles import rates_of_run, throttles_of_run
-    from kadmin.plan.batches import plan_batches
 
     plan, people, pid = prepared.parsed.plan, params.people, prepared.plan_id
     checked = preflight(state_path, plan)  # fresh, resume or start over; another plan's run refused
@@ -178,7 +178,7 @@ def _run_locked(params, opener, prepared, state_path) -> None:
                 print_preview(
                     people,
                     steps,
-                    plan_batches(steps, params.limits),
+                    preview_batches(steps, params.limits, view.log_dirs),  # as the run chooses them
                     render,
                     xplan.log_dir_moves,
                     throttle_changes,

@@ -754,3 +754,21 @@ def test_log_dir_moves_sent_again_after_the_last_step_run_at_the_runs_log_dir_ra
     assert (snap.replica_dir("foo", 0, 3), snap.replica_dir("foo", 0, 4)) == (dirs[1], dirs[1])
     assert not any(c.get(LOG_DIR_RATE) for c in snap.broker_configs.values())
     assert records.load_all() == {}
+
+
+def test_the_dry_run_orders_its_batches_by_bytes_left_as_the_run_does(sandbox_factory, tmp_path, capsys):  # noqa: F811
+    """With --max-leader-movements 1 the run sends the big partitions' steps first (it orders by
+    the bytes each partition has left); the dry run showed the small clicks-0 first (it counted
+    steps), so its batches were not the run's."""
+    sb = sandbox_factory(brokers=4, log_dirs=1, manual_clock=True)
+    sb.create_topic("payments", assignment={0: [3, 0, 1], 1: [0, 2, 3]}, size_bytes=800 * 10**6)
+    sb.create_topic("clicks", assignment={0: [0, 3]}, size_bytes=20 * 10**6)
+    plan = write_plan(tmp_path, [{"topic": "payments", "partition": 0, "replicas": [2, 0, 1]},
+                                 {"topic": "payments", "partition": 1, "replicas": [1, 2, 3]},
+                                 {"topic": "clicks", "partition": 0, "replicas": [1, 2]}])
+    code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental",
+                            "--dry-run", "--max-leader-movements", "1", "-o", "json", "--bootstrap-server",
+                            sb.bootstrap, "--state-file", str(tmp_path / "state.json"))
+    assert code == 0, err
+    first = json.loads(out)["batches"][0]
+    assert {s["topic"] for s in first} == {"payments"}, first
