@@ -103,7 +103,7 @@ class StepTracker:
         for tp, p in progress.items():
             if p.done and tp not in ongoing:
                 continue
-            completed, running = locate(p.steps, partitions.get(tp), ongoing.get(tp))
+            completed, running = locate(p.steps, partitions.get(tp), ongoing.get(tp), p.completed)
             if completed is None and tp not in self.suspect:
                 # Maybe a moment between two reads; hold the partition back, look again next poll.
                 self.suspect.add(tp)
@@ -206,7 +206,10 @@ class StepTracker:
 
 
 def locate(
-    steps: Sequence[Step], state: PartitionState | None, ongoing: PartitionReassignment | None
+    steps: Sequence[Step],
+    state: PartitionState | None,
+    ongoing: PartitionReassignment | None,
+    counted: int = 0,
 ) -> tuple[int | None, Step | None]:
     """How many ``steps`` a partition has finished, and the step it is running (if any).
 
@@ -215,6 +218,15 @@ def locate(
     together, as Metadata shows them while it runs: the cluster and the list of ongoing
     reassignments are two reads, and a step may start being listed, or stop, between them).
     (None, None) when nothing matches this plan's steps: someone else changed the partition.
+
+    A step not yet ``counted`` done is done only once its target is in place: the replicas are
+    its target (as a set), no reassignment is listed, and every replica it adds is in the ISR
+    (Kafka ends a reassignment only then). That matters for a step that only adds replicas,
+    whose full set in flight *is* its target (Metadata shows it while the ISR lacks the new
+    replica, KAFKA-FACTS): right after a cancel the list is empty while brokers' Metadata
+    still shows that full set for a moment. Such a step counts as in flight; the next looks
+    see the replicas it started from (a cancel: ``StepTracker`` stops the run) or its end. A
+    step counted done stays done (a replica falling out of the ISR later does not undo it).
     """
     if ongoing is not None:
         target = ongoing.target
@@ -230,6 +242,9 @@ def locate(
         return None, None
     done = resume_point(steps, state.replicas)
     if done is not None:
+        last = steps[done - 1] if done > counted else None
+        if last is not None and not set(last.adding) <= set(state.isr):
+            return done - 1, last
         return done, None
     full = set(state.replicas)
     for s in steps:
