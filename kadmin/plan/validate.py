@@ -81,7 +81,7 @@ class _LogDirIndex:
         if not self.known:
             return "cannot be checked: this connection cannot describe log directories (use --bootstrap-server)"
         if broker in self.errors:
-            return f"cannot be checked: broker {broker} did not describe its log directories ({self.errors[broker]})"
+            return unanswered_problem(broker, self.errors[broker])
         dirs = self.by_broker.get(broker)
         if dirs is None:
             return f"cannot be checked: no log directories were described for broker {broker}"
@@ -252,6 +252,11 @@ def _problems(
     return problems
 
 
+def unanswered_problem(broker: int, error: str) -> str:
+    """The problem of a log_dirs target on a broker that did not describe its directories."""
+    return f"cannot be checked: broker {broker} did not describe its log directories ({error})"
+
+
 def check_reassignment(
     parsed: ParsedPlan,
     cluster: ClusterState,
@@ -272,8 +277,22 @@ def check_reassignment(
             ongoing=ongoing,
             placing=placing,
         )
-    if problems:
-        raise plan_problems(problems, source=parsed.source)
+    if not problems:
+        return
+    unanswered = {b: bld.error for b, bld in (log_dirs or {}).items() if bld.error is not None}
+    said = {unanswered_problem(b, error) for b, error in unanswered.items()}
+    if all(p.message in said for p in problems):
+        # Nothing wrong with the plan: a broker did not answer, which running again may mend.
+        from kadmin.errors import ConnectionFailed
+        from kadmin.units import plural
+
+        who = ", ".join(f"{b} ({error})" for b, error in sorted(unanswered.items()))
+        raise ConnectionFailed(
+            f"the plan's log directories cannot be checked: {plural('broker', len(unanswered))} {who} did not "
+            f"describe {'its' if len(unanswered) == 1 else 'their'} log directories; nothing was changed",
+            hint="check the broker and run it again",
+        )
+    raise plan_problems(problems, source=parsed.source)
 
 
 def check_not_blocked(

@@ -168,3 +168,23 @@ def test_file_problems_are_the_cluster_check_s_own_problems_of_the_file():
     assert len(every) > len(own)
     empty = parse_reassignment('{"version":1,"partitions":[]}')
     assert file_problems(empty) == validate_reassignment(empty, CLUSTER, DIRS)
+
+
+def test_a_broker_that_did_not_describe_its_directories_is_not_a_problem_of_the_plan():
+    """A log_dirs target on a broker that did not answer DescribeLogDirs cannot be checked now:
+    exit 1 ('check the broker and run it again'), not exit 2 'fix the plan' (the plan is fine);
+    with a real problem besides, the plan's problems are listed as before (exit 2)."""
+    from kadmin.backends.base import BrokerLogDirs
+    from kadmin.errors import EXIT_ERROR, ConnectionFailed
+
+    dirs = {**DIRS, 4: BrokerLogDirs(4, error="REQUEST_TIMED_OUT")}
+    sound = parse_reassignment(json.dumps({"version": 1, "partitions": [entry(replicas=(4, 2), log_dirs=("/d/a", "any"))]}))
+    with pytest.raises(ConnectionFailed) as e:
+        check_reassignment(sound, CLUSTER, dirs)
+    assert e.value.exit_code == EXIT_ERROR
+    assert "broker 4 (REQUEST_TIMED_OUT) did not describe its log directories; nothing was changed" in e.value.message
+    bad = parse_reassignment(json.dumps({"version": 1, "partitions": [
+        entry(replicas=(4, 2), log_dirs=("/d/a", "any")), entry(topic="nope")]}))
+    with pytest.raises(InputError) as e:
+        check_reassignment(bad, CLUSTER, dirs)
+    assert e.value.exit_code == EXIT_USAGE
