@@ -35,6 +35,7 @@ from kadmin.errors import (
     UnsupportedOperation,
 )
 from kadmin.model import (
+    DOWN_ERROR,
     AlterOp,
     Assignment,
     Broker,
@@ -684,6 +685,8 @@ class AdminBackend(AdminClients):
 def _log_dirs_answer(b: int, resp, wanted: set[str] | None) -> BrokerLogDirs:
     """One broker's DescribeLogDirs answer (or the exception asking it raised) as kadmin's model."""
     if isinstance(resp, Exception):
+        if type(resp).__name__ == "UnknownBrokerIdError":  # still unknown after a fresh Metadata: gone
+            return BrokerLogDirs(broker=b, error=DOWN_ERROR)
         return BrokerLogDirs(broker=b, error=describe_exception(resp))
     top = getattr(resp, "error_code", 0) or 0
     if top == 31:  # CLUSTER_AUTHORIZATION_FAILED: the principal's, so every broker's
