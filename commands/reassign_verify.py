@@ -36,11 +36,12 @@ def verify(cluster, output, plan_file, preserve_throttles, elect_preferred=False
     """
     from pathlib import Path
 
+    from kadmin.backends.config_outcomes import InTurn
     from kadmin.commands.options import open_records
     from kadmin.commands.render_reassign import verify_report
     from kadmin.execute.verification import run_verify
     from kadmin.plan.reassignment_file import read_reassignment
-    from kadmin.throttling.operations import ThrottleRemovalFailed
+    from kadmin.throttling.operations import ThrottleRemovalFailed, ThrottleRemovalInterrupted
     from kadmin.throttling.record import plan_id
 
     parsed = read_reassignment(plan_file)  # a bad plan: PlanProblems, exit 2, as execute says it
@@ -50,9 +51,11 @@ def verify(cluster, output, plan_file, preserve_throttles, elect_preferred=False
     with open_cluster(cluster, read_only=preserve_throttles and not elect_preferred) as backend:
         records = None if preserve_throttles else open_records(backend)
         try:
-            outcome = run_verify(
-                backend, parsed.plan, plan_id=pid, records=records, preserve_throttles=preserve_throttles
+            outcome = run_verify(  # a Ctrl-C while removing throttles says what was removed (InTurn)
+                InTurn(backend), parsed.plan, plan_id=pid, records=records, preserve_throttles=preserve_throttles
             )
+        except ThrottleRemovalInterrupted as e:  # Ctrl-C: what was removed, what may have been, exit 130
+            report_interrupted_removal(output, pid, plan_file, e)
         except ThrottleRemovalFailed as e:  # the verdict still comes first, then what was and was not removed
             failed = e
             outcome = with_failed_removal(run_verify(backend, parsed.plan, plan_id=pid, records=None), e)
@@ -102,3 +105,42 @@ def report_failed_removal(output, pid, outcome, election, failed, *, compact: bo
             h for h in (failed.hint, "kadmin's record still names what is left: verify again removes it") if h
         ),
     )
+
+
+def report_interrupted_removal(output, pid, plan_file, interrupted) -> None:
+    """Ctrl-C while removing this plan's throttles: no verdict (nothing more is read), the
+    throttles removed as verify lists them, those sent without an answer as UNKNOWN (they may
+    have been removed), then one line on stderr and exit 130. kadmin's record was left as it
+    was: it still names the rest, and verify again removes it."""
+    from kadmin.commands import render
+    from kadmin.commands.reassign_wait import EXIT_INTERRUPTED
+    from kadmin.commands.render_reassign import change_json, removal_line, throttles_before_removal
+    from kadmin.units import counted
+
+    full = interrupted.removal
+    before = throttles_before_removal(full)
+    removed, unknown = interrupted.removed.changes, interrupted.unanswered
+    if output == "json":
+        render.print_json(
+            {
+                "version": 1,
+                "plan_id": pid,
+                "interrupted": True,
+                "throttles_removed": [change_json(c, None, before) for c in removed],
+                "throttles_unanswered": [change_json(c, None, before) for c in unknown],
+                "throttles_not_sent": [change_json(c, None, before) for c in interrupted.not_removed],
+            }
+        )
+    else:
+        click.echo("Removed throttles this plan set:")
+        for c in removed:
+            click.echo(f"  {removal_line(c, full, before)}")
+        for c in unknown:
+            click.echo(f"  UNKNOWN {removal_line(c, full, before)}: sent, no answer: it may have been made")
+    click.echo(
+        f"kadmin: interrupted removing this plan's throttles: {counted(len(removed), 'throttle change')} made, "
+        f"{len(unknown)} unknown (sent, no answer), {len(interrupted.not_removed)} not sent; kadmin's record still "
+        f"names the rest: `kadmin reassign verify --reassignment-json-file {plan_file}` removes it",
+        err=True,
+    )
+    raise click.exceptions.Exit(EXIT_INTERRUPTED)

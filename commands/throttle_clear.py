@@ -83,10 +83,12 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
             _print("table", removal.changes, [], state, True, heading="Would remove:")
             click.confirm(f"Remove these {len(removal.changes)} throttle settings?", abort=True, err=True)
         if not dry_run:
-            from kadmin.backends.config_outcomes import ConfigChangesPartlyMade
+            from kadmin.backends.config_outcomes import ConfigChangesInterrupted, ConfigChangesPartlyMade, InTurn
 
             try:
-                remove_throttles(backend, store, removal, state.records, cplan.updated)
+                remove_throttles(InTurn(backend), store, removal, state.records, cplan.updated)
+            except ConfigChangesInterrupted as e:  # Ctrl-C: what was removed, what may have been, exit 130
+                _print_interrupted(output, removal.changes, e, state)
             except ConfigChangesPartlyMade as e:  # what was removed is printed, then the error
                 _print(output, [c for c in removal.changes if c in e.made], [], state, False)
                 e.hint = "; ".join(
@@ -119,6 +121,26 @@ def clear(cluster, output, plan_file, stale, all_, force, yes, dry_run):
         raise ClusterError(left_down_message(cplan.left_down, state.unreadable_brokers))
 
 
+def _print_interrupted(output, changes, interrupted, state) -> None:
+    """Ctrl-C while removing: the changes made printed as a run prints them, those sent without an
+    answer as UNKNOWN (they may have been made), then one line on stderr and exit 130. kadmin's
+    records were left as they were: they still name the rest, and the same command removes it."""
+    from kadmin.commands.reassign_wait import EXIT_INTERRUPTED
+    from kadmin.units import counted
+
+    made = [c for c in changes if c in interrupted.made]
+    unknown = [c for c in changes if c in interrupted.unanswered]
+    _print(output, made, [], state, False, unanswered=unknown)
+    not_sent = len(changes) - len(made) - len(unknown)
+    click.echo(
+        f"kadmin: interrupted: {counted(len(made), 'throttle setting')} removed, {len(unknown)} unknown (sent, no "
+        f"answer), {not_sent} not sent; kadmin's records still name the rest: run the same `kadmin throttle clear` "
+        "again to remove it",
+        err=True,
+    )
+    raise click.exceptions.Exit(EXIT_INTERRUPTED)
+
+
 def _brokers(left_down) -> str:
     from kadmin.units import plural
 
@@ -131,7 +153,8 @@ def _stdin_is_tty() -> bool:
     return sys.stdin.isatty()
 
 
-def _print(output, changes, kept, state, dry_run, heading=None, left_down=(), stale=False) -> None:
+def _print(output, changes, kept, state, dry_run, heading=None, left_down=(), stale=False, unanswered=None) -> None:
+    """``unanswered``: after a Ctrl-C, the changes sent without an answer (JSON ``unanswered``)."""
     from kadmin.commands import render
     from kadmin.commands.render_throttles import change_line, changes_json
 
@@ -143,15 +166,22 @@ def _print(output, changes, kept, state, dry_run, heading=None, left_down=(), st
                 "removed": changes_json(changes, state.current.as_set()),
                 "kept_needed": kept,
                 "left_on_down_brokers": list(left_down),
+                **(
+                    {"interrupted": True, "unanswered": changes_json(unanswered, state.current.as_set())}
+                    if unanswered is not None
+                    else {}
+                ),
             }
         )
         return
     if heading is None:
         heading = "Would remove (dry run, nothing changed):" if dry_run else "Removed:"
-    if changes:
+    if changes or unanswered is not None:
         click.echo(heading)
         for c in changes:
             click.echo("  " + change_line(c, state.current.as_set()))
+        for c in unanswered or ():  # after a Ctrl-C: sent, no answer
+            click.echo(f"  UNKNOWN {change_line(c, state.current.as_set())}: sent, no answer: it may have been made")
     else:
         click.echo("Nothing to remove.")
     if kept:

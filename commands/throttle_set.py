@@ -107,15 +107,41 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
         if planned.warning is not None:  # before any change, --dry-run too
             render.warn(planned.warning)
         if not dry_run and result.claims_anything:
-            from kadmin.backends.config_outcomes import ConfigChangesPartlyMade
+            from kadmin.backends.config_outcomes import ConfigChangesInterrupted, ConfigChangesPartlyMade, InTurn
 
             earlier = state.records.get(pid)
             try:
-                apply_throttles(backend, store, result.changes, record, earlier=earlier)
+                apply_throttles(InTurn(backend), store, result.changes, record, earlier=earlier)
             except ConfigChangesPartlyMade as e:  # what the cluster accepted is printed, then the error
                 _print_partly_set(output, result, pid, record, earlier, e, state)
                 raise
+            except ConfigChangesInterrupted as e:  # Ctrl-C: what was set, what may have been, exit 130
+                _print_interrupted(output, result, pid, record, earlier, e, state)
     _print(output, result, pid, record, dry_run, state)
+
+
+def _print_interrupted(output, result, pid, record, earlier, interrupted, state) -> None:
+    """Ctrl-C while setting: the changes made printed as a run prints them, those sent without an
+    answer as UNKNOWN (they may have been made; the record keeps claiming them), then one line
+    on stderr and exit 130."""
+    from dataclasses import replace
+
+    from kadmin.commands.reassign_wait import EXIT_INTERRUPTED
+    from kadmin.throttling.operations import claims_made
+    from kadmin.units import counted
+
+    sent = {*interrupted.made, *interrupted.unanswered}
+    made = tuple(c for c in result.changes if c in interrupted.made)
+    unknown = tuple(c for c in result.changes if c in interrupted.unanswered)
+    kept = claims_made(record, earlier, [c for c in result.changes if c not in sent])
+    _print(output, replace(result, changes=made), pid, kept, False, state, unanswered=unknown)
+    not_sent = len(result.changes) - len(sent)
+    click.echo(
+        f"kadmin: interrupted: {counted(len(made), 'throttle change')} made, {len(unknown)} unknown (sent, no answer), "
+        f"{not_sent} not sent; run the same `kadmin throttle set` again to set the rest",
+        err=True,
+    )
+    raise click.exceptions.Exit(EXIT_INTERRUPTED)
 
 
 def _print_partly_set(output, result, pid, record, earlier, error, state) -> None:
@@ -203,7 +229,8 @@ def _check_plan(backend, parsed, state):
     return log_dirs
 
 
-def _print(output, result, pid, record, dry_run, state) -> None:
+def _print(output, result, pid, record, dry_run, state, unanswered=None) -> None:
+    """``unanswered``: after a Ctrl-C, the changes sent without an answer (JSON ``unanswered``)."""
     from kadmin.commands import render
     from kadmin.commands.render_throttles import change_line, changes_json
 
@@ -215,15 +242,22 @@ def _print(output, result, pid, record, dry_run, state) -> None:
                 "plan_id": pid,
                 "changes": changes_json(result.changes, state.current.as_set()),
                 "record": record.to_json(),
+                **(
+                    {"interrupted": True, "unanswered": changes_json(unanswered, state.current.as_set())}
+                    if unanswered is not None
+                    else {}
+                ),
             }
         )
         return
-    if not result.changes:
+    if not result.changes and unanswered is None:
         click.echo("Nothing to change: these throttles are already set.")
         return
     click.echo("Would set (dry run, nothing changed):" if dry_run else "Set:")
     for c in result.changes:
         click.echo("  " + change_line(c, state.current.as_set()))
+    for c in unanswered or ():  # after a Ctrl-C: sent, no answer
+        click.echo(f"  UNKNOWN {change_line(c, state.current.as_set())}: sent, no answer: it may have been made")
     if not dry_run:
         if pid == "manual":
             click.echo(

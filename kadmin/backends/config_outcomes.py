@@ -27,3 +27,59 @@ class ConfigChangesPartlyMade(ClusterError):
 def made_before(error: KadminError) -> tuple[ConfigChange, ...]:
     """The changes ``error`` says the cluster accepted before it (none for any other error)."""
     return error.made if isinstance(error, ConfigChangesPartlyMade) else ()
+
+
+class ConfigChangesInterrupted(KeyboardInterrupt):
+    """Ctrl-C while config changes were being sent (``send_in_turn``): ``made`` the changes the
+    cluster accepted, ``unanswered`` those of the request in flight (sent, no answer: they may
+    have been made). The rest were not sent. A KeyboardInterrupt still, so a caller that does
+    not report it stops as on any Ctrl-C."""
+
+    def __init__(self, made: Sequence[ConfigChange], unanswered: Sequence[ConfigChange]):
+        super().__init__()
+        self.made = tuple(made)
+        self.unanswered = tuple(unanswered)
+
+
+def send_in_turn(backend, changes: Sequence[ConfigChange]) -> None:
+    """``backend.incremental_alter_configs`` one resource at a time, so that a Ctrl-C or a failure
+    part way says what the cluster accepted: ConfigChangesInterrupted, or ConfigChangesPartlyMade
+    (the same error as the backend's when nothing was made before it)."""
+    made: list[ConfigChange] = []
+    by_resource: dict = {}
+    for c in changes:
+        by_resource.setdefault(c.resource, []).append(c)
+    for batch in by_resource.values():
+        try:
+            backend.incremental_alter_configs(batch)
+        except KeyboardInterrupt as e:
+            raise ConfigChangesInterrupted(made + list(_made_before_interrupt(e)), _unanswered(e, batch)) from e
+        except KadminError as e:
+            if not made:
+                raise
+            cause = e.cause if isinstance(e, ConfigChangesPartlyMade) else e
+            raise ConfigChangesPartlyMade(cause, made + list(made_before(e))) from e
+        made += batch
+
+
+def _made_before_interrupt(e: KeyboardInterrupt) -> tuple[ConfigChange, ...]:
+    return e.made if isinstance(e, ConfigChangesInterrupted) else ()
+
+
+def _unanswered(e: KeyboardInterrupt, batch: Sequence[ConfigChange]) -> tuple[ConfigChange, ...]:
+    return e.unanswered if isinstance(e, ConfigChangesInterrupted) else tuple(batch)
+
+
+class InTurn:
+    """``backend`` whose ``incremental_alter_configs`` sends one resource at a time
+    (``send_in_turn``): for a command that reports a Ctrl-C part way (``reassign verify``'s
+    removal) through code that calls the backend as it is. Everything else is ``backend``'s."""
+
+    def __init__(self, backend):
+        self._backend = backend
+
+    def __getattr__(self, name):
+        return getattr(self._backend, name)
+
+    def incremental_alter_configs(self, changes: Sequence[ConfigChange]) -> None:
+        send_in_turn(self._backend, changes)

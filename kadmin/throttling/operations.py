@@ -11,6 +11,7 @@ the decisions (which brokers, what to merge, what to keep) are the pure function
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -72,7 +73,11 @@ def apply_throttles(
     A config change that fails after others were made raises ConfigChangesPartlyMade: its
     ``made`` are the changes the cluster accepted (to be reported); on any failure the record is written again to
     claim only those (``earlier``: this plan's record before, what it goes back to for a change
-    not made), so ``throttle clear --plan`` removes exactly what was set."""
+    not made), so ``throttle clear --plan`` removes exactly what was set.
+
+    A backend that sends in turn (``config_outcomes.InTurn``, ``throttle set``) raises
+    ConfigChangesInterrupted on Ctrl-C, saying what was made and what was in flight: the record
+    is then written again to claim those two, not what was never sent, and it is raised on."""
     changes = list(changes)
     if record is not None and store is not None and not written:
         try:
@@ -85,10 +90,16 @@ def apply_throttles(
 
 
 def _alter(backend, store, changes: list[ConfigChange], record, earlier) -> None:
-    from kadmin.backends.config_outcomes import ConfigChangesPartlyMade, made_before
+    from kadmin.backends.config_outcomes import ConfigChangesInterrupted, ConfigChangesPartlyMade, made_before
 
     try:
         backend.incremental_alter_configs(changes)
+    except ConfigChangesInterrupted as e:  # the record claims what was made or may have been, no more
+        if record is not None and store is not None:
+            sent = {*e.made, *e.unanswered}
+            with contextlib.suppress(KadminError):  # else it still claims what was not sent: clear reconciles it
+                store.put(claims_made(record, earlier, [c for c in changes if c not in sent]))
+        raise
     except KadminError as e:
         made = made_before(e)
         cause = e.cause if isinstance(e, ConfigChangesPartlyMade) else e
@@ -139,7 +150,7 @@ def remove_throttles(
     A removal that fails after removing something raises ConfigChangesPartlyMade (``made``: what was removed, to
     be reported) and leaves the records as they were: they still claim what is left, and the
     same removal run again removes it (a claim on a value no longer set is dropped then)."""
-    if removal.changes:  # the backend's ConfigChangesPartlyMade passes through: the records stay
+    if removal.changes:  # ConfigChangesPartlyMade or ConfigChangesInterrupted (InTurn) passes through: the records stay
         backend.incremental_alter_configs(removal.changes)
     _write_records(store, records, updated)
 
@@ -164,6 +175,22 @@ class ThrottleRemovalFailed(ClusterError):
         self.exit_code = cause.exit_code
         self.removed = removed_only(removal, made, record)
         self.not_removed = tuple(c for c in removal.changes if c not in made)
+
+
+class ThrottleRemovalInterrupted(KeyboardInterrupt):
+    """Ctrl-C while a plan's throttles were being removed: ``removed`` what was removed (a Removal
+    of those changes), ``unanswered`` the changes sent without an answer (they may have been
+    made), ``not_removed`` the rest, not sent. The records were left as they were: they still
+    name the rest, and the same removal run again removes it (a claim on a value no longer set
+    is dropped then)."""
+
+    def __init__(self, interrupted, removal: Removal, record: ThrottleRecord):
+        super().__init__()
+        self.removal = removal
+        self.removed = removed_only(removal, interrupted.made, record)
+        self.unanswered = tuple(interrupted.unanswered)
+        sent = {*interrupted.made, *interrupted.unanswered}
+        self.not_removed = tuple(c for c in removal.changes if c not in sent)
 
 
 def removed_only(removal: Removal, made: Collection[ConfigChange], record: ThrottleRecord) -> Removal:
@@ -207,10 +234,12 @@ def remove_plan_throttles(
     )
     others = prune_records(other_records, removal) if removal.removed_rates else []
     if removal.changes:
-        from kadmin.backends.config_outcomes import ConfigChangesPartlyMade, made_before
+        from kadmin.backends.config_outcomes import ConfigChangesInterrupted, ConfigChangesPartlyMade, made_before
 
-        try:
+        try:  # a backend that sends in turn (config_outcomes.InTurn) says what a Ctrl-C left
             backend.incremental_alter_configs(removal.changes)
+        except ConfigChangesInterrupted as e:  # what was removed is said; the records stay, naming the rest
+            raise ThrottleRemovalInterrupted(e, removal, record) from e
         except KadminError as e:  # what was removed is said; the records stay, naming the rest
             cause = e.cause if isinstance(e, ConfigChangesPartlyMade) else e
             raise ThrottleRemovalFailed(cause, made_before(e), removal, record) from e

@@ -1,0 +1,164 @@
+"""Ctrl-C part way through throttle set, throttle clear and reassign verify's removal: what the cluster accepted is printed as a run prints it, the request in flight is named
+UNKNOWN (sent, no answer: it may have been made), kadmin's record stays in line with what was
+made, and the run exits 130 with one line saying what to run to finish. The fake raises
+KeyboardInterrupt from the backend call that sends the Nth resource's (or batch's) changes, as
+a Ctrl-C during that request does. (leaders elect: test_leaders_elect_interrupted.py)"""
+
+import contextlib
+import json
+
+import pytest
+
+from kadmin.commands import options, reassign_execute, reassign_verify, throttle_clear, throttle_set
+from kadmin.model import ConfigEntry, ConfigResourceType, ConfigSource
+from kadmin.throttling.stores import MemoryRecordStore
+from tests.execute.fakes import FakeBackend, cluster_state
+from tests.support.cli import kadmin, write_plan
+
+LEADER, FOLLOWER = "leader.replication.throttled.rate", "follower.replication.throttled.rate"
+CONN = ("--bootstrap-server", "127.0.0.1:1")
+MOVE = [{"topic": "foo", "partition": 0, "replicas": [3, 2]}]
+
+
+class Interrupted(FakeBackend):
+    """Ctrl-C comes during the ``interrupt_at``-th call that changes configs (1-based; 0: never),
+    after the cluster applied it when ``made_in_flight`` (the answer was lost), else before.
+    Over either backend a call may carry several resources: the fake applies a call whole."""
+
+    interrupt_at = 0
+    made_in_flight = False
+
+    def describe_configs(self, resources, keys=None):
+        def source(r):
+            return ConfigSource.DYNAMIC_BROKER if r.type == ConfigResourceType.BROKER else ConfigSource.TOPIC
+
+        return {
+            r: {k: ConfigEntry(k, v, source(r)) for k, v in self.configs.get(r, {}).items() if keys is None or k in keys}
+            for r in resources
+        }
+
+    def incremental_alter_configs(self, changes):
+        self.alter_calls = getattr(self, "alter_calls", 0) + 1
+        if self.alter_calls == self.interrupt_at:
+            if self.made_in_flight:
+                super().incremental_alter_configs(changes)
+            raise KeyboardInterrupt
+        super().incremental_alter_configs(changes)
+
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    be = Interrupted(cluster_state({"foo": {0: [1, 2], 1: [2, 3]}}, brokers=(1, 2, 3, 4)), {b: ["/d/a"] for b in (1, 2, 3, 4)})
+    store = MemoryRecordStore()
+
+    @contextlib.contextmanager
+    def open_cluster(cluster, read_only=True):
+        be.read_only = read_only
+        try:
+            yield be
+        finally:
+            be.read_only = False
+
+    for mod in (reassign_execute, reassign_verify, throttle_set, throttle_clear):
+        monkeypatch.setattr(mod, "open_cluster", open_cluster)
+    monkeypatch.setattr(options, "open_records", lambda backend: store)
+    monkeypatch.setattr("kadmin.throttling.stores.open_record_store", lambda b: store)
+    be.store = store
+    return be
+
+
+def arm(fake, at, made_in_flight=False):
+    fake.alter_calls = 0
+    fake.interrupt_at = at
+    fake.made_in_flight = made_in_flight
+
+
+def rates_set(fake):
+    return {(r.name, k) for r, cfg in fake.configs.items() if r.type is ConfigResourceType.BROKER for k in cfg}
+
+
+def claimed(fake):
+    return {(str(c.broker), c.name) for r in fake.store.records.values() for c in r.rates}
+
+
+def last_line(err):
+    return err.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("output", ["table", "json"])
+def test_throttle_set_interrupted_prints_what_it_set_and_the_change_in_flight(fake, capsys, output):
+    arm(fake, 2, made_in_flight=True)  # broker 1 answered, broker 2 sent (and made, unanswered), broker 3 not sent
+    code, out, err = kadmin(capsys, "throttle", "set", "--rate", "3MB/s", "--brokers", "1,2,3", "-o", output, *CONN)
+    assert code == 130, err
+    if output == "table":
+        assert f"Set:\n  broker 1 {LEADER}: (not set) -> 3000000 (3.0 MB/s)\n  broker 1 {FOLLOWER}" in out, out
+        assert f"  UNKNOWN broker 2 {LEADER}: (not set) -> 3000000" in out
+        assert "broker 3" not in out
+    else:
+        doc = json.loads(out)
+        assert doc["interrupted"] is True
+        assert {(c["resource"], c["config"]) for c in doc["changes"]} == {("1", LEADER), ("1", FOLLOWER)}
+        assert {(c["resource"], c["config"]) for c in doc["unanswered"]} == {("2", LEADER), ("2", FOLLOWER)}
+    assert last_line(err) == (
+        "kadmin: interrupted: 2 throttle changes made, 2 unknown (sent, no answer), 2 not sent; "
+        "run the same `kadmin throttle set` again to set the rest"
+    )
+    # the record claims what was made and what may have been, not what was never sent
+    assert claimed(fake) == {("1", LEADER), ("1", FOLLOWER), ("2", LEADER), ("2", FOLLOWER)}
+    assert rates_set(fake) == claimed(fake)
+
+
+@pytest.mark.parametrize("output", ["table", "json"])
+def test_throttle_clear_interrupted_prints_what_it_removed(fake, capsys, output):
+    code, _, err = kadmin(capsys, "throttle", "set", "--rate", "3MB/s", "--brokers", "1,2,3", *CONN)
+    assert code == 0, err
+    arm(fake, 2)
+    code, out, err = kadmin(capsys, "throttle", "clear", "--all", "--yes", "-o", output, *CONN)
+    assert code == 130, err
+    if output == "table":
+        assert f"Removed:\n  broker 1 {FOLLOWER}: 3000000 -> (deleted)\n  broker 1 {LEADER}" in out, out
+        assert f"  UNKNOWN broker 2 {LEADER}: 3000000 -> (deleted)" in out
+        assert "broker 3" not in out
+    else:
+        doc = json.loads(out)
+        assert doc["interrupted"] is True
+        assert {(c["resource"], c["config"]) for c in doc["removed"]} == {("1", LEADER), ("1", FOLLOWER)}
+        assert {(c["resource"], c["config"]) for c in doc["unanswered"]} == {("2", LEADER), ("2", FOLLOWER)}
+    assert "kadmin: interrupted: 2 throttle settings removed, 2 unknown (sent, no answer), 2 not sent" in err
+    assert "run the same `kadmin throttle clear` again" in last_line(err)
+    assert rates_set(fake) == {("2", LEADER), ("2", FOLLOWER), ("3", LEADER), ("3", FOLLOWER)}
+    # the records still name the rest: the same command removes it
+    arm(fake, 0)
+    code, out, err = kadmin(capsys, "throttle", "clear", "--all", "--yes", *CONN)
+    assert code == 0, err
+    assert rates_set(fake) == set() and claimed(fake) == set()
+
+
+@pytest.mark.parametrize("output", ["table", "json"])
+def test_verify_interrupted_prints_the_throttles_it_removed(fake, tmp_path, capsys, output):
+    plan = write_plan(tmp_path, MOVE)
+    code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--throttle", "10MB/s", *CONN)
+    assert code == 0, err
+    fake.complete()
+    arm(fake, 2)
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "-o", output, *CONN)
+    assert code == 130, err
+    if output == "table":
+        removed = out.split("Removed throttles this plan set:\n")[1].splitlines()
+        assert removed[0].startswith("  broker 1 ") and "(deleted)" in removed[0], out
+        assert any(x.startswith("  UNKNOWN broker 2 ") for x in removed), out
+    else:
+        doc = json.loads(out)
+        assert doc["interrupted"] is True
+        assert {c["resource"] for c in doc["throttles_removed"]} == {"1"}
+        assert {c["resource"] for c in doc["throttles_unanswered"]} == {"2"}
+        assert doc["throttles_not_sent"]
+    line = last_line(err)
+    assert line.startswith("kadmin: interrupted removing this plan's throttles: 2 throttle changes made, 2 unknown"), err
+    assert f"`kadmin reassign verify --reassignment-json-file {plan}` removes it" in line
+    assert ("1", LEADER) not in rates_set(fake) and ("3", LEADER) in rates_set(fake)
+    arm(fake, 0)  # verify again removes the rest
+    code, _, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, *CONN)
+    assert code == 0, err
+    assert rates_set(fake) == set()
