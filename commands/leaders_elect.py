@@ -97,7 +97,7 @@ def elect(
         partitions = read_election_file(path_to_json_file)
 
     from kadmin.commands import render
-    from kadmin.execute.elect import ElectionStopped, ElectReporter, prepare, run_election
+    from kadmin.execute.elect import ElectionInterrupted, ElectionStopped, ElectReporter, prepare, run_election
 
     with open_cluster(cluster, read_only=dry_run) as backend:
         if etype is ElectionType.UNCLEAN and Capability.UNCLEAN_ELECTION not in backend.capabilities:
@@ -139,6 +139,8 @@ def elect(
         except ElectionStopped as stopped:  # what the batches before elected stands: say it first
             _print_result(stopped.report, plan, output, render, stopped)
             raise
+        except ElectionInterrupted as stopped:  # Ctrl-C: the same, then the batch in flight as UNKNOWN
+            _print_interrupted(stopped, plan, output, render)
     _print_result(report, plan, output, render)
     if report.failed:
         from kadmin.errors import ClusterError
@@ -159,6 +161,30 @@ def _print_result(report, plan, output, render, stopped=None) -> None:
         lines = [f"Nothing to elect: no partition needs {_an(report.election_type.value)} election."]
     for line in lines:
         click.echo(line)
+
+
+def _print_interrupted(stopped, plan, output, render) -> None:
+    """Ctrl-C during batch N: what the batches before elected, as a run prints it; the batch in
+    flight as UNKNOWN (sent, no answer: it may have elected them); one line on stderr, exit 130."""
+    from kadmin.commands.reassign_wait import EXIT_INTERRUPTED
+    from kadmin.units import counted
+
+    _print_result(stopped.report, plan, output, render, stopped)
+    if output != "json":
+        for tp in stopped.unanswered:
+            click.echo(
+                f"UNKNOWN leader election ({plan.election_type.value}) for partition {tp}: sent, no answer: "
+                "it may have been made"
+            )
+    before = "no batch" if stopped.batch == 1 else "batch 1" if stopped.batch == 2 else f"batches 1-{stopped.batch - 1}"
+    click.echo(
+        f"kadmin: interrupted at batch {stopped.batch} of {stopped.total}: {before} elected "
+        f"{counted(len(stopped.report.elected), 'partition')}, {len(stopped.unanswered)} unknown (sent, no answer), "
+        f"{len(stopped.unsent)} not sent; run the same `kadmin leaders elect` again to elect the rest "
+        "(those already elected need no election)",
+        err=True,
+    )
+    raise click.exceptions.Exit(EXIT_INTERRUPTED)
 
 
 def stdin_is_tty() -> bool:
@@ -266,14 +292,32 @@ def result_json(report, plan, stopped=None) -> dict:
         "elected": len(report.elected),
         "not_needed": len(report.not_needed),
         "failed": len(report.failed),
-        "stopped": None
-        if stopped is None
-        else {
+        "stopped": None if stopped is None else _stopped_json(stopped),
+    }
+
+
+def _stopped_json(stopped) -> dict:
+    """``unanswered``: the partitions of the batch that failed or was interrupted and of the later
+    ones; after a Ctrl-C, ``in_flight`` names those of the batch sent without an answer (they may
+    have been elected) and ``error`` is "interrupted"."""
+    from kadmin.execute.elect import ElectionInterrupted
+
+    def tps(tps) -> list[dict]:
+        return [{"topic": tp.topic, "partition": tp.partition} for tp in tps]
+
+    if isinstance(stopped, ElectionInterrupted):
+        return {
             "batch": stopped.batch,
             "of": stopped.total,
-            "error": stopped.cause.message,
-            "unanswered": [{"topic": tp.topic, "partition": tp.partition} for tp in stopped.unsent],
-        },
+            "error": "interrupted",
+            "unanswered": tps((*stopped.unanswered, *stopped.unsent)),
+            "in_flight": tps(stopped.unanswered),
+        }
+    return {
+        "batch": stopped.batch,
+        "of": stopped.total,
+        "error": stopped.cause.message,
+        "unanswered": tps(stopped.unsent),
     }
 
 

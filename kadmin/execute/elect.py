@@ -74,6 +74,20 @@ class ElectionStopped(ClusterError):
         self.unsent: tuple[TopicPartition, ...] = tuple(unsent)  # the failed batch's and later ones
 
 
+class ElectionInterrupted(KeyboardInterrupt):
+    """Ctrl-C while batch ``batch`` of ``total`` was sent: ``report`` holds what the batches
+    before did (their elections stand); ``unanswered`` are that batch's partitions (sent, no
+    answer: they may have been elected), ``unsent`` those of the batches after."""
+
+    def __init__(self, report: ElectionReport, batch: int, total: int, unanswered, unsent):
+        super().__init__()
+        self.report = report
+        self.batch = batch
+        self.total = total
+        self.unanswered: tuple[TopicPartition, ...] = tuple(unanswered)
+        self.unsent: tuple[TopicPartition, ...] = tuple(unsent)
+
+
 def prepare(
     backend: Backend,
     election_type: ElectionType,
@@ -108,6 +122,10 @@ def run_election(backend: Backend, plan: ElectionPlan, reporter: ElectReporter |
         reporter.batch(i, len(plan.batches), group)
         try:
             answers.update(backend.elect_leaders(plan.election_type, [c.tp for c in group]))
+        except KeyboardInterrupt as e:  # the batches before stand; this one may have been made
+            done = ElectionReport(plan.election_type, outcomes(answers, plan.candidates), i - 1, limits)
+            unsent = [c.tp for g in plan.batches[i:] for c in g]
+            raise ElectionInterrupted(done, i, len(plan.batches), [c.tp for c in group], unsent) from e
         except KadminError as e:
             if i == 1:
                 raise
