@@ -42,14 +42,20 @@ class ConfigChangesInterrupted(KeyboardInterrupt):
 
 
 def send_in_turn(backend, changes: Sequence[ConfigChange]) -> None:
-    """``backend.incremental_alter_configs`` one resource at a time, so that a Ctrl-C or a failure
+    """``backend.incremental_alter_configs`` one request at a time, so that a Ctrl-C or a failure
     part way says what the cluster accepted: ConfigChangesInterrupted, or ConfigChangesPartlyMade
-    (the same error as the backend's when nothing was made before it)."""
+    (the same error as the backend's when nothing was made before it). A request is what the
+    backend would send anyway: each broker's own configs (a broker answers for them), and every
+    topic's together (any broker answers for those), so a plan over 1,000 topics is one request
+    for its lists, not 1,000."""
+    from kadmin.model import ConfigResourceType
+
     made: list[ConfigChange] = []
-    by_resource: dict = {}
+    by_request: dict = {}
     for c in changes:
-        by_resource.setdefault(c.resource, []).append(c)
-    for batch in by_resource.values():
+        key = "topics" if c.resource.type is ConfigResourceType.TOPIC else c.resource
+        by_request.setdefault(key, []).append(c)
+    for batch in by_request.values():
         try:
             backend.incremental_alter_configs(batch)
         except KeyboardInterrupt as e:
@@ -71,7 +77,7 @@ def _unanswered(e: KeyboardInterrupt, batch: Sequence[ConfigChange]) -> tuple[Co
 
 
 class InTurn:
-    """``backend`` whose ``incremental_alter_configs`` sends one resource at a time
+    """``backend`` whose ``incremental_alter_configs`` sends one request at a time
     (``send_in_turn``): for a command that reports a Ctrl-C part way (``reassign verify``'s
     removal) through code that calls the backend as it is. Everything else is ``backend``'s."""
 

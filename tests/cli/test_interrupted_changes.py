@@ -162,3 +162,21 @@ def test_verify_interrupted_prints_the_throttles_it_removed(fake, tmp_path, caps
     code, _, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, *CONN)
     assert code == 0, err
     assert rates_set(fake) == set()
+
+
+def test_changes_go_out_one_request_per_broker_and_one_for_every_topic():
+    """Sent in turn to say what was made, but as the backend would batch them anyway: a plan's
+    1,000 topic lists are one request, not 1,000 (each broker's own configs go to that broker)."""
+    from kadmin.backends.config_outcomes import send_in_turn
+    from kadmin.model import AlterOp, ConfigChange, ConfigResource, ConfigResourceType
+
+    calls = []
+
+    class Backend:
+        def incremental_alter_configs(self, changes):
+            calls.append(sorted((c.resource.type.value, c.resource.name) for c in changes))
+
+    topic = [ConfigChange(ConfigResource(ConfigResourceType.TOPIC, f"t{i}"), "x", AlterOp.DELETE) for i in range(1000)]
+    brokers = [ConfigChange(ConfigResource(ConfigResourceType.BROKER, b), "y", AlterOp.DELETE) for b in ("1", "2")]
+    send_in_turn(Backend(), brokers + topic)
+    assert len(calls) == 3 and sum(len(c) for c in calls) == 1002
