@@ -7,10 +7,12 @@ a Ctrl-C during that request does. (leaders elect: test_leaders_elect_interrupte
 import contextlib
 import json
 
+import jsonschema
 import pytest
 
 from kadmin.commands import options, reassign_execute, reassign_verify, throttle_clear, throttle_set
 from kadmin.model import ConfigEntry, ConfigResourceType, ConfigSource
+from kadmin.schemas import load
 from kadmin.throttling.stores import MemoryRecordStore
 from tests.execute.fakes import FakeBackend, cluster_state
 from tests.support.cli import kadmin, write_plan
@@ -97,6 +99,7 @@ def test_throttle_set_interrupted_prints_what_it_set_and_the_change_in_flight(fa
         assert "broker 3" not in out
     else:
         doc = json.loads(out)
+        jsonschema.validate(doc, load("throttle-set-result"))
         assert doc["interrupted"] is True
         assert {(c["resource"], c["config"]) for c in doc["changes"]} == {("1", LEADER), ("1", FOLLOWER)}
         assert {(c["resource"], c["config"]) for c in doc["unanswered"]} == {("2", LEADER), ("2", FOLLOWER)}
@@ -122,6 +125,7 @@ def test_throttle_clear_interrupted_prints_what_it_removed(fake, capsys, output)
         assert "broker 3" not in out
     else:
         doc = json.loads(out)
+        jsonschema.validate(doc, load("throttle-clear-result"))
         assert doc["interrupted"] is True
         assert {(c["resource"], c["config"]) for c in doc["removed"]} == {("1", LEADER), ("1", FOLLOWER)}
         assert {(c["resource"], c["config"]) for c in doc["unanswered"]} == {("2", LEADER), ("2", FOLLOWER)}
@@ -150,6 +154,7 @@ def test_verify_interrupted_prints_the_throttles_it_removed(fake, tmp_path, caps
         assert any(x.startswith("  UNKNOWN broker 2 ") for x in removed), out
     else:
         doc = json.loads(out)
+        jsonschema.validate(doc, load("reassign-verify-interrupted"))
         assert doc["interrupted"] is True
         assert {c["resource"] for c in doc["throttles_removed"]} == {"1"}
         assert {c["resource"] for c in doc["throttles_unanswered"]} == {"2"}

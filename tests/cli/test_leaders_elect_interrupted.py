@@ -6,10 +6,12 @@ import contextlib
 import dataclasses
 import json
 
+import jsonschema
 import pytest
 
 from kadmin.commands import leaders_elect
 from kadmin.model import TopicPartition
+from kadmin.schemas import load
 from tests.execute.fakes import FakeBackend, cluster_state
 from tests.support.cli import kadmin
 
@@ -73,6 +75,7 @@ def test_leaders_elect_interrupted_prints_what_earlier_batches_elected(fake, cap
         ], out
     else:
         doc = json.loads(out)
+        jsonschema.validate(doc, load("leaders-elect-result"))
         assert [(p["topic"], p["partition"], p["outcome"]) for p in doc["partitions"]] == [("foo", 0, "elected")]
         assert doc["elected"] == 1
         assert doc["stopped"]["error"] == "interrupted"
