@@ -1,43 +1,26 @@
-"""Ctrl-C part way through throttle set, throttle clear and reassign verify's removal: what the cluster accepted is printed as a run prints it, the request in flight is named
-UNKNOWN (sent, no answer: it may have been made), kadmin's record stays in line with what was
+"""Ctrl-C part way through throttle set, throttle clear and reassign verify's removal: what the
+cluster accepted is printed as a run prints it, the request in flight is named UNKNOWN (sent, no answer: it may have been made), kadmin's record stays in line with what was
 made, and the run exits 130 with one line saying what to run to finish. The fake raises
 KeyboardInterrupt from the backend call that sends the Nth resource's (or batch's) changes, as
 a Ctrl-C during that request does. (leaders elect: test_leaders_elect_interrupted.py)"""
 
-import contextlib
 import json
 
 import jsonschema
 import pytest
 
-from kadmin.commands import options, reassign_execute, reassign_verify, throttle_clear, throttle_set
-from kadmin.model import ConfigEntry, ConfigResourceType, ConfigSource
 from kadmin.schemas import load
-from kadmin.throttling.stores import MemoryRecordStore
-from tests.execute.fakes import FakeBackend, cluster_state
 from tests.support.cli import kadmin, write_plan
-
-LEADER, FOLLOWER = "leader.replication.throttled.rate", "follower.replication.throttled.rate"
-CONN = ("--bootstrap-server", "127.0.0.1:1")
-MOVE = [{"topic": "foo", "partition": 0, "replicas": [3, 2]}]
+from tests.support.throttle_commands import CONN, FOLLOWER, LEADER, MOVE, ConfigsFake, claimed, rates_set, serve
 
 
-class Interrupted(FakeBackend):
+class Interrupted(ConfigsFake):
     """Ctrl-C comes during the ``interrupt_at``-th call that changes configs (1-based; 0: never),
     after the cluster applied it when ``made_in_flight`` (the answer was lost), else before.
     Over either backend a call may carry several resources: the fake applies a call whole."""
 
     interrupt_at = 0
     made_in_flight = False
-
-    def describe_configs(self, resources, keys=None):
-        def source(r):
-            return ConfigSource.DYNAMIC_BROKER if r.type == ConfigResourceType.BROKER else ConfigSource.TOPIC
-
-        return {
-            r: {k: ConfigEntry(k, v, source(r)) for k, v in self.configs.get(r, {}).items() if keys is None or k in keys}
-            for r in resources
-        }
 
     def incremental_alter_configs(self, changes):
         self.alter_calls = getattr(self, "alter_calls", 0) + 1
@@ -48,40 +31,15 @@ class Interrupted(FakeBackend):
         super().incremental_alter_configs(changes)
 
 
-
 @pytest.fixture
 def fake(monkeypatch):
-    be = Interrupted(cluster_state({"foo": {0: [1, 2], 1: [2, 3]}}, brokers=(1, 2, 3, 4)), {b: ["/d/a"] for b in (1, 2, 3, 4)})
-    store = MemoryRecordStore()
-
-    @contextlib.contextmanager
-    def open_cluster(cluster, read_only=True):
-        be.read_only = read_only
-        try:
-            yield be
-        finally:
-            be.read_only = False
-
-    for mod in (reassign_execute, reassign_verify, throttle_set, throttle_clear):
-        monkeypatch.setattr(mod, "open_cluster", open_cluster)
-    monkeypatch.setattr(options, "open_records", lambda backend: store)
-    monkeypatch.setattr("kadmin.throttling.stores.open_record_store", lambda b: store)
-    be.store = store
-    return be
+    return serve(monkeypatch, Interrupted)
 
 
 def arm(fake, at, made_in_flight=False):
     fake.alter_calls = 0
     fake.interrupt_at = at
     fake.made_in_flight = made_in_flight
-
-
-def rates_set(fake):
-    return {(r.name, k) for r, cfg in fake.configs.items() if r.type is ConfigResourceType.BROKER for k in cfg}
-
-
-def claimed(fake):
-    return {(str(c.broker), c.name) for r in fake.store.records.values() for c in r.rates}
 
 
 def last_line(err):

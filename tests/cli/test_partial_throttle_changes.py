@@ -3,20 +3,16 @@ throttle set, throttle clear and verify say what they changed, name the resource
 its cause, and keep kadmin's record in line with what is set. The fake refuses one resource's
 configs after writing those before it, as the ZooKeeper backend writes znodes in turn."""
 
-import contextlib
 import json
 
 import pytest
 
 from kadmin.backends.config_outcomes import ConfigChangesPartlyMade
-from kadmin.commands import options, reassign_execute, reassign_verify, throttle_clear, throttle_set
 from kadmin.errors import AuthorizationError
-from kadmin.model import ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource
-from kadmin.throttling.stores import MemoryRecordStore
-from tests.execute.fakes import FakeBackend, cluster_state
+from kadmin.model import ConfigResource, ConfigResourceType
 from tests.support.cli import kadmin, write_plan
+from tests.support.throttle_commands import CONN, FOLLOWER, LEADER, MOVE, ConfigsFake, claimed, rates_set, serve
 
-LEADER, FOLLOWER = "leader.replication.throttled.rate", "follower.replication.throttled.rate"
 HINT = "set zookeeper.auth.digest=user:password in the --command-config properties"
 
 
@@ -24,19 +20,10 @@ def broker(b):
     return ConfigResource(ConfigResourceType.BROKER, str(b))
 
 
-class Refusing(FakeBackend):
+class Refusing(ConfigsFake):
     """Writes resources in turn (brokers, then topics) until it reaches one in ``refused``."""
 
     refused: set = set()
-
-    def describe_configs(self, resources, keys=None):
-        def source(r):
-            return ConfigSource.DYNAMIC_BROKER if r.type == ConfigResourceType.BROKER else ConfigSource.TOPIC
-
-        return {
-            r: {k: ConfigEntry(k, v, source(r)) for k, v in self.configs.get(r, {}).items() if keys is None or k in keys}
-            for r in resources
-        }
 
     def incremental_alter_configs(self, changes):
         made = []
@@ -50,36 +37,11 @@ class Refusing(FakeBackend):
 
 @pytest.fixture
 def fake(monkeypatch):
-    be = Refusing(cluster_state({"foo": {0: [1, 2], 1: [2, 3]}}, brokers=(1, 2, 3, 4)), {b: ["/d/a"] for b in (1, 2, 3, 4)})
+    be = serve(monkeypatch, Refusing)
     be.refused = set()
-    store = MemoryRecordStore()
-
-    @contextlib.contextmanager
-    def open_cluster(cluster, read_only=True):
-        be.read_only = read_only
-        try:
-            yield be
-        finally:
-            be.read_only = False
-
-    for mod in (reassign_execute, reassign_verify, throttle_set, throttle_clear):
-        monkeypatch.setattr(mod, "open_cluster", open_cluster)
-    monkeypatch.setattr(options, "open_records", lambda backend: store)
-    monkeypatch.setattr("kadmin.throttling.stores.open_record_store", lambda b: store)
-    be.store = store
     return be
 
 
-MOVE = [{"topic": "foo", "partition": 0, "replicas": [3, 2]}]
-CONN = ("--bootstrap-server", "127.0.0.1:1")
-
-
-def rates_set(fake):
-    return {(r.name, k) for r, cfg in fake.configs.items() if r.type is ConfigResourceType.BROKER for k in cfg}
-
-
-def claimed(fake):
-    return {(str(c.broker), c.name) for r in fake.store.records.values() for c in r.rates}
 
 
 def test_execute_prints_the_throttles_set_before_the_refused_one_and_says_they_stay(fake, tmp_path, capsys):
