@@ -1,8 +1,9 @@
 """Ctrl-C part way through throttle set, throttle clear and reassign verify's removal: what the
-cluster accepted is printed as a run prints it, the request in flight is named UNKNOWN (sent, no answer: it may have been made), kadmin's record stays in line with what was
-made, and the run exits 130 with one line saying what to run to finish. The fake raises
-KeyboardInterrupt from the backend call that sends the Nth resource's (or batch's) changes, as
-a Ctrl-C during that request does. (leaders elect: test_leaders_elect_interrupted.py)"""
+cluster accepted is printed as a run prints it, the request in flight is named UNKNOWN (sent, no
+answer: it may have been made), kadmin's record stays in line with what was made, and the run
+exits 130 with one line saying what to run to finish. The fake raises KeyboardInterrupt from the
+backend call that sends the Nth resource's (or batch's) changes, as a Ctrl-C during that request
+does. (leaders elect: test_leaders_elect_interrupted.py)"""
 
 import json
 
