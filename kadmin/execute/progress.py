@@ -431,7 +431,7 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unrea
     return ProgressSnapshot(
         at,
         tuple(rows),
-        _totals(rows),
+        _totals(rows, unseen=bool(unanswered) and reassigning == 0),
         reassigning,
         dict(sorted(unanswered.items())),
         tuple(sorted(unestimated)),
@@ -524,8 +524,13 @@ def _moving_dir(here: DirReplica, dir_offline: bool) -> tuple:
     return (status, LOG_DIR, lag, False, total, shown, remaining, here.current_dir, here.future_dir)
 
 
-def _totals(rows: Iterable[ReplicaProgress]) -> Totals:
+def _totals(rows: Iterable[ReplicaProgress], unseen: bool = False) -> Totals:
+    """``unseen``: a broker the snapshot lacks may hold moves (its log-dir moves cannot be seen)
+    and nothing else is reassigning: with no move seen, the bytes moved and left are unknown,
+    not 0 (the snapshot is ``unseen_only``)."""
     moving = [r for r in rows if r.moving]
+    if unseen and not moving:
+        return Totals(0, 0, None, None, None, moved_known=False)
     moved = sum(r.moved_bytes or 0 for r in moving)
     moved_known = all(r.moved_bytes is not None for r in moving)
     # Unknown when a moving replica's bytes left are (its broker did not answer): not 0, ETA 0s.

@@ -189,3 +189,25 @@ def test_progress_hint_fits_why_a_broker_was_not_seen():
     assert said({2: DOWN_ERROR, 3: "REQUEST_TIMED_OUT", 4: DOWN_ERROR}) == (
         "cannot tell whether every move is done: brokers 2, 4 are down and not every other broker answered",
         "their moves resume when they restart: run progress again once they are back")
+
+
+def test_nothing_seen_moving_with_a_down_broker_has_its_totals_unknown_not_0():
+    """Broker 4 is down and nothing else moves: its log-dir moves cannot be seen, so the bytes
+    moved and left are unknown: the table's total row says '-' (not '0 B'), the JSON null."""
+    import jsonschema
+
+    from kadmin.commands.render_progress import progress_table
+    from kadmin.schemas import load
+
+    s = snapshot(0.0, cluster([BAR0, BAZ0], brokers=(1, 2, 3)), {}, LIVE,
+                 plan=ReassignmentPlan((Assignment("baz", 0, (1, 4)),)))
+    assert s.unseen_only
+    total = next(line for line in _render(progress_table(s, notes=False)) if line.startswith("│ total"))
+    cells = [c.strip() for c in total.split("│")[1:-1]]
+    assert cells[3] == "unknown" and cells[6:8] == ["-", "-"], total
+    doc = snapshot_json(s, "2026-11-26T02:00:00Z")
+    jsonschema.validate(doc, load("progress-snapshot"))
+    assert (doc["totals"]["moved_bytes"], doc["totals"]["remaining_bytes"]) == (None, None)
+    back = snapshot(1.0, cluster([BAR0, BAZ0], brokers=(1, 2, 3, 4)), {}, LIVE,
+                    plan=ReassignmentPlan((Assignment("baz", 0, (1, 4)),)))
+    assert back.done and snapshot_json(back)["totals"]["moved_bytes"] == 0  # done: nothing left, truly 0
