@@ -264,6 +264,7 @@ def _print_preview(plan, output, render) -> None:
 def result_json(report, plan, stopped=None) -> dict:
     """The ``--output json`` document (schemas/leaders-elect-result.json). ``stopped``: the
     ElectionStopped of a batch that failed; ``report`` then holds the batches before it."""
+    from kadmin.commands.render_leaders import stopped_json
     from kadmin.leaders import leader_or_none
 
     before = {c.tp: c for c in plan.candidates}
@@ -292,32 +293,7 @@ def result_json(report, plan, stopped=None) -> dict:
         "elected": len(report.elected),
         "not_needed": len(report.not_needed),
         "failed": len(report.failed),
-        "stopped": None if stopped is None else _stopped_json(stopped),
-    }
-
-
-def _stopped_json(stopped) -> dict:
-    """``unanswered``: the partitions of the batch that failed or was interrupted and of the later
-    ones; after a Ctrl-C, ``in_flight`` names those of the batch sent without an answer (they may
-    have been elected) and ``error`` is "interrupted"."""
-    from kadmin.execute.elect import ElectionInterrupted
-
-    def tps(tps) -> list[dict]:
-        return [{"topic": tp.topic, "partition": tp.partition} for tp in tps]
-
-    if isinstance(stopped, ElectionInterrupted):
-        return {
-            "batch": stopped.batch,
-            "of": stopped.total,
-            "error": "interrupted",
-            "unanswered": tps((*stopped.unanswered, *stopped.unsent)),
-            "in_flight": tps(stopped.unanswered),
-        }
-    return {
-        "batch": stopped.batch,
-        "of": stopped.total,
-        "error": stopped.cause.message,
-        "unanswered": tps(stopped.unsent),
+        "stopped": None if stopped is None else stopped_json(stopped),
     }
 
 

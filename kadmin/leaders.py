@@ -11,10 +11,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kadmin.backends.base import ElectionType
 from kadmin.errors import NotFoundError
 from kadmin.model import ClusterState, PartitionState, TopicPartition
+
+if TYPE_CHECKING:
+    from kadmin.execute.elect import ElectionStopped
 
 NOT_NEEDED = "ELECTION_NOT_NEEDED"
 PREFERRED_NOT_AVAILABLE = "PREFERRED_LEADER_NOT_AVAILABLE"
@@ -429,6 +433,9 @@ class ElectionReport:
     outcomes: tuple[Outcome, ...]
     batches: int = 0
     limits: Mapping[str, int | None] = field(default_factory=dict)
+    # A batch that failed after these (kadmin.execute.elect.ElectionStopped): the outcomes are
+    # those of the batches before it. Set by ``elect_after_plan``, whose callers print them.
+    stopped: ElectionStopped | None = None
 
     @property
     def elected(self) -> list[TopicPartition]:

@@ -7,7 +7,7 @@ come here; ``--dry-run`` stops after ``prepare``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kadmin.backends.base import Backend, ElectionType
 from kadmin.errors import ClusterError, KadminError
@@ -164,7 +164,12 @@ def elect_after_plan(
 ) -> ElectionReport | None:
     """``--elect-preferred`` of ``reassign execute --wait | --incremental`` and ``reassign
     verify``: once ``plan`` (a ReassignmentPlan) is complete, elect the preferred leader of its
-    partitions whose leader differs. None when the plan is not complete (nothing is done)."""
+    partitions whose leader differs. None when the plan is not complete (nothing is done). A
+    batch failing after others were answered is not raised: the report of those has ``stopped``
+    set, for the caller to print before raising it (``render_leaders.raise_if_failed``)."""
     if not complete:
         return None
-    return elect_preferred(backend, [a.tp for a in plan.partitions], batch_size=batch_size, reporter=reporter)
+    try:
+        return elect_preferred(backend, [a.tp for a in plan.partitions], batch_size=batch_size, reporter=reporter)
+    except ElectionStopped as stopped:  # what the batches before elected stands: the caller prints it
+        return replace(stopped.report, stopped=stopped)  # then raises (render_leaders.raise_if_failed)
