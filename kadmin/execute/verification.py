@@ -35,7 +35,7 @@ from kadmin.backends.base import (
 )
 from kadmin.errors import ClusterError, ConnectionFailed, KadminError
 from kadmin.execute.clock import Clock, SystemClock
-from kadmin.model import LOG_DIR_RATE, ReassignmentPlan
+from kadmin.model import LOG_DIR_RATE, ClusterState, ReassignmentPlan
 from kadmin.plan.verify import MoveState, ReplicaVerdict, State, VerifyResult, log_dir_targets, verify_plan
 from kadmin.throttling.maths import Removal
 from kadmin.throttling.needs import ThrottleItem, left_behind, throttle_items
@@ -74,18 +74,35 @@ def judge(
     interval: float = REREAD_INTERVAL,
 ):
     """Read the cluster and judge ``plan`` (``kadmin.plan.verify``), reading again while
-    something differs, up to ``settle_seconds``. Returns (result, cluster, ongoing) of the last
-    read."""
+    something differs, or reads complete with a target replica out of the ISR (``in_sync``), up
+    to ``settle_seconds``. Returns (result, cluster, ongoing) of the last read."""
     clock = clock or SystemClock()
     deadline = clock.now() + settle_seconds
     while True:
         result, cluster, ongoing = _read_and_judge(backend, plan)
-        if result.state is not State.DIFFERS:
+        if result.state is State.IN_PROGRESS or (result.state is State.COMPLETE and in_sync(result, cluster)):
             return result, cluster, ongoing
         left = deadline - clock.now()
         if left <= interval / 100:  # (a remainder from rounding is no time to wait for)
             return result, cluster, ongoing
         clock.sleep(min(interval, left))
+
+
+def in_sync(result: VerifyResult, cluster: ClusterState) -> bool:
+    """Whether every partition the verdict calls complete has its whole target in the ISR, as
+    Kafka's controller requires before it ends a reassignment. One that only adds replicas,
+    cancelled a moment ago, reads as complete otherwise: the controller no longer lists it, while
+    brokers' Metadata still shows its full set in flight, which is its target, the new replica
+    out of the ISR (``execute --incremental`` counts a step done by the same rule). Kafka's
+    ``--verify`` reads the same two views and says "completed"; ``judge`` reads again instead,
+    and what still reads complete at its bound is complete (a replica fallen out of the ISR
+    after the move ended)."""
+    parts = cluster.partitions
+    for v in result.partitions:
+        p = parts.get(v.tp) if v.state is State.COMPLETE else None
+        if p is not None and not set(v.target) <= set(p.isr):
+            return False
+    return True
 
 
 def _read_and_judge(backend: Backend, plan: ReassignmentPlan):

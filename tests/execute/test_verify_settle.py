@@ -99,3 +99,40 @@ def test_the_bound_ends_on_a_clock_that_rounds():
     be, clock = Lagging([(3, 1, 0)]), Rounding()
     assert judge(be, PLAN, clock=clock)[0].state is State.DIFFERS
     assert len(clock.sleeps) == 10
+
+
+ADD = ReassignmentPlan((Assignment("foo", 0, (0, 1, 2, 3)),))  # from (1, 2, 3): adds broker 0 only
+
+
+class JustCancelled(Lagging):
+    """The add-only move was just cancelled: the controller lists nothing, while brokers'
+    Metadata shows its full set in flight, which is the plan's target, broker 0 out of the ISR,
+    for ``stale`` reads; then the original set."""
+
+    def __init__(self, stale, after=(1, 2, 3)):
+        super().__init__([(0, 1, 2, 3)] * stale + [after])
+        for view in self.views[:stale]:
+            p = view.partitions[FOO0]
+            view.partitions[FOO0] = type(p)(p.topic, p.partition, 1, p.replicas, (1, 2, 3))
+
+
+def test_an_add_only_move_just_cancelled_is_not_complete():
+    """Kafka ends a reassignment only once its whole target is in the ISR: a view of the target
+    with nothing listed but broker 0 out of the ISR is read again, and the cancel shows (4)."""
+    be, clock = JustCancelled(stale=3), FakeClock()
+    outcome = run_verify(be, ADD, plan_id="p", records=None, clock=clock)
+    assert outcome.result.state is State.DIFFERS
+    assert outcome.result.partitions[0].current == (1, 2, 3)
+
+
+def test_an_add_only_move_complete_in_the_isr_is_complete_at_once():
+    be, clock = Lagging([(0, 1, 2, 3)]), FakeClock()
+    assert judge(be, ADD, clock=clock)[0].state is State.COMPLETE and clock.sleeps == []
+
+
+def test_a_complete_plan_with_a_replica_out_of_the_isr_is_complete_at_the_bound():
+    """The move ended, and broker 0 fell out of the ISR afterwards (it restarts, say): read for
+    the bound, the replicas are the plan's, and that is complete, as before."""
+    be, clock = JustCancelled(stale=1000), FakeClock()
+    assert judge(be, ADD, clock=clock)[0].state is State.COMPLETE
+    assert sum(clock.sleeps) == pytest.approx(SETTLE_SECONDS)
