@@ -212,6 +212,11 @@ class AdminBackend(AdminClients):
             ids_all, ids = ids, failed
             answers.update(kp._manager.run(fan_out))
             ids = ids_all
+        unanswered = [b for b in ids if isinstance(answers[b], Exception)]
+        if not unanswered:
+            self.answered(every_broker=True)  # a silent broker is back: the deadline moves on again
+        elif any("Timeout" in type(answers[b]).__name__ or "TimedOut" in type(answers[b]).__name__ for b in unanswered):
+            self.missed()
         return {b: _log_dirs_answer(b, answers[b], wanted) for b in ids}
 
     def describe_replica_log_dirs(
@@ -422,6 +427,8 @@ class AdminBackend(AdminClients):
             if pending:
                 time.sleep(BACKOFF * (attempt + 1))  # let metadata catch up with the new leader
                 md = self._ck_metadata(tp.topic for tp in pending)
+        if silent:
+            self.missed()
         if silent and not out:
             tps = sorted(silent)
             leaders = _ck_leaders_text(md, tps)

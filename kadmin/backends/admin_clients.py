@@ -6,6 +6,10 @@ deadline is taken when the backend opens and moves on each time the cluster answ
 (a command that polls for minutes is not cut short). kadmin's small client waits at most half of
 what is left, once per server; the library clients it falls back to get the rest
 (``AdminClients.left``, never less than ``FLOOR``, so a cluster that answers at once still can).
+Once a wait ran out with no answer (a silent broker), answers from the other brokers no longer
+move the deadline on (``missed``): the library clients asked that broker again, a second read
+asking it again, get what is left, so the command ends about --timeout after the broker was
+first asked. Every broker asked answering DescribeLogDirs (a poll) moves it on again.
 
 confluent-kafka (librdkafka) serves metadata, configs and end offsets; kafka-python the RPCs
 librdkafka lacks. ``AdminClients`` holds both; ``admin.AdminBackend`` adds the operations.
@@ -58,6 +62,7 @@ class AdminClients:
         self.timeout = float(getattr(settings, "timeout", None) or 30.0)
         self._clock = time.monotonic
         self._deadline = self._clock() + self.timeout  # moved on by answered()
+        self._missed = False  # a wait ran out with no answer: answers no longer move the deadline
         self._kp = None  # kafka-python KafkaAdminClient
         self._ck = None  # confluent-kafka AdminClient
         self._ck_brokers: set[int] = set()  # the brokers its last Metadata (list_topics) named
@@ -98,9 +103,28 @@ class AdminClients:
         (``request_timeout``, up to ``config.MAX_TIMEOUT``)."""
         return min(max(self.timeout_ms(), SOCKET_TIMEOUT_MS[0]), SOCKET_TIMEOUT_MS[1])
 
-    def answered(self) -> None:
-        """The cluster answered a call: the next wait may take --timeout again."""
-        self._deadline = self._clock() + self.timeout
+    def answered(self, every_broker: bool = False) -> None:
+        """The cluster answered a call: the next wait may take --timeout again. Not after a wait
+        ran out (``missed``): the brokers that answer would otherwise give the one that does not
+        --timeout again at each call (one silent broker held `throttle show --timeout 10s` for
+        20 s). ``every_broker``: every broker asked answered (a poll's DescribeLogDirs): the
+        silent one is back, and the deadline moves on again."""
+        if every_broker:
+            self._missed = False
+        if not self._missed:
+            self._deadline = self._clock() + self.timeout
+
+    def missed(self) -> None:
+        """A wait ran out with no answer: the deadline stays where it is (see ``answered``)."""
+        self._missed = True
+
+    def _fresh_client(self) -> None:
+        """A library client is about to connect: its set-up (connections, ApiVersions, Metadata)
+        is waiting for the cluster that starts now, so the deadline moves on, unless a wait ran
+        out (then it is the same wait, asked again: it has what is left). With every broker
+        300 ms away, the set-up alone took more than the floor a call had left after the small
+        client's reads."""
+        self.answered()
 
     def _library_bootstrap(self) -> str:
         """The bootstrap servers for the library clients: those the small client did not find
@@ -166,6 +190,7 @@ class AdminClients:
                 # polls for minutes, and an answer gives the next call --timeout again), so each
                 # call is bounded by what is left when it is made (its timeout_ms). Bootstrapping
                 # happens now: it gets what the small client left.
+                self._fresh_client()
                 full, ms = self.timeout_ms(), self.left_ms()
                 kwargs["request_timeout_ms"] = min(kwargs.get("request_timeout_ms") or full, full)
                 kwargs["bootstrap_timeout_ms"] = min(kwargs.get("bootstrap_timeout_ms") or ms, ms)
@@ -174,27 +199,33 @@ class AdminClients:
                     with AuthFailureWatch() as watch:
                         self._kp = KafkaAdminClient(**kwargs)
                 except (KafkaTimeoutError, KafkaConnectionError):
+                    self.missed()
                     if watch.error is not None:  # bootstrap retried a refused login until the timeout
                         raise login_error(watch.error, "connecting to " + self.bootstrap) from None
                     raise self._no_broker_answered() from None
                 except KafkaError as e:
                     raise cluster_error(e, "connecting to " + self.bootstrap) from None
-                self._bound_connection_setup(full)
                 self.answered()  # it bootstrapped: a broker answered
+            self._bound_connection_setup(self.left_ms())
             return self._kp
 
     def _bound_connection_setup(self, ms: int) -> None:
-        """kafka-python gives each new broker connection 10 s (up to 30 s on retries) to connect
-        and answer ApiVersions, whatever ``request_timeout_ms`` says, and its admin client takes
-        no setting for it: a broker that slow held a command for 10 s past ``--timeout``. Its
-        connection manager's setting is bounded by the timeout here (left alone if the
-        library's internals differ)."""
+        """kafka-python gives each new broker connection 10 s (up to 30 s on retries) to connect,
+        and the whole configured ``request_timeout_ms`` to answer ApiVersions, whatever the call
+        asks, and its admin client takes no setting for it: a silent broker held
+        `log-dirs describe --timeout 10s` for 10 s after the small client's 5. Its connection
+        manager's settings, which each new connection copies, are set to what is left of
+        ``--timeout`` before each call (left alone if the library's internals differ)."""
         config = getattr(getattr(self._kp, "_manager", None), "config", None)
         if not isinstance(config, dict):
             return
-        for key in ("socket_connection_setup_timeout_ms", "socket_connection_setup_timeout_max_ms"):
+        for key in (
+            "request_timeout_ms",
+            "socket_connection_setup_timeout_ms",
+            "socket_connection_setup_timeout_max_ms",
+        ):
             if isinstance(config.get(key), int):
-                config[key] = min(config[key], ms)
+                config[key] = min(ms, self.timeout_ms())
 
     def _library_allowed(self) -> None:
         """The library clients are not shared between threads: a read of ``read_together``
@@ -229,7 +260,7 @@ class AdminClients:
         an error code...): the caller then asks through the library clients, whose errors and
         retries are the ones users see. After one such failure the small client is not used again.
         Bootstrap servers that turn it away for good (``TurnedAway``) end the command at once."""
-        from kadmin.backends.wire_client import TurnedAway, WireClient, WireUnavailable
+        from kadmin.backends.wire_client import NoAnswer, TurnedAway, WireClient, WireUnavailable
 
         with self._lock:
             if self._wire_off:
@@ -265,6 +296,8 @@ class AdminClients:
                 "a broker at its max.connections.per.ip closes new connections too",
             ) from None
         except Exception as e:  # WireUnavailable, or an answer it cannot read
+            if isinstance(e, NoAnswer):
+                self.missed()  # the library clients ask it again within what is left
             if not isinstance(e, WireUnavailable):
                 debug("small client failed", exc_info=True)
             debug("small client: %s; asking through the library clients", e)
@@ -329,6 +362,8 @@ class AdminClients:
                 result = call(kp)
             except KafkaError as e:
                 if type(e).__name__ not in TRANSIENT or attempt == TRANSIENT_ATTEMPTS:
+                    if "TimedOut" in type(e).__name__ or "Timeout" in type(e).__name__:
+                        self.missed()
                     raise cluster_error(e, what) from None
                 debug("%s: %s (attempt %d); retrying", what, type(e).__name__, attempt)
                 if hasattr(kp, "_controller_id"):
@@ -358,6 +393,7 @@ class AdminClients:
 
                 from kadmin.config import to_confluent
 
+                self._fresh_client()
                 conf = to_confluent(self.settings)
                 conf["bootstrap.servers"] = self._library_bootstrap()
                 conf.setdefault("client.id", "kadmin")
@@ -397,9 +433,12 @@ class AdminClients:
             result = future.result(timeout=self.left())
         except KafkaException as e:
             err = e.args[0] if e.args else None
+            if err is not None and err.name() == "_TIMED_OUT":
+                self.missed()
             raise self._ck_error(err, what) from None
         except Exception as e:  # TimeoutError; concurrent.futures.TimeoutError on 3.10
             if type(e).__name__ == "TimeoutError":
+                self.missed()
                 if self._ck_login_seen():
                     raise self._ck_error(None, what) from None
                 raise self._no_answer(what) from None

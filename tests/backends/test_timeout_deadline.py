@@ -156,11 +156,47 @@ def test_a_client_made_once_the_deadline_was_spent_is_not_pinned_to_the_floor(mo
     assert b.list_partition_reassignments() == {}
     (made,) = _Answering.made
     assert made["config"]["request_timeout_ms"] == 8000
-    assert made["config"]["bootstrap_timeout_ms"] == 1000  # bootstrapping is now: the floor
+    # nothing was waited for in vain: its set-up is a wait that starts now, with --timeout
+    assert made["config"]["bootstrap_timeout_ms"] == 8000
     assert made["_manager"].config["socket_connection_setup_timeout_ms"] == 8000
-    clock.wait(7)
+    clock.wait(7.5)
     b.list_partition_reassignments()  # each call: what is left when it is made
     assert made["calls"] == [8000, 1000]
+    assert made["_manager"].config["socket_connection_setup_timeout_ms"] == 1000  # new connections too
+
+
+def test_a_library_client_made_after_answers_has_the_whole_timeout_for_its_set_up(monkeypatch):
+    """Every broker 300 ms away: the small client's reads answered, then time passed outside the
+    backend; the library client for a write used to get the floor, and its set-up (ApiVersions,
+    Metadata, then the broker's ApiVersions) did not fit: 'no answer from <all brokers>'."""
+    _Answering.made.clear()
+    monkeypatch.setattr("kafka.admin.KafkaAdminClient", _Answering)
+    b, clock = _backend(2.0)
+    b._wire_off = True
+    b.answered()
+    clock.wait(1.9)  # e.g. writing kadmin's throttle record
+    b.list_partition_reassignments()
+    (made,) = _Answering.made
+    assert made["config"]["bootstrap_timeout_ms"] == 2000
+    assert made["calls"] == [2000]
+
+
+def test_answers_from_other_brokers_do_not_put_off_a_silent_ones_deadline():
+    """One silent broker: the small client waited for it, then the library clients asked again
+    and the others answered. Each answer gave the next wait --timeout again: `throttle show
+    --timeout 10s` took 20 s, `reassign progress` 26 s."""
+    b, clock = _backend(10.0)
+    clock.wait(5)
+    b.missed()  # the small client's wait for it ran out
+    b.answered()  # another broker answers
+    assert b.left() == 5.0  # the silent broker's wait ends when it was due to
+    clock.wait(5)
+    b.answered()
+    assert b.left() == admin_clients.FLOOR  # a second read asking it again: the floor
+    b.answered(every_broker=True)  # every broker asked answered (a poll): it is back
+    assert b.left() == 10.0
+    b.answered()
+    assert b.left() == 10.0
 
 
 def test_the_deadline_arithmetic():
