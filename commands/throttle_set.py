@@ -108,19 +108,21 @@ def set_(cluster, output, rate, leader_rate, follower_rate, log_dir_rate, broker
             render.warn(planned.warning)
         if not dry_run and result.claims_anything:
             from kadmin.backends.config_outcomes import ConfigChangesInterrupted, ConfigChangesPartlyMade, InTurn
+            from kadmin.throttling.operations import co_claimed
 
             earlier = state.records.get(pid)
+            co = co_claimed(result)  # a refusal records them no more than what it refused
             try:
-                apply_throttles(InTurn(backend), store, result.changes, record, earlier=earlier)
+                apply_throttles(InTurn(backend), store, result.changes, record, earlier=earlier, co_claims=co)
             except ConfigChangesPartlyMade as e:  # what the cluster accepted is printed, then the error
-                _print_partly_set(output, result, pid, record, earlier, e, state)
+                _print_partly_set(output, result, pid, record, earlier, e, state, co)
                 raise
             except ConfigChangesInterrupted as e:  # Ctrl-C: what was set, what may have been, exit 130
-                _print_interrupted(output, result, pid, record, earlier, e, state)
+                _print_interrupted(output, result, pid, record, earlier, e, state, co)
     _print(output, result, pid, record, dry_run, state)
 
 
-def _print_interrupted(output, result, pid, record, earlier, interrupted, state) -> None:
+def _print_interrupted(output, result, pid, record, earlier, interrupted, state, co_claims) -> None:
     """Ctrl-C while setting: the changes made printed as a run prints them, those sent without an
     answer as UNKNOWN (they may have been made; the record keeps claiming them), then one line
     on stderr and exit 130."""
@@ -133,7 +135,7 @@ def _print_interrupted(output, result, pid, record, earlier, interrupted, state)
     sent = {*interrupted.made, *interrupted.unanswered}
     made = tuple(c for c in result.changes if c in interrupted.made)
     unknown = tuple(c for c in result.changes if c in interrupted.unanswered)
-    kept = claims_made(record, earlier, [c for c in result.changes if c not in sent])
+    kept = claims_made(record, earlier, [c for c in result.changes if c not in sent], co_claims)
     _print(output, replace(result, changes=made), pid, kept, False, state, unanswered=unknown)
     not_sent = len(result.changes) - len(sent)
     click.echo(
@@ -144,7 +146,7 @@ def _print_interrupted(output, result, pid, record, earlier, interrupted, state)
     raise click.exceptions.Exit(EXIT_INTERRUPTED)
 
 
-def _print_partly_set(output, result, pid, record, earlier, error, state) -> None:
+def _print_partly_set(output, result, pid, record, earlier, error, state, co_claims) -> None:
     """A change failed after others were made: those are printed (and recorded: the record claims
     only them, ``claims_made``), as a run that set them would print them."""
     from dataclasses import replace
@@ -152,7 +154,7 @@ def _print_partly_set(output, result, pid, record, earlier, error, state) -> Non
     from kadmin.throttling.operations import claims_made
 
     made = tuple(c for c in result.changes if c in error.made)
-    kept = claims_made(record, earlier, [c for c in result.changes if c not in error.made])
+    kept = claims_made(record, earlier, [c for c in result.changes if c not in error.made], co_claims)
     _print(output, replace(result, changes=made), pid, kept, False, state)
 
 

@@ -65,6 +65,7 @@ def apply_throttles(
     *,
     earlier: ThrottleRecord | None = None,
     written: bool = False,
+    co_claims: Collection[tuple[int, str]] = (),
 ) -> None:
     """The record first (KIP-179's order: a crash leaves a record, not an unrecorded throttle),
     then the configs. A record that cannot be written changes nothing. ``written``: the record
@@ -73,7 +74,10 @@ def apply_throttles(
     A config change that fails after others were made raises ConfigChangesPartlyMade: its
     ``made`` are the changes the cluster accepted (to be reported); on any failure the record is written again to
     claim only those (``earlier``: this plan's record before, what it goes back to for a change
-    not made), so ``throttle clear --plan`` removes exactly what was set.
+    not made), so ``throttle clear --plan`` removes exactly what was set. ``co_claims``: the
+    rates ``record`` claims with no change (``co_claimed``): a run that fails did not make
+    them either, so they go back too (a refused run records nothing; a later run that is not
+    refused claims them again).
 
     A backend that sends in turn (``config_outcomes.InTurn``, ``throttle set``) raises
     ConfigChangesInterrupted on Ctrl-C, saying what was made and what was in flight: the record
@@ -86,10 +90,10 @@ def apply_throttles(
             e.message = f"{e.message}; nothing was changed"
             raise
     if changes:
-        _alter(backend, store, changes, record, earlier)
+        _alter(backend, store, changes, record, earlier, co_claims)
 
 
-def _alter(backend, store, changes: list[ConfigChange], record, earlier) -> None:
+def _alter(backend, store, changes: list[ConfigChange], record, earlier, co_claims) -> None:
     from kadmin.backends.config_outcomes import ConfigChangesInterrupted, ConfigChangesPartlyMade, made_before
 
     try:
@@ -98,13 +102,13 @@ def _alter(backend, store, changes: list[ConfigChange], record, earlier) -> None
         if record is not None and store is not None:
             sent = {*e.made, *e.unanswered}
             with contextlib.suppress(KadminError):  # else it still claims what was not sent: clear reconciles it
-                store.put(claims_made(record, earlier, [c for c in changes if c not in sent]))
+                store.put(claims_made(record, earlier, [c for c in changes if c not in sent], co_claims))
         raise
     except KadminError as e:
         made = made_before(e)
         cause = e.cause if isinstance(e, ConfigChangesPartlyMade) else e
         if record is not None and store is not None:
-            kept = claims_made(record, earlier, [c for c in changes if c not in made])
+            kept = claims_made(record, earlier, [c for c in changes if c not in made], co_claims)
             try:
                 store.put(kept)
             except KadminError as w:  # the record still claims what was not set: clear reconciles it
@@ -115,15 +119,19 @@ def _alter(backend, store, changes: list[ConfigChange], record, earlier) -> None
 
 
 def claims_made(
-    record: ThrottleRecord, earlier: ThrottleRecord | None, not_made: Iterable[ConfigChange]
+    record: ThrottleRecord,
+    earlier: ThrottleRecord | None,
+    not_made: Iterable[ConfigChange],
+    co_claims: Collection[tuple[int, str]] = (),
 ) -> ThrottleRecord:
     """``record`` claiming only what was set: each rate and topic list a change ``not_made``
-    would have set goes back to what ``earlier`` claimed of it (nothing, without it)."""
+    would have set, and each rate of ``co_claims`` (claimed with no change: ``co_claimed``),
+    goes back to what ``earlier`` claimed of it (nothing, without it)."""
     rates_not_made = {
         (int(c.resource.name), c.name)
         for c in not_made
         if c.resource.type is ConfigResourceType.BROKER and c.resource.name.isdigit()
-    }
+    } | set(co_claims)
     lists_not_made = {(c.resource.name, c.name) for c in not_made if c.resource.type is ConfigResourceType.TOPIC}
     before = {(c.broker, c.name): c for c in earlier.rates} if earlier is not None else {}
     rates = (before.get((c.broker, c.name)) if (c.broker, c.name) in rates_not_made else c for c in record.rates)
@@ -136,6 +144,18 @@ def claims_made(
         for t, kinds in record.replicas.items()
     }
     return replace(record, rates=tuple(c for c in rates if c is not None), replicas=freeze_replicas(replicas))
+
+
+def co_claimed(ts: ThrottleSet) -> frozenset[tuple[int, str]]:
+    """(broker, config) of the rates ``ts`` claims with no change: already at the value another
+    kadmin record claims, so both records own it (``maths.throttle_changes``). A run whose
+    changes fail did not make them: ``claims_made`` gives them back to the earlier record."""
+    changed = {
+        (int(c.resource.name), c.name)
+        for c in ts.changes
+        if c.resource.type is ConfigResourceType.BROKER and c.resource.name.isdigit()
+    }
+    return frozenset((c.broker, c.name) for c in ts.rates if (c.broker, c.name) not in changed)
 
 
 # --- remove ----------------------------------------------------------------------------------

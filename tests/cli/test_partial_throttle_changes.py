@@ -81,6 +81,37 @@ def test_throttle_set_prints_and_records_what_it_set_before_a_refusal(fake, tmp_
     assert "writing /config/3" in err and HINT in err
 
 
+def test_a_refused_throttle_set_records_nothing_not_even_a_rate_it_shares(fake, tmp_path, capsys):
+    """Broker 1's rate is already 3 MB/s, claimed by a plan's record: `throttle set --rate 3MB/s`
+    changes nothing there, only claims it too. Refused on broker 2, it made nothing, so it
+    records nothing: no "manual" record claiming broker 1 (it was left, listed by show)."""
+    plan = write_plan(tmp_path, MOVE)
+    code, _, err = kadmin(capsys, "throttle", "set", "--rate", "3MB/s", "--brokers", "1", "--from-plan", plan, *CONN)
+    assert code == 0, err
+    before = dict(fake.store.records)
+    fake.refused = {broker(2)}
+    code, out, err = kadmin(capsys, "throttle", "set", "--rate", "3MB/s", "--brokers", "1,2", *CONN)
+    assert code == 1 and "writing /config/2" in err, err
+    assert "Set:" not in out, out
+    assert fake.store.records == before  # no "manual" record; the plan's as it was
+    assert rates_set(fake) == {("1", LEADER), ("1", FOLLOWER)}
+
+
+def test_a_partly_refused_throttle_set_records_exactly_what_it_made_and_prints_that_record(fake, tmp_path, capsys):
+    plan = write_plan(tmp_path, MOVE)
+    code, _, err = kadmin(capsys, "throttle", "set", "--rate", "3MB/s", "--brokers", "1", "--from-plan", plan, *CONN)
+    assert code == 0, err
+    fake.refused = {broker(3)}
+    code, out, err = kadmin(capsys, "throttle", "set", "--rate", "3MB/s", "--brokers", "1,2,3", "-o", "json", *CONN)
+    assert code == 1 and "writing /config/3" in err, err
+    doc = json.loads(out)
+    made = {(c["resource"], c["config"]) for c in doc["changes"]}
+    assert made == {("2", LEADER), ("2", FOLLOWER)}
+    manual = fake.store.records["manual"]
+    assert {(str(c.broker), c.name) for c in manual.rates} == made  # not broker 1: it set nothing there
+    assert doc["record"] == manual.to_json()  # printed as recorded
+
+
 def test_throttle_clear_prints_what_it_removed_before_a_refusal(fake, tmp_path, capsys):
     code, _, err = kadmin(capsys, "throttle", "set", "--rate", "3MB/s", "--brokers", "1,2,3", *CONN)
     assert code == 0, err
