@@ -88,6 +88,16 @@ def show_json(state) -> dict:
     from kadmin.throttling.needs import throttle_items
 
     items = throttle_items(state.current, state.needs, state.records.values())
+    # The records that claim a throttle set now, or one on a broker whose configs could not be
+    # read (kept for a later run): a record claiming nothing that is set (left by a change the
+    # cluster refused, or whose throttles were removed by hand) is none to list; clear drops it.
+    claiming = {p for i in items for p in i.plan_ids}
+    unreadable = state.unreadable_brokers
+    records = [
+        r
+        for _, r in sorted(state.records.items())
+        if r.plan_id in claiming or any(c.broker in unreadable for c in r.rates)
+    ]
     doc = {
         "version": 1,
         "throttles": [
@@ -106,7 +116,7 @@ def show_json(state) -> dict:
             }
             for i in items
         ],
-        "records": [r.to_json() for _, r in sorted(state.records.items())],
+        "records": [r.to_json() for r in records],
         "reassigning_partitions": len(state.moves),
         "log_dir_moving_brokers": sorted(state.needs.log_dir_brokers),
         "log_dir_moves_known": state.log_dirs_known,

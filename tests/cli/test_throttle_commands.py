@@ -163,6 +163,29 @@ def test_show_names_each_record_as_written(env, tmp_path):
     assert "kadmin record" not in r.stdout  # diagnostics, not data
 
 
+def test_show_lists_no_record_that_claims_nothing_set(env):
+    """A record whose claims are not set (a throttle set the cluster refused, by a kadmin that
+    recorded it first and left it; or rates removed by hand) and an empty one claim nothing:
+    show lists neither, in its table's lines or its JSON; a record claiming a rate set is listed."""
+    from kadmin.throttling.record import RateClaim, ThrottleRecord
+
+    backend, store = env
+    backend.configs[broker(2)] = {LEADER_RATE: "7000000"}
+    store.records["manual"] = ThrottleRecord("manual", rates=(RateClaim(1, LEADER_RATE, 5_000_000),), command="throttle set")
+    store.records["0123456789abcdef"] = ThrottleRecord("0123456789abcdef", command="throttle set")
+    store.records["fedcba9876543210"] = ThrottleRecord(
+        "fedcba9876543210", rates=(RateClaim(2, LEADER_RATE, 7_000_000),), command="throttle set")
+    r = CliRunner(env={"COLUMNS": "200"}).invoke(cli, ["throttle", "show", "--bootstrap-server", "127.0.0.1:1"])
+    assert r.exit_code == 0, r.output
+    assert [x.split(":")[0] for x in r.stderr.splitlines() if x.startswith("kadmin record ")] == [
+        "kadmin record fedcba9876543210"], r.stderr
+    r = run("throttle", "show", "-o", "json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    jsonschema.validate(doc, load("throttle-show-result"))
+    assert [x["plan_id"] for x in doc["records"]] == ["fedcba9876543210"]
+
+
 def test_clear_stale_leaves_a_needed_throttle_alone(env, tmp_path):
     backend, store = env
     plan = plan_file(tmp_path, ("orders", 0, [4, 2]))
