@@ -52,9 +52,12 @@ def balance(cluster, output, broker_list, max_moves, evacuate, output_file):
     """Plan moves between the log directories of each broker so their used share of capacity is
     even, never into an offline or cordoned directory and never beyond usable bytes.
 
-    Replica sets do not change. Moves already in flight are left alone and counted as done.
-    Prints usage per directory before and after; the plan goes to --output-file (or, in table
-    output, after the table). Nothing in the cluster changes.
+    Replica sets do not change. Moves already in flight are left alone and counted as done:
+    between directories, the replica in its new directory; of a reassignment between brokers,
+    a replica being removed as gone and one being added at its full size (its leader's).
+    Prints usage per directory before (now) and after (once the moves in flight and the plan
+    are done); the plan goes to --output-file (or, in table output, after the table). Nothing in
+    the cluster changes.
     """
 
     from kadmin import logdirs
@@ -96,8 +99,8 @@ def balance(cluster, output, broker_list, max_moves, evacuate, output_file):
 
 
 def balance_document(result) -> dict:
-    """--output json: the plan, the moves, and one row per directory before and after
-    (schemas/log-dirs-balance-result.json)."""
+    """--output json: the plan, the moves, and one row per directory before (now) and after (once
+    the moves in flight and the plan are done) (schemas/log-dirs-balance-result.json)."""
     from kadmin.plan.balance import usage_spread
     from kadmin.plan.reassignment_file import plan_to_json
 
@@ -178,7 +181,10 @@ def balance_table(result, *, bars: bool):
             moves_out[m.broker, m.source] = moves_out.get((m.broker, m.source), 0) + 1
             moves_in[m.broker, m.destination] = moves_in.get((m.broker, m.destination), 0) + 1
     show = _bar if bars else _pct
-    table = Table(title="Log directory usage before and after the plan", header_style="bold")
+    table = Table(
+        title="Log directory usage now (before) and once the moves in flight and the plan are done (after)",
+        header_style="bold",
+    )
     columns: list[tuple[str, JustifyMethod]] = [
         ("Broker", "right"),
         ("Log dir", "left"),

@@ -27,7 +27,11 @@ of a replica on its own broker does.
   away are not counted as free, since moves finish in any order.
 - Moves in flight (a future replica) are left alone and counted as done; a future replica headed
   for a directory being evacuated is redirected (or cancelled by sending it back to its current
-  directory). Partitions being reassigned between brokers are left alone.
+  directory). Partitions being reassigned between brokers (``PartitionState.adding`` and
+  ``removing``, from ListPartitionReassignments or the topic znode) are left alone and counted as
+  done too: a replica being removed is gone, one being added holds its full size (its leader's)
+  in its directory. So "before" is what DescribeLogDirs reports now and "after" what the
+  directories hold once everything in flight and the plan are done; a note says what was counted.
 - ``evacuate`` empties the named directories first, largest replicas first, or refuses saying by
   how many bytes it falls short. Balancing then moves, on each broker, a replica from the fullest
   to the emptiest directory, choosing the size that best evens the pair, until directories are
@@ -180,7 +184,14 @@ class _Dir:
 class _Broker:
     """One broker's directories and replicas, with moves applied as they are planned."""
 
-    def __init__(self, broker: int, dirs: Sequence[LogDir], cluster: ClusterState, evacuate: set[str]):
+    def __init__(
+        self,
+        broker: int,
+        dirs: Sequence[LogDir],
+        cluster: ClusterState,
+        evacuate: set[str],
+        full_sizes: Mapping[int, Mapping[tuple[str, int], int]],
+    ):
         self.id = broker
         readable = [d for d in dirs if d.status is not LogDirStatus.OFFLINE]
         known = bool(readable) and all(reports_capacity(d) for d in readable)
@@ -201,6 +212,15 @@ class _Broker:
         self.gains: list[float] = []
         self.stuck: dict[str, list[str]] = {}  # evacuated dir -> replicas there that may not move
         self.strays: dict[str, list[str]] = {}  # evacuated dir -> stray logs there, left in place
+        # Replicas a reassignment in flight removes from this broker (their bytes), adds to it
+        # (the bytes still to come), and adds without any directory listing them yet.
+        self.leaving: list[int] = []
+        self.arriving: list[int] = []
+        self.unplaced = sorted(
+            (tp.topic, tp.partition)
+            for tp, p in cluster.partitions.items()
+            if broker in p.adding and broker not in p.removing
+        )
         # Keys are (topic, partition) tuples here: far cheaper to hash and sort than dataclasses.
         current: dict[tuple[str, int], tuple[str, int]] = {}
         future: dict[tuple[str, int], tuple[str, int]] = {}
@@ -208,6 +228,7 @@ class _Broker:
             for r in d.replicas:
                 (future if r.is_future else current)[(r.topic, r.partition)] = (d.path, r.size)
         partitions = cluster.partitions
+        self._settle_reassignment(current, future, partitions, full_sizes.get(broker, {}))
 
         def movable(key: tuple[str, int]) -> bool:
             state = partitions.get(TopicPartition(*key))
@@ -243,6 +264,37 @@ class _Broker:
         for problems in list(self.stuck.values()) + list(self.strays.values()):
             problems.sort()
 
+    def _settle_reassignment(self, current, future, partitions, full_sizes) -> None:
+        """Take the replicas a reassignment in flight adds to or removes from this broker out of
+        ``current`` and ``future`` (they may not move) and count them as done: one being removed
+        is gone (current and future copy), one being added holds its full size (``full_sizes``)
+        where it will end (the future copy's directory, when a move is in flight too). Bytes
+        leaving are not credited to a directory's room (see _Room); bytes still to come are
+        taken from it."""
+        for key in sorted(current.keys() | future.keys()):
+            state = partitions.get(TopicPartition(*key))
+            if state is None or (self.id not in state.removing and self.id not in state.adding):
+                continue
+            src, csize = current.pop(key, (None, 0))
+            dst, fsize = future.pop(key, (None, 0))
+            if self.id in state.removing:
+                for path, size in ((src, csize), (dst, fsize)):
+                    if path is not None:
+                        self.dirs[path].add(-size, -1)
+                self.leaving.append(max(csize, fsize))
+                continue
+            self.unplaced.remove(key)
+            end, have = (dst, fsize) if dst is not None else (src, csize)
+            assert end is not None
+            more = max(full_sizes.get(key, have) - have, 0)
+            self.dirs[end].add(more, 0)
+            if dst is not None and src is not None:
+                self.dirs[src].add(-csize, -1)  # the old directory is deleted once the copy completes
+            self.arriving.append(more)
+            if end in self.evacuate:
+                why = "a move into it is in flight" if end == dst else "being reassigned"
+                self.stuck.setdefault(end, []).append(f"{key[0]}-{key[1]} ({why})")
+
     def move(self, size: int, key: tuple[str, int], src: str, dst: str) -> None:
         s, d = self.dirs[src], self.dirs[dst]
         s.sizes.pop(bisect_left(s.sizes, (size, key)))
@@ -276,7 +328,8 @@ def _balance_log_dirs(cluster, log_dirs, brokers, max_moves, evacuate, tolerance
     for b, path in evacuate:
         evac_by_broker.setdefault(b, set()).add(path)
     before = _usage(log_dirs, scope)
-    states = {b: _Broker(b, log_dirs[b], cluster, evac_by_broker.get(b, set())) for b in scope}
+    full_sizes, guessed = _full_sizes(cluster, log_dirs, scope)
+    states = {b: _Broker(b, log_dirs[b], cluster, evac_by_broker.get(b, set()), full_sizes) for b in scope}
     for state in states.values():
         _evacuate(state)
     # Only emptying the evacuated directories is required: a future replica aimed at one may be
@@ -305,13 +358,84 @@ def _balance_log_dirs(cluster, log_dirs, brokers, max_moves, evacuate, tolerance
         tuple(moves),
         tuple(before),
         tuple(after),
-        tuple(_notes(log_dirs, states)),
+        tuple(_notes(log_dirs, states, guessed)),
         tuple(sorted(set(evacuate))),
     )
 
 
-def _notes(log_dirs, states: Mapping[int, _Broker]) -> list[str]:
+def _full_sizes(cluster: ClusterState, log_dirs, scope) -> tuple[dict[int, dict[tuple[str, int], int]], int]:
+    """Broker -> (topic, partition) -> the size a replica a reassignment adds to it will have:
+    its leader's (what the new replica copies), or, when the leader is not read, the largest
+    replica read of a broker that already holds it; with neither, the largest copy read (the
+    partial ones). Also how many adding replicas got no leader's size."""
+    wanted = {
+        (tp.topic, tp.partition): p
+        for tp, p in cluster.partitions.items()
+        if any(b in scope and b not in p.removing for b in p.adding)
+    }
+    if not wanted:
+        return {}, 0
+    seen: dict[tuple[str, int], dict[int, int]] = {}
+    for b, dirs in log_dirs.items():
+        for d in dirs:
+            for r in d.replicas:
+                key = (r.topic, r.partition)
+                if key in wanted and not r.is_future:
+                    seen.setdefault(key, {})[b] = r.size
+    out: dict[int, dict[tuple[str, int], int]] = {}
+    guessed = 0
+    for key, p in sorted(wanted.items()):
+        sizes = seen.get(key, {})
+        if p.leader in sizes and p.leader not in p.adding:
+            full = sizes[p.leader]
+        else:
+            guessed += 1
+            held = [s for b, s in sizes.items() if b not in p.adding]
+            full = max(held or sizes.values(), default=0)
+        for b in p.adding:
+            out.setdefault(b, {})[key] = full
+    return out, guessed
+
+
+def _reassignment_note(states: Mapping[int, _Broker], guessed: int) -> str | None:
+    """What the figures after count of a reassignment in flight, per broker."""
+    from kadmin.units import counted, format_size
+
+    said = []
+    for b, s in states.items():
+        parts = []
+        if s.leaving:
+            parts.append(
+                f"{counted(len(s.leaving), 'replica')} it removes ({format_size(sum(s.leaving))}) counted as gone"
+            )
+        if s.arriving:
+            parts.append(
+                f"{counted(len(s.arriving), 'replica')} it adds counted at full size "
+                f"({format_size(sum(s.arriving))} still to copy)"
+            )
+        if s.unplaced:
+            parts.append(
+                f"{counted(len(s.unplaced), 'replica')} it adds not in any directory yet, not counted "
+                "(Kafka picks the directory when it creates the replica)"
+            )
+        if parts:
+            said.append(f"broker {b}: {', '.join(parts)}")
+    if not said:
+        return None
+    size = "its leader's size" + (
+        f" (the largest replica read for {counted(guessed, 'partition')} whose leader was not read)" if guessed else ""
+    )
+    return (
+        "a reassignment between brokers is in flight; 'after' is once it and this plan are done, 'before' is now: "
+        f"{'; '.join(said)}. A replica being added is counted at {size}; partitions being reassigned do not move"
+    )
+
+
+def _notes(log_dirs, states: Mapping[int, _Broker], guessed: int = 0) -> list[str]:
     notes = []
+    reassigning = _reassignment_note(states, guessed)
+    if reassigning:
+        notes.append(reassigning)
     shared = [b for b, s in states.items() if s.shared_fs]
     if shared:
         d = next(x for x in log_dirs[shared[0]] if x.status is not LogDirStatus.OFFLINE)

@@ -315,3 +315,73 @@ def test_kadmins_throttle_records_are_not_balanced_but_are_evacuated():
     assert [(m.topic, m.source, m.destination) for m in result.moves] == [("logs", "/a", "/b")]
     result = balance_log_dirs(cluster, dirs, evacuate=[(1, "/a")])
     assert {m.topic for m in result.moves} == {RECORD_TOPIC, "logs"}
+
+
+def _reassigning(cluster: ClusterState, **moves: tuple[tuple[int, ...], tuple[int, ...]]) -> ClusterState:
+    """``cluster`` with reassignments in flight: "topic_partition"=(adding, removing)."""
+    from dataclasses import replace
+
+    parts = dict(cluster.partitions)
+    for name, (adding, removing) in moves.items():
+        topic, p = name.rsplit("_", 1)
+        tp = TopicPartition(topic, int(p))
+        parts[tp] = replace(parts[tp], adding=adding, removing=removing)
+    return replace(cluster, partitions=parts)
+
+
+def test_replicas_a_reassignment_removes_count_as_gone():
+    """The tester's broker 3: /a holds 24 GB of replicas a reassignment is taking off the broker,
+    and 20 GB that stay; /b and /c hold 9 GB each. Once it finishes /a holds 20 GB: moving
+    19.5 GB more out of it (what the planner did, counting the leaving replicas as staying) would
+    leave /a nearly empty. The plan evens out what stays; before is now, after counts them gone."""
+    leaving = [("orders", p, 3_500_000_000) for p in range(7)]
+    c, dirs = build({3: {"/a": [*leaving, ("audit", 0, 20 * GB)], "/b": [("clicks", 0, 9 * GB)],
+                         "/c": [("clicks", 1, 9 * GB)]},
+                     0: {"/a": [("orders", p, 3_500_000_000) for p in range(7)]}})
+    c = _reassigning(c, **{f"orders_{p}": ((), (3,)) for p in range(7)})
+    result = balance_log_dirs(c, dirs, brokers=[3])
+    assert [m for m in result.moves if m.source == "/a"] == []
+    before = {u.path: (u.replica_bytes, u.replicas) for u in result.before}
+    after = {u.path: (u.replica_bytes, u.replicas) for u in result.after}
+    assert before["/a"] == (44_500_000_000, 8)  # what is there now
+    assert after["/a"] == (20 * GB, 1)  # once the reassignment is done
+    assert after["/a"][0] >= max(after["/b"][0], after["/c"][0])
+    (note,) = result.notes
+    assert "broker 3: 7 replicas it removes (24.5 GB) counted as gone" in note
+    assert "'after' is once it and this plan are done, 'before' is now" in note
+
+
+def test_replicas_a_reassignment_adds_count_at_their_leaders_size():
+    """Broker 0 has copied 1 GB of orders-0 into /a; its leader (broker 1) holds 10 GB. Counted at
+    1 GB, /a looked emptier than /b (6 GB) and received more; counted at 10 GB it gives instead,
+    and its room is what the copy still needs taken off."""
+    c, dirs = build({0: {"/a": [("orders", 0, GB), ("t", 0, GB), ("t", 1, GB)],
+                         "/b": [("t", 2, 3 * GB), ("t", 3, 3 * GB)]},
+                     1: {"/a": [("orders", 0, 10 * GB)]}})
+    c = ClusterState(c.cluster_id, c.controller_id, c.brokers,
+                     {**c.partitions, TopicPartition("orders", 0): PartitionState(
+                         "orders", 0, 1, (1, 0), (1,), adding=(0,))})
+    result = balance_log_dirs(c, dirs, brokers=[0])
+    after = {u.path: u for u in result.after}
+    assert {(m.source, m.destination) for m in result.moves} == {("/a", "/b")}
+    assert after["/a"].replica_bytes + after["/b"].replica_bytes == 18 * GB  # orders-0 at 10 GB
+    assert "broker 0: 1 replica it adds counted at full size (9.0 GB still to copy)" in result.notes[0]
+    assert "counted at its leader's size" in result.notes[0]
+
+
+def test_a_replica_being_added_that_no_directory_lists_yet_is_named():
+    c, dirs = build({0: {"/a": [("t", 0, GB)], "/b": []}, 1: {"/a": [("orders", 0, 5 * GB)]}})
+    c = ClusterState(c.cluster_id, c.controller_id, c.brokers,
+                     {**c.partitions, TopicPartition("orders", 0): PartitionState(
+                         "orders", 0, 1, (1, 0), (1,), adding=(0,))})
+    (note,) = balance_log_dirs(c, dirs, brokers=[0]).notes
+    assert "broker 0: 1 replica it adds not in any directory yet, not counted" in note
+
+
+def test_evacuating_a_directory_whose_replicas_a_reassignment_removes():
+    """They leave with the reassignment: nothing to move, nothing refused."""
+    c, dirs = build({1: {"/a": [("t", 0, GB)], "/b": []}, 2: {"/a": [("t", 0, GB)]}})
+    c = _reassigning(c, t_0=((), (1,)))
+    result = balance_log_dirs(c, dirs, brokers=[1], evacuate=[(1, "/a")])
+    assert result.moves == ()
+    assert {u.path: u.replicas for u in result.after} == {"/a": 0, "/b": 0}

@@ -249,6 +249,37 @@ def test_a_partition_being_reassigned_stays_where_it_is_over_the_adminclient_pro
     assert [len(p["replicas"]) for p in doc["proposed"]["partitions"]] == [2]
 
 
+def test_a_reassignment_in_flight_counts_as_done_on_the_sandbox(sandbox_factory):
+    """The tester's broker 3: a reassignment takes broker 1's three "leaving" replicas (all in
+    d0) to broker 2. Counted as staying, d0 (40 MiB) looked four times as full as d1 and d2
+    (10 MiB each) and the plan moved "stay-0" out of it, leaving d0 near empty once the
+    reassignment ends. They count as gone: nothing to move on broker 1. Broker 2's copies,
+    barely started, count at their leader's size."""
+    from kafka import TopicPartition as KTP
+
+    from tests.sandbox.clients import kafka_python
+
+    sb = sandbox_factory(brokers=3, log_dirs=3, manual_clock=True, bandwidth=MiB, dir_capacity=2**30)
+    d = sb.log_dir_paths(1)
+    sb.create_topic("leaving", assignment={p: [0, 1] for p in range(3)}, size_bytes=10 * MiB,
+                    log_dirs={(p, 1): d[0] for p in range(3)})
+    sb.create_topic("stay", assignment={p: [1] for p in range(3)}, size_bytes=10 * MiB,
+                    log_dirs={(p, 1): d[p] for p in range(3)})
+    with kafka_python(sb) as admin:
+        admin.alter_partition_reassignments({KTP("leaving", p): [0, 2] for p in range(3)})
+    sb.clock.advance(1)  # copying at 1 MiB/s: still in flight
+    doc = json.loads(_kadmin(sb, "log-dirs", "balance", "-o", "json").stdout)
+    jsonschema.validate(doc, load("log-dirs-balance-result"))
+    assert [m for m in doc["moves"] if m["broker"] == 1] == []
+    rows = {(r["broker"], r["path"]): r for r in doc["log_dirs"]}
+    assert rows[1, d[0]]["replica_bytes_before"] == 40 * MiB  # now
+    assert [rows[1, p]["replica_bytes_after"] for p in d] == [10 * MiB] * 3  # once the reassignment is done
+    assert sum(r["replica_bytes_after"] for (b, _), r in rows.items() if b == 2) == 30 * MiB
+    (note,) = doc["notes"]
+    assert "broker 1: 3 replicas it removes (31.5 MB) counted as gone" in note
+    assert "broker 2: 3 replicas it adds counted at full size" in note
+
+
 def test_table_shows_paths_as_written(fake, monkeypatch):
     """A directory named with brackets is a path, not console markup."""
     real = Backend.describe_log_dirs

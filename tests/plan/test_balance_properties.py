@@ -53,7 +53,14 @@ def brokers_with_dirs(draw):
             dirs.append(LogDir(b, p, None, max(total, used), max(total, used) - used,
                                status[p] == "cordoned", tuple(placed[p])))
         log_dirs[b] = dirs
-    parts = {tp: PartitionState(tp.topic, tp.partition, bs[0], tuple(bs), tuple(bs)) for tp, bs in holders.items()}
+    parts = {}
+    for tp, bs in holders.items():
+        adding = removing = ()
+        if len(bs) > 1 and draw(st.integers(0, 3)) == 0:  # a reassignment in flight (the leader stays)
+            adding, removing = draw(st.sampled_from([((bs[1],), ()), ((), (bs[1],)), ((bs[-1],), (bs[1],))]))
+            if adding == removing:
+                adding = ()
+        parts[tp] = PartitionState(tp.topic, tp.partition, bs[0], tuple(bs), tuple(bs), adding=adding, removing=removing)
     brokers = {b: Broker(b, "127.0.0.1", 9092 + b) for b in log_dirs}
     evacuate = []
     if draw(st.booleans()):
@@ -100,7 +107,17 @@ def test_every_plan_is_valid(data):
         if not incoming or d.usable_bytes is None:
             continue
         current = {r.tp: r.size for x in log_dirs[b] for r in x.replicas if not r.is_future}
-        in_flight = sum(max(current.get(r.tp, r.size) - r.size, 0) for r in d.replicas if r.is_future)
+        in_flight = sum(
+            max(_final_size(cluster, log_dirs, b, r.tp, current.get(r.tp, r.size)) - r.size, 0)
+            for r in d.replicas
+            if r.is_future and b not in cluster.partitions[r.tp].removing
+        )
+        futures = {r.tp for x in log_dirs[b] for r in x.replicas if r.is_future}
+        in_flight += sum(  # replicas being added, still copying from their leader
+            max(_final_size(cluster, log_dirs, b, r.tp, r.size) - r.size, 0)
+            for r in d.replicas
+            if not r.is_future and r.tp not in futures and b in cluster.partitions[r.tp].adding
+        )
         assert sum(incoming) + in_flight <= d.usable_bytes, f"capacity exceeded: {d}"
     for b, path in evacuate:
         after = next(u for u in result.after if (u.broker, u.path) == (b, path))
@@ -108,6 +125,46 @@ def test_every_plan_is_valid(data):
     for entry in result.plan.partitions:
         for b, d in zip(entry.replicas, entry.log_dirs):
             assert d == ANY_LOG_DIR or (b, d) in dirs
+
+
+def _final_size(cluster, log_dirs, broker, tp, size):
+    """What a replica of ``broker`` holds once everything in flight is done: nothing when a
+    reassignment removes it, its leader's size when one adds it, ``size`` otherwise."""
+    state = cluster.partitions[tp]
+    if broker in state.removing:
+        return 0
+    if broker in state.adding:
+        leader = {r.tp: r.size for d in log_dirs[state.leader] for r in d.replicas if not r.is_future}
+        return max(leader[tp], size)
+    return size
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(brokers_with_dirs())
+def test_after_counts_everything_in_flight_as_done(data):
+    """Per broker (all directories online), the bytes after are what stays once every move in
+    flight, the reassignments and the plan are done: a replica a reassignment removes is gone,
+    one it adds holds its leader's size, one moving between directories its current copy's."""
+    cluster, log_dirs, _, _ = data
+    result = _plan(data)
+    if result is None:
+        return
+    after = {}
+    for u in result.after:
+        if u.replica_bytes is not None:
+            after[u.broker] = after.get(u.broker, 0) + u.replica_bytes
+    for b, dirs in log_dirs.items():
+        if any(d.status is LogDirStatus.OFFLINE for d in dirs):
+            continue
+        current = {r.tp: r.size for d in dirs for r in d.replicas if not r.is_future}
+        future = {r.tp: r.size for d in dirs for r in d.replicas if r.is_future}
+        adding = {tp for tp in future if b in cluster.partitions[tp].adding}  # the future copy is the one kept
+        kept = {tp: future[tp] if tp in adding else current.get(tp, future.get(tp)) for tp in current.keys() | future.keys()}
+        expected = sum(_final_size(cluster, log_dirs, b, tp, size) for tp, size in kept.items())
+        assert after[b] == expected
+    for entry in result.plan.partitions:
+        state = cluster.partitions[entry.tp]
+        assert not state.adding and not state.removing, "a partition being reassigned is left alone"
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
