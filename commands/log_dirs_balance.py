@@ -61,9 +61,10 @@ def balance(cluster, output, broker_list, max_moves, evacuate, output_file):
     """
 
     from kadmin import logdirs
-    from kadmin.plan.balance import balance_log_dirs
+    from kadmin.plan.balance import balance_log_dirs, check_broker_list
 
     requested = int_list(broker_list, "--broker-list")
+    check_broker_list(requested)  # before reading the cluster, as reassign balance and generate do
     if output_file:
         from kadmin.plan.reassignment_file import check_plan_path
 

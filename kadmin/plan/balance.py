@@ -462,7 +462,27 @@ def _notes(log_dirs, states: Mapping[int, _Broker], guessed: int = 0) -> list[st
     return notes
 
 
+def duplicate_brokers(brokers: Iterable[int]) -> str | None:
+    """What is wrong with a broker list that names a broker twice, as Kafka's tool says it
+    ("Broker list contains duplicate entries: 0"), or None. Every --broker-list that picks
+    brokers to plan for refuses that (log-dirs balance, reassign balance, reassign generate)."""
+    from collections import Counter
+
+    dupes = sorted(b for b, n in Counter(brokers).items() if n > 1)
+    return f"Broker list contains duplicate entries: {', '.join(map(str, dupes))}" if dupes else None
+
+
+def check_broker_list(brokers: Iterable[int] | None) -> None:
+    """InputError (exit 2, nothing read or changed) for a broker named twice."""
+    problem = None if brokers is None else duplicate_brokers(brokers)
+    if problem:
+        raise InputError(problem)
+
+
 def _check_request(log_dirs, brokers, max_moves, evacuate) -> list[int]:
+    if brokers is not None:
+        brokers = list(brokers)
+        check_broker_list(brokers)
     if max_moves is not None and max_moves < 0:
         raise InputError(f"--max-moves must be 0 or more, not {max_moves}")
     scope = sorted(log_dirs) if brokers is None else sorted(set(brokers))

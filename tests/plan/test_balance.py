@@ -202,6 +202,7 @@ def test_broker_list_limits_the_plan():
         ({"evacuate": [(9, "/a")]}, NotFoundError, "broker 9 is unknown"),
         ({"evacuate": [(1, "/a")], "brokers": [2]}, InputError, "not in the broker list"),
         ({"max_moves": -1}, InputError, "--max-moves"),
+        ({"brokers": [2, 1, 2, 1]}, InputError, "Broker list contains duplicate entries: 1, 2"),
     ],
 )
 def test_bad_requests(kwargs, error, words):

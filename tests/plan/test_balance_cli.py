@@ -280,6 +280,19 @@ def test_a_reassignment_in_flight_counts_as_done_on_the_sandbox(sandbox_factory)
     assert "broker 2: 3 replicas it adds counted at full size" in note
 
 
+def test_a_broker_named_twice_is_refused_before_the_cluster_is_read(monkeypatch):
+    """As reassign balance and reassign generate refuse it (Kafka's tool too): exit 2, one line."""
+    def open_cluster(cluster, read_only=True):
+        raise AssertionError("the cluster must not be read")
+
+    monkeypatch.setattr("kadmin.commands.log_dirs_balance.open_cluster", open_cluster)
+    for flag in ("0,0", "0,2,2,9"):
+        r = run("--broker-list", flag)
+        assert (r.exit_code, r.stdout) == (EXIT_USAGE, ""), r.output
+        dupe = flag.split(",")[1]
+        assert r.stderr == f"kadmin: error: Broker list contains duplicate entries: {dupe}\n"
+
+
 def test_table_shows_paths_as_written(fake, monkeypatch):
     """A directory named with brackets is a path, not console markup."""
     real = Backend.describe_log_dirs
