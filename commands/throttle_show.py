@@ -58,7 +58,7 @@ def show(cluster, output, fleet):
     _warn_invalid(doc)
     warn_down_brokers(state, "listed")
     warn_not_taken(state)
-    if not state.log_dirs_known:
+    if not state.log_dirs_known and not state.log_dirs_unseen and not state.silent_brokers:  # else the error names them
         render.warn("log-dir moves could not be seen on every broker: their log-dir rates count as needed")
     for r in doc["records"]:  # plain text: a plan file named "[x].json" is not rich markup
         click.echo(f"kadmin record {r['plan_id']}: {_who(r)}", err=True)
@@ -66,21 +66,37 @@ def show(cluster, output, fleet):
 
 
 def _fail_if_silent(state) -> None:
-    """A running broker that did not answer for its configs: the report lacks its rates. Exit 1,
-    as ``log-dirs describe`` does for a broker that did not answer, so a script never takes the
-    part for the whole (a down broker is known to be down: a warning, exit 0)."""
-    if not state.silent_brokers:
+    """A running broker that did not answer: for its configs, the report lacks its rates; for
+    its log directories (DescribeLogDirs: over --zookeeper the configs come from ZooKeeper, the
+    log-dir moves from the brokers), whether its log-dir rate is needed is not known (it counts
+    as needed). Exit 1 either way, over either connection, as ``log-dirs describe`` does for a
+    broker that did not answer, so a script never takes the part for the whole (a down broker is
+    known to be down: a warning, exit 0)."""
+    silent = state.silent_brokers
+    unseen = {b: why for b, why in state.log_dirs_unseen.items() if b not in silent}  # lacking its rates says more
+    if not silent and not unseen:
         return
     from kadmin.errors import ClusterError
     from kadmin.units import plural
 
-    who = ", ".join(f"{b} ({why})" for b, why in sorted(state.silent_brokers.items()))
-    their = "their" if len(state.silent_brokers) > 1 else "its"
-    raise ClusterError(
-        f"{plural('broker', len(state.silent_brokers))} {who} did not answer DescribeConfigs: the report lacks "
-        f"{their} throttle rates",
-        hint="check the broker and run it again",
-    )
+    def ids(brokers) -> str:
+        return ", ".join(f"{b} ({why})" for b, why in sorted(brokers.items()))
+
+    parts = []
+    if silent:
+        their = "their" if len(silent) > 1 else "its"
+        parts.append(
+            f"{plural('broker', len(silent))} {ids(silent)} did not answer DescribeConfigs: the report lacks "
+            f"{their} throttle rates"
+        )
+    if unseen:
+        one = len(unseen) == 1
+        parts.append(
+            f"{plural('broker', len(unseen))} {ids(unseen)} did not answer DescribeLogDirs: "
+            f"{'its' if one else 'their'} log-dir moves could not be seen, so a log-dir rate set there counts as "
+            "needed"
+        )
+    raise ClusterError("; ".join(parts), hint="check the broker and run it again")
 
 
 def show_json(state) -> dict:

@@ -59,6 +59,9 @@ class ThrottleState:
     # Running brokers that did not answer for their own configs (broker -> why: REQUEST_TIMED_OUT):
     # their rates are unknown, as a down broker's (only with ``read_throttle_state(partial=True)``).
     silent_brokers: Mapping[int, str] = field(default_factory=dict)
+    # Running brokers whose log-dir moves could not be seen (broker -> why: did not answer
+    # DescribeLogDirs): their log-dir rates count as needed.
+    log_dirs_unseen: Mapping[int, str] = field(default_factory=dict)
 
     @property
     def moves(self) -> dict[TopicPartition, PartitionReassignment]:
@@ -81,9 +84,10 @@ class ThrottleState:
         raise UnsupportedOperation(f"{self.records_error}; nothing was changed", hint=self.records_hint)
 
 
-def log_dir_moving_brokers(backend, brokers: Collection[int]) -> tuple[set[int], bool]:
-    """Brokers with a log-dir move in flight, and whether every broker could be seen. A broker
-    that did not answer DescribeLogDirs, or a backend without it, counts as moving.
+def log_dir_moving_brokers(backend, brokers: Collection[int]) -> tuple[set[int], bool, dict[int, str]]:
+    """Brokers with a log-dir move in flight, whether every broker could be seen, and those that
+    did not answer (broker -> why). A broker that did not answer DescribeLogDirs, or a backend
+    without it, counts as moving.
 
     A move is in flight while its future replica exists, copying or not: one whose source
     directory failed stays listed, paused (OffsetLag -1), and one whose destination failed sits
@@ -92,7 +96,7 @@ def log_dir_moving_brokers(backend, brokers: Collection[int]) -> tuple[set[int],
     So a broker listing a future replica, or with a directory offline (what it holds cannot be
     seen), counts as moving: its log-dir rate stays until the future replica is gone."""
     if Capability.LOG_DIRS not in backend.capabilities:
-        return set(brokers), False
+        return set(brokers), False, {}
     answers = backend.describe_log_dirs(brokers=sorted(brokers))
     moving = {
         b
@@ -100,8 +104,9 @@ def log_dir_moving_brokers(backend, brokers: Collection[int]) -> tuple[set[int],
         if bld.error is not None
         or any(d.error is not None or any(r.is_future for r in d.replicas) for d in bld.log_dirs)
     }
-    unseen = {b for b, bld in answers.items() if bld.error is not None} | (set(brokers) - set(answers))
-    return moving | unseen, not unseen
+    unseen = {b: bld.error for b, bld in answers.items() if bld.error is not None}
+    unseen |= dict.fromkeys(set(brokers) - set(answers), "no answer to DescribeLogDirs")
+    return moving | set(unseen), not unseen, unseen
 
 
 def read_throttle_state(
@@ -154,13 +159,13 @@ def read_throttle_state(
                 ) from None
             return e.configs, e.brokers
 
-    reads = [
+    reads: list = [
         read_configs,
         lambda: log_dir_moving_brokers(backend, cluster.brokers),
     ]
     if seen is None:
         reads += [backend.list_partition_reassignments, load_records]
-    (configs, silent), (moving, known), *rest = read_together(backend, *reads)  # requests in flight together
+    (configs, silent), (moving, known, unseen), *rest = read_together(backend, *reads)  # requests in flight together
     reassigning, (records, (error, bad, hint)) = rest if seen is None else (seen[1], (seen[2], (None, (), None)))
     # Brokers in scope: those asked for, or every broker (a down one too: a rate set on it by
     # hand is as much a throttle as kadmin's), and those kadmin's records name.
@@ -206,4 +211,5 @@ def read_throttle_state(
         not_taken,
         blocked if not_taken else None,
         silent,
+        unseen,
     )
