@@ -58,6 +58,7 @@ from kadmin.model import (
     ReassignmentPlan,
     TopicPartition,
 )
+from kadmin.plan import duplicate_brokers
 from kadmin.plan.filesystems import (
     no_capacity_note,
     reports_capacity,
@@ -460,16 +461,6 @@ def _notes(log_dirs, states: Mapping[int, _Broker], guessed: int = 0) -> list[st
                 f"topic's log, or the copy a cancelled move left; Kafka removes them itself): {', '.join(names)}"
             )
     return notes
-
-
-def duplicate_brokers(brokers: Iterable[int]) -> str | None:
-    """What is wrong with a broker list that names a broker twice, as Kafka's tool says it
-    ("Broker list contains duplicate entries: 0"), or None. Every --broker-list that picks
-    brokers to plan for refuses that (log-dirs balance, reassign balance, reassign generate)."""
-    from collections import Counter
-
-    dupes = sorted(b for b, n in Counter(brokers).items() if n > 1)
-    return f"Broker list contains duplicate entries: {', '.join(map(str, dupes))}" if dupes else None
 
 
 def check_broker_list(brokers: Iterable[int] | None) -> None:

@@ -65,12 +65,12 @@ than what ``max_bytes`` leaves: the limit stopped it, not the cluster).
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kadmin.errors import InputError, NotFoundError
 from kadmin.model import ANY_LOG_DIR, Assignment, ClusterState, LogDir, LogDirStatus, ReassignmentPlan, TopicPartition
+from kadmin.plan import duplicate_brokers
 from kadmin.plan.balance import DirUsage
 from kadmin.plan.broker_balance_state import (
     BrokerState,
@@ -117,10 +117,9 @@ class BalanceRequest:
             raise InputError(f"--threshold must be between 0% and 100%, not {self.threshold:.1%}")
         if not 0 < self.max_dir_usage <= 1:
             raise InputError(f"--max-dir-usage must be above 0% and at most 100%, not {self.max_dir_usage:.1%}")
-        if self.brokers is not None:
-            dupes = sorted(b for b, n in Counter(self.brokers).items() if n > 1)
-            if dupes:  # as reassign generate says it (Kafka's tool refuses them too)
-                raise InputError(f"Broker list contains duplicate entries: {', '.join(map(str, dupes))}")
+        problem = None if self.brokers is None else duplicate_brokers(self.brokers)
+        if problem:  # as reassign generate says it (Kafka's tool refuses them too)
+            raise InputError(problem)
         if self.max_moves is not None and self.max_moves < 0:
             raise InputError(f"--max-moves must be 0 or more, not {self.max_moves}")
         if self.max_bytes is not None and self.max_bytes < 0:

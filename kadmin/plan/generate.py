@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from kadmin.errors import InputError, NotFoundError
 from kadmin.model import Assignment, ClusterState, ReassignmentPlan, TopicPartition
+from kadmin.plan import duplicate_brokers
 from kadmin.plan.gc_pause import gc_paused
 from kadmin.plan.kafka_assign import assign_replicas_to_brokers
 from kadmin.plan.minimal_assign import minimal_assignment
@@ -220,9 +221,9 @@ def request_problems(topics: Sequence[str], broker_ids: Sequence[int], topics_fi
         )
     if not broker_ids:
         out.append(Refusal("the broker list is empty"))
-    dupes_b = sorted(b for b, n in Counter(broker_ids).items() if n > 1)
-    if dupes_b:
-        out.append(Refusal(f"Broker list contains duplicate entries: {', '.join(map(str, dupes_b))}"))
+    problem = duplicate_brokers(broker_ids)
+    if problem:
+        out.append(Refusal(problem))
     return out
 
 
