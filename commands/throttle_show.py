@@ -141,6 +141,8 @@ def show_json(state) -> dict:
     }
     if state.silent_brokers:
         doc["silent_brokers"] = {str(b): why for b, why in sorted(state.silent_brokers.items())}
+    if state.log_dirs_unseen:
+        doc["log_dirs_unseen"] = {str(b): why for b, why in sorted(state.log_dirs_unseen.items())}
     if state.not_taken:
         doc["waiting"] = [
             {

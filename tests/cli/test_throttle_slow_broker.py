@@ -58,12 +58,16 @@ def test_over_zookeeper_a_broker_that_does_not_answer_describe_log_dirs_is_named
     counts as needed), and the report exits 1 as it does over -b for that broker (there it does
     not answer DescribeConfigs either). It said only 'log-dir moves could not be seen' and exited 0."""
     sb = sandbox_factory(brokers=3, log_dirs=1, zookeeper=zk_connect)
-    code, _, err = kadmin(capsys, "throttle", "set", "--log-dir-rate", "5MB/s", "--brokers", "1", "--zookeeper", zk_connect)
+    code, _, err = kadmin(
+        capsys, "throttle", "set", "--log-dir-rate", "5MB/s", "--brokers", "1", "--zookeeper", zk_connect
+    )
     assert code == 0, err
     sb.faults.slow(1, 5000)
     try:
         for output in ("table", "json"):
-            code, out, err = kadmin(capsys, "throttle", "show", "--zookeeper", zk_connect, "--timeout", "2s", "-o", output)
+            code, out, err = kadmin(
+                capsys, "throttle", "show", "--zookeeper", zk_connect, "--timeout", "2s", "-o", output
+            )
             assert code == 1, err
             assert (
                 "broker 1 (REQUEST_TIMED_OUT) did not answer DescribeLogDirs: its log-dir moves could not be seen, "
@@ -74,9 +78,11 @@ def test_over_zookeeper_a_broker_that_does_not_answer_describe_log_dirs_is_named
                 doc = json.loads(out)
                 jsonschema.validate(doc, load("throttle-show-result"))
                 assert doc["log_dir_moves_known"] is False and doc["unreadable_brokers"] == []
+                assert doc["log_dirs_unseen"] == {"1": "REQUEST_TIMED_OUT"}
                 assert [(t["resource"], t["needed"]) for t in doc["throttles"]] == [("1", True)]
     finally:
         sb.faults.slow(1, 0)
     code, out, err = kadmin(capsys, "throttle", "show", "--zookeeper", zk_connect, "-o", "json")
     assert code == 0, err
     assert json.loads(out)["log_dir_moves_known"] is True
+    assert "log_dirs_unseen" not in json.loads(out)
