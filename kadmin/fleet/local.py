@@ -25,7 +25,7 @@ from collections.abc import Iterable
 
 from kadmin.fleet import tables as t
 from kadmin.fleet.report import Report
-from kadmin.fleet.rows import LOG_DIRS_KIND, Rows
+from kadmin.fleet.rows import LOG_DIRS_KIND, REASSIGN_KIND, Rows
 
 DEFAULT_TOP = 10
 
@@ -399,20 +399,35 @@ def throttle_summary(state_rows: list[tuple]) -> list[tuple]:
     return out
 
 
+def reassign_unreachable(errors: Iterable[tuple], clusters: Iterable[tuple], status: Iterable[tuple]) -> list[tuple]:
+    """The ``errors`` rows the reassign reports count: a cluster or file that could not be read;
+    a broker only when it holds a replica (added, kept or removed) of a partition being
+    reassigned (``status``), or when its cluster's reassignments were not read (``clusters``
+    has no ``reassign`` row of it: what moves there is not known). A broker no reassignment
+    touches lacks nothing these reports show: live collection names only the down brokers of
+    the partitions being moved, and a ``log-dirs describe`` result beside a ``reassign list``
+    result names every broker that did not answer, moving or not (docs/fleet.md)."""
+    known = {c[0] for c in clusters if c[1] == REASSIGN_KIND}
+    moving = {(r[0], b) for r in status for b in (*r[3], *r[4], *r[5])}
+    return [e for e in errors if e[1] is None or e[0] not in known or (e[0], e[1]) in moving]
+
+
 def reassign_reports(rows: Rows) -> list[Report]:
     status = [r for c, f in cluster_facts(rows).items() for r in reassignment_status(c, f)]
-    return finish_reassign_reports(status, rows["errors"], rows["waiting"])
+    return finish_reassign_reports(status, rows["errors"], rows["waiting"], rows["clusters"])
 
 
-def finish_reassign_reports(status: list[tuple], errors: list[tuple], waiting: Iterable[tuple] = ()) -> list[Report]:
+def finish_reassign_reports(
+    status: list[tuple], errors: list[tuple], waiting: Iterable[tuple] = (), clusters: Iterable[tuple] = ()
+) -> list[Report]:
     """The reassign reports: ``waiting`` (rows of ``tables.WAITING``) are listed apart, not as
-    ongoing reassignments."""
+    ongoing reassignments; of the ``errors``, those ``reassign_unreachable`` keeps."""
     waiting_rows = [(w[0], w[1], w[2], list(w[3] or []), list(w[4] or [])) for w in waiting]
     return [
         Report.of(t.REASSIGNMENT_SUMMARY, reassignment_summary(status, waiting_rows)),
         Report.of(t.REASSIGNMENT_STATUS, status),
         Report.of(t.REASSIGNMENT_WAITING, waiting_rows),
-        Report.of(t.UNREACHABLE, unreachable(errors)),
+        Report.of(t.UNREACHABLE, unreachable(reassign_unreachable(errors, clusters, status))),
     ]
 
 

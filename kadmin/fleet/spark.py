@@ -631,7 +631,8 @@ def reports(kind: str, frames: Frames, top: int = local.DEFAULT_TOP) -> list[Rep
     errors = _collect(frames["errors"])
     if kind == "reassign":
         waiting = _collect(frames["waiting"])  # a few rows per stuck cluster
-        return local.finish_reassign_reports(_per_cluster(frames, "reassignment_status"), errors, waiting)
+        clusters = _collect(frames["clusters"])  # a row per cluster and result
+        return local.finish_reassign_reports(_per_cluster(frames, "reassignment_status"), errors, waiting, clusters)
     if kind == "throttle":
         return local.finish_throttle_reports(_per_cluster(frames, "throttle_state"), errors)
     raise ValueError(f"unknown fleet report kind {kind!r}")

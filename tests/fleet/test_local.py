@@ -181,6 +181,57 @@ def north_live(tmp_path):
     return str(fleet), FakeOpener({"north": (up, fx.REASSIGN_NORTH["reassignments"])})
 
 
+# In "north" (fx.NORTH_LOG_DIRS: broker 4 down) nothing is reassigned, or only a partition on
+# brokers 1 and 2.
+NORTH_QUIET = {"nothing": [], "elsewhere": [fx.REASSIGN_NORTH["reassignments"][3]]}
+
+
+def north_quiet(tmp_path, name):
+    """("north" saved: its reassign list result beside its log-dirs describe result naming
+    broker 4 down; "north" live, as FakeOpener serves it: broker 4 not listed)."""
+    from tests.fleet.fakes import FakeOpener
+
+    reassignments = NORTH_QUIET[name]
+    saved = fx.write(tmp_path / name / "from", {
+        "north.reassign-list.json": {"version": 1, "reassignments": reassignments},
+        "north.json": fx.NORTH_LOG_DIRS,  # a bare file: read as the log-dirs result it is
+    })
+    fleet, _ = north_live(tmp_path / name)
+    up = fx.log_dirs_doc(*(b for b in fx.NORTH_LOG_DIRS["brokers"] if b["broker"] != 4))
+    return saved, fleet, FakeOpener({"north": (up, reassignments)})
+
+
+@pytest.mark.parametrize("name", sorted(NORTH_QUIET))
+def test_a_down_broker_no_reassignment_touches_is_not_named(tmp_path, capsys, name):
+    """Broker 4 of "north" is down, as its log-dirs describe result says, but it holds no
+    replica of a partition being reassigned: the reassign reports lack nothing, and a run over
+    the saved results says so as live collection does (no unreachable row), where it named the
+    broker and failed (exit 1)."""
+    saved, fleet, opener = north_quiet(tmp_path, name)
+    for request in (FleetRequest("reassign", from_dir=str(saved)), FleetRequest("reassign", fleet=fleet)):
+        reports = by_name(build_reports(request, opener=opener))
+        assert reports["unreachable"] == [], request
+        assert [(r["partition"], r["status"]) for r in reports["reassignment_status"]] == (
+            [(3, "copying")] if NORTH_QUIET[name] else [])
+    from tests.support.cli import kadmin
+
+    code, _, err = kadmin(capsys, "reassign", "list", "--from", str(saved), "-o", "json")
+    assert (code, err) == (0, "")
+
+
+def test_a_broker_error_counts_where_the_reassignments_are_not_known():
+    """A broker's error row is kept when it holds a replica of a partition being moved, or when
+    its cluster's reassignments were not read (nothing says it is not involved); a cluster's
+    own error always."""
+    from kadmin.fleet.local import reassign_unreachable
+
+    errors = [("a", 1, "a.json", "down"), ("a", 2, "a.json", "down"), ("a", None, "a.x.json", "bad"),
+              ("b", 1, "b.json", "down")]
+    clusters = [("a", "reassign", "a.reassign-list.json"), ("a", "log-dirs", "a.json"), ("b", "log-dirs", "b.json")]
+    status = [("a", "t", 0, [3, 2], [3], [])]
+    assert reassign_unreachable(errors, clusters, status) == errors[1:]
+
+
 def test_a_down_broker_of_a_moving_partition_is_named_with_the_partitions_it_holds(tmp_path):
     """Broker 4 of "north" is down and holds a replica of three partitions being moved, none of
     them as an adding one. The report names it (its unreachable row: incomplete, exit 1), and

@@ -131,6 +131,18 @@ def test_a_down_broker_of_a_moving_partition_is_named_on_spark_too(spark, tmp_pa
     assert_same(*both("throttle", spark, from_dir=str(fx.throttle_down_fleet(tmp_path / "throttle"))))
 
 
+def test_a_down_broker_no_reassignment_touches_is_not_named_on_spark_either(spark, tmp_path):
+    """The same rows as plain Python, read from files and live (tests/fleet/test_local.py)."""
+    from tests.fleet.test_local import north_quiet
+
+    saved, fleet, opener = north_quiet(tmp_path, "elsewhere")
+    local, on_spark = both("reassign", spark, from_dir=str(saved))
+    assert_same(local, on_spark)
+    assert {r.name: r for r in on_spark}["unreachable"].rows == ()
+    live = build_reports(FleetRequest("reassign", spark=True, spark_master=MASTER, fleet=fleet), opener=opener)
+    assert_same(local, live)
+
+
 def general_path(spark, directory, top):
     """The log-dirs reports through the Spark engine's queries over the loaded tables."""
     from kadmin.fleet import spark as engine
