@@ -10,7 +10,9 @@ Order of changes (KIP-113 and KIP-455, with kadmin's safety rules):
 5. AlterReplicaLogDirs again for the replicas that answered REPLICA_NOT_AVAILABLE, every
    ``retry_interval`` until ``timeout``, as KIP-113's script does.
 The plan of changes is computed purely in ``kadmin.execute.plan_of_changes``; ``--dry-run``
-renders that same ``ExecutionPlan`` and applies nothing. The executor knows only the Backend
+renders that same ``ExecutionPlan`` and applies nothing. Each change is reported in the order
+of ``ExecutionPlan.changes()``, the list ``--dry-run`` prints: a new replica's placement, sent in
+step 3, is reported after the reassignments of step 4 that create it. The executor knows only the Backend
 protocol; clock and sleep are injected for the retry loop.
 
 Ctrl-C (KeyboardInterrupt) anywhere in steps 1-5 stops the run and is returned, not raised:
@@ -25,7 +27,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from kadmin.backends.base import Backend, Capability, reassignment_blocked
 from kadmin.backends.config_outcomes import ConfigChangesPartlyMade
@@ -143,20 +145,55 @@ AWAITED = (
 )
 
 
+_C = TypeVar("_C", LogDirMove, Reassign)
+
+
 class _Applying:
     """The bookkeeping of one apply: outcomes recorded before they are reported (so a Ctrl-C
     between the two loses no line), and the changes of the request in flight (``sending``) and
-    of the new replicas still awaited (``awaited``), whose outcome an interrupt leaves unknown."""
+    of the new replicas still awaited (``awaited``), whose outcome an interrupt leaves unknown.
 
-    def __init__(self, result: ExecutionResult, reporter: Reporter):
+    Outcomes are reported in the order of the plan (``ExecutionPlan.changes()``, what
+    ``--dry-run`` lists), whatever order their answers come in: a new replica's placement,
+    answered with the moves, is reported after the reassignments that create it. An outcome
+    waits (``held``) until every change before it in the plan has one; ``flush`` reports all of
+    them once nothing more will come (the run stopped before a change: it has none)."""
+
+    def __init__(self, result: ExecutionResult, reporter: Reporter, planned: Iterable[Change]):
         self.result = result
         self.reporter = reporter
         self.reported = 0
         self.sending: tuple[Change, ...] = ()
         self.awaited: dict[TopicPartitionReplica, LogDirMove] = {}
+        self.planned = list(planned)
+        self.next = 0  # the first change of ``planned`` not recorded in ``result.applied``
+        self.held: dict[Change, str | None] = {}
 
     def done(self, change: Change, error: str | None) -> None:
-        self.result.applied.append((change, error))
+        self.held[change] = error
+        self.record()
+        self.report()
+
+    def failed(self, kind: type[_C]) -> list[_C]:
+        """The answered changes of ``kind`` that failed, held ones included."""
+        out = [c for c, e in self.result.applied if e is not None and isinstance(c, kind)]
+        return out + [c for c, e in self.held.items() if e is not None and isinstance(c, kind)]
+
+    def record(self) -> None:
+        """Move the held outcomes whose turn has come into ``result.applied``, in plan order."""
+        planned, held, applied = self.planned, self.held, self.result.applied
+        while self.next < len(planned) and planned[self.next] in held:
+            change = planned[self.next]
+            applied.append((change, held.pop(change)))
+            self.next += 1
+
+    def flush(self) -> None:
+        """Nothing more will be answered: record every held outcome, in plan order, and report."""
+        order = {c: i for i, c in enumerate(self.planned)}
+        for change in sorted(self.held, key=lambda c: order.get(c, len(order))):
+            self.result.applied.append((change, self.held[change]))
+        self.held = {}
+        self.next = len(self.planned)
         self.report()
 
     def report(self) -> None:
@@ -171,11 +208,11 @@ class _Applying:
         result = self.result
         result.interrupted = True
         result.aborted = "interrupted"
-        settled = {c for c, _ in result.applied}
+        settled = {c for c, _ in result.applied} | set(self.held)
         in_flight = [c for c in self.sending if c not in settled]
         result.unanswered = [(c, UNANSWERED) for c in in_flight]
         result.unanswered += [(m, AWAITED) for m in self.awaited.values() if m not in settled and m not in in_flight]
-        self.report()
+        self.flush()
 
 
 def apply_execution(
@@ -197,7 +234,7 @@ def apply_execution(
     ``earlier_record``: this plan's throttle record before the run (``ClusterView.records``),
     what the record goes back to for a throttle change the cluster refuses."""
     result = ExecutionResult()
-    run = _Applying(result, reporter)
+    run = _Applying(result, reporter, xplan.changes())
     try:
         write_rollback(xplan.write_rollback.path, xplan.rollback)
         run.done(xplan.write_rollback, None)
@@ -206,6 +243,7 @@ def apply_execution(
         except KadminError as e:
             result.aborted = f"stopped: {e.message}"
             result.hint = e.hint
+        run.flush()
     except KeyboardInterrupt:
         run.interrupted()
     return result
@@ -223,12 +261,14 @@ def _apply_changes(backend, xplan, request, run: _Applying, records, clock, slee
         try:
             apply_throttles(backend, records, throttles, xplan.record, earlier=earlier_record, written=True)
         except ConfigChangesPartlyMade as e:  # what the cluster accepted is reported, then the run stops
-            result.applied += [(c, None) for c in throttles if c in e.made]
+            run.held.update((c, None) for c in throttles if c in e.made)
             run.sending = ()
+            run.record()
             run.report()
             raise
-        result.applied += [(c, None) for c in throttles]  # one step: all made, then each reported
+        run.held.update((c, None) for c in throttles)  # one step: all made, then each reported
         run.sending = ()
+        run.record()
         run.report()
 
     retry = run.awaited  # replicas whose broker answered REPLICA_NOT_AVAILABLE: resent below
@@ -245,8 +285,7 @@ def _apply_changes(backend, xplan, request, run: _Applying, records, clock, slee
             else:
                 done(m, err)
         run.sending = ()
-        hard = [e for c, e in result.failures if isinstance(c, LogDirMove)]
-        if hard:
+        if run.failed(LogDirMove):
             result.aborted = "AlterReplicaLogDirs failed; the reassignment was not started"
             return
 
@@ -265,7 +304,7 @@ def _apply_changes(backend, xplan, request, run: _Applying, records, clock, slee
         for tp, r in by_tp.items():
             done(r, answers.get(tp, "no answer from the controller"))
         run.sending = ()
-        refused = {c.tp for c, e in result.failures if isinstance(c, Reassign)}
+        refused = {c.tp for c in run.failed(Reassign)}
         for replica, m in list(retry.items()):
             if replica.tp in refused:  # that replica will not be created: no point waiting for it
                 del retry[replica]

@@ -90,13 +90,14 @@ class ClusterView:
 
 @dataclass(frozen=True)
 class ExecutionPlan:
-    """Every change execute will make, in order. Rendered by --dry-run, applied otherwise."""
+    """Every change execute will make, in order (``changes()``). Rendered by --dry-run, applied
+    otherwise, the run reporting each change in that same order."""
 
     rollback: ReassignmentPlan
     write_rollback: WriteRollback
     throttles: ThrottleSet
     record: ThrottleRecord | None  # the throttle record to write (merged with this plan's earlier one)
-    log_dir_moves: tuple[LogDirMove, ...]
+    log_dir_moves: tuple[LogDirMove, ...]  # one AlterReplicaLogDirs request, sent before the reassignments
     reassignments: tuple[Reassign, ...]
     unchanged: tuple[TopicPartition, ...]  # partitions nothing is sent for (replicas and directories in place)
     rates_skipped: frozenset[int] = frozenset()  # down brokers given no rate (their configs cannot change)
@@ -106,7 +107,18 @@ class ExecutionPlan:
     throttles_before: Throttle = field(default_factory=Throttle)
 
     def changes(self) -> list[Change]:
-        return [self.write_rollback, *self.throttles.changes, *self.log_dir_moves, *self.reassignments]
+        """Every change in the order the run makes and reports it, which ``--dry-run`` lists:
+        the rollback file, the throttles, the moves of replicas a broker holds (they start at
+        once), the reassignments, then the new replicas placed in their directories. Those go
+        in the same AlterReplicaLogDirs request as the moves, but a broker places one only once
+        the reassignment has created it (REPLICA_NOT_AVAILABLE until then, KIP-113)."""
+        return [
+            self.write_rollback,
+            *self.throttles.changes,
+            *(m for m in self.log_dir_moves if not m.new_replica),
+            *self.reassignments,
+            *(m for m in self.log_dir_moves if m.new_replica),
+        ]
 
     @property
     def nothing_to_change(self) -> bool:

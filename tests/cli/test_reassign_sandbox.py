@@ -100,6 +100,37 @@ def test_cancel_midway(sb, tmp_path, capsys):
     assert kadmin(capsys, "reassign", "list", "-b", sb.bootstrap)[1] == "No partition reassignments found.\n"
 
 
+def dry_run_and_run(capsys, plan, *connection):
+    """The lines of ``reassign execute --dry-run`` and of the same command run, each said as
+    the dry run says it (no 'done    ')."""
+    args = ("reassign", "execute", "--reassignment-json-file", plan, "--throttle", "10MB/s",
+            "--replica-alter-log-dirs-throttle", "5MB/s", "--timeout", "5s", *connection)
+    code, out, err = kadmin(capsys, *args, "--dry-run")
+    assert code == 0, err
+    planned = out.splitlines()
+    assert planned[0] == "Plan of changes (dry run: nothing was changed):"
+    code, out, err = kadmin(capsys, *args)
+    assert code == 0, err
+    made = [line.replace("  done    ", "  ", 1) for line in out.splitlines() if line.startswith("  done    ")]
+    return planned[1:], made
+
+
+def test_the_dry_run_lists_the_changes_in_the_order_the_run_makes_them(sb, tmp_path, capsys, records):
+    """Seen by hand: the dry run listed 'place new replica' before the reassignment, the run after."""
+    target = sb.log_dir_paths(3)[1]
+    here = sb.snapshot().replica_dir("foo", 0, 1)
+    other = next(p for p in sb.log_dir_paths(1) if p != here)
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1], "log_dirs": [target, other]}])
+    planned, made = dry_run_and_run(capsys, plan, "-b", sb.bootstrap)
+    assert made == planned
+    assert planned[-3:] == [
+        f"  move replica foo-0 on broker 1 from {here} to {other}",
+        "  reassign foo-0: 0,1 -> 3,1 (adding 3; removing 0)",
+        f"  place new replica foo-0 on broker 3 in {target}",
+    ]
+    assert sum(1 for line in planned if "throttled" in line or "alter.log.dirs" in line) >= 5
+
+
 def test_log_dir_move_on_one_broker(sb, tmp_path, capsys):
     s = sb.snapshot()
     here = s.replica_dir("foo", 0, 0)
@@ -272,6 +303,7 @@ def test_dry_run_prints_the_plan_of_changes_and_sends_nothing(sb, tmp_path, caps
     assert lines[0] == "Plan of changes (dry run: nothing was changed):"
     assert "  broker 3 follower.replication.throttled.rate: (not set) -> 10000000 (10.0 MB/s)" in lines
     assert "  topic foo follower.replication.throttled.replicas: (not set) -> 0:3" in lines
-    assert f"  place new replica foo-0 on broker 3 in {target}" in lines
-    assert lines[-1] == "  reassign foo-0: 0,1 -> 3,1 (adding 3; removing 0)"
+    # the new replica is placed once the reassignment has created it, and said so
+    assert lines[-2:] == ["  reassign foo-0: 0,1 -> 3,1 (adding 3; removing 0)",
+                          f"  place new replica foo-0 on broker 3 in {target}"]
     assert sb.mutating_requests() == [] and list(tmp_path.glob("*.rollback-*")) == []

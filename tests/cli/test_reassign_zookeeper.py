@@ -70,6 +70,24 @@ def test_new_broker_and_chosen_dir_through_brokers_found_in_zookeeper(zsb, tmp_p
     assert kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan, "--zookeeper", zsb.zk_connect)[0] == 0
 
 
+def test_the_dry_run_lists_the_changes_in_the_order_the_run_makes_them(zsb, tmp_path, capsys):
+    """Seen by hand (2.8): the dry run listed 'place new replica' before the reassignment, the
+    run after it (the broker places the replica once the reassignment has created it)."""
+    from tests.cli.test_reassign_sandbox import dry_run_and_run
+
+    target = zsb.log_dir_paths(3)[1]
+    here = zsb.snapshot().replica_dir("foo", 0, 1)
+    other = next(p for p in zsb.log_dir_paths(1) if p != here)
+    plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1], "log_dirs": [target, other]}])
+    planned, made = dry_run_and_run(capsys, plan, "--zookeeper", zsb.zk_connect)
+    assert made == planned
+    assert planned[-3:] == [
+        f"  move replica foo-0 on broker 1 from {here} to {other}",
+        "  reassign foo-0: 0,1 -> 3,1 (adding 3; removing 0)",
+        f"  place new replica foo-0 on broker 3 in {target}",
+    ]
+
+
 def test_validation_error_changes_nothing(zsb, tmp_path, capsys):
     plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 3]},
                                  {"topic": "foo", "partition": 1, "replicas": [1, 2], "log_dirs": ["any", "/nope"]}])

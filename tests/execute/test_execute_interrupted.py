@@ -73,7 +73,12 @@ def test_interrupted_while_the_throttles_are_set_says_they_may_be_set():
     assert result.unanswered == [(c, UNANSWERED) for c in xplan.throttles.changes]
     assert len(xplan.throttles.changes) == 8 and be.configs  # they are set, and recorded
     assert "plan-1" in store.records
-    assert result.not_sent(xplan.changes()) == [*xplan.log_dir_moves, *xplan.reassignments]
+    # in the plan's order: the existing replica's move, the reassignment, the new replica's place
+    assert [describe(c) for c in result.not_sent(xplan.changes())] == [
+        "move replica foo-0 on broker 2 from /d/a to /d/b",
+        "reassign foo-0: 1,2 -> 3,2 (adding 3; removing 1)",
+        "place new replica foo-0 on broker 3 in /d/b",
+    ]
 
 
 def test_interrupted_after_the_throttles_were_set_reports_each_of_them():
