@@ -25,7 +25,7 @@ from collections.abc import Iterable
 
 from kadmin.fleet import tables as t
 from kadmin.fleet.report import Report
-from kadmin.fleet.rows import LOG_DIRS_KIND, REASSIGN_KIND, Rows
+from kadmin.fleet.rows import LOG_DIRS_KIND, REASSIGN_KIND, THROTTLE_KIND, Rows
 
 DEFAULT_TOP = 10
 
@@ -315,13 +315,22 @@ def reassignment_status(cluster: str, f: dict) -> list[tuple]:
     return out
 
 
-def reassignment_summary(status_rows: list[tuple], waiting_rows: Iterable[tuple] = ()) -> list[tuple]:
+def read_clusters(clusters: Iterable[tuple], kind: str) -> set[str]:
+    """The clusters whose ``kind`` result was read (rows of ``clusters``): each has a row in its
+    summary, with 0s when nothing is listed, so "read, nothing there" differs from "not read"."""
+    return {c[0] for c in clusters if c[1] == kind}
+
+
+def reassignment_summary(
+    status_rows: list[tuple], waiting_rows: Iterable[tuple] = (), read: Iterable[str] = ()
+) -> list[tuple]:
     """Per cluster: its ongoing reassignments (``status_rows``) and the requests of a stuck
-    /admin/reassign_partitions no broker carries out (``waiting_rows``), counted apart."""
-    groups: dict[str, list[tuple]] = defaultdict(list)
+    /admin/reassign_partitions no broker carries out (``waiting_rows``), counted apart; a
+    cluster ``read`` with neither has a row of 0s."""
+    groups: dict[str, list[tuple]] = {c: [] for c in read}
     waiting: dict[str, int] = defaultdict(int)
     for r in status_rows:
-        groups[r[0]].append(r)
+        groups.setdefault(r[0], []).append(r)
     for w in waiting_rows:
         waiting[w[0]] += 1
     return [
@@ -379,10 +388,11 @@ def throttle_state(cluster: str, f: dict) -> list[tuple]:
     return out
 
 
-def throttle_summary(state_rows: list[tuple]) -> list[tuple]:
-    groups: dict[str, list[tuple]] = defaultdict(list)
+def throttle_summary(state_rows: list[tuple], read: Iterable[str] = ()) -> list[tuple]:
+    """Per cluster: its throttles by state; a cluster ``read`` with none has a row of 0s."""
+    groups: dict[str, list[tuple]] = {c: [] for c in read}
     for r in state_rows:
-        groups[r[0]].append(r)
+        groups.setdefault(r[0], []).append(r)
     out = []
     for c, rs in groups.items():
         states = [r[6] for r in rs]
@@ -424,7 +434,9 @@ def finish_reassign_reports(
     ongoing reassignments; of the ``errors``, those ``reassign_unreachable`` keeps."""
     waiting_rows = [(w[0], w[1], w[2], list(w[3] or []), list(w[4] or [])) for w in waiting]
     return [
-        Report.of(t.REASSIGNMENT_SUMMARY, reassignment_summary(status, waiting_rows)),
+        Report.of(
+            t.REASSIGNMENT_SUMMARY, reassignment_summary(status, waiting_rows, read_clusters(clusters, REASSIGN_KIND))
+        ),
         Report.of(t.REASSIGNMENT_STATUS, status),
         Report.of(t.REASSIGNMENT_WAITING, waiting_rows),
         Report.of(t.UNREACHABLE, unreachable(reassign_unreachable(errors, clusters, status))),
@@ -433,12 +445,12 @@ def finish_reassign_reports(
 
 def throttle_reports(rows: Rows) -> list[Report]:
     states = [r for c, f in cluster_facts(rows).items() for r in throttle_state(c, f)]
-    return finish_throttle_reports(states, rows["errors"])
+    return finish_throttle_reports(states, rows["errors"], rows["clusters"])
 
 
-def finish_throttle_reports(states: list[tuple], errors: list[tuple]) -> list[Report]:
+def finish_throttle_reports(states: list[tuple], errors: list[tuple], clusters: Iterable[tuple] = ()) -> list[Report]:
     return [
-        Report.of(t.THROTTLE_SUMMARY, throttle_summary(states)),
+        Report.of(t.THROTTLE_SUMMARY, throttle_summary(states, read_clusters(clusters, THROTTLE_KIND))),
         Report.of(t.THROTTLE_STATE, states),
         Report.of(t.UNREACHABLE, unreachable(errors)),
     ]

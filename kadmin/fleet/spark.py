@@ -629,10 +629,10 @@ def reports(kind: str, frames: Frames, top: int = local.DEFAULT_TOP) -> list[Rep
     if kind == "log-dirs":
         return log_dirs_reports(frames, top)
     errors = _collect(frames["errors"])
+    clusters = _collect(frames["clusters"])  # a row per cluster and result
     if kind == "reassign":
         waiting = _collect(frames["waiting"])  # a few rows per stuck cluster
-        clusters = _collect(frames["clusters"])  # a row per cluster and result
         return local.finish_reassign_reports(_per_cluster(frames, "reassignment_status"), errors, waiting, clusters)
     if kind == "throttle":
-        return local.finish_throttle_reports(_per_cluster(frames, "throttle_state"), errors)
+        return local.finish_throttle_reports(_per_cluster(frames, "throttle_state"), errors, clusters)
     raise ValueError(f"unknown fleet report kind {kind!r}")

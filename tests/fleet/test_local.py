@@ -168,6 +168,9 @@ def test_reassignments_that_have_not_progressed_come_first(tmp_path):
     assert reports["reassignment_summary"] == [
         {"cluster": "east", "ongoing": 4, "not_progressed": 2, "adding_replicas": 4, "removing_replicas": 2,
          "waiting": 0},
+        # read, nothing moves: a row of 0s, where it had none (as a cluster not read)
+        {"cluster": "west", "ongoing": 0, "not_progressed": 0, "adding_replicas": 0, "removing_replicas": 0,
+         "waiting": 0},
     ]
 
 
@@ -315,6 +318,20 @@ def test_leftover_and_stale_throttles(tmp_path):
     assert summary == {"east": (5, 3, 2, 0), "west": (1, 0, 0, 1), "north": (1, 0, 1, 0), "south": (1, 0, 0, 1)}
     south = [r for r in reports["throttle_state"] if r["cluster"] == "south"]
     assert south[0]["plan"] == "3f2a9c0d1e2b4a5c"
+
+
+def test_a_cluster_read_with_nothing_to_show_has_a_summary_row_of_zeros(tmp_path):
+    """"quiet" was read and has no throttle (no reassignment): its summary row says 0, where it
+    had none, as "gone", whose result could not be read, has none (it is in unreachable)."""
+    fx.write(tmp_path / "t", {"east.json": fx.THROTTLE_WEST, "quiet.json": {"throttles": []}, "gone.json": "{"})
+    reports = by_name(build_reports(FleetRequest("throttle", from_dir=str(tmp_path / "t"))))
+    summary = {r["cluster"]: (r["throttles"], r["needed"], r["stale"], r["leftover"], r["unknown"])
+               for r in reports["throttle_summary"]}
+    assert summary == {"east": (1, 0, 0, 0, 1), "quiet": (0, 0, 0, 0, 0)}
+    assert [r["cluster"] for r in reports["unreachable"]] == ["gone"]
+    fx.write(tmp_path / "r", {"quiet.json": fx.REASSIGN_WEST, "gone.json": "{"})
+    reports = by_name(build_reports(FleetRequest("reassign", from_dir=str(tmp_path / "r"))))
+    assert [(r["cluster"], r["ongoing"], r["waiting"]) for r in reports["reassignment_summary"]] == [("quiet", 0, 0)]
 
 
 def test_flags_are_checked_before_anything_runs(tmp_path):
