@@ -62,7 +62,13 @@ def _rate(ctx, param, value):
     "and every directory's within this of its broker's (without disk capacity: this part of the mean "
     "share of Kafka bytes, and of the broker's mean directory).",
 )
-@click.option("--max-moves", type=click.IntRange(min=0), metavar="N", help="Plan at most N replica moves.")
+@click.option(
+    "--max-moves",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Plan at most N replica moves (between brokers or directories). Reordering replicas to spread "
+    "preferred leaders copies no data and is not counted: --max-moves 0 plans only that reordering, if any.",
+)
 @click.option("--max-bytes", callback=_size, metavar="SIZE", help="Move at most this many bytes, e.g. 500GB.")
 @click.option("--exclude-topics", metavar="REGEX", help="Never move replicas of topics matching this.")
 @click.option(
@@ -118,9 +124,12 @@ def balance(
     emptiest), so one `reassign execute` moves them between brokers and disks at once. Racks,
     replication factors and the preferred-leader spread are kept; offline and cordoned
     directories never receive; partitions being moved already and stray logs are left alone.
+    Moves in flight count as done: between directories, the replica in its new directory; of a
+    reassignment between brokers, a replica being removed as gone and one being added at its
+    full size (its leader's), a note saying per broker what was counted.
     A broker with an offline directory (what it holds is unknown) takes no part, and partitions
     with a replica out of the ISR (a down broker's, say) are left alone: Kafka would not finish
-    moving them. Notes name both. Nothing in the cluster changes.
+    moving them. Notes name both.
 
     When a directory reports no disk capacity (Kafka before 3.3), Kafka bytes are balanced
     instead: each broker's share of them against the mean share, --threshold taken relative to
@@ -129,6 +138,9 @@ def balance(
     When a broker's directories share one filesystem (each reports the same total and usable
     bytes), its capacity, usable bytes and --max-dir-usage count once, and its directories are
     balanced on Kafka bytes, as `log-dirs balance` does; a note says so.
+
+    Prints usage per broker and directory before (now, as `log-dirs describe` shows it) and after
+    (once the moves in flight and the plan are done). Nothing in the cluster changes.
     """
 
     from kadmin import logdirs

@@ -63,7 +63,8 @@ def brokers_table(result, *, bars: bool):
     what, bars = ("share of the Kafka bytes", False) if by_bytes else ("used share", bars)
     word = "Share" if by_bytes else "Used"
     table = Table(
-        title=f"Brokers: {what} before and after (band {low:.1%}..{high:.1%}, mean {result.mean:.1%})",
+        title=f"Brokers: {what} now (before) and once the moves in flight and the plan are done (after) "
+        f"(band {low:.1%}..{high:.1%}, mean {result.mean:.1%})",
         header_style="bold",
     )
     columns: list[tuple[str, dict[str, Any]]] = [
@@ -101,7 +102,10 @@ def dirs_table(result, *, bars: bool):
     for m in result.moves:
         moved_out[m.source_broker, m.source_dir] = moved_out.get((m.source_broker, m.source_dir), 0) + 1
         moved_in[m.dest_broker, m.dest_dir] = moved_in.get((m.dest_broker, m.dest_dir), 0) + 1
-    table = Table(title="Log directories: used share before and after", header_style="bold")
+    table = Table(
+        title="Log directories: used share now (before) and once the moves in flight and the plan are done (after)",
+        header_style="bold",
+    )
     columns: list[tuple[str, dict[str, Any]]] = [
         ("Broker", {"justify": "right"}),
         ("Log dir", {}),

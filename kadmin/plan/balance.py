@@ -329,8 +329,8 @@ def _balance_log_dirs(cluster, log_dirs, brokers, max_moves, evacuate, tolerance
     for b, path in evacuate:
         evac_by_broker.setdefault(b, set()).add(path)
     before = _usage(log_dirs, scope)
-    full_sizes, guessed = _full_sizes(cluster, log_dirs, scope)
-    states = {b: _Broker(b, log_dirs[b], cluster, evac_by_broker.get(b, set()), full_sizes) for b in scope}
+    sizes, guessed = full_sizes(cluster, log_dirs, scope)
+    states = {b: _Broker(b, log_dirs[b], cluster, evac_by_broker.get(b, set()), sizes) for b in scope}
     for state in states.values():
         _evacuate(state)
     # Only emptying the evacuated directories is required: a future replica aimed at one may be
@@ -364,7 +364,7 @@ def _balance_log_dirs(cluster, log_dirs, brokers, max_moves, evacuate, tolerance
     )
 
 
-def _full_sizes(cluster: ClusterState, log_dirs, scope) -> tuple[dict[int, dict[tuple[str, int], int]], int]:
+def full_sizes(cluster: ClusterState, log_dirs, scope) -> tuple[dict[int, dict[tuple[str, int], int]], int]:
     """Broker -> (topic, partition) -> the size a replica a reassignment adds to it will have:
     its leader's (what the new replica copies), or, when the leader is not read, the largest
     replica read of a broker that already holds it; with neither, the largest copy read (the
@@ -398,12 +398,28 @@ def _full_sizes(cluster: ClusterState, log_dirs, scope) -> tuple[dict[int, dict[
     return out, guessed
 
 
-def _reassignment_note(states: Mapping[int, _Broker], guessed: int) -> str | None:
-    """What the figures after count of a reassignment in flight, per broker."""
+@dataclass(frozen=True)
+class InFlight:
+    """What the figures after count, on one broker, of a reassignment between brokers in flight:
+    the sizes of the replicas it removes (counted as gone), the bytes still to copy of those it
+    adds that a directory lists (counted at full size), and how many it adds that no directory
+    lists yet (``unplaced``), with their full size when they are counted, in the directory that
+    stays emptiest (``unplaced_bytes``; None: not counted)."""
+
+    leaving: tuple[int, ...] = ()
+    arriving: tuple[int, ...] = ()
+    unplaced: int = 0
+    unplaced_bytes: int | None = None
+
+
+def reassignment_note(in_flight: Mapping[int, InFlight], guessed: int) -> str | None:
+    """What the figures after count of a reassignment in flight, per broker (``log-dirs
+    balance`` and ``reassign balance`` say it alike). ``guessed``: adding replicas whose leader's
+    size was not read (``full_sizes``)."""
     from kadmin.units import counted, format_size
 
     said = []
-    for b, s in states.items():
+    for b, s in in_flight.items():
         parts = []
         if s.leaving:
             parts.append(
@@ -414,9 +430,15 @@ def _reassignment_note(states: Mapping[int, _Broker], guessed: int) -> str | Non
                 f"{counted(len(s.arriving), 'replica')} it adds counted at full size "
                 f"({format_size(sum(s.arriving))} still to copy)"
             )
-        if s.unplaced:
+        if s.unplaced and s.unplaced_bytes is not None:
             parts.append(
-                f"{counted(len(s.unplaced), 'replica')} it adds not in any directory yet, not counted "
+                f"{counted(s.unplaced, 'replica')} it adds not in any directory yet counted at full size "
+                f"({format_size(s.unplaced_bytes)}) in the directory that stays emptiest "
+                "(Kafka picks the directory when it creates the replica)"
+            )
+        elif s.unplaced:
+            parts.append(
+                f"{counted(s.unplaced, 'replica')} it adds not in any directory yet, not counted "
                 "(Kafka picks the directory when it creates the replica)"
             )
         if parts:
@@ -434,7 +456,8 @@ def _reassignment_note(states: Mapping[int, _Broker], guessed: int) -> str | Non
 
 def _notes(log_dirs, states: Mapping[int, _Broker], guessed: int = 0) -> list[str]:
     notes = []
-    reassigning = _reassignment_note(states, guessed)
+    in_flight = {b: InFlight(tuple(s.leaving), tuple(s.arriving), len(s.unplaced)) for b, s in states.items()}
+    reassigning = reassignment_note(in_flight, guessed)
     if reassigning:
         notes.append(reassigning)
     shared = [b for b, s in states.items() if s.shared_fs]

@@ -53,7 +53,9 @@ with an offline directory takes no part: what it holds there is unknown (not emp
 neither receives nor sends, the mean is over the other brokers, its figures are unknown (None),
 and Kafka would create no future replica on it anyway (a note says so); partitions being
 reassigned (adding/removing replicas, or listed in ``reassigning``) or with a future replica
-anywhere are not touched, and count as done (``broker_balance_state``); nor are partitions with
+anywhere are not touched, and count as done (``broker_balance_state``) in the figures after, the
+mean and the band, while the figures before are what the directories hold now (as ``log-dirs
+balance`` shows them; a note says per broker what was counted); nor are partitions with
 a replica out of the ISR (a down broker's, an offline directory's, one behind): Kafka completes
 a reassignment only once the ISR holds every target replica, so one keeping such a replica,
 even a reordering, might never end (a note names them); stray logs never move. A replica on a
@@ -71,7 +73,7 @@ from dataclasses import dataclass
 from kadmin.errors import InputError, NotFoundError
 from kadmin.model import ANY_LOG_DIR, Assignment, ClusterState, LogDir, LogDirStatus, ReassignmentPlan, TopicPartition
 from kadmin.plan import duplicate_brokers
-from kadmin.plan.balance import DirUsage
+from kadmin.plan.balance import DirUsage, InFlight, full_sizes, reassignment_note
 from kadmin.plan.broker_balance_state import (
     BrokerState,
     Dir,
@@ -79,6 +81,7 @@ from kadmin.plan.broker_balance_state import (
     add_item,
     has_item,
     load_dirs,
+    read_dirs,
     remove_item,
 )
 from kadmin.plan.broker_balance_steps import UNKNOWN_RACK, Rack
@@ -169,6 +172,11 @@ class BrokerUsage:
 
 @dataclass(frozen=True)
 class BrokerBalanceResult:
+    """The plan and the figures: ``*_before`` as DescribeLogDirs reports them now, ``*_after``
+    once the moves in flight (between directories, and a reassignment between brokers) and the
+    plan are done. ``brokers_start`` is where the plan starts from, the moves in flight done:
+    the mean and band are of it, and no broker ends further from the mean than there."""
+
     plan: ReassignmentPlan
     moves: tuple[ReplicaMove, ...]
     brokers_before: tuple[BrokerUsage, ...]
@@ -184,6 +192,7 @@ class BrokerBalanceResult:
     notes: tuple[str, ...] = ()  # what the operator should know about how the plan was made
     balanced_on: str = USED_FRACTION  # or KAFKA_BYTES: a directory in scope reports no capacity
     tolerance: float | None = None  # how far a broker's share may be from the mean (None: threshold)
+    brokers_start: tuple[BrokerUsage, ...] = ()
 
     @property
     def band(self) -> tuple[float, float]:
@@ -278,13 +287,16 @@ class _Planner:
         self.log_dirs = log_dirs
         self.brokers: dict[int, BrokerState] = {}
         where: dict[int, dict[int, tuple[Dir, int]]] = {}
-        leaving, arriving = self._reassignments(cluster, log_dirs)
+        leaving, arriving, self.guessed = self._reassignments(cluster, log_dirs)
+        self.in_flight: dict[int, InFlight] = {}
+        now: dict[int, BrokerState] = {}  # as DescribeLogDirs reports them: the figures before
         for b in self.scope:
-            dirs, where[b] = load_dirs(
+            dirs, where[b], self.in_flight[b] = load_dirs(
                 b, log_dirs[b], self.parts, frozen, request.max_dir_usage, leaving[b], arriving[b]
             )
             rack = cluster.brokers[b].rack if b in cluster.brokers else None
             self.brokers[b] = BrokerState(b, rack, dirs)
+            now[b] = BrokerState(b, rack, read_dirs(b, log_dirs[b], request.max_dir_usage))
         self.offline = {b: [d for d in log_dirs[b] if d.status is LogDirStatus.OFFLINE] for b in self.scope}
         # A broker with an offline directory: what it holds there is unknown (DescribeLogDirs
         # lists nothing, as log-dirs describe says), yet it is still the broker's and comes back
@@ -294,14 +306,14 @@ class _Planner:
         # KAFKA_STORAGE_ERROR): no moves between its directories.
         self.no_future = {b for b, ds in self.offline.items() if ds}
         for b in self.no_future:
-            self.brokers[b].load_known = False
+            self.brokers[b].load_known = now[b].load_known = False
         # One measure for every broker: Kafka bytes as soon as one directory reports no capacity.
         self.balanced_on = KAFKA_BYTES if not all(x.reports for x in self.brokers.values()) else USED_FRACTION
         if self.balanced_on == KAFKA_BYTES:
-            known = [x for x in self.brokers.values() if x.load_known]
-            total = max(1, sum(x.kafka_bytes for x in known))  # moves keep it
-            for x in self.brokers.values():
-                x.scale = total
+            for states in (self.brokers, now):
+                total = max(1, sum(x.kafka_bytes for x in states.values() if x.load_known))  # moves keep it
+                for x in states.values():
+                    x.scale = total
         self.where = where  # broker -> partition -> (directory, size), kept up to date
         self.out_of_sync = self._out_of_sync(cluster, frozen)
         frozen |= self.out_of_sync
@@ -319,8 +331,9 @@ class _Planner:
             if reps and reps[0] in self.leaders:
                 self.leaders[reps[0]] += 1
         self.leader_range = (min(self.leaders.values(), default=0), max(self.leaders.values(), default=0))
-        self.dirs_before = self._dir_usage()
-        self.brokers_before = self._broker_usage()
+        self.dirs_before = self._dir_usage(now)
+        self.brokers_before = self._broker_usage(now)
+        self.brokers_start = self._broker_usage(self.brokers)
         self.moves: dict[tuple[int, int], list] = {}  # (partition, dest broker) -> move fields
         self.moved_bytes = 0
         self.limited = False
@@ -347,29 +360,26 @@ class _Planner:
         """The broker's rack; ``UNKNOWN_RACK`` for one the cluster does not list (down)."""
         return self.racks.get(broker, UNKNOWN_RACK)
 
-    def _reassignments(self, cluster, log_dirs) -> tuple[dict[int, set[int]], dict[int, dict[int, int]]]:
+    def _reassignments(self, cluster, log_dirs) -> tuple[dict[int, set[int]], dict[int, dict[int, int]], int]:
         """Per broker in scope: partitions whose replica there a reassignment under way removes,
-        and those it adds there with their full size (the largest replica DescribeLogDirs shows)."""
+        and those it adds there with their full size (its leader's, as ``log-dirs balance``
+        counts it: ``balance.full_sizes``); and how many adding replicas got no leader's size."""
         leaving: dict[int, set[int]] = {b: set() for b in self.scope}
         arriving: dict[int, dict[int, int]] = {b: {} for b in self.scope}
         moving = {self.parts.index[tp]: s for tp, s in cluster.partitions.items() if s.adding or s.removing}
         if not moving:
-            return leaving, arriving
-        full: dict[int, int] = {}
-        for ds in log_dirs.values():
-            for d in ds:
-                for r in d.replicas:
-                    i = self.parts.index.get(r.tp)
-                    if i in moving and not r.is_future:
-                        full[i] = max(full.get(i, 0), r.size)
+            return leaving, arriving, 0
         for i, state in moving.items():
             for b in state.removing:
                 if b in leaving:
                     leaving[b].add(i)
-            for b in state.adding:
-                if b in arriving and b not in state.removing and i in full:
-                    arriving[b][i] = full[i]
-        return leaving, arriving
+        sizes, guessed = full_sizes(cluster, log_dirs, self.scope)
+        for b, full in sizes.items():
+            for key, size in full.items():
+                i = self.parts.index[TopicPartition(*key)]
+                if b in arriving and b not in moving[i].removing:
+                    arriving[b][i] = size
+        return leaving, arriving, guessed
 
     @staticmethod
     def _scope(cluster, log_dirs, request) -> list[int]:
@@ -521,9 +531,9 @@ class _Planner:
             plan=self._plan(),
             moves=self._moves(),
             brokers_before=self.brokers_before,
-            brokers_after=self._broker_usage(),
+            brokers_after=self._broker_usage(self.brokers),
             dirs_before=self.dirs_before,
-            dirs_after=self._dir_usage(),
+            dirs_after=self._dir_usage(self.brokers),
             mean=self.mean,
             threshold=self.request.threshold,
             stopped=stopped,
@@ -533,11 +543,18 @@ class _Planner:
             notes=tuple(self._notes()),
             balanced_on=self.balanced_on,
             tolerance=self.t,
+            brokers_start=self.brokers_start,
         )
 
     def _notes(self) -> list[str]:
+        reassigning = reassignment_note(self.in_flight, self.guessed)
         return (
-            self._filesystem_notes()
+            (
+                [reassigning + "; the mean and band count it as done, and the plan starts from there"]
+                if reassigning
+                else []
+            )
+            + self._filesystem_notes()
             + self._capacity_notes()
             + [
                 f"broker {b}: log directory {', '.join(sorted(d.path for d in self.offline[b]))} is offline, so "
@@ -617,9 +634,10 @@ class _Planner:
         known = sum(1 for b in self.brokers.values() if b.load_known)
         return f"{counted(known, 'broker')} in scope" + ("" if known == len(self.brokers) else " whose load is known")
 
-    def _broker_usage(self) -> tuple[BrokerUsage, ...]:
+    @staticmethod
+    def _broker_usage(brokers: Mapping[int, BrokerState]) -> tuple[BrokerUsage, ...]:
         out = []
-        for b in self.brokers.values():
+        for b in brokers.values():
             if not b.load_known:  # a directory offline: unknown, not what the others hold
                 out.append(BrokerUsage(b.id, b.rack, None, None, None, None, None))
                 continue
@@ -630,9 +648,9 @@ class _Planner:
             out.append(BrokerUsage(b.id, b.rack, capacity, b.load, replicas, share, used))
         return tuple(out)
 
-    def _dir_usage(self) -> tuple[DirUsage, ...]:
+    def _dir_usage(self, brokers: Mapping[int, BrokerState]) -> tuple[DirUsage, ...]:
         out = []
-        for b in self.brokers.values():
+        for b in brokers.values():
             rows = [
                 DirUsage(b.id, d.path, d.status, d.total_bytes, d.usable_bytes, None, None)  # unknown contents
                 for d in self.offline[b.id]

@@ -19,9 +19,10 @@ capacity of their filesystems, or, when any broker in scope balances on bytes, e
 Kafka bytes over the Kafka bytes of all of them (``scale``), a share whose mean is one over the
 number of brokers.
 
-Moves in flight count as done: a future replica's directory will hold the full replica and its
-current directory will not; a reassignment under way deletes the removing replicas and completes
-the adding ones. Bytes a directory sends away are never counted as room for what it
+Moves in flight count as done in the working state (``load_dirs``): a future replica's
+directory will hold the full replica and its current directory will not; a reassignment under
+way deletes the removing replicas and completes the adding ones. ``read_dirs`` gives the
+directories as they are now, for the figures before. Bytes a directory sends away are never counted as room for what it
 receives (moves finish in any order), but are in its projected usage.
 """
 
@@ -31,6 +32,7 @@ from bisect import bisect_left, insort
 from collections.abc import Iterable, Mapping, Sequence
 
 from kadmin.model import LogDir, LogDirStatus, TopicPartition
+from kadmin.plan.balance import InFlight
 from kadmin.plan.filesystems import reports_capacity, share_one_filesystem
 
 Item = tuple[int, int]  # (size, partition index): sorted lists of these per directory
@@ -209,6 +211,17 @@ class Partitions:
         self.dir_target: dict[tuple[int, int], str] = {}  # (partition, broker) -> absolute path
 
 
+def read_dirs(broker: int, dirs: Sequence[LogDir], max_usage: float) -> list[Dir]:
+    """The broker's readable directories, their figures as DescribeLogDirs reports them now."""
+    readable = [d for d in sorted(dirs, key=lambda d: d.path) if d.status is not LogDirStatus.OFFLINE]
+    fs = None
+    if share_one_filesystem(readable):
+        assert readable[0].total_bytes is not None and readable[0].usable_bytes is not None  # all report it
+        fs = Filesystem(readable[0].total_bytes, readable[0].usable_bytes, max_usage)
+    by_bytes = fs is not None or not all(reports_capacity(d) for d in readable)
+    return [Dir(broker, d, by_bytes, max_usage, fs) for d in readable]
+
+
 def load_dirs(
     broker: int,
     dirs: Sequence[LogDir],
@@ -217,27 +230,24 @@ def load_dirs(
     max_usage: float,
     leaving: Iterable[int] = (),
     arriving: Mapping[int, int] | None = None,
-) -> tuple[list[Dir], dict[int, tuple[Dir, int]]]:
-    """The broker's readable directories, moves in flight counted as done, and where each
-    partition's current replica is: partition index -> (directory, size). Partitions with a
-    future replica are added to ``frozen``. Entries for partitions not in the metadata, or not
-    assigned to this broker, are stray logs: their bytes count, they never move.
+) -> tuple[list[Dir], dict[int, tuple[Dir, int]], InFlight]:
+    """The broker's readable directories (``read_dirs``), moves in flight counted as done, and
+    where each partition's current replica is: partition index -> (directory, size). Partitions
+    with a future replica are added to ``frozen``. Entries for partitions not in the metadata, or
+    not assigned to this broker, are stray logs: their bytes count, they never move.
 
     Reassignments under way count as done too: the replicas of partitions in ``leaving`` (the
     broker is among their removing replicas) are deleted, and those in ``arriving`` (among the
     adding replicas; partition -> its full size) grow to it, in the directory holding the copy
-    so far, or (not begun) the one that stays emptiest, where Kafka's choice is not known yet."""
-    readable = [d for d in sorted(dirs, key=lambda d: d.path) if d.status is not LogDirStatus.OFFLINE]
-    fs = None
-    if share_one_filesystem(readable):
-        assert readable[0].total_bytes is not None and readable[0].usable_bytes is not None  # all report it
-        fs = Filesystem(readable[0].total_bytes, readable[0].usable_bytes, max_usage)
-    by_bytes = fs is not None or not all(reports_capacity(d) for d in readable)
-    out = [Dir(broker, d, by_bytes, max_usage, fs) for d in readable]
+    so far, or (not begun) the one that stays emptiest, where Kafka's choice is not known yet.
+    What was counted of them is returned too (``InFlight``, for the note)."""
+    out = read_dirs(broker, dirs, max_usage)
     by_path = {d.path: d for d in out}
     current: dict[int, tuple[Dir, int]] = {}
     future: dict[int, tuple[Dir, int]] = {}
-    for d in readable:
+    for d in sorted(dirs, key=lambda d: d.path):
+        if d.path not in by_path:
+            continue  # offline
         for r in d.replicas:
             i = parts.index.get(TopicPartition(r.topic, r.partition))
             if i is None or broker not in parts.original[i]:
@@ -251,18 +261,22 @@ def load_dirs(
         if src is not None:
             src[0].add(-csize, -1, incoming=False)  # ... and the old directory is deleted
             current[i] = (dst, csize)
+    gone, to_copy, unplaced = [], [], []
     for i in sorted(current.keys() & set(leaving)):
         home, size = current.pop(i)
         home.add(-size, -1, incoming=False)
+        gone.append(size)
     for i, full in sorted((arriving or {}).items()):
         if i in current:
             home, size = current[i]
             home.add(max(full - size, 0), 0, incoming=True)
+            to_copy.append(max(full - size, 0))
         else:
             online = [x for x in out if x.online]
             if not online:
                 continue
             home, size = min(online, key=lambda x: ((x.occ + full) / x.cap, x.path)), 0
             home.add(full, 1, incoming=True)
+            unplaced.append(full)
         current[i] = (home, max(full, size))
-    return out, current
+    return out, current, InFlight(tuple(gone), tuple(to_copy), len(unplaced), sum(unplaced))

@@ -68,7 +68,7 @@ def run(*args):
 def test_table_shows_brokers_and_dirs_before_and_after_the_bytes_the_time_and_why_it_stopped(fake):
     r = run("--throttle", "100MB/s")
     assert r.exit_code == 0, r.output
-    assert "Brokers: used share before and after" in r.stdout and "Log directories" in r.stdout
+    assert "Brokers: used share now (before)" in r.stdout and "Log directories" in r.stdout
     assert "replica moves between brokers" in r.stdout and "at least" in r.stdout
     assert "Estimated copy time between brokers at 100.0 MB/s (--throttle): " in r.stdout
     assert "Stopped: balanced." in r.stdout
@@ -108,6 +108,48 @@ def test_a_plan_stopping_short_of_the_threshold_says_its_bound_is_more_than_it_m
     assert r.exit_code == 0, r.output
     assert "reaching the threshold takes at least 35.0 GB, more than this plan moves" in r.stdout, r.stdout
     assert "needed)" not in r.stdout and "Stopped: limit reached" in r.stdout
+
+
+class Moving(Backend):
+    """logs-5 being reassigned from broker 3 to broker 4, which has not begun the copy."""
+
+    def __init__(self):
+        from dataclasses import replace
+
+        super().__init__()
+        tp = TopicPartition("logs", 5)
+        self.cluster.partitions[tp] = replace(self.cluster.partitions[tp], replicas=(3, 1, 2, 4))
+
+    def list_partition_reassignments(self, partitions=None):
+        return {TopicPartition("logs", 5): PartitionReassignment("logs", 5, (3, 1, 2, 4), (4,), (3,))}
+
+
+def test_before_is_now_and_after_counts_a_reassignment_in_flight_with_a_note(monkeypatch):
+    """As log-dirs balance says it: 'before' is what log-dirs describe shows, 'after' once the
+    reassignment in flight and the plan are done, and a note says per broker what was counted."""
+
+    @contextlib.contextmanager
+    def open_cluster(cluster, read_only=True):
+        yield Moving()
+
+    monkeypatch.setattr("kadmin.commands.reassign_balance.open_cluster", open_cluster)
+    r = run("-o", "json", "--max-moves", "0")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, load("reassign-balance-result"))
+    brokers = {u["broker"]: u for u in doc["brokers"]}
+    assert (brokers[3]["used_bytes_before"], brokers[3]["used_bytes_after"]) == (60 * GB, 50 * GB)
+    assert (brokers[4]["used_bytes_before"], brokers[4]["used_bytes_after"]) == (0, 10 * GB)
+    dirs = {(u["broker"], u["path"]): u for u in doc["log_dirs"]}
+    assert (dirs[3, "/d0"]["replica_bytes_before"], dirs[3, "/d0"]["replica_bytes_after"]) == (60 * GB, 50 * GB)
+    (note,) = [n for n in doc["notes"] if "in flight" in n]
+    assert note.startswith("a reassignment between brokers is in flight; 'after' is once it and this plan are done, "
+                           "'before' is now: broker 3: 1 replica it removes (10.0 GB) counted as gone; broker 4: "
+                           "1 replica it adds not in any directory yet counted at full size (10.0 GB)")
+    table = run("--max-moves", "0")
+    assert "Brokers: used share now (before) and once the moves in flight and the plan are done (after)" in " ".join(
+        table.stdout.split())
+    assert "Note: a reassignment between brokers is in flight" in table.stdout
 
 
 @pytest.mark.parametrize("args, words", [
@@ -187,7 +229,8 @@ def test_without_capacity_shares_of_the_kafka_bytes_are_shown_with_a_note_and_no
     r = run()
     assert r.exit_code == 0, r.output
     text = " ".join(r.stdout.split())
-    assert "Brokers: share of the Kafka bytes before and after (band 23.8%..26.2%, mean 25.0%)" in text
+    assert ("Brokers: share of the Kafka bytes now (before) and once the moves in flight and the plan are done "
+            "(after) (band 23.8%..26.2%, mean 25.0%)") in text
     assert "Share before" in text and "Brokers: used share" not in text
     assert "Widest distance of a broker's share of the Kafka bytes from the mean (25.0%)" in text
     assert ("Note: brokers 1, 2, 3, 4 report no disk capacity (DescribeLogDirs before v4, Kafka before 3.3), so "
@@ -318,12 +361,17 @@ def test_a_partition_being_reassigned_is_left_alone(sandbox_factory, tmp_path): 
     doc = json.loads(p.stdout)
     assert doc["moves"]
     assert all((e["topic"], e["partition"]) != ("big", 2) for e in doc["plan"]["partitions"])
-    # Counted as done: broker 2 holds big-2 (16 MiB, nothing copied yet) and broker 0 no longer
-    # does. Over --bootstrap-server the adding and removing replicas come from
-    # ListPartitionReassignments (Metadata lists the whole replica set and nothing more).
-    before = {b["broker"]: b for b in doc["brokers"]}
-    assert (before[0]["replicas_before"], before[2]["replicas_before"]) == (5, 5)  # 6 and 4 in the cluster now
-    assert before[2]["used_bytes_before"] >= 16 * MiB + 4 * MiB
+    # Before is now; after counts it as done: broker 2 holds big-2 (16 MiB, nothing copied yet)
+    # and broker 0 no longer does. Over --bootstrap-server the adding and removing replicas come
+    # from ListPartitionReassignments (Metadata lists the whole replica set and nothing more).
+    brokers = {b["broker"]: b for b in doc["brokers"]}
+    # As log-dirs describe shows them now: broker 2 lists the new replica already (copy begun).
+    assert (brokers[0]["replicas_before"], brokers[2]["replicas_before"]) == (6, 5)
+    moved = {m["source_broker"] for m in doc["moves"]} | {m["dest_broker"] for m in doc["moves"]}
+    if not moved & {0, 2}:
+        assert (brokers[0]["replicas_after"], brokers[2]["replicas_after"]) == (5, 5)
+        assert brokers[2]["used_bytes_after"] - brokers[2]["used_bytes_before"] >= 16 * MiB
+    assert any(n.startswith("a reassignment between brokers is in flight") for n in doc["notes"])
 
 
 def test_a_down_broker_is_named_and_left_out(sandbox_factory, tmp_path):  # noqa: F811
@@ -485,7 +533,7 @@ def test_kafka_2_8_reports_no_capacity_so_kafka_bytes_are_balanced_end_to_end(sa
     table = kadmin("reassign", "balance", "--throttle", "50MB/s")
     assert table.returncode == 0, table.stderr
     text = " ".join(table.stdout.split())
-    assert "Brokers: share of the Kafka bytes before and after" in text
+    assert "Brokers: share of the Kafka bytes now (before)" in text
     assert "Note: brokers 0, 1, 2, 3 report no disk capacity (DescribeLogDirs before v4, Kafka before 3.3)" in text
     assert "Estimated copy time between brokers at 50.0 MB/s" in text and "not paced by --throttle" in text
     plan = tmp_path / "plan.json"

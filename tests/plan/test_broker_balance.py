@@ -446,11 +446,34 @@ def test_a_reassignment_under_way_counts_as_done(copied):
     listed = () if copied is None else (ReplicaInfo("big", 0, copied, 0, False),)
     dirs[2] = [replace(d, usable_bytes=d.total_bytes - (copied or 0), replicas=listed)]
     result = balance_brokers(cluster, dirs, BalanceRequest(threshold=0.02))
-    before = {u.broker: u for u in result.brokers_before}
-    assert (before[1].occupied, before[2].occupied, before[3].occupied) == (20 * GB, 40 * GB, 20 * GB)
-    assert (before[1].replicas, before[2].replicas) == (4, 1)
+    start = {u.broker: u for u in result.brokers_start}
+    assert (start[1].occupied, start[2].occupied, start[3].occupied) == (20 * GB, 40 * GB, 20 * GB)
+    assert (start[1].replicas, start[2].replicas) == (4, 1)
     assert not any(m.dest_broker == 2 for m in result.moves)
     assert result.stopped == STUCK  # broker 2 above the band, but "big" is moving already
+    # The figures before are what the disks hold now (as log-dirs describe shows them), not
+    # the reassignment's end; a note says what the figures after count of it.
+    before = {u.broker: u for u in result.brokers_before}
+    assert (before[1].occupied, before[2].occupied) == (60 * GB, copied or 0)
+    assert (before[1].replicas, before[2].replicas) == (5, 0 if copied is None else 1)
+    after = {u.broker: u for u in result.brokers_after}
+    assert (after[1].occupied, after[2].occupied) == (20 * GB, 40 * GB)
+    (note,) = [n for n in result.notes if "reassignment between brokers is in flight" in n]
+    assert "'before' is now" in note and "broker 1: 1 replica it removes (40.0 GB) counted as gone" in note
+    if copied is None:
+        assert "broker 2: 1 replica it adds not in any directory yet counted at full size (40.0 GB)" in note
+    else:
+        assert "broker 2: 1 replica it adds counted at full size (39.0 GB still to copy)" in note
+
+
+def test_a_move_between_directories_in_flight_counts_before_as_now_and_after_as_done():
+    cluster, dirs = build({1: None}, {("t", 0): [1]}, 10 * GB, dirs=2, capacity=100 * GB,
+                          futures={("t", 0, 1): (1, 4 * GB)})
+    result = balance_brokers(cluster, dirs, BalanceRequest())
+    before = {u.path: u for u in result.dirs_before}
+    after = {u.path: u for u in result.dirs_after}
+    assert (before["/d0"].replica_bytes, before["/d1"].replica_bytes) == (10 * GB, 4 * GB)
+    assert (after["/d0"].replica_bytes, after["/d1"].replica_bytes) == (0, 10 * GB)
 
 
 # --- disks that report no capacity (Kafka before 3.3) --------------------------------------------
