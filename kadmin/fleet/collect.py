@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -64,14 +65,49 @@ def open_entry(entry: Mapping[str, Any]):
     return open_backend(settings_for(entry), read_only=True)
 
 
-def _describe(exc: BaseException) -> str:
+# The connection flags a single-cluster command's errors name, and the inventory key that sets
+# the same thing in fleet mode (which refuses the flags): ``in_inventory_terms``.
+_FLAG_KEYS = {
+    "bootstrap-server": "bootstrap_server",
+    "zookeeper": "zookeeper",
+    "command-config": "command_config",
+    "timeout": "timeout",
+    "cluster": "profile",
+}
+_FLAG = re.compile(r"(the )?--(" + "|".join(_FLAG_KEYS) + r")\b(?!-)( host:port)?")
+
+
+def in_inventory_terms(text: str, entry: Mapping[str, Any]) -> str:
+    """``text`` (an error or its hint) with each connection flag it names put as the key of the
+    inventory entry that sets it instead: in fleet mode the flags are refused, and the entry is
+    what to check. The first key named says whose it is: the entry's, or (connection settings
+    an entry takes from its profile) the profile's: "check --bootstrap-server, the network ..."
+    becomes "check bootstrap_server of inventory entry 'east', the network ..."."""
+    named = False
+
+    def key(m: re.Match) -> str:
+        nonlocal named
+        the, flag, host_port = m.group(1) or "", _FLAG_KEYS[m.group(2)], m.group(3) or ""
+        if named:
+            return f"{the}{flag}{host_port}"
+        named = True
+        whose = f"inventory entry {entry.get('name')!r}"
+        if "profile" in entry and flag not in entry and flag != "profile":
+            whose = f"profile {entry['profile']!r} (inventory entry {entry.get('name')!r})"
+        return f"{the}{flag}{host_port} of {whose}"
+
+    return _FLAG.sub(key, text)
+
+
+def _describe(exc: BaseException, entry: Mapping[str, Any]) -> str:
     """Why a cluster could not be read, in one line: kadmin's own errors with their hint (what to
-    set or check), as the single-cluster command prints them; others with their type."""
+    set or check), as the single-cluster command prints them but in the inventory's terms
+    (``in_inventory_terms``); others with their type."""
     text = str(exc) or type(exc).__name__
     if not type(exc).__module__.startswith("kadmin"):
         return f"{type(exc).__name__}: {text}"
     hint = getattr(exc, "hint", None)
-    return f"{text} ({hint})" if hint else text
+    return in_inventory_terms(f"{text} ({hint})" if hint else text, entry)
 
 
 def cluster_task(
@@ -91,7 +127,7 @@ def cluster_task(
     try:
         backend = (opener or open_entry)(entry)
     except Exception as e:  # any failure to connect is this cluster's result
-        return [], error_rows(name, None, "live", f"cannot connect: {_describe(e)}")
+        return [], error_rows(name, None, "live", f"cannot connect: {_describe(e, entry)}")
     try:
         # replica_brokers first: over the AdminClient its Metadata answer serves describe_brokers too
         named = backend.replica_brokers() if kind == LOG_DIRS_KIND else set()
@@ -112,7 +148,7 @@ def cluster_task(
             return [], merge_rows(parts)  # throttle show reads the log dirs itself
         return [(b, racks[b]) for b in sorted(brokers)], merge_rows(parts)
     except Exception as e:
-        return [], error_rows(name, None, "live", _describe(e))
+        return [], error_rows(name, None, "live", _describe(e, entry))
     finally:
         _close(backend)
 
@@ -172,7 +208,7 @@ def broker_task(
     try:
         backend = (opener or open_entry)(entry)
     except Exception as e:
-        return error_rows(name, broker, "live", f"cannot connect: {_describe(e)}")
+        return error_rows(name, broker, "live", f"cannot connect: {_describe(e, entry)}")
     try:
         answer = backend.describe_log_dirs(brokers=[broker], topics=topics)
         result = answer.get(broker)
@@ -182,7 +218,7 @@ def broker_task(
         rows["clusters"].append((name, LOG_DIRS_KIND, "live"))
         return rows
     except Exception as e:
-        return error_rows(name, broker, "live", _describe(e))
+        return error_rows(name, broker, "live", _describe(e, entry))
     finally:
         _close(backend)
 
