@@ -48,7 +48,7 @@ from kadmin.model import (
     TopicPartitionReplica,
 )
 from kadmin.plan.reassignment_file import ParsedPlan
-from kadmin.throttling.operations import apply_throttles
+from kadmin.throttling.operations import apply_throttles, co_claimed
 from kadmin.throttling.record import ThrottleRecord
 from kadmin.throttling.stores import RecordStore
 
@@ -259,7 +259,15 @@ def _apply_changes(backend, xplan, request, run: _Applying, records, clock, slee
         throttles = tuple(xplan.throttles.changes)
         run.sending = throttles
         try:
-            apply_throttles(backend, records, throttles, xplan.record, earlier=earlier_record, written=True)
+            apply_throttles(
+                backend,
+                records,
+                throttles,
+                xplan.record,
+                earlier=earlier_record,
+                written=True,
+                co_claims=co_claimed(xplan.throttles),  # a refusal records them no more than what it refused
+            )
         except ConfigChangesPartlyMade as e:  # what the cluster accepted is reported, then the run stops
             run.held.update((c, None) for c in throttles if c in e.made)
             run.sending = ()

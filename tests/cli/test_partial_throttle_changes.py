@@ -70,6 +70,21 @@ def test_execute_json_lists_the_throttles_made(fake, tmp_path, capsys):
     assert doc["aborted"].startswith("stopped: writing /config/3")
 
 
+def test_a_partly_refused_execute_records_only_what_it_made_not_a_rate_it_shares(fake, tmp_path, capsys):
+    """Broker 1's rates are already 10 MB/s, set by `throttle set`: execute --throttle 10MB/s
+    changes nothing there, only claims them too. Refused on broker 3 after setting broker 2's,
+    its record claims broker 2's rates, what it made, not broker 1's."""
+    code, _, err = kadmin(capsys, "throttle", "set", "--rate", "10MB/s", "--brokers", "1", *CONN)
+    assert code == 0, err
+    fake.refused = {broker(3)}
+    plan = write_plan(tmp_path, MOVE)
+    code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--throttle", "10MB/s", *CONN)
+    assert code == 1 and "writing /config/3" in err, err
+    plan_records = [r for key, r in fake.store.records.items() if key != "manual"]
+    assert [{(c.broker, c.name) for c in r.rates} for r in plan_records] == [{(2, LEADER), (2, FOLLOWER)}]
+    assert {(c.broker, c.name) for c in fake.store.records["manual"].rates} == {(1, LEADER), (1, FOLLOWER)}
+
+
 def test_throttle_set_prints_and_records_what_it_set_before_a_refusal(fake, tmp_path, capsys):
     fake.refused = {broker(3)}
     code, out, err = kadmin(capsys, "throttle", "set", "--rate", "3MB/s", "--brokers", "1,2,3", *CONN)
