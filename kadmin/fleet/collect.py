@@ -236,6 +236,22 @@ def topics_to_describe(kind: str, rows: Rows, cluster: str) -> list[str] | None:
     return None
 
 
+def broker_jobs(
+    entry: Mapping[str, Any], kind: str, brokers: list[tuple[int, str | None]], rows: Rows
+) -> list[BrokerJob]:
+    """The DescribeLogDirs tasks of one cluster, from what ``cluster_task`` read (its brokers
+    and rows): one per broker; for the reassign reports, one per broker holding a replica
+    (added, kept or removed) of a partition being moved, of those topics only, and none when
+    nothing moves: the reports read no other broker's sizes (``local.reassign_unreachable``),
+    so a slow broker no reassignment touches is not waited for."""
+    name = entry["name"]
+    topics = topics_to_describe(kind, rows, name)
+    if kind == "reassign":
+        moving = {b for r in rows["reassignments"] if r[0] == name for b in (*r[3], *r[4], *r[5])}
+        brokers = [(b, rack) for b, rack in brokers if b in moving]
+    return [(entry, broker, rack, topics) for broker, rack in brokers]
+
+
 def _close(backend) -> None:
     close = getattr(backend, "close", None)
     if close is not None:
@@ -252,12 +268,8 @@ def collect_local(
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         firsts = list(pool.map(lambda e: cluster_task(e, kind, opener), entries))
-        jobs: list[BrokerJob] = []
-        for entry, (brokers, rows) in zip(entries, firsts):
-            topics = topics_to_describe(kind, rows, entry["name"])
-            if topics == []:
-                continue  # nothing moves: no sizes needed
-            for broker, rack in brokers:
-                jobs.append((entry, broker, rack, topics))
+        jobs = [
+            job for entry, (brokers, rows) in zip(entries, firsts) for job in broker_jobs(entry, kind, brokers, rows)
+        ]
         seconds = list(pool.map(lambda j: run_broker_job(j, opener), jobs))
     return merge_rows([rows for _, rows in firsts] + seconds)

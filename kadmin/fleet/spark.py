@@ -407,7 +407,7 @@ def log_dirs_reports_from_files(spark, files: list, top: int, cache: bool = True
 
 def frames_from_fleet(spark, entries: Sequence[Mapping[str, Any]], kind: str, opener=None) -> Frames:
     """Live collection: one Spark task per cluster, then one per (cluster, broker)."""
-    from kadmin.fleet.collect import BrokerJob, cluster_task, run_broker_job, topics_to_describe
+    from kadmin.fleet.collect import BrokerJob, broker_jobs, cluster_task, run_broker_job
 
     sc = spark.sparkContext
     firsts = sc.parallelize(entries, len(entries)).map(lambda e: cluster_task(e, kind, opener)).collect()
@@ -415,10 +415,7 @@ def frames_from_fleet(spark, entries: Sequence[Mapping[str, Any]], kind: str, op
     tagged_first = []
     for entry, (brokers, rows) in zip(entries, firsts):
         tagged_first.extend(_tag(rows))
-        topics = topics_to_describe(kind, rows, entry["name"])
-        if topics == []:
-            continue
-        jobs.extend((entry, broker, rack, topics) for broker, rack in brokers)
+        jobs.extend(broker_jobs(entry, kind, brokers, rows))
     tagged = sc.parallelize(tagged_first, 1)
     if jobs:
         tagged = tagged.union(sc.parallelize(jobs, len(jobs)).flatMap(lambda j: _tag(run_broker_job(j, opener))))

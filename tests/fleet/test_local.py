@@ -222,6 +222,29 @@ def test_a_down_broker_no_reassignment_touches_is_not_named(tmp_path, capsys, na
     assert (code, err) == (0, "")
 
 
+def test_live_reassign_reports_ask_only_the_brokers_of_the_partitions_being_moved(tmp_path):
+    """Live, the reassign reports read the sizes of the brokers holding a replica of a partition
+    being moved (1 and 2 in "north"), not the others' (3), whose answer they do not use: a slow
+    one would be waited for, for nothing; and no broker when nothing moves."""
+    for name, asked in (("elsewhere", [1, 2]), ("nothing", [])):
+        _, fleet, opener = north_quiet(tmp_path, name)
+        seen = []
+
+        def recording(entry, opener=opener, seen=seen):
+            backend = opener(entry)
+            describe = backend.describe_log_dirs
+
+            def describe_log_dirs(brokers=None, topics=None):
+                seen.extend(brokers)
+                return describe(brokers, topics)
+
+            backend.describe_log_dirs = describe_log_dirs
+            return backend
+
+        build_reports(FleetRequest("reassign", fleet=fleet), opener=recording)
+        assert sorted(seen) == asked, name
+
+
 def test_a_broker_error_counts_where_the_reassignments_are_not_known():
     """A broker's error row is kept when it holds a replica of a partition being moved, or when
     its cluster's reassignments were not read (nothing says it is not involved); a cluster's
