@@ -118,12 +118,13 @@ class AdminClients:
         """A wait ran out with no answer: the deadline stays where it is (see ``answered``)."""
         self._missed = True
 
-    def _fresh_client(self) -> None:
-        """A library client is about to connect: its set-up (connections, ApiVersions, Metadata)
-        is waiting for the cluster that starts now, so the deadline moves on, unless a wait ran
-        out (then it is the same wait, asked again: it has what is left). With every broker
-        300 ms away, the set-up alone took more than the floor a call had left after the small
-        client's reads."""
+    def _asking(self) -> None:
+        """kadmin is about to ask the cluster (a call starts): the time since the last answer was
+        kadmin's own (writing a rollback file, its throttle record), not a wait for the cluster,
+        so the deadline moves on, unless a wait ran out (then this is the same wait, asked
+        again: it has what is left). With every broker 300 ms away, a write after kadmin's
+        throttle record had only the floor left, and its client's set-up (connections,
+        ApiVersions, Metadata) did not fit: 'no answer from <every broker>', nothing changed."""
         self.answered()
 
     def _library_bootstrap(self) -> str:
@@ -172,6 +173,7 @@ class AdminClients:
 
     def _kafka_python(self):
         self._library_allowed()
+        self._asking()
         with self._lock:
             if self._kp is None:
                 self._probe_security()
@@ -190,7 +192,6 @@ class AdminClients:
                 # polls for minutes, and an answer gives the next call --timeout again), so each
                 # call is bounded by what is left when it is made (its timeout_ms). Bootstrapping
                 # happens now: it gets what the small client left.
-                self._fresh_client()
                 full, ms = self.timeout_ms(), self.left_ms()
                 kwargs["request_timeout_ms"] = min(kwargs.get("request_timeout_ms") or full, full)
                 kwargs["bootstrap_timeout_ms"] = min(kwargs.get("bootstrap_timeout_ms") or ms, ms)
@@ -262,6 +263,7 @@ class AdminClients:
         Bootstrap servers that turn it away for good (``TurnedAway``) end the command at once."""
         from kadmin.backends.wire_client import NoAnswer, TurnedAway, WireClient, WireUnavailable
 
+        self._asking()
         with self._lock:
             if self._wire_off:
                 return self._not_fast()
@@ -361,7 +363,9 @@ class AdminClients:
             try:
                 result = call(kp)
             except KafkaError as e:
-                if type(e).__name__ not in TRANSIENT or attempt == TRANSIENT_ATTEMPTS:
+                # after a wait ran out, not retried past the deadline: the silent broker again
+                spent = self._missed and self._clock() >= self._deadline
+                if type(e).__name__ not in TRANSIENT or attempt == TRANSIENT_ATTEMPTS or spent:
                     if "TimedOut" in type(e).__name__ or "Timeout" in type(e).__name__:
                         self.missed()
                     raise cluster_error(e, what) from None
@@ -386,6 +390,7 @@ class AdminClients:
 
     def _confluent(self):
         self._library_allowed()
+        self._asking()
         with self._lock:
             if self._ck is None:
                 self._probe_security()
@@ -393,7 +398,6 @@ class AdminClients:
 
                 from kadmin.config import to_confluent
 
-                self._fresh_client()
                 conf = to_confluent(self.settings)
                 conf["bootstrap.servers"] = self._library_bootstrap()
                 conf.setdefault("client.id", "kadmin")
@@ -404,7 +408,31 @@ class AdminClients:
                 # What its first Metadata will name, as far as this command saw just now (see
                 # AdminBackend._ck_knows_brokers_of): the small client's last brokers, if any.
                 self._ck_brokers = self._wire.brokers_seen() if self._wire is not None else set()
+                if not self._missed and self._ck_brokers:  # the small client just had answers
+                    self._ck_connect()
             return self._ck
+
+    def _ck_connect(self) -> None:
+        """Let the new confluent-kafka client connect and read the brokers (a Metadata for no
+        topic, librdkafka's DescribeCluster) before it is asked anything, so the call has
+        --timeout for itself: librdkafka's set-up is four round trips (ApiVersions, its own
+        Metadata, ...), and with every broker 300 ms away set-up and call together took longer
+        than a 1 s --timeout (`reassign execute --throttle` failed with 'no answer from <every
+        broker>', nothing changed). Only when kadmin's small client has just had answers (the
+        cluster answers; with security configured the client is not warmed up), and asked twice,
+        the second time with what is left (librdkafka keeps connecting past a request's timeout:
+        the second finds the set-up done); best effort: a failure is the call's to report."""
+        ck = self._ck
+        assert ck is not None  # just made
+        for attempt in (1, 2):
+            try:
+                desc = ck.describe_cluster(request_timeout=self.left()).result(timeout=self.left())
+            except Exception as e:  # KafkaException, TimeoutError; said by the call that follows
+                debug("confluent-kafka's first Metadata (attempt %d): %s", attempt, e)
+                continue
+            self._ck_brokers = {n.id for n in desc.nodes}
+            self.answered()
+            return
 
     def _note_ck_error(self, err) -> None:
         """librdkafka reports a refused login or TLS handshake only here; requests just time out
