@@ -262,10 +262,13 @@ class AdminBackend(AdminClients):
         from kafka import TopicPartition as KTP
 
         tps = None if partitions is None else [KTP(tp.topic, tp.partition) for tp in (tps or ())]
-        raw = self._kp_call(
-            "listing reassignments",
-            lambda kp: kp.list_partition_reassignments(tps, timeout_ms=self.left_ms()),
-        )
+        try:
+            raw = self._kp_call(
+                "listing reassignments",
+                lambda kp: kp.list_partition_reassignments(tps, timeout_ms=self.left_ms()),
+            )
+        except ConnectionFailed as e:
+            raise self._controller_silent(e, "listing reassignments") from None
         out = {}
         for ktp, r in raw.items():
             tp = TopicPartition(ktp.topic, ktp.partition)
@@ -277,6 +280,35 @@ class AdminBackend(AdminClients):
                 removing=tuple(r["removing_replicas"]),
             )
         return dict(sorted(out.items()))
+
+    def _controller_silent(self, e: ConnectionFailed, what: str) -> ConnectionFailed:
+        """``e``, a request to the controller that had no answer, naming the controller (broker
+        id and address, as a silent broker is named elsewhere), when this command learned which
+        broker it is; else ``e``. ListPartitionReassignments goes to the controller only: a
+        silent one lost whole `reassign list`, `progress`, `verify`, `throttle show` and
+        `leaders show` reports, with no broker named."""
+        controller = self._controller_address()
+        if controller is None or _no_answer_reason(e) != "REQUEST_TIMED_OUT":
+            return e
+        return ConnectionFailed(
+            f"{what}: no answer from the controller, broker {controller[0]} at {controller[1]}, "
+            f"within {self.timeout:g}s (REQUEST_TIMED_OUT)",
+            error_code=e.error_code,
+            hint="the controller answers ListPartitionReassignments; check that broker and run again",
+        )
+
+    def _controller_address(self) -> tuple[int, str] | None:
+        """(id, host:port) of the controller as this command last saw it (kadmin's small client's
+        Metadata, else kafka-python's), asking nothing; None when unknown."""
+        from kadmin.config import address
+
+        seen = self._wire.controller_seen() if self._wire is not None else None
+        if seen is not None:
+            return seen
+        controller = getattr(getattr(getattr(self._kp, "_manager", None), "cluster", None), "controller", None)
+        if controller is not None and getattr(controller, "node_id", None) is not None:
+            return controller.node_id, address(controller.host, controller.port)
+        return None
 
     def describe_configs(
         self, resources: Iterable[ConfigResource], keys: Collection[str] | None = None

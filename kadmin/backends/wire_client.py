@@ -402,6 +402,14 @@ class WireClient:
         """The brokers of the last Metadata answer, asking nothing (none yet: empty)."""
         return set() if self._metadata is None else {b.node_id for b in self._metadata[1].brokers}
 
+    def controller_seen(self) -> tuple[int, str] | None:
+        """The controller of the last Metadata answer, (id, "host:port"), asking nothing; None
+        when no answer named one."""
+        md = None if self._metadata is None else self._metadata[1]
+        if md is None or md.controller_id is None or md.controller_id < 0:
+            return None
+        return next(((b.node_id, address(b.host, b.port)) for b in md.brokers if b.node_id == md.controller_id), None)
+
     def brokers(self, max_age: float = METADATA_TTL):
         """A Metadata answer at most ``max_age`` seconds old, for its brokers, controller and
         cluster id: the last one, or a new one asking for no topic (cheap on any cluster)."""

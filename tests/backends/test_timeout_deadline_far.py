@@ -1,4 +1,4 @@
-"""--timeout with every broker far away (each answer 300 ms late).
+"""--timeout with every broker far away (each answer 300 ms late) and with a silent controller.
 
 confluent-kafka's client is faked on a fake clock the way librdkafka behaves: a new client's
 first request carries its set-up (four round trips) inside the request's timeout, and set-up done
@@ -7,10 +7,12 @@ listing reassignments, as when the controller does not answer."""
 
 from __future__ import annotations
 
+import pytest
 from confluent_kafka import KafkaError, KafkaException
 
 from kadmin.backends.admin import AdminBackend
 from kadmin.config import ConnectionSettings
+from kadmin.errors import ConnectionFailed
 from kadmin.model import AlterOp, ConfigChange, ConfigResource, ConfigResourceType
 
 RTT = 0.3  # every broker 300 ms away
@@ -83,3 +85,39 @@ def test_a_write_to_brokers_far_away_fits_in_the_timeout(monkeypatch):
     clock.now += 0.9  # kadmin's own work since the last answer (writing its throttle record)
     broker = ConfigResource(ConfigResourceType.BROKER, "1")
     b.incremental_alter_configs([ConfigChange(broker, "leader.replication.throttled.rate", AlterOp.SET, "1000")])
+
+
+class _ControllerSilent:
+    """kafka-python's admin client: bootstraps, knows the controller, and times out listing
+    reassignments (the controller does not answer)."""
+
+    def __init__(self, **kwargs):
+        controller = type("B", (), {"node_id": 2, "host": "127.0.0.1", "port": 9094})()
+        cluster = type("Cluster", (), {"controller": controller})()
+        self._manager = type("Manager", (), {"config": {}, "cluster": cluster})()
+
+    def list_partition_reassignments(self, tps, timeout_ms=None):
+        from kafka.errors import RequestTimedOutError
+
+        raise RequestTimedOutError(f"Request timed out after {timeout_ms} ms")
+
+    def close(self):
+        pass
+
+
+def test_a_silent_controller_is_named(monkeypatch):
+    """`reassign list`, `progress`, `verify`, `throttle show` and `leaders show` failed with
+    'listing reassignments: REQUEST_TIMED_OUT (...) (a broker did not answer ...)', no broker named."""
+    monkeypatch.setattr("kafka.admin.KafkaAdminClient", _ControllerSilent)
+    b, _ = _backend(4.0)
+    with pytest.raises(ConnectionFailed) as caught:
+        b.list_partition_reassignments()
+    assert "no answer from the controller, broker 2 at 127.0.0.1:9094, within 4s" in str(caught.value)
+
+
+def test_a_silent_controller_is_named_from_the_small_clients_metadata(monkeypatch):
+    monkeypatch.setattr("kafka.admin.KafkaAdminClient", _ControllerSilent)
+    b, _ = _backend(4.0)
+    b._wire = type("Wire", (), {"controller_seen": lambda self: (0, "127.0.0.1:9092"), "silent": {}})()
+    with pytest.raises(ConnectionFailed, match=r"no answer from the controller, broker 0 at 127\.0\.0\.1:9092"):
+        b.list_partition_reassignments()
