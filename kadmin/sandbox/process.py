@@ -270,11 +270,22 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    # A zombie child of ours counts as gone.
+    # A zombie counts as gone: a child of ours is reaped here; another process's (a sandbox in
+    # the foreground, started by a script that has not waited for it yet) is seen in /proc.
     try:
         return os.waitpid(pid, os.WNOHANG) == (0, 0)
     except ChildProcessError:
-        return True
+        return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """Whether ``pid`` has exited and waits for its parent to reap it (Linux's /proc; False
+    where there is none)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[:1] == ["Z"]  # the state follows the command's name
 
 
 def _child_error(log_path: Path, code: int) -> errors.KadminError:

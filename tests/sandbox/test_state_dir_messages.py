@@ -94,5 +94,7 @@ def test_a_foreground_sandbox_says_how_to_stop_it_in_its_state_dir(tmp_path):
         ready = proc.stderr.readline()
         assert ready.endswith(f"Ctrl-C or `kadmin sandbox stop --state-dir {d}` ends it\n"), ready
     finally:
-        run("sandbox", "stop", "--state-dir", str(d))
+        # Stopped before this test reaps it (a zombie until then): stop sees it gone at once.
+        stopped = run("sandbox", "stop", "--state-dir", str(d))
         proc.communicate(timeout=30)
+    assert stopped.returncode == 0 and "sandbox stopped" in stopped.stderr, stopped.stderr
