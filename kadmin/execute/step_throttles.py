@@ -23,6 +23,9 @@ from typing import Protocol
 from kadmin.backends.base import Backend, Capability
 from kadmin.execute.state_file import IncrementalState
 from kadmin.model import (
+    FOLLOWER_RATE,
+    LEADER_RATE,
+    LOG_DIR_RATE,
     THROTTLE_CONFIGS,
     ClusterState,
     ConfigChange,
@@ -34,12 +37,7 @@ from kadmin.model import (
 from kadmin.plan.steps import Step, throttled_replicas
 from kadmin.throttling.maths import ThrottleRates, recorded, throttle_changes
 from kadmin.throttling.needs import FOLLOWER, LEADER, current_throttles, log_dir_rate_brokers, rate_targets
-from kadmin.throttling.operations import (
-    apply_throttles,
-    down_brokers_warning,
-    rates_not_given,
-    remove_plan_throttles,
-)
+from kadmin.throttling.operations import apply_throttles, remove_plan_throttles
 from kadmin.throttling.record import INCREMENTAL_COMMAND, now_iso, who
 from kadmin.throttling.stores import MemoryRecordStore
 
@@ -219,14 +217,21 @@ class RecordedThrottles:
         return f"`kadmin throttle set {' '.join(rates)} --brokers {','.join(map(str, sorted(brokers)))}`"
 
     def warning(self, steps: Mapping[TopicPartition, Sequence[Step]], cluster: ClusterState) -> str | None:
-        """The one line naming the down brokers ``apply(steps)`` gives no rate (as plain
-        ``execute`` and ``throttle set`` say it), or None: for the command to print before any
-        change, ``--dry-run`` too."""
+        """The one line naming the down brokers ``apply(steps)`` gives no rate, or None: for the
+        command to print before any change, ``--dry-run`` too. A broker whose rates this plan's
+        record already claims at the run's values (an earlier part of the run set them before it
+        went down: its configs outlive a restart) is not named (``down_rates_warning``)."""
         t = self.targets(steps, cluster)
         if not t.down and not t.down_log_dir:
             return None
-        rates = rates_not_given(ThrottleRates.both(self.rate, self.log_dir_rate), t.down, t.down_log_dir)
-        return down_brokers_warning(t.down | t.down_log_dir, rates)
+        wanted: dict[int, dict[str, int]] = {}
+        for b in t.down:
+            wanted.setdefault(b, {}).update({LEADER_RATE: self.rate, FOLLOWER_RATE: self.rate} if self.rate else {})
+        for b in t.down_log_dir:
+            wanted.setdefault(b, {}).update({LOG_DIR_RATE: self.log_dir_rate} if self.log_dir_rate else {})
+        record = self.records.load_all().get(self.plan_id)
+        claimed = {(c.broker, c.name): c.value for c in record.rates} if record is not None else {}
+        return down_rates_warning(wanted, claimed)
 
     def apply(
         self,
@@ -283,6 +288,35 @@ class RecordedThrottles:
         made, or None when this connection's store holds no record of the plan."""
         removal = remove_plan_throttles(self.backend, self.records, self.plan_id)
         return None if removal is None else tuple(removal.changes)
+
+
+def down_rates_warning(wanted: Mapping[int, Mapping[str, int]], claimed: Mapping[tuple[int, str], int]) -> str | None:
+    """The warning for the down brokers an incremental run cannot give its rates now (pure), or
+    None. ``wanted``: down broker -> the rates (config -> value) the run gives it; ``claimed``:
+    (broker, config) -> value, the rate claims of this plan's record. A broker whose every
+    wanted rate the record claims at that value is not named: an earlier part of the run set
+    them, and they hold when it is back. The others get their rates from the run itself once
+    back (``note: broker N is back, throttled as the running steps need``, recorded as the run's
+    and removed at its end), so no ``throttle set`` by hand is advised: that one would be
+    recorded as set by hand, and stay after the run."""
+    missing = sorted(b for b, rates in wanted.items() if any(claimed.get((b, n)) != v for n, v in rates.items()))
+    if not missing:
+        return None
+    earlier = [b for b in missing if any(k[0] == b for k in claimed)]
+    one = len(missing) == 1
+    line = (
+        f"broker{'' if one else 's'} {', '.join(map(str, missing))} {'is' if one else 'are'} down: this run cannot "
+        f"set {'its' if one else 'their'} rates now (a broker's configs change only while it runs; it sends "
+        f"nothing while down); it sets them once {'it is' if one else 'they are'} back, while it runs or when "
+        "resumed, recorded as its own and removed at its end"
+    )
+    if earlier:
+        one = len(earlier) == 1
+        line += (
+            f"; until then broker{'' if one else 's'} {', '.join(map(str, earlier))} keep{'s' if one else ''} "
+            "the rates an earlier part of this run set there"
+        )
+    return line
 
 
 @dataclass(frozen=True)
