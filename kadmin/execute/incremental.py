@@ -584,7 +584,11 @@ class _Run:
 
     def _progress(self) -> Progress:
         now = self.clock.now()
-        return self.bytes.progress(self.state, self.track.in_flight, self.live, now, now - self.t0)
+        running = self.track.in_flight
+        offline = {  # Metadata's offline replicas of the running steps: in an offline directory, or down
+            (tp, b) for tp in running if (st := self.cluster.partitions.get(tp)) for b in st.offline_replicas
+        }
+        return self.bytes.progress(self.state, running, self.live, now, now - self.t0, offline)
 
     def _save(self, **changes) -> None:
         if changes:

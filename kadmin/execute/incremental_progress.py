@@ -102,7 +102,7 @@ class ByteCount:
             self.note(f"could not read partition sizes; progress will count steps only ({type(e).__name__}: {e})")
             return {}
         sizes = partition_sizes(answers, {a.tp for a in plan.partitions})
-        self._saw_offline(answers)
+        self._saw_offline(answers, plan.topics)
         for b, bld in answers.items():
             for d in bld.log_dirs:
                 for r in d.replicas:
@@ -220,7 +220,7 @@ class ByteCount:
         except Exception as e:  # progress figures are best effort; the run goes on
             self.note(f"could not read replica sizes for progress ({type(e).__name__}: {e})")
             return self.partial
-        self._saw_offline(answers)
+        self._saw_offline(answers, topics)
         copied = {}
         for s in in_flight.values():
             n = 0
@@ -234,13 +234,14 @@ class ByteCount:
             copied[s] = max(n, self.partial.get(s, 0))
         return copied
 
-    def _saw_offline(self, answers: Mapping[int, BrokerLogDirs]) -> None:
-        """Note each answering broker's offline directories, and where its replicas are listed."""
+    def _saw_offline(self, answers: Mapping[int, BrokerLogDirs], topics: Collection[str]) -> None:
+        """Note each answering broker's offline directories, and where its replicas of
+        ``topics`` (those asked about: what it holds of others is as last seen) are listed."""
         for b, bld in answers.items():
             if bld.error is not None:
                 continue
             self.offline[b] = tuple(d.path for d in bld.log_dirs if d.error)
-            self.online_held[b] = set()
+            self.online_held[b] = {tp for tp in self.online_held.get(b, ()) if tp.topic not in topics}
             for d in bld.log_dirs:
                 for r in d.replicas if not d.error else ():
                     if not r.is_future:
@@ -256,14 +257,24 @@ class ByteCount:
         except Exception as e:  # progress figures are best effort; the run goes on
             self.note(f"could not read the log directories for progress ({type(e).__name__}: {e})")
             return
-        self._saw_offline(answers)
+        self._saw_offline(answers, topics)
 
-    def paused_on(self, in_flight: Mapping[TopicPartition, Step], live: Collection[int]) -> tuple[tuple[int, str], ...]:
+    def paused_on(
+        self,
+        in_flight: Mapping[TopicPartition, Step],
+        live: Collection[int],
+        offline_replicas: Collection[tuple[TopicPartition, int]] = (),
+    ) -> tuple[tuple[int, str], ...]:
         """The offline directories (broker, path) that hold the run: a replica of a running
-        step's target was listed in one, or is to be created in one (the plan's ``log_dirs``),
-        and is not listed in an online one; a move between directories whose source replica is not
-        listed, on a broker with an offline directory (not the move's target). Nothing copies
-        them until the broker restarts with the directory back; then they resume."""
+        step's target is not listed in an online directory of its broker, and was listed in an
+        offline one, or is to be created in one (the plan's ``log_dirs``), or is in one all the
+        same: Metadata lists it among the partition's offline replicas (``offline_replicas``:
+        (partition, broker)), or its broker held it before the step. An offline directory lists
+        no replica, so one offline before the run (or before it resumed) is known so; the
+        broker's offline directories are named then (one, normally). And a move between
+        directories whose source replica is not listed, on a broker with an offline directory
+        (not the move's target). Nothing copies them until the broker restarts with the
+        directory back; then they resume."""
         out: set[tuple[int, str]] = set()
         for s in in_flight.values():
             for b in s.after:  # a step ends once every replica of its target is in the ISR
@@ -271,9 +282,10 @@ class ByteCount:
                 if b not in live or not offline or s.tp in self.online_held.get(b, ()):
                     continue
                 r = TopicPartitionReplica(s.tp.topic, s.tp.partition, b)
-                for path in (self.listed_in.get((s.tp, b)), self.targets.get(r)):
-                    if path in offline:
-                        out.add((b, path))
+                named = {path for path in (self.listed_in.get((s.tp, b)), self.targets.get(r)) if path in offline}
+                if not named and ((s.tp, b) in offline_replicas or b in s.before):
+                    named = set(offline)
+                out.update((b, path) for path in named)
         for r, future in self.source_unseen.items():
             if r.broker in live:
                 out.update((r.broker, path) for path in self.offline.get(r.broker, ()) if path != future)
@@ -286,8 +298,10 @@ class ByteCount:
         live: Collection[int],
         now: float,
         elapsed: float,
+        offline_replicas: Collection[tuple[TopicPartition, int]] = (),
     ) -> Progress:
-        """Where the run is at ``now``, ``elapsed`` seconds after this invocation began."""
+        """Where the run is at ``now``, ``elapsed`` seconds after this invocation began
+        (``offline_replicas``: Metadata's, as ``paused_on`` takes them)."""
         if self.last_sizes_at is None or now - self.last_sizes_at >= self.interval:
             self.partial = self.copied_in_flight(in_flight, live)
             self.last_sizes_at = now
@@ -296,7 +310,7 @@ class ByteCount:
         unseen_on = {r.broker for r in self.source_unseen} & set(live)
         if unseen_on and (self.last_offline_at is None or now - self.last_offline_at >= self.interval):
             self.read_offline(unseen_on, {r.topic for r in self.source_unseen}, now)
-        paused = self.paused_on(in_flight, live)
+        paused = self.paused_on(in_flight, live, offline_replicas)
         total = self.all_bytes()
         done = min(self.done(state, in_flight), total)
         if self.head_start:

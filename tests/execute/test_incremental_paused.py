@@ -144,3 +144,41 @@ def _plan(tp, replicas):
     from kadmin.model import Assignment, ReassignmentPlan
 
     return ReassignmentPlan((Assignment(tp.topic, tp.partition, replicas),))
+
+
+def test_a_directory_offline_before_the_run_began_pauses_it_too():
+    # payments-5 [0,3,2] -> [1,3,4,0]: broker 3's replica sits in /d1, offline before the run
+    # (or its resume) began, so DescribeLogDirs never listed it anywhere.
+    p5 = TopicPartition("payments", 5)
+    step = Step(p5, 1, 2, (0, 3, 2), (1, 3, 4, 0), 0, 0)
+    state = IncrementalState("d", Limits(), {p5: PartitionProgress(p5, (0, 3, 2), 2, (step,), submitted=1)})
+    full = {"/d0": {}, "/d1": {p5: 840 * MB}}
+    dirs = Dirs({0: full, 1: {"/d1": {p5: 840 * MB}}, 3: full, 4: {"/d1": {p5: 840 * MB}}}, offline={(3, "/d1")})
+    count = ByteCount(dirs, note=lambda m: None, interval=5.0)
+    live, running = {0, 1, 2, 3, 4}, {p5: step}
+    count.sizes = count.read_sizes(_plan(p5, (1, 3, 4)), live)
+    count.total = count.of_steps(state)
+    count.begin(state, running, live, now=0.0)
+    p = count.progress(state, running, live, now=5.0, elapsed=5.0)
+    assert p.paused == ((3, "/d1"),)
+    assert p.eta_seconds is None  # the new replicas hold every byte, but the step cannot end
+
+
+def test_a_new_replica_metadata_calls_offline_pauses_a_resumed_run():
+    # payments-0 -> [2,3,4]: the new replica on broker 2 was created in /d0, which went offline
+    # before the run resumed; only Metadata's offline replicas says where it is.
+    p0 = TopicPartition("payments", 0)
+    step = Step(p0, 1, 1, (3, 4), (2, 3, 4), 0, 0)
+    state = IncrementalState("d", Limits(), {p0: PartitionProgress(p0, (3, 4), 1, (step,), submitted=1)})
+    dirs = Dirs(
+        {2: {"/d0": {}, "/d1": {}}, 3: {"/d1": {p0: 840 * MB}}, 4: {"/d1": {p0: 840 * MB}}}, offline={(2, "/d0")}
+    )
+    count = ByteCount(dirs, note=lambda m: None, interval=5.0)
+    live, running = {2, 3, 4}, {p0: step}
+    count.sizes = count.read_sizes(_plan(p0, (2, 3, 4)), live)
+    count.total = count.of_steps(state)
+    count.begin(state, running, live, now=0.0)
+    # not created yet, as far as anyone says: not paused on an unrelated offline directory
+    assert count.progress(state, running, live, now=5.0, elapsed=5.0).paused == ()
+    held = count.progress(state, running, live, now=10.0, elapsed=10.0, offline_replicas={(p0, 2)})
+    assert held.paused == ((2, "/d0"),) and held.eta_seconds is None
