@@ -52,15 +52,12 @@ _LOG_MASKING = False
 
 
 def mask_in_logs(value: str) -> None:
-    """From now on, log records of this process show ``value`` (and its repr-escaped form, as
-    it appears inside a logged dict) as the mask."""
+    """From now on, log records of this process show ``value``, in every form a log line can
+    hold it (``logged_forms``), as the mask."""
     global _LOG_MASKING
     if not value:
         return
-    _MASKED.add(value)
-    escaped = repr(value)[1:-1]
-    if escaped != value:
-        _MASKED.add(escaped)
+    _MASKED.update(logged_forms(value))
     if not _LOG_MASKING:
         import logging
 
@@ -71,6 +68,22 @@ def mask_in_logs(value: str) -> None:
 
         logging.setLogRecordFactory(factory)
         _LOG_MASKING = True
+
+
+def logged_forms(value: str) -> set[str]:
+    """``value`` as a log line may hold it: itself; inside the repr of a str (a logged dict of
+    settings); inside the repr of its UTF-8 bytes or bytearray (kafka-python logs the SASL/PLAIN
+    request it sends, ``auth_bytes=b'user\\x00user\\x00P\\xc3\\xa4ss'``); inside a JSON
+    string. A repr escapes backslashes and non-printable characters (``\\xNN``, ``\\u200b``)
+    and escapes ``'`` only when the text around it also holds a ``"``: both forms are kept."""
+    import json
+
+    encoded = value.encode("utf-8", "surrogatepass")
+    forms = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
+    # repr of text holding both quotes uses ' as its quote and escapes each ' inside.
+    forms |= {repr(value)[1:-1], repr(value + '"')[1:-2]}
+    forms |= {repr(encoded)[2:-1], repr(encoded + b'"')[2:-2]}
+    return forms
 
 
 def mask_text(text: str) -> str:

@@ -4,21 +4,44 @@ checks is reported at the end of the run."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 CHECKS = {"secrets x outputs": 0}
 
 
+def shown_forms(value: str) -> dict[str, str]:
+    """The forms in which a text can show ``value``: as is, inside the repr of a str or of its
+    UTF-8 bytes / bytearray (kafka-python logs the SASL/PLAIN bytes it sends), with ' escaped
+    or not (repr escapes it only next to a "), and inside a JSON string. A non-ASCII or
+    invisible character makes these differ from the value: P\\xc3\\xa4ss, Inv\\u200bis."""
+    encoded = value.encode("utf-8", "surrogatepass")
+    forms = {
+        "as is": value,
+        "str repr": repr(value)[1:-1],
+        "str repr, ' escaped": repr(value + '"')[1:-2],
+        "bytes repr": repr(encoded)[2:-1],
+        "bytes repr, ' escaped": repr(encoded + b'"')[2:-2],
+        "bytearray repr": repr(bytearray(encoded))[12:-2],
+        "JSON": json.dumps(value)[1:-1],
+        "JSON, not ASCII": json.dumps(value, ensure_ascii=False)[1:-1],
+    }
+    return {how: form for how, form in forms.items() if form}
+
+
 class SecretScanner:
-    """``scan(label, text)`` fails naming the output and the secret (by name, not by value)."""
+    """``scan(label, text)`` fails naming the output, the secret (by name, not by value) and the
+    form it was shown in."""
 
     def __init__(self, secrets: dict[str, str]):
-        self.secrets = {name: value for name, value in secrets.items() if value}
+        self.secrets = {name: shown_forms(value) for name, value in secrets.items() if value}
 
     def scan(self, label: str, text: str) -> None:
         folded = text.casefold()  # a secret shown lower-cased is still shown
-        for name, value in self.secrets.items():
-            assert value.casefold() not in folded, f"{label} shows the secret {name}"
+        for name, forms in self.secrets.items():
+            for how, form in forms.items():
+                assert form.casefold() not in folded, f"{label} shows the secret {name} ({how})"
             CHECKS["secrets x outputs"] += 1
 
 

@@ -21,7 +21,9 @@ from kadmin.commands.root import cli
 from kadmin.sandbox import Sandbox
 from tests.support.tls import make_tls_files
 
-PASSWORDS = {"admin": "adm1n-Pw-5527-s3cret", "nobody": "n0body-Pw-6638-s3cret", "viewer": "v1ewer-Pw-8819-s3cret"}
+PASSWORDS = {"admin": "adm1n-Pw-5527-s3cret", "nobody": "n0body-Pw-6638-s3cret", "viewer": "v1ewer-Pw-8819-s3cret",
+             # a repr shows these differently than typed (P\xc3\xa4ss, Inv\u200bis): see the secret scanner
+             "intl": "Pässwörd-Pw-8812-s3cret", "hidden": "Inv\u200bis\u2060ible-Pw-3301-s3cret"}
 WRONG_PASSWORD = "wr0ng-Pw-7749-s3cret"
 MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
 COMMANDS = [["log-dirs", "describe"], ["reassign", "list"], ["throttle", "show"]]
@@ -46,7 +48,7 @@ def _sandbox(**kwargs) -> Sandbox:
 @pytest.fixture(scope="module")
 def sandboxes(tls):
     """One sandbox per security protocol, all with the same users and authorizer."""
-    sasl = dict(sasl_users=PASSWORDS, super_users={"admin"}, cluster_acls={"viewer": {"DESCRIBE", "DESCRIBE_CONFIGS"}})
+    sasl = dict(sasl_users=PASSWORDS, super_users={"admin", "intl", "hidden"}, cluster_acls={"viewer": {"DESCRIBE", "DESCRIBE_CONFIGS"}})
     started = {
         "SSL": _sandbox(tls=(str(tls.cert), str(tls.key))),
         "SASL_PLAINTEXT": _sandbox(**sasl),
@@ -135,6 +137,18 @@ def test_sasl_mechanisms_over_both_protocols(sandboxes, properties, run_kadmin, 
     assert {d["path"] for b in brokers for d in b["log_dirs"]} == {"/var/lib/kafka/data0", "/var/lib/kafka/data1"}
     shown = run_kadmin(sb, config, "throttle", "show", timeout=OK_TIMEOUT)
     assert shown.exit_code == 0, shown.output
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+@pytest.mark.parametrize("user", ["intl", "hidden"])
+def test_a_non_ascii_or_invisible_password_logs_in_and_debug_shows_it_nowhere(
+        sandboxes, properties, run_kadmin, user, mechanism):
+    """kafka-python logs the SASL/PLAIN bytes it sends at DEBUG; a password whose UTF-8 bytes a
+    repr escapes (b'u1\\x00u1\\x00P\\xc3\\xa4ss...') was shown by --debug."""
+    config = properties("SASL_PLAINTEXT", user, mechanism=mechanism)
+    for command in (["log-dirs", "describe", "--output", "json"], ["reassign", "list"]):
+        result = run_kadmin(sandboxes["SASL_PLAINTEXT"], config, *command, debug=True, timeout=OK_TIMEOUT)
+        assert result.exit_code == 0, result.output
 
 
 def test_tls_works_and_a_wrong_ca_fails_clearly(sandboxes, properties, run_kadmin, tls):

@@ -9,6 +9,7 @@ secret string (the count is printed at the end of the run).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import subprocess
@@ -290,3 +291,68 @@ def test_an_encrypted_key_without_its_password_is_refused_at_once_not_prompted_f
     assert run.returncode == 2, run.stderr
     assert f"the private key is encrypted and {setting} is not set" in run.stderr
     assert "pass phrase" not in run.stderr + run.stdout
+
+
+# --- passwords a repr or an encoding changes --------------------------------------------------
+
+# Each shown differently by a repr than as typed: kafka-python logged the SASL/PLAIN bytes it
+# sends under --debug, auth_bytes=b'u1\x00u1\x00P\xc3\xa4ssw\xc3\xb6rd', which masking the
+# password as typed did not catch.
+TRICKY_PASSWORDS = {
+    "non-ASCII": "Pässwörd-8812-s3cret",
+    "invisible characters": "Inv\u200bis\u2060ible\u00ad-3301-s3cret",
+    "quotes and backslashes": "Qu\"o'te\\Back-4410-s3cret",
+    "control characters": "Tab\tBell\x07-5520-s3cret",
+}
+
+
+def properties_value(text: str) -> str:
+    """``text`` as a .properties value: backslashes doubled, non-printable characters as \\uXXXX."""
+    return "".join(
+        "\\\\" if c == "\\" else c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
+
+
+def jaas_quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+@pytest.mark.parametrize("source", ["sasl PLAIN", "sasl SCRAM", "ssl.key.password", "zookeeper digest"])
+@pytest.mark.parametrize("password", TRICKY_PASSWORDS.values(), ids=TRICKY_PASSWORDS.keys())
+def test_log_records_mask_every_form_of_a_password(source, password, tmp_path, caplog, scanner_factory):
+    from kadmin.backends.zk_auth import zk_security
+    from kadmin.client_config import security_config
+    from kadmin.config import read_properties_file
+
+    module = {"sasl PLAIN": "plain.PlainLoginModule", "sasl SCRAM": "scram.ScramLoginModule"}.get(source, "")
+    text = {
+        "ssl.key.password": f"security.protocol=SSL\nssl.key.password={properties_value(password)}\n",
+        "zookeeper digest": f"zookeeper.auth.digest=kafka:{properties_value(password)}\n",
+    }.get(source) or (
+        f"security.protocol=SASL_PLAINTEXT\nsasl.mechanism={'PLAIN' if 'PLAIN' in source else 'SCRAM-SHA-256'}\n"
+        f"sasl.jaas.config=org.apache.kafka.common.security.{module} required username=\"u1\" "
+        f"password={properties_value(jaas_quoted(password))};\n")
+    (tmp_path / "c.properties").write_text(text, encoding="utf-8")
+    properties = read_properties_file(tmp_path / "c.properties")
+    if source == "zookeeper digest":
+        assert zk_security(properties).digest.reveal() == f"kafka:{password}"
+    else:
+        security = security_config(properties)
+        read = security.password if source.startswith("sasl") else security.key_password
+        assert read.reveal() == password  # the test's escaping gave kadmin the password itself
+    encoded = password.encode()
+    caplog.set_level(logging.DEBUG)
+    log = logging.getLogger("kafka.protocol.parser")
+    log.debug("Sending request 3 SaslAuthenticateRequest(version=2, auth_bytes=%r)", b"u1\x00u1\x00" + encoded)
+    log.debug("Send: %r", bytearray(b"\x00\x00\x00(\x00$\x06kadmin\x00\x16u1\x00u1\x00" + encoded + b"\x00"))
+    log.debug("Starting KafkaAdminClient with configuration: %s", {"sasl_plain_password": password})
+    log.debug("%r", f"password=\"{password}\" and 'quotes'")  # repr escapes ' next to a "
+    log.debug("auth %s", json.dumps({"password": password}))
+    log.debug("auth %s", json.dumps({"password": password}, ensure_ascii=False))
+    try:
+        raise ValueError(encoded)
+    except ValueError:
+        log.debug("failed", exc_info=True)
+    records = caplog.records[-7:]
+    assert len(records) == 7 and all("******" in (r.getMessage() + (r.exc_text or "")) for r in records)
+    texts = caplog.text + "\n".join(repr(r.args) for r in records)
+    scanner_factory({f"{source} password": password}).scan(f"{source} log records", texts)
