@@ -7,7 +7,7 @@ a mistake in its last entry must fail before its first entry touches the cluster
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from kadmin.backends.base import BrokerLogDirs, ReassignmentBlocked
 from kadmin.errors import InputError, ReassignmentInProgress
@@ -213,16 +213,17 @@ def _problems(
 
         if check_rf and distinct and current is not None:
             running = ongoing.get(tp) if ongoing else None
-            if running is not None:
-                target = running.target
-            elif current.removing:
-                target = tuple(r for r in current.replicas if r not in current.removing)
-            else:
-                target = current.replicas
-            if n != len(target):
+            full, adding, removing = (
+                (running.replicas, running.adding, running.removing)
+                if running is not None
+                else (current.replicas, current.adding, current.removing)
+            )
+            rf = _replication_factors(full, adding, removing)
+            if n not in rf:
+                was = str(rf[0]) if rf[0] == rf[1] else f"{rf[0]} ({rf[1]} once its running reassignment ends)"
                 found.append(
                     (
-                        f"changes the replication factor from {len(target)} to {n} "
+                        f"changes the replication factor from {was} to {n} "
                         "(pass --allow-replication-factor-change if this is meant)",
                         "replicas",
                     )
@@ -250,6 +251,17 @@ def _problems(
         if found:
             problems.extend(Problem(message, index, tp, field) for message, field in found)
     return problems
+
+
+def _replication_factors(full: Sequence[int], adding: Sequence[int], removing: Sequence[int]) -> tuple[int, int]:
+    """A partition's replication factor as Kafka counts it: (before, after) its running
+    reassignment, both the same when none runs. Metadata's replica list of a partition being
+    reassigned is the full set RS, the target and the original together (KIP-435: RS = TRS ++
+    ORS); the original ORS is RS minus adding (what Kafka's controller reassigns from when a new
+    target replaces the running one), the target TRS is RS minus removing (the replication factor
+    ``kafka-topics.sh --describe`` shows meanwhile). A plan of either size keeps the factor; the
+    full set's, larger while both sides are there, is no replication factor of the partition."""
+    return (sum(1 for b in full if b not in adding), sum(1 for b in full if b not in removing))
 
 
 def unanswered_problem(broker: int, error: str) -> str:

@@ -128,6 +128,27 @@ def test_replication_factor_compares_with_the_target_of_a_running_reassignment()
     assert problems([entry(replicas=(3, 4))], cluster=replace(CLUSTER, partitions=parts), ongoing=ongoing) == []
 
 
+def test_replication_factor_of_a_partition_mid_step_is_its_original_or_target_size_never_the_full_set():
+    """An incremental step adding 3 to [2, 0, 1] (target 3,0,1,2): Metadata lists 4 replicas,
+    ListPartitionReassignments adding 3, removing none. The partition's replication factor is 3
+    before the move (the original: full set minus adding, which Kafka's controller reassigns
+    from) and 4 after it (the target); a plan of 3 replicas changes nothing of it, one of 5 does."""
+    parts = dict(CLUSTER.partitions)
+    tp = TopicPartition("foo", 0)
+    parts[tp] = replace(parts[tp], replicas=(2, 1, 4, 3))
+    cluster = replace(CLUSTER, partitions=parts)
+    ongoing = {tp: PartitionReassignment("foo", 0, (2, 1, 4, 3), (3,), ())}
+    assert problems([entry(replicas=(3, 1, 4))], cluster=cluster, ongoing=ongoing) == []
+    assert problems([entry(replicas=(3, 1, 4, 2))], cluster=cluster, ongoing=ongoing) == []
+    assert problems([entry(replicas=(3, 1))], cluster=cluster, ongoing=ongoing) == [
+        "partitions[0] (foo-0) replicas: changes the replication factor from 3 (4 once its running reassignment "
+        "ends) to 2 (pass --allow-replication-factor-change if this is meant)"
+    ]
+    # the same read from the topic znode (ZooKeeper: adding/removing there)
+    parts[tp] = replace(parts[tp], adding=(3,))
+    assert problems([entry(replicas=(3, 1, 4))], cluster=replace(CLUSTER, partitions=parts)) == []
+
+
 def test_every_problem_at_once_and_exit_2():
     parsed = parse_reassignment(json.dumps({"version": 1, "partitions": [entry(topic="nope"), entry(replicas=(1, 1)), entry(partition=1, replicas=("x",))]}))
     with pytest.raises(InputError) as err:
