@@ -85,6 +85,10 @@ def raise_if_failed(report) -> None:
         error.exit_code = stopped.exit_code
         raise error from stopped.cause
     if n:
+        # True whichever way the outcome was printed: as lines above, or in the JSON document
+        # (its preferred_election.failed), where stderr has nothing above this line.
         raise ClusterError(
-            f"the plan is complete, but {refused}", hint="see the lines above; run `kadmin leaders show`"
+            f"the plan is complete, but {refused}",
+            hint="each is named with why in the election's outcome (with -o json: preferred_election.failed); "
+            "run `kadmin leaders show`",
         )

@@ -59,6 +59,26 @@ def test_without_the_flag_the_old_leaders_stay(sb, tmp_path, capsys):
     assert leaders(sb) == [1, 2, 0]
 
 
+def test_a_failed_election_in_json_points_at_the_document_not_at_lines_above(sb, tmp_path, capsys):
+    """verify --elect-preferred -o json with broker 1, t-0's preferred leader, down: the
+    failure is in the JSON only, and the error line's hint says where (stderr has nothing above
+    it: no 'see the lines above')."""
+    from tests.cli.test_throttle_down_brokers import admin, await_broker_gone
+
+    code, _, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan_file(tmp_path), "--wait",
+                          "--interval", "0.1s", "--rollback-file", str(tmp_path / "rb.json"),
+                          "--bootstrap-server", sb.bootstrap)
+    assert code == 0, err
+    sb.faults.broker_stop(1)
+    await_broker_gone(lambda: admin(sb), 1)
+    code, out, err = kadmin(capsys, "reassign", "verify", "--reassignment-json-file", plan_file(tmp_path),
+                            "--elect-preferred", "-o", "json", "--bootstrap-server", sb.bootstrap)
+    assert code == 1, err
+    failed = json.loads(out.strip().splitlines()[-1])["preferred_election"]["failed"]
+    assert ("t", 0) in {(f["topic"], f["partition"]) for f in failed}
+    assert "could not get" in err and "preferred_election.failed" in err and "lines above" not in err, err
+
+
 def test_incremental_elects_at_most_max_leader_movements_at_a_time(sb, tmp_path, capsys):
     sb.clear_requests()
     code, out, err = kadmin(capsys, "reassign", "execute", "--reassignment-json-file", plan_file(tmp_path),
