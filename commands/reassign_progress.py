@@ -98,10 +98,18 @@ def progress(cluster, output, plan_file, watch, interval):
             if blocked is not None and blocked.stuck and not (snap.waiting and _stopped(snap)):
                 render.warn(_not_taken_message(blocked, snap.waiting, plan) + f". {blocked.hint}")
     if not watch:  # --watch's views said it as it went
-        from kadmin.commands.render_progress import differs_note, differs_when_done, unanswered_note, unestimated_note
+        from kadmin.commands.render_progress import (
+            differs_note,
+            differs_when_done,
+            held_note,
+            unanswered_note,
+            unestimated_note,
+        )
 
         if snap.unanswered:
             render.warn(unanswered_note(snap))
+        if held := held_note(snap):
+            render.warn(held)
         if snap.unread_end_offsets:
             render.warn(unestimated_note(snap))
         if differs_when_done(snap):  # the exit stays 0: nothing moves (verify exits 4)

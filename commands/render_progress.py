@@ -69,6 +69,8 @@ def progress_table(snap, moving_first: bool = False, notes: bool = True, last_se
         captions.append(escape(unestimated_note(snap)))
     if notes and snap.waiting:
         captions.append(escape(waiting_note(snap)))
+    if notes and (held := held_note(snap)):
+        captions.append(escape(held))
     if notes and differs_when_done(snap):
         captions.append(escape(differs_note(snap)))
     columns: tuple[tuple[str, JustifyMethod], ...] = (
@@ -224,7 +226,32 @@ def progress_line(snap, last_seen: LastSeen | None = None) -> str:
     return (
         f"kadmin: {counted(snap.reassigning_partitions, 'partition')} reassigning, "
         f"{counted(t.moving_replicas, 'replica')} moving: {moved}{left}{rate}{eta}"
-        f"{unseen_state(snap)}"
+        f"{unseen_state(snap)}{'; ' + held if (held := held_note(snap)) else ''}"
+    )
+
+
+def held_note(snap) -> str:
+    """The replicas that hold a reassigning partition (``ProgressSnapshot.held``), each with why,
+    and what ends the wait: "payments-5 waits for broker 3's replica (its log directory is
+    offline): its reassignment ends only once it is back (no ETA meanwhile)". Those on a down
+    broker are left to ``unseen_state`` ("waiting for broker 1 (down)"); "" when only they hold it."""
+    from kadmin.execute.progress import DOWN, PAUSED_DESTINATION
+
+    held = [r for r in snap.held if r.status != DOWN]
+    if not held:
+        return ""
+
+    def why(r) -> str:
+        if r.status == PAUSED_DESTINATION:
+            return f"its directory {r.future_log_dir} is offline"
+        return "its log directory is offline"
+
+    shown = [f"{r.topic}-{r.partition} waits for broker {r.broker}'s replica ({why(r)})" for r in held[:3]]
+    more = f" and {len(held) - 3} more" if len(held) > 3 else ""
+    one = len(held) == 1
+    return (
+        f"{', '.join(shown)}{more}: {'its reassignment ends' if one else 'their reassignments end'} only once "
+        f"{'it is' if one else 'they are'} back (no ETA meanwhile)"
     )
 
 
@@ -242,7 +269,7 @@ def unseen_state(snap) -> str:
     def brokers(ids):
         return f"{plural('broker', len(ids))} {', '.join(map(str, ids))}"
 
-    moving_on = {r.broker for r in snap.replicas if r.moving}
+    moving_on = {r.broker for r in snap.replicas if r.moving or r in snap.held}
     down = [b for b, why in snap.unanswered.items() if is_down_error(why)]
     waiting = [b for b in down if b in moving_on]
     idle = [b for b in down if b not in moving_on]

@@ -69,7 +69,9 @@ PAUSED = "Paused: its source directory is offline"
 # moves it to is offline on its broker. A future replica there cannot be seen (DescribeLogDirs
 # lists nothing of an offline directory); the move, if it had started, resumes when the broker
 # restarts with that directory back (if it had not, AlterReplicaLogDirs failed when sent). Its
-# bytes moved and left are unknown; like PAUSED it is a move that copies nothing now.
+# bytes moved and left are unknown; like PAUSED it is a move that copies nothing now. So is a
+# replica being added (an inter-broker move) that its broker does not list while the directory
+# the plan puts it in is offline.
 PAUSED_DESTINATION = "Paused: its destination directory is offline"
 PAUSED_STATUSES = frozenset((PAUSED, PAUSED_DESTINATION))
 LAG_UNKNOWN = "Behind: lag unknown"
@@ -201,6 +203,10 @@ class ProgressSnapshot:
     # With a plan: what differs from it (None without a plan). Once done, a difference means
     # nothing will bring the cluster to the plan by itself: ``reassign verify`` says what.
     differs: PlanDifference | None = None
+    # Replicas a reassigning partition's target needs that nothing copies now (``held_rows``):
+    # offline, down, or new in an offline directory. Kafka ends a reassignment only once every
+    # target replica is in the ISR, so it waits for them: no ETA, whatever the others' bytes say.
+    held: tuple[ReplicaProgress, ...] = ()
 
     @property
     def done(self) -> bool:
@@ -356,6 +362,18 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unrea
                 continue
             # Its future replica waits in an online directory: a move that resumes with the disk.
             fields = _moving_dir(here, True)
+        elif broker in adding and (here is None or here.current_dir is None) and broker in state.offline_replicas:
+            # a new replica in an offline directory: nothing copies it until the directory is back
+            append(ReplicaProgress(topic, partition, broker, OFFLINE, INTER_BROKER))
+            continue
+        elif (
+            broker in adding
+            and (here is None or here.current_dir is None)
+            and (target := towards.get((topic, partition, broker))) is not None
+            and target in offline_paths[broker]
+        ):  # a new replica the plan puts in an offline directory: unseen, as is what it holds
+            append(ReplicaProgress(topic, partition, broker, PAUSED_DESTINATION, INTER_BROKER, future_log_dir=target))
+            continue
         elif broker in adding or broker not in state.isr:
             end_offset = offsets.get(key)
             if end_offset is None and unread:
@@ -428,15 +446,39 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unrea
     unanswered = {b: bld.error for b, bld in log_dirs.items() if bld.error is not None}
     # down wins: a DescribeLogDirs sent to it (on metadata a moment old) failed because it is down
     unanswered.update((b, DOWN_ERROR) for b in down)
+    held = held_rows(rows, ongoing)
+    if held:  # the moves of a held partition end only with it: their ETA is unknown, not 0s
+        stuck = {(r.topic, r.partition) for r in held}
+        rows = [replace(r, eta=None) if (r.topic, r.partition) in stuck and r.moving else r for r in rows]
     return ProgressSnapshot(
         at,
         tuple(rows),
-        _totals(rows, unseen=bool(unanswered) and reassigning == 0),
+        _totals(rows, unseen=bool(unanswered) and reassigning == 0, held=bool(held)),
         reassigning,
         dict(sorted(unanswered.items())),
         tuple(sorted(unestimated)),
         why if unestimated else None,
         differs=None if plan is None else plan_difference(plan, cluster, ongoing, log_dirs, dirs),
+        held=held,
+    )
+
+
+HELD_STATUSES = frozenset((OFFLINE, DOWN, PAUSED_DESTINATION))
+
+
+def held_rows(
+    rows: Iterable[ReplicaProgress], ongoing: Mapping[TopicPartition, PartitionReassignment]
+) -> tuple[ReplicaProgress, ...]:
+    """The rows of replicas a reassigning partition's target needs while nothing copies them:
+    offline (its directory offline), on a down broker, or a new replica whose directory (the
+    plan's) is offline. The reassignment cannot end before they are back."""
+    targets = {(tp.topic, tp.partition): set(r.target) for tp, r in ongoing.items()}
+    return tuple(
+        r
+        for r in rows
+        if r.status in HELD_STATUSES
+        and r.broker in targets.get((r.topic, r.partition), ())
+        and (r.status != PAUSED_DESTINATION or r.move == INTER_BROKER)
     )
 
 
@@ -524,10 +566,11 @@ def _moving_dir(here: DirReplica, dir_offline: bool) -> tuple:
     return (status, LOG_DIR, lag, False, total, shown, remaining, here.current_dir, here.future_dir)
 
 
-def _totals(rows: Iterable[ReplicaProgress], unseen: bool = False) -> Totals:
+def _totals(rows: Iterable[ReplicaProgress], unseen: bool = False, held: bool = False) -> Totals:
     """``unseen``: a broker the snapshot lacks may hold moves (its log-dir moves cannot be seen)
     and nothing else is reassigning: with no move seen, the bytes moved and left are unknown,
-    not 0 (the snapshot is ``unseen_only``)."""
+    not 0 (the snapshot is ``unseen_only``). ``held``: a reassigning partition waits for a
+    replica nothing copies now (``held_rows``): no ETA."""
     moving = [r for r in rows if r.moving]
     if unseen and not moving:
         return Totals(0, 0, None, None, None, moved_known=False)
@@ -539,7 +582,9 @@ def _totals(rows: Iterable[ReplicaProgress], unseen: bool = False) -> Totals:
     rates = [r.rate for r in moving if r.rate is not None]
     rate = sum(rates) if rates else None
     eta = None
-    if remaining == 0 and moving:
+    if held:
+        pass
+    elif remaining == 0 and moving:
         eta = 0.0
     elif rates and known:
         eta = makespan(moving)
