@@ -362,10 +362,6 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unrea
                 continue
             # Its future replica waits in an online directory: a move that resumes with the disk.
             fields = _moving_dir(here, True)
-        elif broker in adding and (here is None or here.current_dir is None) and broker in state.offline_replicas:
-            # a new replica in an offline directory: nothing copies it until the directory is back
-            append(ReplicaProgress(topic, partition, broker, OFFLINE, INTER_BROKER))
-            continue
         elif (
             broker in adding
             and (here is None or here.current_dir is None)
@@ -373,6 +369,10 @@ def _snapshot(at, cluster, ongoing, log_dirs, plan, end_offsets, previous, unrea
             and target in offline_paths[broker]
         ):  # a new replica the plan puts in an offline directory: unseen, as is what it holds
             append(ReplicaProgress(topic, partition, broker, PAUSED_DESTINATION, INTER_BROKER, future_log_dir=target))
+            continue
+        elif broker in adding and (here is None or here.current_dir is None) and broker in state.offline_replicas:
+            # a new replica in an offline directory: nothing copies it until the directory is back
+            append(ReplicaProgress(topic, partition, broker, OFFLINE, INTER_BROKER))
             continue
         elif broker in adding or broker not in state.isr:
             end_offset = offsets.get(key)

@@ -65,7 +65,7 @@ def test_a_partition_waiting_for_an_offline_replica_has_no_eta_though_its_copies
 
 def test_a_new_replica_whose_plan_directory_is_offline_is_paused_its_bytes_unknown():
     # payments-0 [3,4] -> [2,3,4], the plan putting broker 2's new replica in data0, now offline.
-    part = PartitionState("payments", 0, 3, (2, 3, 4), (3, 4), adding=(2,))
+    part = PartitionState("payments", 0, 3, (2, 3, 4), (3, 4), (2,), adding=(2,))  # Metadata: offline
     ongoing = {P0: PartitionReassignment("payments", 0, (2, 3, 4), (2,), ())}
     logs = {b: full(b, P0, 860 * MB) for b in (3, 4)}
     logs[2] = held_dirs(2, D0, ())
@@ -92,3 +92,14 @@ def test_a_partition_waiting_for_a_down_broker_has_no_eta():
     assert [r.broker for r in s.held] == [1]
     assert s.totals.eta is None
     assert "waiting for broker 1 (down)" in progress_line(s)
+
+
+def test_without_a_plan_a_new_replica_metadata_calls_offline_holds_its_partition():
+    part = PartitionState("payments", 0, 3, (2, 3, 4), (3, 4), (2,), adding=(2,))
+    ongoing = {P0: PartitionReassignment("payments", 0, (2, 3, 4), (2,), ())}
+    logs = {b: full(b, P0, 860 * MB) for b in (3, 4)}
+    logs[2] = held_dirs(2, D0, ())
+    s = snapshot(0.0, cluster([part]), ongoing, logs)
+    row = next(r for r in s.replicas if r.broker == 2)
+    assert (row.status, row.move, row.remaining_bytes) == (OFFLINE, INTER_BROKER, None)
+    assert s.held == (row,) and s.totals.eta is None
