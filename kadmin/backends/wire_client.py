@@ -81,6 +81,14 @@ _TLS_RECORD_TYPES = (0x15, 0x16)
 _NO_SUCH_HOST = {getattr(socket, n) for n in ("EAI_NONAME", "EAI_NODATA") if hasattr(socket, n)}
 
 
+def _turned_away(failures: dict[str, WireUnavailable]) -> bool:
+    """Whether the bootstrap servers' failures are final: one or more turned the client away
+    (``TurnedAway``) and the others did not answer at all (``NoAnswer``: refused, silent), so
+    they tell nothing; a dead server in the list does not hide a ZooKeeper or TLS port."""
+    kinds = [type(e) for e in failures.values()]
+    return TurnedAway in kinds and all(k in (TurnedAway, NoAnswer) for k in kinds)
+
+
 class Connection:
     """One broker: a socket, ApiVersions negotiated, requests pipelined.
 
@@ -317,7 +325,7 @@ class WireClient:
                     return self._connect(("bootstrap", host, port), host, port)
                 except WireUnavailable as e:
                     failures[address(host, port)] = e
-            if not (failures and all(isinstance(e, TurnedAway) for e in failures.values())):
+            if not _turned_away(failures):
                 break
             if attempt == 0:
                 # Once more before it is final: a broker closes connections while it shuts
@@ -329,7 +337,7 @@ class WireClient:
         tls = self._tls_listeners(failures)
         if tls:
             error: WireUnavailable = TurnedAway(",".join(tls), "tls")
-        elif failures and all(isinstance(e, TurnedAway) for e in failures.values()):
+        elif _turned_away(failures):
             error = TurnedAway(why, "not Kafka")
         elif failures and all(isinstance(e, NoAnswer) for e in failures.values()):
             error = NoAnswer(why)
@@ -342,8 +350,8 @@ class WireClient:
     def _tls_listeners(self, failures: dict[str, WireUnavailable]) -> list[str]:
         """The bootstrap servers that turned the small client away as a TLS listener does and
         take a TLS handshake (``listener_probe.speaks_tls``: the certificate not checked,
-        nothing secret sent), when every server turned it away; else none."""
-        if not failures or not all(isinstance(e, TurnedAway) for e in failures.values()):
+        nothing secret sent), when every server turned it away or did not answer; else none."""
+        if not _turned_away(failures):
             return []
         from kadmin.backends.listener_probe import speaks_tls
 

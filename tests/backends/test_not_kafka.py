@@ -162,11 +162,14 @@ def test_nothing_listening_is_not_final_and_is_named():
     assert wire.bootstrap_failures == [(f"127.0.0.1:{port}", "connection refused")]
 
 
-def test_one_bootstrap_server_not_kafka_among_others_is_not_final(zookeeper):
+def test_a_bootstrap_server_not_kafka_among_dead_ones_is_final(zookeeper):
+    """A server that refuses the connection tells nothing: the one that answered decides (seen
+    by hand: `-b 127.0.0.1:1,<ZooKeeper>` waited 5 s and said 'no broker answered', where the
+    ZooKeeper address alone is said at once)."""
     wire = WireClient(f"127.0.0.1:{free_port()},{_zookeeper_address(zookeeper)}", LONG)
     with pytest.raises(WireUnavailable) as caught:
         wire.any_connection()
-    assert not isinstance(caught.value, TurnedAway)
+    assert isinstance(caught.value, TurnedAway) and caught.value.kind == "not Kafka"
     assert [why for _, why in wire.bootstrap_failures] == [
         "connection refused",
         "closed the connection at Kafka's first request (ApiVersions)",
