@@ -69,6 +69,7 @@ class AdminClients:
         self._wire = None  # kadmin's small read client (wire_client), PLAINTEXT only
         self._wire_off = self.settings.security_protocol != "PLAINTEXT"
         self._probed = not self._wire_off  # with security configured: probe_security, once
+        self._probe_unanswered: dict[tuple[str, int], str] = {}  # server -> why, found by probe_security
         if self.settings.security_protocol.endswith("SSL"):
             from kadmin.client_config import check_ssl_files
 
@@ -128,10 +129,12 @@ class AdminClients:
         self.answered()
 
     def _library_bootstrap(self) -> str:
-        """The bootstrap servers for the library clients: those the small client did not find
-        silent (it waited for them once; kafka-python would bootstrap from a random one and could
-        spend --timeout on it), or all of them when it found every one silent or was not used."""
+        """The bootstrap servers for the library clients: those the small client (or, with
+        security configured, the probe) did not find silent (it waited for them once;
+        kafka-python would bootstrap from a random one and could spend --timeout on it, or hang
+        in its TLS handshake), or all of them when it found every one silent or was not used."""
         silent: set[tuple[str, int]] = set(self._wire.silent) if self._wire is not None else set()
+        silent |= set(self._probe_unanswered)
         try:
             servers = bootstrap_addresses(self.bootstrap)
         except ValueError:
@@ -146,30 +149,61 @@ class AdminClients:
         """With security configured, before the library clients first connect: a bootstrap
         server that speaks another security protocol, or whose certificate the trust store
         refuses, is said now, with what to set (they would retry it until --timeout, then say no
-        broker answered). Every bootstrap server is
-        probed until one does what the settings expect or tells nothing; each attempt waits at
-        most a quarter of what is left of --timeout (``listener_probe.probe_listener``)."""
+        broker answered). Every bootstrap server is probed at once, each attempt waiting at most
+        a quarter of what is left of --timeout (``listener_probe.probe_listener``); the library
+        clients go on when one does what the settings expect or tells nothing.
+
+        A server that does not answer is skipped: the others decide, and the library clients are
+        not sent to it (``_library_bootstrap``: kafka-python's TLS handshake waits for a silent
+        server with no deadline). When none answered and one was silent, they are asked once more
+        with what is left of --timeout, then named (``no broker answered``)."""
         if self._probed:
             return
         self._probed = True
-        from kadmin.backends.listener_probe import Mismatch, probe_listener
-        from kadmin.client_config import tls_context
+        from kadmin.backends.listener_probe import Mismatch, Unanswered
 
         try:
             servers = bootstrap_addresses(self.bootstrap)
         except ValueError:
             return
+        seen = self._probe_all(servers, self.left() / 4)
+        if all(isinstance(r, Unanswered) for r in seen.values()) and any(r.silent for r in seen.values()):
+            seen = self._probe_all(servers, max(self._deadline - self._clock(), 0.1))
+        self._probe_unanswered = {s: r.why for s, r in seen.items() if isinstance(r, Unanswered)}
+        if any(r is None for r in seen.values()):
+            return
+        found: dict[tuple[str, str, str], list[str]] = {}  # (seen, verdict, fix) -> the servers
+        for (host, port), r in seen.items():
+            if isinstance(r, Mismatch):
+                found.setdefault((r.seen, r.verdict, r.fix), []).append(address(host, port))
+        if found:
+            said = "; ".join(Mismatch(*key).said(",".join(where)) for key, where in found.items())
+            raise ConnectionFailed(said, hint=next(iter(found))[2])
+        if any(r.silent for r in seen.values()):  # the library clients would wait for it with no deadline
+            self.missed()
+            raise self._no_broker_answered()
+
+    def _probe_all(self, servers: list[tuple[str, int]], wait: float) -> dict:
+        """``listener_probe.probe_listener`` at each server, all at once, each waiting at most
+        ``wait``: (host, port) -> its answer."""
+        from kadmin.backends.listener_probe import probe_listener
+        from kadmin.client_config import tls_context
+
         protocol = self.settings.security_protocol
         context = tls_context(self.settings)
         mechanism = self.settings.properties.get("sasl.mechanism", "GSSAPI").strip()  # Kafka's default
-        found: dict[tuple[str, str, str], list[str]] = {}  # (seen, verdict, fix) -> the servers
-        for host, port in servers:
-            mismatch = probe_listener(host, port, protocol, context, self.left() / 4, mechanism)
-            if mismatch is None:
-                return
-            found.setdefault((mismatch.seen, mismatch.verdict, mismatch.fix), []).append(address(host, port))
-        said = "; ".join(Mismatch(*key).said(",".join(where)) for key, where in found.items())
-        raise ConnectionFailed(said, hint=next(iter(found))[2])
+        seen: dict = dict.fromkeys(servers)
+
+        def probe(host: str, port: int) -> None:
+            seen[(host, port)] = probe_listener(host, port, protocol, context, wait, mechanism)
+
+        threads = [threading.Thread(target=probe, args=server, daemon=True) for server in servers[1:]]
+        for t in threads:
+            t.start()
+        probe(*servers[0])
+        for t in threads:
+            t.join()
+        return seen
 
     def _kafka_python(self):
         self._library_allowed()
@@ -245,8 +279,10 @@ class AdminClients:
         )
 
     def silent_brokers(self) -> str:
-        """The servers kadmin's small client waited for in vain ("host:port (why)", ...), or ""."""
+        """The servers kadmin's small client, or the probe of ``_probe_security``, waited for in
+        vain ("host:port (why)", ...), or ""."""
         seen: dict[tuple[str, int], str] = dict(self._wire.silent) if self._wire is not None else {}
+        seen.update(self._probe_unanswered)
         return ", ".join(f"{address(*s)} ({why})" for s, why in seen.items())
 
     def _bootstrap_failures(self) -> str:

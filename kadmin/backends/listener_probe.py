@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kadmin.backends.wire_client import Connection, TlsFailed, TurnedAway, WireUnavailable
+from kadmin.backends.wire_client import Connection, NoAnswer, TlsFailed, TurnedAway, WireUnavailable
 from kadmin.backends.wire_codec import api
 
 
@@ -27,6 +27,15 @@ class Mismatch:
 
     def said(self, where: str) -> str:
         return f"{where} {self.seen}: {self.verdict}" if self.seen else f"{where}: {self.verdict}"
+
+
+class Unanswered:
+    """A bootstrap server that did not answer the probe: the connection refused, or no answer
+    within the wait (``silent``; ``why``: "timed out", "the TLS handshake timed out"...). It
+    tells nothing about the security protocol: the other servers' probes decide."""
+
+    def __init__(self, why: str, silent: bool):
+        self.why, self.silent = why, silent
 
 
 _LOGIN = "as Kafka's SASL listeners do before a login"
@@ -52,9 +61,10 @@ def _certificate_refused(why: str) -> Mismatch:
 
 def probe_listener(
     host: str, port: int, protocol: str, tls: Any, timeout: float, mechanism: str = "GSSAPI"
-) -> Mismatch | None:
+) -> Mismatch | Unanswered | None:
     """What a bootstrap server does when spoken to as ``protocol`` (``SSL``, ``SASL_SSL`` or
-    ``SASL_PLAINTEXT``; ``tls``: the configured ``ssl.SSLContext``, for the first two), or None
+    ``SASL_PLAINTEXT``; ``tls``: the configured ``ssl.SSLContext``, for the first two):
+    ``Unanswered`` when it refused the connection or did not answer within ``timeout``; None
     when it does what that protocol expects, or nothing telling, so the library clients go on
     (they retry a listener of another protocol until --timeout, then say no broker answered):
 
@@ -77,13 +87,21 @@ def probe_listener(
     - Plaintext spoken (``SASL_PLAINTEXT``), the connection closed at ApiVersions (a TLS
       listener fails the handshake): a TLS handshake (certificate not checked: nothing secret
       is sent) and ApiVersions over it tell a TLS listener.
+    - SASL spoken (``SASL_PLAINTEXT``, or ``SASL_SSL`` once the TLS handshake is done),
+      SaslHandshake answered UNSUPPORTED_SASL_MECHANISM with the listener's mechanisms: the
+      configured mechanism is not enabled there (Kafka's SaslServerAuthenticator answers so and
+      closes; the library clients retry until --timeout).
+    - TLS spoken with SASL (``SASL_SSL``), SaslHandshake answered ILLEGAL_SASL_STATE (or no
+      SaslHandshake in ApiVersions' list, Metadata answered without a login): an SSL listener.
+    - The connection closed at a TLS handshake and at ApiVersions in plaintext (a ZooKeeper
+      port, another service, a broker at its max.connections.per.ip): no Kafka listener.
 
     Each attempt waits at most ``timeout``; only requests every listener answers, or refuses
     by closing, are sent: ApiVersions, SaslHandshake (a mechanism's name, never credentials)
     and Metadata for no topic."""
     sasl = protocol.startswith("SASL_")
     if protocol in ("SSL", "SASL_SSL"):
-        seen, why = _attempt(host, port, tls, timeout, metadata=not sasl)
+        seen, why = _attempt(host, port, tls, timeout, then="sasl" if sasl else "metadata", mechanism=mechanism)
         if seen == "certificate":
             return _certificate_refused(why)
         if seen == "login":
@@ -92,9 +110,19 @@ def probe_listener(
                 "it may want SASL_SSL, not SSL",
                 f"set security.protocol=SASL_SSL, {_SASL_FIX}{_IN_CONFIG}",
             )
+        if seen in ("silent", "refused"):
+            return Unanswered(why, silent=seen == "silent")
+        if seen == "mechanism":
+            return _mechanism_refused(mechanism, why)
+        if seen in _NO_SASL:
+            return Mismatch(
+                f"took a TLS handshake and {_NO_SASL[seen].replace('in plaintext ', '')}",
+                "it speaks SSL, not SASL_SSL",
+                f"set security.protocol=SSL{_IN_CONFIG}",
+            )
         if seen != "not TLS":
             return None
-        plain, _ = _attempt(host, port, None, timeout, metadata=True)
+        plain, why = _attempt(host, port, None, timeout, then="metadata")
         if plain == "ok":
             return Mismatch(
                 "did not take a TLS handshake and answered Kafka's requests in plaintext",
@@ -108,21 +136,56 @@ def probe_listener(
                 f"it speaks SASL_PLAINTEXT, not {protocol}",
                 "set security.protocol=SASL_PLAINTEXT" + ("" if sasl else f", {_SASL_FIX}") + _IN_CONFIG,
             )
+        if plain == "closed":
+            return _not_kafka(
+                "did not take a TLS handshake and closed the connection at Kafka's first request "
+                "(ApiVersions) in plaintext"
+            )
+        if plain in ("silent", "refused"):
+            return Unanswered(why, silent=plain == "silent")
         return None
     if protocol != "SASL_PLAINTEXT":
         return None
-    seen = _sasl_attempt(host, port, mechanism, timeout)
+    seen, why = _attempt(host, port, None, timeout, then="sasl", mechanism=mechanism)
     if seen in _NO_SASL:
         return Mismatch(
             _NO_SASL[seen], "it speaks PLAINTEXT, not SASL_PLAINTEXT", f"set security.protocol=PLAINTEXT{_IN_CONFIG}"
         )
-    if seen == "closed" and speaks_tls(host, port, timeout):
-        return Mismatch(
-            "closed the connection at Kafka's first request (ApiVersions) in plaintext and answered it over TLS",
-            "it speaks TLS (SASL_SSL or SSL), not SASL_PLAINTEXT",
-            f"set security.protocol=SASL_SSL (or SSL), ssl.truststore.type=PEM and ssl.truststore.location{_IN_CONFIG}",
+    if seen == "mechanism":
+        return _mechanism_refused(mechanism, why)
+    if seen in ("silent", "refused"):
+        return Unanswered(why, silent=seen == "silent")
+    if seen == "closed":
+        if speaks_tls(host, port, timeout):
+            return Mismatch(
+                "closed the connection at Kafka's first request (ApiVersions) in plaintext and answered it over TLS",
+                "it speaks TLS (SASL_SSL or SSL), not SASL_PLAINTEXT",
+                f"set security.protocol=SASL_SSL (or SSL), ssl.truststore.type=PEM and ssl.truststore.location{_IN_CONFIG}",
+            )
+        return _not_kafka(
+            "closed the connection at Kafka's first request (ApiVersions) in plaintext and at a TLS handshake"
         )
     return None
+
+
+def _not_kafka(seen: str) -> Mismatch:
+    """A server that turns Kafka's first request away, in plaintext and over TLS: no wait changes that."""
+    return Mismatch(
+        seen,
+        "no Kafka listener there",
+        "a ZooKeeper address goes to --zookeeper; a broker at its max.connections.per.ip closes new connections too",
+    )
+
+
+def _mechanism_refused(mechanism: str, enabled: str) -> Mismatch:
+    """SaslHandshake naming ``mechanism`` answered UNSUPPORTED_SASL_MECHANISM; ``enabled``: the
+    listener's mechanisms, as it named them (comma-separated)."""
+    return Mismatch(
+        f"answered SaslHandshake for {mechanism} with UNSUPPORTED_SASL_MECHANISM",
+        f"the SASL mechanism {mechanism} is not enabled there; it enables {enabled or 'none'}",
+        ("set sasl.mechanism=" + enabled if enabled and "," not in enabled else "set sasl.mechanism to one it enables")
+        + f" and sasl.jaas.config to match{_IN_CONFIG}",
+    )
 
 
 def speaks_tls(host: str, port: int, timeout: float) -> bool:
@@ -133,39 +196,16 @@ def speaks_tls(host: str, port: int, timeout: float) -> bool:
     unchecked = ssl.create_default_context()
     unchecked.check_hostname = False
     unchecked.verify_mode = ssl.CERT_NONE
-    return _attempt(host, port, unchecked, timeout, metadata=False)[0] == "ok"
+    return _attempt(host, port, unchecked, timeout)[0] == "ok"
 
 
 ILLEGAL_SASL_STATE = 34
-_NO_SASL = {  # what a listener without SASL did, by _sasl_attempt's answer
+UNSUPPORTED_SASL_MECHANISM = 33
+_NO_SASL = {  # what a listener without SASL did, by _attempt's answer
     "handshake refused": "answered ApiVersions in plaintext and SaslHandshake with ILLEGAL_SASL_STATE, "
     "as Kafka's listeners without SASL do",
     "metadata": "answered Kafka's requests in plaintext without a login, and its ApiVersions lists no SaslHandshake",
 }
-
-
-def _sasl_attempt(host: str, port: int, mechanism: str, timeout: float) -> str:
-    """One plaintext connection asking whether the listener speaks SASL: "handshake refused"
-    (ApiVersions answered, then SaslHandshake answered ILLEGAL_SASL_STATE), "metadata" (SaslHandshake
-    not in ApiVersions' list, Metadata answered without a login), "closed" (closed or garbled at
-    ApiVersions) or "unknown" (a SASL listener's answer, no answer...)."""
-    try:
-        conn = Connection(host, port, timeout, "kadmin")
-    except TurnedAway:
-        return "closed"
-    except WireUnavailable:
-        return "unknown"
-    try:
-        if api("SaslHandshake").key in conn.versions:
-            answer = conn.request(api("SaslHandshake"), {"mechanism": mechanism})
-            return "handshake refused" if answer.error_code == ILLEGAL_SASL_STATE else "unknown"
-        conn.request(api("Metadata"), _NO_TOPICS)
-        return "metadata"
-    except WireUnavailable:
-        return "unknown"
-    finally:
-        conn.close()
-
 
 _NO_TOPICS = {
     "topics": [],
@@ -175,12 +215,22 @@ _NO_TOPICS = {
 }
 
 
-def _attempt(host: str, port: int, tls: Any, timeout: float, metadata: bool) -> tuple[str, str]:
-    """One connection: what it met, and the ssl module's words for a refused certificate (else
-    ""). What it met: "ok" (answered), "login" (ApiVersions answered, the connection closed at
-    Metadata), "closed" (closed or garbled at ApiVersions), "not TLS" (the TLS handshake closed
-    or answered bytes that are not TLS), "certificate" (this side refused the server's
-    certificate) or "unknown" (no answer, the server refused the handshake...)."""
+def _attempt(host: str, port: int, tls: Any, timeout: float, then: str = "", mechanism: str = "") -> tuple[str, str]:
+    """One connection (over TLS with ``tls``): ApiVersions, then ``then``: "metadata" (Metadata
+    for no topic), "sasl" (SaslHandshake naming ``mechanism``; Metadata when the listener's
+    ApiVersions lists no SaslHandshake) or nothing. What it met, and its details (else ""):
+
+    - "ok": answered (SaslHandshake: with the mechanism accepted, or another answer);
+    - "login": ApiVersions answered, the connection closed at Metadata;
+    - "handshake refused": SaslHandshake answered ILLEGAL_SASL_STATE (a listener without SASL);
+    - "metadata": no SaslHandshake in ApiVersions' list, Metadata answered without a login;
+    - "mechanism": SaslHandshake answered UNSUPPORTED_SASL_MECHANISM (details: the listener's
+      mechanisms, comma-separated);
+    - "closed": closed or garbled at ApiVersions;
+    - "not TLS": the TLS handshake closed or answered bytes that are not TLS;
+    - "certificate": this side refused the server's certificate (details: the ssl module's words);
+    - "silent", "refused": no answer within ``timeout``, the connection refused (details: which);
+    - "unknown": anything else (the server refused the handshake, ...)."""
     try:
         conn = Connection(host, port, timeout, "kadmin", tls=tls)
     except TlsFailed as e:
@@ -189,13 +239,30 @@ def _attempt(host: str, port: int, tls: Any, timeout: float, metadata: bool) -> 
         return ("unknown" if e.spoke_tls else "not TLS"), ""
     except TurnedAway:
         return "closed", ""
+    except NoAnswer as e:
+        return _unanswered(str(e))
     except WireUnavailable:
         return "unknown", ""
     try:
-        if metadata:
+        if then == "sasl" and api("SaslHandshake").key in conn.versions:
+            answer = conn.request(api("SaslHandshake"), {"mechanism": mechanism})
+            if answer.error_code == ILLEGAL_SASL_STATE:
+                return "handshake refused", ""
+            if answer.error_code == UNSUPPORTED_SASL_MECHANISM:
+                return "mechanism", ", ".join(answer.mechanisms or [])
+            return "ok", ""
+        if then:
             conn.request(api("Metadata"), _NO_TOPICS)
+            return ("metadata" if then == "sasl" else "ok"), ""
         return "ok", ""
+    except NoAnswer as e:
+        return _unanswered(str(e))
     except WireUnavailable:
         return ("login" if conn.answered == 1 and conn.closed_by_peer else "unknown"), ""
     finally:
         conn.close()
+
+
+def _unanswered(why: str) -> tuple[str, str]:
+    """A ``NoAnswer``'s words as ``_attempt``'s answer: "silent" after a wait, else "refused"."""
+    return ("silent" if "timed out" in why else "refused"), why
