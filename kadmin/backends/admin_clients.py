@@ -144,6 +144,18 @@ class AdminClients:
             return self.bootstrap
         return ",".join(address(h, p) for h, p in answering)
 
+    def library_bootstrap_servers(self) -> list[str]:
+        """The bootstrap servers for another kafka-python client of this command (kadmin's
+        throttle-record consumer and producer): after the security probe, without the servers
+        found silent (``_library_bootstrap``; kafka-python's TLS handshake waits for a silent
+        one with no deadline)."""
+        with self._lock:
+            self._probe_security()
+            return self._library_servers()
+
+    def _library_servers(self) -> list[str]:
+        return [s.strip() for s in self._library_bootstrap().split(",") if s.strip()]
+
     # --- clients ---------------------------------------------------------------------------
     def _probe_security(self) -> None:
         """With security configured, before the library clients first connect: a bootstrap
@@ -220,8 +232,7 @@ class AdminClients:
                 from kadmin.config import to_kafka_python
 
                 kwargs = to_kafka_python(self.settings)
-                servers = self._library_bootstrap()
-                kwargs["bootstrap_servers"] = [s.strip() for s in servers.split(",") if s.strip()]
+                kwargs["bootstrap_servers"] = self._library_servers()
                 # Configured with the whole --timeout: the client outlives this deadline (a --wait
                 # polls for minutes, and an answer gives the next call --timeout again), so each
                 # call is bounded by what is left when it is made (its timeout_ms). Bootstrapping
