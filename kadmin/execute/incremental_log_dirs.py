@@ -10,6 +10,11 @@ directories (KIP-113) around the KIP-435 steps that move replicas between broker
   are still being created; then the run waits until every one is in its directory, before its
   throttles are removed.
 
+A broker with an offline directory refuses a replica (KAFKA_STORAGE_ERROR: the plan's directory,
+or the replica's own, is offline): the run waits for it, as it waits for a copy the directory
+holds (the progress line says ``paused:``), sending it again after the last step until the
+broker, restarted with the directory back, takes it; a resumed run does so too.
+
 A broker that is down (not among the live brokers: not asked) or does not answer
 DescribeLogDirs hides where its replicas are: they are neither sent nor waited for. The others
 are; when only such replicas are left, the run stops (exit 1) naming the brokers, its state
@@ -31,13 +36,24 @@ from kadmin.execute.clock import Clock
 from kadmin.execute.follow import UNSEEN_SAMPLES
 from kadmin.model import ReplicaLogDir, TopicPartitionReplica
 
+# AlterReplicaLogDirs' answer while a directory of the broker is offline: the destination, the
+# replica's own directory, or (for a future replica) any other (ReplicaManager.alterReplicaLogDirs).
+KAFKA_STORAGE_ERROR = "KAFKA_STORAGE_ERROR"
 
-def send_targets(backend, targets: Mapping[TopicPartitionReplica, str]) -> set[TopicPartitionReplica]:
+
+def send_targets(
+    backend, targets: Mapping[TopicPartitionReplica, str], held: dict[TopicPartitionReplica, str] | None = None
+) -> set[TopicPartitionReplica]:
     """AlterReplicaLogDirs for ``targets``: the replicas the brokers do not hold yet (their
-    directory remembered). Any other refusal raises ClusterError naming the replicas."""
+    directory remembered). KAFKA_STORAGE_ERROR (a directory of the broker offline) goes into
+    ``held`` (replica -> its target) when given: the run waits for the directory, as it does for
+    a copy it holds. Any other refusal raises ClusterError naming the replicas."""
     answers = backend.alter_replica_log_dirs(dict(targets))
     answered = {r: answers.get(r, "no answer from the broker") for r in targets}
-    refused = {r: e for r, e in answered.items() if e not in (None, REPLICA_NOT_AVAILABLE)}
+    if held is not None:
+        held.clear()
+        held.update((r, targets[r]) for r, e in answered.items() if e is not None and KAFKA_STORAGE_ERROR in e)
+    refused = {r: e for r, e in answered.items() if e not in (None, REPLICA_NOT_AVAILABLE) and r not in (held or {})}
     if refused:
         shown = [
             f"{r.topic}-{r.partition} on broker {r.broker}: {e.removeprefix(f'on broker {r.broker}: ')}"
@@ -83,14 +99,21 @@ def send_before_first_batch(
     is back)."""
     seen = {r: targets[r] for r, w in left.items() if w is not None}
     if seen:
-        to_come = send_targets(backend, seen)
+        held: dict[TopicPartitionReplica, str] = {}
+        to_come = send_targets(backend, seen, held)
         from kadmin.units import counted
 
-        where = "its log directory" if len(seen) == 1 else "their log directories"
-        note(
-            f"{counted(len(seen), 'replica')} sent to {where}"
-            + (f" ({len(to_come)} to be created there by the steps)" if to_come else "")
-        )
+        sent = len(seen) - len(held)
+        where = "its log directory" if sent == 1 else "their log directories"
+        if sent:
+            note(
+                f"{counted(sent, 'replica')} sent to {where}"
+                + (f" ({len(to_come)} to be created there by the steps)" if to_come else "")
+            )
+        if held:
+            note(
+                f"{_held(held)}; the run waits, and sends {'it' if len(held) == 1 else 'them'} again after the last step"
+            )
     if len(seen) < len(left):
         note(f"{_unseen(left)} not sent to their log directories (sent after the last step, if answering by then)")
 
@@ -146,10 +169,11 @@ def finish_after_last_step(
                 f"the throttles stay until then; state file {state_path}",
             )
         resend = {r: targets[r] for r, w in seen.items() if w.future_dir != targets[r]}
+        held: dict[TopicPartitionReplica, str] = {}  # refused while a directory is offline: waited for
         if resend:
             if resending is not None:
                 resending({r.broker for r in resend})
-            missing = send_targets(backend, resend)
+            missing = send_targets(backend, resend, held)
             if missing and clock.now() - first_try > grace:
                 from kadmin.units import counted
 
@@ -167,10 +191,28 @@ def finish_after_last_step(
             paused = sum(1 for r, w in seen.items() if w.future_dir == targets[r] and w.current_dir is None)
             copying = sum(1 for r, w in seen.items() if w.future_dir == targets[r]) - paused
             unseen = f"; {_unseen(left)}" if len(seen) < len(left) else ""
-            held = f", {paused} paused (source directory offline)" if paused else ""
-            note(f"log directories: {counted(len(left), 'replica')} not in place yet, {copying} copying{held}{unseen}")
+            stopped = f", {paused} paused (source directory offline)" if paused else ""
+            waits = f"; {_held(held)}" if held else ""
+            note(
+                f"log directories: {counted(len(left), 'replica')} not in place yet, {copying} copying{stopped}"
+                f"{waits}{unseen}"
+            )
             last_note = now
         clock.sleep(poll_interval)
+
+
+def _held(held: Mapping[TopicPartitionReplica, str]) -> str:
+    """'payments-0 on broker 2 not sent to /var/lib/kafka/data0: KAFKA_STORAGE_ERROR (a log
+    directory of broker 2 is offline)': the replicas ``send_targets`` held."""
+    from kadmin.units import plural
+
+    shown = ", ".join(f"{r.topic}-{r.partition} on broker {r.broker} to {path}" for r, path in sorted(held.items())[:5])
+    brokers = sorted({r.broker for r in held})
+    more = f" and {len(held) - 5} more" if len(held) > 5 else ""
+    return (
+        f"not sent: {shown}{more}: {KAFKA_STORAGE_ERROR} (a log directory of {plural('broker', len(brokers))} "
+        f"{', '.join(map(str, brokers))} is offline; it is copied once the broker restarts with it back)"
+    )
 
 
 def _unseen(left: Mapping[TopicPartitionReplica, ReplicaLogDir | None]) -> str:

@@ -90,6 +90,7 @@ class ByteCount:
         self.listed_in: dict[tuple[TopicPartition, int], str] = {}
         self.online_held: dict[int, set[TopicPartition]] = {}  # listed in an online directory
         self.source_unseen: dict[TopicPartitionReplica, str] = {}
+        self.not_placed: set[TopicPartitionReplica] = set()  # seen, not in their directory nor copying there
         self.last_offline_at: float | None = None
 
     def read_sizes(self, plan: ReassignmentPlan, live: Collection[int]) -> dict[TopicPartition, int]:
@@ -187,6 +188,8 @@ class ByteCount:
         self.source_unseen = {
             r: w.future_dir for r, w in left.items() if w is not None and w.current_dir is None and w.future_dir
         }
+        # seen, and not copying into their directory: a broker refuses that while it is offline
+        self.not_placed = {r for r, w in left.items() if w is not None and w.future_dir != self.targets.get(r)}
         for r, w in left.items():
             if w is None or w.current_dir is None:
                 continue
@@ -289,6 +292,9 @@ class ByteCount:
         for r, future in self.source_unseen.items():
             if r.broker in live:
                 out.update((r.broker, path) for path in self.offline.get(r.broker, ()) if path != future)
+        for r in self.not_placed:  # its directory offline: its broker refuses it (KAFKA_STORAGE_ERROR)
+            if r.broker in live and (target := self.targets.get(r)) in self.offline.get(r.broker, ()):
+                out.add((r.broker, target))
         return tuple(sorted(out))
 
     def progress(
@@ -307,9 +313,11 @@ class ByteCount:
             self.last_sizes_at = now
         if self.last_dirs_at is not None and now - self.last_dirs_at >= self.interval:
             self.read_dirs(live, now)
-        unseen_on = {r.broker for r in self.source_unseen} & set(live)
+        # after the last step (no step reads them), the brokers of the moves left between directories
+        unseen = set(self.source_unseen) | (self.not_placed if not in_flight else set())
+        unseen_on = {r.broker for r in unseen} & set(live)
         if unseen_on and (self.last_offline_at is None or now - self.last_offline_at >= self.interval):
-            self.read_offline(unseen_on, {r.topic for r in self.source_unseen}, now)
+            self.read_offline(unseen_on, {r.topic for r in unseen}, now)
         paused = self.paused_on(in_flight, live, offline_replicas)
         total = self.all_bytes()
         done = min(self.done(state, in_flight), total)

@@ -339,7 +339,8 @@ def test_incremental_log_dirs_a_broker_forgot_are_placed_after_the_last_step(
     sent = []
     real = incremental_log_dirs.send_targets
     monkeypatch.setattr(incremental_log_dirs, "send_targets",
-                        lambda backend, targets: sent.append(dict(targets)) or (set(targets) if len(sent) == 1 else real(backend, targets)))
+                        lambda backend, targets, held=None: sent.append(dict(targets))
+                        or (set(targets) if len(sent) == 1 else real(backend, targets, held)))
     code, out, err = kadmin(
         capsys, "reassign", "execute", "--reassignment-json-file", plan, "--bootstrap-server", sb.bootstrap,
         "--incremental", "--state-file", str(tmp_path / "state.json"), "--rollback-file", str(tmp_path / "rb.json"))
@@ -729,7 +730,7 @@ def test_log_dir_moves_sent_again_after_the_last_step_run_at_the_runs_log_dir_ra
     sent, rates_when_sent = [], []
     real = incremental_log_dirs.send_targets
 
-    def forgetful(backend, targets):
+    def forgetful(backend, targets, held=None):
         sent.append(dict(targets))
         if len(sent) == 1:  # told, then forgotten; and the rate removed, as verify removes it
             with admin(sb) as other:
@@ -739,7 +740,7 @@ def test_log_dir_moves_sent_again_after_the_last_step_run_at_the_runs_log_dir_ra
             return set(targets)
         configs = sb.snapshot().broker_configs
         rates_when_sent.append({r.broker: configs.get(str(r.broker), {}).get(LOG_DIR_RATE) for r in targets})
-        return real(backend, targets)
+        return real(backend, targets, held)
 
     monkeypatch.setattr(incremental_log_dirs, "send_targets", forgetful)
     code, out, err = kadmin(

@@ -165,3 +165,36 @@ def test_a_broker_back_during_the_wait_is_asked_again(tmp_path):
                            looked=lambda left: brokers.live.add(1) if len(brokers.asked) == 0 else None)
     assert brokers.where[A].current_dir == "/d1"
     assert brokers.broker_reads >= 1
+
+
+def test_a_replica_refused_while_a_directory_is_offline_is_waited_for_not_an_error():
+    """KAFKA_STORAGE_ERROR: a directory of the broker is offline (a resumed run whose new
+    replica's directory went offline). The run waits for it, as the first part said it would:
+    a note names the replica and its directory; the others are sent."""
+    brokers, notes = Brokers({A: "on broker 1: KAFKA_STORAGE_ERROR", B: "REPLICA_NOT_AVAILABLE"}), []
+    send_before_first_batch(
+        brokers, {A: "/d0", B: "/d1"}, {A: ReplicaLogDir(A, None), B: ReplicaLogDir(B, None)}, notes.append
+    )
+    assert notes == [
+        "1 replica sent to its log directory (1 to be created there by the steps)",
+        "not sent: t-0 on broker 1 to /d0: KAFKA_STORAGE_ERROR (a log directory of broker 1 is offline; it is "
+        "copied once the broker restarts with it back); the run waits, and sends it again after the last step",
+    ]
+
+
+def test_after_the_last_step_a_replica_refused_while_a_directory_is_offline_is_waited_for(tmp_path):
+    class Back(Brokers):  # refused twice, then the broker restarted with /d1 back and took it
+        def alter_replica_log_dirs(self, moves):
+            if len(self.sent) >= 2:
+                self.answers, self.where[A] = {}, ReplicaLogDir(A, "/d1")
+            return super().alter_replica_log_dirs(moves)
+
+    brokers, notes = Back({A: "KAFKA_STORAGE_ERROR"}, where={A: ReplicaLogDir(A, "/d0")}), []
+    finish_after_last_step(brokers, {A: "/d1"}, clock=Clock(), read=lambda fn: fn(), note=notes.append, grace=30,
+                           poll_interval=1, note_interval=0, state_path=tmp_path / "s.json", live={0, 1, 2})
+    assert len(brokers.sent) == 3 and brokers.where[A].current_dir == "/d1"
+    assert notes[0] == (
+        "log directories: 1 replica not in place yet, 0 copying; not sent: t-0 on broker 1 to /d1: "
+        "KAFKA_STORAGE_ERROR (a log directory of broker 1 is offline; it is copied once the broker restarts "
+        "with it back)"
+    )

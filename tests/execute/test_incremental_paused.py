@@ -182,3 +182,15 @@ def test_a_new_replica_metadata_calls_offline_pauses_a_resumed_run():
     assert count.progress(state, running, live, now=5.0, elapsed=5.0).paused == ()
     held = count.progress(state, running, live, now=10.0, elapsed=10.0, offline_replicas={(p0, 2)})
     assert held.paused == ((2, "/d0"),) and held.eta_seconds is None
+
+
+def test_after_the_last_step_a_replica_whose_directory_is_offline_pauses_the_run():
+    # payments-1 on broker 2 is to go to /d0, offline: its broker refuses it (KAFKA_STORAGE_ERROR)
+    state = IncrementalState("d", Limits(), {})
+    dirs = Dirs({2: {"/d0": {}, "/d1": {}}}, offline={(2, "/d0")})
+    count = _count(dirs, state)
+    r = TopicPartitionReplica("payments", 1, 2)
+    count.targets = {r: "/d0"}
+    count.saw_dirs({r: ReplicaLogDir(r, None)}, 0.0)  # listed nowhere: its directory lists nothing
+    p = count.progress(state, {}, {0, 1, 2}, now=5.0, elapsed=5.0)
+    assert p.paused == ((2, "/d0"),) and p.eta_seconds is None
