@@ -47,6 +47,9 @@ class RecordTopic:
         from kadmin.config import to_kafka_python
 
         kw = to_kafka_python(self.backend.settings)
+        # Without the bootstrap servers the security probe found silent: kafka-python's TLS
+        # handshake waits for one with no deadline (a throttle show hung 1 run in 2).
+        kw["bootstrap_servers"] = self.backend.library_bootstrap_servers()
         kw.setdefault("client_id", "kadmin-throttle-records")
         return kw
 
