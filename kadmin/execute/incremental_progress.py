@@ -44,8 +44,10 @@ class Progress:
 
     @property
     def step_label(self) -> str:
-        """ "step x of y": the latest step started, counted over every partition."""
-        return f"step {min(self.steps_done + len(self.in_flight), self.steps_total)} of {self.steps_total}"
+        """ "x of y steps done": the steps finished, counted over every partition; it never goes
+        back (a step cancelled or sent again leaves it as it was). The running ones are said
+        apart ("1 running")."""
+        return f"{self.steps_done} of {self.steps_total} steps done"
 
 
 def partition_sizes(

@@ -353,7 +353,8 @@ def test_progress_reports_steps_bytes_and_eta(tmp_path):
     assert rec.final.steps_done == total_steps and rec.final.bytes_done == total_bytes == rec.final.bytes_total
     assert sorted(rec.done) == sorted(s for c in steps.values() for s in c)
     labels = [p.step_label for p in rec.progress_seen]
-    assert labels[0].startswith("step ") and labels[0].endswith(f" of {total_steps}")
+    assert labels[0] == f"0 of {total_steps} steps done" and rec.final.step_label == f"{total_steps} of {total_steps} steps done"
+    assert [p.steps_done for p in rec.progress_seen] == sorted(p.steps_done for p in rec.progress_seen)
     mid = [p for p in rec.progress_seen if 0 < p.bytes_done < total_bytes]
     assert mid and all(p.eta_seconds is not None for p in mid[1:])
     # Bytes only grow, and the partial copies of running steps are counted.

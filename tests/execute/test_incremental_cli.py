@@ -72,7 +72,7 @@ def test_incremental_runs_to_the_end_and_cleans_up(sb, tmp_path, capsys, records
     assert re.fullmatch(r"Finished: 6 steps, \d+ batch(es)? in this run, \d+s\. "
                         r"Run again, the same command says the plan is done\.", out.splitlines()[-1]), out
     assert "Batch 1: foo-" in err and "Throttles set" in err and "Throttles removed" in err
-    assert "Done: step 6 of 6, 0 running, 100.0 MB of 100.0 MB copied\n" in err  # 5 copies of 20 MB
+    assert "Done: 6 of 6 steps done, 0 running, 100.0 MB of 100.0 MB copied\n" in err  # 5 copies of 20 MB
     snap = sb.snapshot()
     assert {tp.partition: p.replicas for tp, p in snap.partitions.items()} == {0: (3, 4, 2), 1: (1, 3, 4), 2: (2, 3, 1)}
     assert not snap.topic_configs["foo"].get("follower.replication.throttled.replicas")
@@ -289,7 +289,7 @@ def test_incremental_progress_counts_the_bytes_moved_between_directories(sandbox
     assert [sb.snapshot().replica_dir("foo", 0, b) for b in range(3)] == other
     lines = [line for line in err.splitlines() if line.endswith("copied") or " copied, ETA " in line]
     assert lines and all(" of 60.0 MB copied" in line for line in lines), err
-    assert lines[-1] == "Done: step 0 of 0, 0 running, 60.0 MB of 60.0 MB copied", err
+    assert lines[-1] == "Done: 0 of 0 steps done, 0 running, 60.0 MB of 60.0 MB copied", err
     doc = json.loads(out)
     jsonschema.validate(doc, load("reassign-execute-incremental-result"))
     assert doc["bytes_total"] == 60 * MB
@@ -300,8 +300,23 @@ def test_the_progress_line_has_an_eta_while_directories_copy_after_the_last_step
     from kadmin.execute.incremental_progress import Progress
 
     copying = Progress(4, 4, 2, (), 10 * MB, 60 * MB, 2.0, 10.0)
-    assert _progress_line(copying) == "step 4 of 4, 0 running, 10.0 MB of 60.0 MB copied, ETA 10s"
+    assert _progress_line(copying) == "4 of 4 steps done, 0 running, 10.0 MB of 60.0 MB copied, ETA 10s"
     assert _progress_line(Progress(4, 4, 2, (), 60 * MB, 60 * MB, 2.0, 0.0)).endswith("60.0 MB of 60.0 MB copied")
+
+
+def test_the_step_count_is_the_steps_done_and_never_goes_back():
+    """'x of y steps done': two steps running with none done is '0 of 4 steps done, 2 running'
+    (not 'step 2 of 4'), and a running step cancelled leaves the count as it was."""
+    from kadmin.commands.render_incremental import _progress_line
+    from kadmin.execute.incremental_progress import Progress
+    from kadmin.model import TopicPartition
+    from kadmin.plan.steps import Step
+
+    a, b = (Step(TopicPartition("t", p), 1, 2, (0, 1), (2, 0, 1), 0, 0) for p in range(2))
+    assert _progress_line(Progress(0, 4, 1, (a, b), 0, 40 * MB, 2.0, None)).startswith("0 of 4 steps done, 2 running")
+    running = Progress(4, 8, 5, (a,), 0, 80 * MB, 2.0, None)
+    cancelled = Progress(4, 8, 5, (), 0, 80 * MB, 4.0, None)
+    assert (running.step_label, cancelled.step_label) == ("4 of 8 steps done", "4 of 8 steps done")
 
 
 def test_the_run_names_down_brokers_once_and_its_progress_line_the_wait():
@@ -311,7 +326,7 @@ def test_the_run_names_down_brokers_once_and_its_progress_line_the_wait():
     from kadmin.execute.incremental_progress import Progress
 
     waiting = Progress(1, 4, 1, (), 10 * MB, 60 * MB, 2.0, None, (3, 4))
-    assert _progress_line(waiting) == ("step 1 of 4, 0 running, 10.0 MB of 60.0 MB copied, "
+    assert _progress_line(waiting) == ("1 of 4 steps done, 0 running, 10.0 MB of 60.0 MB copied, "
                                        "waiting for brokers 3, 4 (down)")
     lines = []
     reporter = IncrementalLines(True)
