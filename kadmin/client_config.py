@@ -8,8 +8,9 @@ ConfigError naming the property, never quoting a secret.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -216,7 +217,8 @@ def to_confluent(settings: ConnectionSettings) -> dict[str, str]:
     """librdkafka configuration (confluent-kafka AdminClient) for these settings."""
     if not settings.bootstrap_servers:
         raise ConfigError("no bootstrap servers to connect a Kafka client to")
-    sec = security_config(settings.properties)
+    with named_source(settings):
+        sec = security_config(settings.properties)
     conf = {"bootstrap.servers": settings.bootstrap_servers, "security.protocol": sec.protocol.lower()}
     if sec.client_id:
         conf["client.id"] = sec.client_id
@@ -252,7 +254,8 @@ def to_kafka_python(settings: ConnectionSettings) -> dict[str, Any]:
     """
     if not settings.bootstrap_servers:
         raise ConfigError("no bootstrap servers to connect a Kafka client to")
-    sec = security_config(settings.properties)
+    with named_source(settings):
+        sec = security_config(settings.properties)
     kw: dict[str, Any] = {
         "bootstrap_servers": [s.strip() for s in settings.bootstrap_servers.split(",") if s.strip()],
         "security_protocol": sec.protocol,
@@ -263,7 +266,8 @@ def to_kafka_python(settings: ConnectionSettings) -> dict[str, Any]:
     if sec.uses_ssl:
         kw["ssl_check_hostname"] = sec.check_hostname
         if sec.ca_pem or sec.cert_pem:
-            kw["ssl_context"] = _ssl_context(sec)
+            with named_source(settings):
+                kw["ssl_context"] = _ssl_context(sec, settings.properties_where)
         else:
             if sec.ca_file:
                 kw["ssl_cafile"] = sec.ca_file
@@ -280,16 +284,16 @@ def to_kafka_python(settings: ConnectionSettings) -> dict[str, Any]:
     return kw
 
 
-def _ssl_context(sec: SecurityConfig):
+def _ssl_context(sec: SecurityConfig, where: str):
     """An ``ssl.SSLContext`` with the trust store and the client key and certificates loaded; a
     file or text that cannot be loaded is a ConfigError naming the property (and a file's path,
-    never key material)."""
+    never key material). ``where``: where the properties are set, to name in a message."""
     import ssl
     import tempfile
 
     ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
     ctx.check_hostname = sec.check_hostname
-    password = sec.key_password.reveal() if sec.key_password else no_key_password("ssl.key.password")
+    password = sec.key_password.reveal() if sec.key_password else no_key_password("ssl.key.password", where)
     if sec.ca_pem:
         _load("ssl.truststore.certificates", None, lambda: ctx.load_verify_locations(cadata=sec.ca_pem.reveal()))
     elif sec.ca_file:
@@ -310,15 +314,16 @@ def _ssl_context(sec: SecurityConfig):
     return ctx
 
 
-def no_key_password(setting: str):
+def no_key_password(setting: str, where: str = "--command-config"):
     """What ``load_cert_chain`` gets for its password when none is set: OpenSSL calls it only for
     an encrypted key, and without it asks for a pass phrase on the terminal (Kafka's clients
-    never prompt); this says which setting is missing instead (ConfigError, exit 2)."""
+    never prompt); this says which setting is missing instead (ConfigError, exit 2), and
+    ``where`` to set it."""
 
     def refuse():
         raise ConfigError(
             f"the private key is encrypted and {setting} is not set",
-            hint=f"set {setting} in --command-config, or use a key that is not encrypted",
+            hint=f"set {setting} in {where}, or use a key that is not encrypted",
         )
 
     return refuse
@@ -344,8 +349,9 @@ def _load(what: str, path: str | None, load) -> None:
 def tls_context(settings: ConnectionSettings):
     """The ``ssl.SSLContext`` the properties ask for (trust store, client key, hostname check),
     as kafka-python gets it; None without TLS."""
-    sec = security_config(settings.properties)
-    return _ssl_context(sec) if sec.uses_ssl else None
+    with named_source(settings):
+        sec = security_config(settings.properties)
+        return _ssl_context(sec, settings.properties_where) if sec.uses_ssl else None
 
 
 def check_ssl_files(settings: ConnectionSettings) -> None:
@@ -355,6 +361,17 @@ def check_ssl_files(settings: ConnectionSettings) -> None:
     stores = ("ssl.truststore.location", "ssl.truststore.certificates", "ssl.keystore.location", "ssl.keystore.key")
     if not any(settings.properties.get(k) for k in stores):
         return
-    sec = security_config(settings.properties)
-    if sec.uses_ssl:
-        _ssl_context(sec)
+    with named_source(settings):
+        sec = security_config(settings.properties)
+        if sec.uses_ssl:
+            _ssl_context(sec, settings.properties_where)
+
+
+@contextlib.contextmanager
+def named_source(settings: ConnectionSettings) -> Iterator[None]:
+    """A ConfigError about the properties raised inside starts with where they came from (the
+    flag, the variable or the profile: ``ConnectionSettings.named_source``)."""
+    try:
+        yield
+    except ConfigError as e:
+        raise settings.named_source(e) from None

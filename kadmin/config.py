@@ -99,6 +99,11 @@ class ConnectionSettings:
     profile: str | None = None
     source: str = "flags"  # where the target came from, for messages: "flags", "environment", "profile NAME"
     notes: tuple[str, ...] = ()  # what the operator should know about this choice (a warning each)
+    # For messages, as the user set them: "--bootstrap-server", "KADMIN_ZOOKEEPER", "bootstrap_server
+    # of profile 'prod'"; the properties' sources in the order read, later keys winning:
+    # "--command-config", "KADMIN_COMMAND_CONFIG (c.properties)", "the properties of profile 'prod'".
+    target_from: str = ""
+    properties_from: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         return (
@@ -107,10 +112,31 @@ class ConnectionSettings:
             f"source={self.source!r})"
         )
 
+    @property
+    def target_where(self) -> str:
+        """What set the target, to name in a message: "check {target_where}, the network ..."."""
+        return self.target_from or ("--zookeeper" if self.zookeeper else "--bootstrap-server")
+
+    @property
+    def properties_where(self) -> str:
+        """Where a Kafka client property is to be set, to name in a message: "set
+        security.protocol=SSL in {properties_where}": the source read last (its keys win), or
+        --command-config when none was given."""
+        return self.properties_from[-1] if self.properties_from else "--command-config"
+
+    def named_source(self, err: ConfigError) -> ConfigError:
+        """``err`` (about the properties) starting with where they came from, as a bad timeout
+        names its variable or profile: "KADMIN_COMMAND_CONFIG (c.properties): ...". Not when
+        --command-config alone gave them: the command line shows that."""
+        if self.properties_from in ((), ("--command-config",)):
+            return err
+        return ConfigError(err.message, err.problems, hint=err.hint, source=" and ".join(self.properties_from))
+
     def with_bootstrap(self, bootstrap_servers: str) -> ConnectionSettings:
         """The same security settings pointed at brokers (used by the ZooKeeper backend to reach
         the brokers it finds under /brokers/ids)."""
-        return replace(self, bootstrap_servers=bootstrap_servers, zookeeper=None)
+        found = f"the brokers' addresses registered in ZooKeeper ({self.target_where})"
+        return replace(self, bootstrap_servers=bootstrap_servers, zookeeper=None, target_from=found)
 
     @property
     def security_protocol(self) -> str:
@@ -257,17 +283,22 @@ def resolve_connection(
         raise UsageError(NO_TARGET_HELP.format(path=path))
 
     properties: dict[str, str] = {}
-    if profile is not None:
-        properties.update({k: _property_text(v) for k, v in (profile.get("properties") or {}).items()})
+    properties_from: list[str] = []
+    if profile is not None and profile.get("properties"):
+        properties.update({k: _property_text(v) for k, v in profile["properties"].items()})
+        properties_from.append(f"the properties of profile {name!r}")
     props_file: Path | None = None
     if command_config:
-        props_file = Path(command_config).expanduser()
+        props_file, props_from = Path(command_config).expanduser(), "--command-config"
     elif env.get(ENV_COMMAND_CONFIG):
         props_file = Path(env[ENV_COMMAND_CONFIG]).expanduser()
+        props_from = f"{ENV_COMMAND_CONFIG} ({env[ENV_COMMAND_CONFIG]})"
     elif profile is not None and profile.get("command_config"):
         props_file = path.parent / Path(profile["command_config"]).expanduser()
+        props_from = f"command_config of profile {name!r} ({profile['command_config']})"
     if props_file is not None:
         properties.update(read_properties_file(props_file))
+        properties_from.append(props_from)
 
     if timeout is not None:
         seconds = parse_timeout(timeout, "--timeout")
@@ -295,7 +326,24 @@ def resolve_connection(
         profile=name if profile is not None else None,
         source=source,
         notes=tuple(notes),
+        target_from=_target_from(kind, source, name),
+        properties_from=tuple(properties_from),
     )
+
+
+def _target_from(kind: str, source: str, profile: str | None) -> str:
+    flag, env, key = _TARGET_NAMES[kind]
+    if source == "flags":
+        return flag
+    if source == "environment":
+        return env
+    return f"{key} of profile {profile!r}"
+
+
+_TARGET_NAMES = {
+    "bootstrap": ("--bootstrap-server", ENV_BOOTSTRAP, "bootstrap_server"),
+    "zookeeper": ("--zookeeper", ENV_ZOOKEEPER, "zookeeper"),
+}
 
 
 # What each connection flag names, for the words refusing it empty.
@@ -466,16 +514,9 @@ def _checked_target(kind: str, where: str, source: str, profile: str | None) -> 
             return ",".join(_entries(where))
         return zookeeper_connect(where)
     except ValueError as e:
-        flag, env, key = (
-            ("--bootstrap-server", ENV_BOOTSTRAP, "bootstrap_server")
-            if kind == "bootstrap"
-            else ("--zookeeper", ENV_ZOOKEEPER, "zookeeper")
-        )
-        if source == "flags":
-            raise UsageError(f"{flag}: {e}") from None
-        if source == "environment":
-            raise UsageError(f"{env}: {e}") from None
-        raise ConfigError(f"{key} in profile {profile!r}: {e}") from None
+        if source == "flags" or source == "environment":
+            raise UsageError(f"{_target_from(kind, source, profile)}: {e}") from None
+        raise ConfigError(f"{_TARGET_NAMES[kind][2]} in profile {profile!r}: {e}") from None
 
 
 def _target(bootstrap: str | None, zookeeper: str | None, both: str) -> tuple[str, str] | None:

@@ -6,6 +6,7 @@ import shutil
 import ssl
 import subprocess
 import tempfile
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -25,6 +26,7 @@ from kadmin.config import (
     to_kafka_python,
     zookeeper_hosts,
 )
+from kadmin.client_config import tls_context
 from kadmin.errors import EXIT_USAGE, ConfigError, UsageError
 
 PASSWORD = "s3cr3t-Pa55"
@@ -432,6 +434,81 @@ def test_command_config_flag_beats_env_beats_profile(tmp_path):
                               command_config=str(tmp_path / "flag.properties")).properties["client.id"] == "flag-file"
     assert resolve_connection(cluster="prod", env=env, config_path=path).properties["client.id"] == "env-file"
     assert resolve_connection(cluster="prod", env={}, config_path=path).properties["client.id"] == "profile-file"
+
+
+def test_settings_name_where_the_target_and_the_properties_came_from(tmp_path):
+    """Messages name what set a value (the flag, the variable or the profile), as a bad timeout
+    does: 'check --bootstrap-server' for a target from a profile pointed at a flag not given."""
+    path = write_profiles(tmp_path, PROFILES + '[clusters.zk]\nzookeeper = "zk:2181"\n')
+    (tmp_path / "prod.properties").write_text("client.id=profile-file\n")
+    (tmp_path / "env.properties").write_text("client.id=env-file\n")
+    env_file = str(tmp_path / "env.properties")
+    s = resolve_connection(bootstrap_server="b:9092", command_config=env_file, env={}, config_path=path)
+    assert (s.target_where, s.properties_where) == ("--bootstrap-server", "--command-config")
+    s = resolve_connection(env={"KADMIN_BOOTSTRAP_SERVER": "b:9092", "KADMIN_COMMAND_CONFIG": env_file},
+                           config_path=path)
+    assert (s.target_where, s.properties_where) == ("KADMIN_BOOTSTRAP_SERVER", f"KADMIN_COMMAND_CONFIG ({env_file})")
+    s = resolve_connection(env={"KADMIN_ZOOKEEPER": "zk:2181"}, config_path=path)
+    assert (s.target_where, s.properties_where) == ("KADMIN_ZOOKEEPER", "--command-config")  # none given: the flag
+    s = resolve_connection(cluster="prod", env={}, config_path=path)
+    assert s.target_where == "bootstrap_server of profile 'prod'"
+    assert s.properties_from == ("the properties of profile 'prod'", "command_config of profile 'prod' (prod.properties)")
+    assert s.properties_where == "command_config of profile 'prod' (prod.properties)"  # the file's keys win
+    s = resolve_connection(cluster="zk", env={"KADMIN_COMMAND_CONFIG": env_file}, config_path=path)
+    assert (s.target_where, s.properties_where) == ("zookeeper of profile 'zk'", f"KADMIN_COMMAND_CONFIG ({env_file})")
+    assert s.with_bootstrap("b:9092").target_where == (
+        "the brokers' addresses registered in ZooKeeper (zookeeper of profile 'zk')")
+
+
+@pytest.mark.parametrize("where", ["environment", "profile properties", "profile command_config", "flag"])
+def test_a_properties_error_names_the_variable_or_profile_that_gave_them(tmp_path, where):
+    """KADMIN_COMMAND_CONFIG=ssl-nopem.props said 'ssl.truststore.type is not set, ...', naming
+    neither the variable nor the file; a missing key password said 'set ssl.key.password in
+    --command-config', a flag not given."""
+    pem = tmp_path / "ca.pem"
+    pem.write_text("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
+    (tmp_path / "c.properties").write_text(f"security.protocol=SSL\nssl.truststore.location={pem}\n")
+    path = write_profiles(tmp_path, f"""
+[clusters.inline]
+bootstrap_server = "b:9092"
+properties = {{ "security.protocol" = "SSL", "ssl.truststore.location" = "{pem}" }}
+[clusters.file]
+bootstrap_server = "b:9092"
+command_config = "c.properties"
+""")
+    kwargs, source = {
+        "environment": ({"env": {"KADMIN_BOOTSTRAP_SERVER": "b:9092", "KADMIN_COMMAND_CONFIG": "c.properties"}},
+                        "KADMIN_COMMAND_CONFIG (c.properties): "),
+        "profile properties": ({"cluster": "inline", "env": {}}, "the properties of profile 'inline': "),
+        "profile command_config": ({"cluster": "file", "env": {}}, "command_config of profile 'file' (c.properties): "),
+        "flag": ({"bootstrap_server": "b:9092", "command_config": "c.properties", "env": {}}, ""),
+    }[where]
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(tmp_path)  # the variable and the flag name the file relative to the working directory
+    try:
+        s = resolve_connection(config_path=path, **kwargs)
+    finally:
+        os.chdir(cwd)
+    for convert in (to_confluent, to_kafka_python):
+        with pytest.raises(ConfigError) as info:
+            convert(replace(s, properties={**s.properties, "ssl.truststore.location": str(pem)}))
+        assert str(info.value) == f"{source}ssl.truststore.type is not set, so Kafka takes ssl.truststore.location " \
+            f"for a JKS store (its default), but {pem} is a PEM file"
+    if shutil.which("openssl") is None:
+        return
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-days", "1", "-subj", "/CN=kadmin-test",
+                    "-passout", "pass:unsaid", "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")],
+                   check=True, capture_output=True)
+    (tmp_path / "client.pem").write_text((tmp_path / "key.pem").read_text() + (tmp_path / "cert.pem").read_text())
+    encrypted = {**s.properties, "ssl.truststore.type": "PEM", "ssl.truststore.location": str(tmp_path / "cert.pem"),
+                 "ssl.keystore.type": "PEM", "ssl.keystore.location": str(tmp_path / "client.pem")}
+    with pytest.raises(ConfigError) as info:
+        tls_context(replace(s, properties=encrypted))
+    assert str(info.value) == f"{source}the private key is encrypted and ssl.key.password is not set"
+    assert info.value.hint == f"set ssl.key.password in {s.properties_where}, or use a key that is not encrypted"
+    assert ("--command-config" in info.value.hint) == (where == "flag")
 
 
 def test_config_file_location_from_env_and_xdg(tmp_path):
