@@ -5,6 +5,10 @@ directory back resumes the copy, and Ctrl-C keeps the state."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
+
 from kadmin.backends.base import BrokerLogDirs, Capability
 from kadmin.commands.render_incremental import IncrementalLines
 from kadmin.execute.incremental_progress import ByteCount
@@ -194,3 +198,43 @@ def test_after_the_last_step_a_replica_whose_directory_is_offline_pauses_the_run
     count.saw_dirs({r: ReplicaLogDir(r, None)}, 0.0)  # listed nowhere: its directory lists nothing
     p = count.progress(state, {}, {0, 1, 2}, now=5.0, elapsed=5.0)
     assert p.paused == ((2, "/d0"),) and p.eta_seconds is None
+
+
+def test_the_run_takes_metadatas_offline_replicas_of_its_running_steps(tmp_path):
+    """The wiring: run_incremental hands the cluster's offline replicas to the byte count. Broker
+    3's new replica of t-0 went into /d1, offline: DescribeLogDirs lists it nowhere, Metadata
+    calls it offline, and nothing copies it; the run says it is paused on /d1."""
+    from kadmin.execute.incremental import IncrementalReporter, run_incremental
+    from tests.execute.fakes_incremental import FakeBackend, FakeClock
+
+    t0 = TopicPartition("t", 0)
+
+    class OfflineDir(FakeBackend):
+        def describe_cluster(self):
+            c = super().describe_cluster()
+            parts = {tp: replace(p, offline_replicas=(3,) if 3 in p.adding else ()) for tp, p in c.partitions.items()}
+            return replace(c, partitions=parts)
+
+        def describe_log_dirs(self, brokers=None, topics=None):
+            out = dict(super().describe_log_dirs(brokers, topics))
+            if 3 in out:
+                out[3] = BrokerLogDirs(3, (LogDir(3, "/d0"), LogDir(3, "/d1", error="KafkaStorageException")))
+            return out
+
+        def _complete(self):  # nothing reaches broker 3
+            if self.parts[t0].target is not None:
+                self.parts[t0].copied[3] = 0
+            super()._complete()
+
+    class Seen(IncrementalReporter):
+        looks = 0
+
+        def progress(self, progress):  # Ctrl-C once said paused, or after a while
+            self.looks, self.paused = self.looks + 1, progress.paused
+            if progress.paused or self.looks > 20:
+                raise KeyboardInterrupt
+
+    fake, seen = OfflineDir(range(4), {t0: (0, 1, 2)}, sizes={t0: 10_000}), Seen()
+    with pytest.raises(KeyboardInterrupt):
+        run_incremental(fake, _plan(t0, (3, 1, 2)), Limits(), tmp_path / "s.json", seen, FakeClock(fake))
+    assert seen.paused == ((3, "/d1"),)
