@@ -110,6 +110,21 @@ def resolve(cluster: ClusterOptions):
     )
 
 
+def given_timeout(cluster: ClusterOptions) -> str | float | None:
+    """The timeout the user gave, by --timeout, KADMIN_TIMEOUT or the profile (seconds), or None
+    when none was: for a wait of a command's own with another default (execute's wait for new
+    replicas). Settings that do not resolve give None: opening the cluster says what is wrong."""
+    from kadmin.errors import KadminError
+
+    if cluster.timeout is not None:
+        return cluster.timeout
+    try:
+        settings = resolve(cluster)
+    except KadminError:
+        return None
+    return settings.timeout if settings.timeout_given else None
+
+
 @contextlib.contextmanager
 def open_cluster(cluster: ClusterOptions, read_only: bool = True) -> Iterator:
     """Yield a backend for the resolved settings; close it afterwards.

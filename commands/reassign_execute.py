@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import click
 
-from kadmin.commands.options import cluster_options, open_cluster, output_option
+from kadmin.commands.options import cluster_options, given_timeout, open_cluster, output_option
 
 
 @click.command()
@@ -169,7 +169,7 @@ def execute(
         wait=wait,
         interval=interval,
         elect_preferred=elect_preferred,
-        timeout=cluster.timeout,
+        timeout=given_timeout(cluster),  # KADMIN_TIMEOUT and a profile's too, as the connection's
         given=_given_flags(),
     )
     opener = lambda read_only: open_cluster(cluster, read_only=read_only)  # noqa: E731

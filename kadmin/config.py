@@ -96,6 +96,7 @@ class ConnectionSettings:
     zookeeper: str | None = None  # "host:port[,host:port...][/chroot]"
     properties: Mapping[str, str] = field(default_factory=dict, repr=False)  # Kafka client properties
     timeout: float = DEFAULT_TIMEOUT  # seconds
+    timeout_given: bool = False  # by --timeout, KADMIN_TIMEOUT or the profile (else the default)
     profile: str | None = None
     source: str = "flags"  # where the target came from, for messages: "flags", "environment", "profile NAME"
     notes: tuple[str, ...] = ()  # what the operator should know about this choice (a warning each)
@@ -307,7 +308,7 @@ def resolve_connection(
     elif profile is not None and profile.get("timeout") is not None:
         seconds = parse_timeout(profile["timeout"], f"timeout in profile {name!r}")
     else:
-        seconds = DEFAULT_TIMEOUT
+        seconds = None
 
     kind, where = target
     where = _checked_target(kind, where, source, name)
@@ -322,7 +323,8 @@ def resolve_connection(
         bootstrap_servers=where if kind == "bootstrap" else None,
         zookeeper=where if kind == "zookeeper" else None,
         properties=properties,
-        timeout=seconds,
+        timeout=DEFAULT_TIMEOUT if seconds is None else seconds,
+        timeout_given=seconds is not None,
         profile=name if profile is not None else None,
         source=source,
         notes=tuple(notes),

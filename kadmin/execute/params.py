@@ -40,7 +40,7 @@ class ExecuteParams:
     wait: bool = False
     interval: str = "2s"
     elect_preferred: bool = False
-    timeout: str | None = None
+    timeout: str | float | None = None  # --timeout, or KADMIN_TIMEOUT/the profile's in seconds
     given: frozenset[str] = frozenset()  # flags given on the command line, e.g. "--state-file"
 
     @property
