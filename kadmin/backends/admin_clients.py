@@ -207,7 +207,9 @@ class AdminClients:
         seen: dict = dict.fromkeys(servers)
 
         def probe(host: str, port: int) -> None:
-            seen[(host, port)] = probe_listener(host, port, protocol, context, wait, mechanism)
+            seen[(host, port)] = probe_listener(
+                host, port, protocol, context, wait, mechanism, self.settings.properties_where
+            )
 
         threads = [threading.Thread(target=probe, args=server, daemon=True) for server in servers[1:]]
         for t in threads:
@@ -286,7 +288,7 @@ class AdminClients:
         why = self._bootstrap_failures() or self.silent_brokers()
         return ConnectionFailed(
             f"no broker answered at {self.bootstrap} within {self.timeout:g}s" + (f": {why}" if why else ""),
-            hint="check --bootstrap-server, the network and the security settings",
+            hint=f"check {self.settings.target_where}, the network and the security settings",
         )
 
     def silent_brokers(self) -> str:
@@ -330,18 +332,19 @@ class AdminClients:
                 raise ConnectionFailed(
                     f"{self.bootstrap} asks for a login: {self._bootstrap_failures()}, as Kafka's SASL listeners do",
                     hint="set security.protocol=SASL_PLAINTEXT (or SASL_SSL), sasl.mechanism and sasl.jaas.config "
-                    "in --command-config",
+                    f"in {self.settings.properties_where}",
                 ) from None
             if e.kind == "tls":
                 raise ConnectionFailed(
                     f"{e} speaks TLS: did not take Kafka's first request (ApiVersions) in plaintext and answered it "
                     "over TLS",
                     hint="set security.protocol=SSL (or SASL_SSL), ssl.truststore.type=PEM and ssl.truststore.location "
-                    "in --command-config",
+                    f"in {self.settings.properties_where}",
                 ) from None
             raise ConnectionFailed(
                 f"no Kafka broker at {self.bootstrap}: {self._bootstrap_failures()}",
-                hint="a ZooKeeper address goes to --zookeeper; a TLS listener needs security.protocol in --command-config; "
+                hint="a ZooKeeper address goes to --zookeeper; a TLS listener needs security.protocol in "
+                f"{self.settings.properties_where}; "
                 "a broker at its max.connections.per.ip closes new connections too",
             ) from None
         except Exception as e:  # WireUnavailable, or an answer it cannot read

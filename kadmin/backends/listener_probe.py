@@ -40,7 +40,6 @@ class Unanswered:
 
 _LOGIN = "as Kafka's SASL listeners do before a login"
 _SASL_FIX = "sasl.mechanism and sasl.jaas.config"
-_IN_CONFIG = " in --command-config"
 
 
 def _certificate_refused(why: str) -> Mismatch:
@@ -60,7 +59,13 @@ def _certificate_refused(why: str) -> Mismatch:
 
 
 def probe_listener(
-    host: str, port: int, protocol: str, tls: Any, timeout: float, mechanism: str = "GSSAPI"
+    host: str,
+    port: int,
+    protocol: str,
+    tls: Any,
+    timeout: float,
+    mechanism: str = "GSSAPI",
+    where: str = "--command-config",
 ) -> Mismatch | Unanswered | None:
     """What a bootstrap server does when spoken to as ``protocol`` (``SSL``, ``SASL_SSL`` or
     ``SASL_PLAINTEXT``; ``tls``: the configured ``ssl.SSLContext``, for the first two):
@@ -98,8 +103,10 @@ def probe_listener(
 
     Each attempt waits at most ``timeout``; only requests every listener answers, or refuses
     by closing, are sent: ApiVersions, SaslHandshake (a mechanism's name, never credentials)
-    and Metadata for no topic."""
+    and Metadata for no topic. ``where``: where the properties were given, named in the fix
+    ("--command-config", "KADMIN_COMMAND_CONFIG (FILE)", a profile's)."""
     sasl = protocol.startswith("SASL_")
+    in_config = f" in {where}"
     if protocol in ("SSL", "SASL_SSL"):
         seen, why = _attempt(host, port, tls, timeout, then="sasl" if sasl else "metadata", mechanism=mechanism)
         if seen == "certificate":
@@ -108,17 +115,17 @@ def probe_listener(
             return Mismatch(
                 f"answered TLS, then closed the connection at Kafka's second request (Metadata), {_LOGIN}",
                 "it may want SASL_SSL, not SSL",
-                f"set security.protocol=SASL_SSL, {_SASL_FIX}{_IN_CONFIG}",
+                f"set security.protocol=SASL_SSL, {_SASL_FIX}{in_config}",
             )
         if seen in ("silent", "refused"):
             return Unanswered(why, silent=seen == "silent")
         if seen == "mechanism":
-            return _mechanism_refused(mechanism, why)
+            return _mechanism_refused(mechanism, why, in_config)
         if seen in _NO_SASL:
             return Mismatch(
                 f"took a TLS handshake and {_NO_SASL[seen].replace('in plaintext ', '')}",
                 "it speaks SSL, not SASL_SSL",
-                f"set security.protocol=SSL{_IN_CONFIG}",
+                f"set security.protocol=SSL{in_config}",
             )
         if seen != "not TLS":
             return None
@@ -127,14 +134,14 @@ def probe_listener(
             return Mismatch(
                 "did not take a TLS handshake and answered Kafka's requests in plaintext",
                 f"it speaks PLAINTEXT, not {protocol}",
-                f"set security.protocol=PLAINTEXT{_IN_CONFIG}",
+                f"set security.protocol=PLAINTEXT{in_config}",
             )
         if plain == "login":
             return Mismatch(
                 "did not take a TLS handshake and answered ApiVersions in plaintext, then closed the "
                 f"connection at the next request, {_LOGIN}",
                 f"it speaks SASL_PLAINTEXT, not {protocol}",
-                "set security.protocol=SASL_PLAINTEXT" + ("" if sasl else f", {_SASL_FIX}") + _IN_CONFIG,
+                "set security.protocol=SASL_PLAINTEXT" + ("" if sasl else f", {_SASL_FIX}") + in_config,
             )
         if plain == "closed":
             return _not_kafka(
@@ -149,10 +156,10 @@ def probe_listener(
     seen, why = _attempt(host, port, None, timeout, then="sasl", mechanism=mechanism)
     if seen in _NO_SASL:
         return Mismatch(
-            _NO_SASL[seen], "it speaks PLAINTEXT, not SASL_PLAINTEXT", f"set security.protocol=PLAINTEXT{_IN_CONFIG}"
+            _NO_SASL[seen], "it speaks PLAINTEXT, not SASL_PLAINTEXT", f"set security.protocol=PLAINTEXT{in_config}"
         )
     if seen == "mechanism":
-        return _mechanism_refused(mechanism, why)
+        return _mechanism_refused(mechanism, why, in_config)
     if seen in ("silent", "refused"):
         return Unanswered(why, silent=seen == "silent")
     if seen == "closed":
@@ -160,7 +167,7 @@ def probe_listener(
             return Mismatch(
                 "closed the connection at Kafka's first request (ApiVersions) in plaintext and answered it over TLS",
                 "it speaks TLS (SASL_SSL or SSL), not SASL_PLAINTEXT",
-                f"set security.protocol=SASL_SSL (or SSL), ssl.truststore.type=PEM and ssl.truststore.location{_IN_CONFIG}",
+                f"set security.protocol=SASL_SSL (or SSL), ssl.truststore.type=PEM and ssl.truststore.location{in_config}",
             )
         return _not_kafka(
             "closed the connection at Kafka's first request (ApiVersions) in plaintext and at a TLS handshake"
@@ -177,14 +184,14 @@ def _not_kafka(seen: str) -> Mismatch:
     )
 
 
-def _mechanism_refused(mechanism: str, enabled: str) -> Mismatch:
+def _mechanism_refused(mechanism: str, enabled: str, in_config: str) -> Mismatch:
     """SaslHandshake naming ``mechanism`` answered UNSUPPORTED_SASL_MECHANISM; ``enabled``: the
     listener's mechanisms, as it named them (comma-separated)."""
     return Mismatch(
         f"answered SaslHandshake for {mechanism} with UNSUPPORTED_SASL_MECHANISM",
         f"the SASL mechanism {mechanism} is not enabled there; it enables {enabled or 'none'}",
         ("set sasl.mechanism=" + enabled if enabled and "," not in enabled else "set sasl.mechanism to one it enables")
-        + f" and sasl.jaas.config to match{_IN_CONFIG}",
+        + f" and sasl.jaas.config to match{in_config}",
     )
 
 

@@ -44,11 +44,15 @@ _TARGET_ENV = (
 
 
 def settings_for(entry: Mapping[str, Any]):
-    """Connection settings of one inventory entry (its own target, or its profile)."""
+    """Connection settings of one inventory entry (its own target, or its profile). Its messages
+    name the flags (no source of their own): ``in_inventory_terms`` puts them as the entry's keys,
+    or its profile's."""
+    from dataclasses import replace
+
     from kadmin.config import resolve_connection
 
     env = {k: v for k, v in os.environ.items() if k not in _TARGET_ENV}
-    return resolve_connection(
+    settings = resolve_connection(
         bootstrap_server=entry.get("bootstrap_server"),
         zookeeper=entry.get("zookeeper"),
         command_config=entry.get("command_config"),
@@ -57,6 +61,7 @@ def settings_for(entry: Mapping[str, Any]):
         env=env,
         config_path=entry.get("config"),
     )
+    return replace(settings, target_from="", properties_from=())
 
 
 def open_entry(entry: Mapping[str, Any]):

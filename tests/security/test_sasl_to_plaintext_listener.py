@@ -70,6 +70,16 @@ def test_sasl_plaintext_against_a_plaintext_listener_is_one_line_with_what_to_se
     assert "SaslAuthenticate" not in {name for _, name, _ in plaintext.requests}  # no credentials sent
 
 
+def test_settings_from_kadmin_command_config_are_told_to_be_fixed_there(plaintext, sasl_config, env, monkeypatch):
+    """The fix names where the properties came from: the variable (and its file), not a
+    --command-config that was never given."""
+    monkeypatch.setenv("KADMIN_COMMAND_CONFIG", str(sasl_config))
+    result, _ = _run("reassign", "list", "--bootstrap-server", plaintext.bootstrap, "--timeout", f"{LONG:g}s")
+    assert result.exit_code == 1, result.output
+    fix = f"set security.protocol=PLAINTEXT in KADMIN_COMMAND_CONFIG ({sasl_config})"
+    assert result.stderr.strip() == f"kadmin: error: {plaintext.bootstrap} {SEEN}: {VERDICT} ({fix})", result.stderr
+
+
 def test_in_a_fleet_entry_too(plaintext, sasl_config, env, tmp_path):
     inventory = tmp_path / "fleet.toml"
     inventory.write_text(f'timeout = "{LONG:g}s"\n[[clusters]]\nname = "plain"\n'
