@@ -95,6 +95,7 @@ def _run_locked(params, opener, prepared, state_path) -> None:
         limits_of_run,
         preflight,
         recorded_rollback,
+        refuse_partitions_moving,
         rollback_of,
     )
     from kadmin.execute.incremental_throttles import throttles_before
@@ -161,6 +162,9 @@ def _run_locked(params, opener, prepared, state_path) -> None:
         fresh = None  # a resumed run goes on with the steps its state keeps
         if not resuming:
             view = read_cluster(backend, prepared.parsed, records)
+            # A partition moving already is refused as such first: plan_execution would say "another
+            # reassignment is running ... pass --additional", which --incremental then refuses too.
+            refuse_partitions_moving(plan, view.ongoing)
             # validates (ZooKeeper with /admin/reassign_partitions there too: a resumed run waits for
             # its own node instead); raises, changing nothing
             xplan = plan_execution(request, view, now=time.time())

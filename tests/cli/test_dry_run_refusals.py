@@ -94,12 +94,15 @@ def test_incremental_state_file_of_another_plan_is_refused_by_the_dry_run_too(sb
     assert sb.mutating_requests() == [] and list(tmp_path.glob("plan.rollback-*")) == []
 
 
-def test_incremental_partition_already_moving_is_refused_by_the_dry_run_too(sb, tmp_path, capsys):
+@pytest.mark.parametrize("additional", [["--additional"], []], ids=["additional", "alone"])
+def test_incremental_partition_already_moving_is_refused_by_the_dry_run_too(sb, tmp_path, capsys, additional):
+    """Without --additional too: the partition moving is what --incremental refuses, said first
+    (it used to say "another reassignment is running ... pass --additional", then this)."""
     first = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [3, 1]}], name="first.json")
     assert kadmin(capsys, "reassign", "execute", "--reassignment-json-file", first, "-b", sb.bootstrap)[0] == 0
     sb.clear_requests()  # foo-0 moves (the clock stands still)
     plan = write_plan(tmp_path, [{"topic": "foo", "partition": 0, "replicas": [2, 1]}])
-    dry, real = both(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental", "--additional",
+    dry, real = both(capsys, "reassign", "execute", "--reassignment-json-file", plan, "--incremental", *additional,
                      "-b", sb.bootstrap)
     assert real[0] == 2 and "1 partition of the plan is being reassigned already: foo-0" in real[1]
     assert dry == real
