@@ -645,10 +645,13 @@ def _usage(log_dirs: Mapping[int, Sequence[LogDir]], scope: Sequence[int]) -> li
 
 
 def _as_reported(broker: int, d: LogDir) -> DirUsage:
-    """A directory's figures as DescribeLogDirs gave them; an offline one's contents unknown."""
+    """A directory's figures as DescribeLogDirs gave them, its replicas counted as `log-dirs
+    describe` counts them (a future copy is not yet one of the directory's); an offline one's
+    contents unknown."""
     if d.status is LogDirStatus.OFFLINE:
         return DirUsage(broker, d.path, d.status, d.total_bytes, d.usable_bytes, None, None)
-    return DirUsage(broker, d.path, d.status, d.total_bytes, d.usable_bytes, d.used_bytes, len(d.replicas))
+    replicas = sum(1 for r in d.replicas if not r.is_future)
+    return DirUsage(broker, d.path, d.status, d.total_bytes, d.usable_bytes, d.used_bytes, replicas)
 
 
 def _usage_of(broker: int, dirs: Sequence[LogDir], state: _Broker) -> list[DirUsage]:

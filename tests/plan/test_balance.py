@@ -129,6 +129,11 @@ def test_a_move_in_flight_is_left_alone_and_counted_as_done():
     assert result.moves == ()
     after = {u.path: u for u in result.after}
     assert after["/a"].replica_bytes == after["/b"].replica_bytes == 8 * GB
+    # Replicas before are counted as log-dirs describe counts them: a future copy is no replica
+    # of its directory yet (it was counted there too, t-0 twice).
+    before = {u.path: u for u in result.before}
+    assert (before["/a"].replicas, before["/b"].replicas) == (2, 0)
+    assert (after["/a"].replicas, after["/b"].replicas) == (1, 1)
 
 
 def test_evacuation_redirects_a_future_replica_headed_for_the_evacuated_directory():
