@@ -143,3 +143,18 @@ def test_cluster_and_bootstrap_server_on_the_command_line_send_the_profile_and_s
         f"command_config, credentials included) are sent to {sasl_sandbox.bootstrap}, which the profile does not name"
     ) in r.output, r.output
     assert "Invalid username or password" in r.output, r.output  # as the operator asked
+
+
+@pytest.mark.parametrize("where, args, env", [
+    ("--zookeeper", ["--zookeeper", "127.0.0.1:9"], {}),
+    ("KADMIN_ZOOKEEPER", [], {"KADMIN_ZOOKEEPER": "127.0.0.1:9"}),
+], ids=["flag", "variable"])
+def test_a_zookeeper_that_does_not_answer_names_where_its_address_came_from(default_profile, monkeypatch, where,
+                                                                             args, env):
+    """What to check is the setting the user gave: the variable when it came from the variable,
+    not a --zookeeper flag never given."""
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    result = CliRunner().invoke(cli, ["reassign", "list", *args, "--timeout", "1s"])
+    assert result.exit_code == 1, result.output
+    assert f"(check the {where} host:port (and that the server is up), or use --bootstrap-server)" in result.stderr

@@ -65,8 +65,13 @@ class ZooKeeperBackend:
         security_protocol: str = "PLAINTEXT",
         clock: Callable[[], float] = time.time,
         security: ZkSecurity | None = None,
+        target_where: str = "--zookeeper",
+        properties_where: str = "--command-config",
     ):
+        """``target_where``, ``properties_where``: where the address and the properties were
+        given, named in messages (``ConnectionSettings``: a flag, a variable, a profile's key)."""
         self.zookeeper = zookeeper
+        self.properties_where = properties_where
         self.timeout = timeout
         self.read_only = read_only
         self.security_protocol = security_protocol.upper()
@@ -85,7 +90,7 @@ class ZooKeeperBackend:
         if broker_backend_factory is not None:
             caps |= {Capability.LOG_DIRS, Capability.END_OFFSETS}
         self.capabilities = frozenset(caps)
-        self._zk = _connect(zookeeper, timeout, self.security)
+        self._zk = _connect(zookeeper, timeout, self.security, target_where)
 
     @classmethod
     def from_settings(
@@ -100,6 +105,8 @@ class ZooKeeperBackend:
             broker_backend_factory=broker_backend_factory,
             security_protocol=settings.security_protocol,
             security=zk_security(settings.properties),
+            target_where=settings.target_where,
+            properties_where=settings.properties_where,
         )
 
     # --- plumbing ------------------------------------------------------------------------
@@ -136,9 +143,7 @@ class ZooKeeperBackend:
             who = f"user {self.security.user!r}" if self.security.digest else "an unauthenticated session"
             raise AuthorizationError(
                 f"ZooKeeper at {self.zookeeper} refused access to {who} (znode ACLs)",
-                hint=None
-                if self.security.digest
-                else f"set {AUTH_DIGEST}=user:password in the --command-config properties",
+                hint=None if self.security.digest else f"set {AUTH_DIGEST}=user:password in {self.properties_where}",
             ) from None
 
     def _op(self, name: str, *args, **kwargs) -> Any:
@@ -366,7 +371,7 @@ class ZooKeeperBackend:
             raise ConnectionFailed(
                 f"no live broker registered in ZooKeeper has a {self.security_protocol} listener"
                 + (f" (they offer {', '.join(offered)})" if offered else " (no broker is registered)"),
-                hint="set security.protocol in --command-config to match, or use --bootstrap-server",
+                hint=f"set security.protocol in {self.properties_where} to match, or use --bootstrap-server",
             )
         return ",".join(ep.address for ep in eps)
 
@@ -591,7 +596,7 @@ def _kafka_listeners(hosts: str, timeout: float) -> list[str]:
     return [address(h, p) for h, p in addresses]
 
 
-def _connect(hosts: str, timeout: float, security: ZkSecurity):
+def _connect(hosts: str, timeout: float, security: ZkSecurity, target_where: str = "--zookeeper"):
     """A started kazoo client, or ConnectionFailed within ``timeout`` seconds. Credentials go
     with the session; with zookeeper.set.acl, znodes created without an explicit ACL get Kafka's
     secure default (creator all, world read)."""
@@ -627,7 +632,7 @@ def _connect(hosts: str, timeout: float, security: ZkSecurity):
             raise ConnectionFailed(
                 f"could not connect to ZooKeeper at {hosts} within {timeout:g}s"
                 + (" over TLS" if security.tls else ""),
-                hint="check the --zookeeper host:port (and that the server is up), or use --bootstrap-server"
+                hint=f"check the {target_where} host:port (and that the server is up), or use --bootstrap-server"
                 if not security.tls
                 else "check that the port is the server's secureClientPort and the "
                 "zookeeper.ssl.* trust store holds the CA that signed its certificate",

@@ -103,7 +103,7 @@ def test_without_credentials_the_cli_is_refused_in_one_line(secured, brokers, zk
     assert code == 1
     assert errors(err) == [
         f"kadmin: error: ZooKeeper at {zk_connect} refused access to an unauthenticated session (znode ACLs) "
-        "(set zookeeper.auth.digest=user:password in the --command-config properties)"]
+        "(set zookeeper.auth.digest=user:password in --command-config)"]
     assert "Traceback" not in err and out == ""
     assert not secured.exists("/admin/reassign_partitions")
     assert brokers.mutating_requests() == []
