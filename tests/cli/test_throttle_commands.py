@@ -18,33 +18,19 @@ from kadmin.model import (
     LEADER_REPLICAS,
     LOG_DIR_RATE,
     Assignment,
-    ConfigEntry,
     ConfigResource,
     ConfigResourceType,
-    ConfigSource,
 )
 from kadmin.schemas import load
 from kadmin.throttling.record import plan_id
 from kadmin.throttling.stores import MemoryRecordStore
-from tests.execute.fakes import FakeBackend, cluster_state
-
-
-class Backend(FakeBackend):
-    """The executor's fake, with Kafka's config sources (per-broker values are DYNAMIC_BROKER)."""
-
-    def describe_configs(self, resources, keys=None):
-        def source(r):
-            return ConfigSource.DYNAMIC_BROKER if r.type == ConfigResourceType.BROKER else ConfigSource.TOPIC
-
-        return {
-            r: {k: ConfigEntry(k, v, source(r)) for k, v in self.configs.get(r, {}).items() if keys is None or k in keys}
-            for r in resources
-        }
+from tests.execute.fakes import cluster_state
+from tests.support.throttle_commands import ConfigsFake
 
 
 @pytest.fixture
 def env(monkeypatch):
-    backend = Backend(cluster_state({"orders": {0: [1, 2], 1: [2, 3]}, "audit": {0: [3, 1]}}, brokers=(1, 2, 3, 4)),
+    backend = ConfigsFake(cluster_state({"orders": {0: [1, 2], 1: [2, 3]}, "audit": {0: [3, 1]}}, brokers=(1, 2, 3, 4)),
                       {b: ["/d1", "/d2"] for b in (1, 2, 3, 4)})
     store = MemoryRecordStore()
 

@@ -64,3 +64,24 @@ def _forget_masked_secrets():
 def pytest_terminal_summary(terminalreporter):
     if CHECKS["secrets x outputs"]:
         terminalreporter.write_line(f"secret scans (secret strings x outputs checked): {CHECKS['secrets x outputs']}")
+
+
+# Shared by the test files that start TLS listeners and run the CLI in-process.
+@pytest.fixture(scope="module")
+def tls(tmp_path_factory):
+    """Test certificates (a CA, the brokers' and a client's), made once per module."""
+    from tests.support.tls import make_tls_files
+
+    try:
+        return make_tls_files(tmp_path_factory.mktemp("tls"))
+    except (RuntimeError, OSError) as e:
+        pytest.skip(f"cannot make test certificates: {e}")
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    """No profile file and no KADMIN_* variable of the machine running the tests."""
+    monkeypatch.setenv("KADMIN_CONFIG", str(tmp_path / "no-config.toml"))
+    for var in ("KADMIN_BOOTSTRAP_SERVER", "KADMIN_ZOOKEEPER", "KADMIN_COMMAND_CONFIG", "KADMIN_CLUSTER",
+                "KADMIN_TIMEOUT", "KADMIN_DEBUG"):
+        monkeypatch.delenv(var, raising=False)

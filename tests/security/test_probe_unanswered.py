@@ -29,20 +29,11 @@ from click.testing import CliRunner
 
 from kadmin.commands.root import cli
 from kadmin.sandbox import Sandbox
-from tests.support.tls import make_tls_files
 
 PASSWORD = "adm1n-Pw-3391-s3cret"
 TIMEOUT = 3.0
 FAST = 2.0  # seconds a said-at-once answer takes at most (a loaded machine included)
 COMMANDS = [["reassign", "list"], ["throttle", "show"]]
-
-
-@pytest.fixture(scope="module")
-def tls(tmp_path_factory):
-    try:
-        return make_tls_files(tmp_path_factory.mktemp("tls"))
-    except (RuntimeError, OSError) as e:
-        pytest.skip(f"cannot make test certificates: {e}")
 
 
 @pytest.fixture(scope="module")
@@ -124,14 +115,6 @@ def config(tmp_path, tls):
         return str(path)
 
     return write
-
-
-@pytest.fixture
-def env(tmp_path, monkeypatch):
-    monkeypatch.setenv("KADMIN_CONFIG", str(tmp_path / "no-config.toml"))
-    for var in ("KADMIN_BOOTSTRAP_SERVER", "KADMIN_ZOOKEEPER", "KADMIN_COMMAND_CONFIG", "KADMIN_CLUSTER",
-                "KADMIN_TIMEOUT", "KADMIN_DEBUG"):
-        monkeypatch.delenv(var, raising=False)
 
 
 def _run(bootstrap, *argv, config=None, timeout=TIMEOUT):

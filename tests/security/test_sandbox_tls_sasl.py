@@ -19,7 +19,6 @@ from click.testing import CliRunner
 
 from kadmin.commands.root import cli
 from kadmin.sandbox import Sandbox
-from tests.support.tls import make_tls_files
 
 PASSWORDS = {"admin": "adm1n-Pw-5527-s3cret", "nobody": "n0body-Pw-6638-s3cret", "viewer": "v1ewer-Pw-8819-s3cret",
              # a repr shows these differently than typed (P\xc3\xa4ss, Inv\u200bis): see the secret scanner
@@ -29,14 +28,6 @@ MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
 COMMANDS = [["log-dirs", "describe"], ["reassign", "list"], ["throttle", "show"]]
 TIMEOUT = 3.0  # failure paths: a refused login costs the whole --timeout, keep it short
 OK_TIMEOUT = 20.0  # paths that must succeed: a loaded CI machine must not turn them into timeouts
-
-
-@pytest.fixture(scope="module")
-def tls(tmp_path_factory):
-    try:
-        return make_tls_files(tmp_path_factory.mktemp("tls"))
-    except (RuntimeError, OSError) as e:
-        pytest.skip(f"cannot make test certificates: {e}")
 
 
 def _sandbox(**kwargs) -> Sandbox:

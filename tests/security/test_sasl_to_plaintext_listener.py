@@ -38,14 +38,6 @@ def sasl_config(tmp_path):
     return path
 
 
-@pytest.fixture
-def env(tmp_path, monkeypatch):
-    monkeypatch.setenv("KADMIN_CONFIG", str(tmp_path / "no-config.toml"))
-    for var in ("KADMIN_BOOTSTRAP_SERVER", "KADMIN_ZOOKEEPER", "KADMIN_COMMAND_CONFIG", "KADMIN_CLUSTER",
-                "KADMIN_TIMEOUT", "KADMIN_DEBUG"):
-        monkeypatch.delenv(var, raising=False)
-
-
 def _run(*argv):
     started = time.monotonic()
     result = CliRunner().invoke(cli, list(argv), catch_exceptions=True)
