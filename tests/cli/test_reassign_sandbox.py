@@ -3,6 +3,7 @@ protocol), in-process through kadmin's entry point. The sandbox's clock is manua
 progress only when a test advances it, so "midway" is a state, not a race."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -103,8 +104,11 @@ def test_cancel_midway(sb, tmp_path, capsys):
 def dry_run_and_run(capsys, plan, *connection):
     """The lines of ``reassign execute --dry-run`` and of the same command run, each said as
     the dry run says it (no 'done    ')."""
+    # One rollback file named for both: the default name carries the second it is made, and the
+    # two runs may fall in different seconds.
+    rollback = str(Path(plan).with_name("rollback.json"))
     args = ("reassign", "execute", "--reassignment-json-file", plan, "--throttle", "10MB/s",
-            "--replica-alter-log-dirs-throttle", "5MB/s", "--timeout", "5s", *connection)
+            "--replica-alter-log-dirs-throttle", "5MB/s", "--rollback-file", rollback, "--timeout", "5s", *connection)
     code, out, err = kadmin(capsys, *args, "--dry-run")
     assert code == 0, err
     planned = out.splitlines()
